@@ -1,0 +1,136 @@
+// Version, status codes, thread-local errors, dtypes, blocks.
+#include <cstring>
+
+#include "capi_internal.hpp"
+
+namespace {
+thread_local std::string t_error_msg;
+thread_local ca_status_t t_error_code = CA_OK;
+}  // namespace
+
+namespace ca::capi {
+
+ca_status_t set_error(ca_status_t code, const std::string &msg) noexcept {
+  try {
+    t_error_msg = msg;
+  } catch (...) {
+    t_error_msg.clear();
+  }
+  t_error_code = code;
+  return code;
+}
+
+ca_status_t handle_exception() noexcept {
+  try {
+    throw;
+  } catch (const ca::Error &e) {
+    return set_error(e.code(), e.message());
+  } catch (const std::bad_alloc &) {
+    return set_error(CA_ENOMEM, "out of memory");
+  } catch (const std::exception &e) {
+    return set_error(CA_EINTERNAL, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return set_error(CA_EINTERNAL, "internal error: unknown exception");
+  }
+}
+
+}  // namespace ca::capi
+
+using ca::capi::set_error;
+
+extern "C" {
+
+CA_API int32_t ca_version_number(void) { return CA_VERSION_NUMBER; }
+CA_API const char *ca_version_string(void) { return CA_VERSION_STRING; }
+CA_API int32_t ca_abi_version(void) { return CA_ABI_VERSION; }
+
+CA_API const char *ca_status_str(ca_status_t s) {
+  switch (s) {
+    case CA_OK: return "CA_OK";
+    case CA_EINVAL: return "CA_EINVAL";
+    case CA_ENOMEM: return "CA_ENOMEM";
+    case CA_ENOTFOUND: return "CA_ENOTFOUND";
+    case CA_ECYCLE: return "CA_ECYCLE";
+    case CA_EKERNEL: return "CA_EKERNEL";
+    case CA_EIO: return "CA_EIO";
+    case CA_EFORMAT: return "CA_EFORMAT";
+    case CA_ECANCELED: return "CA_ECANCELED";
+    case CA_EINTERNAL: return "CA_EINTERNAL";
+    case CA_EEXISTS: return "CA_EEXISTS";
+    case CA_ETYPE: return "CA_ETYPE";
+    case CA_EVERSION: return "CA_EVERSION";
+    case CA_EUNSUPPORTED: return "CA_EUNSUPPORTED";
+    default: return "CA_E?";
+  }
+}
+
+CA_API const char *ca_last_error_message(void) { return t_error_msg.c_str(); }
+CA_API ca_status_t ca_last_error_code(void) { return t_error_code; }
+CA_API void ca_clear_error(void) {
+  t_error_msg.clear();
+  t_error_code = CA_OK;
+}
+
+CA_API size_t ca_dtype_size(ca_dtype_t d) { return ca::dtype_size(d); }
+CA_API const char *ca_dtype_name(ca_dtype_t d) { return ca::dtype_name(d); }
+
+CA_API ca_status_t ca_dtype_from_name(ca_dtype_t *out, const char *name) {
+  CA_ARG_NOT_NULL(out);
+  *out = CA_DTYPE_INVALID;
+  CA_ARG_NOT_NULL(name);
+  CA_TRY
+  *out = ca::dtype_parse(name);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_dtype_promote(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b) {
+  CA_ARG_NOT_NULL(out);
+  *out = CA_DTYPE_INVALID;
+  CA_TRY
+  *out = ca::dtype_promote(a, b);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_block_new(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  *out = ca::block_new(dtype, ndim, shape);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_block_new_zeroed(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  *out = ca::block_new(dtype, ndim, shape, true);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_block_wrap(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape, void *data,
+                                 void (*release)(void *), void *ud) {
+  if (!out) {
+    if (release) release(ud);
+    return set_error(CA_EINVAL, "ca_block_wrap: out is NULL");
+  }
+  *out = nullptr;
+  CA_TRY
+  *out = ca::block_wrap(dtype, ndim, shape, data, release, ud);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_block_t *ca_block_retain(const ca_block_t *b) { return ca::block_retain(b); }
+CA_API void ca_block_free(const ca_block_t *b) { ca::block_release(b); }
+CA_API ca_dtype_t ca_block_dtype(const ca_block_t *b) { return b ? b->dtype : CA_DTYPE_INVALID; }
+CA_API int32_t ca_block_ndim(const ca_block_t *b) { return b ? b->ndim : -1; }
+CA_API const int64_t *ca_block_shape(const ca_block_t *b) { return b && b->ndim > 0 ? b->shape : nullptr; }
+CA_API int64_t ca_block_size(const ca_block_t *b) { return b ? b->size : 0; }
+CA_API size_t ca_block_nbytes(const ca_block_t *b) { return b ? size_t(b->nbytes) : 0; }
+CA_API void *ca_block_data(const ca_block_t *b) { return b ? b->data : nullptr; }
+
+}  // extern "C"

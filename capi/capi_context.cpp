@@ -1,0 +1,192 @@
+// Contexts: options, configuration, the kernel registry, the lazily started executor.
+#include <cctype>
+#include <cstddef>
+#include <cstring>
+#include <cmath>
+#include <cstdlib>
+#include <thread>
+
+#include "capi_internal.hpp"
+
+using ca::capi::set_error;
+
+std::shared_ptr<ca::Executor> ca_context::executor() {
+  std::lock_guard<std::mutex> lk(mu);
+  if (!exec || exec->num_threads() != num_threads) exec = std::make_shared<ca::Executor>(num_threads);
+  return exec;
+}
+
+namespace {
+
+int32_t resolve_threads(int32_t n) {
+  if (n >= 0) return n;
+  unsigned hc = std::thread::hardware_concurrency();
+  return hc ? int32_t(hc) : 1;
+}
+
+// "128MiB", "64e6", "2GB", "1000" -> bytes
+int64_t parse_bytes(const std::string &s) {
+  const char *p = s.c_str();
+  char *end = nullptr;
+  double v = std::strtod(p, &end);
+  if (end == p || !std::isfinite(v) || v < 0) ca::fail(CA_EINVAL, "'", s, "' is not a byte size");
+  std::string unit;
+  for (; *end; ++end)
+    if (!std::isspace(static_cast<unsigned char>(*end))) unit += char(std::tolower(static_cast<unsigned char>(*end)));
+  double mult = 1;
+  if (unit.empty() || unit == "b") mult = 1;
+  else if (unit == "kb") mult = 1e3;
+  else if (unit == "mb") mult = 1e6;
+  else if (unit == "gb") mult = 1e9;
+  else if (unit == "tb") mult = 1e12;
+  else if (unit == "kib") mult = 1024.0;
+  else if (unit == "mib") mult = 1024.0 * 1024;
+  else if (unit == "gib") mult = 1024.0 * 1024 * 1024;
+  else if (unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
+  else ca::fail(CA_EINVAL, "'", s, "' has an unknown unit '", unit, "'");
+  return int64_t(v * mult);
+}
+
+thread_local std::string t_config_value;
+
+}  // namespace
+
+extern "C" {
+
+CA_API ca_status_t ca_context_new(ca_context_t **out, const ca_context_options_t *opts) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  ca_context_options_t o = CA_CONTEXT_OPTIONS_INIT;
+  if (opts) {
+    if (opts->struct_size < offsetof(ca_context_options_t, num_threads) + sizeof(int32_t))
+      ca::fail(CA_EINVAL, "ca_context_new: opts->struct_size ", opts->struct_size, " is too small");
+    size_t n = std::min<size_t>(opts->struct_size, sizeof(o));
+    std::memcpy(&o, opts, n);
+    o.struct_size = sizeof(o);
+  }
+  CA_CHECK(o.num_threads >= -1 && o.num_threads <= 4096, CA_EINVAL, "num_threads ", o.num_threads,
+           " is out of range (-1..4096)");
+  CA_CHECK(o.memory_limit >= 0, CA_EINVAL, "memory_limit ", o.memory_limit, " is negative");
+  CA_CHECK(o.chunk_size >= 0, CA_EINVAL, "chunk_size ", o.chunk_size, " is negative");
+  auto ctx = std::make_unique<ca_context>();
+  ctx->opts = o;
+  ctx->num_threads = resolve_threads(o.num_threads);
+  ctx->memory_limit = o.memory_limit;
+  if (o.chunk_size > 0) ctx->chunk_size = o.chunk_size;
+  if (o.builtin_kernels) ca::register_builtin_kernels(ctx->registry);
+  *out = ctx.release();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API void ca_context_free(ca_context_t *ctx) { delete ctx; }
+
+CA_API int32_t ca_context_num_threads(const ca_context_t *ctx) { return ctx ? ctx->num_threads : -1; }
+
+CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, const char *value) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(key);
+  CA_ARG_NOT_NULL(value);
+  CA_TRY
+  std::string k(key), v(value);
+  std::lock_guard<std::mutex> lk(ctx->mu);
+  if (k == "array.chunk-size") {
+    int64_t b = parse_bytes(v);
+    CA_CHECK(b > 0, CA_EINVAL, "array.chunk-size must be positive, got '", v, "'");
+    ctx->chunk_size = b;
+  } else if (k == "memory-limit") {
+    ctx->memory_limit = parse_bytes(v);
+  } else if (k == "num-threads") {
+    char *end = nullptr;
+    long n = std::strtol(value, &end, 10);
+    CA_CHECK(end != value && *end == '\0' && n >= -1 && n <= 4096, CA_EINVAL, "num-threads '", v,
+             "' is not an integer in -1..4096");
+    ctx->num_threads = resolve_threads(int32_t(n));
+  } else {
+    ca::fail(CA_ENOTFOUND, "unknown configuration key '", k,
+             "' (known: array.chunk-size, memory-limit, num-threads)");
+  }
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_context_get_config(const char **out, const ca_context_t *ctx, const char *key) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(key);
+  CA_TRY
+  std::string k(key);
+  auto *c = const_cast<ca_context_t *>(ctx);
+  std::lock_guard<std::mutex> lk(c->mu);
+  if (k == "array.chunk-size") t_config_value = std::to_string(c->chunk_size);
+  else if (k == "memory-limit") t_config_value = std::to_string(c->memory_limit);
+  else if (k == "num-threads") t_config_value = std::to_string(c->num_threads);
+  else ca::fail(CA_ENOTFOUND, "unknown configuration key '", k, "'");
+  *out = t_config_value.c_str();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel, bool replace) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(kernel);
+  CA_TRY
+  ctx->registry.add(ca::KernelPtr(ca::kernel_retain(kernel)), replace);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_context_register(ca_context_t *ctx, const char *name, ca_kernel_fn fn,
+                                       const ca_kernel_options_t *opts) {
+  ca_kernel_t *k = nullptr;
+  if (!ctx) {
+    if (opts && opts->free_user_data) opts->free_user_data(opts->user_data);
+    return set_error(CA_EINVAL, "ca_context_register: ctx is NULL");
+  }
+  ca_status_t st = ca_kernel_new(&k, name, fn, opts);
+  if (st != CA_OK) return st;
+  st = ca_context_add_kernel(ctx, k, false);
+  ca_kernel_free(k);
+  return st;
+}
+
+CA_API ca_status_t ca_context_register_ffi(ca_context_t *ctx, const char *name, void (*fn)(void), const char *signature,
+                                           const ca_kernel_options_t *opts) {
+  ca_kernel_t *k = nullptr;
+  if (!ctx) {
+    if (opts && opts->free_user_data) opts->free_user_data(opts->user_data);
+    return set_error(CA_EINVAL, "ca_context_register_ffi: ctx is NULL");
+  }
+  ca_status_t st = ca_kernel_new_ffi(&k, name, fn, signature, opts);
+  if (st != CA_OK) return st;
+  st = ca_context_add_kernel(ctx, k, false);
+  ca_kernel_free(k);
+  return st;
+}
+
+CA_API ca_status_t ca_context_get_kernel(ca_kernel_t **out, const ca_context_t *ctx, const char *name) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(name);
+  CA_TRY
+  ca::KernelPtr k = ctx->registry.get(name);
+  *out = ca::kernel_retain(k.get());
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_context_remove_kernel(ca_context_t *ctx, const char *name) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(name);
+  CA_TRY
+  if (!ctx->registry.remove(name)) ca::fail(CA_ENOTFOUND, "no kernel named '", name, "' is registered");
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API int64_t ca_context_num_kernels(const ca_context_t *ctx) { return ctx ? int64_t(ctx->registry.size()) : -1; }
+
+}  // extern "C"

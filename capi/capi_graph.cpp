@@ -1,0 +1,327 @@
+// Graphs, key lists, cancellation tokens, compute.
+#include "capi_internal.hpp"
+#include "graph/plan.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+using ca::capi::set_error;
+
+namespace {
+
+ca::KeyRef key_ref(const ca_key_t *k) { return {k->name, k->index, k->nindex}; }
+
+ca_keylist *keylist_from_names(const std::vector<std::string> &names) {
+  auto kl = new ca_keylist();
+  kl->names = names;
+  kl->idx.resize(names.size());
+  return kl;
+}
+
+}  // namespace
+
+extern "C" {
+
+CA_API size_t ca_keylist_size(const ca_keylist_t *l) { return l ? l->names.size() : 0; }
+
+CA_API ca_status_t ca_keylist_get(const ca_keylist_t *l, size_t i, ca_key_t *out) {
+  CA_ARG_NOT_NULL(l);
+  CA_ARG_NOT_NULL(out);
+  if (i >= l->names.size())
+    return set_error(CA_EINVAL, "ca_keylist_get: index " + std::to_string(i) + " is out of range (size " +
+                                    std::to_string(l->names.size()) + ")");
+  out->name = l->names[i].c_str();
+  out->index = l->idx[i].empty() ? nullptr : l->idx[i].data();
+  out->nindex = int32_t(l->idx[i].size());
+  return CA_OK;
+}
+
+CA_API void ca_keylist_free(ca_keylist_t *l) { delete l; }
+
+CA_API ca_status_t ca_graph_new(ca_graph_t **out) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  *out = new ca_graph();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_copy(ca_graph_t **out, const ca_graph_t *g) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(g);
+  CA_TRY
+  *out = new ca_graph(*g);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API void ca_graph_free(ca_graph_t *g) { delete g; }
+
+CA_API ca_status_t ca_graph_add_task(ca_graph_t *g, const ca_key_t *key, const char *kernel, const ca_arg_t *args,
+                                     size_t nargs) {
+  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(key);
+  CA_ARG_NOT_NULL(kernel);
+  CA_TRY
+  g->g.add_task(key_ref(key), kernel, args, nargs);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_add_blockwise(ca_graph_t *g, const char *name, const char *out_index, const char *kernel,
+                                          const ca_arg_t *args, size_t nargs, const ca_blockwise_options_t *opts) {
+  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(name);
+  CA_ARG_NOT_NULL(out_index);
+  CA_ARG_NOT_NULL(kernel);
+  CA_TRY
+  const int64_t *nb = nullptr;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "blockwise options struct_size is too small");
+    if (opts->struct_size >= offsetof(ca_blockwise_options_t, numblocks) + sizeof(void *)) nb = opts->numblocks;
+  }
+  g->g.add_blockwise(name, out_index, kernel, args, nargs, nb);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_add_partial_reduce(ca_graph_t *g, const char *name, const char *input, const int64_t *split,
+                                               int32_t nsplit, const char *kernel, const ca_arg_t *extra,
+                                               size_t nextra) {
+  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(name);
+  CA_ARG_NOT_NULL(input);
+  CA_ARG_NOT_NULL(kernel);
+  if (nsplit < 0 || (nsplit > 0 && !split)) return set_error(CA_EINVAL, "ca_graph_add_partial_reduce: bad split");
+  CA_TRY
+  g->g.add_partial_reduce(name, input, std::vector<int64_t>(split, split + nsplit), kernel, extra, nextra);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_merge(ca_graph_t *g, const ca_graph_t *other) {
+  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(other);
+  CA_TRY
+  ca::Graph merged = g->g;  // all or nothing
+  merged.merge(other->g);
+  g->g = std::move(merged);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(g);
+  if (!keys && nkeys) return set_error(CA_EINVAL, "ca_graph_cull: keys is NULL with nkeys > 0");
+  CA_TRY
+  std::vector<ca::KeyRef> refs;
+  for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
+  auto plan = ca::build_plan(g->g, refs.data(), refs.size(), nullptr);
+  // Needed tasks per layer.
+  std::unordered_map<const ca::Layer *, std::vector<bool>> keep;
+  for (const ca::PlanTask &t : plan->tasks) {
+    auto &v = keep[t.layer];
+    if (v.empty()) v.assign(size_t(t.layer->num_tasks()), false);
+    v[size_t(t.local)] = true;
+  }
+  auto res = std::make_unique<ca_graph>();
+  for (const ca::LayerPtr &l : g->g.layers()) {
+    auto it = keep.find(l.get());
+    if (it == keep.end()) continue;
+    if (l->kind() == ca::LayerKind::Materialized)
+      res->g.add_layer(static_cast<const ca::MaterializedLayer &>(*l).clone(&it->second));
+    else
+      res->g.add_layer(l);
+  }
+  *out = res.release();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API int64_t ca_graph_num_tasks(const ca_graph_t *g) { return g ? g->g.num_tasks() : -1; }
+CA_API int64_t ca_graph_num_layers(const ca_graph_t *g) { return g ? int64_t(g->g.layers().size()) : -1; }
+
+CA_API bool ca_graph_has_key(const ca_graph_t *g, const ca_key_t *key) {
+  if (!g || !key) return false;
+  try {
+    return g->g.has_key(key_ref(key));
+  } catch (...) {
+    return false;
+  }
+}
+
+CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *g) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(g);
+  CA_TRY
+  std::vector<std::string> names;
+  for (auto &l : g->g.layers()) names.push_back(l->name());
+  *out = keylist_from_names(names);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_graph_t *g, const char *layer) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(layer);
+  CA_TRY
+  const ca::Layer *l = g->g.find(layer);
+  if (!l) ca::fail(CA_ENOTFOUND, "no layer named '", layer, "'");
+  *out = keylist_from_names(l->deps());
+  return CA_OK;
+  CA_CATCH
+}
+
+namespace {
+// Collects the references of one task (for ca_graph_dependencies).
+class DepCollector final : public ca::TaskEmitter {
+ public:
+  const ca::Layer *layer;
+  ca_keylist *out;
+  explicit DepCollector(const ca::Layer *l, ca_keylist *o) : layer(l), out(o) {}
+  void kernel(int32_t) override {}
+  void literal(const ca_arg_t &) override {}
+  void literal_copy(const ca_arg_t &) override {}
+  void begin_list(size_t) override {}
+  void end_list() override {}
+  void ref(int32_t slot, const int64_t *idx, int32_t n) override {
+    const std::string &name = layer->deps()[size_t(slot)];
+    std::vector<int64_t> v(idx, idx + n);
+    for (size_t i = 0; i < out->names.size(); ++i)
+      if (out->names[i] == name && out->idx[i] == v) return;
+    out->names.push_back(name);
+    out->idx.push_back(std::move(v));
+  }
+};
+}  // namespace
+
+CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *g, const ca_key_t *key) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(key);
+  CA_ARG_NOT_NULL(key->name);
+  CA_TRY
+  const ca::Layer *l = g->g.find(key->name);
+  int64_t local = l && l->nindex() == key->nindex ? l->find(key->index) : -1;
+  if (local < 0) ca::fail(CA_ENOTFOUND, "key ", ca::key_str(key->name, key->index, key->nindex), " is not in the graph");
+  auto kl = std::make_unique<ca_keylist>();
+  DepCollector dc(l, kl.get());
+  l->emit(local, dc);
+  *out = kl.release();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *g, const char *layer) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(layer);
+  CA_TRY
+  const ca::Layer *l = g->g.find(layer);
+  if (!l) ca::fail(CA_ENOTFOUND, "no layer named '", layer, "'");
+  auto kl = std::make_unique<ca_keylist>();
+  int64_t n = l->num_tasks();
+  std::vector<std::pair<std::vector<int64_t>, int64_t>> keys;
+  keys.reserve(size_t(n));
+  for (int64_t t = 0; t < n; ++t) {
+    std::vector<int64_t> idx(size_t(l->nindex()));
+    l->key_at(t, idx.data());
+    keys.emplace_back(std::move(idx), t);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (auto &k : keys) {
+    kl->names.push_back(l->name());
+    kl->idx.push_back(std::move(k.first));
+  }
+  *out = kl.release();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_validate(const ca_graph_t *g, const ca_context_t *ctx, const ca_key_t *keys, size_t nkeys) {
+  CA_ARG_NOT_NULL(g);
+  if (!keys && nkeys) return set_error(CA_EINVAL, "ca_graph_validate: keys is NULL with nkeys > 0");
+  CA_TRY
+  std::vector<ca::KeyRef> refs;
+  std::vector<std::vector<int64_t>> store;
+  std::vector<std::string> names;
+  if (keys) {
+    for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
+  } else {
+    for (auto &l : g->g.layers()) {
+      for (int64_t t = 0; t < l->num_tasks(); ++t) {
+        store.emplace_back(size_t(l->nindex()));
+        l->key_at(t, store.back().data());
+      }
+    }
+    size_t s = 0;
+    for (auto &l : g->g.layers())
+      for (int64_t t = 0; t < l->num_tasks(); ++t, ++s)
+        refs.push_back({l->name().c_str(), store[s].data(), l->nindex()});
+  }
+  ca::build_plan(g->g, refs.data(), refs.size(), ctx ? &ctx->registry : nullptr);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_cancel_new(ca_cancel_t **out) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  *out = new ca_cancel();
+  return CA_OK;
+  CA_CATCH
+}
+CA_API void ca_cancel_request(ca_cancel_t *c) {
+  if (c) c->flag.store(true);
+}
+CA_API bool ca_cancel_requested(const ca_cancel_t *c) { return c && c->flag.load(); }
+CA_API void ca_cancel_reset(ca_cancel_t *c) {
+  if (c) c->flag.store(false);
+}
+CA_API void ca_cancel_free(ca_cancel_t *c) { delete c; }
+
+CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys,
+                              ca_block_t **results, const ca_compute_options_t *opts) {
+  if (results)
+    for (size_t i = 0; i < nkeys; ++i) results[i] = nullptr;
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(g);
+  if (nkeys && (!keys || !results)) return set_error(CA_EINVAL, "ca_compute: keys or results is NULL with nkeys > 0");
+  CA_TRY
+  ca::RunOptions ro;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_compute: opts->struct_size is too small");
+    ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+    ro.progress = o.progress;
+    ro.progress_ud = o.progress_user_data;
+    if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
+    ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> lk(ctx->mu);
+    ro.memory_limit = ctx->memory_limit;
+  }
+  std::vector<ca::KeyRef> refs;
+  refs.reserve(nkeys);
+  for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
+  auto plan = ca::build_plan(g->g, refs.data(), refs.size(), &ctx->registry);
+  auto exec = ctx->executor();
+  std::vector<ca::Block *> outs = exec->run(*plan, ro);
+  for (size_t i = 0; i < nkeys; ++i) results[i] = outs[i];
+  return CA_OK;
+  CA_CATCH
+}
+
+}  // extern "C"

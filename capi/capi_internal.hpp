@@ -1,0 +1,62 @@
+// Shared by the capi/*.cpp files: the opaque handle structs and the exception boundary.
+#pragma once
+
+#include <chunkarray/chunkarray.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/block.hpp"
+#include "core/error.hpp"
+#include "exec/executor.hpp"
+#include "graph/graph.hpp"
+#include "kernel/kernel.hpp"
+
+struct ca_context {
+  ca_context_options_t opts{};
+  ca::KernelRegistry registry;
+  std::mutex mu;  // guards exec and config
+  std::shared_ptr<ca::Executor> exec;
+  int32_t num_threads = 0;
+  int64_t memory_limit = 0;
+  int64_t chunk_size = 128 * 1024 * 1024;
+  std::shared_ptr<ca::Executor> executor();
+};
+
+struct ca_graph {
+  ca::Graph g;
+};
+
+struct ca_keylist {
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> idx;
+};
+
+struct ca_cancel {
+  std::atomic<bool> flag{false};
+};
+
+namespace ca::capi {
+
+/// Record the failure for ca_last_error_message() and return its code.
+ca_status_t set_error(ca_status_t code, const std::string &msg) noexcept;
+ca_status_t handle_exception() noexcept;
+
+}  // namespace ca::capi
+
+// Every exported function body: CA_TRY ... CA_CATCH  (maps exceptions to status codes).
+#define CA_TRY try {
+#define CA_CATCH                           \
+  }                                        \
+  catch (...) {                            \
+    return ::ca::capi::handle_exception(); \
+  }
+
+#define CA_ARG_NOT_NULL(p)                                                            \
+  do {                                                                                \
+    if (!(p)) return ::ca::capi::set_error(CA_EINVAL, std::string(__func__) + ": " #p " is NULL"); \
+  } while (0)

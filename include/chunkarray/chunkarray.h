@@ -1,0 +1,14 @@
+/**
+ * @file chunkarray/chunkarray.h
+ * @brief The whole public C API of chunkarray: include this one header.
+ */
+#ifndef CHUNKARRAY_CHUNKARRAY_H
+#define CHUNKARRAY_CHUNKARRAY_H
+
+#include "chunkarray/common.h"
+#include "chunkarray/block.h"
+#include "chunkarray/kernel.h"
+#include "chunkarray/context.h"
+#include "chunkarray/graph.h"
+
+#endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -1,0 +1,77 @@
+/**
+ * @file chunkarray/context.h
+ * @brief The context: worker threads, memory limit, kernel registry and configuration.
+ *
+ * Thread safety: a context may be shared by threads. Registering kernels and setting configuration
+ * are serialized internally; ca_compute() may run concurrently on one context (computations share its
+ * worker threads).
+ */
+#ifndef CHUNKARRAY_CONTEXT_H
+#define CHUNKARRAY_CONTEXT_H
+
+#include "chunkarray/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ca_context ca_context_t;
+
+typedef struct ca_context_options {
+  uint32_t struct_size; /**< sizeof(ca_context_options_t) */
+  /** Worker threads: -1 = one per core; 0 = synchronous mode (everything runs on the calling
+   *  thread, in priority order: for debugging); N > 0 = N workers. */
+  int32_t num_threads;
+  /** Soft limit on bytes held by live intermediate blocks of one compute; 0 = none. */
+  int64_t memory_limit;
+  /** Target chunk size in bytes for "auto" chunking (dask's array.chunk-size); 0 = 128 MiB. */
+  int64_t chunk_size;
+  /** 1 = register the builtin kernels (default); 0 = start with an empty registry. */
+  int32_t builtin_kernels;
+} ca_context_options_t;
+
+#define CA_CONTEXT_OPTIONS_INIT {sizeof(ca_context_options_t), -1, 0, 0, 1}
+
+/**
+ * @param[out] out owned; free with ca_context_free().
+ * @param opts borrowed, may be NULL for defaults.
+ */
+CA_API ca_status_t ca_context_new(ca_context_t **out, const ca_context_options_t *opts);
+/** Stops and joins the worker threads (after running computations end). Accepts NULL. */
+CA_API void ca_context_free(ca_context_t *ctx);
+/** @return the number of worker threads (0 in synchronous mode), or -1 for NULL. */
+CA_API int32_t ca_context_num_threads(const ca_context_t *ctx);
+
+/**
+ * Set a configuration value by name (dask's config keys): "array.chunk-size" ("128MiB", "64e6"),
+ * "memory-limit" (bytes or "2GiB"), "num-threads" (applies to the next compute).
+ * @return CA_OK, CA_EINVAL (bad value), CA_ENOTFOUND (unknown key).
+ */
+CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, const char *value);
+/** @param[out] out the value as text (library-owned, valid until the next call on this thread). */
+CA_API ca_status_t ca_context_get_config(const char **out, const ca_context_t *ctx, const char *key);
+
+/**
+ * Add a kernel to the registry under its name. The registry keeps its own reference; the caller
+ * still frees its handle.
+ * @return CA_OK, CA_EEXISTS (a kernel of that name is registered; use @p replace), CA_EINVAL.
+ */
+CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel, bool replace);
+/** Convenience: ca_kernel_new() + ca_context_add_kernel(). free_user_data runs once, also on failure. */
+CA_API ca_status_t ca_context_register(ca_context_t *ctx, const char *name, ca_kernel_fn fn,
+                                       const ca_kernel_options_t *opts);
+/** Convenience: ca_kernel_new_ffi() + ca_context_add_kernel(). */
+CA_API ca_status_t ca_context_register_ffi(ca_context_t *ctx, const char *name, void (*fn)(void),
+                                           const char *signature, const ca_kernel_options_t *opts);
+/** @param[out] out a new reference to the registered kernel (free it); CA_ENOTFOUND if none. */
+CA_API ca_status_t ca_context_get_kernel(ca_kernel_t **out, const ca_context_t *ctx, const char *name);
+/** Remove a kernel from the registry. Running computations keep theirs. */
+CA_API ca_status_t ca_context_remove_kernel(ca_context_t *ctx, const char *name);
+/** @return the number of registered kernels. */
+CA_API int64_t ca_context_num_kernels(const ca_context_t *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHUNKARRAY_CONTEXT_H */

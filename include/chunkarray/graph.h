@@ -1,0 +1,168 @@
+/**
+ * @file chunkarray/graph.h
+ * @brief Task graphs (dask's HighLevelGraph) and computing them.
+ *
+ * A graph is a set of named layers. Every key `(name, i, j, ...)` belongs to the layer of its name;
+ * all keys of a layer have the same number of indices. A layer is either materialized (tasks added one
+ * by one with ca_graph_add_task()) or symbolic (ca_graph_add_blockwise(), ca_graph_add_partial_reduce():
+ * a formula from output block index to input keys, a few hundred bytes whatever the block count).
+ * Layers record the layers they depend on. Tasks are materialized into flat arrays only at compute
+ * time, culled to what the requested keys need.
+ *
+ * Thread safety: a graph is built by one thread at a time. Computing a graph only reads it, so several
+ * threads may compute one graph concurrently as long as nobody modifies it.
+ *
+ * Example: the dask graph {('x',0): (ones, 5), ('y',0): (sum, ('x',0))}
+ * @code
+ *   ca_graph_t *g; ca_graph_new(&g);
+ *   int64_t i0 = 0;
+ *   ca_key_t x0 = {"x", &i0, 1}, y0 = {"y", &i0, 1};
+ *   ca_arg_t a = ca_arg_i64(5);            ca_graph_add_task(g, &x0, "ones", &a, 1);
+ *   ca_arg_t r = ca_arg_key("x", &i0, 1);  ca_graph_add_task(g, &y0, "sum", &r, 1);
+ *   ca_block_t *res;  ca_compute(ctx, g, &y0, 1, &res, NULL);
+ *   ... ca_block_data(res) ...;  ca_block_free(res);  ca_graph_free(g);
+ * @endcode
+ */
+#ifndef CHUNKARRAY_GRAPH_H
+#define CHUNKARRAY_GRAPH_H
+
+#include "chunkarray/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ca_graph ca_graph_t;
+
+/** A library-owned list of keys (or of plain names, nindex 0) returned by queries. */
+typedef struct ca_keylist ca_keylist_t;
+CA_API size_t ca_keylist_size(const ca_keylist_t *list);
+/** @param[out] out borrowed pointers, valid until ca_keylist_free(). @return CA_EINVAL if out of range. */
+CA_API ca_status_t ca_keylist_get(const ca_keylist_t *list, size_t i, ca_key_t *out);
+CA_API void ca_keylist_free(ca_keylist_t *list);
+
+/** @param[out] out an empty graph; free with ca_graph_free(). */
+CA_API ca_status_t ca_graph_new(ca_graph_t **out);
+/** A copy sharing the (immutable) layers: O(number of layers). */
+CA_API ca_status_t ca_graph_copy(ca_graph_t **out, const ca_graph_t *graph);
+CA_API void ca_graph_free(ca_graph_t *graph);
+
+/**
+ * Add the task `key = (kernel, args...)` to the materialized layer named key->name.
+ * Referenced keys need not exist yet; they are checked by ca_graph_validate() and at compute time.
+ * @param kernel name of a kernel, resolved in the context's registry at compute time.
+ * @return CA_OK, CA_EINVAL (NULL, empty name, bad argument kind, index count differs from the
+ *         layer's), CA_EEXISTS (duplicate key, or the name belongs to a symbolic layer).
+ */
+CA_API ca_status_t ca_graph_add_task(ca_graph_t *graph, const ca_key_t *key, const char *kernel,
+                                     const ca_arg_t *args, size_t nargs);
+
+typedef struct ca_blockwise_options {
+  uint32_t struct_size; /**< sizeof(ca_blockwise_options_t) */
+  /** Number of blocks per output index letter, needed for letters no input has (new axes);
+   *  entries < 0 are taken from the inputs. NULL = all from the inputs. strlen(out_index) entries. */
+  const int64_t *numblocks;
+} ca_blockwise_options_t;
+
+#define CA_BLOCKWISE_OPTIONS_INIT {sizeof(ca_blockwise_options_t), NULL}
+
+/**
+ * A symbolic layer, dask's `blockwise(func, out_ind, *(arg, ind))` at graph level: the task of
+ * output block (i, j, ...) calls @p kernel with @p args, where each CA_ARG_INDEXED argument
+ * {name, "ji"} becomes the key (name, j, i). Letters of an input absent from @p out_index are
+ * contracted: that argument becomes a list of keys over every block of the letter (nested lists for
+ * several letters). An input with one block along a letter broadcasts. Other arguments are literals.
+ * Inputs must be grid layers already in the graph.
+ * @return CA_OK, CA_EINVAL (bad letters, mismatched block counts), CA_ENOTFOUND (unknown input layer),
+ *         CA_EEXISTS (layer name taken).
+ */
+CA_API ca_status_t ca_graph_add_blockwise(ca_graph_t *graph, const char *name, const char *out_index,
+                                          const char *kernel, const ca_arg_t *args, size_t nargs,
+                                          const ca_blockwise_options_t *opts);
+
+/**
+ * A symbolic tree-reduction level (dask's partial_reduce): output block (i, j, ...) calls @p kernel
+ * with one list argument holding the input blocks [i*split[0], (i+1)*split[0]) x ... (clipped), nested
+ * one list level per dimension with split > 1, followed by @p extra literal arguments.
+ * @param split per input dimension, >= 1; nindex of the input entries.
+ */
+CA_API ca_status_t ca_graph_add_partial_reduce(ca_graph_t *graph, const char *name, const char *input,
+                                               const int64_t *split, int32_t nsplit, const char *kernel,
+                                               const ca_arg_t *extra, size_t nextra);
+
+/**
+ * Add every layer of @p other to @p graph. Layers present in both must be the same layer (shared,
+ * or identical content); otherwise CA_EEXISTS names the layer.
+ */
+CA_API ca_status_t ca_graph_merge(ca_graph_t *graph, const ca_graph_t *other);
+
+/** A new graph with only what @p keys need (materialized layers culled to the needed tasks). */
+CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *graph, const ca_key_t *keys,
+                                 size_t nkeys);
+
+/** @return total number of tasks over all layers (symbolic layers counted, not materialized). */
+CA_API int64_t ca_graph_num_tasks(const ca_graph_t *graph);
+/** @return number of layers. */
+CA_API int64_t ca_graph_num_layers(const ca_graph_t *graph);
+CA_API bool ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key);
+/** @param[out] out the layer names in insertion order (nindex 0). */
+CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *graph);
+/** @param[out] out names of the layers @p layer depends on (HighLevelGraph.dependencies). */
+CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_graph_t *graph,
+                                               const char *layer);
+/** @param[out] out the keys the task @p key references, in argument order, without repeats. */
+CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *graph, const ca_key_t *key);
+/** @param[out] out every key of a layer, in C order of the block index. */
+CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *graph, const char *layer);
+
+/**
+ * Check what the keys need (all keys of the graph if @p keys is NULL): every referenced key exists
+ * (CA_ENOTFOUND names the key and the task referencing it), no cycle (CA_ECYCLE names the keys on
+ * it), every kernel exists in @p ctx's registry if ctx is not NULL (CA_ENOTFOUND).
+ */
+CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t *ctx, const ca_key_t *keys,
+                                     size_t nkeys);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Compute                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** A cancellation token: ca_cancel_request() from any thread stops the computations watching it. */
+typedef struct ca_cancel ca_cancel_t;
+CA_API ca_status_t ca_cancel_new(ca_cancel_t **out);
+CA_API void ca_cancel_request(ca_cancel_t *cancel);
+CA_API bool ca_cancel_requested(const ca_cancel_t *cancel);
+CA_API void ca_cancel_reset(ca_cancel_t *cancel);
+CA_API void ca_cancel_free(ca_cancel_t *cancel);
+
+/** Progress callback: @p done of @p total tasks finished. Runs on the thread that called ca_compute. */
+typedef void (*ca_progress_fn)(int64_t done, int64_t total, void *user_data);
+
+typedef struct ca_compute_options {
+  uint32_t struct_size;           /**< sizeof(ca_compute_options_t) */
+  ca_progress_fn progress;        /**< may be NULL */
+  void *progress_user_data;
+  int64_t progress_interval_us;   /**< minimum time between progress calls; 0 = 100 ms */
+  const ca_cancel_t *cancel;      /**< borrowed, may be NULL */
+} ca_compute_options_t;
+
+#define CA_COMPUTE_OPTIONS_INIT {sizeof(ca_compute_options_t), NULL, NULL, 0, NULL}
+
+/**
+ * Run what @p keys need and hand back their results.
+ * @param results caller's array of @p nkeys pointers; each receives an owned block (ca_block_free).
+ *        On failure every entry is NULL and no intermediate result is left allocated.
+ * @param opts borrowed, may be NULL.
+ * @return CA_OK; CA_ENOTFOUND (missing key or kernel, named), CA_ECYCLE (keys on the cycle named),
+ *         CA_EKERNEL (the first failing kernel's message; no further task started),
+ *         CA_ECANCELED, CA_ENOMEM, CA_EINVAL.
+ * Blocks the calling thread; may run concurrently with other computes on the same context.
+ */
+CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,
+                              ca_block_t **results, const ca_compute_options_t *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHUNKARRAY_GRAPH_H */

@@ -1,0 +1,96 @@
+#include "core/block.hpp"
+
+#include <mimalloc.h>
+
+#include <cstring>
+#include <new>
+
+namespace ca {
+
+namespace {
+std::atomic<int64_t> g_live_bytes{0};
+std::atomic<int64_t> g_live_count{0};
+
+size_t header_bytes(int32_t ndim) {
+  size_t h = offsetof(Block, shape) + sizeof(int64_t) * static_cast<size_t>(ndim > 0 ? ndim : 1);
+  return (h + kBlockAlign - 1) / kBlockAlign * kBlockAlign;
+}
+
+int64_t checked_size(DType dtype, int32_t ndim, const int64_t *shape) {
+  CA_CHECK(dtype_valid(dtype), CA_ETYPE, "invalid dtype ", dtype);
+  CA_CHECK(ndim >= 0 && ndim <= CA_MAX_NDIM, CA_EINVAL, "ndim ", ndim, " is out of range 0..", CA_MAX_NDIM);
+  CA_CHECK(ndim == 0 || shape != nullptr, CA_EINVAL, "shape is NULL with ndim ", ndim);
+  int64_t n = 1;
+  for (int32_t d = 0; d < ndim; ++d) {
+    CA_CHECK(shape[d] >= 0, CA_EINVAL, "extent ", shape[d], " of dimension ", d, " is negative");
+    if (shape[d] != 0 && n > (int64_t(1) << 62) / shape[d]) fail(CA_ENOMEM, "block of that shape is too large");
+    n *= shape[d];
+  }
+  if (n > (int64_t(1) << 62) / int64_t(dtype_size(dtype))) fail(CA_ENOMEM, "block of that shape is too large");
+  return n;
+}
+
+void init_header(Block *b, DType dtype, int32_t ndim, const int64_t *shape, int64_t n) {
+  new (&b->refs) std::atomic<int64_t>(1);
+  b->dtype = dtype;
+  b->ndim = ndim;
+  b->size = n;
+  b->nbytes = n * int64_t(dtype_size(dtype));
+  b->release = nullptr;
+  b->release_ud = nullptr;
+  for (int32_t d = 0; d < ndim; ++d) b->shape[d] = shape[d];
+}
+}  // namespace
+
+Block *block_new(DType dtype, int32_t ndim, const int64_t *shape, bool zero) {
+  int64_t n = checked_size(dtype, ndim, shape);
+  size_t hb = header_bytes(ndim);
+  size_t total = hb + size_t(n) * dtype_size(dtype);
+  void *mem = zero ? mi_zalloc_aligned(total, kBlockAlign) : mi_malloc_aligned(total, kBlockAlign);
+  if (!mem) fail(CA_ENOMEM, "out of memory allocating a block of ", total, " bytes");
+  Block *b = static_cast<Block *>(mem);
+  init_header(b, dtype, ndim, shape, n);
+  b->data = static_cast<char *>(mem) + hb;
+  g_live_bytes.fetch_add(int64_t(total), std::memory_order_relaxed);
+  g_live_count.fetch_add(1, std::memory_order_relaxed);
+  return b;
+}
+
+Block *block_wrap(DType dtype, int32_t ndim, const int64_t *shape, void *data, void (*release)(void *), void *ud) {
+  try {
+    int64_t n = checked_size(dtype, ndim, shape);
+    CA_CHECK(data != nullptr || n == 0, CA_EINVAL, "data is NULL for a block of ", n, " elements");
+    size_t hb = header_bytes(ndim);
+    void *mem = mi_malloc_aligned(hb, kBlockAlign);
+    if (!mem) fail(CA_ENOMEM, "out of memory allocating a block header");
+    Block *b = static_cast<Block *>(mem);
+    init_header(b, dtype, ndim, shape, n);
+    b->data = data;
+    b->release = release;
+    b->release_ud = ud;
+    g_live_bytes.fetch_add(int64_t(hb), std::memory_order_relaxed);
+    g_live_count.fetch_add(1, std::memory_order_relaxed);
+    return b;
+  } catch (...) {
+    if (release) release(ud);
+    throw;
+  }
+}
+
+void block_destroy(Block *b) noexcept {
+  size_t hb = header_bytes(b->ndim);
+  int64_t total = int64_t(hb);
+  if (b->data == reinterpret_cast<char *>(b) + hb) {
+    total += b->nbytes;  // data inside the allocation
+  } else if (b->release) {
+    b->release(b->release_ud);
+  }
+  g_live_bytes.fetch_sub(total, std::memory_order_relaxed);
+  g_live_count.fetch_sub(1, std::memory_order_relaxed);
+  mi_free(b);
+}
+
+int64_t block_live_bytes() noexcept { return g_live_bytes.load(std::memory_order_relaxed); }
+int64_t block_live_count() noexcept { return g_live_count.load(std::memory_order_relaxed); }
+
+}  // namespace ca

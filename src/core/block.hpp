@@ -1,0 +1,79 @@
+// Blocks: reference-counted, 64-byte aligned, C-contiguous typed buffers (the C type ca_block_t).
+// Header, shape and data live in one mimalloc allocation; wrapped blocks point at a caller's buffer.
+#pragma once
+
+#include <chunkarray/block.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/dtype.hpp"
+
+struct ca_block {
+  std::atomic<int64_t> refs;
+  ca_dtype_t dtype;
+  int32_t ndim;
+  int64_t size;    // elements
+  int64_t nbytes;  // size * itemsize
+  void *data;
+  void (*release)(void *);  // wrapped blocks only
+  void *release_ud;
+  int64_t shape[CA_MAX_NDIM > 0 ? 1 : 1];  // ndim entries follow in the same allocation
+};
+
+namespace ca {
+
+using Block = ca_block;
+
+/// Allocation granularity and alignment of block data.
+constexpr size_t kBlockAlign = 64;
+
+/// New block, uninitialized data. Throws CA_EINVAL / CA_ETYPE / CA_ENOMEM.
+Block *block_new(DType dtype, int32_t ndim, const int64_t *shape, bool zero = false);
+/// Wrap caller memory; `release(ud)` runs once when the last reference goes (also if this throws).
+Block *block_wrap(DType dtype, int32_t ndim, const int64_t *shape, void *data, void (*release)(void *), void *ud);
+
+inline Block *block_retain(const Block *b) noexcept {
+  if (b) const_cast<Block *>(b)->refs.fetch_add(1, std::memory_order_relaxed);
+  return const_cast<Block *>(b);
+}
+void block_destroy(Block *b) noexcept;
+inline void block_release(const Block *b) noexcept {
+  if (b && const_cast<Block *>(b)->refs.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    block_destroy(const_cast<Block *>(b));
+}
+
+/// Bytes currently held by live blocks allocated by the library (for tests and memory accounting).
+int64_t block_live_bytes() noexcept;
+int64_t block_live_count() noexcept;
+
+/// Owning smart pointer.
+class BlockRef {
+ public:
+  BlockRef() = default;
+  explicit BlockRef(Block *adopt) noexcept : b_(adopt) {}
+  BlockRef(const BlockRef &o) noexcept : b_(block_retain(o.b_)) {}
+  BlockRef(BlockRef &&o) noexcept : b_(o.b_) { o.b_ = nullptr; }
+  BlockRef &operator=(BlockRef o) noexcept {
+    std::swap(b_, o.b_);
+    return *this;
+  }
+  ~BlockRef() { block_release(b_); }
+  Block *get() const noexcept { return b_; }
+  Block *operator->() const noexcept { return b_; }
+  Block *release() noexcept {
+    Block *b = b_;
+    b_ = nullptr;
+    return b;
+  }
+  explicit operator bool() const noexcept { return b_ != nullptr; }
+  template <class T>
+  T *data() const noexcept {
+    return static_cast<T *>(b_->data);
+  }
+
+ private:
+  Block *b_ = nullptr;
+};
+
+}  // namespace ca

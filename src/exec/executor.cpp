@@ -1,0 +1,513 @@
+#include "exec/executor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <new>
+
+namespace ca {
+
+namespace {
+constexpr size_t kCacheLine = 64;
+constexpr int64_t kRootBatch = 4;
+constexpr int kStealSpins = 128;
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Run state
+
+struct Node {
+  Run *run;
+  std::atomic<int32_t> pending;    // unfinished dependencies
+  std::atomic<int32_t> consumers;  // dependents not yet run (+ output references)
+  Block *result;
+};
+
+struct TaskItem {
+  Node *node;
+};
+
+class Run : public std::enable_shared_from_this<Run> {
+ public:
+  Run(Plan &p, const RunOptions &o) : plan(p), opts(o), n(p.size()) {
+    nodes.reset(new Node[size_t(n ? n : 1)]);
+    for (int32_t t = 0; t < n; ++t) {
+      Node &nd = nodes[size_t(t)];
+      nd.run = this;
+      nd.pending.store(plan.tasks[size_t(t)].dep_end - plan.tasks[size_t(t)].dep_begin, std::memory_order_relaxed);
+      nd.consumers.store(plan.nconsumers[size_t(t)], std::memory_order_relaxed);
+      nd.result = nullptr;
+    }
+    nroots = int64_t(plan.roots.size());
+    track_memory = opts.memory_limit > 0;
+  }
+
+  // Take up to `max` roots in priority order; returns how many were written to out.
+  int64_t take_roots(Node **out, int64_t max) {
+    if (cancelled.load(std::memory_order_relaxed) || cursor.load(std::memory_order_relaxed) >= nroots) return 0;
+    inflight.fetch_add(max, std::memory_order_acq_rel);
+    int64_t i = cursor.fetch_add(max, std::memory_order_acq_rel);
+    int64_t got = std::max<int64_t>(0, std::min(max, nroots - i));
+    if (cancelled.load(std::memory_order_acquire)) got = 0;
+    for (int64_t k = 0; k < got; ++k) out[k] = &nodes[size_t(plan.roots[size_t(i + k)])];
+    if (got < max) finish(max - got);
+    return got;
+  }
+
+  // `count` owned tasks are finished (or dropped).
+  void finish(int64_t count) {
+    if (inflight.fetch_sub(count, std::memory_order_acq_rel) == count) check_complete();
+  }
+
+  void check_complete() {
+    if (inflight.load(std::memory_order_acquire) != 0) return;
+    if (cursor.load(std::memory_order_acquire) < nroots && !cancelled.load(std::memory_order_acquire)) return;
+    if (signalled.exchange(true, std::memory_order_acq_rel)) return;
+    std::lock_guard<std::mutex> lk(mu);
+    complete = true;
+    cv.notify_all();
+  }
+
+  void fail(ca_status_t code, std::string msg) {
+    {
+      std::lock_guard<std::mutex> lk(err_mu);
+      if (err_code == CA_OK) {
+        err_code = code;
+        err_msg = std::move(msg);
+      }
+    }
+    cancelled.store(true, std::memory_order_release);
+  }
+
+  Plan &plan;
+  RunOptions opts;
+  int32_t n;
+  std::unique_ptr<Node[]> nodes;
+  int64_t nroots = 0;
+  bool track_memory = false;
+  alignas(kCacheLine) std::atomic<int64_t> cursor{0};
+  alignas(kCacheLine) std::atomic<int64_t> inflight{0};
+  alignas(kCacheLine) std::atomic<int64_t> done{0};
+  alignas(kCacheLine) std::atomic<int64_t> live_bytes{0};
+  std::atomic<int64_t> peak_bytes{0};
+  std::atomic<bool> cancelled{false};
+  std::atomic<bool> signalled{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool complete = false;
+  std::mutex err_mu;
+  ca_status_t err_code = CA_OK;
+  std::string err_msg;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Chase-Lev work-stealing deque (Lê, Pop, Cohen, Zappa Nardelli, PPoPP 2013).
+
+class WorkDeque {
+ public:
+  WorkDeque() : array_(new Array(1024)) { garbage_.emplace_back(array_.load(std::memory_order_relaxed)); }
+
+  void push(Node *x) {
+    int64_t b = bottom_.load(std::memory_order_relaxed);
+    int64_t t = top_.load(std::memory_order_acquire);
+    Array *a = array_.load(std::memory_order_relaxed);
+    if (b - t > a->cap - 1) a = grow(a, b, t);
+    a->put(b, x);
+    std::atomic_thread_fence(std::memory_order_release);
+    bottom_.store(b + 1, std::memory_order_relaxed);
+  }
+
+  Node *pop() {
+    int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    Array *a = array_.load(std::memory_order_relaxed);
+    bottom_.store(b, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    int64_t t = top_.load(std::memory_order_relaxed);
+    Node *x = nullptr;
+    if (t <= b) {
+      x = a->get(b);
+      if (t == b) {
+        if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
+          x = nullptr;
+        bottom_.store(b + 1, std::memory_order_relaxed);
+      }
+    } else {
+      bottom_.store(b + 1, std::memory_order_relaxed);
+    }
+    return x;
+  }
+
+  Node *steal() {
+    int64_t t = top_.load(std::memory_order_acquire);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    int64_t b = bottom_.load(std::memory_order_acquire);
+    if (t < b) {
+      Array *a = array_.load(std::memory_order_acquire);
+      Node *x = a->get(t);
+      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
+        return nullptr;
+      return x;
+    }
+    return nullptr;
+  }
+
+  bool empty() const {
+    return bottom_.load(std::memory_order_relaxed) <= top_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  struct Array {
+    explicit Array(int64_t c) : cap(c), mask(c - 1), buf(new std::atomic<Node *>[size_t(c)]) {}
+    int64_t cap, mask;
+    std::unique_ptr<std::atomic<Node *>[]> buf;
+    void put(int64_t i, Node *x) { buf[size_t(i & mask)].store(x, std::memory_order_relaxed); }
+    Node *get(int64_t i) { return buf[size_t(i & mask)].load(std::memory_order_relaxed); }
+  };
+  Array *grow(Array *a, int64_t b, int64_t t) {
+    Array *na = new Array(a->cap * 2);
+    for (int64_t i = t; i < b; ++i) na->put(i, a->get(i));
+    garbage_.emplace_back(na);  // old arrays stay alive: thieves may still read them
+    array_.store(na, std::memory_order_release);
+    return na;
+  }
+  alignas(kCacheLine) std::atomic<int64_t> top_{0};
+  alignas(kCacheLine) std::atomic<int64_t> bottom_{0};
+  alignas(kCacheLine) std::atomic<Array *> array_;
+  std::vector<std::unique_ptr<Array>> garbage_;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Executing one task
+
+namespace {
+
+// Batches progress counts per run (used only by its owner thread). It keeps the run alive, since a
+// run may complete on another thread before this count is flushed.
+struct DoneCounter {
+  std::shared_ptr<Run> run;
+  int64_t count = 0;
+  void flush() {
+    if (run && count) run->done.fetch_add(count, std::memory_order_relaxed);
+    count = 0;
+  }
+  void reset() {
+    flush();
+    run.reset();
+  }
+  void add(Run *r) {
+    if (r != run.get()) {
+      flush();
+      run = r->shared_from_this();
+    }
+    if (++count >= 256) flush();
+  }
+};
+
+template <class Push>
+void execute(Node *node, Push &&push, DoneCounter &dc) {
+  Run &r = *node->run;
+  Plan &plan = r.plan;
+  if (r.cancelled.load(std::memory_order_relaxed)) {
+    dc.flush();
+    r.finish(1);
+    return;
+  }
+  int32_t t = int32_t(node - r.nodes.get());
+  const PlanTask &pt = plan.tasks[size_t(t)];
+  for (uint32_t i = pt.patch_begin; i < pt.patch_end; ++i) {
+    const Patch &p = plan.patches[i];
+    plan.args[p.pos].u.block = r.nodes[size_t(p.task)].result;
+  }
+  Index idx[65];
+  pt.layer->key_at(pt.local, idx);
+  ca_kernel_ctx kc;
+  kc.key_name = pt.layer->name().c_str();
+  kc.key_index = idx;
+  kc.nindex = pt.layer->nindex();
+  kc.cancelled = &r.cancelled;
+  Block *out = nullptr;
+  try {
+    out = kernel_invoke(pt.kernel, plan.args.data() + pt.arg_begin, pt.nargs, &kc);
+    if (r.track_memory) {
+      int64_t live = r.live_bytes.fetch_add(out->nbytes, std::memory_order_relaxed) + out->nbytes;
+      int64_t peak = r.peak_bytes.load(std::memory_order_relaxed);
+      while (live > peak && !r.peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+      }
+      if (r.opts.memory_limit > 0 && live > r.opts.memory_limit)
+        fail(CA_ENOMEM, "memory limit of ", r.opts.memory_limit, " bytes exceeded: results held reach ", live,
+             " bytes");
+    }
+  } catch (const Error &e) {
+    r.fail(e.code(), str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.message()));
+  } catch (const std::bad_alloc &) {
+    r.fail(CA_ENOMEM, str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": out of memory"));
+  } catch (const std::exception &e) {
+    r.fail(CA_EINTERNAL, str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.what()));
+  }
+  node->result = out;  // released at the end of the run if the run failed
+  if (!out || r.cancelled.load(std::memory_order_relaxed)) {
+    dc.flush();
+    r.finish(1);
+    return;
+  }
+  // Release inputs whose last consumer this was.
+  for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) {
+    Node &d = r.nodes[size_t(plan.deps[size_t(i)])];
+    if (d.consumers.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (r.track_memory) r.live_bytes.fetch_sub(d.result->nbytes, std::memory_order_relaxed);
+      block_release(d.result);
+      d.result = nullptr;
+    }
+  }
+  // Successors that became ready; pushed lowest priority first so the most urgent is on top.
+  int64_t pushed = 0;
+  for (int32_t i = plan.dependents_off[size_t(t) + 1] - 1; i >= plan.dependents_off[size_t(t)]; --i) {
+    Node &s = r.nodes[size_t(plan.dependents[size_t(i)])];
+    if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      if (pushed >= 1) r.inflight.fetch_add(1, std::memory_order_relaxed);
+      push(&s);
+      ++pushed;
+    }
+  }
+  dc.add(&r);
+  if (pushed == 0) {
+    dc.flush();
+    r.finish(1);
+  }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Executor
+
+struct Executor::Worker {
+  WorkDeque deque;
+  std::shared_ptr<Run> cur;  // run we take roots from
+  uint64_t rng = 0x9E3779B97F4A7C15ULL;
+  DoneCounter dc;
+};
+
+Executor::Executor(int32_t nthreads) {
+  for (int32_t i = 0; i < nthreads; ++i) workers_.emplace_back(new Worker());
+  for (int32_t i = 0; i < nthreads; ++i) {
+    workers_[size_t(i)]->rng += uint64_t(i) * 0x632BE59BD9B4E019ULL;
+    threads_.emplace_back([this, i] { worker_loop(size_t(i)); });
+  }
+}
+
+Executor::~Executor() {
+  stop_.store(true);
+  {
+    std::lock_guard<std::mutex> lk(sleep_mu_);
+    epoch_.fetch_add(1);
+  }
+  sleep_cv_.notify_all();
+  for (auto &t : threads_) t.join();
+}
+
+void Executor::notify_one() {
+  if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+  {
+    std::lock_guard<std::mutex> lk(sleep_mu_);
+    epoch_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  sleep_cv_.notify_one();
+}
+
+void Executor::notify_all() {
+  {
+    std::lock_guard<std::mutex> lk(sleep_mu_);
+    epoch_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  sleep_cv_.notify_all();
+}
+
+bool Executor::take_root(Worker &w, TaskItem &out) {
+  Node *batch[kRootBatch];
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (w.cur) {
+      int64_t got = w.cur->take_roots(batch, kRootBatch);
+      if (got > 0) {
+        for (int64_t k = got - 1; k >= 1; --k) w.deque.push(batch[k]);
+        if (got > 1) notify_one();
+        out.node = batch[0];
+        return true;
+      }
+      w.cur.reset();
+    }
+    std::lock_guard<std::mutex> lk(runs_mu_);
+    for (auto &r : runs_) {
+      if (!r->cancelled.load(std::memory_order_relaxed) && r->cursor.load(std::memory_order_relaxed) < r->nroots) {
+        w.cur = r;
+        break;
+      }
+    }
+    if (!w.cur) return false;
+  }
+  return false;
+}
+
+bool Executor::find_work(Worker &w, TaskItem &out) {
+  if (Node *n = w.deque.pop()) {
+    out.node = n;
+    return true;
+  }
+  if (take_root(w, out)) return true;
+  size_t nw = workers_.size();
+  if (nw > 1) {
+    w.rng ^= w.rng << 13;
+    w.rng ^= w.rng >> 7;
+    w.rng ^= w.rng << 17;
+    size_t start = size_t(w.rng % nw);
+    for (size_t k = 0; k < nw; ++k) {
+      Worker &v = *workers_[(start + k) % nw];
+      if (&v == &w) continue;
+      if (Node *n = v.deque.steal()) {
+        out.node = n;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void Executor::worker_loop(size_t id) {
+  Worker &w = *workers_[id];
+  auto push = [this, &w](Node *n) {
+    w.deque.push(n);
+    notify_one();
+  };
+  TaskItem item{};
+  while (!stop_.load(std::memory_order_relaxed)) {
+    if (find_work(w, item)) {
+      execute(item.node, push, w.dc);
+      continue;
+    }
+    // Spin a little as a thief before sleeping.
+    bool found = false;
+    for (int k = 0; k < kStealSpins && !found; ++k) {
+      std::this_thread::yield();
+      found = find_work(w, item);
+    }
+    if (found) {
+      execute(item.node, push, w.dc);
+      continue;
+    }
+    w.dc.reset();
+    w.cur.reset();
+    sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    uint64_t e = epoch_.load(std::memory_order_seq_cst);
+    if (find_work(w, item)) {
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      execute(item.node, push, w.dc);
+      continue;
+    }
+    {
+      std::unique_lock<std::mutex> lk(sleep_mu_);
+      while (epoch_.load(std::memory_order_seq_cst) == e && !stop_.load()) sleep_cv_.wait(lk);
+    }
+    sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  w.dc.reset();
+}
+
+std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats *stats) {
+  auto run = std::make_shared<Run>(plan, opts);
+  if (stats) run->track_memory = true;
+  auto interval = std::chrono::microseconds(opts.progress_interval_us > 0 ? opts.progress_interval_us : 100000);
+  auto poll = std::min<std::chrono::microseconds>(interval, std::chrono::microseconds(20000));
+  auto last_progress = std::chrono::steady_clock::now();
+  auto report = [&](bool force) {
+    if (!opts.progress) return;
+    auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_progress < interval) return;
+    last_progress = now;
+    opts.progress(std::min<int64_t>(run->done.load(std::memory_order_relaxed), plan.size()), plan.size(),
+                  opts.progress_ud);
+  };
+  if (plan.size() > 0) {
+    if (workers_.empty()) {
+      // Synchronous mode: the caller runs every task in priority order.
+      std::vector<Node *> stack;
+      DoneCounter dc;
+      auto push = [&stack](Node *n) { stack.push_back(n); };
+      int64_t k = 0;
+      while (true) {
+        Node *n = nullptr;
+        if (!stack.empty()) {
+          n = stack.back();
+          stack.pop_back();
+        } else if (run->take_roots(&n, 1) == 0) {
+          break;
+        }
+        execute(n, push, dc);
+        if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) run->fail(CA_ECANCELED, "computation cancelled");
+        if ((++k & 63) == 0) {
+          dc.flush();
+          report(false);
+        }
+      }
+      dc.flush();
+    } else {
+      {
+        std::lock_guard<std::mutex> lk(runs_mu_);
+        runs_.push_back(run);
+      }
+      notify_all();
+      std::unique_lock<std::mutex> lk(run->mu);
+      while (!run->complete) {
+        run->cv.wait_for(lk, poll);
+        if (run->complete) break;
+        if (opts.cancel && opts.cancel->load(std::memory_order_relaxed) && !run->cancelled.load()) {
+          run->fail(CA_ECANCELED, "computation cancelled");
+          lk.unlock();
+          run->check_complete();
+          lk.lock();
+        }
+        lk.unlock();
+        report(false);
+        lk.lock();
+      }
+      lk.unlock();
+      std::lock_guard<std::mutex> rl(runs_mu_);
+      runs_.erase(std::find(runs_.begin(), runs_.end(), run));
+    }
+  }
+  // Collect outputs, release everything else.
+  std::vector<Block *> outs;
+  bool ok = run->err_code == CA_OK;
+  if (ok && opts.cancel && opts.cancel->load()) {
+    ok = false;
+    run->err_code = CA_ECANCELED;
+    run->err_msg = "computation cancelled";
+  }
+  if (ok) {
+    for (int32_t o : plan.outputs) {
+      Block *b = run->nodes[size_t(o)].result;
+      if (!b) {
+        ok = false;
+        run->err_code = CA_EINTERNAL;
+        run->err_msg = str("output task ", plan.key_of(o), " produced no result");
+        break;
+      }
+      outs.push_back(block_retain(b));
+    }
+  }
+  for (int32_t t = 0; t < plan.size(); ++t) {
+    Block *b = run->nodes[size_t(t)].result;
+    if (b) block_release(b);
+    run->nodes[size_t(t)].result = nullptr;
+  }
+  if (!ok) {
+    for (Block *b : outs) block_release(b);
+    throw Error(run->err_code, run->err_msg);
+  }
+  if (opts.progress) opts.progress(plan.size(), plan.size(), opts.progress_ud);
+  if (stats) {
+    stats->tasks = plan.size();
+    stats->peak_bytes = run->peak_bytes.load();
+  }
+  return outs;
+}
+
+}  // namespace ca

@@ -1,0 +1,78 @@
+// The executor: a work-stealing thread pool that runs plans (Taskflow's design).
+//
+// - Per-worker Chase-Lev deques: the owner pushes/pops at the bottom (LIFO: depth first), thieves
+//   steal from the top.
+// - Roots are not pushed up front: a worker takes the next root (in priority order) from a shared
+//   cursor only when it has no local work, so what is started is finished first and a long reduction
+//   holds few blocks per thread.
+// - An eventcount notifier: a worker announces it is about to sleep, re-checks for work, then sleeps;
+//   producers only take the lock when someone sleeps. No lost wake-ups.
+// - The first failure wins: it cancels the run, no further task starts, and every intermediate
+//   result is released.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "graph/plan.hpp"
+
+namespace ca {
+
+struct RunOptions {
+  void (*progress)(int64_t done, int64_t total, void *ud) = nullptr;
+  void *progress_ud = nullptr;
+  int64_t progress_interval_us = 100000;
+  const std::atomic<bool> *cancel = nullptr;  // external cancellation flag
+  int64_t memory_limit = 0;                   // bytes of live results; 0 = none
+};
+
+struct RunStats {
+  int64_t tasks = 0;
+  int64_t peak_bytes = 0;  // peak bytes of live results held by the run
+};
+
+class Run;
+
+class Executor {
+ public:
+  /// nthreads == 0: synchronous mode (the caller runs everything).
+  explicit Executor(int32_t nthreads);
+  ~Executor();
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  int32_t num_threads() const { return int32_t(workers_.size()); }
+
+  /// Run a plan; returns the requested results (owned refs, in plan.outputs order).
+  /// Throws Error (CA_EKERNEL, CA_ECANCELED, CA_ENOMEM) after releasing every intermediate.
+  std::vector<Block *> run(Plan &plan, const RunOptions &opts, RunStats *stats = nullptr);
+
+ private:
+  struct Worker;
+  void worker_loop(size_t id);
+  bool find_work(Worker &w, struct TaskItem &out);
+  bool take_root(Worker &w, struct TaskItem &out);
+  void notify_one();
+  void notify_all();
+
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+  // Active runs (roots still to hand out).
+  std::mutex runs_mu_;
+  std::vector<std::shared_ptr<Run>> runs_;
+  // Eventcount.
+  std::mutex sleep_mu_;
+  std::condition_variable sleep_cv_;
+  std::atomic<uint64_t> epoch_{0};
+  std::atomic<int32_t> sleepers_{0};
+  friend class Run;
+};
+
+}  // namespace ca

@@ -1,0 +1,58 @@
+// A plan: the tasks some keys need, materialized into flat arrays for the executor.
+//
+// Built by one depth-first walk from the requested keys: it culls (only reachable tasks), resolves
+// references to compact task ids, detects cycles (naming the keys on them), and numbers tasks in
+// post-order, which is the static priority (dask.order's idea: finish what is started before
+// starting new roots, so a reduction holds few blocks).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "kernel/kernel.hpp"
+
+namespace ca {
+
+struct PlanTask {
+  Kernel *kernel;
+  const Layer *layer;
+  int64_t local;        // task id inside its layer
+  uint32_t arg_begin;   // top-level args: args[arg_begin, arg_begin + nargs)
+  uint32_t nargs;
+  uint32_t patch_begin; // patches[patch_begin, patch_end)
+  uint32_t patch_end;
+  int32_t dep_begin;    // deps[dep_begin, dep_end)
+  int32_t dep_end;
+};
+
+struct Patch {
+  uint32_t pos;  // index into Plan::args of a CA_ARG_BLOCK argument
+  int32_t task;  // whose result goes there
+};
+
+struct Plan {
+  std::vector<PlanTask> tasks;  // in post-order (= priority: lower runs first)
+  std::vector<ca_arg_t> args;   // argument pool; LIST items point into it
+  std::vector<Patch> patches;
+  std::vector<int32_t> deps;            // unique dependencies per task (CSR via PlanTask)
+  std::vector<int32_t> dependents_off;  // CSR: dependents of t are dependents[off[t], off[t+1])
+  std::vector<int32_t> dependents;
+  std::vector<int32_t> roots;    // tasks without dependencies, in priority order
+  std::vector<int32_t> outputs;  // task id per requested key
+  std::vector<int32_t> nconsumers;  // dependents + times requested as output
+  // Keep what tasks point into alive.
+  std::vector<LayerPtr> layers;
+  std::vector<KernelPtr> kernels;
+  Arena arena;
+
+  int32_t size() const { return int32_t(tasks.size()); }
+  std::string key_of(int32_t t) const;
+};
+
+/// Build the plan for `keys`. Kernels are resolved in `registry` (may be null: then kernels are not
+/// resolved, for validation without a context). Throws CA_ENOTFOUND / CA_ECYCLE / CA_EINVAL.
+std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry);
+
+}  // namespace ca

@@ -1,0 +1,254 @@
+#include "io/codec.hpp"
+
+#include <blosc.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace ca::io {
+
+Compressor Compressor::zlib(int level) {
+  Compressor c;
+  c.id = "zlib";
+  c.level = level;
+  return c;
+}
+Compressor Compressor::gzip(int level) {
+  Compressor c;
+  c.id = "gzip";
+  c.level = level;
+  return c;
+}
+Compressor Compressor::zstd(int level) {
+  Compressor c;
+  c.id = "zstd";
+  c.level = level;
+  return c;
+}
+Compressor Compressor::blosc(std::string cname, int clevel, int shuffle, int64_t blocksize) {
+  Compressor c;
+  c.id = "blosc";
+  c.cname = std::move(cname);
+  c.clevel = clevel;
+  c.shuffle = shuffle;
+  c.blocksize = blocksize;
+  return c;
+}
+
+void check_compressor(const Compressor &c) {
+  if (c.id.empty()) return;
+  if (c.id == "zlib" || c.id == "gzip") {
+    CA_CHECK(c.level >= -1 && c.level <= 9, CA_EINVAL, c.id, " level ", c.level, " is out of range -1..9");
+    return;
+  }
+  if (c.id == "zstd") {
+    CA_CHECK(c.level >= ZSTD_minCLevel() && c.level <= ZSTD_maxCLevel(), CA_EINVAL, "zstd level ", c.level,
+             " is out of range ", ZSTD_minCLevel(), "..", ZSTD_maxCLevel());
+    return;
+  }
+  if (c.id == "blosc") {
+    int code = blosc_compname_to_compcode(c.cname.c_str());
+    CA_CHECK(code >= 0, CA_EUNSUPPORTED, "blosc compressor '", c.cname, "' is not supported (this build has: ",
+             blosc_list_compressors(), ")");
+    CA_CHECK(c.clevel >= 0 && c.clevel <= 9, CA_EINVAL, "blosc clevel ", c.clevel, " is out of range 0..9");
+    CA_CHECK(c.shuffle >= -1 && c.shuffle <= 2, CA_EINVAL, "blosc shuffle ", c.shuffle,
+             " is not one of -1 (auto), 0 (none), 1 (byte), 2 (bit)");
+    CA_CHECK(c.blocksize >= 0 && c.blocksize <= INT_MAX, CA_EINVAL, "blosc blocksize ", c.blocksize,
+             " is out of range");
+    return;
+  }
+  fail(CA_EUNSUPPORTED, "unknown compressor '", c.id, "' (supported: zlib, gzip, zstd, blosc)");
+}
+
+namespace {
+
+struct ZstdCCtxFree {
+  void operator()(ZSTD_CCtx *c) const noexcept { ZSTD_freeCCtx(c); }
+};
+struct ZstdDCtxFree {
+  void operator()(ZSTD_DCtx *c) const noexcept { ZSTD_freeDCtx(c); }
+};
+
+ZSTD_CCtx *zstd_cctx() {
+  thread_local std::unique_ptr<ZSTD_CCtx, ZstdCCtxFree> ctx(ZSTD_createCCtx());
+  if (!ctx) fail(CA_ENOMEM, "cannot create a zstd compression context");
+  return ctx.get();
+}
+ZSTD_DCtx *zstd_dctx() {
+  thread_local std::unique_ptr<ZSTD_DCtx, ZstdDCtxFree> ctx(ZSTD_createDCtx());
+  if (!ctx) fail(CA_ENOMEM, "cannot create a zstd decompression context");
+  return ctx.get();
+}
+
+std::string deflate_bytes(const void *src, size_t nbytes, int level, bool gzip) {
+  z_stream zs{};
+  int rc = deflateInit2(&zs, level, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY);
+  if (rc == Z_MEM_ERROR) fail(CA_ENOMEM, "zlib: out of memory");
+  if (rc != Z_OK) fail(CA_EINTERNAL, "zlib deflateInit2 failed: ", rc);
+  std::string out;
+  out.resize(deflateBound(&zs, uLong(nbytes)) + 32);
+  zs.next_in = static_cast<Bytef *>(const_cast<void *>(src));
+  zs.avail_in = 0;
+  zs.next_out = reinterpret_cast<Bytef *>(out.data());
+  zs.avail_out = 0;
+  size_t in_left = nbytes, out_left = out.size();
+  do {
+    // zlib counts in uInt: feed at most 1 GiB at a time.
+    if (zs.avail_in == 0 && in_left > 0) {
+      zs.avail_in = uInt(in_left < (1u << 30) ? in_left : (1u << 30));
+      in_left -= zs.avail_in;
+    }
+    if (zs.avail_out == 0) {
+      if (out_left == 0) {
+        size_t used = out.size();
+        out.resize(used * 2);
+        zs.next_out = reinterpret_cast<Bytef *>(out.data() + used);
+        out_left = out.size() - used;
+      }
+      zs.avail_out = uInt(out_left < (1u << 30) ? out_left : (1u << 30));
+      out_left -= zs.avail_out;
+    }
+    rc = deflate(&zs, in_left == 0 ? Z_FINISH : Z_NO_FLUSH);
+  } while (rc == Z_OK || rc == Z_BUF_ERROR);
+  size_t total = size_t(zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) fail(CA_EINTERNAL, "zlib deflate failed: ", rc);
+  out.resize(total);
+  return out;
+}
+
+void inflate_bytes(const void *src, size_t srclen, void *dst, size_t nbytes, const std::string &what,
+                   const char *name) {
+  z_stream zs{};
+  // 15 + 32: accept both zlib and gzip headers, as zlib.decompress and gzip readers would.
+  int rc = inflateInit2(&zs, 15 + 32);
+  if (rc == Z_MEM_ERROR) fail(CA_ENOMEM, "zlib: out of memory");
+  if (rc != Z_OK) fail(CA_EINTERNAL, "zlib inflateInit2 failed: ", rc);
+  zs.next_in = static_cast<Bytef *>(const_cast<void *>(src));
+  zs.next_out = static_cast<Bytef *>(dst);
+  size_t in_left = srclen, out_left = nbytes;
+  unsigned char scratch[4096];
+  bool overflow = false;
+  size_t extra = 0;
+  while (true) {
+    if (zs.avail_in == 0 && in_left > 0) {
+      zs.avail_in = uInt(in_left < (1u << 30) ? in_left : (1u << 30));
+      in_left -= zs.avail_in;
+    }
+    if (zs.avail_out == 0) {
+      if (out_left > 0) {
+        zs.avail_out = uInt(out_left < (1u << 30) ? out_left : (1u << 30));
+        out_left -= zs.avail_out;
+      } else {
+        // Output is full but the stream goes on: count the surplus into scratch for the message.
+        if (overflow) extra += sizeof scratch;
+        overflow = true;
+        zs.next_out = scratch;
+        zs.avail_out = sizeof scratch;
+      }
+    }
+    rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) break;
+    if (rc == Z_OK) continue;
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0) {
+      inflateEnd(&zs);
+      fail(CA_EFORMAT, what, ": ", name, " data is truncated (", srclen, " bytes decode to less than ", nbytes,
+           " expected bytes)");
+    }
+    if (rc == Z_BUF_ERROR) continue;
+    std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);
+    inflateEnd(&zs);
+    if (rc == Z_MEM_ERROR) fail(CA_ENOMEM, "zlib: out of memory");
+    fail(CA_EFORMAT, what, ": corrupt ", name, " data (", msg, ")");
+  }
+  size_t produced = overflow ? nbytes + extra + (sizeof scratch - zs.avail_out) : nbytes - out_left - zs.avail_out;
+  inflateEnd(&zs);
+  if (produced != nbytes)
+    fail(CA_EFORMAT, what, ": ", name, " data decodes to ", produced, " bytes, expected ", nbytes,
+         " (chunk of the wrong size)");
+}
+
+}  // namespace
+
+std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, size_t typesize) {
+  check_compressor(c);
+  if (c.id.empty()) return std::string(static_cast<const char *>(src), nbytes);
+  if (c.id == "zlib" || c.id == "gzip") return deflate_bytes(src, nbytes, c.level, c.id == "gzip");
+  if (c.id == "zstd") {
+    std::string out;
+    out.resize(ZSTD_compressBound(nbytes));
+    size_t r = ZSTD_compressCCtx(zstd_cctx(), out.data(), out.size(), src, nbytes, c.level);
+    if (ZSTD_isError(r)) fail(CA_EINTERNAL, "zstd compression failed: ", ZSTD_getErrorName(r));
+    out.resize(r);
+    return out;
+  }
+  // blosc
+  CA_CHECK(nbytes <= size_t(BLOSC_MAX_BUFFERSIZE), CA_EINVAL, "chunk of ", nbytes,
+           " bytes is too large for blosc (at most ", BLOSC_MAX_BUFFERSIZE, ")");
+  int shuffle = c.shuffle;
+  if (shuffle == -1) shuffle = typesize == 1 ? BLOSC_BITSHUFFLE : BLOSC_SHUFFLE;
+  // blosc's typesize is one byte wide; larger items shuffle as bytes of 1 (numcodecs does the same).
+  size_t ts = typesize > 0 && typesize <= BLOSC_MAX_TYPESIZE ? typesize : 1;
+  std::string out;
+  out.resize(nbytes + BLOSC_MAX_OVERHEAD);
+  int r = blosc_compress_ctx(c.clevel, shuffle, ts, nbytes, src, out.data(), out.size(), c.cname.c_str(),
+                             size_t(c.blocksize), 1);
+  if (r <= 0) fail(CA_EINTERNAL, "blosc compression (", c.cname, ") failed: ", r);
+  out.resize(size_t(r));
+  return out;
+}
+
+void decode_chunk(const Compressor &c, const void *src, size_t srclen, void *dst, size_t nbytes,
+                  const std::string &what) {
+  check_compressor(c);
+  if (c.id.empty()) {
+    if (srclen != nbytes)
+      fail(CA_EFORMAT, what, ": uncompressed chunk has ", srclen, " bytes, expected ", nbytes,
+           " (chunk of the wrong size)");
+    std::memcpy(dst, src, nbytes);
+    return;
+  }
+  if (c.id == "zlib" || c.id == "gzip") {
+    inflate_bytes(src, srclen, dst, nbytes, what, c.id.c_str());
+    return;
+  }
+  if (c.id == "zstd") {
+    unsigned long long known = ZSTD_getFrameContentSize(src, srclen);
+    if (known == ZSTD_CONTENTSIZE_ERROR) fail(CA_EFORMAT, what, ": corrupt or truncated zstd data");
+    // The first frame's size is the whole size when there is one frame (as numcodecs writes).
+    bool one_frame = ZSTD_findFrameCompressedSize(src, srclen) == srclen;
+    if (one_frame && known != ZSTD_CONTENTSIZE_UNKNOWN && known != nbytes)
+      fail(CA_EFORMAT, what, ": zstd data decodes to ", known, " bytes, expected ", nbytes,
+           " (chunk of the wrong size)");
+    size_t r = ZSTD_decompressDCtx(zstd_dctx(), dst, nbytes, src, srclen);
+    if (ZSTD_isError(r)) {
+      if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall)
+        fail(CA_EFORMAT, what, ": zstd data decodes to more than ", nbytes, " expected bytes (chunk of the wrong size)");
+      fail(CA_EFORMAT, what, ": corrupt zstd data (", ZSTD_getErrorName(r), ")");
+    }
+    if (r != nbytes)
+      fail(CA_EFORMAT, what, ": zstd data decodes to ", r, " bytes, expected ", nbytes, " (chunk of the wrong size)");
+    return;
+  }
+  // blosc: validate the header against the buffer before decompressing.
+  size_t dec = 0;
+  if (srclen < BLOSC_MIN_HEADER_LENGTH || blosc_cbuffer_validate(src, srclen, &dec) != 0)
+    fail(CA_EFORMAT, what, ": corrupt or truncated blosc data (", srclen, " bytes)");
+  if (dec != nbytes)
+    fail(CA_EFORMAT, what, ": blosc data decodes to ", dec, " bytes, expected ", nbytes, " (chunk of the wrong size)");
+  size_t nb = 0, cb = 0, bs = 0;
+  blosc_cbuffer_sizes(src, &nb, &cb, &bs);
+  if (cb != srclen) fail(CA_EFORMAT, what, ": blosc header says ", cb, " compressed bytes, the file has ", srclen);
+  if (nbytes == 0) return;
+  int r = blosc_decompress_ctx(src, dst, nbytes, 1);
+  if (r < 0 || size_t(r) != nbytes) fail(CA_EFORMAT, what, ": corrupt blosc data (blosc error ", r, ")");
+}
+
+}  // namespace ca::io

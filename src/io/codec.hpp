@@ -1,0 +1,44 @@
+// Chunk compressors of zarr v2 (numcodecs ids): none, zlib, gzip, zstd and blosc.
+// All functions are thread-safe (blosc through its context API, zstd with per-thread contexts).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace ca::io {
+
+/// A compressor as written in .zarray's "compressor" (numcodecs config). An empty id means none (null).
+struct Compressor {
+  std::string id;             ///< "", "zlib", "gzip", "zstd" or "blosc"
+  int level = 1;              ///< zlib, gzip (0..9) and zstd (-131072..22)
+  std::string cname = "lz4";  ///< blosc: blosclz, lz4, lz4hc, zlib, zstd
+  int clevel = 5;             ///< blosc: 0..9
+  int shuffle = 1;            ///< blosc: -1 auto (bit for 1-byte items, else byte), 0 none, 1 byte, 2 bit
+  int64_t blocksize = 0;      ///< blosc: 0 = automatic
+
+  bool is_none() const noexcept { return id.empty(); }
+  bool operator==(const Compressor &) const = default;
+
+  static Compressor none() { return {}; }
+  static Compressor zlib(int level = 1);
+  static Compressor gzip(int level = 1);
+  static Compressor zstd(int level = 1);
+  static Compressor blosc(std::string cname = "lz4", int clevel = 5, int shuffle = 1, int64_t blocksize = 0);
+};
+
+/// Throws CA_EUNSUPPORTED for an unknown id or blosc compressor name (message lists what is supported),
+/// CA_EINVAL for out-of-range levels or shuffle.
+void check_compressor(const Compressor &c);
+
+/// Compress `nbytes` bytes of items of `typesize` bytes (blosc's shuffle unit). Throws CA_EUNSUPPORTED,
+/// CA_EINVAL (too large for blosc: 2 GiB) or CA_EINTERNAL if the library fails.
+std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, size_t typesize);
+
+/// Decompress `srclen` bytes into exactly `nbytes` bytes at `dst`. Corrupt data, or data that decodes to a
+/// different size, throws CA_EFORMAT with a message naming `what` (the chunk file), the expected and the
+/// actual size where known. Never writes past dst + nbytes.
+void decode_chunk(const Compressor &c, const void *src, size_t srclen, void *dst, size_t nbytes,
+                  const std::string &what);
+
+}  // namespace ca::io

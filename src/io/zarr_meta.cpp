@@ -1,0 +1,420 @@
+#include "io/zarr_meta.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "io/fs.hpp"
+#include "io/layout.hpp"
+
+namespace ca::io {
+
+using json = nlohmann::json;
+
+Index ZarrMeta::chunk_elems() const noexcept {
+  Index n = 1;
+  for (Index c : chunks) n *= c;
+  return n;
+}
+
+std::vector<Index> ZarrMeta::chunk_grid() const {
+  std::vector<Index> g(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) g[d] = chunks[d] > 0 ? (shape[d] + chunks[d] - 1) / chunks[d] : 0;
+  return g;
+}
+
+std::string ZarrMeta::typestr() const {
+  std::string s = dtype_typestr(dtype);  // "<f8" or "|b1"
+  if (big_endian && s[0] == '<') s[0] = '>';
+  return s;
+}
+
+ZarrMeta make_zarr_meta(DType dtype, std::vector<Index> shape, std::vector<Index> chunks) {
+  ZarrMeta m;
+  m.dtype = dtype;
+  m.shape = std::move(shape);
+  m.chunks = std::move(chunks);
+  return m;
+}
+
+namespace {
+
+// -- fill value ----------------------------------------------------------------------------------------
+
+double special_float(const json &v, const std::string &where) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    const std::string &s = v.get_ref<const std::string &>();
+    if (s == "NaN" || s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  fail(CA_EFORMAT, where, ": fill_value ", v.dump(), " is not a number");
+}
+
+FillValue parse_fill(const json &v, DType dtype, const std::string &where) {
+  if (v.is_null()) return std::monostate{};
+  switch (dtype_kind(dtype)) {
+    case 'b':
+      if (v.is_boolean()) return v.get<bool>();
+      if (v.is_number()) return v.get<double>() != 0;
+      break;
+    case 'i':
+    case 'u':
+      if (v.is_boolean()) return int64_t(v.get<bool>());
+      if (v.is_number_unsigned()) return v.get<uint64_t>();
+      if (v.is_number_integer()) return v.get<int64_t>();
+      if (v.is_number_float()) return v.get<double>();
+      break;
+    case 'f':
+      if (v.is_boolean()) return double(v.get<bool>());
+      return special_float(v, where);
+    case 'c':
+      if (v.is_array() && v.size() == 2)
+        return std::complex<double>(special_float(v[0], where), special_float(v[1], where));
+      if (v.is_number() || v.is_string()) return std::complex<double>(special_float(v, where), 0.0);
+      break;
+  }
+  fail(CA_EFORMAT, where, ": fill_value ", v.dump(), " does not fit dtype ", dtype_name(dtype));
+}
+
+// Every alternative as double/complex, for float and complex dtypes.
+std::complex<double> fill_complex(const FillValue &f) {
+  return std::visit(
+      [](auto &&x) -> std::complex<double> {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) return 0.0;
+        else if constexpr (std::is_same_v<T, std::complex<double>>) return x;
+        else return double(x);
+      },
+      f);
+}
+
+template <class T>
+T fill_integer(const FillValue &f, DType dtype) {
+  auto bad = [&](const std::string &v) -> T { fail(CA_EFORMAT, "fill_value ", v, " does not fit dtype ", dtype_name(dtype)); };
+  return std::visit(
+      [&](auto &&x) -> T {
+        using V = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<V, std::monostate>) {
+          return T(0);
+        } else if constexpr (std::is_same_v<V, bool>) {
+          return T(x);
+        } else if constexpr (std::is_same_v<V, int64_t>) {
+          if (std::is_unsigned_v<T> ? (x < 0 || uint64_t(x) > uint64_t(std::numeric_limits<T>::max()))
+                                    : (x < int64_t(std::numeric_limits<T>::min()) || x > int64_t(std::numeric_limits<T>::max())))
+            return bad(std::to_string(x));
+          return T(x);
+        } else if constexpr (std::is_same_v<V, uint64_t>) {
+          if (x > uint64_t(std::numeric_limits<T>::max())) return bad(std::to_string(x));
+          return T(x);
+        } else if constexpr (std::is_same_v<V, double>) {
+          if (!std::isfinite(x) || x != std::floor(x) || x < double(std::numeric_limits<T>::min()) ||
+              x >= double(std::numeric_limits<T>::max()) + 1.0)
+            return bad(str(x));
+          return T(x);
+        } else {
+          if (x.imag() != 0) return bad(str(x));
+          return fill_integer<T>(FillValue(x.real()), dtype);
+        }
+      },
+      f);
+}
+
+json fill_number_json(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  return x;
+}
+
+json fill_to_json(const ZarrMeta &m) {
+  if (std::holds_alternative<std::monostate>(m.fill_value)) return nullptr;
+  auto b = m.fill_bytes();  // validates, and gives the value as the dtype holds it
+  return dispatch_dtype(m.dtype, [&](auto tag) -> json {
+    using T = typename decltype(tag)::type;
+    T v;
+    std::memcpy(&v, b.data(), sizeof(T));
+    if constexpr (std::is_same_v<T, bool>) return v;
+    else if constexpr (std::is_integral_v<T>) return v;
+    else if constexpr (std::is_floating_point_v<T>) return fill_number_json(double(v));
+    else return json::array({fill_number_json(double(v.real())), fill_number_json(double(v.imag()))});
+  });
+}
+
+// -- compressor ----------------------------------------------------------------------------------------
+
+template <class T>
+T get_or(const json &o, const char *key, T def, const std::string &where) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return def;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!it->is_string()) fail(CA_EFORMAT, where, ": compressor key '", key, "' is ", it->dump(), ", expected a string");
+  } else {
+    if (!it->is_number_integer()) fail(CA_EFORMAT, where, ": compressor key '", key, "' is ", it->dump(), ", expected an integer");
+  }
+  return it->get<T>();
+}
+
+Compressor parse_compressor(const json &v, const std::string &where) {
+  if (v.is_null()) return Compressor::none();
+  if (!v.is_object() || !v.contains("id") || !v["id"].is_string())
+    fail(CA_EFORMAT, where, ": compressor ", v.dump(), " is neither null nor an object with a string 'id'");
+  Compressor c;
+  c.id = v["id"].get<std::string>();
+  if (c.id == "zlib" || c.id == "gzip" || c.id == "zstd") {
+    c.level = get_or<int>(v, "level", 1, where);
+  } else if (c.id == "blosc") {
+    c.cname = get_or<std::string>(v, "cname", "lz4", where);
+    c.clevel = get_or<int>(v, "clevel", 5, where);
+    c.shuffle = get_or<int>(v, "shuffle", 1, where);
+    c.blocksize = get_or<int64_t>(v, "blocksize", 0, where);
+  } else {
+    fail(CA_EUNSUPPORTED, where, ": unknown compressor '", c.id, "' (supported: zlib, gzip, zstd, blosc)");
+  }
+  try {
+    check_compressor(c);
+  } catch (const Error &e) {
+    fail(e.code(), where, ": ", e.message());
+  }
+  return c;
+}
+
+json compressor_to_json(const Compressor &c) {
+  if (c.is_none()) return nullptr;
+  json o;
+  o["id"] = c.id;
+  if (c.id == "blosc") {
+    o["cname"] = c.cname;
+    o["clevel"] = c.clevel;
+    o["shuffle"] = c.shuffle;
+    o["blocksize"] = c.blocksize;
+  } else {
+    o["level"] = c.level;
+  }
+  return o;
+}
+
+std::vector<Index> parse_extents(const json &o, const char *key, const std::string &where, Index min) {
+  auto it = o.find(key);
+  if (it == o.end()) fail(CA_EFORMAT, where, ": key '", key, "' is missing");
+  if (!it->is_array()) fail(CA_EFORMAT, where, ": '", key, "' is ", it->dump(), ", expected a list of integers");
+  std::vector<Index> v;
+  for (const json &e : *it) {
+    if (!e.is_number_integer() || e.get<int64_t>() < min)
+      fail(CA_EFORMAT, where, ": '", key, "' is ", it->dump(), ", expected a list of integers >= ", min);
+    v.push_back(e.get<int64_t>());
+  }
+  if (v.size() > size_t(CA_MAX_NDIM)) fail(CA_EUNSUPPORTED, where, ": ", v.size(), " dimensions, at most ", CA_MAX_NDIM);
+  return v;
+}
+
+// Python's json module writes NaN, Infinity and -Infinity tokens; nlohmann does not read them. Replace them
+// (outside strings) by null, for validation only.
+std::string without_nan_tokens(const std::string &s) {
+  std::string out;
+  out.reserve(s.size());
+  bool in_str = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char ch = s[i];
+    if (in_str) {
+      out += ch;
+      if (ch == '\\' && i + 1 < s.size()) out += s[++i];
+      else if (ch == '"') in_str = false;
+      continue;
+    }
+    if (ch == '"') in_str = true;
+    if (s.compare(i, 3, "NaN") == 0) { out += "null"; i += 2; continue; }
+    if (s.compare(i, 8, "Infinity") == 0) { out += "null"; i += 7; continue; }
+    if (s.compare(i, 9, "-Infinity") == 0) { out += "null"; i += 8; continue; }
+    out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::array<unsigned char, 16> ZarrMeta::fill_bytes() const {
+  std::array<unsigned char, 16> out{};
+  if (std::holds_alternative<std::monostate>(fill_value)) return out;
+  dispatch_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T v;
+    if constexpr (std::is_same_v<T, bool>) {
+      v = std::visit(
+          [](auto &&x) -> bool {
+            using V = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<V, std::monostate>) return false;
+            else if constexpr (std::is_same_v<V, std::complex<double>>) return x != std::complex<double>(0.0);
+            else return x != 0;
+          },
+          fill_value);
+    } else if constexpr (std::is_integral_v<T>) {
+      v = fill_integer<T>(fill_value, dtype);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      std::complex<double> c = fill_complex(fill_value);
+      if (c.imag() != 0) fail(CA_EFORMAT, "fill_value ", c, " does not fit dtype ", dtype_name(dtype));
+      v = T(c.real());
+    } else {
+      std::complex<double> c = fill_complex(fill_value);
+      v = T(typename T::value_type(c.real()), typename T::value_type(c.imag()));
+    }
+    std::memcpy(out.data(), &v, sizeof(T));
+  });
+  return out;
+}
+
+void validate_zarr_meta(const ZarrMeta &m) {
+  CA_CHECK(dtype_valid(m.dtype) && m.dtype != CA_RAW, CA_EUNSUPPORTED, "dtype ", m.dtype, " cannot be stored in zarr");
+  CA_CHECK(m.shape.size() == m.chunks.size(), CA_EINVAL, "chunks has ", m.chunks.size(), " entries, shape has ",
+           m.shape.size());
+  CA_CHECK(m.shape.size() <= size_t(CA_MAX_NDIM), CA_EINVAL, "ndim ", m.shape.size(), " is above ", CA_MAX_NDIM);
+  Index elems = 1;
+  for (size_t d = 0; d < m.shape.size(); ++d) {
+    CA_CHECK(m.shape[d] >= 0, CA_EINVAL, "shape[", d, "] is ", m.shape[d], ", must be >= 0");
+    CA_CHECK(m.chunks[d] >= 1, CA_EINVAL, "chunks[", d, "] is ", m.chunks[d], ", must be >= 1");
+    CA_CHECK(elems <= (Index(1) << 50) / m.chunks[d], CA_EINVAL, "a chunk of ", m.chunks.size(),
+             " dimensions has too many elements");
+    elems *= m.chunks[d];
+  }
+  CA_CHECK(m.order == 'C' || m.order == 'F', CA_EINVAL, "order '", m.order, "' is neither 'C' nor 'F'");
+  CA_CHECK(m.dimension_separator == '.' || m.dimension_separator == '/', CA_EINVAL, "dimension_separator '",
+           m.dimension_separator, "' is neither '.' nor '/'");
+  check_compressor(m.compressor);
+  (void)m.fill_bytes();
+}
+
+ZarrMeta parse_zarray(const std::string &text, const std::string &where) {
+  json o;
+  try {
+    o = json::parse(text);
+  } catch (const json::exception &e) {
+    fail(CA_EFORMAT, where, ": corrupt JSON (", e.what(), ")");
+  }
+  if (!o.is_object()) fail(CA_EFORMAT, where, ": expected a JSON object, found ", o.type_name());
+  auto fmt = o.find("zarr_format");
+  if (fmt == o.end()) fail(CA_EFORMAT, where, ": key 'zarr_format' is missing");
+  if (!fmt->is_number_integer() || fmt->get<int64_t>() != 2)
+    fail(CA_EVERSION, where, ": zarr_format is ", fmt->dump(), ", only zarr v2 (2) is supported");
+  ZarrMeta m;
+  m.shape = parse_extents(o, "shape", where, 0);
+  m.chunks = parse_extents(o, "chunks", where, 1);
+  if (m.chunks.size() != m.shape.size())
+    fail(CA_EFORMAT, where, ": 'chunks' has ", m.chunks.size(), " entries, 'shape' has ", m.shape.size());
+  auto dt = o.find("dtype");
+  if (dt == o.end()) fail(CA_EFORMAT, where, ": key 'dtype' is missing");
+  if (!dt->is_string())
+    fail(CA_EUNSUPPORTED, where, ": dtype ", dt->dump(), " is not supported (structured dtypes are not)");
+  parse_numpy_typestr(dt->get<std::string>(), where, m.dtype, m.big_endian);
+  auto ord = o.find("order");
+  if (ord == o.end()) fail(CA_EFORMAT, where, ": key 'order' is missing");
+  if (!ord->is_string() || (*ord != "C" && *ord != "F"))
+    fail(CA_EFORMAT, where, ": order is ", ord->dump(), ", expected \"C\" or \"F\"");
+  m.order = ord->get<std::string>()[0];
+  auto fv = o.find("fill_value");
+  m.fill_value = fv == o.end() ? FillValue{} : parse_fill(*fv, m.dtype, where);
+  try {
+    (void)m.fill_bytes();
+  } catch (const Error &e) {
+    fail(CA_EFORMAT, where, ": ", e.message());
+  }
+  auto flt = o.find("filters");
+  if (flt != o.end() && !flt->is_null() && !(flt->is_array() && flt->empty()))
+    fail(CA_EUNSUPPORTED, where, ": filters ", flt->dump(), " are not supported (only \"filters\": null)");
+  auto comp = o.find("compressor");
+  if (comp == o.end()) fail(CA_EFORMAT, where, ": key 'compressor' is missing");
+  m.compressor = parse_compressor(*comp, where);
+  auto sep = o.find("dimension_separator");
+  if (sep != o.end() && !sep->is_null()) {
+    if (!sep->is_string() || (*sep != "." && *sep != "/"))
+      fail(CA_EFORMAT, where, ": dimension_separator is ", sep->dump(), ", expected \".\" or \"/\"");
+    m.dimension_separator = sep->get<std::string>()[0];
+  }
+  Index elems = 1;
+  for (Index c : m.chunks) {
+    if (elems > (Index(1) << 50) / c) fail(CA_EFORMAT, where, ": chunks ", o["chunks"].dump(), " are too large");
+    elems *= c;
+  }
+  return m;
+}
+
+std::string zarray_to_json(const ZarrMeta &m) {
+  validate_zarr_meta(m);
+  json o;
+  o["zarr_format"] = 2;
+  o["shape"] = m.shape;
+  o["chunks"] = m.chunks;
+  o["dtype"] = m.typestr();
+  o["order"] = std::string(1, m.order);
+  o["fill_value"] = fill_to_json(m);
+  o["filters"] = nullptr;
+  o["compressor"] = compressor_to_json(m.compressor);
+  o["dimension_separator"] = std::string(1, m.dimension_separator);
+  return o.dump(4);
+}
+
+ZarrMeta read_zarr_meta(const std::string &path) {
+  std::string file = join_path(path, ".zarray");
+  auto text = read_file_if_exists(file);
+  if (!text) {
+    if (!path_exists(path)) fail(CA_ENOTFOUND, "zarr array '", path, "' does not exist");
+    fail(CA_ENOTFOUND, "'", path, "' is not a zarr array: ", file, " is missing");
+  }
+  return parse_zarray(*text, file);
+}
+
+void write_zarr_meta(const std::string &path, const ZarrMeta &meta, const std::string &attrs_json) {
+  std::string text = zarray_to_json(meta);
+  write_file_atomic(join_path(path, ".zarray"), text.data(), text.size());
+  if (!attrs_json.empty()) write_zattrs(path, attrs_json);
+}
+
+std::string read_zattrs(const std::string &path) {
+  auto text = read_file_if_exists(join_path(path, ".zattrs"));
+  return text ? *text : std::string("{}");
+}
+
+void write_zattrs(const std::string &path, const std::string &attrs_json) {
+  json o;
+  try {
+    o = json::parse(without_nan_tokens(attrs_json));
+  } catch (const json::exception &e) {
+    fail(CA_EINVAL, "attributes are not valid JSON (", e.what(), ")");
+  }
+  CA_CHECK(o.is_object(), CA_EINVAL, "attributes must be a JSON object, got ", o.type_name());
+  write_file_atomic(join_path(path, ".zattrs"), attrs_json.data(), attrs_json.size());
+}
+
+bool is_zarr_array(const std::string &path) noexcept { return path_exists(join_path(path, ".zarray")); }
+bool is_zarr_group(const std::string &path) noexcept { return path_exists(join_path(path, ".zgroup")); }
+
+void create_group(const std::string &path, const std::string &attrs_json) {
+  CA_CHECK(!is_zarr_array(path), CA_EEXISTS, "'", path, "' is a zarr array, cannot create a group there");
+  if (!is_zarr_group(path)) {
+    static const char kGroup[] = "{\n    \"zarr_format\": 2\n}";
+    write_file_atomic(join_path(path, ".zgroup"), kGroup, sizeof kGroup - 1);
+  }
+  if (!attrs_json.empty()) write_zattrs(path, attrs_json);
+}
+
+std::vector<ZarrMember> list_group(const std::string &path) {
+  CA_CHECK(is_zarr_group(path), CA_ENOTFOUND, "'", path, "' is not a zarr group (no .zgroup)");
+  std::vector<ZarrMember> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::string sub = join_path(path, name);
+    if (is_zarr_group(sub)) out.push_back({name, true});
+    else if (is_zarr_array(sub)) out.push_back({name, false});
+  }
+  if (ec) fail(CA_EIO, "cannot list '", path, "': ", ec.message());
+  std::sort(out.begin(), out.end(), [](const ZarrMember &a, const ZarrMember &b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace ca::io

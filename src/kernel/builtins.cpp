@@ -1,0 +1,22 @@
+// The builtin kernels every context starts with (unless builtin_kernels = 0).
+#include "kernel/kernel.hpp"
+
+namespace ca {
+
+namespace {
+// ca.identity(x): returns its block argument unchanged (shared, not copied).
+ca_status_t k_identity(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  if (nargs != 1 || args[0].kind != CA_ARG_BLOCK) {
+    if (kctx) kctx->error = "ca.identity takes one block argument";
+    return CA_EINVAL;
+  }
+  *out = block_retain(args[0].u.block);
+  return CA_OK;
+}
+}  // namespace
+
+void register_builtin_kernels(KernelRegistry &reg) {
+  reg.add(kernel_new("ca.identity", k_identity, 1, nullptr, nullptr), true);
+}
+
+}  // namespace ca

@@ -1,0 +1,88 @@
+#include "kernel/kernel.hpp"
+
+#include <algorithm>
+
+namespace ca {
+
+KernelPtr kernel_new(const std::string &name, ca_kernel_fn fn, int32_t version, void *ud, void (*free_ud)(void *)) {
+  try {
+    CA_CHECK(!name.empty(), CA_EINVAL, "kernel name is empty");
+    CA_CHECK(name.find('\0') == std::string::npos, CA_EINVAL, "kernel name contains a NUL byte");
+    CA_CHECK(fn != nullptr, CA_EINVAL, "kernel function of '", name, "' is NULL");
+  } catch (...) {
+    if (free_ud) free_ud(ud);
+    throw;
+  }
+  Kernel *k;
+  try {
+    k = new Kernel();
+  } catch (...) {
+    if (free_ud) free_ud(ud);
+    throw;
+  }
+  k->name = name;
+  k->version = version;
+  k->fn = fn;
+  k->user_data = ud;
+  k->free_user_data = free_ud;
+  return KernelPtr(k);
+}
+
+Block *kernel_invoke(const Kernel *k, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx) {
+  ca_block_t *out = nullptr;
+  ca_status_t st;
+  try {
+    st = k->fn(&out, args, nargs, kctx, k->user_data);
+  } catch (const Error &e) {  // builtin kernels may throw internally
+    block_release(out);
+    fail(CA_EKERNEL, "kernel '", k->name, "': ", e.message());
+  }
+  if (st != CA_OK) {
+    block_release(out);
+    std::string msg = kctx && !kctx->error.empty() ? kctx->error : std::string(ca_status_str(st));
+    fail(CA_EKERNEL, "kernel '", k->name, "' failed: ", msg);
+  }
+  if (!out) fail(CA_EKERNEL, "kernel '", k->name, "' returned success but no result block");
+  return out;
+}
+
+void KernelRegistry::add(KernelPtr k, bool replace) {
+  CA_CHECK(k, CA_EINVAL, "kernel is NULL");
+  std::lock_guard<std::mutex> lk(mu_);
+  auto it = map_.find(k->name);
+  if (it != map_.end() && !replace) fail(CA_EEXISTS, "a kernel named '", k->name, "' is already registered");
+  std::string name = k->name;
+  map_[name] = std::move(k);
+}
+
+KernelPtr KernelRegistry::find(const std::string &name) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto it = map_.find(name);
+  return it == map_.end() ? KernelPtr() : it->second;
+}
+
+KernelPtr KernelRegistry::get(const std::string &name) const {
+  KernelPtr k = find(name);
+  if (!k) fail(CA_ENOTFOUND, "unknown kernel '", name, "' (not registered in this context)");
+  return k;
+}
+
+bool KernelRegistry::remove(const std::string &name) {
+  std::lock_guard<std::mutex> lk(mu_);
+  return map_.erase(name) > 0;
+}
+
+size_t KernelRegistry::size() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return map_.size();
+}
+
+std::vector<std::string> KernelRegistry::names() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  std::vector<std::string> v;
+  for (auto &kv : map_) v.push_back(kv.first);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+}  // namespace ca

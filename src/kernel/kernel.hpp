@@ -1,0 +1,93 @@
+// Kernels (the C type ca_kernel_t) and the registry a context keeps them in.
+#pragma once
+
+#include <chunkarray/kernel.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/block.hpp"
+
+struct ca_kernel_ctx {
+  const char *key_name = "";
+  const int64_t *key_index = nullptr;
+  int32_t nindex = 0;
+  const std::atomic<bool> *cancelled = nullptr;
+  std::string error;  // set by ca_kernel_set_error
+};
+
+struct ca_kernel {
+  std::atomic<int64_t> refs{1};
+  std::string name;
+  int32_t version = 1;
+  ca_kernel_fn fn = nullptr;
+  void *user_data = nullptr;
+  void (*free_user_data)(void *) = nullptr;
+  // Kernels that own an internal object (libffi adapters) keep it here; destroyed with the kernel.
+  std::shared_ptr<void> impl;
+  std::string signature;  // ffi kernels: the described C signature
+
+  ~ca_kernel() {
+    if (free_user_data) free_user_data(user_data);
+  }
+};
+
+namespace ca {
+
+using Kernel = ca_kernel;
+
+inline Kernel *kernel_retain(const Kernel *k) noexcept {
+  if (k) const_cast<Kernel *>(k)->refs.fetch_add(1, std::memory_order_relaxed);
+  return const_cast<Kernel *>(k);
+}
+inline void kernel_release(const Kernel *k) noexcept {
+  if (k && const_cast<Kernel *>(k)->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete k;
+}
+
+struct KernelPtr {
+  Kernel *k = nullptr;
+  KernelPtr() = default;
+  explicit KernelPtr(Kernel *adopt) : k(adopt) {}
+  KernelPtr(const KernelPtr &o) : k(kernel_retain(o.k)) {}
+  KernelPtr(KernelPtr &&o) noexcept : k(o.k) { o.k = nullptr; }
+  KernelPtr &operator=(KernelPtr o) noexcept {
+    std::swap(k, o.k);
+    return *this;
+  }
+  ~KernelPtr() { kernel_release(k); }
+  Kernel *get() const { return k; }
+  Kernel *operator->() const { return k; }
+  explicit operator bool() const { return k != nullptr; }
+};
+
+/// Create a native kernel. user_data's free function runs exactly once, also if this throws.
+KernelPtr kernel_new(const std::string &name, ca_kernel_fn fn, int32_t version, void *ud, void (*free_ud)(void *));
+/// Create a kernel over a plain C function described by a signature string (libffi). See kernel.h.
+KernelPtr kernel_new_ffi(const std::string &name, void (*fn)(void), const std::string &signature, int32_t version,
+                         void *ud, void (*free_ud)(void *));
+
+/// Call a kernel; returns its block or throws Error(CA_EKERNEL, message).
+Block *kernel_invoke(const Kernel *k, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx);
+
+class KernelRegistry {
+ public:
+  void add(KernelPtr k, bool replace);  // CA_EEXISTS
+  KernelPtr find(const std::string &name) const;  // empty if absent
+  KernelPtr get(const std::string &name) const;   // CA_ENOTFOUND
+  bool remove(const std::string &name);
+  size_t size() const;
+  std::vector<std::string> names() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, KernelPtr> map_;
+};
+
+/// Register the library's builtin kernels (array operations; "ca." prefix).
+void register_builtin_kernels(KernelRegistry &reg);
+
+}  // namespace ca

@@ -1,0 +1,73 @@
+// Helpers for the interop suites: scratch directories and running Debian's python3 (numpy, zarr).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/block.hpp"
+
+#ifndef CA_PYTHON
+#define CA_PYTHON "/usr/bin/python3"
+#endif
+
+namespace ca::test {
+
+/// A fresh directory under $TMPDIR, removed with the object.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ca_interop_XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string &path() const { return path_; }
+  std::string operator/(const std::string &name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline void write_text(const std::string &path, const std::string &text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+inline std::string read_text(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// Run `script` (Python source) with Debian's python3 and arguments; output goes to `log`. Returns the
+/// exit status (or -1 if it did not exit normally).
+inline int run_python(const TempDir &dir, const std::string &script, const std::string &args, std::string *log) {
+  std::string file = dir / "script.py";
+  write_text(file, script);
+  std::string out = dir / "python.log";
+  std::string cmd = std::string(CA_PYTHON) + " " + file + " " + args + " > " + out + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  if (log) *log = read_text(out);
+  if (rc == -1 || !WIFEXITED(rc)) return -1;
+  return WEXITSTATUS(rc);
+}
+
+inline bool python_has_zarr() {
+  std::string cmd = std::string(CA_PYTHON) + " -c 'import numpy, zarr, numcodecs' > /dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+}  // namespace ca::test

@@ -1,0 +1,346 @@
+// Executor and graph end to end through the C API, with kernels defined here.
+#include <chunkarray/chunkarray.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/block.hpp"
+
+namespace {
+
+// ---- kernels -------------------------------------------------------------------------------------
+
+// const(v): 0-d float64 block
+ca_status_t k_const(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *kc, void *) {
+  if (n != 1 || (a[0].kind != CA_ARG_FLOAT64 && a[0].kind != CA_ARG_INT64)) {
+    ca_kernel_set_error(kc, "const takes one number");
+    return CA_EINVAL;
+  }
+  ca_status_t st = ca_block_new(out, CA_FLOAT64, 0, nullptr);
+  if (st) return st;
+  *static_cast<double *>(ca_block_data(*out)) = a[0].kind == CA_ARG_FLOAT64 ? a[0].u.f64 : double(a[0].u.i64);
+  return CA_OK;
+}
+
+double scalar(const ca_arg_t &a) {
+  if (a.kind == CA_ARG_BLOCK) return *static_cast<const double *>(ca_block_data(a.u.block));
+  if (a.kind == CA_ARG_FLOAT64) return a.u.f64;
+  if (a.kind == CA_ARG_INT64) return double(a.u.i64);
+  return 0;
+}
+
+double sum_arg(const ca_arg_t &a) {
+  if (a.kind == CA_ARG_LIST) {
+    double s = 0;
+    for (size_t i = 0; i < a.u.list.len; ++i) s += sum_arg(a.u.list.items[i]);
+    return s;
+  }
+  if (a.kind == CA_ARG_BLOCK) {
+    const double *d = static_cast<const double *>(ca_block_data(a.u.block));
+    double s = 0;
+    for (int64_t i = 0; i < ca_block_size(a.u.block); ++i) s += d[i];
+    return s;
+  }
+  return scalar(a);
+}
+
+// add(args...): 0-d sum of all arguments (blocks summed, lists recursed)
+ca_status_t k_add(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *, void *) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += sum_arg(a[i]);
+  ca_status_t st = ca_block_new(out, CA_FLOAT64, 0, nullptr);
+  if (st) return st;
+  *static_cast<double *>(ca_block_data(*out)) = s;
+  return CA_OK;
+}
+
+// ones(n): 1-d float64 block of n ones
+ca_status_t k_ones(ca_block_t **out, const ca_arg_t *a, size_t, ca_kernel_ctx_t *, void *) {
+  int64_t n = a[0].u.i64;
+  ca_status_t st = ca_block_new(out, CA_FLOAT64, 1, &n);
+  if (st) return st;
+  double *d = static_cast<double *>(ca_block_data(*out));
+  for (int64_t i = 0; i < n; ++i) d[i] = 1.0;
+  return CA_OK;
+}
+
+// addc(block, c): block + c
+ca_status_t k_addc(ca_block_t **out, const ca_arg_t *a, size_t, ca_kernel_ctx_t *, void *) {
+  const ca_block_t *b = a[0].u.block;
+  ca_status_t st = ca_block_new(out, CA_FLOAT64, ca_block_ndim(b), ca_block_shape(b));
+  if (st) return st;
+  const double *s = static_cast<const double *>(ca_block_data(b));
+  double *d = static_cast<double *>(ca_block_data(*out));
+  for (int64_t i = 0; i < ca_block_size(b); ++i) d[i] = s[i] + a[1].u.f64;
+  return CA_OK;
+}
+
+// fail_if(x, bad): fails when its key index equals bad
+ca_status_t k_fail_at(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *kc, void *ud) {
+  auto *count = static_cast<std::atomic<int> *>(ud);
+  if (count) count->fetch_add(1);
+  int32_t ni = 0;
+  const int64_t *idx = ca_kernel_key_index(kc, &ni);
+  if (ni == 1 && idx[0] == a[n - 1].u.i64) {
+    ca_kernel_set_error(kc, "deliberate failure at block 7");
+    return CA_EKERNEL;
+  }
+  return k_add(out, a, n - 1, kc, nullptr);
+}
+
+// slow(x): sleeps 2 ms, polls cancellation
+ca_status_t k_slow(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *kc, void *) {
+  for (int i = 0; i < 20 && !ca_kernel_cancelled(kc); ++i) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  return k_add(out, a, n, kc, nullptr);
+}
+
+struct Env {
+  ca_context_t *ctx = nullptr;
+  ca_graph_t *g = nullptr;
+  explicit Env(int threads) {
+    ca_context_options_t o = CA_CONTEXT_OPTIONS_INIT;
+    o.num_threads = threads;
+    EXPECT_EQ(ca_context_new(&ctx, &o), CA_OK);
+    EXPECT_EQ(ca_context_register(ctx, "const", k_const, nullptr), CA_OK);
+    EXPECT_EQ(ca_context_register(ctx, "add", k_add, nullptr), CA_OK);
+    EXPECT_EQ(ca_context_register(ctx, "ones", k_ones, nullptr), CA_OK);
+    EXPECT_EQ(ca_context_register(ctx, "addc", k_addc, nullptr), CA_OK);
+    EXPECT_EQ(ca_context_register(ctx, "slow", k_slow, nullptr), CA_OK);
+    EXPECT_EQ(ca_graph_new(&g), CA_OK);
+  }
+  ~Env() {
+    ca_graph_free(g);
+    ca_context_free(ctx);
+  }
+  double compute1(const char *name, std::vector<int64_t> idx, ca_status_t expect = CA_OK) {
+    ca_key_t k{name, idx.data(), int32_t(idx.size())};
+    ca_block_t *r = reinterpret_cast<ca_block_t *>(0x1);
+    ca_status_t st = ca_compute(ctx, g, &k, 1, &r, nullptr);
+    EXPECT_EQ(st, expect) << ca_last_error_message();
+    if (st != CA_OK) {
+      EXPECT_EQ(r, nullptr);
+      return -1;
+    }
+    double v = *static_cast<double *>(ca_block_data(r));
+    ca_block_free(r);
+    return v;
+  }
+};
+
+class ExecutorTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { live_ = ca::block_live_count(); }
+  void TearDown() override { EXPECT_EQ(ca::block_live_count(), live_) << "blocks leaked"; }
+  int64_t live_ = 0;
+};
+
+TEST_P(ExecutorTest, Diamond) {
+  Env e(GetParam());
+  int64_t z = 0;
+  ca_arg_t c = ca_arg_f64(2.0);
+  ca_key_t a{"a", &z, 1}, b{"b", &z, 1}, cc{"c", &z, 1}, d{"d", &z, 1};
+  ASSERT_EQ(ca_graph_add_task(e.g, &a, "const", &c, 1), CA_OK);
+  ca_arg_t ra[2] = {ca_arg_key("a", &z, 1), ca_arg_f64(1.0)};
+  ASSERT_EQ(ca_graph_add_task(e.g, &b, "add", ra, 2), CA_OK);   // 3
+  ca_arg_t rb[2] = {ca_arg_key("a", &z, 1), ca_arg_key("a", &z, 1)};
+  ASSERT_EQ(ca_graph_add_task(e.g, &cc, "add", rb, 2), CA_OK);  // 4 (same key twice)
+  ca_arg_t rd[2] = {ca_arg_key("b", &z, 1), ca_arg_key("c", &z, 1)};
+  ASSERT_EQ(ca_graph_add_task(e.g, &d, "add", rd, 2), CA_OK);   // 7
+  EXPECT_DOUBLE_EQ(e.compute1("d", {0}), 7.0);
+  EXPECT_DOUBLE_EQ(e.compute1("c", {0}), 4.0);
+  // several keys at once, one repeated
+  ca_key_t keys[3] = {d, b, d};
+  ca_block_t *res[3];
+  ASSERT_EQ(ca_compute(e.ctx, e.g, keys, 3, res, nullptr), CA_OK);
+  EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(res[0])), 7.0);
+  EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(res[1])), 3.0);
+  EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(res[2])), 7.0);
+  for (auto *r : res) ca_block_free(r);
+}
+
+TEST_P(ExecutorTest, DeepChainNoStackOverflow) {
+  Env e(GetParam());
+  const int64_t n = 100000;
+  int64_t z = 0;
+  ca_key_t k0{"x", &z, 1};
+  ca_arg_t one = ca_arg_f64(1.0);
+  ASSERT_EQ(ca_graph_add_task(e.g, &k0, "const", &one, 1), CA_OK);
+  for (int64_t i = 1; i < n; ++i) {
+    int64_t prev = i - 1;
+    ca_key_t k{"x", &i, 1};
+    ca_arg_t args[2] = {ca_arg_key("x", &prev, 1), ca_arg_f64(1.0)};
+    ASSERT_EQ(ca_graph_add_task(e.g, &k, "add", args, 2), CA_OK);
+  }
+  EXPECT_DOUBLE_EQ(e.compute1("x", {n - 1}), double(n));
+}
+
+TEST_P(ExecutorTest, FanOutFanInMillion) {
+  // 1e6 leaves from one source, summed by a symbolic tree: checks the count exactly.
+  Env e(GetParam());
+  int64_t z = 0;
+  ca_key_t src{"src", &z, 1};
+  ca_arg_t one = ca_arg_f64(1.0);
+  ASSERT_EQ(ca_graph_add_task(e.g, &src, "const", &one, 1), CA_OK);
+  int64_t nb[1] = {1000000};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ca_arg_t bargs[2] = {ca_arg_indexed("src", "z"), ca_arg_f64(0.0)};
+  // "z" is contracted? no: the source has one block, so broadcast over the new letter i.
+  bargs[0] = ca_arg_indexed("src", "i");
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "leaf", "i", "add", bargs, 2, &bo), CA_OK) << ca_last_error_message();
+  const char *prev = "leaf";
+  std::vector<std::string> names;
+  int64_t blocks = 1000000;
+  int level = 0;
+  while (blocks > 1) {
+    names.push_back("tree-" + std::to_string(level++));
+    int64_t split = 16;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, names.back().c_str(), prev, &split, 1, "add", nullptr, 0), CA_OK);
+    prev = names.back().c_str();
+    blocks = (blocks + 15) / 16;
+  }
+  EXPECT_DOUBLE_EQ(e.compute1(prev, {0}), 1e6);
+}
+
+TEST_P(ExecutorTest, W1ShapedGraph) {
+  // (ones(1000, chunks=5) + 1).sum() with a split_every=4 tree: 200 blocks.
+  Env e(GetParam());
+  ca_arg_t onesargs[1] = {ca_arg_i64(5)};
+  int64_t nb[1] = {200};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "ones", "i", "ones", onesargs, 1, &bo), CA_OK);
+  ca_arg_t addargs[2] = {ca_arg_indexed("ones", "i"), ca_arg_f64(1.0)};
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "add", "i", "addc", addargs, 2, nullptr), CA_OK);
+  ca_arg_t sumargs[1] = {ca_arg_indexed("add", "i")};
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "chunk", "i", "add", sumargs, 1, nullptr), CA_OK);
+  int64_t split = 4;
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p0", "chunk", &split, 1, "add", nullptr, 0), CA_OK);  // 50
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p1", "p0", &split, 1, "add", nullptr, 0), CA_OK);     // 13
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p2", "p1", &split, 1, "add", nullptr, 0), CA_OK);     // 4
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p3", "p2", &split, 1, "add", nullptr, 0), CA_OK);     // 1
+  EXPECT_EQ(ca_graph_num_tasks(e.g), 200 * 3 + 50 + 13 + 4 + 1);
+  EXPECT_DOUBLE_EQ(e.compute1("p3", {0}), 2000.0);
+}
+
+TEST_P(ExecutorTest, KernelFailureCancelsAndFreesEverything) {
+  Env e(GetParam());
+  std::atomic<int> calls{0};
+  ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+  ko.user_data = &calls;
+  ASSERT_EQ(ca_context_register(e.ctx, "fail_at", k_fail_at, &ko), CA_OK);
+  ca_arg_t onesargs[1] = {ca_arg_i64(100)};
+  int64_t nb[1] = {1000};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "ones", "i", "ones", onesargs, 1, &bo), CA_OK);
+  ca_arg_t fargs[2] = {ca_arg_indexed("ones", "i"), ca_arg_i64(7)};
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "f", "i", "fail_at", fargs, 2, nullptr), CA_OK);
+  int64_t split = 1000;
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "f", &split, 1, "add", nullptr, 0), CA_OK);
+  e.compute1("total", {0}, CA_EKERNEL);
+  std::string msg = ca_last_error_message();
+  EXPECT_NE(msg.find("deliberate failure at block 7"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("('f', 7)"), std::string::npos) << msg;
+  // Not every task ran: the failure stopped new ones (priority order runs block 7 early).
+  EXPECT_LT(calls.load(), 1000);
+}
+
+TEST_P(ExecutorTest, CancelFromAnotherThread) {
+  Env e(GetParam());
+  ca_arg_t cargs[1] = {ca_arg_f64(1.0)};
+  int64_t nb[1] = {20000};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "s", "i", "slow", cargs, 1, &bo), CA_OK);  // ~40 s if not cancelled
+  int64_t split = 20000;
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "s", &split, 1, "add", nullptr, 0), CA_OK);
+  ca_cancel_t *cancel;
+  ASSERT_EQ(ca_cancel_new(&cancel), CA_OK);
+  ca_compute_options_t co = CA_COMPUTE_OPTIONS_INIT;
+  co.cancel = cancel;
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ca_cancel_request(cancel);
+  });
+  int64_t z = 0;
+  ca_key_t k{"total", &z, 1};
+  ca_block_t *r = nullptr;
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(ca_compute(e.ctx, e.g, &k, 1, &r, &co), CA_ECANCELED);
+  auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.join();
+  EXPECT_EQ(r, nullptr);
+  EXPECT_LT(secs, 5.0);
+  ca_cancel_free(cancel);
+}
+
+void progress_cb(int64_t done, int64_t total, void *ud) {
+  auto *v = static_cast<std::vector<std::pair<int64_t, int64_t>> *>(ud);
+  v->push_back({done, total});
+}
+
+TEST_P(ExecutorTest, ProgressReachesTotal) {
+  Env e(GetParam());
+  ca_arg_t cargs[1] = {ca_arg_f64(1.0)};
+  int64_t nb[1] = {300};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "s", "i", "slow", cargs, 1, &bo), CA_OK);
+  int64_t split = 300;
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "s", &split, 1, "add", nullptr, 0), CA_OK);
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  ca_compute_options_t co = CA_COMPUTE_OPTIONS_INIT;
+  co.progress = progress_cb;
+  co.progress_user_data = &calls;
+  co.progress_interval_us = 10000;
+  int64_t z = 0;
+  ca_key_t k{"total", &z, 1};
+  ca_block_t *r = nullptr;
+  ASSERT_EQ(ca_compute(e.ctx, e.g, &k, 1, &r, &co), CA_OK);
+  EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(r)), 300.0);
+  ca_block_free(r);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls.back().first, 301);
+  EXPECT_EQ(calls.back().second, 301);
+  for (size_t i = 1; i < calls.size(); ++i) EXPECT_LE(calls[i - 1].first, calls[i].first);
+}
+
+TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
+  Env e(GetParam());
+  ca_arg_t onesargs[1] = {ca_arg_i64(10)};
+  int64_t nb[1] = {5000};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "ones", "i", "ones", onesargs, 1, &bo), CA_OK);
+  int64_t split = 8;
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p0", "ones", &split, 1, "add", nullptr, 0), CA_OK);
+  split = 1000;
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p1", "p0", &split, 1, "add", nullptr, 0), CA_OK);
+  std::vector<std::thread> ts;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 4; ++i)
+    ts.emplace_back([&] {
+      for (int rep = 0; rep < 5; ++rep) {
+        int64_t z = 0;
+        ca_key_t k{"p1", &z, 1};
+        ca_block_t *r = nullptr;
+        if (ca_compute(e.ctx, e.g, &k, 1, &r, nullptr) == CA_OK &&
+            *static_cast<double *>(ca_block_data(r)) == 50000.0)
+          ok++;
+        ca_block_free(r);
+      }
+    });
+  for (auto &t : ts) t.join();
+  EXPECT_EQ(ok.load(), 20);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(0, 1, 2, 4),
+                         [](const auto &info) { return "t" + std::to_string(info.param); });
+
+}  // namespace
