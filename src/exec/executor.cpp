@@ -258,21 +258,33 @@ void execute(Node *node, Push &&push, DoneCounter &dc) {
       d.result = nullptr;
     }
   }
-  // Successors that became ready; pushed lowest priority first so the most urgent is on top.
-  int64_t pushed = 0;
+  // Successors that became ready. All are counted in `inflight` before any is published: once one
+  // is pushed another thread may run it, and the run must not look complete while we still push.
+  // Pushed lowest priority first so the most urgent is on top.
+  dc.add(&r);
+  Node *ready_small[16];
+  std::vector<Node *> ready_big;
+  int64_t nready = 0;
   for (int32_t i = plan.dependents_off[size_t(t) + 1] - 1; i >= plan.dependents_off[size_t(t)]; --i) {
     Node &s = r.nodes[size_t(plan.dependents[size_t(i)])];
     if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      if (pushed >= 1) r.inflight.fetch_add(1, std::memory_order_relaxed);
-      push(&s);
-      ++pushed;
+      if (nready < 16) {
+        ready_small[nready] = &s;
+      } else {
+        if (ready_big.empty()) ready_big.assign(ready_small, ready_small + 16);
+        ready_big.push_back(&s);
+      }
+      ++nready;
     }
   }
-  dc.add(&r);
-  if (pushed == 0) {
+  if (nready == 0) {
     dc.flush();
-    r.finish(1);
+    r.finish(1);  // this task's own count
+    return;
   }
+  if (nready > 1) r.inflight.fetch_add(nready - 1, std::memory_order_relaxed);  // the first inherits ours
+  Node **ready = nready <= 16 ? ready_small : ready_big.data();
+  for (int64_t i = 0; i < nready; ++i) push(ready[i]);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 //  - pointer parameters: the function gets whole blocks (an i64 right after a pointer is its length).
 #include <ffi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -411,24 +412,29 @@ Block *call_elementwise(const FfiKernel &st, const ca_arg_t *args, size_t nargs,
   int64_t since_poll = 0;
   const int64_t rows = out->size / inner;
 
-  ca_status_t cancelled = CA_OK;
+  bool cancelled = false;
   dispatch_scalar(st.sig.ret, [&](auto rtag) {
     using R = typename decltype(rtag)::type;
     R *dst = out.data<R>();
     RetVal rv;
     for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t j = 0; j < inner; ++j) {
-        for (size_t i = 0; i < np; ++i) avalues[i] = const_cast<char *>(row[i] + j * inner_stride[i]);
-        rv.u64 = 0;
-        ffi_call(const_cast<ffi_cif *>(&st.cif), st.fn, &rv, avalues.data());
-        *dst++ = read_ret<R>(rv);
-      }
-      since_poll += inner;
-      if (since_poll >= kCancelPollElements) {
-        since_poll = 0;
-        if (poll_cancelled(kctx)) {
-          cancelled = CA_ECANCELED;
-          return;
+      // The row in pieces, so that a long row still polls for cancellation now and then.
+      for (int64_t j0 = 0; j0 < inner;) {
+        const int64_t j1 = std::min(inner, j0 + (kCancelPollElements - since_poll));
+        for (int64_t j = j0; j < j1; ++j) {
+          for (size_t i = 0; i < np; ++i) avalues[i] = const_cast<char *>(row[i] + j * inner_stride[i]);
+          rv.u64 = 0;
+          ffi_call(const_cast<ffi_cif *>(&st.cif), st.fn, &rv, avalues.data());
+          *dst++ = read_ret<R>(rv);
+        }
+        since_poll += j1 - j0;
+        j0 = j1;
+        if (since_poll == kCancelPollElements) {
+          since_poll = 0;
+          if (poll_cancelled(kctx)) {
+            cancelled = true;
+            return;
+          }
         }
       }
       // Advance the odometer over dimensions ndim-2 .. 0.
@@ -442,7 +448,7 @@ Block *call_elementwise(const FfiKernel &st, const ca_arg_t *args, size_t nargs,
       }
     }
   });
-  if (cancelled != CA_OK) fail(CA_ECANCELED, "cancelled");
+  if (cancelled) fail(CA_ECANCELED, "the compute was cancelled");
   return out.release();
 }
 

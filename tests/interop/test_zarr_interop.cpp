@@ -75,8 +75,7 @@ def case(name, typestr, order, comp, shape, chunks, sep, fill, partial):
         z[:partial] = data[:partial]
         expect[partial:] = 0 if fill is None else fill
         if fill is not None:
-            got = z[...]
-            assert got.tobytes() == expect.astype(dt).tobytes(), name
+            assert np.array_equal(z[...], expect, equal_nan=True), name
     np.save(os.path.join(root, name + '.npy'), np.ascontiguousarray(expect.astype(native)))
     manifest.append(dict(name=name, dtype=typestr, order=order, compressor=comp.codec_id if comp else '',
                          shape=list(shape), sep=sep, fill=repr(fill)))
@@ -109,6 +108,14 @@ import sys, os, json, math, numpy as np, zarr
 root = sys.argv[1]
 manifest = json.load(open(os.path.join(root, 'manifest.json')))
 bad = 0
+def same(a, e):
+    a = a.astype(e.dtype)
+    if a.dtype.kind == 'c':
+        return same(a.real, e.real) and same(a.imag, e.imag)
+    if a.dtype.kind == 'f':  # exact, with any NaN equal to any NaN
+        na, ne = np.isnan(a), np.isnan(e)
+        return bool((na == ne).all()) and a[~na].tobytes() == e[~ne].tobytes()
+    return a.tobytes() == e.tobytes()
 def same_fill(a, b):
     if a is None or b is None:
         return a is None and b is None
@@ -134,7 +141,10 @@ for c in manifest:
         assert same_fill(z.fill_value, c['fill']), ('fill_value', z.fill_value, c['fill'])
         a = z[...]
         assert a.shape == e.shape, ('value shape', a.shape, e.shape)
-        if a.tobytes() != e.astype(z.dtype).tobytes():
+        if 'rows' in c and c['fill'] is None:
+            # zarr-python 2.13 reads missing chunks of a null fill_value as uninitialized memory
+            a, e = a[:c['rows']], e[:c['rows']]
+        if not same(a, e):
             raise AssertionError(('values differ', a, e))
         if 'attrs' in c:
             assert z.attrs.asdict() == c['attrs'], ('attrs', z.attrs.asdict())
@@ -148,12 +158,35 @@ print('checked', len(manifest), 'stores,', bad, 'failed')
 sys.exit(1 if bad else 0)
 )PY";
 
-std::string hexdump_first_diff(const void *a, const void *b, size_t n) {
-  auto *x = static_cast<const unsigned char *>(a);
-  auto *y = static_cast<const unsigned char *>(b);
-  for (size_t i = 0; i < n; ++i)
-    if (x[i] != y[i]) return ca::str("first difference at byte ", i, ": ", int(x[i]), " vs ", int(y[i]));
-  return "equal";
+// Exact comparison, except that any NaN equals any NaN (zarr-python turns a NaN fill_value into a NaN of
+// either sign). "" if equal, else where the first difference is.
+std::string compare_blocks(const ca::Block &a, const ca::Block &b) {
+  if (a.dtype != b.dtype || a.nbytes != b.nbytes) return ca::str("dtype/size differ: ", a.nbytes, " vs ", b.nbytes);
+  const size_t isz = ca::dtype_size(a.dtype);
+  const bool fp = ca::dtype_is_float(a.dtype) || ca::dtype_is_complex(a.dtype);
+  const size_t part = ca::dtype_is_complex(a.dtype) ? isz / 2 : isz;
+  auto *x = static_cast<const unsigned char *>(a.data);
+  auto *y = static_cast<const unsigned char *>(b.data);
+  for (size_t off = 0; off < size_t(a.nbytes); off += part) {
+    if (std::memcmp(x + off, y + off, part) == 0) continue;
+    if (fp) {
+      bool nx, ny;
+      if (part == 4) {
+        float u, v;
+        std::memcpy(&u, x + off, 4);
+        std::memcpy(&v, y + off, 4);
+        nx = std::isnan(u), ny = std::isnan(v);
+      } else {
+        double u, v;
+        std::memcpy(&u, x + off, 8);
+        std::memcpy(&v, y + off, 8);
+        nx = std::isnan(u), ny = std::isnan(v);
+      }
+      if (nx && ny) continue;
+    }
+    return ca::str("first difference at element ", off / isz, " (byte ", off, ")");
+  }
+  return "";
 }
 
 TEST(ZarrInterop, ReadStoresWrittenByZarrPython) {
@@ -179,9 +212,7 @@ TEST(ZarrInterop, ReadStoresWrittenByZarrPython) {
       ASSERT_EQ(expect->dtype, meta.dtype);
       std::vector<Index> zero(meta.ndim(), 0);
       ca::BlockRef got = io::read_zarr_region(path, meta, zero, meta.shape);
-      ASSERT_EQ(got->nbytes, expect->nbytes);
-      EXPECT_EQ(std::memcmp(got->data, expect->data, size_t(got->nbytes)), 0)
-          << hexdump_first_diff(got->data, expect->data, size_t(got->nbytes));
+      EXPECT_EQ(compare_blocks(*got.get(), *expect.get()), "");
       // An inner region that cuts through chunks: [1, n-1) along each axis.
       std::vector<Index> lo(meta.ndim()), hi(meta.ndim()), ext(meta.ndim());
       bool nonempty = true;
@@ -196,8 +227,7 @@ TEST(ZarrInterop, ReadStoresWrittenByZarrPython) {
         ca::BlockRef ref(ca::block_new(meta.dtype, meta.ndim(), ext.data()));
         io::copy_box(ref->data, ext.data(), zero.data(), expect->data, expect->shape, lo.data(), ext.data(),
                      meta.ndim(), meta.itemsize());
-        EXPECT_EQ(std::memcmp(sub->data, ref->data, size_t(ref->nbytes)), 0)
-            << "inner region: " << hexdump_first_diff(sub->data, ref->data, size_t(ref->nbytes));
+        EXPECT_EQ(compare_blocks(*sub.get(), *ref.get()), "") << "inner region";
       }
       ++checked;
     } catch (const ca::Error &e) {
@@ -324,7 +354,7 @@ TEST(ZarrInterop, StoresWeWriteOpenInZarrPython) {
     std::string path = dir / c.name;
     const int nd = c.meta.ndim();
     ca::BlockRef data(ca::block_new(c.meta.dtype, nd, c.meta.shape.data()));
-    fill_values(*data, std::hash<std::string>{}(c.name));
+    fill_values(*data.get(), std::hash<std::string>{}(c.name));
     // Expected values: data, with unwritten rows at fill_value (zero for a null fill).
     Index first_missing_row = -1;
     if (c.missing_from >= 0) {
@@ -338,7 +368,7 @@ TEST(ZarrInterop, StoresWeWriteOpenInZarrPython) {
     try {
       io::create_zarr_array(path, c.meta, attrs);
       if (nd == 0) {
-        io::write_zarr_region(path, c.meta, {}, *data);
+        io::write_zarr_region(path, c.meta, {}, *data.get());
       } else {
         // Blocks of c.block over the array; rows >= first_missing_row left out.
         Index rows = first_missing_row >= 0 ? first_missing_row : c.meta.shape[0];
@@ -350,7 +380,7 @@ TEST(ZarrInterop, StoresWeWriteOpenInZarrPython) {
           std::vector<Index> zero(nd, 0);
           io::copy_box(b->data, ext.data(), zero.data(), data->data, data->shape, start.data(), ext.data(), nd,
                        c.meta.itemsize());
-          io::write_zarr_region(path, c.meta, start, *b);
+          io::write_zarr_region(path, c.meta, start, *b.get());
           int d = nd - 1;
           for (; d >= 0; --d) {
             start[d] += c.block[d];
@@ -366,7 +396,7 @@ TEST(ZarrInterop, StoresWeWriteOpenInZarrPython) {
                             (c.meta.shape[0] - first_missing_row) * row_elems, fb.data(), c.meta.itemsize());
         }
       }
-      io::write_npy(path + ".npy", *expect);
+      io::write_npy(path + ".npy", *expect.get());
     } catch (const ca::Error &e) {
       ADD_FAILURE() << "code " << e.code() << ": " << e.what();
       continue;
@@ -408,6 +438,7 @@ TEST(ZarrInterop, StoresWeWriteOpenInZarrPython) {
       std::vector<Index> idx(nd, 0);
       idx[0] = c.meta.chunk_grid()[0] - 1;
       m["missing"] = json::array({io::zarr_chunk_key(c.meta, idx)});
+      m["rows"] = first_missing_row;
     }
     manifest.push_back(m);
   }
@@ -449,7 +480,7 @@ g.create_group('b')
   io::create_zarr_array(ours + "/nested/x", m, R"({"units": "m"})");
   ca::BlockRef b(ca::block_new(CA_INT64, 1, m.shape.data()));
   for (int k = 0; k < 5; ++k) b.data<int64_t>()[k] = k * 10;
-  io::write_zarr_region(ours + "/nested/x", m, std::vector<Index>{0}, *b);
+  io::write_zarr_region(ours + "/nested/x", m, std::vector<Index>{0}, *b.get());
   EXPECT_THROW(io::create_zarr_array(ours + "/nested/x", m), ca::Error);  // exists, no overwrite
   EXPECT_THROW(io::create_group(ours + "/nested/x"), ca::Error);         // an array is there
   const char *py_checks = R"PY(

@@ -350,8 +350,18 @@ TEST(Ffi, ElementwiseCancelled) {
   std::atomic<bool> cancelled{true};
   ca_kernel_ctx_t kctx;
   kctx.cancelled = &cancelled;
+  const int before = g_calls.load();
   std::string msg = invoke_error(k, {blk(x), ca_arg_i64(1)}, &kctx);
   EXPECT_CONTAINS(msg, "cancel");
+  EXPECT_EQ(g_calls.load() - before, 1 << 16);  // stopped at the first poll, within the row
+
+  // Not cancelled: the whole block, also across many short rows.
+  cancelled = false;
+  BlockRef r(ca::kernel_invoke(k.get(), std::vector<ca_arg_t>{blk(x), ca_arg_i64(2)}.data(), 2, &kctx));
+  for (int64_t i = 0; i < r->size; ++i) ASSERT_EQ(r.data<double>()[i], 2.5);
+  BlockRef y = make_block<double>({1 << 12, 33}, std::vector<double>(33 << 12, 1.0));
+  r = BlockRef(ca::kernel_invoke(k.get(), std::vector<ca_arg_t>{blk(y), ca_arg_i64(3)}.data(), 2, &kctx));
+  for (int64_t i = 0; i < r->size; ++i) ASSERT_EQ(r.data<double>()[i], 3.5);
 }
 
 // ------------------------------------------------------------------------------------------------
