@@ -17,29 +17,20 @@ namespace {
 struct LayerState {
   const Layer *layer = nullptr;
   LayerPtr ptr;
-  std::vector<int32_t> ids;          // local -> discovery id, -1 if not yet
+  std::vector<int32_t> ids;          // local -> task id, -1 if not yet
   std::vector<int32_t> dep_states;   // per dependency slot: state index, -2 unresolved, -1 missing
   std::vector<Kernel *> kernels;     // per kernel slot, resolved lazily
   std::vector<bool> kernel_done;
 };
 
-struct TmpTask {
-  int32_t state;
-  int64_t local;
-  int32_t color = 0;  // 0 white, 1 gray, 2 black
-  int32_t kernel_slot = 0;
-  uint32_t arg_begin = 0, nargs = 0;
-  uint32_t patch_begin = 0, patch_end = 0;
-  uint32_t dep_begin = 0, dep_end = 0;
-  int32_t post = -1;
-};
-
 struct TmpArg {
   ca_arg_t a;
-  int32_t ref;      // discovery id, or -1
+  int32_t ref;      // task id, or -1
   uint32_t nkids;   // LIST
 };
 
+// Builds the plan in one depth-first walk. Task ids are discovery order; the post-order (priority)
+// decides the order roots are handed out.
 class Builder final : public TaskEmitter {
  public:
   Builder(const Graph &g, const KernelRegistry *reg) : g_(g), reg_(reg) {}
@@ -47,33 +38,66 @@ class Builder final : public TaskEmitter {
   std::unique_ptr<Plan> run(const KeyRef *keys, size_t nkeys);
 
   // TaskEmitter
-  void kernel(int32_t slot) override { tasks_[size_t(cur_)].kernel_slot = slot; }
-  void literal(const ca_arg_t &a) override { push({a, -1, 0}); }
-  void literal_copy(const ca_arg_t &a) override { push({copy_literal(a, plan_->arena), -1, 0}); }
+  void kernel(int32_t slot) override { kslot_ = slot; }
+  void literal(const ca_arg_t &a) override { push_arg(a, -1); }
+  void literal_copy(const ca_arg_t &a) override { push_arg(copy_literal(a, plan_->arena), -1); }
   void ref(int32_t slot, const Index *idx, int32_t nidx) override;
-  void begin_list(size_t n) override {
-    (void)n;
-    push({ca_arg_list(nullptr, 0), -1, 0});
-    list_stack_.push_back(tmp_.size() - 1);
+  void begin_list(size_t) override {
+    if (depth_ == 0) {
+      // Top-level placeholder; items are collected and placed after the task's top-level args.
+      deferred_.push_back({uint32_t(plan_->args.size()), uint32_t(tmp_.size())});
+      deferred_count_.push_back(0);
+      ca_arg_t a = ca_arg_none();
+      a.kind = CA_ARG_LIST;
+      plan_->args.push_back(a);
+    } else {
+      count_child();
+      tmp_.push_back({ca_arg_list(nullptr, 0), -1, 0});
+    }
+    list_stack_.push_back(depth_ == 0 ? SIZE_MAX : tmp_.size() - 1);
+    ++depth_;
   }
-  void end_list() override { list_stack_.pop_back(); }
+  void end_list() override {
+    list_stack_.pop_back();
+    --depth_;
+  }
 
  private:
-  void push(const TmpArg &t) {
-    if (!list_stack_.empty()) tmp_[list_stack_.back()].nkids++;
-    else top_count_++;
-    tmp_.push_back(t);
+  struct Deferred {
+    uint32_t pos;        // the LIST placeholder in plan_->args
+    uint32_t tmp_begin;  // its items start here in tmp_
+  };
+  void push_arg(const ca_arg_t &a, int32_t ref) {
+    if (depth_ == 0) {
+      uint32_t pos = uint32_t(plan_->args.size());
+      if (ref >= 0) {
+        ca_arg_t b = ca_arg_none();
+        b.kind = CA_ARG_BLOCK;
+        plan_->args.push_back(b);
+        plan_->patches.push_back({pos, ref});
+      } else {
+        plan_->args.push_back(a);
+      }
+      return;
+    }
+    count_child();
+    tmp_.push_back({a, ref, 0});
+  }
+  // One more item in the innermost open list.
+  void count_child() {
+    size_t top = list_stack_.back();
+    if (top == SIZE_MAX) deferred_count_.back()++;
+    else tmp_[top].nkids++;
   }
   int32_t state_of(const std::string &name);
   int32_t discover(int32_t state, int64_t local);
   void visit(int32_t tid);
   void place(size_t &i, uint32_t count, uint32_t dest);
   std::string key_text(int32_t tid) const {
-    const TmpTask &t = tasks_[size_t(tid)];
-    const Layer *l = states_[size_t(t.state)].layer;
+    const PlanTask &t = plan_->tasks[size_t(tid)];
     Index idx[65];
-    l->key_at(t.local, idx);
-    return key_str(l->name(), idx, l->nindex());
+    t.layer->key_at(t.local, idx);
+    return key_str(t.layer->name(), idx, t.layer->nindex());
   }
 
   const Graph &g_;
@@ -81,13 +105,15 @@ class Builder final : public TaskEmitter {
   std::unique_ptr<Plan> plan_;
   std::vector<LayerState> states_;
   std::unordered_map<const Layer *, int32_t> state_index_;
-  std::vector<TmpTask> tasks_;
-  std::vector<int32_t> tmp_deps_;
+  std::vector<int32_t> task_state_;
+  std::vector<uint8_t> color_;  // 0 white, 1 gray, 2 black
   std::vector<int32_t> dep_stamp_;
-  std::vector<Patch> tmp_patches_;  // task = discovery id
   std::vector<TmpArg> tmp_;
   std::vector<size_t> list_stack_;
-  uint32_t top_count_ = 0;
+  std::vector<Deferred> deferred_;
+  std::vector<uint32_t> deferred_count_;
+  int32_t depth_ = 0;
+  int32_t kslot_ = 0;
   int32_t cur_ = -1;
 };
 
@@ -112,20 +138,21 @@ int32_t Builder::discover(int32_t state, int64_t local) {
   if (s.ids.empty()) s.ids.assign(size_t(s.layer->num_tasks()), -1);
   int32_t &id = s.ids[size_t(local)];
   if (id < 0) {
-    CA_CHECK(tasks_.size() < size_t(INT32_MAX), CA_ENOMEM, "more than 2^31 tasks in one compute");
-    id = int32_t(tasks_.size());
-    TmpTask t;
-    t.state = state;
+    CA_CHECK(plan_->tasks.size() < size_t(INT32_MAX), CA_ENOMEM, "more than 2^31 tasks in one compute");
+    id = int32_t(plan_->tasks.size());
+    PlanTask t{};
+    t.layer = s.layer;
     t.local = local;
-    tasks_.push_back(t);
+    plan_->tasks.push_back(t);
+    task_state_.push_back(state);
+    color_.push_back(0);
     dep_stamp_.push_back(-1);
   }
   return id;
 }
 
 void Builder::ref(int32_t slot, const Index *idx, int32_t nidx) {
-  const TmpTask &cur = tasks_[size_t(cur_)];
-  int32_t cur_state = cur.state;
+  int32_t cur_state = task_state_[size_t(cur_)];
   if (states_[size_t(cur_state)].dep_states[size_t(slot)] == -2) {
     int32_t resolved = state_of(states_[size_t(cur_state)].layer->deps()[size_t(slot)]);
     states_[size_t(cur_state)].dep_states[size_t(slot)] = resolved;  // state_of may grow states_
@@ -141,10 +168,10 @@ void Builder::ref(int32_t slot, const Index *idx, int32_t nidx) {
     fail(CA_ENOTFOUND, "key ", key_str(dep_name, idx, nidx), " referenced by task ", key_text(cur_),
          " does not exist");
   int32_t id = discover(target_state, local);
-  push({ca_arg_none(), id, 0});
+  push_arg(ca_arg_none(), id);
   if (dep_stamp_[size_t(id)] != cur_) {
     dep_stamp_[size_t(id)] = cur_;
-    tmp_deps_.push_back(id);
+    plan_->deps.push_back(id);
   }
 }
 
@@ -156,9 +183,8 @@ void Builder::place(size_t &i, uint32_t count, uint32_t dest) {
     if (node.ref >= 0) {
       ca_arg_t a = ca_arg_none();
       a.kind = CA_ARG_BLOCK;
-      a.u.block = nullptr;
       pool[pos] = a;
-      tmp_patches_.push_back({pos, node.ref});
+      plan_->patches.push_back({pos, node.ref});
     } else if (node.a.kind == CA_ARG_LIST) {
       uint32_t child = uint32_t(pool.size());
       pool.resize(pool.size() + node.nkids);
@@ -176,38 +202,68 @@ void Builder::place(size_t &i, uint32_t count, uint32_t dest) {
 
 void Builder::visit(int32_t tid) {
   cur_ = tid;
-  const Layer *layer = states_[size_t(tasks_[size_t(tid)].state)].layer;
-  int64_t local = tasks_[size_t(tid)].local;
+  const Layer *layer = plan_->tasks[size_t(tid)].layer;
+  int64_t local = plan_->tasks[size_t(tid)].local;
   tmp_.clear();
+  deferred_.clear();
+  deferred_count_.clear();
   list_stack_.clear();
-  top_count_ = 0;
-  uint32_t dep_begin = uint32_t(tmp_deps_.size());
-  layer->emit(local, *this);  // may grow tasks_ and states_
-  CA_CHECK(plan_->args.size() + tmp_.size() < size_t(UINT32_MAX), CA_ENOMEM, "too many task arguments");
-  // Resolve the kernel.
-  TmpTask &t = tasks_[size_t(tid)];
-  LayerState &ls = states_[size_t(t.state)];
-  if (reg_ && !ls.kernel_done[size_t(t.kernel_slot)]) {
-    const std::string &kname = ls.layer->kernel_names()[size_t(t.kernel_slot)];
-    KernelPtr k = reg_->find(kname);
-    if (!k) fail(CA_ENOTFOUND, "task ", key_text(tid), " uses unknown kernel '", kname, "' (not registered)");
-    ls.kernels[size_t(t.kernel_slot)] = k.get();
-    ls.kernel_done[size_t(t.kernel_slot)] = true;
-    plan_->kernels.push_back(std::move(k));
+  depth_ = 0;
+  uint32_t arg_begin = uint32_t(plan_->args.size());
+  uint32_t patch_begin = uint32_t(plan_->patches.size());
+  int32_t dep_begin = int32_t(plan_->deps.size());
+  layer->emit(local, *this);  // may grow tasks and states
+  uint32_t nargs = uint32_t(plan_->args.size()) - arg_begin;
+  for (size_t d = 0; d < deferred_.size(); ++d) {
+    uint32_t count = deferred_count_[d];
+    uint32_t child = uint32_t(plan_->args.size());
+    plan_->args.resize(plan_->args.size() + count);
+    ca_arg_t &a = plan_->args[deferred_[d].pos];
+    a.u.list.len = count;
+    a.u.list.items = reinterpret_cast<const ca_arg_t *>(uintptr_t(child));
+    size_t i = deferred_[d].tmp_begin;
+    place(i, count, child);
   }
-  t.arg_begin = uint32_t(plan_->args.size());
-  t.nargs = top_count_;
-  plan_->args.resize(plan_->args.size() + top_count_);
-  t.patch_begin = uint32_t(tmp_patches_.size());
-  size_t i = 0;
-  place(i, top_count_, t.arg_begin);
-  t.patch_end = uint32_t(tmp_patches_.size());
+  CA_CHECK(plan_->args.size() < size_t(UINT32_MAX), CA_ENOMEM, "too many task arguments");
+  int32_t st = task_state_[size_t(tid)];
+  LayerState &ls = states_[size_t(st)];
+  PlanTask &t = plan_->tasks[size_t(tid)];
+  if (reg_) {
+    if (!ls.kernel_done[size_t(kslot_)]) {
+      const std::string &kname = ls.layer->kernel_names()[size_t(kslot_)];
+      KernelPtr k = reg_->find(kname);
+      if (!k) fail(CA_ENOTFOUND, "task ", key_text(tid), " uses unknown kernel '", kname, "' (not registered)");
+      ls.kernels[size_t(kslot_)] = k.get();
+      ls.kernel_done[size_t(kslot_)] = true;
+      plan_->kernels.push_back(std::move(k));
+    }
+    t.kernel = ls.kernels[size_t(kslot_)];
+  }
+  t.arg_begin = arg_begin;
+  t.nargs = nargs;
+  t.patch_begin = patch_begin;
+  t.patch_end = uint32_t(plan_->patches.size());
   t.dep_begin = dep_begin;
-  t.dep_end = uint32_t(tmp_deps_.size());
+  t.dep_end = int32_t(plan_->deps.size());
 }
 
 std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
   plan_ = std::make_unique<Plan>();
+  {
+    // Reserve for every task of the graph (address space only: pages are touched when used), so
+    // the arrays never move while a million tasks are added.
+    int64_t total = 0;
+    for (const LayerPtr &l : g_.layers()) total += l->num_tasks();
+    size_t n = size_t(std::min<int64_t>(total, int64_t(1) << 27));
+    Plan &p = *plan_;
+    p.tasks.reserve(n);
+    p.args.reserve(n * 2);
+    p.patches.reserve(n);
+    p.deps.reserve(n);
+    task_state_.reserve(n);
+    color_.reserve(n);
+    dep_stamp_.reserve(n);
+  }
   std::vector<int32_t> out_ids;
   for (size_t k = 0; k < nkeys; ++k) {
     const KeyRef &key = keys[k];
@@ -221,30 +277,28 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
     if (local < 0) fail(CA_ENOTFOUND, "key ", key_str(key.name, key.idx, key.nidx), " is not in the graph");
     out_ids.push_back(discover(st, local));
   }
-  // Iterative DFS, post-order numbering, cycle detection.
+  // Iterative DFS: visits (materializes) each needed task once, detects cycles, and records the
+  // post-order of the roots (the order they are handed to workers).
   struct Frame {
     int32_t tid;
-    uint32_t next;
+    int32_t next;
   };
   std::vector<Frame> stack;
-  int32_t counter = 0;
-  std::vector<int32_t> order;  // discovery ids in post-order
+  Plan &p = *plan_;
   for (int32_t root : out_ids) {
-    if (tasks_[size_t(root)].color != 0) continue;
-    tasks_[size_t(root)].color = 1;
+    if (color_[size_t(root)] != 0) continue;
+    color_[size_t(root)] = 1;
     visit(root);
-    stack.push_back({root, tasks_[size_t(root)].dep_begin});
+    stack.push_back({root, p.tasks[size_t(root)].dep_begin});
     while (!stack.empty()) {
       Frame &f = stack.back();
-      TmpTask &t = tasks_[size_t(f.tid)];
-      if (f.next < t.dep_end) {
-        int32_t child = tmp_deps_[f.next++];
-        TmpTask &c = tasks_[size_t(child)];
-        if (c.color == 0) {
-          c.color = 1;
+      if (f.next < p.tasks[size_t(f.tid)].dep_end) {
+        int32_t child = p.deps[size_t(f.next++)];
+        if (color_[size_t(child)] == 0) {
+          color_[size_t(child)] = 1;
           visit(child);
-          stack.push_back({child, tasks_[size_t(child)].dep_begin});
-        } else if (c.color == 1) {
+          stack.push_back({child, p.tasks[size_t(child)].dep_begin});
+        } else if (color_[size_t(child)] == 1) {
           std::string msg;
           size_t from = stack.size();
           while (from > 0 && stack[from - 1].tid != child) --from;
@@ -253,37 +307,14 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
           fail(CA_ECYCLE, "the graph has a cycle: ", msg);
         }
       } else {
-        t.color = 2;
-        t.post = counter++;
-        order.push_back(f.tid);
+        color_[size_t(f.tid)] = 2;
+        const PlanTask &t = p.tasks[size_t(f.tid)];
+        if (t.dep_begin == t.dep_end) p.roots.push_back(f.tid);
         stack.pop_back();
       }
     }
   }
-  // Emit the plan in post-order.
-  Plan &p = *plan_;
-  size_t n = order.size();
-  p.tasks.resize(n);
-  p.deps.reserve(tmp_deps_.size());
-  p.patches.reserve(tmp_patches_.size());
-  for (size_t newid = 0; newid < n; ++newid) {
-    const TmpTask &t = tasks_[size_t(order[newid])];
-    const LayerState &ls = states_[size_t(t.state)];
-    PlanTask &pt = p.tasks[newid];
-    pt.kernel = reg_ ? ls.kernels[size_t(t.kernel_slot)] : nullptr;
-    pt.layer = ls.layer;
-    pt.local = t.local;
-    pt.arg_begin = t.arg_begin;
-    pt.nargs = t.nargs;
-    pt.patch_begin = uint32_t(p.patches.size());
-    for (uint32_t i = t.patch_begin; i < t.patch_end; ++i)
-      p.patches.push_back({tmp_patches_[i].pos, tasks_[size_t(tmp_patches_[i].task)].post});
-    pt.patch_end = uint32_t(p.patches.size());
-    pt.dep_begin = int32_t(p.deps.size());
-    for (uint32_t i = t.dep_begin; i < t.dep_end; ++i) p.deps.push_back(tasks_[size_t(tmp_deps_[i])].post);
-    pt.dep_end = int32_t(p.deps.size());
-    if (pt.dep_begin == pt.dep_end) p.roots.push_back(int32_t(newid));
-  }
+  size_t n = p.tasks.size();
   // LIST offsets -> pointers (the pool no longer moves).
   for (ca_arg_t &a : p.args)
     if (a.kind == CA_ARG_LIST) a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
@@ -299,9 +330,8 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
   p.nconsumers.resize(n);
   for (size_t t = 0; t < n; ++t) p.nconsumers[t] = p.dependents_off[t + 1] - p.dependents_off[t];
   for (int32_t o : out_ids) {
-    int32_t t = tasks_[size_t(o)].post;
-    p.outputs.push_back(t);
-    p.nconsumers[size_t(t)]++;
+    p.outputs.push_back(o);
+    p.nconsumers[size_t(o)]++;
   }
   for (auto &s : states_) p.layers.push_back(s.ptr);
   return std::move(plan_);
