@@ -10,5 +10,6 @@
 #include "chunkarray/kernel.h"
 #include "chunkarray/context.h"
 #include "chunkarray/graph.h"
+#include "chunkarray/array.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -39,6 +39,14 @@ class Run : public std::enable_shared_from_this<Run> {
     }
     nroots = int64_t(plan.roots.size());
     track_memory = opts.memory_limit > 0;
+    if (opts.on_output) {
+      out_head.assign(size_t(n ? n : 1), -1);
+      out_next.assign(plan.outputs.size(), -1);
+      for (size_t i = plan.outputs.size(); i-- > 0;) {
+        out_next[i] = out_head[size_t(plan.outputs[i])];
+        out_head[size_t(plan.outputs[i])] = int32_t(i);
+      }
+    }
   }
 
   // Take up to `max` roots in priority order; returns how many were written to out.
@@ -82,6 +90,7 @@ class Run : public std::enable_shared_from_this<Run> {
   RunOptions opts;
   int32_t n;
   std::unique_ptr<Node[]> nodes;
+  std::vector<int32_t> out_head, out_next;  // streaming outputs: task -> output indices
   int64_t nroots = 0;
   bool track_memory = false;
   alignas(kCacheLine) std::atomic<int64_t> cursor{0};
@@ -248,6 +257,27 @@ void execute(Node *node, Push &&push, DoneCounter &dc) {
     dc.flush();
     r.finish(1);
     return;
+  }
+  if (!r.out_head.empty() && r.out_head[size_t(t)] >= 0) {
+    int32_t handed = 0;
+    try {
+      for (int32_t i = r.out_head[size_t(t)]; i >= 0; i = r.out_next[size_t(i)], ++handed)
+        r.opts.on_output(size_t(i), out);
+    } catch (const Error &e) {
+      r.fail(e.code(), str("storing ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.message()));
+    } catch (const std::bad_alloc &) {
+      r.fail(CA_ENOMEM, "out of memory storing a result");
+    }
+    if (r.cancelled.load(std::memory_order_relaxed)) {
+      dc.flush();
+      r.finish(1);
+      return;
+    }
+    if (node->consumers.fetch_sub(handed, std::memory_order_acq_rel) == handed) {
+      if (r.track_memory) r.live_bytes.fetch_sub(out->nbytes, std::memory_order_relaxed);
+      block_release(out);
+      node->result = nullptr;
+    }
   }
   // Release inputs whose last consumer this was.
   for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) {
@@ -493,7 +523,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
     run->err_code = CA_ECANCELED;
     run->err_msg = "computation cancelled";
   }
-  if (ok) {
+  if (ok && !opts.on_output) {
     for (int32_t o : plan.outputs) {
       Block *b = run->nodes[size_t(o)].result;
       if (!b) {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +31,10 @@ struct RunOptions {
   int64_t progress_interval_us = 100000;
   const std::atomic<bool> *cancel = nullptr;  // external cancellation flag
   int64_t memory_limit = 0;                   // bytes of live results; 0 = none
+  /// Streaming outputs: when set, each requested result is handed to this callback (on a worker
+  /// thread, concurrently) as soon as its task finishes, then released; run() returns no blocks.
+  /// The callback may throw ca::Error to fail the run.
+  std::function<void(size_t output_index, const Block *block)> on_output;
 };
 
 struct RunStats {

@@ -1,5 +1,7 @@
 #include "graph/layer.hpp"
 
+#include "core/block.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -349,9 +351,35 @@ BlockwiseLayer::BlockwiseLayer(std::string name, std::vector<Index> numblocks, s
   CA_CHECK(!name.empty(), CA_EINVAL, "layer name is empty");
   CA_CHECK(!kernel.empty(), CA_EINVAL, "kernel name is empty for layer '", name, "'");
   name_ = std::move(name);
-  nindex_ = int32_t(numblocks_.size());
   deps_ = std::move(deps);
   kernels_ = {std::move(kernel)};
+  init();
+}
+
+BlockwiseLayer::BlockwiseLayer(std::string name, std::vector<std::vector<Index>> chunks, std::string kernel,
+                               std::vector<std::string> deps, std::vector<BlockwiseArg> args)
+    : args_(std::move(args)), chunks_(std::move(chunks)) {
+  CA_CHECK(!name.empty(), CA_EINVAL, "layer name is empty");
+  CA_CHECK(!kernel.empty(), CA_EINVAL, "kernel name is empty for layer '", name, "'");
+  name_ = std::move(name);
+  deps_ = std::move(deps);
+  kernels_ = {std::move(kernel)};
+  for (auto &c : chunks_) {
+    numblocks_.push_back(Index(c.size()));
+    std::vector<Index> o(c.size());
+    Index acc = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      o[i] = acc;
+      acc += c[i];
+    }
+    origins_.push_back(std::move(o));
+  }
+  init();
+}
+
+void BlockwiseLayer::init() {
+  nindex_ = int32_t(numblocks_.size());
+  CA_CHECK(nindex_ <= CA_MAX_NDIM, CA_EINVAL, "layer '", name_, "' has ", nindex_, " dimensions (max ", CA_MAX_NDIM, ")");
   ntasks_ = 1;
   for (Index n : numblocks_) {
     CA_CHECK(n >= 0, CA_EINVAL, "layer '", name_, "' has a negative block count ", n);
@@ -366,7 +394,12 @@ BlockwiseLayer::BlockwiseLayer(std::string name, std::vector<Index> numblocks, s
                  CA_EINTERNAL, "blockwise dimension map refers to output dimension ", m.out_dim);
         CA_CHECK(m.kind != DimMap::Group || m.value >= 1, CA_EINVAL, "group size must be >= 1");
       }
-    } else if (!a.block_index) {
+    } else if (a.block_index) {
+      a.special = BlockwiseArg::BlockIndex;
+    } else if (a.special != BlockwiseArg::None) {
+      CA_CHECK(!chunks_.empty() || nindex_ == 0, CA_EINTERNAL, "layer '", name_,
+               "' uses block origin/shape literals without chunks");
+    } else {
       // Re-point the payload at the layer's own storage.
       if (a.literal.kind == CA_ARG_STRING || a.literal.kind == CA_ARG_BYTES) {
         a.literal.u.bytes.data = a.payload.c_str();
@@ -434,8 +467,14 @@ void BlockwiseLayer::emit(int64_t local, TaskEmitter &e) const {
   for (const BlockwiseArg &a : args_) {
     if (a.is_ref) {
       emit_ref(a, out, 0, in, e);
-    } else if (a.block_index) {
+    } else if (a.special == BlockwiseArg::BlockIndex) {
       e.literal_copy(ca_arg_tuple(out, size_t(nindex_)));
+    } else if (a.special == BlockwiseArg::BlockOrigin) {
+      for (int32_t d = 0; d < nindex_; ++d) in[d] = origins_[size_t(d)][size_t(out[d])];
+      e.literal_copy(ca_arg_tuple(in, size_t(nindex_)));
+    } else if (a.special == BlockwiseArg::BlockShape) {
+      for (int32_t d = 0; d < nindex_; ++d) in[d] = chunks_[size_t(d)][size_t(out[d])];
+      e.literal_copy(ca_arg_tuple(in, size_t(nindex_)));
     } else {
       e.literal(a.literal);
     }
@@ -448,15 +487,70 @@ uint64_t BlockwiseLayer::fingerprint() const {
   h = hash_bytes(h, kernels_[0].data(), kernels_[0].size());
   for (auto &d : deps_) h = hash_bytes(h, d.data(), d.size());
   for (auto &a : args_) {
-    h = hash_mix(h, uint64_t(a.is_ref) | uint64_t(a.block_index) << 1 | uint64_t(uint32_t(a.dep_slot)) << 2);
+    h = hash_mix(h, uint64_t(a.is_ref) | uint64_t(a.special) << 1 | uint64_t(uint32_t(a.dep_slot)) << 8);
     for (auto &m : a.dims) {
       h = hash_mix(h, uint64_t(m.kind));
       h = hash_mix(h, uint64_t(m.out_dim));
       h = hash_mix(h, uint64_t(m.value));
       h = hash_mix(h, uint64_t(m.extent));
     }
-    if (!a.is_ref && !a.block_index) h = hash_literal(h, a.literal);
+    if (!a.is_ref && a.special == BlockwiseArg::None) h = hash_literal(h, a.literal);
   }
+  for (auto &c : chunks_) h = hash_bytes(h, c.data(), c.size() * sizeof(Index));
+  return h;
+}
+
+// ------------------------------------------------------------------------------------------------
+// DataLayer
+
+DataLayer::DataLayer(std::string name, std::vector<Index> numblocks, std::vector<const Block *> blocks)
+    : numblocks_(std::move(numblocks)), blocks_(std::move(blocks)) {
+  name_ = std::move(name);
+  nindex_ = int32_t(numblocks_.size());
+  deps_ = {};
+  kernels_ = {"ca.data"};
+  Index n = 1;
+  for (Index b : numblocks_) n *= b;
+  if (n != Index(blocks_.size())) {
+    size_t have = blocks_.size();
+    for (const Block *b : blocks_) block_release(b);
+    blocks_.clear();
+    fail(CA_EINTERNAL, "data layer '", name_, "' has ", have, " blocks for a grid of ", n);
+  }
+}
+
+DataLayer::~DataLayer() {
+  for (const Block *b : blocks_) block_release(b);
+}
+
+int64_t DataLayer::find(const Index *idx) const {
+  int64_t lin = 0;
+  for (int32_t d = 0; d < nindex_; ++d) {
+    if (idx[d] < 0 || idx[d] >= numblocks_[size_t(d)]) return -1;
+    lin = lin * numblocks_[size_t(d)] + idx[d];
+  }
+  return blocks_.empty() ? -1 : lin;
+}
+
+void DataLayer::key_at(int64_t local, Index *idx) const {
+  for (int32_t d = nindex_ - 1; d >= 0; --d) {
+    Index n = numblocks_[size_t(d)];
+    idx[d] = local % n;
+    local /= n;
+  }
+}
+
+void DataLayer::emit(int64_t local, TaskEmitter &e) const {
+  e.kernel(0);
+  ca_arg_t a = ca_arg_none();
+  a.kind = CA_ARG_BLOCK;
+  a.u.block = blocks_[size_t(local)];
+  e.literal(a);
+}
+
+uint64_t DataLayer::fingerprint() const {
+  uint64_t h = hash_bytes(3, name_.data(), name_.size());
+  for (const Block *b : blocks_) h = hash_mix(h, uint64_t(reinterpret_cast<uintptr_t>(b)));
   return h;
 }
 

@@ -7,6 +7,8 @@
 
 #include <chunkarray/kernel.h>
 
+struct ca_block;
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -51,7 +53,9 @@ class TaskEmitter {
   virtual void end_list() = 0;
 };
 
-enum class LayerKind : int32_t { Materialized = 0, Blockwise = 1 };
+enum class LayerKind : int32_t { Materialized = 0, Blockwise = 1, Data = 2 };
+
+using Block = ::ca_block;
 
 class Layer {
  public:
@@ -145,14 +149,20 @@ struct BlockwiseArg {
   ca_arg_t literal{};
   std::string payload;                 // STRING/BYTES
   std::vector<int64_t> tuple_payload;  // TUPLE
-  // special literal: the output block index as a tuple
-  bool block_index = false;
+  // Special literals computed from the output block index (is_ref false):
+  enum Special : int32_t { None = 0, BlockIndex = 1, BlockOrigin = 2, BlockShape = 3 };
+  int32_t special = None;  // BlockOrigin/BlockShape need the layer's chunks
+  bool block_index = false;  // == (special == BlockIndex); kept for readability at call sites
 };
 
 class BlockwiseLayer final : public Layer {
  public:
   BlockwiseLayer(std::string name, std::vector<Index> numblocks, std::string kernel, std::vector<std::string> deps,
                  std::vector<BlockwiseArg> args);
+  /// With the output chunks (block sizes per dimension), for BlockOrigin/BlockShape literals.
+  BlockwiseLayer(std::string name, std::vector<std::vector<Index>> chunks, std::string kernel,
+                 std::vector<std::string> deps, std::vector<BlockwiseArg> args);
+  const std::vector<std::vector<Index>> &chunks() const { return chunks_; }
   LayerKind kind() const override { return LayerKind::Blockwise; }
   int64_t num_tasks() const override { return ntasks_; }
   int64_t find(const Index *idx) const override;
@@ -166,9 +176,34 @@ class BlockwiseLayer final : public Layer {
 
  private:
   void emit_ref(const BlockwiseArg &a, const Index *out, size_t d, Index *in, TaskEmitter &e) const;
+  void init();
   std::vector<Index> numblocks_;
   int64_t ntasks_ = 1;
   std::vector<BlockwiseArg> args_;
+  std::vector<std::vector<Index>> chunks_;   // optional
+  std::vector<std::vector<Index>> origins_;  // cumulative offsets per dimension (with chunks_)
+};
+
+// ------------------------------------------------------------------------------------------------
+// Data layer: blocks held in memory (from a caller's buffer, or persisted). Task (i, j) is
+// `ca.data(<block>)`, which hands out the stored block without copying.
+
+class DataLayer final : public Layer {
+ public:
+  DataLayer(std::string name, std::vector<Index> numblocks, std::vector<const Block *> blocks);  // adopts refs
+  ~DataLayer() override;
+  LayerKind kind() const override { return LayerKind::Data; }
+  int64_t num_tasks() const override { return int64_t(blocks_.size()); }
+  int64_t find(const Index *idx) const override;
+  void key_at(int64_t local, Index *idx) const override;
+  void emit(int64_t local, TaskEmitter &e) const override;
+  std::vector<Index> numblocks() const override { return numblocks_; }
+  uint64_t fingerprint() const override;
+  const Block *block(int64_t local) const { return blocks_[size_t(local)]; }
+
+ private:
+  std::vector<Index> numblocks_;
+  std::vector<const Block *> blocks_;
 };
 
 /// Deep-copy a literal argument's payload into an arena (STRING/BYTES/TUPLE; not KEY/LIST/BLOCK).

@@ -175,10 +175,8 @@ NpyHeader parse_npy_header(const void *data0, size_t size, const std::string &wh
 }
 
 NpyHeader read_npy_header(const std::string &path) {
-  // The header is at most 12 + 4 GiB in theory; in practice small. Read the prefix, then the rest.
-  auto data = read_file_if_exists(path);  // simple; headers of mapped files are parsed in open()
-  if (!data) fail(CA_ENOTFOUND, ".npy file '", path, "' does not exist");
-  return parse_npy_header(data->data(), data->size(), path);
+  // Mapping is lazy: only the header's pages are read.
+  return NpyFile::open(path)->header();
 }
 
 std::shared_ptr<const NpyFile> NpyFile::open(const std::string &path) {

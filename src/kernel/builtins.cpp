@@ -13,10 +13,23 @@ ca_status_t k_identity(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
   *out = block_retain(args[0].u.block);
   return CA_OK;
 }
+// ca.data(block): a block held by a data layer, handed out without copying.
+ca_status_t k_data(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  if (nargs != 1 || args[0].kind != CA_ARG_BLOCK || !args[0].u.block) {
+    if (kctx) kctx->error = "ca.data takes one stored block";
+    return CA_EINVAL;
+  }
+  *out = block_retain(args[0].u.block);
+  return CA_OK;
+}
 }  // namespace
+
+void register_array_kernels(KernelRegistry &reg);
 
 void register_builtin_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.identity", k_identity, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.data", k_data, 1, nullptr, nullptr), true);
+  register_array_kernels(reg);
 }
 
 }  // namespace ca

@@ -77,7 +77,7 @@ def case(name, typestr, order, comp, shape, chunks, sep, fill, partial):
         if fill is not None:
             assert np.array_equal(z[...], expect, equal_nan=True), name
     np.save(os.path.join(root, name + '.npy'), np.ascontiguousarray(expect.astype(native)))
-    manifest.append(dict(name=name, dtype=typestr, order=order, compressor=comp.codec_id if comp else '',
+    manifest.append(dict(name=name, dtype=typestr, order=order, compressor=z.compressor.codec_id if z.compressor is not None else '',
                          shape=list(shape), sep=sep, fill=repr(fill)))
 
 i = 0

@@ -341,6 +341,10 @@ TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(0, 1, 2, 4),
-                         [](const auto &info) { return "t" + std::to_string(info.param); });
+                         [](const auto &info) {
+                           std::string s = "t";
+                           s += std::to_string(info.param);
+                           return s;
+                         });
 
 }  // namespace

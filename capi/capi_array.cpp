@@ -1,0 +1,662 @@
+// The array API (chunkarray/array.h): thin wrappers over src/array.
+#include <chunkarray/array.h>
+
+#include <cstring>
+
+#include "array/array.hpp"
+#include "array/create.hpp"
+#include "array/expr.hpp"
+#include "array/reduce.hpp"
+#include "capi_internal.hpp"
+
+struct ca_array {
+  std::atomic<int64_t> refs{1};
+  ca::ArrayPtr a;
+  ca::Chunks chunks_flat_holder;        // unused; chunks live in a
+  std::vector<int64_t> view_numblocks;  // for ca_array_chunks_view
+  std::vector<int64_t> view_sizes;
+};
+
+struct ca_chunkset {
+  ca::Chunks chunks;
+  std::vector<int64_t> numblocks, sizes;
+};
+
+using ca::capi::set_error;
+
+namespace {
+
+ca_array *wrap(ca::ArrayPtr a) {
+  auto *w = new ca_array();
+  w->a = std::move(a);
+  for (auto &c : w->a->chunks) {
+    w->view_numblocks.push_back(int64_t(c.size()));
+    w->view_sizes.insert(w->view_sizes.end(), c.begin(), c.end());
+  }
+  return w;
+}
+
+ca::Chunks chunks_in(const ca_chunks_t *c, const char *what) {
+  CA_CHECK(c, CA_EINVAL, what, ": chunks is NULL");
+  CA_CHECK(c->ndim >= 0 && c->ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": chunks have ", c->ndim, " dimensions");
+  CA_CHECK(c->ndim == 0 || (c->numblocks && c->sizes), CA_EINVAL, what, ": chunks have NULL arrays");
+  ca::Chunks out(size_t(c->ndim));
+  int64_t k = 0;
+  for (int32_t d = 0; d < c->ndim; ++d) {
+    CA_CHECK(c->numblocks[d] >= 1 && c->numblocks[d] <= (int64_t(1) << 40), CA_EINVAL, what, ": axis ", d, " has ",
+             c->numblocks[d], " blocks (at least one is needed)");
+    out[size_t(d)].assign(c->sizes + k, c->sizes + k + c->numblocks[d]);
+    k += c->numblocks[d];
+  }
+  return out;
+}
+
+std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *what) {
+  CA_CHECK(ndim >= 0 && ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": ndim ", ndim, " is out of range");
+  CA_CHECK(ndim == 0 || shape, CA_EINVAL, what, ": shape is NULL");
+  for (int32_t d = 0; d < ndim; ++d) CA_CHECK(shape[d] >= 0, CA_EINVAL, what, ": extent ", shape[d], " of axis ", d, " is negative");
+  return std::vector<ca::Index>(shape, shape + ndim);
+}
+
+const ca::ArrayPtr &arr(const ca_array_t *a, const char *what) {
+  CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
+  return a->a;
+}
+
+ca::RunOptions run_opts(ca_context_t *ctx, const ca_compute_options_t *opts) {
+  ca::RunOptions ro;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "compute options struct_size is too small");
+    ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+    ro.progress = o.progress;
+    ro.progress_ud = o.progress_user_data;
+    if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
+    ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
+  }
+  std::lock_guard<std::mutex> lk(ctx->mu);
+  ro.memory_limit = ctx->memory_limit;
+  return ro;
+}
+
+}  // namespace
+
+#define OUT_INIT(out) \
+  CA_ARG_NOT_NULL(out); \
+  *out = nullptr
+
+extern "C" {
+
+// ---- chunksets ----------------------------------------------------------------------------------
+
+CA_API int32_t ca_chunkset_ndim(const ca_chunkset_t *cs) { return cs ? int32_t(cs->chunks.size()) : -1; }
+CA_API const int64_t *ca_chunkset_sizes(const ca_chunkset_t *cs, int32_t dim, int64_t *n) {
+  if (n) *n = 0;
+  if (!cs || dim < 0 || size_t(dim) >= cs->chunks.size()) return nullptr;
+  if (n) *n = int64_t(cs->chunks[size_t(dim)].size());
+  return cs->chunks[size_t(dim)].data();
+}
+CA_API ca_chunks_t ca_chunkset_view(const ca_chunkset_t *cs) {
+  ca_chunks_t v{0, nullptr, nullptr};
+  if (!cs) return v;
+  v.ndim = int32_t(cs->chunks.size());
+  v.numblocks = cs->numblocks.data();
+  v.sizes = cs->sizes.data();
+  return v;
+}
+CA_API void ca_chunkset_free(ca_chunkset_t *cs) { delete cs; }
+
+static ca_chunkset *make_chunkset(ca::Chunks c) {
+  auto cs = new ca_chunkset();
+  cs->chunks = std::move(c);
+  for (auto &d : cs->chunks) {
+    cs->numblocks.push_back(int64_t(d.size()));
+    cs->sizes.insert(cs->sizes.end(), d.begin(), d.end());
+  }
+  return cs;
+}
+
+static int64_t ctx_limit(const ca_context_t *ctx) {
+  if (!ctx) return 128 * 1024 * 1024;
+  auto *c = const_cast<ca_context_t *>(ctx);
+  std::lock_guard<std::mutex> lk(c->mu);
+  return c->chunk_size;
+}
+
+CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *ctx, const ca_dimchunks_t *spec,
+                                       int32_t ndim, const int64_t *shape, ca_dtype_t dtype, int64_t limit) {
+  OUT_INIT(out);
+  CA_TRY
+  auto sh = shape_in(ndim, shape, "ca_normalize_chunks");
+  CA_CHECK(ca::dtype_valid(dtype), CA_ETYPE, "ca_normalize_chunks: invalid dtype ", dtype);
+  std::vector<ca::DimChunks> sp;
+  if (spec)
+    for (int32_t d = 0; d < ndim; ++d) {
+      ca::DimChunks dc;
+      dc.size = spec[d].size;
+      if (dc.size == CA_CHUNKS_EXPLICIT) {
+        CA_CHECK(spec[d].sizes || spec[d].nsizes == 0, CA_EINVAL, "explicit chunks of axis ", d, " are NULL");
+        CA_CHECK(spec[d].nsizes >= 0, CA_EINVAL, "explicit chunks of axis ", d, " have a negative count");
+        dc.sizes.assign(spec[d].sizes, spec[d].sizes + spec[d].nsizes);
+      }
+      sp.push_back(dc);
+    }
+  *out = make_chunkset(ca::normalize_chunks(sp, sh, dtype, limit > 0 ? limit : ctx_limit(ctx)));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
+                                           int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(spec);
+  CA_TRY
+  auto sh = shape_in(ndim, shape, "ca_normalize_chunks_str");
+  CA_CHECK(ca::dtype_valid(dtype), CA_ETYPE, "ca_normalize_chunks_str: invalid dtype ", dtype);
+  int64_t limit = ctx_limit(ctx);
+  auto sp = ca::parse_chunks_spec(spec, ndim, &limit);
+  *out = make_chunkset(ca::normalize_chunks(sp, sh, dtype, limit));
+  return CA_OK;
+  CA_CATCH
+}
+
+// ---- the model ----------------------------------------------------------------------------------
+
+CA_API ca_status_t ca_array_new(ca_array_t **out, const ca_graph_t *graph, const char *name, const ca_chunks_t *chunks,
+                                ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(graph);
+  CA_ARG_NOT_NULL(name);
+  CA_ARG_NOT_NULL(chunks);
+  CA_TRY
+  auto g = std::make_shared<ca::Graph>(graph->g);
+  *out = wrap(ca::array_new(g, name, chunks_in(chunks, "ca_array_new"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_array_t *ca_array_retain(const ca_array_t *a) {
+  if (a) const_cast<ca_array_t *>(a)->refs.fetch_add(1);
+  return const_cast<ca_array_t *>(a);
+}
+CA_API void ca_array_free(const ca_array_t *a) {
+  if (a && const_cast<ca_array_t *>(a)->refs.fetch_sub(1) == 1) delete a;
+}
+
+CA_API int32_t ca_array_ndim(const ca_array_t *a) { return a ? a->a->ndim() : -1; }
+CA_API const int64_t *ca_array_shape(const ca_array_t *a) { return a && a->a->ndim() ? a->a->shape.data() : nullptr; }
+CA_API int64_t ca_array_size(const ca_array_t *a) { return a ? a->a->size() : -1; }
+CA_API int64_t ca_array_nbytes(const ca_array_t *a) { return a ? a->a->nbytes() : -1; }
+CA_API ca_dtype_t ca_array_dtype(const ca_array_t *a) { return a ? a->a->dtype : CA_DTYPE_INVALID; }
+CA_API const char *ca_array_name(const ca_array_t *a) { return a ? a->a->name.c_str() : nullptr; }
+CA_API const int64_t *ca_array_numblocks(const ca_array_t *a) {
+  return a && a->a->ndim() ? a->a->numblocks.data() : nullptr;
+}
+CA_API const int64_t *ca_array_chunks(const ca_array_t *a, int32_t dim, int64_t *n) {
+  if (n) *n = 0;
+  if (!a || dim < 0 || dim >= a->a->ndim()) return nullptr;
+  if (n) *n = int64_t(a->a->chunks[size_t(dim)].size());
+  return a->a->chunks[size_t(dim)].data();
+}
+CA_API ca_chunks_t ca_array_chunks_view(const ca_array_t *a) {
+  ca_chunks_t v{0, nullptr, nullptr};
+  if (!a) return v;
+  v.ndim = a->a->ndim();
+  v.numblocks = a->view_numblocks.data();
+  v.sizes = a->view_sizes.data();
+  return v;
+}
+CA_API ca_status_t ca_array_graph(ca_graph_t **out, const ca_array_t *a) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(a);
+  CA_TRY
+  auto g = new ca_graph();
+  g->g = *a->a->graph;
+  *out = g;
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_keys(ca_keylist_t **out, const ca_array_t *a) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(a);
+  CA_TRY
+  auto kl = std::make_unique<ca_keylist>();
+  const ca::Array &x = *a->a;
+  ca::Index n = x.nblocks();
+  for (ca::Index lin = 0; lin < n; ++lin) {
+    std::vector<int64_t> idx(size_t(x.ndim()));
+    ca::Index r = lin;
+    for (int32_t d = x.ndim() - 1; d >= 0; --d) {
+      idx[size_t(d)] = r % x.numblocks[size_t(d)];
+      r /= x.numblocks[size_t(d)];
+    }
+    kl->names.push_back(x.name);
+    kl->idx.push_back(std::move(idx));
+  }
+  *out = kl.release();
+  return CA_OK;
+  CA_CATCH
+}
+CA_API const char *ca_array_meta(const ca_array_t *a) { return a ? "ndarray" : nullptr; }
+
+// ---- creation -----------------------------------------------------------------------------------
+
+CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_dtype_t dtype, int32_t ndim,
+                                        const int64_t *shape, const int64_t *strides, const ca_chunks_t *chunks,
+                                        uint32_t flags, void (*release)(void *), void *ud) {
+  bool borrow = (flags & CA_BUFFER_BORROW) != 0;
+  if (!out || !chunks || (ndim > 0 && !shape) || ndim < 0 || ndim > CA_MAX_NDIM) {
+    if (borrow && release) release(ud);
+    if (out) *out = nullptr;
+    return set_error(CA_EINVAL, !out ? "ca_array_from_buffer: out is NULL"
+                                     : !chunks ? "ca_array_from_buffer: chunks is NULL"
+                                               : "ca_array_from_buffer: bad ndim or NULL shape");
+  }
+  *out = nullptr;
+  CA_TRY
+  ca::Chunks ch;
+  std::vector<ca::Index> sh;
+  try {
+    ch = chunks_in(chunks, "ca_array_from_buffer");
+    sh = shape_in(ndim, shape, "ca_array_from_buffer");
+    CA_CHECK(int32_t(ch.size()) == ndim, CA_EINVAL, "ca_array_from_buffer: chunks have ", ch.size(),
+             " dimensions, shape has ", ndim);
+  } catch (...) {
+    if (borrow && release) release(ud);
+    throw;
+  }
+  // from_buffer calls release itself on failure.
+  *out = wrap(ca::from_buffer(data, dtype, sh, strides, ch, borrow, release, ud));
+  if (!borrow && release) release(ud);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                 ca_dtype_t dtype, double re, double im) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::full(shape_in(ndim, shape, "ca_array_full"), chunks_in(chunks, "ca_array_full"), dtype, {re, im}));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_zeros(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                  ca_dtype_t dtype) {
+  return ca_array_full(out, ndim, shape, chunks, dtype, 0.0, 0.0);
+}
+CA_API ca_status_t ca_array_ones(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                 ca_dtype_t dtype) {
+  return ca_array_full(out, ndim, shape, chunks, dtype, 1.0, 0.0);
+}
+CA_API ca_status_t ca_array_empty(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                  ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::empty(shape_in(ndim, shape, "ca_array_empty"), chunks_in(chunks, "ca_array_empty"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_arange(ca_array_t **out, double start, double stop, double step, const ca_chunks_t *chunks,
+                                   ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::arange(start, stop, step, chunks_in(chunks, "ca_array_arange"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_linspace(ca_array_t **out, double start, double stop, int64_t num, bool endpoint,
+                                     const ca_chunks_t *chunks, ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::linspace(start, stop, num, endpoint, chunks_in(chunks, "ca_array_linspace"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_eye(ca_array_t **out, int64_t n, int64_t m, int64_t k, const ca_chunks_t *chunks,
+                                ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::eye(n, m, k, chunks_in(chunks, "ca_array_eye"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_tri(ca_array_t **out, int64_t n, int64_t m, int64_t k, const ca_chunks_t *chunks,
+                                ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::tri(n, m, k, chunks_in(chunks, "ca_array_tri"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t k) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::diag(arr(a, "ca_array_diag"), k));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint64_t seed, int32_t ndim,
+                                   const int64_t *shape, const ca_chunks_t *chunks, ca_dtype_t dtype, double p0,
+                                   double p1) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::random(distribution, seed, shape_in(ndim, shape, "ca_array_random"),
+                         chunks_in(chunks, "ca_array_random"), dtype, p0, p1));
+  return CA_OK;
+  CA_CATCH
+}
+
+// ---- elementwise --------------------------------------------------------------------------------
+
+CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t *a) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::elementwise_unary(op, arr(a, "ca_array_unary")));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_t *a, const ca_array_t *b) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::elementwise_binary(op, arr(a, "ca_array_binary"), arr(b, "ca_array_binary")));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, int32_t op, const ca_array_t *a, ca_scalar_t s,
+                                          bool scalar_first) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::elementwise_scalar(op, arr(a, "ca_array_binary_scalar"), s, scalar_first));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_where(ca_array_t **out, const ca_array_t *cond, const ca_array_t *a, const ca_array_t *b,
+                                  ca_scalar_t sa, ca_scalar_t sb) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::elementwise_where(arr(cond, "ca_array_where"), a ? a->a : nullptr, b ? b->a : nullptr, sa, sb));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_clip(ca_array_t **out, const ca_array_t *a, bool has_lo, ca_scalar_t lo, bool has_hi,
+                                 ca_scalar_t hi) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::elementwise_clip(arr(a, "ca_array_clip"), has_lo ? &lo : nullptr, has_hi ? &hi : nullptr));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_astype(ca_array_t **out, const ca_array_t *a, ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::elementwise_astype(arr(a, "ca_array_astype"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t decimals) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::elementwise_round(arr(a, "ca_array_round"), decimals));
+  return CA_OK;
+  CA_CATCH
+}
+
+// ---- reductions ---------------------------------------------------------------------------------
+
+CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
+                                   int32_t naxes, bool keepdims, const ca_reduce_options_t *opts) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(naxes >= 0 && (naxes == 0 || axes), CA_EINVAL, "ca_array_reduce: bad axes (naxes ", naxes, ")");
+  ca_reduce_options_t o = CA_REDUCE_OPTIONS_INIT;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_array_reduce: opts->struct_size is too small");
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+  }
+  std::vector<int32_t> ax(axes, axes + naxes);
+  *out = wrap(ca::reduce(op, arr(a, "ca_array_reduce"), ax, keepdims, o.split_every, o.ddof, o.dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis, ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::scan(op, arr(a, "ca_array_scan"), axis, dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_reduction(ca_array_t **out, const ca_array_t *a, const char *chunk, const char *combine,
+                                      const char *aggregate, const int32_t *axes, int32_t naxes, bool keepdims,
+                                      int32_t split_every, ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(chunk);
+  CA_ARG_NOT_NULL(aggregate);
+  CA_TRY
+  CA_CHECK(naxes >= 0 && (naxes == 0 || axes), CA_EINVAL, "ca_array_reduction: bad axes (naxes ", naxes, ")");
+  std::vector<int32_t> ax(axes, axes + naxes);
+  *out = wrap(ca::reduction(arr(a, "ca_array_reduction"), chunk, combine ? combine : "", aggregate, ax, keepdims,
+                            split_every, dtype));
+  return CA_OK;
+  CA_CATCH
+}
+
+// ---- block primitives ---------------------------------------------------------------------------
+
+CA_API ca_status_t ca_array_blockwise(ca_array_t **out, const char *kernel, const char *out_index,
+                                      const ca_array_arg_t *args, size_t nargs, ca_dtype_t dtype,
+                                      const ca_blockwise_array_options_t *opts) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(kernel);
+  CA_ARG_NOT_NULL(out_index);
+  CA_TRY
+  CA_CHECK(args || nargs == 0, CA_EINVAL, "ca_array_blockwise: args is NULL with nargs ", nargs);
+  CA_CHECK(ca::dtype_valid(dtype) && dtype != CA_RAW, CA_ETYPE, "ca_array_blockwise: invalid dtype ", dtype);
+  ca_blockwise_array_options_t o = CA_BLOCKWISE_ARRAY_OPTIONS_INIT;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "blockwise options struct_size is too small");
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+  }
+  std::vector<ca::ArrayArg> aa;
+  for (size_t i = 0; i < nargs; ++i) {
+    if (args[i].array) {
+      CA_CHECK(args[i].index, CA_EINVAL, "ca_array_blockwise: argument ", i, " has no index letters");
+      aa.push_back(ca::ArrayArg::of(args[i].array->a, args[i].index));
+    } else {
+      aa.push_back(ca::ArrayArg::lit(args[i].literal));
+    }
+  }
+  std::vector<std::pair<char, ca::Index>> new_axes;
+  if (o.new_axes) {
+    size_t n = std::strlen(o.new_axes);
+    CA_CHECK(n == 0 || o.new_axes_sizes, CA_EINVAL, "ca_array_blockwise: new_axes_sizes is NULL");
+    for (size_t i = 0; i < n; ++i) new_axes.push_back({o.new_axes[i], o.new_axes_sizes[i]});
+  }
+  ca::Chunks explicit_chunks;
+  if (o.chunks) explicit_chunks = chunks_in(o.chunks, "ca_array_blockwise");
+  *out = wrap(ca::blockwise(o.name ? o.name : kernel, kernel, out_index, std::move(aa), dtype, new_axes,
+                            o.chunks ? &explicit_chunks : nullptr, o.concatenate != 0));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, const ca_array_t *const *arrays,
+                                       size_t narrays, const ca_arg_t *extra, size_t nextra,
+                                       const ca_map_blocks_options_t *opts) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(kernel);
+  CA_TRY
+  CA_CHECK(narrays >= 1 && arrays, CA_EINVAL, "ca_array_map_blocks: at least one array is needed");
+  CA_CHECK(extra || nextra == 0, CA_EINVAL, "ca_array_map_blocks: extra is NULL with nextra ", nextra);
+  ca_map_blocks_options_t o = CA_MAP_BLOCKS_OPTIONS_INIT;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "map_blocks options struct_size is too small");
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+  }
+  // Output dimensions: the largest input's, minus drop_axis, plus new_axis (dask's rules).
+  int32_t nd = 0;
+  for (size_t i = 0; i < narrays; ++i) {
+    CA_CHECK(arrays[i], CA_EINVAL, "ca_array_map_blocks: array ", i, " is NULL");
+    nd = std::max(nd, arrays[i]->a->ndim());
+  }
+  const char *letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::string in_index(letters, size_t(nd));
+  std::vector<bool> drop(size_t(nd), false);
+  for (int32_t i = 0; i < o.ndrop_axis; ++i) {
+    int32_t ax = o.drop_axis[i] < 0 ? o.drop_axis[i] + nd : o.drop_axis[i];
+    CA_CHECK(ax >= 0 && ax < nd, CA_EINVAL, "map_blocks: drop_axis ", o.drop_axis[i], " is out of range for ", nd,
+             " dimensions");
+    drop[size_t(ax)] = true;
+  }
+  std::string out_index;
+  for (int32_t d = 0; d < nd; ++d)
+    if (!drop[size_t(d)]) out_index += in_index[size_t(d)];
+  std::vector<std::pair<char, ca::Index>> new_axes;
+  std::vector<int32_t> nax(o.new_axis, o.new_axis + o.nnew_axis);
+  std::sort(nax.begin(), nax.end());
+  size_t next_letter = size_t(nd);
+  for (int32_t ax : nax) {
+    int32_t total = int32_t(out_index.size()) + 1;
+    int32_t p = ax < 0 ? ax + total : ax;
+    CA_CHECK(p >= 0 && p <= int32_t(out_index.size()), CA_EINVAL, "map_blocks: new_axis ", ax, " is out of range");
+    char c = letters[next_letter++];
+    out_index.insert(out_index.begin() + p, c);
+    new_axes.push_back({c, 1});
+  }
+  std::vector<ca::ArrayArg> aa;
+  for (size_t i = 0; i < narrays; ++i) {
+    const ca::ArrayPtr &x = arrays[i]->a;
+    aa.push_back(ca::ArrayArg::of(x, in_index.substr(size_t(nd - x->ndim()))));
+  }
+  for (size_t i = 0; i < nextra; ++i) aa.push_back(ca::ArrayArg::lit(extra[i]));
+  if (o.block_info) {
+    aa.push_back(ca::ArrayArg::special(ca::BlockwiseArg::BlockIndex));
+    aa.push_back(ca::ArrayArg::special(ca::BlockwiseArg::BlockOrigin));
+  }
+  ca::DType dt = o.dtype != CA_DTYPE_INVALID ? o.dtype : arrays[0]->a->dtype;
+  CA_CHECK(ca::dtype_valid(dt) && dt != CA_RAW, CA_ETYPE, "map_blocks: invalid dtype ", dt);
+  ca::Chunks explicit_chunks;
+  if (o.chunks) explicit_chunks = chunks_in(o.chunks, "ca_array_map_blocks");
+  if (!o.chunks && !new_axes.empty()) {
+    // new axes get one block of size 1 unless chunks were given
+  }
+  *out = wrap(ca::blockwise(o.name ? o.name : kernel, kernel, out_index, std::move(aa), dt, new_axes,
+                            o.chunks ? &explicit_chunks : nullptr, false));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_rechunk(ca_array_t **out, const ca_array_t *a, const ca_chunks_t *chunks) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap(ca::rechunk(arr(a, "ca_array_rechunk"), chunks_in(chunks, "ca_array_rechunk")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *arrays, const char *const *indices,
+                                   size_t narrays) {
+  CA_ARG_NOT_NULL(out);
+  for (size_t i = 0; i < narrays; ++i) out[i] = nullptr;
+  CA_TRY
+  CA_CHECK(narrays == 0 || (arrays && indices), CA_EINVAL, "ca_unify_chunks: arrays or indices is NULL");
+  std::vector<ca::ArrayPtr> as;
+  std::vector<std::string> is;
+  for (size_t i = 0; i < narrays; ++i) {
+    as.push_back(arr(arrays[i], "ca_unify_chunks"));
+    CA_CHECK(indices[i], CA_EINVAL, "ca_unify_chunks: index ", i, " is NULL");
+    is.push_back(indices[i]);
+  }
+  auto res = ca::unify_chunks(as, is);
+  for (size_t i = 0; i < narrays; ++i) out[i] = wrap(res[i]);
+  return CA_OK;
+  CA_CATCH
+}
+
+// ---- compute ------------------------------------------------------------------------------------
+
+CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, const ca_array_t *const *arrays,
+                                         size_t narrays, const ca_compute_options_t *opts) {
+  CA_ARG_NOT_NULL(out);
+  for (size_t i = 0; i < narrays; ++i) out[i] = nullptr;
+  CA_ARG_NOT_NULL(ctx);
+  CA_TRY
+  CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_compute_many: arrays is NULL");
+  std::vector<ca::ArrayPtr> as;
+  std::vector<ca::BlockRef> blocks;
+  std::vector<void *> bufs;
+  for (size_t i = 0; i < narrays; ++i) {
+    as.push_back(arr(arrays[i], "ca_array_compute"));
+    blocks.emplace_back(ca::block_new(as.back()->dtype, as.back()->ndim(), as.back()->shape.data()));
+    bufs.push_back(blocks.back()->data);
+  }
+  ca::RunOptions ro = run_opts(ctx, opts);
+  ca::compute_into(*ctx->executor(), ctx->registry, as, bufs, ro);
+  for (size_t i = 0; i < narrays; ++i) out[i] = blocks[i].release();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_compute(ca_block_t **out, ca_context_t *ctx, const ca_array_t *a,
+                                    const ca_compute_options_t *opts) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(a);
+  return ca_array_compute_many(out, ctx, &a, 1, opts);
+}
+
+CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a, void *buffer, size_t nbytes,
+                                         const ca_compute_options_t *opts) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(a);
+  CA_TRY
+  CA_CHECK(nbytes == size_t(a->a->nbytes()), CA_EINVAL, "ca_array_compute_into: buffer has ", nbytes,
+           " bytes, the array needs ", a->a->nbytes());
+  CA_CHECK(buffer || nbytes == 0, CA_EINVAL, "ca_array_compute_into: buffer is NULL");
+  ca::RunOptions ro = run_opts(ctx, opts);
+  ca::compute_into(*ctx->executor(), ctx->registry, {a->a}, {buffer}, ro);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const ca_array_t *a,
+                                    const ca_compute_options_t *opts) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(ctx);
+  CA_TRY
+  ca::RunOptions ro = run_opts(ctx, opts);
+  *out = wrap(ca::persist(*ctx->executor(), ctx->registry, arr(a, "ca_array_persist"), ro));
+  return CA_OK;
+  CA_CATCH
+}
+
+// ---- pictures -----------------------------------------------------------------------------------
+
+CA_API void ca_string_free(char *s) { std::free(s); }
+
+static char *dup_string(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+CA_API ca_status_t ca_array_to_svg(char **out, const ca_array_t *a, int32_t size) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = dup_string(ca::array_to_svg(*arr(a, "ca_array_to_svg"), size > 0 ? size : 120));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_to_dot(char **out, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(g);
+  CA_TRY
+  std::vector<ca::KeyRef> refs;  // empty: graph_to_dot picks the graph's keys itself (capped)
+  if (keys)
+    for (size_t i = 0; i < nkeys; ++i) refs.push_back({keys[i].name, keys[i].index, keys[i].nindex});
+  *out = dup_string(ca::graph_to_dot(g->g, refs));
+  return CA_OK;
+  CA_CATCH
+}
+
+}  // extern "C"

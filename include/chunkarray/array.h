@@ -1,0 +1,422 @@
+/**
+ * @file chunkarray/array.h
+ * @brief Chunked N-d arrays: dask.array's model as a C API.
+ *
+ * An array is exactly four things: a task graph, a name, chunks (a tuple of tuples: the block sizes
+ * along each dimension, possibly ragged) and a dtype. Block (i, j, k) of array `name` is the graph key
+ * (name, i, j, k); len(chunks) == ndim and sum(chunks[d]) == shape[d]. Operations build new graph
+ * layers (symbolic wherever possible), new chunks and dtypes; nothing runs until a compute.
+ *
+ * Arrays are immutable and may be shared by threads. Names are deterministic tokens of the operation
+ * and its inputs ("add-3f2a9c01..."): the same expression built twice has the same name.
+ * Chains of elementwise operations are fused into one task per block, and a reduction fuses with the
+ * elementwise expression feeding it.
+ */
+#ifndef CHUNKARRAY_ARRAY_H
+#define CHUNKARRAY_ARRAY_H
+
+#include "chunkarray/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ca_array ca_array_t;
+
+/** Chunks as passed in: numblocks[d] block sizes for each dimension d, dimension after dimension. */
+typedef struct ca_chunks {
+  int32_t ndim;
+  const int64_t *numblocks; /**< ndim entries */
+  const int64_t *sizes;     /**< sum(numblocks) entries: dimension 0's sizes, then dimension 1's, ... */
+} ca_chunks_t;
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Chunk specifications and normalize_chunks                                                        */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** One dimension's chunk request (dask's chunks= argument, per dimension). */
+typedef struct ca_dimchunks {
+  /** > 0: blocks of this size (the last one ragged); CA_CHUNKS_WHOLE (-1): one block; CA_CHUNKS_AUTO
+   *  (0): chosen so blocks are near the context's array.chunk-size; CA_CHUNKS_EXPLICIT (-2): use
+   *  `sizes`. */
+  int64_t size;
+  const int64_t *sizes; /**< CA_CHUNKS_EXPLICIT: nsizes block sizes, which must sum to the extent */
+  int64_t nsizes;
+} ca_dimchunks_t;
+
+#define CA_CHUNKS_AUTO 0
+#define CA_CHUNKS_WHOLE (-1)
+#define CA_CHUNKS_EXPLICIT (-2)
+
+/** Owned, normalized chunks (a tuple of tuples). */
+typedef struct ca_chunkset ca_chunkset_t;
+CA_API int32_t ca_chunkset_ndim(const ca_chunkset_t *cs);
+/** @return borrowed block sizes of dimension @p dim; *n receives their count. NULL if out of range. */
+CA_API const int64_t *ca_chunkset_sizes(const ca_chunkset_t *cs, int32_t dim, int64_t *n);
+/** @return a borrowed view valid while @p cs lives. */
+CA_API ca_chunks_t ca_chunkset_view(const ca_chunkset_t *cs);
+CA_API void ca_chunkset_free(ca_chunkset_t *cs);
+
+/**
+ * dask's normalize_chunks: turn a per-dimension request into explicit chunks.
+ * @param spec ndim entries (NULL: all CA_CHUNKS_AUTO).
+ * @param limit target bytes per block for "auto" (0: the context's array.chunk-size, 128 MiB).
+ * @param ctx may be NULL (then the default 128 MiB).
+ * Errors name the dimension: "chunks along axis 1 sum to 23, shape is 24" (dask's "Chunks do not add
+ * up to shape"), negative sizes, ndim mismatch.
+ */
+CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *ctx, const ca_dimchunks_t *spec,
+                                       int32_t ndim, const int64_t *shape, ca_dtype_t dtype, int64_t limit);
+
+/**
+ * Parse a dask-style chunks string and normalize it: "auto", "5", "(2, 3, 4), -1", "((2,3,4),(5,5))",
+ * "{0: 5, 1: -1}" (missing dims: whole), "64MiB" (auto with that block size).
+ */
+CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
+                                           int32_t ndim, const int64_t *shape, ca_dtype_t dtype);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The array model                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * The seed's constructor: an array from a graph, a name, chunks and a dtype. Validates
+ * len(chunks) == ndim, non-negative block sizes, and that @p graph holds every key (name, i, j, ...)
+ * of the chunk grid (the error names the first missing key).
+ * @param graph borrowed: the array shares its layers (O(layers)); later changes to @p graph do not
+ *        affect the array.
+ */
+CA_API ca_status_t ca_array_new(ca_array_t **out, const ca_graph_t *graph, const char *name,
+                                const ca_chunks_t *chunks, ca_dtype_t dtype);
+/** Another reference (for bindings); free each with ca_array_free(). */
+CA_API ca_array_t *ca_array_retain(const ca_array_t *a);
+CA_API void ca_array_free(const ca_array_t *a);
+
+CA_API int32_t ca_array_ndim(const ca_array_t *a);
+/** @return borrowed ndim extents (NULL for 0-d). */
+CA_API const int64_t *ca_array_shape(const ca_array_t *a);
+CA_API int64_t ca_array_size(const ca_array_t *a);
+CA_API int64_t ca_array_nbytes(const ca_array_t *a);
+CA_API ca_dtype_t ca_array_dtype(const ca_array_t *a);
+/** @return the array's name (borrowed). */
+CA_API const char *ca_array_name(const ca_array_t *a);
+/** @return borrowed number of blocks per dimension (NULL for 0-d). */
+CA_API const int64_t *ca_array_numblocks(const ca_array_t *a);
+/** @return borrowed block sizes along @p dim; *n receives the count. */
+CA_API const int64_t *ca_array_chunks(const ca_array_t *a, int32_t dim, int64_t *n);
+/** @return a borrowed view of all chunks, valid while @p a lives. */
+CA_API ca_chunks_t ca_array_chunks_view(const ca_array_t *a);
+/** @param[out] out a new graph holding the array's layers (shared). */
+CA_API ca_status_t ca_array_graph(ca_graph_t **out, const ca_array_t *a);
+/** @param[out] out the block keys in C order (dask's __dask_keys__, flattened). */
+CA_API ca_status_t ca_array_keys(ca_keylist_t **out, const ca_array_t *a);
+/** @return the array's meta: its block type, "numpy.ndarray"-like "ndarray" (static string). */
+CA_API const char *ca_array_meta(const ca_array_t *a);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Creation                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* ca_array_from_buffer flags */
+#define CA_BUFFER_COPY 0u   /**< copy the data now; the caller's buffer is free afterwards */
+#define CA_BUFFER_BORROW 1u /**< zero-copy: blocks view the buffer where they are contiguous; @p release
+                                 runs once when no array or block needs the buffer any more */
+
+/**
+ * An array over a caller's buffer (dask's from_array).
+ * @param strides byte strides per dimension, NULL for C-contiguous; may be negative or zero.
+ * @param chunks normalized chunks for @p shape (e.g. from ca_normalize_chunks()).
+ * @param release with CA_BUFFER_BORROW: called exactly once when the buffer is no longer needed (also
+ *        on failure); may be NULL.
+ */
+CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_dtype_t dtype, int32_t ndim,
+                                        const int64_t *shape, const int64_t *strides, const ca_chunks_t *chunks,
+                                        uint32_t flags, void (*release)(void *), void *user_data);
+
+/** full(shape, value): @p value_re/@p value_im converted to dtype (im ignored unless complex). */
+CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                 ca_dtype_t dtype, double value_re, double value_im);
+CA_API ca_status_t ca_array_zeros(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                  ca_dtype_t dtype);
+CA_API ca_status_t ca_array_ones(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                 ca_dtype_t dtype);
+/** empty: contents unspecified (zeros in practice). */
+CA_API ca_status_t ca_array_empty(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                  ca_dtype_t dtype);
+/** arange(start, stop, step) as NumPy: length ceil((stop - start) / step). chunks: 1-d. */
+CA_API ca_status_t ca_array_arange(ca_array_t **out, double start, double stop, double step,
+                                   const ca_chunks_t *chunks, ca_dtype_t dtype);
+/** linspace(start, stop, num, endpoint). */
+CA_API ca_status_t ca_array_linspace(ca_array_t **out, double start, double stop, int64_t num, bool endpoint,
+                                     const ca_chunks_t *chunks, ca_dtype_t dtype);
+/** eye(N, M, k): ones on the k-th diagonal. chunks: 2-d for (N, M). */
+CA_API ca_status_t ca_array_eye(ca_array_t **out, int64_t n, int64_t m, int64_t k, const ca_chunks_t *chunks,
+                                ca_dtype_t dtype);
+/** tri(N, M, k): ones at and below the k-th diagonal. */
+CA_API ca_status_t ca_array_tri(ca_array_t **out, int64_t n, int64_t m, int64_t k, const ca_chunks_t *chunks,
+                                ca_dtype_t dtype);
+/** diag as NumPy: a 1-d array gives a 2-d matrix with it on the k-th diagonal; a 2-d array gives its
+ *  k-th diagonal (1-d). */
+CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t k);
+
+/* Random distributions (ca_array_random). Reproducible per block whatever the thread count: block
+ * (i, j) draws from a counter-based generator keyed by (seed, block's linear index). */
+#define CA_RANDOM_UNIFORM 0  /**< [p0, p1) */
+#define CA_RANDOM_NORMAL 1   /**< mean p0, standard deviation p1 */
+#define CA_RANDOM_INTEGERS 2 /**< integers in [p0, p1), integer dtype */
+CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint64_t seed, int32_t ndim,
+                                   const int64_t *shape, const ca_chunks_t *chunks, ca_dtype_t dtype, double p0,
+                                   double p1);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Elementwise (fused)                                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Operators. Values are stable. */
+#define CA_OP_ADD 1
+#define CA_OP_SUB 2
+#define CA_OP_MUL 3
+#define CA_OP_DIV 4      /**< true division */
+#define CA_OP_FLOORDIV 5
+#define CA_OP_MOD 6
+#define CA_OP_POW 7
+#define CA_OP_EQ 8
+#define CA_OP_NE 9
+#define CA_OP_LT 10
+#define CA_OP_LE 11
+#define CA_OP_GT 12
+#define CA_OP_GE 13
+#define CA_OP_AND 14     /**< logical_and */
+#define CA_OP_OR 15
+#define CA_OP_XOR 16
+#define CA_OP_MAXIMUM 17
+#define CA_OP_MINIMUM 18
+#define CA_OP_ARCTAN2 19
+#define CA_OP_BITAND 20
+#define CA_OP_BITOR 21
+#define CA_OP_BITXOR 22
+/* unary */
+#define CA_OP_NEG 40
+#define CA_OP_ABS 41
+#define CA_OP_SIGN 42
+#define CA_OP_SQRT 43
+#define CA_OP_EXP 44
+#define CA_OP_LOG 45
+#define CA_OP_LOG1P 46
+#define CA_OP_EXPM1 47
+#define CA_OP_SIN 48
+#define CA_OP_COS 49
+#define CA_OP_TAN 50
+#define CA_OP_ARCSIN 51
+#define CA_OP_ARCCOS 52
+#define CA_OP_ARCTAN 53
+#define CA_OP_SINH 54
+#define CA_OP_COSH 55
+#define CA_OP_TANH 56
+#define CA_OP_ARCSINH 57
+#define CA_OP_ARCCOSH 58
+#define CA_OP_ARCTANH 59
+#define CA_OP_FLOOR 60
+#define CA_OP_CEIL 61
+#define CA_OP_ROUND 62   /**< round half to even, as np.round */
+#define CA_OP_ISNAN 63
+#define CA_OP_ISINF 64
+#define CA_OP_ISFINITE 65
+#define CA_OP_NOT 66     /**< logical_not */
+#define CA_OP_INVERT 67  /**< bitwise not (logical not for bool) */
+#define CA_OP_LOG10 68
+#define CA_OP_LOG2 69
+#define CA_OP_SQUARE 70
+#define CA_OP_CONJ 71
+#define CA_OP_REAL 72
+#define CA_OP_IMAG 73
+#define CA_OP_TRUNC 74
+
+/** A scalar operand (NumPy's Python-scalar rules: it does not upcast an array of the same kind). */
+typedef struct ca_scalar {
+  ca_dtype_t kind; /**< CA_BOOL, CA_INT64, CA_FLOAT64 or CA_COMPLEX128: which Python type it is */
+  int32_t reserved;
+  double re, im;   /**< value (im only for complex) */
+  int64_t i64;     /**< exact value for CA_INT64 and CA_BOOL */
+} ca_scalar_t;
+
+CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t *a);
+/** a op b with NumPy broadcasting; chunks unified (rechunked where they differ). */
+CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_t *a, const ca_array_t *b);
+/** a op s (or s op a when @p scalar_first). */
+CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, int32_t op, const ca_array_t *a, ca_scalar_t s,
+                                          bool scalar_first);
+/** where(cond, a, b); any of a, b may be NULL to use the scalars sa, sb instead. */
+CA_API ca_status_t ca_array_where(ca_array_t **out, const ca_array_t *cond, const ca_array_t *a, const ca_array_t *b,
+                                  ca_scalar_t sa, ca_scalar_t sb);
+/** clip(a, lo, hi): use has_lo/has_hi for one-sided clips. */
+CA_API ca_status_t ca_array_clip(ca_array_t **out, const ca_array_t *a, bool has_lo, ca_scalar_t lo, bool has_hi,
+                                 ca_scalar_t hi);
+CA_API ca_status_t ca_array_astype(ca_array_t **out, const ca_array_t *a, ca_dtype_t dtype);
+/** np.round(a, decimals). */
+CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t decimals);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reductions and scans                                                                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define CA_RED_SUM 1
+#define CA_RED_PROD 2
+#define CA_RED_MEAN 3
+#define CA_RED_VAR 4
+#define CA_RED_STD 5
+#define CA_RED_MIN 6
+#define CA_RED_MAX 7
+#define CA_RED_ARGMIN 8
+#define CA_RED_ARGMAX 9
+#define CA_RED_ANY 10
+#define CA_RED_ALL 11
+#define CA_RED_NANSUM 12
+#define CA_RED_NANPROD 13
+#define CA_RED_NANMEAN 14
+#define CA_RED_NANVAR 15
+#define CA_RED_NANSTD 16
+#define CA_RED_NANMIN 17
+#define CA_RED_NANMAX 18
+#define CA_RED_NANARGMIN 19
+#define CA_RED_NANARGMAX 20
+
+typedef struct ca_reduce_options {
+  uint32_t struct_size;
+  int32_t split_every; /**< blocks combined per tree node along each reduced axis; 0 = 4 (dask's) */
+  int32_t ddof;        /**< var/std */
+  ca_dtype_t dtype;    /**< accumulate/return dtype; CA_DTYPE_INVALID = NumPy's default */
+} ca_reduce_options_t;
+#define CA_REDUCE_OPTIONS_INIT {sizeof(ca_reduce_options_t), 0, 0, CA_DTYPE_INVALID}
+
+/**
+ * A builtin reduction over @p naxes axes (naxes 0 with axes NULL: all axes; negative axes count from
+ * the end). arg-reductions take one axis or all (flattened index).
+ */
+CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
+                                   int32_t naxes, bool keepdims, const ca_reduce_options_t *opts);
+
+#define CA_SCAN_CUMSUM 1
+#define CA_SCAN_CUMPROD 2
+#define CA_SCAN_NANCUMSUM 3
+#define CA_SCAN_NANCUMPROD 4
+/** Cumulative reduction along @p axis (dask's cumreduction: per-block scan plus a carried total). */
+CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis,
+                                 ca_dtype_t dtype);
+
+/**
+ * dask's generic tree reduction with user kernels:
+ * - chunk(block) -> partial, with reduced axes kept at size 1 (keepdims);
+ * - combine(nested list of partials) -> partial (lists nest one level per reduced axis);
+ * - aggregate(nested list of partials) -> final block (keepdims shape; axes dropped afterwards
+ *   unless @p keepdims).
+ * combine may be NULL (aggregate is used at every level). Kernels are looked up by name at compute.
+ */
+CA_API ca_status_t ca_array_reduction(ca_array_t **out, const ca_array_t *a, const char *chunk,
+                                      const char *combine, const char *aggregate, const int32_t *axes,
+                                      int32_t naxes, bool keepdims, int32_t split_every, ca_dtype_t dtype);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Block primitives                                                                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** One argument of ca_array_blockwise: an array with index letters, or a literal. */
+typedef struct ca_array_arg {
+  const ca_array_t *array; /**< NULL for a literal */
+  const char *index;       /**< letters, one per dimension of array ("ij"); ignored for literals */
+  ca_arg_t literal;        /**< used when array is NULL */
+} ca_array_arg_t;
+
+typedef struct ca_blockwise_array_options {
+  uint32_t struct_size;
+  /** letters of the output absent from every input: their sizes (one block each) */
+  const char *new_axes;          /**< e.g. "k" */
+  const int64_t *new_axes_sizes; /**< one per letter of new_axes */
+  /** explicit output chunks (overrides what is derived from the inputs); NULL = derived */
+  const ca_chunks_t *chunks;
+  /** contracted letters: 1 = concatenate the blocks along them into one block (dask's
+   *  concatenate=True); 0 = pass a (nested) list of blocks */
+  int32_t concatenate;
+  /** 1 (default) = unify the chunks of the inputs (rechunk) where letters disagree */
+  int32_t align_arrays;
+  const char *name; /**< output name prefix (default: the kernel name) */
+} ca_blockwise_array_options_t;
+#define CA_BLOCKWISE_ARRAY_OPTIONS_INIT {sizeof(ca_blockwise_array_options_t), NULL, NULL, NULL, 0, 1, NULL}
+
+/**
+ * dask's blockwise(func, out_ind, *(arg, ind)...): one task per output block calling @p kernel with
+ * the corresponding blocks of the inputs.
+ */
+CA_API ca_status_t ca_array_blockwise(ca_array_t **out, const char *kernel, const char *out_index,
+                                      const ca_array_arg_t *args, size_t nargs, ca_dtype_t dtype,
+                                      const ca_blockwise_array_options_t *opts);
+
+typedef struct ca_map_blocks_options {
+  uint32_t struct_size;
+  ca_dtype_t dtype;          /**< output dtype; CA_DTYPE_INVALID = the first input's */
+  const ca_chunks_t *chunks; /**< explicit output chunks; NULL = the first input's (adjusted by axes) */
+  const int32_t *drop_axis;  /**< output drops these axes of the inputs */
+  int32_t ndrop_axis;
+  const int32_t *new_axis;   /**< output gains these axes (size 1 unless chunks says otherwise) */
+  int32_t nnew_axis;
+  /** 1: append two literal arguments: the block index (tuple) and the block's location in the
+   *  array (tuple of start offsets), dask's block_info */
+  int32_t block_info;
+  const char *name;          /**< output name prefix (default: the kernel name) */
+} ca_map_blocks_options_t;
+#define CA_MAP_BLOCKS_OPTIONS_INIT {sizeof(ca_map_blocks_options_t), CA_DTYPE_INVALID, NULL, NULL, 0, NULL, 0, 0, NULL}
+
+/**
+ * dask's map_blocks: @p kernel on each block of the inputs (aligned by broadcasting like blockwise),
+ * followed by @p extra literal arguments (and block_info when asked).
+ */
+CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, const ca_array_t *const *arrays,
+                                       size_t narrays, const ca_arg_t *extra, size_t nextra,
+                                       const ca_map_blocks_options_t *opts);
+
+/** Rechunk to @p chunks (normalized chunks of the same shape). */
+CA_API ca_status_t ca_array_rechunk(ca_array_t **out, const ca_array_t *a, const ca_chunks_t *chunks);
+
+/**
+ * dask's unify_chunks: arrays indexed by letters are rechunked so every letter has one common
+ * chunking (a dimension of extent 1 broadcasts). @p out receives narrays new references.
+ */
+CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *arrays, const char *const *indices,
+                                   size_t narrays);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Compute                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * Compute an array into one C-order block (library-allocated). Blocks are copied into place as they
+ * finish and freed at once: peak memory is the result plus the blocks in flight.
+ */
+CA_API ca_status_t ca_array_compute(ca_block_t **out, ca_context_t *ctx, const ca_array_t *a,
+                                    const ca_compute_options_t *opts);
+/** Compute into a caller's C-order buffer of exactly ca_array_nbytes() bytes. */
+CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a, void *buffer, size_t nbytes,
+                                         const ca_compute_options_t *opts);
+/** Compute several arrays in one pass over their merged graph (shared work runs once). */
+CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, const ca_array_t *const *arrays,
+                                         size_t narrays, const ca_compute_options_t *opts);
+/** dask's persist: compute and keep the blocks in memory as a new array with the same chunks. */
+CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const ca_array_t *a,
+                                    const ca_compute_options_t *opts);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Pictures                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** A library-owned NUL-terminated string; free with ca_string_free(). */
+CA_API void ca_string_free(char *s);
+/** The chunk-grid diagram dask shows in notebooks, as SVG. @param size drawing size in pixels (0: 120). */
+CA_API ca_status_t ca_array_to_svg(char **out, const ca_array_t *a, int32_t size);
+/** The task graph of the given keys (all if NULL) in graphviz dot. */
+CA_API ca_status_t ca_graph_to_dot(char **out, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHUNKARRAY_ARRAY_H */

@@ -1,0 +1,971 @@
+#include "array/array.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "array/expr.hpp"
+#include "exec/executor.hpp"
+#include "graph/plan.hpp"
+#include "kernel/kernel.hpp"
+
+namespace ca {
+
+// ------------------------------------------------------------------------------------------------
+// model
+
+Index Array::size() const {
+  Index n = 1;
+  for (Index s : shape) n *= s;
+  return n;
+}
+
+Index Array::nblocks() const {
+  Index n = 1;
+  for (Index s : numblocks) n *= s;
+  return n;
+}
+
+std::vector<Index> chunks_shape(const Chunks &chunks) {
+  CA_CHECK(chunks.size() <= CA_MAX_NDIM, CA_EINVAL, "arrays have at most ", CA_MAX_NDIM, " dimensions, got ",
+           chunks.size());
+  std::vector<Index> shape;
+  for (size_t d = 0; d < chunks.size(); ++d) {
+    Index s = 0;
+    CA_CHECK(!chunks[d].empty(), CA_EINVAL, "chunks along axis ", d, " are empty: every dimension has at least one block");
+    for (Index c : chunks[d]) {
+      CA_CHECK(c >= 0, CA_EINVAL, "chunk size ", c, " along axis ", d, " is negative");
+      s += c;
+    }
+    shape.push_back(s);
+  }
+  return shape;
+}
+
+std::vector<std::vector<Index>> chunk_offsets(const Chunks &chunks) {
+  std::vector<std::vector<Index>> off(chunks.size());
+  for (size_t d = 0; d < chunks.size(); ++d) {
+    Index acc = 0;
+    for (Index c : chunks[d]) {
+      off[d].push_back(acc);
+      acc += c;
+    }
+  }
+  return off;
+}
+
+std::string chunks_str(const Chunks &chunks) {
+  std::ostringstream os;
+  os << "(";
+  for (size_t d = 0; d < chunks.size(); ++d) {
+    if (d) os << ", ";
+    os << "(";
+    for (size_t i = 0; i < chunks[d].size(); ++i) os << (i ? ", " : "") << chunks[d][i];
+    if (chunks[d].size() == 1) os << ",";
+    os << ")";
+  }
+  if (chunks.size() == 1) os << ",";
+  os << ")";
+  return os.str();
+}
+
+ArrayPtr array_from_layer(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype, ExprPtr expr) {
+  auto a = std::make_shared<Array>();
+  a->shape = chunks_shape(chunks);
+  for (auto &c : chunks) a->numblocks.push_back(Index(c.size()));
+  a->graph = std::move(graph);
+  a->name = name;
+  a->chunks = std::move(chunks);
+  a->dtype = dtype;
+  a->expr = std::move(expr);
+  return a;
+}
+
+ArrayPtr array_new(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype) {
+  CA_CHECK(graph, CA_EINVAL, "graph is NULL");
+  CA_CHECK(!name.empty(), CA_EINVAL, "array name is empty");
+  CA_CHECK(dtype_valid(dtype) && dtype != CA_RAW, CA_ETYPE, "invalid array dtype ", dtype);
+  auto a = array_from_layer(graph, name, std::move(chunks), dtype);
+  const Layer *l = graph->find(name);
+  if (!l) fail(CA_ENOTFOUND, "the graph has no key named '", name, "' (no layer of that name)");
+  CA_CHECK(l->nindex() == a->ndim(), CA_EINVAL, "keys of '", name, "' have ", l->nindex(),
+           " indices but the chunks have ", a->ndim(), " dimensions");
+  // Every key of the grid must exist.
+  std::vector<Index> idx(size_t(a->ndim()), 0);
+  Index n = a->nblocks();
+  for (Index lin = 0; lin < n; ++lin) {
+    Index r = lin;
+    for (int32_t d = a->ndim() - 1; d >= 0; --d) {
+      idx[size_t(d)] = r % a->numblocks[size_t(d)];
+      r /= a->numblocks[size_t(d)];
+    }
+    if (l->find(idx.data()) < 0)
+      fail(CA_ENOTFOUND, "the graph is missing key ", key_str(name, idx.data(), a->ndim()), " of the ",
+           a->ndim() ? "chunk grid " : "array ", chunks_str(a->chunks));
+  }
+  return a;
+}
+
+std::shared_ptr<Graph> merge_graphs(const std::vector<ArrayPtr> &arrays) {
+  auto g = std::make_shared<Graph>();
+  for (auto &a : arrays)
+    if (a) g->merge(*a->graph);
+  return g;
+}
+
+// ------------------------------------------------------------------------------------------------
+// tokenize
+
+Tokenizer::Tokenizer(const std::string &prefix) : prefix_(prefix), h1_(0x243F6A8885A308D3ULL), h2_(0x13198A2E03707344ULL) {
+  add(prefix);
+}
+
+Tokenizer &Tokenizer::add_bytes(const void *p, size_t n) {
+  h1_ = hash_bytes(h1_, p, n);
+  h2_ = hash_bytes(h2_ ^ 0x9E3779B97F4A7C15ULL, p, n) + (h1_ >> 7);
+  return *this;
+}
+Tokenizer &Tokenizer::add(const std::string &s) {
+  uint64_t n = s.size();
+  add_bytes(&n, sizeof n);
+  return add_bytes(s.data(), s.size());
+}
+Tokenizer &Tokenizer::add(int64_t v) { return add_bytes(&v, sizeof v); }
+Tokenizer &Tokenizer::add(double v) { return add_bytes(&v, sizeof v); }
+Tokenizer &Tokenizer::add(const Array &a) { return add(a.name); }
+Tokenizer &Tokenizer::add(const Chunks &c) {
+  add(int64_t(c.size()));
+  for (auto &d : c) add(d);
+  return *this;
+}
+Tokenizer &Tokenizer::add(const std::vector<Index> &v) {
+  add(int64_t(v.size()));
+  return add_bytes(v.data(), v.size() * sizeof(Index));
+}
+Tokenizer &Tokenizer::add_arg(const ca_arg_t &a) {
+  add(int64_t(a.kind));
+  switch (a.kind) {
+    case CA_ARG_INT64: return add(a.u.i64);
+    case CA_ARG_FLOAT64: return add(a.u.f64);
+    case CA_ARG_STRING:
+    case CA_ARG_BYTES: return add_bytes(a.u.bytes.data, a.u.bytes.len);
+    case CA_ARG_TUPLE: return add_bytes(a.u.tuple.items, a.u.tuple.len * sizeof(int64_t));
+    case CA_ARG_SLICE: return add_bytes(&a.u.slice, sizeof(a.u.slice));
+    default: return *this;
+  }
+}
+std::string Tokenizer::name() const {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h1_),
+           static_cast<unsigned long long>(h2_));
+  return prefix_ + "-" + buf;
+}
+
+// ------------------------------------------------------------------------------------------------
+// normalize_chunks
+
+std::vector<Index> blocks_of(Index extent, Index size) {
+  CA_CHECK(size > 0, CA_EINVAL, "block size ", size, " must be positive");
+  std::vector<Index> v;
+  if (extent == 0) return {0};
+  for (Index s = 0; s < extent; s += size) v.push_back(std::min(size, extent - s));
+  return v;
+}
+
+Chunks normalize_chunks(const std::vector<DimChunks> &spec0, const std::vector<Index> &shape, DType dtype,
+                        Index limit) {
+  std::vector<DimChunks> spec = spec0;
+  if (spec.empty()) spec.assign(shape.size(), DimChunks{});
+  CA_CHECK(spec.size() == shape.size(), CA_EINVAL, "chunks have ", spec.size(), " dimensions but the shape has ",
+           shape.size());
+  for (size_t d = 0; d < shape.size(); ++d)
+    CA_CHECK(shape[d] >= 0, CA_EINVAL, "extent ", shape[d], " of axis ", d, " is negative");
+  Chunks out(shape.size());
+  std::vector<size_t> autos;
+  Index fixed_bytes = Index(std::max<size_t>(dtype_size(dtype), 1));
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const DimChunks &c = spec[d];
+    if (c.size == CA_CHUNKS_EXPLICIT) {
+      Index sum = 0;
+      CA_CHECK(!c.sizes.empty(), CA_EINVAL, "explicit chunks along axis ", d, " are empty");
+      for (Index s : c.sizes) {
+        CA_CHECK(s >= 0, CA_EINVAL, "chunk size ", s, " along axis ", d, " is negative");
+        sum += s;
+      }
+      if (sum != shape[d])
+        fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to ", sum, ", shape is ",
+             shape[d]);
+      out[d] = c.sizes;
+      fixed_bytes *= std::max<Index>(*std::max_element(c.sizes.begin(), c.sizes.end()), 1);
+    } else if (c.size == CA_CHUNKS_WHOLE) {
+      out[d] = {shape[d]};
+      fixed_bytes *= std::max<Index>(shape[d], 1);
+    } else if (c.size > 0) {
+      out[d] = blocks_of(shape[d], c.size);
+      fixed_bytes *= std::max<Index>(std::min(c.size, shape[d]), 1);
+    } else if (c.size == CA_CHUNKS_AUTO) {
+      autos.push_back(d);
+    } else {
+      fail(CA_EINVAL, "invalid chunk size ", c.size, " along axis ", d, " (use > 0, -1 whole, 0 auto)");
+    }
+  }
+  if (!autos.empty()) {
+    // dask's auto_chunks: split the byte budget evenly over the auto dimensions, then round block
+    // sizes so they divide the extent into near-equal blocks.
+    CA_CHECK(limit > 0, CA_EINVAL, "chunk-size limit must be positive, got ", limit);
+    double budget = std::max(1.0, double(limit) / double(fixed_bytes));
+    double per = std::pow(budget, 1.0 / double(autos.size()));
+    // Dimensions smaller than their share take their whole extent and give the rest back.
+    std::vector<size_t> left = autos;
+    bool changed = true;
+    while (changed && !left.empty()) {
+      changed = false;
+      per = std::pow(budget, 1.0 / double(left.size()));
+      for (size_t k = 0; k < left.size(); ++k) {
+        size_t d = left[k];
+        if (double(shape[d]) <= per) {
+          out[d] = {shape[d]};
+          budget /= double(std::max<Index>(shape[d], 1));
+          left.erase(left.begin() + long(k));
+          changed = true;
+          break;
+        }
+      }
+    }
+    for (size_t d : left) {
+      Index size = std::max<Index>(1, Index(per));
+      Index nblocks = (shape[d] + size - 1) / size;
+      Index even = (shape[d] + nblocks - 1) / nblocks;  // equalize block sizes
+      out[d] = blocks_of(shape[d], std::max<Index>(even, 1));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+struct SpecParser {
+  const std::string &s;
+  size_t p = 0;
+  void ws() {
+    while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p]))) ++p;
+  }
+  bool eat(char c) {
+    ws();
+    if (p < s.size() && s[p] == c) {
+      ++p;
+      return true;
+    }
+    return false;
+  }
+  [[noreturn]] void bad(const char *what) { fail(CA_EINVAL, "bad chunks specification '", s, "': ", what, " at offset ", p); }
+  Index number() {
+    ws();
+    size_t start = p;
+    if (p < s.size() && (s[p] == '-' || s[p] == '+')) ++p;
+    while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) ++p;
+    if (start == p || (p == start + 1 && !std::isdigit(static_cast<unsigned char>(s[start])))) bad("expected a number");
+    return std::stoll(s.substr(start, p - start));
+  }
+  bool word(const char *w) {
+    ws();
+    size_t n = std::strlen(w);
+    if (s.compare(p, n, w) == 0) {
+      p += n;
+      return true;
+    }
+    return false;
+  }
+  DimChunks dim() {
+    DimChunks d;
+    ws();
+    if (word("auto")) {
+      d.size = CA_CHUNKS_AUTO;
+    } else if (word("None")) {
+      d.size = CA_CHUNKS_WHOLE;
+    } else if (eat('(')) {
+      d.size = CA_CHUNKS_EXPLICIT;
+      while (!eat(')')) {
+        d.sizes.push_back(number());
+        if (!eat(',')) {
+          if (!eat(')')) bad("expected ',' or ')'");
+          break;
+        }
+      }
+    } else {
+      d.size = number();
+    }
+    return d;
+  }
+};
+
+}  // namespace
+
+std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, Index *limit_override) {
+  std::string t = spec;
+  // Byte sizes: "64MiB", "1e6", "100 MB" -> auto with that limit.
+  {
+    std::string low;
+    for (char c : t) low += char(std::tolower(static_cast<unsigned char>(c)));
+    if (low.find("b") != std::string::npos && low.find('(') == std::string::npos && low.find('{') == std::string::npos) {
+      char *end = nullptr;
+      double v = std::strtod(t.c_str(), &end);
+      std::string unit;
+      for (; end && *end; ++end)
+        if (!std::isspace(static_cast<unsigned char>(*end))) unit += char(std::tolower(static_cast<unsigned char>(*end)));
+      static const std::map<std::string, double> units = {{"b", 1},       {"kb", 1e3},       {"mb", 1e6},
+                                                          {"gb", 1e9},     {"kib", 1024.0},   {"mib", 1048576.0},
+                                                          {"gib", 1073741824.0}};
+      auto it = units.find(unit);
+      if (it == units.end() || !(v > 0)) fail(CA_EINVAL, "bad chunks specification '", spec, "'");
+      if (limit_override) *limit_override = Index(v * it->second);
+      return std::vector<DimChunks>(size_t(ndim));
+    }
+  }
+  SpecParser ps{t};
+  std::vector<DimChunks> dims;
+  ps.ws();
+  if (ps.eat('{')) {
+    dims.assign(size_t(ndim), DimChunks{CA_CHUNKS_WHOLE, {}});
+    while (!ps.eat('}')) {
+      Index axis = ps.number();
+      if (axis < 0) axis += ndim;
+      CA_CHECK(axis >= 0 && axis < ndim, CA_EINVAL, "chunks dict has axis ", axis, " for ", ndim, " dimensions");
+      if (!ps.eat(':')) ps.bad("expected ':'");
+      dims[size_t(axis)] = ps.dim();
+      if (!ps.eat(',')) {
+        if (!ps.eat('}')) ps.bad("expected ',' or '}'");
+        break;
+      }
+    }
+    return dims;
+  }
+  // A tuple of per-dimension entries, with or without outer parentheses.
+  bool outer = false;
+  size_t save = ps.p;
+  if (ps.eat('(')) {
+    ps.ws();
+    if (ps.p < t.size() && (t[ps.p] == '(' || std::isalpha(static_cast<unsigned char>(t[ps.p])) || ndim > 1))
+      outer = true;
+    else
+      ps.p = save;  // "(2, 3, 4)" for a 1-d array: explicit chunks of the only dimension
+  }
+  if (!outer && ndim == 1 && ps.eat('(')) {
+    ps.p = save;
+    dims.push_back(ps.dim());
+  } else {
+    while (true) {
+      ps.ws();
+      if (outer && ps.eat(')')) break;
+      if (ps.p >= t.size()) break;
+      dims.push_back(ps.dim());
+      if (!ps.eat(',')) {
+        if (outer && !ps.eat(')')) ps.bad("expected ')'");
+        break;
+      }
+    }
+  }
+  ps.ws();
+  if (ps.p != t.size()) ps.bad("unexpected text");
+  if (dims.size() == 1 && ndim > 1 && dims[0].size != CA_CHUNKS_EXPLICIT) dims.assign(size_t(ndim), dims[0]);
+  CA_CHECK(int32_t(dims.size()) == ndim, CA_EINVAL, "chunks specification '", spec, "' has ", dims.size(),
+           " dimensions, the array has ", ndim);
+  return dims;
+}
+
+// ------------------------------------------------------------------------------------------------
+// blockwise
+
+ArrayArg ArrayArg::lit(const ca_arg_t &a) {
+  ArrayArg r;
+  r.literal = blockwise_literal(a);
+  return r;
+}
+
+ArrayPtr blockwise_layer(const std::string &name, const std::string &kernel, const std::string &out_index,
+                         const std::vector<ArrayArg> &args, const Chunks &out_chunks, DType dtype) {
+  CA_CHECK(out_index.size() == out_chunks.size(), CA_EINTERNAL, "blockwise: ", out_index.size(), " letters for ",
+           out_chunks.size(), " output dimensions");
+  std::vector<std::string> deps;
+  std::vector<BlockwiseArg> bargs;
+  std::vector<ArrayPtr> inputs;
+  for (const ArrayArg &aa : args) {
+    if (!aa.array) {
+      bargs.push_back(aa.literal);
+      continue;
+    }
+    const Array &a = *aa.array;
+    CA_CHECK(int32_t(aa.index.size()) == a.ndim(), CA_EINVAL, "blockwise: index '", aa.index, "' has ",
+             aa.index.size(), " letters for array '", a.name, "' of ", a.ndim(), " dimensions");
+    BlockwiseArg b;
+    b.is_ref = true;
+    auto it = std::find(deps.begin(), deps.end(), a.name);
+    b.dep_slot = int32_t(it - deps.begin());
+    if (it == deps.end()) deps.push_back(a.name);
+    for (size_t d = 0; d < aa.index.size(); ++d) {
+      DimMap m;
+      m.extent = a.numblocks[d];
+      size_t od = out_index.find(aa.index[d]);
+      if (od == std::string::npos) {
+        m.kind = DimMap::All;
+      } else {
+        m.kind = DimMap::Out;
+        m.out_dim = int32_t(od);
+        bool broadcast = a.numblocks[d] == 1 && (a.shape[d] == 1 || out_chunks[od].size() == 1);
+        if (!broadcast && a.chunks[d] != out_chunks[od])
+          fail(CA_EINVAL, "blockwise: chunks of '", a.name, "' along '", aa.index[d], "' are ",
+               chunks_str({a.chunks[d]}), ", output has ", chunks_str({out_chunks[od]}));
+      }
+      b.dims.push_back(m);
+    }
+    bargs.push_back(std::move(b));
+    inputs.push_back(aa.array);
+  }
+  auto g = merge_graphs(inputs);
+  g->add_layer(std::make_shared<BlockwiseLayer>(name, out_chunks, kernel, deps, std::move(bargs)));
+  return array_from_layer(g, name, out_chunks, dtype);
+}
+
+std::vector<Index> common_blockdim(const std::vector<std::vector<Index>> &dims) {
+  // Ignore broadcasting dims (one block of extent 1); all others must have the same extent.
+  std::vector<const std::vector<Index> *> real;
+  for (auto &d : dims) {
+    Index ext = 0;
+    for (Index c : d) ext += c;
+    if (!(d.size() == 1 && ext == 1)) real.push_back(&d);
+  }
+  if (real.empty()) return dims.empty() ? std::vector<Index>{} : dims[0];
+  Index ext0 = 0;
+  for (Index c : *real[0]) ext0 += c;
+  std::set<Index> cuts;
+  bool same = true;
+  for (auto *d : real) {
+    Index acc = 0;
+    for (Index c : *d) {
+      acc += c;
+      cuts.insert(acc);
+    }
+    if (acc != ext0) fail(CA_EINVAL, "cannot unify chunks: extents ", acc, " and ", ext0, " differ");
+    if (*d != *real[0]) same = false;
+  }
+  if (same) return *real[0];
+  std::vector<Index> out;
+  Index prev = 0;
+  for (Index c : cuts) {
+    if (c == prev) continue;
+    out.push_back(c - prev);
+    prev = c;
+  }
+  if (out.empty()) out.push_back(0);
+  return out;
+}
+
+std::vector<ArrayPtr> unify_chunks(const std::vector<ArrayPtr> &arrays, const std::vector<std::string> &indices) {
+  CA_CHECK(arrays.size() == indices.size(), CA_EINTERNAL, "unify_chunks: arrays and indices differ in count");
+  std::map<char, std::vector<std::vector<Index>>> by_letter;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    CA_CHECK(int32_t(indices[i].size()) == arrays[i]->ndim(), CA_EINVAL, "unify_chunks: index '", indices[i],
+             "' does not match the ", arrays[i]->ndim(), " dimensions of '", arrays[i]->name, "'");
+    for (size_t d = 0; d < indices[i].size(); ++d) by_letter[indices[i][d]].push_back(arrays[i]->chunks[d]);
+  }
+  std::map<char, std::vector<Index>> common;
+  for (auto &kv : by_letter) common[kv.first] = common_blockdim(kv.second);
+  std::vector<ArrayPtr> out;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const ArrayPtr &a = arrays[i];
+    Chunks want = a->chunks;
+    for (size_t d = 0; d < indices[i].size(); ++d) {
+      bool broadcast = a->shape[d] == 1 && a->numblocks[d] == 1;
+      if (!broadcast) want[d] = common[indices[i][d]];
+    }
+    out.push_back(want == a->chunks ? a : rechunk(a, want));
+  }
+  return out;
+}
+
+ArrayPtr blockwise(const std::string &prefix, const std::string &kernel, const std::string &out_index,
+                   std::vector<ArrayArg> args, DType dtype, const std::vector<std::pair<char, Index>> &new_axes,
+                   const Chunks *explicit_chunks, bool concatenate) {
+  std::vector<ArrayPtr> arrs;
+  std::vector<std::string> inds;
+  for (auto &a : args)
+    if (a.array) {
+      arrs.push_back(a.array);
+      inds.push_back(a.index);
+    }
+  std::vector<ArrayPtr> unified = unify_chunks(arrs, inds);
+  size_t k = 0;
+  for (auto &a : args)
+    if (a.array) a.array = unified[k++];
+  // Output chunks per letter.
+  Chunks out_chunks;
+  for (char c : out_index) {
+    std::vector<Index> ch;
+    bool found = false;
+    for (auto &a : args) {
+      if (!a.array) continue;
+      size_t d = a.index.find(c);
+      if (d == std::string::npos) continue;
+      bool broadcast = a.array->shape[d] == 1 && a.array->numblocks[d] == 1;
+      if (!found || (ch.size() == 1 && ch[0] == 1 && !broadcast)) ch = a.array->chunks[d];
+      found = true;
+    }
+    if (!found) {
+      for (auto &na : new_axes)
+        if (na.first == c) {
+          ch = {na.second};
+          found = true;
+        }
+    }
+    CA_CHECK(found, CA_EINVAL, "blockwise: output letter '", c, "' appears in no input and is not a new axis");
+    out_chunks.push_back(ch);
+  }
+  if (explicit_chunks) {
+    CA_CHECK(explicit_chunks->size() == out_chunks.size(), CA_EINVAL, "blockwise: explicit chunks have ",
+             explicit_chunks->size(), " dimensions, the output has ", out_chunks.size());
+    for (size_t d = 0; d < out_chunks.size(); ++d)
+      CA_CHECK((*explicit_chunks)[d].size() == out_chunks[d].size(), CA_EINVAL,
+               "blockwise: explicit chunks along axis ", d, " have ", (*explicit_chunks)[d].size(),
+               " blocks but the inputs give ", out_chunks[d].size());
+  }
+  // Contracted letters with concatenate: concatenate those blocks first (one block per letter).
+  if (concatenate) {
+    for (auto &a : args) {
+      if (!a.array) continue;
+      std::vector<int32_t> axes;
+      for (size_t d = 0; d < a.index.size(); ++d)
+        if (out_index.find(a.index[d]) == std::string::npos && a.array->numblocks[d] > 1) axes.push_back(int32_t(d));
+      if (axes.empty()) continue;
+      Chunks ch = a.array->chunks;
+      for (int32_t ax : axes) ch[size_t(ax)] = {a.array->shape[size_t(ax)]};
+      a.array = rechunk(a.array, ch);
+    }
+  }
+  Tokenizer tok(prefix);
+  tok.add(kernel).add(out_index).add(int64_t(dtype));
+  for (auto &a : args) {
+    if (a.array) tok.add(*a.array).add(a.index);
+    else tok.add(int64_t(a.literal.special)).add_arg(a.literal.literal);
+  }
+  if (explicit_chunks) tok.add(*explicit_chunks);
+  auto res = blockwise_layer(tok.name(), kernel, out_index, args, out_chunks, dtype);
+  if (explicit_chunks) {
+    // Same grid, different block sizes: rebuild the layer with the declared chunks.
+    auto g = std::make_shared<Graph>(*res->graph);
+    const auto *bl = static_cast<const BlockwiseLayer *>(g->find(res->name));
+    std::vector<BlockwiseArg> bargs = bl->args();
+    auto g2 = std::make_shared<Graph>();
+    for (auto &l : g->layers())
+      if (l->name() != res->name) g2->add_layer(l);
+    g2->add_layer(std::make_shared<BlockwiseLayer>(res->name, *explicit_chunks, kernel, bl->deps(), bargs));
+    return array_from_layer(g2, res->name, *explicit_chunks, dtype);
+  }
+  return res;
+}
+
+ArrayPtr partial_reduce(const std::string &name, const ArrayPtr &a, const std::vector<Index> &split,
+                        const std::string &kernel, const std::vector<ca_arg_t> &extra, DType dtype,
+                        const Chunks &out_chunks) {
+  CA_CHECK(int32_t(split.size()) == a->ndim(), CA_EINTERNAL, "partial_reduce: split has ", split.size(),
+           " entries for ", a->ndim(), " dimensions");
+  BlockwiseArg b;
+  b.is_ref = true;
+  b.dep_slot = 0;
+  for (size_t d = 0; d < split.size(); ++d) {
+    CA_CHECK(split[d] >= 1, CA_EINVAL, "partial_reduce: split ", split[d], " must be >= 1");
+    DimMap m;
+    m.extent = a->numblocks[d];
+    m.out_dim = int32_t(d);
+    m.kind = split[d] == 1 ? DimMap::Out : DimMap::Group;
+    m.value = split[d];
+    b.dims.push_back(m);
+    CA_CHECK(Index(out_chunks[d].size()) == (a->numblocks[d] + split[d] - 1) / split[d], CA_EINTERNAL,
+             "partial_reduce: output chunks do not match the grouping along axis ", d);
+  }
+  std::vector<BlockwiseArg> bargs;
+  bargs.push_back(std::move(b));
+  for (auto &e : extra) bargs.push_back(blockwise_literal(e));
+  auto g = std::make_shared<Graph>(*a->graph);
+  g->add_layer(std::make_shared<BlockwiseLayer>(name, out_chunks, kernel, std::vector<std::string>{a->name},
+                                                std::move(bargs)));
+  return array_from_layer(g, name, out_chunks, dtype);
+}
+
+// ------------------------------------------------------------------------------------------------
+// rechunk: every output block is assembled from the input blocks it overlaps (`ca.assemble`); an
+// output block equal to an input block is that block, shared.
+
+namespace {
+struct Piece {
+  Index block;         // input block index along the dimension
+  Index src_start;     // offset inside the input block
+  Index dst_start;     // offset inside the output block
+  Index len;
+};
+// For each output block along a dimension, the input pieces it takes.
+std::vector<std::vector<Piece>> plan_dim(const std::vector<Index> &in, const std::vector<Index> &out) {
+  std::vector<std::vector<Piece>> res(out.size());
+  std::vector<Index> in_off(in.size() + 1, 0);
+  for (size_t i = 0; i < in.size(); ++i) in_off[i + 1] = in_off[i] + in[i];
+  Index o0 = 0;
+  size_t ib = 0;
+  for (size_t ob = 0; ob < out.size(); ++ob) {
+    Index o1 = o0 + out[ob];
+    while (ib + 1 < in.size() && in_off[ib + 1] <= o0 && in[ib + 1] >= 0 && in_off[ib + 1] < o1) ++ib;
+    for (size_t j = ib; j < in.size() && in_off[j] < o1; ++j) {
+      Index s = std::max(o0, in_off[j]), e = std::min(o1, in_off[j + 1]);
+      if (e > s) res[ob].push_back({Index(j), s - in_off[j], s - o0, e - s});
+    }
+    if (out[ob] == 0 && res[ob].empty()) {
+      // Empty output block: take an (empty) piece of the nearest input block for its dtype/shape.
+      size_t j = std::min(ib, in.size() - 1);
+      res[ob].push_back({Index(j), 0, 0, 0});
+    }
+    o0 = o1;
+  }
+  return res;
+}
+}  // namespace
+
+ArrayPtr rechunk(const ArrayPtr &a, const Chunks &chunks) {
+  std::vector<Index> shape = chunks_shape(chunks);
+  CA_CHECK(shape == a->shape, CA_EINVAL, "rechunk: chunks ", chunks_str(chunks), " do not match shape of '", a->name,
+           "'");
+  if (chunks == a->chunks) return a;
+  std::string name = Tokenizer("rechunk-merge").add(*a).add(chunks).name();
+  int32_t nd = a->ndim();
+  std::vector<std::vector<std::vector<Piece>>> per_dim;
+  for (int32_t d = 0; d < nd; ++d) per_dim.push_back(plan_dim(a->chunks[size_t(d)], chunks[size_t(d)]));
+  auto layer = std::make_shared<MaterializedLayer>(name, nd);
+  std::vector<Index> nb;
+  for (auto &c : chunks) nb.push_back(Index(c.size()));
+  Index total = 1;
+  for (Index n : nb) total *= n;
+  std::vector<Index> oidx(static_cast<size_t>(nd)), pidx(static_cast<size_t>(nd));
+  std::vector<Index> iidx(static_cast<size_t>(nd));
+  std::vector<std::vector<Index>> key_store;
+  std::vector<ca_arg_t> args;
+  std::vector<std::vector<int64_t>> tuples;
+  for (Index lin = 0; lin < total; ++lin) {
+    Index r = lin;
+    for (int32_t d = nd - 1; d >= 0; --d) {
+      oidx[size_t(d)] = r % nb[size_t(d)];
+      r /= nb[size_t(d)];
+    }
+    // Pieces: cartesian product over dimensions.
+    Index npieces = 1;
+    for (int32_t d = 0; d < nd; ++d) npieces *= Index(per_dim[size_t(d)][size_t(oidx[size_t(d)])].size());
+    bool identity = npieces == 1;
+    if (identity) {
+      for (int32_t d = 0; d < nd; ++d) {
+        const Piece &p = per_dim[size_t(d)][size_t(oidx[size_t(d)])][0];
+        identity = identity && p.src_start == 0 && p.len == a->chunks[size_t(d)][size_t(p.block)] &&
+                   p.len == chunks[size_t(d)][size_t(oidx[size_t(d)])];
+      }
+    }
+    key_store.clear();
+    tuples.clear();
+    args.clear();
+    key_store.reserve(size_t(npieces));
+    tuples.reserve(size_t(npieces) + 1);
+    std::vector<int64_t> out_shape;
+    for (int32_t d = 0; d < nd; ++d) out_shape.push_back(chunks[size_t(d)][size_t(oidx[size_t(d)])]);
+    tuples.push_back(out_shape);
+    args.push_back(ca_arg_tuple(tuples.back().data(), tuples.back().size()));
+    std::vector<ca_arg_t> items;
+    for (Index pl = 0; pl < npieces; ++pl) {
+      Index q = pl;
+      std::vector<int64_t> geom;  // src_start..., dst_start..., len...
+      std::vector<Index> src(static_cast<size_t>(nd)), dst(static_cast<size_t>(nd)), len(static_cast<size_t>(nd));
+      for (int32_t d = nd - 1; d >= 0; --d) {
+        auto &pcs = per_dim[size_t(d)][size_t(oidx[size_t(d)])];
+        const Piece &p = pcs[size_t(q % Index(pcs.size()))];
+        q /= Index(pcs.size());
+        iidx[size_t(d)] = p.block;
+        src[size_t(d)] = p.src_start;
+        dst[size_t(d)] = p.dst_start;
+        len[size_t(d)] = p.len;
+      }
+      key_store.push_back(iidx);
+      geom.insert(geom.end(), src.begin(), src.end());
+      geom.insert(geom.end(), dst.begin(), dst.end());
+      geom.insert(geom.end(), len.begin(), len.end());
+      tuples.push_back(geom);
+      items.push_back(ca_arg_key(a->name.c_str(), key_store.back().data(), nd));
+      items.push_back(ca_arg_tuple(tuples.back().data(), tuples.back().size()));
+    }
+    if (identity) {
+      ca_arg_t k = items[0];
+      layer->add_task(oidx.data(), "ca.identity", &k, 1);
+    } else {
+      args.push_back(ca_arg_list(items.data(), items.size()));
+      layer->add_task(oidx.data(), "ca.assemble", args.data(), args.size());
+    }
+  }
+  auto g = std::make_shared<Graph>(*a->graph);
+  g->add_layer(layer);
+  return array_from_layer(g, name, chunks, a->dtype);
+}
+
+// ------------------------------------------------------------------------------------------------
+// in-memory data
+
+ArrayPtr from_blocks(const std::string &name, Chunks chunks, DType dtype, std::vector<const Block *> blocks) {
+  std::vector<Index> nb;
+  for (auto &c : chunks) nb.push_back(Index(c.size()));
+  auto g = std::make_shared<Graph>();
+  g->add_layer(std::make_shared<DataLayer>(name, nb, std::move(blocks)));
+  return array_from_layer(g, name, std::move(chunks), dtype);
+}
+
+namespace {
+struct SharedRelease {
+  std::atomic<int64_t> refs{1};
+  void (*release)(void *) = nullptr;
+  void *ud = nullptr;
+  void drop() {
+    if (refs.fetch_sub(1) == 1) {
+      if (release) release(ud);
+      delete this;
+    }
+  }
+};
+void shared_release_cb(void *p) { static_cast<SharedRelease *>(p)->drop(); }
+}  // namespace
+
+ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &shape, const int64_t *strides,
+                     const Chunks &chunks, bool borrow, void (*release)(void *), void *ud) {
+  SharedRelease *owner = nullptr;
+  if (borrow) {
+    owner = new SharedRelease();
+    owner->release = release;
+    owner->ud = ud;
+  }
+  std::vector<const Block *> blocks;
+  try {
+    CA_CHECK(dtype_valid(dtype) && dtype != CA_RAW, CA_ETYPE, "invalid dtype ", dtype);
+    std::vector<Index> cs = chunks_shape(chunks);
+    if (cs != shape)
+      fail(CA_EINVAL, "Chunks do not add up to shape: chunks ", chunks_str(chunks), " for an array of ", shape.size(),
+           " dimensions with shape (", [&] {
+             std::string s;
+             for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+             return s;
+           }(), ")");
+    Index total = 1;
+    for (Index s : shape) total *= s;
+    CA_CHECK(data || total == 0, CA_EINVAL, "data is NULL for an array of ", total, " elements");
+    size_t isz = dtype_size(dtype);
+    int32_t nd = int32_t(shape.size());
+    std::vector<int64_t> st(static_cast<size_t>(nd));
+    bool c_contig = true;
+    {
+      int64_t acc = int64_t(isz);
+      for (int32_t d = nd - 1; d >= 0; --d) {
+        st[size_t(d)] = strides ? strides[d] : acc;
+        if (shape[size_t(d)] > 1 && st[size_t(d)] != acc) c_contig = false;
+        acc *= shape[size_t(d)];
+      }
+    }
+    auto offs = chunk_offsets(chunks);
+    std::vector<Index> nb;
+    for (auto &c : chunks) nb.push_back(Index(c.size()));
+    Index nblocks = 1;
+    for (Index n : nb) nblocks *= n;
+    std::vector<Index> bi(static_cast<size_t>(nd)), bshape(static_cast<size_t>(nd));
+    for (Index lin = 0; lin < nblocks; ++lin) {
+      Index r = lin;
+      for (int32_t d = nd - 1; d >= 0; --d) {
+        bi[size_t(d)] = r % nb[size_t(d)];
+        r /= nb[size_t(d)];
+      }
+      const char *base = static_cast<const char *>(data);
+      Index bsize = 1;
+      for (int32_t d = 0; d < nd; ++d) {
+        bshape[size_t(d)] = chunks[size_t(d)][size_t(bi[size_t(d)])];
+        bsize *= bshape[size_t(d)];
+        if (base) base += offs[size_t(d)][size_t(bi[size_t(d)])] * st[size_t(d)];
+      }
+      // In a C-contiguous buffer a block is one contiguous region iff, after its first dimension of
+      // extent > 1, every dimension is whole.
+      bool contiguous = c_contig;
+      int32_t first = 0;
+      while (first < nd && bshape[size_t(first)] == 1) ++first;
+      for (int32_t d = first + 1; d < nd; ++d)
+        if (bshape[size_t(d)] != shape[size_t(d)]) contiguous = false;
+      if (borrow && contiguous && bsize > 0) {
+        owner->refs.fetch_add(1);
+        blocks.push_back(block_wrap(dtype, nd, bshape.data(), const_cast<char *>(base), shared_release_cb, owner));
+      } else {
+        Block *b = block_new(dtype, nd, bshape.data());
+        blocks.push_back(b);
+        if (bsize > 0) {
+          // Strided copy, innermost dimension in runs.
+          std::vector<Index> pos(size_t(nd), 0);
+          char *dst = static_cast<char *>(b->data);
+          Index inner = nd ? bshape[size_t(nd - 1)] : 1;
+          int64_t inner_stride = nd ? st[size_t(nd - 1)] : int64_t(isz);
+          Index rows = bsize / std::max<Index>(inner, 1);
+          for (Index row = 0; row < rows; ++row) {
+            const char *src = base;
+            for (int32_t d = 0; d < nd - 1; ++d) src += pos[size_t(d)] * st[size_t(d)];
+            if (inner_stride == int64_t(isz)) {
+              std::memcpy(dst, src, size_t(inner) * isz);
+              dst += size_t(inner) * isz;
+            } else {
+              for (Index k = 0; k < inner; ++k, dst += isz) std::memcpy(dst, src + k * inner_stride, isz);
+            }
+            for (int32_t d = nd - 2; d >= 0; --d) {
+              if (++pos[size_t(d)] < bshape[size_t(d)]) break;
+              pos[size_t(d)] = 0;
+            }
+          }
+        }
+      }
+    }
+    Tokenizer tok("array");
+    tok.add(reinterpret_cast<int64_t>(data)).add(chunks).add(int64_t(dtype)).add(int64_t(borrow));
+    for (const Block *b : blocks) tok.add(reinterpret_cast<int64_t>(b));
+    if (owner) owner->drop();  // the blocks hold their own references
+    return from_blocks(tok.name(), chunks, dtype, std::move(blocks));
+  } catch (...) {
+    for (const Block *b : blocks) block_release(b);
+    if (owner) owner->drop();
+    else if (borrow && release) release(ud);
+    throw;
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// compute
+
+void copy_block_into(const Block *b, void *dst, const std::vector<Index> &shape, const Index *origin, size_t isz) {
+  int32_t nd = int32_t(shape.size());
+  CA_CHECK(b->ndim == nd, CA_EKERNEL, "a block has ", b->ndim, " dimensions, the array has ", nd);
+  if (b->size == 0) return;
+  std::vector<int64_t> st(static_cast<size_t>(nd));
+  int64_t acc = int64_t(isz);
+  for (int32_t d = nd - 1; d >= 0; --d) {
+    st[size_t(d)] = acc;
+    acc *= shape[size_t(d)];
+  }
+  char *base = static_cast<char *>(dst);
+  for (int32_t d = 0; d < nd; ++d) {
+    CA_CHECK(origin[d] + b->shape[d] <= shape[size_t(d)], CA_EKERNEL, "a block of extent ", b->shape[d],
+             " at offset ", origin[d], " overflows axis ", d, " of extent ", shape[size_t(d)]);
+    base += origin[d] * st[size_t(d)];
+  }
+  // Merge trailing dimensions that are whole into one contiguous run.
+  int32_t k = nd;
+  size_t run = isz;
+  while (k > 0) {
+    run *= size_t(b->shape[k - 1]);
+    --k;
+    if (b->shape[k] != shape[size_t(k)]) break;
+  }
+  if (nd == 0) {
+    std::memcpy(base, b->data, isz);
+    return;
+  }
+  Index rows = 1;
+  for (int32_t d = 0; d < k; ++d) rows *= b->shape[d];
+  const char *src = static_cast<const char *>(b->data);
+  std::vector<Index> pos(size_t(k), 0);
+  for (Index r = 0; r < rows; ++r) {
+    char *o = base;
+    for (int32_t d = 0; d < k; ++d) o += pos[size_t(d)] * st[size_t(d)];
+    std::memcpy(o, src, run);
+    src += run;
+    for (int32_t d = k - 1; d >= 0; --d) {
+      if (++pos[size_t(d)] < b->shape[d]) break;
+      pos[size_t(d)] = 0;
+    }
+  }
+}
+
+namespace {
+struct KeySet {
+  std::vector<std::vector<Index>> idx;
+  std::vector<KeyRef> refs;
+  std::vector<std::pair<size_t, size_t>> owner;  // (array, linear block)
+};
+
+void add_keys(KeySet &ks, const Array &a, size_t which) {
+  Index n = a.nblocks();
+  for (Index lin = 0; lin < n; ++lin) {
+    std::vector<Index> idx(size_t(a.ndim()));
+    Index r = lin;
+    for (int32_t d = a.ndim() - 1; d >= 0; --d) {
+      idx[size_t(d)] = r % a.numblocks[size_t(d)];
+      r /= a.numblocks[size_t(d)];
+    }
+    ks.idx.push_back(std::move(idx));
+    ks.owner.push_back({which, size_t(lin)});
+  }
+}
+}  // namespace
+
+void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> &arrays,
+                  const std::vector<void *> &buffers, const RunOptions &opts0) {
+  KeySet ks;
+  for (size_t i = 0; i < arrays.size(); ++i) add_keys(ks, *arrays[i], i);
+  for (size_t k = 0; k < ks.idx.size(); ++k) {
+    const Array &a = *arrays[ks.owner[k].first];
+    ks.refs.push_back({a.name.c_str(), ks.idx[k].data(), a.ndim()});
+  }
+  auto g = merge_graphs(arrays);
+  auto plan = build_plan(*g, ks.refs.data(), ks.refs.size(), &reg);
+  std::vector<std::vector<std::vector<Index>>> offs;
+  for (auto &a : arrays) offs.push_back(chunk_offsets(a->chunks));
+  RunOptions opts = opts0;
+  opts.on_output = [&](size_t out_index, const Block *b) {
+    size_t ai = ks.owner[out_index].first;
+    const Array &a = *arrays[ai];
+    const std::vector<Index> &idx = ks.idx[out_index];
+    Index origin[CA_MAX_NDIM + 1];
+    for (int32_t d = 0; d < a.ndim(); ++d) {
+      origin[d] = offs[ai][size_t(d)][size_t(idx[size_t(d)])];
+      Index want = a.chunks[size_t(d)][size_t(idx[size_t(d)])];
+      if (b->shape[d] != want)
+        fail(CA_EKERNEL, "block ", key_str(a.name, idx.data(), a.ndim()), " has extent ", b->shape[d], " along axis ",
+             d, ", its chunks say ", want);
+    }
+    if (b->ndim != a.ndim())
+      fail(CA_EKERNEL, "block ", key_str(a.name, idx.data(), a.ndim()), " has ", b->ndim,
+           " dimensions, the array has ", a.ndim());
+    if (b->dtype != a.dtype)
+      fail(CA_EKERNEL, "block ", key_str(a.name, idx.data(), a.ndim()), " has dtype ", dtype_name(b->dtype),
+           ", the array has ", dtype_name(a.dtype));
+    copy_block_into(b, buffers[ai], a.shape, origin, dtype_size(a.dtype));
+  };
+  ex.run(*plan, opts);
+}
+
+ArrayPtr persist(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const RunOptions &opts0) {
+  KeySet ks;
+  add_keys(ks, *a, 0);
+  for (auto &i : ks.idx) ks.refs.push_back({a->name.c_str(), i.data(), a->ndim()});
+  auto plan = build_plan(*a->graph, ks.refs.data(), ks.refs.size(), &reg);
+  std::vector<const Block *> blocks(ks.refs.size(), nullptr);
+  RunOptions opts = opts0;
+  opts.on_output = [&](size_t i, const Block *b) {
+    for (int32_t d = 0; d < a->ndim(); ++d)
+      if (b->ndim != a->ndim() || b->shape[d] != a->chunks[size_t(d)][size_t(ks.idx[i][size_t(d)])])
+        fail(CA_EKERNEL, "block ", key_str(a->name, ks.idx[i].data(), a->ndim()), " does not match the array's chunks");
+    if (b->dtype != a->dtype) fail(CA_EKERNEL, "a block's dtype does not match the array's");
+    blocks[i] = block_retain(b);
+  };
+  try {
+    ex.run(*plan, opts);
+  } catch (...) {
+    for (const Block *b : blocks) block_release(b);
+    throw;
+  }
+  return from_blocks(Tokenizer("persist").add(*a).name(), a->chunks, a->dtype, std::move(blocks));
+}
+
+}  // namespace ca

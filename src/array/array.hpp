@@ -1,0 +1,182 @@
+// Chunked arrays: dask.array's model. An Array is a graph + a name + chunks + a dtype (+ meta).
+// Operations return new Arrays whose graph is the union of the inputs' graphs plus one new layer.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/block.hpp"
+#include "core/dtype.hpp"
+#include "graph/graph.hpp"
+
+namespace ca {
+
+using Chunks = std::vector<std::vector<Index>>;
+using GraphPtr = std::shared_ptr<const Graph>;
+
+struct Expr;  // array/expr.hpp: a fused elementwise expression
+using ExprPtr = std::shared_ptr<const Expr>;
+
+struct Array {
+  GraphPtr graph;
+  std::string name;
+  Chunks chunks;
+  DType dtype = CA_FLOAT64;
+  std::vector<Index> shape;      // derived from chunks
+  std::vector<Index> numblocks;  // derived from chunks
+  /// Non-null when this array is an elementwise expression over other arrays: further elementwise
+  /// operations and reductions compose with it instead of reading its blocks (fusion).
+  ExprPtr expr;
+
+  int32_t ndim() const { return int32_t(chunks.size()); }
+  Index size() const;
+  Index nbytes() const { return size() * Index(dtype_size(dtype)); }
+  Index nblocks() const;
+};
+
+using ArrayPtr = std::shared_ptr<const Array>;
+
+// ---- the model ----------------------------------------------------------------------------------
+
+/// dask's Array(graph, name, chunks, dtype): validates chunks and that every block key exists.
+ArrayPtr array_new(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype);
+/// The same without the key check (for layers this library built itself).
+ArrayPtr array_from_layer(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype, ExprPtr expr = nullptr);
+/// Validate chunks (non-negative sizes) and return shape.
+std::vector<Index> chunks_shape(const Chunks &chunks);
+/// Block start offsets per dimension (cumulative sums).
+std::vector<std::vector<Index>> chunk_offsets(const Chunks &chunks);
+/// "((2, 3, 4), (5,))"
+std::string chunks_str(const Chunks &chunks);
+
+/// A new graph: the union of the arrays' graphs (layers shared).
+std::shared_ptr<Graph> merge_graphs(const std::vector<ArrayPtr> &arrays);
+
+// ---- names --------------------------------------------------------------------------------------
+
+/// Deterministic names, dask's tokenize: "prefix-<32 hex>" from everything that defines the result.
+class Tokenizer {
+ public:
+  explicit Tokenizer(const std::string &prefix);
+  Tokenizer &add(const std::string &s);
+  Tokenizer &add(const char *s) { return add(std::string(s ? s : "<null>")); }
+  Tokenizer &add(int64_t v);
+  Tokenizer &add(int32_t v) { return add(int64_t(v)); }
+  Tokenizer &add(uint64_t v) { return add(int64_t(v)); }
+  Tokenizer &add(double v);
+  Tokenizer &add(const Array &a);
+  Tokenizer &add(const Chunks &c);
+  Tokenizer &add(const std::vector<Index> &v);
+  Tokenizer &add_bytes(const void *p, size_t n);
+  Tokenizer &add_arg(const ca_arg_t &a);
+  std::string name() const;
+
+ private:
+  std::string prefix_;
+  uint64_t h1_, h2_;
+};
+
+// ---- normalize_chunks ---------------------------------------------------------------------------
+
+struct DimChunks {
+  Index size = 0;              // > 0 block size, -1 whole, 0 auto, -2 explicit
+  std::vector<Index> sizes;    // explicit
+};
+
+/// dask's normalize_chunks. `limit` bytes per block for auto dims (dask's rounding: auto dims share
+/// the budget equally and block sizes are rounded to divide the extent evenly where possible).
+Chunks normalize_chunks(const std::vector<DimChunks> &spec, const std::vector<Index> &shape, DType dtype,
+                        Index limit);
+/// Parse "auto", "5", "(2, 3, 4), -1", "((2,3,4),(5,5))", "{0: 5, 1: -1}", "64MiB".
+std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, Index *limit_override);
+/// Blocks of `size` along an extent (last one ragged).
+std::vector<Index> blocks_of(Index extent, Index size);
+
+// ---- building layers ----------------------------------------------------------------------------
+
+/// An argument of a blockwise layer built over arrays.
+struct ArrayArg {
+  ArrayPtr array;          // null: literal / special
+  std::string index;       // letters, one per dimension of array
+  BlockwiseArg literal;    // literal or special (BlockIndex/BlockOrigin/BlockShape)
+  static ArrayArg of(ArrayPtr a, std::string index) {
+    ArrayArg r;
+    r.array = std::move(a);
+    r.index = std::move(index);
+    return r;
+  }
+  static ArrayArg lit(const ca_arg_t &a);
+  static ArrayArg special(int32_t which) {
+    ArrayArg r;
+    r.literal.special = which;
+    r.literal.block_index = which == BlockwiseArg::BlockIndex;
+    return r;
+  }
+};
+
+/// Low-level: a blockwise layer with output chunks `out_chunks` (one entry per letter of out_index).
+/// Array arguments must already have chunks matching out_chunks on shared letters (or one block to
+/// broadcast); contracted letters become lists of blocks. Returns the new array (no expr).
+ArrayPtr blockwise_layer(const std::string &name, const std::string &kernel, const std::string &out_index,
+                         const std::vector<ArrayArg> &args, const Chunks &out_chunks, DType dtype);
+
+/// High-level (dask's blockwise): unify chunks of letters across inputs (rechunking where they
+/// differ), derive output chunks (new_axes: letter -> size, one block), then blockwise_layer.
+ArrayPtr blockwise(const std::string &prefix, const std::string &kernel, const std::string &out_index,
+                   std::vector<ArrayArg> args, DType dtype, const std::vector<std::pair<char, Index>> &new_axes,
+                   const Chunks *explicit_chunks, bool concatenate);
+
+/// dask's unify_chunks over arrays indexed by letters; returns the (possibly rechunked) arrays.
+std::vector<ArrayPtr> unify_chunks(const std::vector<ArrayPtr> &arrays, const std::vector<std::string> &indices);
+/// Common refinement of block boundaries (dask's common_blockdim); extent-1 dims broadcast.
+std::vector<Index> common_blockdim(const std::vector<std::vector<Index>> &dims);
+
+/// One tree level of a reduction: partial_reduce over `a` with group sizes per dimension.
+ArrayPtr partial_reduce(const std::string &name, const ArrayPtr &a, const std::vector<Index> &split,
+                        const std::string &kernel, const std::vector<ca_arg_t> &extra, DType dtype,
+                        const Chunks &out_chunks);
+
+// ---- structure ----------------------------------------------------------------------------------
+
+/// Rechunk to new chunks of the same shape (each output block assembled from the overlapping input
+/// blocks; intermediate stages keep every task under the chunk-size limit).
+ArrayPtr rechunk(const ArrayPtr &a, const Chunks &chunks);
+
+/// Materialize an array from blocks held in memory (adopts the block references).
+ArrayPtr from_blocks(const std::string &name, Chunks chunks, DType dtype, std::vector<const Block *> blocks);
+/// dask's from_array over a caller's buffer. borrow: blocks view contiguous regions (release once
+/// when no block needs the buffer), others are copied.
+ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &shape, const int64_t *strides,
+                     const Chunks &chunks, bool borrow, void (*release)(void *), void *ud);
+
+/// The fused expression of `a` as blockwise arguments over a's output grid: [program bytes, leaf
+/// blocks...] (see array/expr.hpp). For an array without expr: the program is the identity on one
+/// input, `a` itself.
+struct FusedArgs {
+  std::string program;            // serialized ExprProgram
+  std::vector<ArrayArg> inputs;   // leaf arrays with index letters over a's dims
+  std::string out_index;          // a's letters
+};
+FusedArgs fused_args(const ArrayPtr &a);
+
+// ---- compute ------------------------------------------------------------------------------------
+
+class Executor;
+class KernelRegistry;
+struct RunOptions;
+
+/// Compute into a C-order buffer of a->nbytes() bytes (blocks copied as they finish).
+void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> &arrays,
+                  const std::vector<void *> &buffers, const RunOptions &opts);
+/// Compute and keep the blocks: a new array over a data layer with the same chunks.
+ArrayPtr persist(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const RunOptions &opts);
+/// Copy a block into its place in a C-order array buffer (shape `shape`) at `origin`.
+void copy_block_into(const Block *b, void *dst, const std::vector<Index> &shape, const Index *origin, size_t itemsize);
+
+// ---- pictures -----------------------------------------------------------------------------------
+
+std::string array_to_svg(const Array &a, int32_t size);
+std::string graph_to_dot(const Graph &g, const std::vector<KeyRef> &keys);
+
+}  // namespace ca

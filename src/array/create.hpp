@@ -1,0 +1,65 @@
+// Array creation (dask.array.creation / dask.array.random): full, arange, linspace, eye, tri, diag,
+// random. Each function is one symbolic blockwise layer whose kernel receives literal parameters plus
+// the block's index, origin and shape (BlockwiseArg specials): nothing per block is built at graph
+// time, and every element is a function of its global index, so the chunking never changes values.
+//
+// Errors (ca::Error): CA_EINVAL for bad shapes/chunks/parameters ("Chunks do not add up to shape:
+// chunks along axis 1 sum to 23, shape is 24"), CA_ETYPE for a dtype the operation cannot produce.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "array/array.hpp"
+
+namespace ca {
+
+class KernelRegistry;
+
+/// np.full(shape, value, dtype): value converted as NumPy's astype (imaginary part dropped unless
+/// complex, truncation for integers, != 0 for bool).
+ArrayPtr full(std::vector<Index> shape, const Chunks &chunks, DType dtype, std::complex<double> value);
+ArrayPtr zeros(std::vector<Index> shape, const Chunks &chunks, DType dtype);
+ArrayPtr ones(std::vector<Index> shape, const Chunks &chunks, DType dtype);
+/// Contents unspecified (zeros).
+ArrayPtr empty(std::vector<Index> shape, const Chunks &chunks, DType dtype);
+
+/// np.arange(start, stop, step, dtype): length max(ceil((stop - start) / step), 0); element i is
+/// NumPy's fill rule a0 + i * (a1 - a0) with a0 = start, a1 = start + step (both in dtype).
+/// chunks: 1-d, summing to that length. Bool dtype: CA_ETYPE; step 0: CA_EINVAL.
+ArrayPtr arange(double start, double stop, double step, const Chunks &chunks, DType dtype);
+/// Length of arange(start, stop, step) (throws CA_EINVAL for step 0 or non-finite bounds).
+Index arange_length(double start, double stop, double step);
+
+/// np.linspace(start, stop, num, endpoint, dtype) (integer dtypes floor, as NumPy).
+ArrayPtr linspace(double start, double stop, Index num, bool endpoint, const Chunks &chunks, DType dtype);
+
+/// np.eye(N, M, k): ones on the k-th diagonal.
+ArrayPtr eye(Index n, Index m, Index k, const Chunks &chunks, DType dtype);
+/// np.tri(N, M, k): ones at and below the k-th diagonal.
+ArrayPtr tri(Index n, Index m, Index k, const Chunks &chunks, DType dtype);
+
+/// np.diag(v, k). 1-d v: a 2-d array with v on the k-th diagonal, chunked like dask (v's chunks on
+/// both axes, plus one block of |k| for the offset); off-diagonal blocks are zeros. 2-d v: its k-th
+/// diagonal, one output block per input block the diagonal crosses (dask's diagonal).
+ArrayPtr diag(const ArrayPtr &v, Index k);
+
+/// Random arrays (CA_RANDOM_UNIFORM [p0, p1), CA_RANDOM_NORMAL mean p0 std p1, CA_RANDOM_INTEGERS
+/// [p0, p1)). Philox4x32-10 keyed by the seed, counter (element pair, block's linear index): a block's
+/// values depend only on (seed, chunk grid, block), never on threads or execution order.
+ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
+                double p0, double p1);
+
+/// Check chunks against a shape (ndim, non-negative sizes, sums): CA_EINVAL naming the axis.
+void check_chunks_shape(const Chunks &chunks, const std::vector<Index> &shape, const char *what);
+
+/// ca.full, ca.arange, ca.linspace, ca.eye, ca.tri, ca.diag_block, ca.diagonal, ca.random.
+void register_creation_kernels(KernelRegistry &reg);
+
+namespace detail {
+/// Philox4x32-10 on one counter (for tests: Random123's known answers).
+void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+}  // namespace detail
+
+}  // namespace ca

@@ -1,0 +1,771 @@
+// Fused elementwise expressions: NumPy's type rules, the expression builders, the compiler to
+// ExprProgram and its byte format. The interpreter is array/ops_kernels.cpp.
+#include <functional>  // before expr.hpp, which uses std::function
+
+#include "array/expr.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+namespace ca {
+
+namespace {
+
+// A fused expression stops growing beyond this many instructions: the operands become leaves
+// (their own blocks are computed) and a new expression starts over them.
+constexpr size_t kMaxFusedInstructions = 64;
+
+const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+std::string out_letters(int32_t ndim) {
+  if (ndim > int32_t(sizeof(kLetters) - 1)) fail(CA_EINVAL, "too many dimensions: ", ndim);
+  return std::string(kLetters, size_t(ndim));
+}
+
+std::string shape_str(const std::vector<Index> &s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) r.push_back(',');
+    r.append(std::to_string(s[i]));
+  }
+  if (s.size() == 1) r += ",";
+  return r + ")";
+}
+
+bool is_unary_op(int32_t op) { return op >= CA_OP_NEG && op <= CA_OP_TRUNC; }
+bool is_binary_op(int32_t op) { return op >= CA_OP_ADD && op <= CA_OP_BITXOR; }
+bool is_comparison(int32_t op) { return op >= CA_OP_EQ && op <= CA_OP_GE; }
+
+const char *op_name(int32_t op) {
+  static const char *bin[] = {nullptr,  "add",     "sub",     "mul",        "truediv",     "floordiv",
+                              "mod",    "pow",     "eq",      "ne",         "lt",          "le",
+                              "gt",     "ge",      "logical_and", "logical_or", "logical_xor", "maximum",
+                              "minimum", "arctan2", "bitwise_and", "bitwise_or", "bitwise_xor"};
+  static const char *un[] = {"negative", "absolute", "sign",    "sqrt",    "exp",     "log",     "log1p",
+                             "expm1",    "sin",      "cos",     "tan",     "arcsin",  "arccos",  "arctan",
+                             "sinh",     "cosh",     "tanh",    "arcsinh", "arccosh", "arctanh", "floor",
+                             "ceil",     "round",    "isnan",   "isinf",   "isfinite", "logical_not", "invert",
+                             "log10",    "log2",     "square",  "conj",    "real",    "imag",    "trunc"};
+  if (is_binary_op(op)) return bin[op];
+  if (is_unary_op(op)) return un[op - CA_OP_NEG];
+  switch (op) {
+    case kOpConst: return "const";
+    case kOpCast: return "astype";
+    case kOpWhere: return "where";
+    case kOpRoundDec: return "round";
+    default: return nullptr;
+  }
+}
+
+bool known_op(int32_t op) { return op_name(op) != nullptr; }
+
+/// The float dtype NumPy's math functions give for an integer/bool input. NumPy gives float16 for
+/// bool/int8/uint8; chunkarray has no float16 and uses float32 (a documented deviation).
+DType math_float(DType t) {
+  switch (t) {
+    case CA_BOOL:
+    case CA_INT8:
+    case CA_UINT8:
+    case CA_INT16:
+    case CA_UINT16: return CA_FLOAT32;
+    default: return CA_FLOAT64;
+  }
+}
+
+DType real_dtype(DType t) { return t == CA_COMPLEX64 ? CA_FLOAT32 : t == CA_COMPLEX128 ? CA_FLOAT64 : t; }
+
+void check_numeric(DType t) {
+  if (!dtype_valid(t) || t == CA_RAW) fail(CA_ETYPE, "dtype ", t, " is not a numeric dtype");
+}
+
+/// NumPy 1.x's "kind category" for value-based casting: bool 0, integers 1, float and complex 2.
+int category(DType t) {
+  char k = dtype_kind(t);
+  return k == 'b' ? 0 : (k == 'i' || k == 'u') ? 1 : 2;
+}
+
+/// The Python scalar's default dtype (bool, int64, float64, complex128).
+DType scalar_default(const ca_scalar_t &s) {
+  switch (s.kind) {
+    case CA_BOOL: return CA_BOOL;
+    case CA_INT64: return CA_INT64;
+    case CA_FLOAT64: return CA_FLOAT64;
+    case CA_COMPLEX128: return CA_COMPLEX128;
+    default: fail(CA_ETYPE, "scalar kind ", s.kind, " is not CA_BOOL, CA_INT64, CA_FLOAT64 or CA_COMPLEX128");
+  }
+}
+
+// ---- byte format -----------------------------------------------------------------------------------
+
+constexpr char kMagic[4] = {'C', 'A', 'X', 'P'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderBytes = 4 + 4 * 4;
+constexpr size_t kInstrBytes = 6 * 4 + 4 * 8;
+
+void put_u32(std::string &o, uint32_t v) {
+  for (int i = 0; i < 4; ++i) o.push_back(char((v >> (8 * i)) & 0xff));
+}
+void put_u64(std::string &o, uint64_t v) {
+  for (int i = 0; i < 8; ++i) o.push_back(char((v >> (8 * i)) & 0xff));
+}
+void put_f64(std::string &o, double d) {
+  uint64_t v;
+  std::memcpy(&v, &d, 8);
+  put_u64(o, v);
+}
+struct Reader {
+  const unsigned char *p;
+  size_t n, pos = 0;
+  uint32_t u32() {
+    if (n - pos < 4) fail(CA_EFORMAT, "fused program: truncated at byte ", pos);
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= uint32_t(p[pos + size_t(i)]) << (8 * i);
+    pos += 4;
+    return v;
+  }
+  int32_t i32() { return int32_t(u32()); }
+  uint64_t u64() {
+    uint64_t lo = u32();
+    uint64_t hi = u32();
+    return lo | (hi << 32);
+  }
+  double f64() {
+    uint64_t v = u64();
+    double d;
+    std::memcpy(&d, &v, 8);
+    return d;
+  }
+};
+
+// ---- trees -----------------------------------------------------------------------------------------
+
+ExprPtr make_leaf(const ArrayPtr &a) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Leaf;
+  e->dtype = a->dtype;
+  e->leaf = a;
+  return e;
+}
+
+ExprPtr make_const(const ca_scalar_t &s, DType dtype) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Const;
+  e->dtype = dtype;
+  e->scalar = s;
+  return e;
+}
+
+ExprPtr make_op(int32_t op, DType dtype, std::vector<ExprPtr> args, int32_t param = 0) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Op;
+  e->op = op;
+  e->dtype = dtype;
+  e->param = param;
+  e->args = std::move(args);
+  return e;
+}
+
+/// The dtype an Op node computes in (operands are cast to it), given its operands.
+DType compute_dtype(const Expr &e) {
+  switch (e.op) {
+    case kOpCast: return e.args[0]->dtype;
+    case CA_OP_ISNAN:
+    case CA_OP_ISINF:
+    case CA_OP_ISFINITE:
+    case CA_OP_REAL:
+    case CA_OP_IMAG: return e.args[0]->dtype;
+    case CA_OP_ABS: return dtype_is_complex(e.args[0]->dtype) ? e.args[0]->dtype : e.dtype;
+    case CA_OP_AND:
+    case CA_OP_OR:
+    case CA_OP_XOR:
+    case CA_OP_NOT: return CA_BOOL;
+    default:
+      if (is_comparison(e.op)) return dtype_promote(e.args[0]->dtype, e.args[1]->dtype);
+      return e.dtype;
+  }
+}
+
+struct Compiler {
+  ExprProgram prog;
+  std::vector<ArrayPtr> leaves;
+  std::unordered_map<std::string, int32_t> leaf_reg;  // by name
+  std::unordered_map<const Expr *, int32_t> memo;
+  std::map<std::pair<int32_t, DType>, int32_t> casts;
+
+  void collect(const ExprPtr &e, std::unordered_map<const Expr *, bool> &seen) {
+    if (seen.count(e.get())) return;
+    seen[e.get()] = true;
+    if (e->kind == Expr::Leaf) {
+      if (!e->leaf) fail(CA_EINTERNAL, "expression leaf without an array");
+      if (!leaf_reg.count(e->leaf->name)) {
+        leaf_reg[e->leaf->name] = int32_t(leaves.size());
+        leaves.push_back(e->leaf);
+        prog.inputs.push_back(e->leaf->dtype);
+      }
+    }
+    for (auto &a : e->args) collect(a, seen);
+  }
+
+  int32_t emit(ExprInstr ins) {
+    prog.code.push_back(ins);
+    return int32_t(prog.inputs.size() + prog.code.size() - 1);
+  }
+
+  int32_t as(int32_t reg, DType t) {
+    DType have = prog.reg_dtype(reg);
+    if (have == t) return reg;
+    auto key = std::make_pair(reg, t);
+    auto it = casts.find(key);
+    if (it != casts.end()) return it->second;
+    ExprInstr ins;
+    ins.op = kOpCast;
+    ins.dtype = t;
+    ins.in_dtype = have;
+    ins.a = reg;
+    int32_t r = emit(ins);
+    casts[key] = r;
+    return r;
+  }
+
+  int32_t compile(const ExprPtr &e) {
+    auto it = memo.find(e.get());
+    if (it != memo.end()) return it->second;
+    int32_t r = -1;
+    if (e->kind == Expr::Leaf) {
+      r = leaf_reg.at(e->leaf->name);
+    } else if (e->kind == Expr::Const) {
+      ExprInstr ins;
+      ins.op = kOpConst;
+      ins.dtype = ins.in_dtype = e->dtype;
+      const ca_scalar_t &s = e->scalar;
+      const bool integral = s.kind == CA_INT64 || s.kind == CA_BOOL;
+      const int64_t iv = s.kind == CA_BOOL ? (s.i64 != 0) : s.i64;
+      if (integral) {
+        ins.value = std::complex<double>(double(iv), 0);
+        ins.ivalue = e->dtype == CA_BOOL ? (iv != 0) : iv;
+        ins.uvalue = uint64_t(iv);
+      } else {
+        ins.value = std::complex<double>(s.re, s.kind == CA_COMPLEX128 ? s.im : 0);
+        ins.ivalue = e->dtype == CA_BOOL ? (s.re != 0 || (s.kind == CA_COMPLEX128 && s.im != 0)) : 0;
+      }
+      r = emit(ins);
+    } else {
+      ExprInstr ins;
+      ins.op = e->op;
+      ins.dtype = e->dtype;
+      ins.in_dtype = compute_dtype(*e);
+      std::vector<int32_t> ops;
+      for (auto &a : e->args) ops.push_back(compile(a));
+      if (e->op == kOpCast) {
+        r = as(ops[0], e->dtype);
+        memo[e.get()] = r;
+        return r;
+      }
+      if (e->op == kOpWhere) {
+        ins.a = as(ops[0], CA_BOOL);
+        ins.b = as(ops[1], ins.in_dtype);
+        ins.c = as(ops[2], ins.in_dtype);
+      } else {
+        if (ops.size() > 0) ins.a = as(ops[0], ins.in_dtype);
+        if (ops.size() > 1) ins.b = as(ops[1], ins.in_dtype);
+      }
+      if (e->op == kOpRoundDec) ins.value = std::complex<double>(double(e->param), 0);
+      r = emit(ins);
+    }
+    memo[e.get()] = r;
+    return r;
+  }
+};
+
+/// The number of instructions a tree compiles to (cheap enough: trees are bounded by fusion).
+size_t program_size(const ExprPtr &e, std::vector<ArrayPtr> &leaves, ExprProgram &p) {
+  p = compile_expr(e, leaves);
+  return p.code.size();
+}
+
+/// Replace leaves by the arrays of the same position after unify_chunks (memoized over the DAG).
+ExprPtr replace_leaves(const ExprPtr &e, const std::unordered_map<std::string, ArrayPtr> &repl,
+                       std::unordered_map<const Expr *, ExprPtr> &memo) {
+  auto it = memo.find(e.get());
+  if (it != memo.end()) return it->second;
+  ExprPtr r = e;
+  if (e->kind == Expr::Leaf) {
+    auto f = repl.find(e->leaf->name);
+    if (f != repl.end()) r = make_leaf(f->second);
+  } else if (e->kind == Expr::Op) {
+    std::vector<ExprPtr> args;
+    bool changed = false;
+    for (auto &a : e->args) {
+      args.push_back(replace_leaves(a, repl, memo));
+      changed |= args.back() != a;
+    }
+    if (changed) r = make_op(e->op, e->dtype, std::move(args), e->param);
+  }
+  memo[e.get()] = r;
+  return r;
+}
+
+std::vector<Index> broadcast_shapes(const std::vector<const std::vector<Index> *> &shapes) {
+  size_t D = 0;
+  for (auto *s : shapes) D = std::max(D, s->size());
+  std::vector<Index> out(D, 1);
+  for (auto *s : shapes) {
+    for (size_t k = 0; k < s->size(); ++k) {
+      Index e = (*s)[k];
+      Index &o = out[D - s->size() + k];
+      if (e == o || e == 1) continue;
+      if (o == 1) {
+        o = e;
+        continue;
+      }
+      std::string msg = "operands could not be broadcast together with shapes";
+      for (auto *t : shapes) {
+        msg.push_back(' ');
+        msg.append(shape_str(*t));
+      }
+      fail(CA_EINVAL, msg);
+    }
+  }
+  return out;
+}
+
+/// Turn a tree into an array: broadcast, unify the leaves' chunks, one `ca.fused` blockwise layer.
+/// `operands` are the arrays the new node was built from (for the broadcast check and the fallback
+/// when the expression grows too large); `rebuild` makes the same node over leaf operands.
+ArrayPtr finish(const char *prefix, ExprPtr tree, const std::vector<ArrayPtr> &operands,
+                const std::function<ExprPtr(const std::vector<ExprPtr> &)> &rebuild) {
+  std::vector<const std::vector<Index> *> shapes;
+  for (auto &a : operands) shapes.push_back(&a->shape);
+  std::vector<Index> shape = broadcast_shapes(shapes);
+
+  std::vector<ArrayPtr> leaves;
+  ExprProgram prog;
+  if (program_size(tree, leaves, prog) > kMaxFusedInstructions) {
+    std::vector<ExprPtr> ops;
+    for (auto &a : operands) ops.push_back(make_leaf(a));
+    tree = rebuild(ops);
+    leaves.clear();
+    program_size(tree, leaves, prog);
+  }
+
+  const int32_t D = int32_t(shape.size());
+  const std::string out_index = out_letters(D);
+  std::vector<std::string> indices;
+  for (auto &l : leaves) {
+    if (l->ndim() > D) fail(CA_EINTERNAL, "expression leaf has more dimensions than the result");
+    indices.push_back(out_index.substr(size_t(D - l->ndim())));
+  }
+  std::vector<ArrayPtr> unified = leaves.size() > 1 ? unify_chunks(leaves, indices) : leaves;
+  std::unordered_map<std::string, ArrayPtr> repl;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (unified[i] != leaves[i] && unified[i]->name != leaves[i]->name) repl[leaves[i]->name] = unified[i];
+  if (!repl.empty()) {
+    std::unordered_map<const Expr *, ExprPtr> memo;
+    tree = replace_leaves(tree, repl, memo);
+  }
+
+  // Output chunks: from a leaf that spans each dimension (not broadcasting along it).
+  Chunks chunks(static_cast<size_t>(D));
+  for (int32_t d = 0; d < D; ++d) {
+    bool found = false;
+    for (auto &l : unified) {
+      int32_t k = d - (D - l->ndim());
+      if (k < 0 || l->shape[size_t(k)] != shape[size_t(d)]) continue;
+      chunks[size_t(d)] = l->chunks[size_t(k)];
+      found = true;
+      break;
+    }
+    if (!found) chunks[size_t(d)] = {shape[size_t(d)]};
+  }
+
+  const std::string bytes = prog.serialize();
+  Tokenizer tok(prefix);
+  tok.add_bytes(bytes.data(), bytes.size());
+  std::vector<ArrayArg> args;
+  args.push_back(ArrayArg::lit(ca_arg_bytes(bytes.data(), bytes.size())));
+  for (size_t i = 0; i < unified.size(); ++i) {
+    tok.add(unified[i]->name).add(indices[i]).add(unified[i]->chunks);
+    args.push_back(ArrayArg::of(unified[i], indices[i]));
+  }
+  tok.add(chunks);
+  const DType dtype = prog.reg_dtype(prog.out);
+  ArrayPtr base = blockwise_layer(tok.name(), "ca.fused", out_index, args, chunks, dtype);
+  auto arr = std::make_shared<Array>(*base);
+  arr->expr = std::move(tree);
+  return arr;
+}
+
+ExprPtr node_of(const ArrayPtr &a) { return expr_of(a); }
+
+void check_scalar_pow(int32_t op, DType result, const ca_scalar_t &s, bool scalar_first) {
+  if (op != CA_OP_POW || scalar_first || !dtype_is_integer(result)) return;
+  if ((s.kind == CA_INT64 && s.i64 < 0))
+    fail(CA_EINVAL, "Integers to negative integer powers are not allowed (exponent ", s.i64, ")");
+}
+
+}  // namespace
+
+// ---- byte format -----------------------------------------------------------------------------------
+
+std::string ExprProgram::serialize() const {
+  std::string o;
+  o.reserve(kHeaderBytes + inputs.size() * 4 + code.size() * kInstrBytes);
+  o.append(kMagic, 4);
+  put_u32(o, kFormatVersion);
+  put_u32(o, uint32_t(inputs.size()));
+  put_u32(o, uint32_t(code.size()));
+  put_u32(o, uint32_t(out));
+  for (DType t : inputs) put_u32(o, uint32_t(t));
+  for (const ExprInstr &i : code) {
+    put_u32(o, uint32_t(i.op));
+    put_u32(o, uint32_t(i.dtype));
+    put_u32(o, uint32_t(i.in_dtype));
+    put_u32(o, uint32_t(i.a));
+    put_u32(o, uint32_t(i.b));
+    put_u32(o, uint32_t(i.c));
+    put_f64(o, i.value.real());
+    put_f64(o, i.value.imag());
+    put_u64(o, uint64_t(i.ivalue));
+    put_u64(o, i.uvalue);
+  }
+  return o;
+}
+
+ExprProgram ExprProgram::parse(const void *data, size_t n) {
+  if (!data && n) fail(CA_EFORMAT, "fused program: null data");
+  Reader r{static_cast<const unsigned char *>(data), n};
+  if (n < kHeaderBytes || std::memcmp(data, kMagic, 4) != 0)
+    fail(CA_EFORMAT, "fused program: bad magic (not a chunkarray expression program)");
+  r.pos = 4;
+  uint32_t version = r.u32();
+  if (version != kFormatVersion) fail(CA_EFORMAT, "fused program: unsupported format version ", version);
+  uint32_t nin = r.u32(), ncode = r.u32();
+  int32_t out = r.i32();
+  const size_t rest = n - kHeaderBytes;
+  if (nin > rest / 4 || ncode > rest / kInstrBytes || size_t(nin) * 4 + size_t(ncode) * kInstrBytes != rest)
+    fail(CA_EFORMAT, "fused program: ", nin, " inputs and ", ncode, " instructions do not match its size of ", n,
+         " bytes");
+  ExprProgram p;
+  p.inputs.resize(nin);
+  auto check_dtype = [](DType t, const char *what, size_t k) {
+    if (!dtype_valid(t) || t == CA_RAW) fail(CA_EFORMAT, "fused program: ", what, " ", k, " has invalid dtype ", t);
+  };
+  for (uint32_t i = 0; i < nin; ++i) {
+    p.inputs[i] = r.i32();
+    check_dtype(p.inputs[i], "input", i);
+  }
+  p.code.resize(ncode);
+  for (uint32_t k = 0; k < ncode; ++k) {
+    ExprInstr &ins = p.code[k];
+    ins.op = r.i32();
+    ins.dtype = r.i32();
+    ins.in_dtype = r.i32();
+    ins.a = r.i32();
+    ins.b = r.i32();
+    ins.c = r.i32();
+    double re = r.f64(), im = r.f64();
+    ins.value = {re, im};
+    ins.ivalue = int64_t(r.u64());
+    ins.uvalue = r.u64();
+    if (!known_op(ins.op)) fail(CA_EFORMAT, "fused program: instruction ", k, " has unknown op ", ins.op);
+    check_dtype(ins.dtype, "instruction", k);
+    check_dtype(ins.in_dtype, "instruction", k);
+    const int arity = ins.op == kOpConst ? 0 : ins.op == kOpWhere ? 3 : is_binary_op(ins.op) ? 2 : 1;
+    const int32_t limit = int32_t(nin + k);
+    int32_t ops[3] = {ins.a, ins.b, ins.c};
+    for (int j = 0; j < 3; ++j) {
+      if (j < arity) {
+        if (ops[j] < 0 || ops[j] >= limit)
+          fail(CA_EFORMAT, "fused program: instruction ", k, " reads register ", ops[j], " (registers 0..", limit - 1,
+               " are defined)");
+        DType want = ins.op == kOpWhere ? (j == 0 ? CA_BOOL : ins.dtype) : ins.in_dtype;
+        if (p.reg_dtype(ops[j]) != want)
+          fail(CA_EFORMAT, "fused program: instruction ", k, " operand ", j, " has dtype ",
+               dtype_name(p.reg_dtype(ops[j])), ", expected ", dtype_name(want));
+      } else if (ops[j] != -1) {
+        fail(CA_EFORMAT, "fused program: instruction ", k, " has a stray operand register ", ops[j]);
+      }
+    }
+    if (ins.op == kOpRoundDec && !(std::fabs(re) <= 400 && re == std::trunc(re)))
+      fail(CA_EFORMAT, "fused program: instruction ", k, " has bad decimals ", re);
+  }
+  if (out < 0 || size_t(out) >= size_t(nin) + ncode)
+    fail(CA_EFORMAT, "fused program: result register ", out, " out of range");
+  p.out = out;
+  return p;
+}
+
+// ---- type rules ------------------------------------------------------------------------------------
+
+DType unary_result_dtype(int32_t op, DType t) {
+  check_numeric(t);
+  const char k = dtype_kind(t);
+  const bool inexact = k == 'f' || k == 'c';
+  switch (op) {
+    case CA_OP_NEG:
+    case CA_OP_SIGN:
+      if (k == 'b') fail(CA_ETYPE, op_name(op), " is not supported for bool (NumPy raises TypeError)");
+      return t;
+    case CA_OP_ABS:
+    case CA_OP_REAL:
+    case CA_OP_IMAG: return real_dtype(t);
+    case CA_OP_SQRT: case CA_OP_EXP: case CA_OP_LOG: case CA_OP_LOG1P: case CA_OP_EXPM1:
+    case CA_OP_SIN: case CA_OP_COS: case CA_OP_TAN: case CA_OP_ARCSIN: case CA_OP_ARCCOS:
+    case CA_OP_ARCTAN: case CA_OP_SINH: case CA_OP_COSH: case CA_OP_TANH: case CA_OP_ARCSINH:
+    case CA_OP_ARCCOSH: case CA_OP_ARCTANH: case CA_OP_LOG10: case CA_OP_LOG2:
+      return inexact ? t : math_float(t);
+    case CA_OP_FLOOR:
+    case CA_OP_CEIL:
+    case CA_OP_TRUNC:
+      if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
+      return inexact ? t : math_float(t);
+    case CA_OP_ROUND: return k == 'b' ? math_float(t) : t;  // NumPy: rint on bool gives float16
+    case CA_OP_ISNAN:
+    case CA_OP_ISINF:
+    case CA_OP_ISFINITE:
+    case CA_OP_NOT: return CA_BOOL;
+    case CA_OP_INVERT:
+      if (inexact) fail(CA_ETYPE, "invert (bitwise not) is only defined for integer and bool dtypes, not ", dtype_name(t));
+      return t;
+    case CA_OP_SQUARE:
+    case CA_OP_CONJ: return k == 'b' ? CA_INT8 : t;
+    default: fail(CA_EINVAL, "op ", op, " is not a unary elementwise operation");
+  }
+}
+
+DType binary_result_dtype(int32_t op, DType a, DType b) {
+  check_numeric(a);
+  check_numeric(b);
+  if (!is_binary_op(op)) fail(CA_EINVAL, "op ", op, " is not a binary elementwise operation");
+  const DType p = dtype_promote(a, b);
+  const char k = dtype_kind(p);
+  switch (op) {
+    case CA_OP_ADD:
+    case CA_OP_MUL:
+    case CA_OP_MAXIMUM:
+    case CA_OP_MINIMUM: return p;
+    case CA_OP_SUB:
+      if (k == 'b')
+        fail(CA_ETYPE, "numpy boolean subtract, the `-` operator, is not supported; use logical_xor instead");
+      return p;
+    case CA_OP_DIV: return (k == 'b' || k == 'i' || k == 'u') ? CA_FLOAT64 : p;
+    case CA_OP_FLOORDIV:
+    case CA_OP_MOD:
+      if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
+      return k == 'b' ? CA_INT8 : p;
+    case CA_OP_POW: return k == 'b' ? CA_INT8 : p;
+    case CA_OP_ARCTAN2:
+      if (k == 'c') fail(CA_ETYPE, "arctan2 is not supported for complex dtypes");
+      // The float loop both operands cast to safely (uint16 with int8: float32).
+      return dtype_promote(dtype_is_float(a) ? a : math_float(a), dtype_is_float(b) ? b : math_float(b));
+    case CA_OP_BITAND:
+    case CA_OP_BITOR:
+    case CA_OP_BITXOR:
+      if (k == 'f' || k == 'c')
+        fail(CA_ETYPE, op_name(op), " is only defined for integer and bool dtypes, not ", dtype_name(p));
+      return p;
+    default: return CA_BOOL;  // comparisons, logical
+  }
+}
+
+DType scalar_promote(DType array_dtype, const ca_scalar_t &s) {
+  check_numeric(array_dtype);
+  const DType def = scalar_default(s);
+  // NumPy 1.x: a Python scalar is value-based only when its category does not exceed the array's.
+  if (category(def) > category(array_dtype)) return dtype_promote(array_dtype, def);
+  DType min_t = def;
+  bool small_unsigned = false;  // a non-negative value that also fits the signed type of that size
+  switch (s.kind) {
+    case CA_BOOL: min_t = CA_BOOL; break;
+    case CA_INT64: {
+      const int64_t v = s.i64;
+      if (v >= 0) {
+        if (v <= 255) min_t = CA_UINT8, small_unsigned = v <= 127;
+        else if (v <= 65535) min_t = CA_UINT16, small_unsigned = v <= 32767;
+        else if (v <= 4294967295LL) min_t = CA_UINT32, small_unsigned = v <= 2147483647LL;
+        else min_t = CA_UINT64, small_unsigned = true;  // every int64 value fits int64
+      } else {
+        min_t = v >= -128 ? CA_INT8 : v >= -32768 ? CA_INT16 : v >= -2147483648LL ? CA_INT32 : CA_INT64;
+      }
+      break;
+    }
+    case CA_FLOAT64: {
+      // float16 if in its range, float32 if in its range (no float16 here: both are "float32 or less").
+      const double a = std::fabs(s.re);
+      min_t = (std::isnan(s.re) || std::isinf(s.re) || a <= 3.4028234663852886e38) ? CA_FLOAT32 : CA_FLOAT64;
+      break;
+    }
+    case CA_COMPLEX128: {
+      auto fits = [](double x) { return std::isnan(x) || std::isinf(x) || std::fabs(x) <= 3.4028234663852886e38; };
+      min_t = fits(s.re) && fits(s.im) ? CA_COMPLEX64 : CA_COMPLEX128;
+      break;
+    }
+    default: break;
+  }
+  if (small_unsigned) {
+    const char k = dtype_kind(array_dtype);
+    if (k != 'b' && k != 'u')
+      min_t = min_t == CA_UINT8 ? CA_INT8 : min_t == CA_UINT16 ? CA_INT16 : min_t == CA_UINT32 ? CA_INT32 : CA_INT64;
+  }
+  return dtype_promote(array_dtype, min_t);
+}
+
+// ---- trees and builders ----------------------------------------------------------------------------
+
+ExprPtr expr_of(const ArrayPtr &a) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  if (a->expr) return a->expr;
+  return make_leaf(a);
+}
+
+ExprProgram compile_expr(const ExprPtr &e, std::vector<ArrayPtr> &leaves) {
+  if (!e) fail(CA_EINVAL, "expression is null");
+  Compiler c;
+  std::unordered_map<const Expr *, bool> seen;
+  c.collect(e, seen);
+  c.prog.out = c.compile(e);
+  leaves = std::move(c.leaves);
+  return std::move(c.prog);
+}
+
+ArrayPtr elementwise_unary(int32_t op, const ArrayPtr &a) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  const DType dt = unary_result_dtype(op, a->dtype);
+  auto rebuild = [op, dt](const std::vector<ExprPtr> &o) { return make_op(op, dt, {o[0]}); };
+  return finish(op_name(op), rebuild({node_of(a)}), {a}, rebuild);
+}
+
+ArrayPtr elementwise_binary(int32_t op, const ArrayPtr &a, const ArrayPtr &b) {
+  if (!a || !b) fail(CA_EINVAL, "array is null");
+  const DType dt = binary_result_dtype(op, a->dtype, b->dtype);
+  auto rebuild = [op, dt](const std::vector<ExprPtr> &o) { return make_op(op, dt, {o[0], o[1]}); };
+  return finish(op_name(op), rebuild({node_of(a), node_of(b)}), {a, b}, rebuild);
+}
+
+ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  DType ct = scalar_promote(a->dtype, s);
+  if (s.kind == CA_INT64 && dtype_is_integer(a->dtype) &&
+      (op == CA_OP_FLOORDIV || op == CA_OP_MOD || op == CA_OP_BITAND || op == CA_OP_BITOR || op == CA_OP_BITXOR)) {
+    // These ufuncs resolve their loop by NumPy's linear search (first loop the array casts to safely
+    // and the value fits), not result_type: uint8 // 300 is int16 where uint8 + 300 is uint16.
+    const DType order[] = {CA_INT8, CA_UINT8, CA_INT16, CA_UINT16, CA_INT32, CA_UINT32, CA_INT64, CA_UINT64};
+    auto fits = [](int64_t v, DType t) {
+      switch (t) {
+        case CA_INT8: return v >= -128 && v <= 127;
+        case CA_UINT8: return v >= 0 && v <= 255;
+        case CA_INT16: return v >= -32768 && v <= 32767;
+        case CA_UINT16: return v >= 0 && v <= 65535;
+        case CA_INT32: return v >= INT32_MIN && v <= INT32_MAX;
+        case CA_UINT32: return v >= 0 && v <= int64_t(UINT32_MAX);
+        case CA_INT64: return true;
+        default: return v >= 0;
+      }
+    };
+    for (DType t : order)
+      if (dtype_promote(a->dtype, t) == t && fits(s.i64, t)) {
+        ct = t;
+        break;
+      }
+  }
+  const DType dt = scalar_first ? binary_result_dtype(op, ct, a->dtype) : binary_result_dtype(op, a->dtype, ct);
+  check_scalar_pow(op, dt, s, scalar_first);
+  ExprPtr c = make_const(s, ct);
+  auto rebuild = [op, dt, c, scalar_first](const std::vector<ExprPtr> &o) {
+    return scalar_first ? make_op(op, dt, {c, o[0]}) : make_op(op, dt, {o[0], c});
+  };
+  return finish(op_name(op), rebuild({node_of(a)}), {a}, rebuild);
+}
+
+ArrayPtr elementwise_where(const ArrayPtr &cond, const ArrayPtr &a, const ArrayPtr &b, const ca_scalar_t &sa,
+                           const ca_scalar_t &sb) {
+  if (!cond) fail(CA_EINVAL, "where: condition is null");
+  check_numeric(cond->dtype);
+  DType dt;
+  if (a && b) dt = dtype_promote(a->dtype, b->dtype);
+  else if (a) dt = scalar_promote(a->dtype, sb);
+  else if (b) dt = scalar_promote(b->dtype, sa);
+  else dt = dtype_promote(scalar_default(sa), scalar_default(sb));
+  std::vector<ArrayPtr> operands{cond};
+  if (a) operands.push_back(a);
+  if (b) operands.push_back(b);
+  ExprPtr ca_ = a ? nullptr : make_const(sa, dt);
+  ExprPtr cb_ = b ? nullptr : make_const(sb, dt);
+  const bool has_a = bool(a), has_b = bool(b);
+  auto rebuild = [dt, ca_, cb_, has_a, has_b](const std::vector<ExprPtr> &o) {
+    size_t i = 1;
+    ExprPtr x = has_a ? o[i++] : ca_;
+    ExprPtr y = has_b ? o[i++] : cb_;
+    return make_op(kOpWhere, dt, {o[0], x, y});
+  };
+  std::vector<ExprPtr> nodes;
+  for (auto &op : operands) nodes.push_back(node_of(op));
+  return finish("where", rebuild(nodes), operands, rebuild);
+}
+
+ArrayPtr elementwise_clip(const ArrayPtr &a, const ca_scalar_t *lo, const ca_scalar_t *hi) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  if (!lo && !hi) fail(CA_EINVAL, "clip: one of the lower and upper bounds must be given");
+  DType dt = a->dtype;
+  if (lo) dt = scalar_promote(dt, *lo);
+  if (hi) dt = scalar_promote(dt, *hi);
+  ExprPtr clo = lo ? make_const(*lo, dt) : nullptr;
+  ExprPtr chi = hi ? make_const(*hi, dt) : nullptr;
+  auto rebuild = [dt, clo, chi](const std::vector<ExprPtr> &o) {
+    ExprPtr x = o[0];
+    if (clo) x = make_op(CA_OP_MAXIMUM, dt, {x, clo});
+    if (chi) x = make_op(CA_OP_MINIMUM, dt, {x, chi});
+    return x;
+  };
+  return finish("clip", rebuild({node_of(a)}), {a}, rebuild);
+}
+
+ArrayPtr elementwise_astype(const ArrayPtr &a, DType dtype) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  check_numeric(a->dtype);
+  if (!dtype_valid(dtype) || dtype == CA_RAW) fail(CA_ETYPE, "astype: dtype ", dtype, " is not a numeric dtype");
+  if (dtype == a->dtype) return a;
+  auto rebuild = [dtype](const std::vector<ExprPtr> &o) { return make_op(kOpCast, dtype, {o[0]}); };
+  return finish("astype", rebuild({node_of(a)}), {a}, rebuild);
+}
+
+ArrayPtr elementwise_round(const ArrayPtr &a, int32_t decimals) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  check_numeric(a->dtype);
+  if (decimals == 0) return elementwise_unary(CA_OP_ROUND, a);
+  if (a->dtype == CA_BOOL) fail(CA_ETYPE, "round with decimals is not supported for bool");
+  if (decimals < -400 || decimals > 400) fail(CA_EINVAL, "round: decimals ", decimals, " out of range");
+  if (dtype_is_integer(a->dtype) && decimals > 0) return a;  // NumPy: integers unchanged
+  const DType dt = a->dtype;
+  auto rebuild = [dt, decimals](const std::vector<ExprPtr> &o) { return make_op(kOpRoundDec, dt, {o[0]}, decimals); };
+  return finish("round", rebuild({node_of(a)}), {a}, rebuild);
+}
+
+FusedArgs fused_args(const ArrayPtr &a) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  FusedArgs r;
+  r.out_index = out_letters(a->ndim());
+  if (!a->expr) {
+    ExprProgram p;
+    p.inputs = {a->dtype};
+    p.out = 0;
+    r.program = p.serialize();
+    r.inputs.push_back(ArrayArg::of(a, r.out_index));
+    return r;
+  }
+  std::vector<ArrayPtr> leaves;
+  ExprProgram p = compile_expr(a->expr, leaves);
+  r.program = p.serialize();
+  for (auto &l : leaves) {
+    if (l->ndim() > a->ndim()) fail(CA_EINTERNAL, "expression leaf has more dimensions than its array");
+    r.inputs.push_back(ArrayArg::of(l, r.out_index.substr(size_t(a->ndim() - l->ndim()))));
+  }
+  return r;
+}
+
+}  // namespace ca

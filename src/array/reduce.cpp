@@ -1,0 +1,441 @@
+// Building reductions and scans (graph side). Kernels: array/reduce_kernels.cpp.
+#include "array/reduce.hpp"
+
+#include <chunkarray/array.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "graph/graph.hpp"
+
+namespace ca {
+
+namespace {
+
+const char *red_name(int32_t op) {
+  static const char *names[] = {"",        "sum",     "prod",      "mean",      "var",    "std",    "min",
+                                "max",     "argmin",  "argmax",    "any",       "all",    "nansum", "nanprod",
+                                "nanmean", "nanvar",  "nanstd",    "nanmin",    "nanmax", "nanargmin",
+                                "nanargmax"};
+  return op >= 1 && op <= 20 ? names[op] : "reduce";
+}
+
+const char *scan_name(int32_t op) {
+  static const char *names[] = {"", "cumsum", "cumprod", "nancumsum", "nancumprod"};
+  return op >= 1 && op <= 4 ? names[op] : "scan";
+}
+
+bool is_arg(int32_t op) {
+  return op == CA_RED_ARGMIN || op == CA_RED_ARGMAX || op == CA_RED_NANARGMIN || op == CA_RED_NANARGMAX;
+}
+
+// nan-variants of integer/bool inputs are the plain reductions.
+int32_t base_op(int32_t op) {
+  switch (op) {
+    case CA_RED_NANSUM: return CA_RED_SUM;
+    case CA_RED_NANPROD: return CA_RED_PROD;
+    case CA_RED_NANMEAN: return CA_RED_MEAN;
+    case CA_RED_NANVAR: return CA_RED_VAR;
+    case CA_RED_NANSTD: return CA_RED_STD;
+    case CA_RED_NANMIN: return CA_RED_MIN;
+    case CA_RED_NANMAX: return CA_RED_MAX;
+    case CA_RED_NANARGMIN: return CA_RED_ARGMIN;
+    case CA_RED_NANARGMAX: return CA_RED_ARGMAX;
+    default: return op;
+  }
+}
+
+void check_numeric(DType t, const char *what) {
+  CA_CHECK(dtype_valid(t) && t != CA_RAW, CA_ETYPE, what, " needs a numeric dtype, got ",
+           dtype_name(t) ? dtype_name(t) : "invalid");
+}
+
+// Sum-like default: bool/ints -> int64, uints -> uint64, floats/complex keep.
+DType sum_dtype(DType in) {
+  switch (dtype_kind(in)) {
+    case 'b':
+    case 'i': return CA_INT64;
+    case 'u': return CA_UINT64;
+    default: return in;
+  }
+}
+
+// The group size per reduced axis from dask's split_every.
+Index per_axis_split(int32_t split_every, size_t naxes) {
+  CA_CHECK(split_every >= 0, CA_EINVAL, "split_every must be >= 0, got ", split_every);
+  const double n = split_every == 0 ? 16.0 : double(split_every);
+  if (naxes == 0) return 2;
+  Index s = Index(std::floor(std::pow(n, 1.0 / double(naxes)) + 1e-9));
+  return std::max<Index>(2, s);
+}
+
+std::string hex_of(const std::string &token) {
+  auto p = token.rfind('-');
+  return p == std::string::npos ? token : token.substr(p + 1);
+}
+
+/// The chunk layer's arguments for a fused input: [program, literals..., leaves...]. Adds the leaf
+/// references to `deps`.
+void add_leaf_args(const FusedArgs &fa, std::vector<std::string> &deps, std::vector<BlockwiseArg> &bargs) {
+  for (const ArrayArg &in : fa.inputs) {
+    if (!in.array) {
+      bargs.push_back(in.literal);
+      continue;
+    }
+    BlockwiseArg b;
+    b.is_ref = true;
+    auto it = std::find(deps.begin(), deps.end(), in.array->name);
+    b.dep_slot = int32_t(it - deps.begin());
+    if (it == deps.end()) deps.push_back(in.array->name);
+    CA_CHECK(int32_t(in.index.size()) == in.array->ndim(), CA_EINTERNAL, "fused input '", in.array->name,
+             "' has index '", in.index, "' for ", in.array->ndim(), " dimensions");
+    for (size_t d = 0; d < in.index.size(); ++d) {
+      DimMap m;
+      auto pos = fa.out_index.find(in.index[d]);
+      CA_CHECK(pos != std::string::npos, CA_EINTERNAL, "fused input index letter '", in.index[d],
+               "' is not an output letter");
+      m.kind = DimMap::Out;
+      m.out_dim = int32_t(pos);
+      m.extent = in.array->numblocks[d];
+      b.dims.push_back(m);
+    }
+    bargs.push_back(std::move(b));
+  }
+}
+
+std::vector<ArrayPtr> leaf_arrays(const FusedArgs &fa) {
+  std::vector<ArrayPtr> v;
+  for (const ArrayArg &in : fa.inputs)
+    if (in.array) v.push_back(in.array);
+  return v;
+}
+
+BlockwiseArg special(int32_t which) {
+  BlockwiseArg b;
+  b.special = which;
+  b.block_index = which == BlockwiseArg::BlockIndex;
+  return b;
+}
+
+BlockwiseArg tuple_lit(const std::vector<int64_t> &t) { return blockwise_literal(ca_arg_tuple(t.data(), t.size())); }
+
+/// The tree above a chunk layer `cur` (numblocks `nb`): combine levels, then the aggregate level
+/// (reduced axes as nested lists, dropped from the keys unless keepdims). `agg_args` follow the list.
+/// Returns nothing: adds layers to g; the aggregate layer is named `final_name`.
+void build_tree(Graph &g, std::string cur, std::vector<Index> nb, uint64_t mask, Index split,
+                const std::string &combine_kernel, const std::vector<BlockwiseArg> &combine_extra,
+                const std::string &agg_kernel, const std::vector<BlockwiseArg> &agg_extra, bool keepdims,
+                const std::string &final_name, const Chunks &final_chunks, const std::string &prefix,
+                const std::string &hex) {
+  const size_t nd = nb.size();
+  auto needs_level = [&] {
+    for (size_t d = 0; d < nd; ++d)
+      if ((mask >> d) & 1 && nb[d] > split) return true;
+    return false;
+  };
+  for (int level = 0; needs_level(); ++level) {
+    BlockwiseArg in;
+    in.is_ref = true;
+    in.dep_slot = 0;
+    std::vector<Index> out_nb(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      DimMap m;
+      m.out_dim = int32_t(d);
+      m.extent = nb[d];
+      if ((mask >> d) & 1) {
+        m.kind = DimMap::Group;
+        m.value = split;
+        out_nb[d] = (nb[d] + split - 1) / split;
+      } else {
+        m.kind = DimMap::Out;
+        out_nb[d] = nb[d];
+      }
+      in.dims.push_back(m);
+    }
+    std::vector<BlockwiseArg> args{std::move(in)};
+    args.insert(args.end(), combine_extra.begin(), combine_extra.end());
+    std::string name = str(prefix, "-combine", level, "-", hex);
+    g.add_layer(std::make_shared<BlockwiseLayer>(name, out_nb, combine_kernel, std::vector<std::string>{cur},
+                                                 std::move(args)));
+    cur = name;
+    nb = out_nb;
+  }
+  BlockwiseArg in;
+  in.is_ref = true;
+  in.dep_slot = 0;
+  int32_t od = 0;
+  for (size_t d = 0; d < nd; ++d) {
+    DimMap m;
+    m.extent = nb[d];
+    if ((mask >> d) & 1) {
+      m.kind = keepdims ? DimMap::Group : DimMap::All;
+      m.out_dim = keepdims ? od++ : 0;
+      m.value = std::max<Index>(nb[d], 1);
+    } else {
+      m.kind = DimMap::Out;
+      m.out_dim = od++;
+    }
+    in.dims.push_back(m);
+  }
+  std::vector<BlockwiseArg> args{std::move(in)};
+  args.insert(args.end(), agg_extra.begin(), agg_extra.end());
+  g.add_layer(std::make_shared<BlockwiseLayer>(final_name, final_chunks, agg_kernel, std::vector<std::string>{cur},
+                                               std::move(args)));
+}
+
+Chunks reduced_chunks(const Chunks &c, uint64_t mask, bool keepdims) {
+  Chunks out;
+  for (size_t d = 0; d < c.size(); ++d) {
+    if ((mask >> d) & 1) {
+      if (keepdims) out.push_back({1});
+    } else {
+      out.push_back(c[d]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int32_t> normalize_axes(std::vector<int32_t> axes, int32_t ndim) {
+  if (axes.empty()) {
+    for (int32_t d = 0; d < ndim; ++d) axes.push_back(d);
+    return axes;
+  }
+  for (int32_t &ax : axes) {
+    CA_CHECK(ax >= -ndim && ax < ndim, CA_EINVAL, "axis ", ax, " is out of bounds for array of dimension ", ndim);
+    if (ax < 0) ax += ndim;
+  }
+  std::sort(axes.begin(), axes.end());
+  CA_CHECK(std::adjacent_find(axes.begin(), axes.end()) == axes.end(), CA_EINVAL, "duplicate value in 'axis'");
+  return axes;
+}
+
+DType reduce_result_dtype(int32_t op, DType in, DType requested) {
+  check_numeric(in, red_name(op));
+  if (requested != 0) check_numeric(requested, "the requested reduction dtype");
+  switch (base_op(op)) {
+    case CA_RED_SUM:
+    case CA_RED_PROD: return requested ? requested : sum_dtype(in);
+    case CA_RED_MEAN:
+      if (requested) return requested;
+      return dtype_is_float(in) || dtype_is_complex(in) ? in : CA_FLOAT64;
+    case CA_RED_VAR:
+    case CA_RED_STD:
+      if (requested) return requested;
+      if (in == CA_FLOAT32 || in == CA_COMPLEX64) return CA_FLOAT32;
+      return CA_FLOAT64;
+    case CA_RED_MIN:
+    case CA_RED_MAX: return in;
+    case CA_RED_ARGMIN:
+    case CA_RED_ARGMAX: return CA_INT64;
+    case CA_RED_ANY:
+    case CA_RED_ALL: return CA_BOOL;
+    default: fail(CA_EINVAL, "unknown reduction op ", op);
+  }
+}
+
+DType scan_result_dtype(int32_t op, DType in, DType requested) {
+  CA_CHECK(op >= CA_SCAN_CUMSUM && op <= CA_SCAN_NANCUMPROD, CA_EINVAL, "unknown scan op ", op);
+  check_numeric(in, scan_name(op));
+  if (requested != 0) {
+    check_numeric(requested, "the requested scan dtype");
+    return requested;
+  }
+  return sum_dtype(in);
+}
+
+ArrayPtr reduce(int32_t op, const ArrayPtr &a, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
+                int32_t ddof, DType dtype) {
+  CA_CHECK(a, CA_EINVAL, "array is NULL");
+  CA_CHECK(op >= CA_RED_SUM && op <= CA_RED_NANARGMAX, CA_EINVAL, "unknown reduction op ", op);
+  const DType in = a->dtype;
+  const DType out = reduce_result_dtype(op, in, dtype);
+  const int32_t nd = a->ndim();
+  const bool flat = axes.empty();
+  if (is_arg(op))
+    CA_CHECK(axes.size() <= 1, CA_EINVAL, red_name(op), " takes one axis or all axes (axis=None), got ", axes.size(),
+             " axes");
+  axes = normalize_axes(std::move(axes), nd);
+  CA_CHECK(nd < CA_MAX_NDIM, CA_EINVAL, "reductions support up to ", CA_MAX_NDIM - 1, " dimensions");
+  // The kernels see the plain op for inputs without NaNs.
+  const int32_t kop = (dtype_is_float(in) || dtype_is_complex(in)) ? op : base_op(op);
+  uint64_t mask = 0;
+  Index red_extent = 1;
+  for (int32_t ax : axes) {
+    mask |= uint64_t(1) << ax;
+    red_extent *= a->shape[size_t(ax)];
+  }
+  if (red_extent == 0) {
+    switch (base_op(op)) {
+      case CA_RED_MIN: fail(CA_EINVAL, "zero-size array to reduction operation minimum which has no identity");
+      case CA_RED_MAX: fail(CA_EINVAL, "zero-size array to reduction operation maximum which has no identity");
+      case CA_RED_ARGMIN: fail(CA_EINVAL, "attempt to get argmin of an empty sequence");
+      case CA_RED_ARGMAX: fail(CA_EINVAL, "attempt to get argmax of an empty sequence");
+      default: break;
+    }
+  }
+  const int32_t argaxis = is_arg(op) && !flat && nd > 0 ? axes[0] : -1;
+
+  Tokenizer tk(red_name(op));
+  tk.add(*a).add(int64_t(mask)).add(int64_t(keepdims)).add(split_every).add(ddof).add(int64_t(out)).add(argaxis);
+  const std::string final_name = tk.name();
+  const std::string hex = hex_of(final_name);
+  const std::string prefix = red_name(op);
+
+  const std::vector<int64_t> spec{kop, in, out, int64_t(mask), argaxis, ddof};
+  FusedArgs fa = fused_args(a);
+  std::shared_ptr<Graph> g = merge_graphs(leaf_arrays(fa));
+
+  // chunk layer: one task per input block, keys over a's grid
+  std::vector<std::string> deps;
+  std::vector<BlockwiseArg> bargs;
+  bargs.push_back(blockwise_literal(ca_arg_bytes(fa.program.data(), fa.program.size())));
+  bargs.push_back(tuple_lit(spec));
+  bargs.push_back(tuple_lit(a->shape));
+  bargs.push_back(special(BlockwiseArg::BlockOrigin));
+  bargs.push_back(special(BlockwiseArg::BlockShape));
+  add_leaf_args(fa, deps, bargs);
+  const std::string chunk_name = str(prefix, "-chunk-", hex);
+  g->add_layer(std::make_shared<BlockwiseLayer>(chunk_name, a->chunks, "ca.reduce_chunk", deps, std::move(bargs)));
+
+  const Chunks final_chunks = reduced_chunks(a->chunks, mask, keepdims);
+  build_tree(*g, chunk_name, a->numblocks, mask, per_axis_split(split_every, axes.size()), "ca.reduce_combine",
+             {tuple_lit(spec)}, "ca.reduce_agg", {tuple_lit(spec), special(BlockwiseArg::BlockShape)}, keepdims,
+             final_name, final_chunks, prefix, hex);
+  return array_from_layer(g, final_name, final_chunks, out);
+}
+
+ArrayPtr reduction(const ArrayPtr &a, const std::string &chunk, const std::string &combine,
+                   const std::string &aggregate, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
+                   DType dtype) {
+  CA_CHECK(a, CA_EINVAL, "array is NULL");
+  CA_CHECK(!chunk.empty(), CA_EINVAL, "reduction: the chunk kernel name is empty");
+  CA_CHECK(!aggregate.empty(), CA_EINVAL, "reduction: the aggregate kernel name is empty");
+  const DType out = dtype ? dtype : a->dtype;
+  CA_CHECK(dtype_valid(out), CA_ETYPE, "reduction: invalid dtype ", dtype);
+  const int32_t nd = a->ndim();
+  axes = normalize_axes(std::move(axes), nd);
+  CA_CHECK(nd < CA_MAX_NDIM, CA_EINVAL, "reductions support up to ", CA_MAX_NDIM - 1, " dimensions");
+  uint64_t mask = 0;
+  for (int32_t ax : axes) mask |= uint64_t(1) << ax;
+
+  Tokenizer tk("reduction");
+  tk.add(*a).add(chunk).add(combine).add(aggregate).add(int64_t(mask)).add(int64_t(keepdims)).add(split_every);
+  tk.add(int64_t(out));
+  const std::string hex = hex_of(tk.name());
+  const std::string prefix = str(aggregate);
+  std::shared_ptr<Graph> g = merge_graphs({a});
+
+  BlockwiseArg in;
+  in.is_ref = true;
+  in.dep_slot = 0;
+  for (int32_t d = 0; d < nd; ++d) {
+    DimMap m;
+    m.kind = DimMap::Out;
+    m.out_dim = d;
+    m.extent = a->numblocks[size_t(d)];
+    in.dims.push_back(m);
+  }
+  const std::string chunk_name = str(prefix, "-chunk-", hex);
+  std::vector<BlockwiseArg> cargs;
+  cargs.push_back(std::move(in));
+  g->add_layer(std::make_shared<BlockwiseLayer>(chunk_name, a->numblocks, chunk, std::vector<std::string>{a->name},
+                                                std::move(cargs)));
+  const Chunks kd_chunks = reduced_chunks(a->chunks, mask, true);
+  const bool squeeze = !keepdims && mask != 0;
+  const std::string agg_name = squeeze ? str(prefix, "-agg-", hex) : str(prefix, "-", hex);
+  build_tree(*g, chunk_name, a->numblocks, mask, per_axis_split(split_every, axes.size()),
+             combine.empty() ? aggregate : combine, {}, aggregate, {}, true, agg_name, kd_chunks, prefix, hex);
+  if (!squeeze) return array_from_layer(g, agg_name, kd_chunks, out);
+
+  // Drop the reduced axes: a view of each aggregate block with the final shape.
+  const Chunks final_chunks = reduced_chunks(a->chunks, mask, false);
+  BlockwiseArg ref;
+  ref.is_ref = true;
+  ref.dep_slot = 0;
+  int32_t od = 0;
+  for (int32_t d = 0; d < nd; ++d) {
+    DimMap m;
+    m.extent = kd_chunks[size_t(d)].size();
+    if ((mask >> d) & 1) {
+      m.kind = DimMap::Const;
+      m.value = 0;
+    } else {
+      m.kind = DimMap::Out;
+      m.out_dim = od++;
+    }
+    ref.dims.push_back(m);
+  }
+  std::vector<BlockwiseArg> sargs;
+  sargs.push_back(std::move(ref));
+  sargs.push_back(special(BlockwiseArg::BlockShape));
+  const std::string final_name = str(prefix, "-", hex);
+  g->add_layer(std::make_shared<BlockwiseLayer>(final_name, final_chunks, "ca.reduce_squeeze",
+                                                std::vector<std::string>{agg_name}, std::move(sargs)));
+  return array_from_layer(g, final_name, final_chunks, out);
+}
+
+ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
+  CA_CHECK(a, CA_EINVAL, "array is NULL");
+  const DType out = scan_result_dtype(op, a->dtype, dtype);
+  const int32_t nd = a->ndim();
+  CA_CHECK(axis >= -nd && axis < nd, CA_EINVAL, "axis ", axis, " is out of bounds for array of dimension ", nd);
+  if (axis < 0) axis += nd;
+  // nan-variants of NaN-free dtypes are the plain scans
+  int32_t kop = op;
+  if (!dtype_is_float(a->dtype) && !dtype_is_complex(a->dtype))
+    kop = op == CA_SCAN_NANCUMSUM ? CA_SCAN_CUMSUM : op == CA_SCAN_NANCUMPROD ? CA_SCAN_CUMPROD : op;
+
+  Tokenizer tk(scan_name(op));
+  tk.add(*a).add(axis).add(int64_t(out));
+  const std::string final_name = tk.name();
+  const std::string hex = hex_of(final_name);
+  const std::string prefix = scan_name(op);
+  const std::vector<int64_t> spec{kop, a->dtype, out, axis};
+
+  FusedArgs fa = fused_args(a);
+  std::shared_ptr<Graph> g = merge_graphs(leaf_arrays(fa));
+  const bool single = a->numblocks[size_t(axis)] <= 1;
+  const std::string block_name = single ? final_name : str(prefix, "-block-", hex);
+  std::vector<std::string> deps;
+  std::vector<BlockwiseArg> bargs;
+  bargs.push_back(blockwise_literal(ca_arg_bytes(fa.program.data(), fa.program.size())));
+  bargs.push_back(tuple_lit(spec));
+  bargs.push_back(special(BlockwiseArg::BlockShape));
+  add_leaf_args(fa, deps, bargs);
+  g->add_layer(std::make_shared<BlockwiseLayer>(block_name, a->chunks, "ca.scan_block", deps, std::move(bargs)));
+  if (single) return array_from_layer(g, final_name, a->chunks, out);
+
+  // The carry chain (dask's cumreduction): carry(k) = carry(k-1) op last(block(k-1)), k >= 1, then
+  // out(k) = block(k) op carry(k).
+  const std::string carry_name = str(prefix, "-carry-", hex);
+  const Index total = a->nblocks();
+  std::vector<Index> idx(size_t(nd), 0);
+  std::vector<Index> prev = idx;
+  const ca_arg_t spec_arg = ca_arg_tuple(spec.data(), spec.size());
+  for (Index t = 0; t < total; ++t) {
+    Index r = t;
+    for (int32_t d = nd - 1; d >= 0; --d) {
+      idx[size_t(d)] = r % a->numblocks[size_t(d)];
+      r /= a->numblocks[size_t(d)];
+    }
+    const Index k = idx[size_t(axis)];
+    if (k == 0) {
+      ca_arg_t ref = ca_arg_key(block_name.c_str(), idx.data(), nd);
+      g->add_task(KeyRef{final_name.c_str(), idx.data(), nd}, "ca.identity", &ref, 1);
+      continue;
+    }
+    prev = idx;
+    prev[size_t(axis)] = k - 1;
+    ca_arg_t cargs[3] = {spec_arg, k >= 2 ? ca_arg_key(carry_name.c_str(), prev.data(), nd) : ca_arg_none(),
+                         ca_arg_key(block_name.c_str(), prev.data(), nd)};
+    g->add_task(KeyRef{carry_name.c_str(), idx.data(), nd}, "ca.scan_carry", cargs, 3);
+    ca_arg_t oargs[3] = {spec_arg, ca_arg_key(block_name.c_str(), idx.data(), nd),
+                         ca_arg_key(carry_name.c_str(), idx.data(), nd)};
+    g->add_task(KeyRef{final_name.c_str(), idx.data(), nd}, "ca.scan_apply", oargs, 3);
+  }
+  return array_from_layer(g, final_name, a->chunks, out);
+}
+
+}  // namespace ca

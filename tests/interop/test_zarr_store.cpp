@@ -1,0 +1,302 @@
+// Zarr store internals without Python: codecs, metadata, bad stores, regions, concurrent chunk writes.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "interop_util.hpp"
+#include "io/codec.hpp"
+#include "io/fs.hpp"
+#include "io/zarr_array.hpp"
+#include "io/zarr_meta.hpp"
+
+namespace {
+
+using ca::Index;
+using ca::test::TempDir;
+namespace io = ca::io;
+
+std::vector<io::Compressor> all_compressors() {
+  return {io::Compressor::none(),           io::Compressor::zlib(1),           io::Compressor::gzip(9),
+          io::Compressor::zstd(1),          io::Compressor::zstd(-3),          io::Compressor::blosc("lz4", 5, 0),
+          io::Compressor::blosc("lz4", 5, 1), io::Compressor::blosc("lz4", 5, 2), io::Compressor::blosc("zstd", 3, 1),
+          io::Compressor::blosc("blosclz", 5, 2), io::Compressor::blosc("lz4hc", 9, -1),
+          io::Compressor::blosc("zlib", 1, 1), io::Compressor::blosc("lz4", 5, 1, 4096)};
+}
+
+// Expect `f` to throw ca::Error with `code` and a message containing every one of `parts`.
+template <class F>
+void expect_error(F &&f, ca_status_t code, std::initializer_list<std::string> parts) {
+  try {
+    f();
+    ADD_FAILURE() << "no error thrown, expected code " << code;
+  } catch (const ca::Error &e) {
+    EXPECT_EQ(e.code(), code) << e.what();
+    for (const std::string &p : parts) EXPECT_NE(e.message().find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
+  }
+}
+
+TEST(ZarrCodec, RoundTripEveryCompressor) {
+  std::mt19937 rng(7);
+  for (size_t n : {size_t(0), size_t(1), size_t(17), size_t(4096), size_t(300000)}) {
+    std::vector<unsigned char> src(n);
+    for (size_t i = 0; i < n; ++i) src[i] = (i % 7 == 0) ? rng() & 0xff : i & 0x3;  // compressible, not trivial
+    for (const io::Compressor &c : all_compressors()) {
+      SCOPED_TRACE(c.id + "/" + c.cname + " n=" + std::to_string(n));
+      std::string enc = io::encode_chunk(c, src.data(), n, 8);
+      std::vector<unsigned char> dec(n + 1, 0xAB);
+      io::decode_chunk(c, enc.data(), enc.size(), dec.data(), n, "chunk");
+      if (n) {
+        EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+      }
+      EXPECT_EQ(dec[n], 0xAB);  // nothing past the end
+      if (n > 0) {
+        // Expecting another size is an error naming both sizes, not garbage.
+        std::vector<unsigned char> big(n + 8);
+        expect_error([&] { io::decode_chunk(c, enc.data(), enc.size(), big.data(), n + 8, "x/0.0"); }, CA_EFORMAT,
+                     {"x/0.0", std::to_string(n + 8)});
+      }
+    }
+  }
+}
+
+TEST(ZarrCodec, CorruptDataIsAFormatError) {
+  std::vector<unsigned char> src(10000);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = (i * 31) & 0xff;
+  for (const io::Compressor &c : all_compressors()) {
+    SCOPED_TRACE(c.id + "/" + c.cname);
+    std::string enc = io::encode_chunk(c, src.data(), src.size(), 4);
+    std::vector<unsigned char> dst(src.size());
+    // Truncated.
+    expect_error([&] { io::decode_chunk(c, enc.data(), enc.size() / 2, dst.data(), dst.size(), "t/1"); }, CA_EFORMAT,
+                 {"t/1"});
+    // Random garbage of the same length.
+    std::string junk(enc.size(), '\0');
+    std::mt19937 rng(3);
+    for (char &ch : junk) ch = char(rng());
+    if (!c.is_none())
+      expect_error([&] { io::decode_chunk(c, junk.data(), junk.size(), dst.data(), dst.size(), "g/2"); }, CA_EFORMAT,
+                   {"g/2"});
+  }
+  expect_error([] { io::check_compressor(io::Compressor::blosc("snappyish")); }, CA_EUNSUPPORTED, {"snappyish"});
+  io::Compressor lz;
+  lz.id = "lzma";
+  expect_error([&] { io::check_compressor(lz); }, CA_EUNSUPPORTED, {"lzma"});
+}
+
+TEST(ZarrMeta, JsonRoundTripAndFillValues) {
+  io::ZarrMeta m = io::make_zarr_meta(CA_COMPLEX64, {10, 3}, {4, 3});
+  m.big_endian = true;
+  m.order = 'F';
+  m.fill_value = std::complex<double>(std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::infinity());
+  m.compressor = io::Compressor::blosc("zstd", 7, 2, 0);
+  m.dimension_separator = '/';
+  std::string text = io::zarray_to_json(m);
+  EXPECT_NE(text.find("\"NaN\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"-Infinity\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\">c8\""), std::string::npos) << text;
+  io::ZarrMeta r = io::parse_zarray(text);
+  EXPECT_EQ(r.shape, m.shape);
+  EXPECT_EQ(r.chunks, m.chunks);
+  EXPECT_EQ(r.dtype, m.dtype);
+  EXPECT_TRUE(r.big_endian);
+  EXPECT_EQ(r.order, 'F');
+  EXPECT_EQ(r.compressor, m.compressor);
+  EXPECT_EQ(r.dimension_separator, '/');
+  auto fb = r.fill_bytes();
+  std::complex<float> f;
+  std::memcpy(&f, fb.data(), sizeof f);
+  EXPECT_TRUE(std::isnan(f.real()));
+  EXPECT_EQ(f.imag(), -std::numeric_limits<float>::infinity());
+
+  auto base = [](const std::string &dtype, const std::string &fill) {
+    return "{\"zarr_format\": 2, \"shape\": [4], \"chunks\": [2], \"dtype\": \"" + dtype +
+           "\", \"order\": \"C\", \"compressor\": null, \"filters\": null, \"fill_value\": " + fill + "}";
+  };
+  EXPECT_EQ(std::get<double>(io::parse_zarray(base("<f4", "\"Infinity\"")).fill_value),
+            std::numeric_limits<double>::infinity());
+  EXPECT_EQ(std::get<uint64_t>(io::parse_zarray(base("<u8", "18446744073709551615")).fill_value),
+            std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(std::get<bool>(io::parse_zarray(base("|b1", "true")).fill_value), true);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(io::parse_zarray(base("<i2", "null")).fill_value));
+  expect_error([&] { io::parse_zarray(base("<i4", "\"NaN\""), "a/.zarray"); }, CA_EFORMAT, {"a/.zarray", "fill_value"});
+  expect_error([&] { io::parse_zarray(base("|u1", "300"), "a/.zarray"); }, CA_EFORMAT, {"300", "uint8"});
+  expect_error([&] { io::parse_zarray(base("<M8[ns]", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"M8"});
+  expect_error([&] { io::parse_zarray(base("<f2", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"<f2"});
+  expect_error([&] { io::parse_zarray(base("|S4", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"S4"});
+}
+
+// Bad stores on disk: each gives the right code and a message naming the problem.
+TEST(ZarrBadStore, MetadataErrors) {
+  TempDir dir;
+  auto store = [&](const std::string &name, const std::string &zarray) {
+    std::string p = dir / name;
+    std::filesystem::create_directories(p);
+    ca::test::write_text(p + "/.zarray", zarray);
+    return p;
+  };
+  const std::string good =
+      R"({"zarr_format": 2, "shape": [4, 4], "chunks": [2, 2], "dtype": "<f8", "order": "C", "compressor": null, "filters": null, "fill_value": 0})";
+  EXPECT_EQ(io::read_zarr_meta(store("good", good)).shape, (std::vector<Index>{4, 4}));
+  expect_error([&] { io::read_zarr_meta(dir / "nothing"); }, CA_ENOTFOUND, {"nothing", "does not exist"});
+  std::filesystem::create_directories(dir / "empty");
+  expect_error([&] { io::read_zarr_meta(dir / "empty"); }, CA_ENOTFOUND, {".zarray", "is missing"});
+  expect_error([&] { io::read_zarr_meta(store("corrupt", "{\"zarr_format\": 2, \"shape\": [4,")); }, CA_EFORMAT,
+               {"corrupt/.zarray", "corrupt JSON"});
+  expect_error([&] { io::read_zarr_meta(store("list", "[1, 2]")); }, CA_EFORMAT, {"list/.zarray", "object"});
+  std::string s = good;
+  s.replace(s.find("\"compressor\": null"), 18, R"("compressor": {"id": "lzma", "preset": 1})");
+  expect_error([&] { io::read_zarr_meta(store("lzma", s)); }, CA_EUNSUPPORTED, {"lzma/.zarray", "unknown compressor 'lzma'"});
+  s = good;
+  s.replace(s.find("\"filters\": null"), 15, R"("filters": [{"id": "delta", "dtype": "<f8"}])");
+  expect_error([&] { io::read_zarr_meta(store("filters", s)); }, CA_EUNSUPPORTED, {"filters", "delta"});
+  s = good;
+  s.replace(s.find("\"zarr_format\": 2"), 16, "\"zarr_format\": 3");
+  expect_error([&] { io::read_zarr_meta(store("v3", s)); }, CA_EVERSION, {"zarr_format", "3"});
+  s = good;
+  s.replace(s.find("\"chunks\": [2, 2]"), 16, "\"chunks\": [2]");
+  expect_error([&] { io::read_zarr_meta(store("rank", s)); }, CA_EFORMAT, {"'chunks' has 1", "'shape' has 2"});
+  s = good;
+  s.replace(s.find("\"chunks\": [2, 2]"), 16, "\"chunks\": [0, 2]");
+  expect_error([&] { io::read_zarr_meta(store("zero", s)); }, CA_EFORMAT, {"chunks"});
+  s = good;
+  s.replace(s.find("\"order\": \"C\""), 12, "\"order\": \"X\"");
+  expect_error([&] { io::read_zarr_meta(store("order", s)); }, CA_EFORMAT, {"order"});
+  s = good;
+  s.replace(s.find("\"shape\": [4, 4], "), 17, "");
+  expect_error([&] { io::read_zarr_meta(store("noshape", s)); }, CA_EFORMAT, {"'shape' is missing"});
+}
+
+TEST(ZarrBadStore, ChunkErrors) {
+  TempDir dir;
+  for (const io::Compressor &c : all_compressors()) {
+    std::string name = c.id.empty() ? "none" : c.id + c.cname + std::to_string(c.shuffle) + "_" + std::to_string(c.level) + "_" + std::to_string(c.blocksize);
+    SCOPED_TRACE(name);
+    std::string p = dir / name;
+    io::ZarrMeta m = io::make_zarr_meta(CA_INT32, {6, 6}, {3, 3});
+    m.compressor = c;
+    io::create_zarr_array(p, m);
+    ca::BlockRef b(ca::block_new(CA_INT32, 2, m.shape.data()));
+    for (int i = 0; i < 36; ++i) b.data<int32_t>()[i] = i * 1000;
+    io::write_zarr_region(p, m, std::vector<Index>{0, 0}, *b.get());
+    // Truncate chunk 0.0 to half its size.
+    std::string file = p + "/0.0";
+    std::string bytes = ca::test::read_text(file);
+    ca::test::write_text(file, bytes.substr(0, bytes.size() / 2));
+    expect_error([&] { io::read_zarr_chunk(p, m, std::vector<Index>{0, 0}); }, CA_EFORMAT, {file});
+    expect_error([&] { io::read_zarr_region(p, m, std::vector<Index>{0, 0}, std::vector<Index>{6, 6}); }, CA_EFORMAT,
+                 {file});
+    // The other chunks are fine.
+    ca::BlockRef ok = io::read_zarr_chunk(p, m, std::vector<Index>{1, 1});
+    EXPECT_EQ(ok.data<int32_t>()[0], (3 * 6 + 3) * 1000);
+    // A valid chunk of the wrong size: the chunk of a (2, 3) array.
+    io::ZarrMeta small = m;
+    small.chunks = {2, 3};
+    small.shape = {2, 3};
+    std::string sp = p + "_small";
+    io::create_zarr_array(sp, small);
+    ca::BlockRef sb(ca::block_new(CA_INT32, 2, small.shape.data()));
+    std::memset(sb->data, 1, size_t(sb->nbytes));
+    io::write_zarr_chunk(sp, small, std::vector<Index>{0, 0}, *sb.get());
+    std::filesystem::copy_file(sp + "/0.0", p + "/1.0", std::filesystem::copy_options::overwrite_existing);
+    expect_error([&] { io::read_zarr_chunk(p, m, std::vector<Index>{1, 0}); }, CA_EFORMAT,
+                 {p + "/1.0", "36"});  // expected 3*3*4 = 36 bytes
+  }
+  // An uncompressed chunk's message has both sizes.
+  io::ZarrMeta m = io::make_zarr_meta(CA_FLOAT64, {4}, {4});
+  io::create_zarr_array(dir / "raw", m);
+  ca::test::write_text(dir / "raw/0", std::string(20, 'x'));
+  expect_error([&] { io::read_zarr_chunk(dir / "raw", m, std::vector<Index>{0}); }, CA_EFORMAT,
+               {"raw/0", "20 bytes", "expected 32"});
+  // Outside the chunk grid.
+  expect_error([&] { io::read_zarr_chunk(dir / "raw", m, std::vector<Index>{1}); }, CA_EINVAL, {"chunk grid"});
+}
+
+TEST(ZarrStore, MissingChunksEdgesAndRegions) {
+  TempDir dir;
+  io::ZarrMeta m = io::make_zarr_meta(CA_FLOAT32, {5, 7}, {2, 3});
+  m.fill_value = -1.5;
+  m.order = 'F';
+  m.big_endian = true;
+  m.compressor = io::Compressor::zlib(3);
+  m.dimension_separator = '/';
+  std::string p = dir / "arr";
+  io::create_zarr_array(p, m, R"({"NaNattr": NaN})");
+  EXPECT_NE(io::read_zattrs(p).find("NaN"), std::string::npos);
+  // Nothing written: all fill.
+  ca::BlockRef all = io::read_zarr_region(p, m, std::vector<Index>{0, 0}, m.shape);
+  for (Index i = 0; i < all->size; ++i) EXPECT_EQ(all.data<float>()[i], -1.5f);
+  // The edge chunk (2, 2): rows 4..5, cols 6..8 -> a (1, 1) block, padded with fill in the file.
+  ca::BlockRef e(ca::block_new(CA_FLOAT32, 2, std::vector<Index>{1, 1}.data()));
+  e.data<float>()[0] = 42.f;
+  io::write_zarr_chunk(p, m, std::vector<Index>{2, 2}, *e.get());
+  EXPECT_TRUE(std::filesystem::exists(p + "/2/2"));
+  ca::BlockRef full = io::read_zarr_chunk(p, m, std::vector<Index>{2, 2});
+  EXPECT_EQ(full->shape[0], 2);
+  EXPECT_EQ(full->shape[1], 3);
+  EXPECT_EQ(full.data<float>()[0], 42.f);
+  for (int i = 1; i < 6; ++i) EXPECT_EQ(full.data<float>()[i], -1.5f);
+  // An unaligned region write (read-modify-write), then read back pieces.
+  std::vector<Index> ext{3, 4};
+  ca::BlockRef w(ca::block_new(CA_FLOAT32, 2, ext.data()));
+  for (int i = 0; i < 12; ++i) w.data<float>()[i] = float(i);
+  io::write_zarr_region(p, m, std::vector<Index>{1, 2}, *w.get());
+  ca::BlockRef r = io::read_zarr_region(p, m, std::vector<Index>{0, 0}, m.shape);
+  for (Index i = 0; i < 5; ++i)
+    for (Index j = 0; j < 7; ++j) {
+      float want = (i >= 1 && i < 4 && j >= 2 && j < 6) ? float((i - 1) * 4 + (j - 2)) : (i == 4 && j == 6) ? 42.f : -1.5f;
+      EXPECT_EQ(r.data<float>()[i * 7 + j], want) << i << "," << j;
+    }
+  ca::BlockRef empty = io::read_zarr_region(p, m, std::vector<Index>{2, 3}, std::vector<Index>{2, 7});
+  EXPECT_EQ(empty->size, 0);
+  expect_error([&] { io::read_zarr_region(p, m, std::vector<Index>{0, 0}, std::vector<Index>{6, 7}); }, CA_EINVAL,
+               {"axis 0"});
+  ca::BlockRef wrong(ca::block_new(CA_FLOAT64, 2, ext.data()));
+  expect_error([&] { io::write_zarr_region(p, m, std::vector<Index>{0, 0}, *wrong.get()); }, CA_ETYPE, {"float64"});
+  // No temporary files are left behind.
+  for (auto &entry : std::filesystem::recursive_directory_iterator(p))
+    EXPECT_EQ(entry.path().string().find(".partial"), std::string::npos) << entry.path();
+  // overwrite replaces; a foreign directory is never removed.
+  EXPECT_THROW(io::create_zarr_array(p, m), ca::Error);
+  io::create_zarr_array(p, m, "", true);
+  EXPECT_FALSE(std::filesystem::exists(p + "/2/2"));
+  std::filesystem::create_directories(dir / "foreign");
+  ca::test::write_text(dir / "foreign/keep.txt", "x");
+  expect_error([&] { io::create_zarr_array(dir / "foreign", m, "", true); }, CA_EEXISTS, {"not a zarr store"});
+  EXPECT_TRUE(std::filesystem::exists(dir / "foreign/keep.txt"));
+}
+
+TEST(ZarrStore, ConcurrentChunkWritesAndReads) {
+  TempDir dir;
+  io::ZarrMeta m = io::make_zarr_meta(CA_INT64, {64, 48}, {8, 8});
+  m.compressor = io::Compressor::blosc("lz4", 5, 1);
+  std::string p = dir / "conc";
+  io::create_zarr_array(p, m);
+  auto grid = m.chunk_grid();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (Index ci = 0; ci < grid[0]; ++ci)
+        for (Index cj = 0; cj < grid[1]; ++cj) {
+          if ((ci * grid[1] + cj) % 4 != t) continue;
+          ca::BlockRef b(ca::block_new(CA_INT64, 2, m.chunks.data()));
+          for (Index i = 0; i < 8; ++i)
+            for (Index j = 0; j < 8; ++j) b.data<int64_t>()[i * 8 + j] = (ci * 8 + i) * 1000 + cj * 8 + j;
+          io::write_zarr_region(p, m, std::vector<Index>{ci * 8, cj * 8}, *b.get());
+          ca::BlockRef back = io::read_zarr_chunk(p, m, std::vector<Index>{ci, cj});
+          EXPECT_EQ(std::memcmp(back->data, b->data, size_t(b->nbytes)), 0);
+        }
+    });
+  for (auto &t : threads) t.join();
+  ca::BlockRef all = io::read_zarr_region(p, m, std::vector<Index>{0, 0}, m.shape);
+  for (Index i = 0; i < 64; ++i)
+    for (Index j = 0; j < 48; ++j) ASSERT_EQ(all.data<int64_t>()[i * 48 + j], i * 1000 + j);
+}
+
+}  // namespace
