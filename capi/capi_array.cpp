@@ -81,6 +81,10 @@ ca::RunOptions run_opts(ca_context_t *ctx, const ca_compute_options_t *opts) {
 
 }  // namespace
 
+// Used by capi_io.cpp (hidden: no CA_API).
+ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a) { return wrap(std::move(a)); }
+ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a) { return a ? a->a : nullptr; }
+
 #define OUT_INIT(out) \
   CA_ARG_NOT_NULL(out); \
   *out = nullptr

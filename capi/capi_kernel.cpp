@@ -27,6 +27,7 @@ CA_API bool ca_kernel_cancelled(const ca_kernel_ctx_t *kctx) {
 CA_API ca_status_t ca_kernel_new(ca_kernel_t **out, const char *name, ca_kernel_fn fn, const ca_kernel_options_t *opts) {
   void *ud = opts ? opts->user_data : nullptr;
   void (*free_ud)(void *) = opts ? opts->free_user_data : nullptr;
+  if (out) *out = nullptr;
   if (!out || !name) {
     if (free_ud) free_ud(ud);
     return set_error(CA_EINVAL, !out ? "ca_kernel_new: out is NULL" : "ca_kernel_new: name is NULL");
@@ -43,6 +44,7 @@ CA_API ca_status_t ca_kernel_new_ffi(ca_kernel_t **out, const char *name, void (
                                      const ca_kernel_options_t *opts) {
   void *ud = opts ? opts->user_data : nullptr;
   void (*free_ud)(void *) = opts ? opts->free_user_data : nullptr;
+  if (out) *out = nullptr;
   if (!out || !name || !signature || !fn) {
     if (free_ud) free_ud(ud);
     return set_error(CA_EINVAL, std::string("ca_kernel_new_ffi: ") +

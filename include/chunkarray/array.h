@@ -283,7 +283,7 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
 
 typedef struct ca_reduce_options {
   uint32_t struct_size;
-  int32_t split_every; /**< blocks combined per tree node along each reduced axis; 0 = 4 (dask's) */
+  int32_t split_every; /**< blocks combined per tree node (spread over the reduced axes); 0 = dask's 16 */
   int32_t ddof;        /**< var/std */
   ca_dtype_t dtype;    /**< accumulate/return dtype; CA_DTYPE_INVALID = NumPy's default */
 } ca_reduce_options_t;

@@ -11,5 +11,6 @@
 #include "chunkarray/context.h"
 #include "chunkarray/graph.h"
 #include "chunkarray/array.h"
+#include "chunkarray/io.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -344,29 +344,37 @@ std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, 
     }
     return dims;
   }
-  // A tuple of per-dimension entries, with or without outer parentheses.
+  // A tuple of per-dimension entries, with or without outer parentheses: "(2, 3, 4), -1" has none
+  // (its first group closes before the end), "((2, 3, 4), -1)" and "(5, 5)" have them. For a 1-d
+  // array, "(2, 3, 4)" is the explicit chunks of its only dimension.
   bool outer = false;
-  size_t save = ps.p;
-  if (ps.eat('(')) {
-    ps.ws();
-    if (ps.p < t.size() && (t[ps.p] == '(' || std::isalpha(static_cast<unsigned char>(t[ps.p])) || ndim > 1))
-      outer = true;
-    else
-      ps.p = save;  // "(2, 3, 4)" for a 1-d array: explicit chunks of the only dimension
-  }
-  if (!outer && ndim == 1 && ps.eat('(')) {
-    ps.p = save;
-    dims.push_back(ps.dim());
-  } else {
-    while (true) {
-      ps.ws();
-      if (outer && ps.eat(')')) break;
-      if (ps.p >= t.size()) break;
-      dims.push_back(ps.dim());
-      if (!ps.eat(',')) {
-        if (outer && !ps.eat(')')) ps.bad("expected ')'");
+  ps.ws();
+  if (ps.p < t.size() && t[ps.p] == '(') {
+    int depth = 0;
+    size_t close = std::string::npos;
+    bool nested = false;
+    for (size_t i = ps.p; i < t.size(); ++i) {
+      if (t[i] == '(') {
+        if (depth > 0) nested = true;
+        ++depth;
+      } else if (t[i] == ')' && --depth == 0) {
+        close = i;
         break;
       }
+    }
+    if (close == std::string::npos) ps.bad("unbalanced parentheses");
+    bool whole = t.find_first_not_of(" \t\n", close + 1) == std::string::npos;
+    outer = whole && (nested || ndim > 1);
+    if (outer) ps.eat('(');
+  }
+  while (true) {
+    ps.ws();
+    if (outer && ps.eat(')')) break;
+    if (ps.p >= t.size()) break;
+    dims.push_back(ps.dim());
+    if (!ps.eat(',')) {
+      if (outer && !ps.eat(')')) ps.bad("expected ')'");
+      break;
     }
   }
   ps.ws();

@@ -6,10 +6,10 @@
 
 namespace ca {
 
-// Implemented by the ops, reductions and creation parts (weak until all are linked in).
-void register_ops_kernels(KernelRegistry &reg) __attribute__((weak));
-void register_reduce_kernels(KernelRegistry &reg) __attribute__((weak));
-void register_creation_kernels(KernelRegistry &reg) __attribute__((weak));
+// Implemented by the ops, reductions and creation parts.
+void register_ops_kernels(KernelRegistry &reg);
+void register_reduce_kernels(KernelRegistry &reg);
+void register_creation_kernels(KernelRegistry &reg);
 
 namespace {
 
@@ -88,9 +88,11 @@ ca_status_t k_assemble(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
 
 void register_array_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.assemble", k_assemble, 1, nullptr, nullptr), true);
-  if (register_ops_kernels) register_ops_kernels(reg);
-  if (register_reduce_kernels) register_reduce_kernels(reg);
-  if (register_creation_kernels) register_creation_kernels(reg);
+  register_ops_kernels(reg);
+  register_reduce_kernels(reg);
+  register_creation_kernels(reg);
+  void register_io_kernels(KernelRegistry &);  // io/array_io.cpp
+  register_io_kernels(reg);
 }
 
 }  // namespace ca

@@ -358,9 +358,13 @@ TEST(Elementwise, IntegerDivisionModAndOverflow) {
   for (size_t i = 0; i < got2.size(); ++i) {
     Npy gn = ca::test::compute_npy(got2[i]);
     compare(gn, *want2[i], "extreme case " + std::to_string(i));
-    if (gn.dtype == CA_FLOAT64)  // signs of zeros too
-      for (Index k = 0; k < gn.size(); ++k)
-        if (gn.as<double>()[k] == 0) EXPECT_EQ(std::signbit(gn.as<double>()[k]), std::signbit(want2[i]->as<double>()[k])) << k;
+    if (gn.dtype == CA_FLOAT64) {  // signs of zeros too
+      for (Index k = 0; k < gn.size(); ++k) {
+        if (gn.as<double>()[k] == 0) {
+          EXPECT_EQ(std::signbit(gn.as<double>()[k]), std::signbit(want2[i]->as<double>()[k])) << k;
+        }
+      }
+    }
   }
 }
 

@@ -1,0 +1,159 @@
+// The storage API (chunkarray/io.h): thin wrappers over src/io/array_io.
+#include <chunkarray/io.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "array/array.hpp"
+#include "capi_internal.hpp"
+#include "io/array_io.hpp"
+
+// Array handles are defined in capi_array.cpp. Its two helpers below wrap an ArrayPtr into a new
+// handle (refcount 1) and read the ArrayPtr of a handle.
+// Defined in capi_array.cpp (hidden, not exported).
+ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
+ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
+
+namespace {
+
+std::optional<ca::Chunks> chunks_in(const ca_chunks_t *c, const char *what) {
+  if (!c) return std::nullopt;
+  CA_CHECK(c->ndim >= 0 && c->ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": chunks have ", c->ndim, " dimensions");
+  CA_CHECK(c->ndim == 0 || (c->numblocks && c->sizes), CA_EINVAL, what, ": chunks have NULL arrays");
+  ca::Chunks out(size_t(c->ndim));
+  int64_t k = 0;
+  for (int32_t d = 0; d < c->ndim; ++d) {
+    CA_CHECK(c->numblocks[d] >= 1 && c->numblocks[d] <= (int64_t(1) << 40), CA_EINVAL, what, ": axis ", d, " has ",
+             c->numblocks[d], " blocks (at least one is needed)");
+    out[size_t(d)].assign(c->sizes + k, c->sizes + k + c->numblocks[d]);
+    k += c->numblocks[d];
+  }
+  return out;
+}
+
+ca::ArrayPtr arr(const ca_array_t *a, const char *what) {
+  CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
+  return ca_capi_unwrap(a);
+}
+
+ca::RunOptions run_opts(ca_context_t *ctx, const ca_compute_options_t *opts) {
+  ca::RunOptions ro;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "compute options struct_size is too small");
+    ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+    ro.progress = o.progress;
+    ro.progress_ud = o.progress_user_data;
+    if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
+    ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
+  }
+  std::lock_guard<std::mutex> lk(ctx->mu);
+  ro.memory_limit = ctx->memory_limit;
+  return ro;
+}
+
+ca::io::ZarrWriteOptions zarr_opts(const ca::Array &a, const ca_zarr_options_t *opts) {
+  ca_zarr_options_t o = CA_ZARR_OPTIONS_INIT;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_array_to_zarr: options struct_size ",
+             opts->struct_size, " is too small");
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+  }
+  ca::io::ZarrWriteOptions w;
+  if (o.chunks) w.chunks.assign(o.chunks, o.chunks + a.ndim());
+  std::string comp = o.compressor ? o.compressor : "none";
+  if (comp == "none" || comp.empty()) {
+    w.compressor = ca::io::Compressor::none();
+  } else if (comp == "zlib") {
+    w.compressor = ca::io::Compressor::zlib(o.level < 0 ? 1 : o.level);
+  } else if (comp == "gzip") {
+    w.compressor = ca::io::Compressor::gzip(o.level < 0 ? 1 : o.level);
+  } else if (comp == "zstd") {
+    w.compressor = ca::io::Compressor::zstd(o.level < 0 ? 1 : o.level);
+  } else if (comp == "blosc") {
+    w.compressor = ca::io::Compressor::blosc(o.blosc_cname ? o.blosc_cname : "lz4", o.level < 0 ? 5 : o.level,
+                                             o.blosc_shuffle);
+  } else {
+    ca::fail(CA_EUNSUPPORTED, "ca_array_to_zarr: unknown compressor \"", comp,
+             "\" (supported: none, zlib, gzip, zstd, blosc)");
+  }
+  ca::io::check_compressor(w.compressor);
+  if (o.has_fill_value) {
+    double v = o.fill_value;
+    if (a.dtype == CA_BOOL) {
+      w.fill_value = v != 0;
+    } else if (ca::dtype_is_integer(a.dtype) && std::isfinite(v) && v == std::trunc(v)) {
+      if (v < 0) w.fill_value = int64_t(v);
+      else w.fill_value = uint64_t(v);
+    } else if (ca::dtype_is_complex(a.dtype)) {
+      w.fill_value = std::complex<double>(v, 0.0);
+    } else {
+      w.fill_value = v;
+    }
+  }
+  w.order = o.order ? o.order : 'C';
+  w.dimension_separator = o.dimension_separator ? o.dimension_separator : '.';
+  if (o.attrs_json) w.attrs_json = o.attrs_json;
+  w.overwrite = o.overwrite != 0;
+  return w;
+}
+
+}  // namespace
+
+extern "C" {
+
+CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const ca_chunks_t *chunks) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(path);
+  CA_TRY
+  *out = ca_capi_wrap_array(ca::io::from_zarr(path, chunks_in(chunks, "ca_array_from_zarr")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, const char *path,
+                                    const ca_zarr_options_t *opts, const ca_compute_options_t *copts) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(path);
+  CA_TRY
+  ca::ArrayPtr x = arr(a, "ca_array_to_zarr");
+  ca::io::ZarrWriteOptions w = zarr_opts(*x, opts);
+  ca::RunOptions ro = run_opts(ctx, copts);
+  ca::io::to_zarr(*ctx->executor(), ctx->registry, x, path, w, ro);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_zarr_create_group(const char *path, const char *attrs_json) {
+  CA_ARG_NOT_NULL(path);
+  CA_TRY
+  ca::io::create_group(path, attrs_json ? attrs_json : "");
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const ca_chunks_t *chunks) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(path);
+  CA_TRY
+  *out = ca_capi_wrap_array(ca::io::from_npy(path, chunks_in(chunks, "ca_array_from_npy")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const char *path,
+                                   const ca_compute_options_t *copts) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(path);
+  CA_TRY
+  ca::ArrayPtr x = arr(a, "ca_array_to_npy");
+  ca::RunOptions ro = run_opts(ctx, copts);
+  ca::io::to_npy(*ctx->executor(), ctx->registry, x, path, ro);
+  return CA_OK;
+  CA_CATCH
+}
+
+}  // extern "C"

@@ -1,0 +1,135 @@
+/**
+ * @file chunkarray/io.h
+ * @brief Storage: zarr v2 directory stores and NumPy .npy files (dask's from_zarr/to_zarr, from_npy).
+ *
+ * Reading is lazy: ca_array_from_zarr() and ca_array_from_npy() read only metadata; each block reads its
+ * own region (zarr chunk files, or a memory-mapped .npy file) when it is computed. Writing computes the
+ * array and writes every block as soon as it is ready, then frees it: memory stays bounded by the blocks
+ * in flight, not the array's size.
+ *
+ * Thread safety: every function may be called from any thread. Writing the same store or file from
+ * two calls at once is undefined; reading a store while it is written sees each chunk file either old or
+ * new (chunk files are replaced atomically).
+ *
+ * Example:
+ * @code
+ *   ca_array_t *a = NULL;
+ *   if (ca_array_from_zarr(&a, "data/x.zarr", NULL) == CA_OK) {
+ *     ca_zarr_options_t o = CA_ZARR_OPTIONS_INIT;
+ *     o.compressor = "zstd";
+ *     ca_array_to_zarr(ctx, a, "data/copy.zarr", &o, NULL);
+ *     ca_array_free(a);
+ *   }
+ * @endcode
+ */
+#ifndef CHUNKARRAY_IO_H
+#define CHUNKARRAY_IO_H
+
+#include "chunkarray/array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------------ */
+/* zarr v2                                                                                           */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * A lazy array over the zarr v2 array stored in directory @p path. Reads <path>/.zarray now; chunk files
+ * are read when blocks are computed (missing chunk files read as the fill value).
+ * @param[out] out owned (ca_array_free()); NULL on failure.
+ * @param path borrowed, NUL-terminated directory of the array.
+ * @param chunks borrowed, may be NULL: the array's blocks are then the store's chunks (edge blocks
+ *        trimmed; each task reads one chunk file). Otherwise chunks for the store's shape; each task
+ *        reads its box, touching only the chunk files it overlaps.
+ * The array's dtype is the store's (native byte order; big-endian and F-order stores are converted).
+ * @return CA_OK; CA_EINVAL (NULL argument, chunks that do not match the shape); CA_ENOTFOUND (no
+ *         <path>/.zarray); CA_EFORMAT (corrupt .zarray); CA_EVERSION (zarr_format other than 2);
+ *         CA_EUNSUPPORTED (filters, unknown compressor or dtype); CA_ENOMEM.
+ *         Computing may fail with CA_EKERNEL naming a corrupt chunk file.
+ */
+CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const ca_chunks_t *chunks);
+
+/** How ca_array_to_zarr() lays out the store. Initialize with CA_ZARR_OPTIONS_INIT; fields are only
+ *  ever appended. */
+typedef struct ca_zarr_options {
+  uint32_t struct_size;        /**< sizeof(ca_zarr_options_t) */
+  const int64_t *chunks;       /**< borrowed, one chunk size (>= 1) per dimension; NULL = the array's
+                                    first block size along each dimension */
+  const char *compressor;      /**< "none" (or NULL), "zlib", "gzip", "zstd", "blosc" */
+  int32_t level;               /**< zlib/gzip 0..9, zstd level, blosc clevel 0..9; -1 = default
+                                    (1 for zlib/gzip/zstd, 5 for blosc) */
+  const char *blosc_cname;     /**< blosc: "lz4" (NULL), "lz4hc", "blosclz", "zlib", "zstd" */
+  int32_t blosc_shuffle;       /**< blosc: -1 auto, 0 none, 1 byte (default), 2 bit */
+  const char *attrs_json;      /**< borrowed, a JSON object written to .zattrs; NULL = none */
+  int32_t overwrite;           /**< non-zero: replace an existing zarr array or group at path */
+  char order;                  /**< 'C' (default) or 'F': item layout inside chunk files */
+  char dimension_separator;    /**< '.' (default) or '/' in chunk file names */
+  int32_t has_fill_value;      /**< non-zero: fill_value is written; 0: null fill value */
+  double fill_value;           /**< converted to the dtype (must fit it) */
+} ca_zarr_options_t;
+
+#define CA_ZARR_OPTIONS_INIT {sizeof(ca_zarr_options_t), NULL, NULL, -1, NULL, 1, NULL, 0, 'C', '.', 0, 0.0}
+
+/**
+ * Compute @p a and write it as a zarr v2 array at directory @p path (.zarray, .zattrs, chunk files).
+ * If a block boundary of @p a does not fall on a store chunk boundary, the array is first rechunked to
+ * the store's chunks (as dask does), so no two tasks ever write the same chunk file; each chunk file is
+ * written atomically (temporary file + rename). Blocks are written as they are computed and freed.
+ * @param ctx borrowed: its executor and kernels run the compute.
+ * @param a borrowed.
+ * @param path borrowed; created (with parent directories) if missing.
+ * @param opts borrowed, may be NULL (defaults).
+ * @param copts borrowed, may be NULL: progress, cancellation.
+ * @return CA_OK; CA_EINVAL (NULL argument, bad option such as a chunk size < 1, order or separator);
+ *         CA_EEXISTS (a store or a non-empty non-zarr directory exists at path and overwrite is 0);
+ *         CA_EUNSUPPORTED (unknown compressor, dtype zarr cannot store); CA_EFORMAT (fill value does not
+ *         fit the dtype); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM. On a compute failure the store
+ *         exists with the chunks written so far.
+ * Blocks the calling thread.
+ */
+CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, const char *path,
+                                    const ca_zarr_options_t *opts, const ca_compute_options_t *copts);
+
+/**
+ * Create a zarr group at directory @p path (.zgroup, and .zattrs unless @p attrs_json is NULL). An
+ * existing group is kept (its attributes replaced if given). Arrays go inside with ca_array_to_zarr()
+ * at "<path>/<name>".
+ * @param path borrowed. @param attrs_json borrowed JSON object, may be NULL.
+ * @return CA_OK; CA_EINVAL (NULL path, attrs not a JSON object); CA_EEXISTS (an array is there); CA_EIO.
+ */
+CA_API ca_status_t ca_zarr_create_group(const char *path, const char *attrs_json);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* .npy                                                                                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * A lazy array over the .npy file @p path (format 1.0-3.0), read through a memory map: blocks point
+ * into the mapping without a copy when the file is little-endian, C order and the block is contiguous
+ * and aligned, else they are copied and converted. The file must not change while the array is in
+ * use (a changed shape or dtype fails the compute with CA_EKERNEL).
+ * @param[out] out owned (ca_array_free()); NULL on failure.
+ * @param path borrowed.
+ * @param chunks borrowed, may be NULL: automatic chunks of about 128 MiB.
+ * @return CA_OK; CA_EINVAL; CA_ENOTFOUND; CA_EFORMAT (bad header); CA_EVERSION; CA_EUNSUPPORTED
+ *         (structured, object, string, float16 dtypes); CA_EIO; CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const ca_chunks_t *chunks);
+
+/**
+ * Compute @p a and write it to @p path as a .npy file (little-endian, C order), block by block with
+ * bounded memory. The file appears atomically once complete; on failure nothing is left behind.
+ * @param ctx, a, path borrowed. @param copts borrowed, may be NULL.
+ * @return CA_OK; CA_EINVAL; CA_EUNSUPPORTED (CA_RAW arrays); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM.
+ * Blocks the calling thread.
+ */
+CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const char *path,
+                                   const ca_compute_options_t *copts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHUNKARRAY_IO_H */

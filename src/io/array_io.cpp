@@ -1,0 +1,312 @@
+// from_zarr / to_zarr / from_npy / to_npy: symbolic read layers and streaming writes.
+#include "io/array_io.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "graph/graph.hpp"
+#include "graph/layer.hpp"
+#include "graph/plan.hpp"
+#include "io/npy.hpp"
+#include "io/zarr_array.hpp"
+#include "kernel/kernel.hpp"
+
+namespace ca::io {
+
+namespace {
+
+BlockwiseArg special(int32_t which) {
+  BlockwiseArg b;
+  b.special = which;
+  b.block_index = which == BlockwiseArg::BlockIndex;
+  return b;
+}
+
+BlockwiseArg lit_str(const std::string &s) {
+  ca_arg_t a = ca_arg_bytes(s.data(), s.size());
+  a.kind = CA_ARG_STRING;
+  return blockwise_literal(a);
+}
+
+// An array whose one layer is a blockwise layer without inputs over `chunks`.
+ArrayPtr source_array(const std::string &name, const std::string &kernel, std::vector<BlockwiseArg> args,
+                      const Chunks &chunks, DType dtype) {
+  auto layer = std::make_shared<BlockwiseLayer>(name, chunks, kernel, std::vector<std::string>{}, std::move(args));
+  auto g = std::make_shared<Graph>();
+  g->add_layer(layer);
+  return array_from_layer(g, name, chunks, dtype);
+}
+
+void check_chunks(const Chunks &chunks, const std::vector<Index> &shape, const char *what) {
+  CA_CHECK(chunks.size() == shape.size(), CA_EINVAL, what, ": chunks have ", chunks.size(), " dimensions, the array ",
+           shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    CA_CHECK(!chunks[d].empty(), CA_EINVAL, what, ": no blocks along axis ", d);
+    Index sum = 0;
+    for (Index c : chunks[d]) {
+      CA_CHECK(c >= 0, CA_EINVAL, what, ": negative block size ", c, " along axis ", d);
+      sum += c;
+    }
+    CA_CHECK(sum == shape[d], CA_EINVAL, what, ": chunks along axis ", d, " sum to ", sum, ", shape is ", shape[d]);
+  }
+}
+
+std::string str_arg(const ca_arg_t *a, size_t n, size_t i, const char *k) {
+  CA_CHECK(i < n && (a[i].kind == CA_ARG_STRING || a[i].kind == CA_ARG_BYTES), CA_EINVAL, k, ": argument ", i,
+           " must be a string");
+  return std::string(static_cast<const char *>(a[i].u.bytes.data), a[i].u.bytes.len);
+}
+std::span<const Index> tuple_arg(const ca_arg_t *a, size_t n, size_t i, const char *k) {
+  CA_CHECK(i < n && a[i].kind == CA_ARG_TUPLE, CA_EINVAL, k, ": argument ", i, " must be a tuple");
+  return {a[i].u.tuple.items, a[i].u.tuple.len};
+}
+
+template <Block *(*F)(const ca_arg_t *, size_t)>
+ca_status_t kernel_wrap(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *ud) {
+  const char *name = static_cast<const char *>(ud);
+  try {
+    *out = F(args, nargs);
+    return CA_OK;
+  } catch (const Error &e) {
+    if (kctx) kctx->error = e.message();
+    return e.code() ? e.code() : CA_EINTERNAL;
+  } catch (const std::bad_alloc &) {
+    if (kctx) kctx->error = std::string(name) + ": out of memory";
+    return CA_ENOMEM;
+  } catch (const std::exception &e) {
+    if (kctx) kctx->error = std::string(name) + ": " + e.what();
+    return CA_EINTERNAL;
+  }
+}
+
+// ---- ca.zarr_read(path, zarray_json, origin, shape) ------------------------------------------------
+
+Block *k_zarr_read(const ca_arg_t *a, size_t n) {
+  const char *k = "ca.zarr_read";
+  CA_CHECK(n == 4, CA_EINVAL, k, ": expected 4 arguments, got ", n);
+  std::string path = str_arg(a, n, 0, k);
+  ZarrMeta meta = parse_zarray(str_arg(a, n, 1, k), path + "/.zarray");
+  auto origin = tuple_arg(a, n, 2, k), shape = tuple_arg(a, n, 3, k);
+  CA_CHECK(int(origin.size()) == meta.ndim() && int(shape.size()) == meta.ndim(), CA_EINVAL, k,
+           ": block has ", shape.size(), " dimensions, the store ", meta.ndim());
+  std::vector<Index> stop(origin.begin(), origin.end());
+  for (size_t d = 0; d < stop.size(); ++d) stop[d] += shape[d];
+  return read_zarr_region(path, meta, origin, stop).release();
+}
+
+// ---- npy: shared mappings ---------------------------------------------------------------------------
+
+struct FileId {
+  std::string key;  // path + device/inode/size/mtime: a replaced file is a different file
+};
+
+FileId file_id(const std::string &path) {
+  struct stat st{};
+  CA_CHECK(::stat(path.c_str(), &st) == 0, CA_ENOTFOUND, "no such file: ", path);
+  return {path + '\0' + std::to_string(st.st_dev) + ':' + std::to_string(st.st_ino) + ':' +
+          std::to_string(st.st_size) + ':' + std::to_string(st.st_mtim.tv_sec) + '.' +
+          std::to_string(st.st_mtim.tv_nsec)};
+}
+
+// Tasks of one compute share a mapping while any of its blocks lives (weak cache, keyed by file id).
+std::shared_ptr<const NpyFile> open_npy_shared(const std::string &path) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::weak_ptr<const NpyFile>> cache;
+  FileId id = file_id(path);
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    auto it = cache.find(id.key);
+    if (it != cache.end()) {
+      if (auto f = it->second.lock()) return f;
+    }
+  }
+  auto f = NpyFile::open(path);
+  std::lock_guard<std::mutex> lk(mu);
+  for (auto it = cache.begin(); it != cache.end();) it = it->second.expired() ? cache.erase(it) : std::next(it);
+  cache[id.key] = f;
+  return f;
+}
+
+// ---- ca.npy_read(path, dtype, file_shape, origin, shape) --------------------------------------------
+
+Block *k_npy_read(const ca_arg_t *a, size_t n) {
+  const char *k = "ca.npy_read";
+  CA_CHECK(n == 5 && a[1].kind == CA_ARG_INT64, CA_EINVAL, k, ": expected (path, dtype, shape, origin, shape)");
+  std::string path = str_arg(a, n, 0, k);
+  DType dtype = DType(a[1].u.i64);
+  auto fshape = tuple_arg(a, n, 2, k), origin = tuple_arg(a, n, 3, k), shape = tuple_arg(a, n, 4, k);
+  auto f = open_npy_shared(path);
+  const NpyHeader &h = f->header();
+  CA_CHECK(h.dtype == dtype && std::equal(h.shape.begin(), h.shape.end(), fshape.begin(), fshape.end()), CA_EFORMAT,
+           k, ": ", path, " changed since the array was created (dtype ", dtype_name(h.dtype), ", ", h.shape.size(),
+           " dimensions now)");
+  CA_CHECK(origin.size() == fshape.size() && shape.size() == fshape.size(), CA_EINVAL, k, ": block has ",
+           shape.size(), " dimensions, the file ", fshape.size());
+  std::vector<Index> stop(origin.begin(), origin.end());
+  for (size_t d = 0; d < stop.size(); ++d) stop[d] += shape[d];
+  return f->read_region(origin, stop).release();
+}
+
+// ---- streaming computes -------------------------------------------------------------------------------
+
+// Compute every block of `a`, calling write(origin, block) for each (concurrently, on worker threads).
+template <class Fn>
+void compute_blocks(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const RunOptions &run0, Fn &&write) {
+  const Index nb = a->nblocks();
+  const size_t nd = size_t(a->ndim());
+  std::vector<Index> idx(size_t(nb) * nd);
+  std::vector<KeyRef> refs;
+  refs.reserve(size_t(nb));
+  for (Index lin = 0; lin < nb; ++lin) {
+    Index r = lin;
+    for (size_t d = nd; d-- > 0;) {
+      idx[size_t(lin) * nd + d] = r % a->numblocks[d];
+      r /= a->numblocks[d];
+    }
+    refs.push_back({a->name.c_str(), idx.data() + size_t(lin) * nd, a->ndim()});
+  }
+  auto offs = chunk_offsets(a->chunks);
+  auto plan = build_plan(*a->graph, refs.data(), refs.size(), &reg);
+  RunOptions run = run0;
+  run.on_output = [&](size_t i, const Block *b) {
+    const Index *bi = idx.data() + i * nd;
+    CA_CHECK(b->ndim == a->ndim() && b->dtype == a->dtype, CA_EKERNEL, "block ", i, " of ", a->name,
+             " has the wrong dimensions or dtype");
+    std::vector<Index> origin(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      origin[d] = offs[d][size_t(bi[d])];
+      CA_CHECK(b->shape[d] == a->chunks[d][size_t(bi[d])], CA_EKERNEL, "block ", i, " of ", a->name, " has extent ",
+               b->shape[d], " along axis ", d, ", its chunks say ", a->chunks[d][size_t(bi[d])]);
+    }
+    write(origin, *b);
+  };
+  ex.run(*plan, run);
+}
+
+}  // namespace
+
+// ---- zarr ---------------------------------------------------------------------------------------------
+
+ArrayPtr from_zarr(const std::string &path, const std::optional<Chunks> &chunks) {
+  ZarrMeta meta = read_zarr_meta(path);
+  std::string json = zarray_to_json(meta);
+  Chunks ch;
+  if (chunks) {
+    check_chunks(*chunks, meta.shape, "from_zarr");
+    ch = *chunks;
+  } else {
+    for (int d = 0; d < meta.ndim(); ++d) ch.push_back(blocks_of(meta.shape[size_t(d)], meta.chunks[size_t(d)]));
+  }
+  std::string name = Tokenizer("from-zarr").add(path).add(json).add(ch).name();
+  std::vector<BlockwiseArg> args;
+  args.push_back(lit_str(path));
+  args.push_back(lit_str(json));
+  args.push_back(special(BlockwiseArg::BlockOrigin));
+  args.push_back(special(BlockwiseArg::BlockShape));
+  return source_array(name, "ca.zarr_read", std::move(args), ch, meta.dtype);
+}
+
+std::vector<Index> zarr_store_chunks(const Array &a, const ZarrWriteOptions &opts) {
+  if (!opts.chunks.empty() || a.ndim() == 0) {
+    CA_CHECK(int32_t(opts.chunks.size()) == a.ndim(), CA_EINVAL, "to_zarr: chunks have ", opts.chunks.size(),
+             " dimensions, the array ", a.ndim());
+    for (size_t d = 0; d < opts.chunks.size(); ++d)
+      CA_CHECK(opts.chunks[d] >= 1, CA_EINVAL, "to_zarr: chunk size ", opts.chunks[d], " along axis ", d,
+               " must be at least 1");
+    return opts.chunks;
+  }
+  std::vector<Index> c;
+  for (auto &dim : a.chunks) c.push_back(std::max<Index>(dim.empty() ? 1 : dim[0], 1));
+  return c;
+}
+
+ZarrMeta to_zarr(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a0, const std::string &path,
+                 const ZarrWriteOptions &opts, const RunOptions &run) {
+  CA_CHECK(a0, CA_EINVAL, "to_zarr: array is null");
+  std::vector<Index> sc = zarr_store_chunks(*a0, opts);
+  ZarrMeta meta = make_zarr_meta(a0->dtype, a0->shape, sc);
+  meta.compressor = opts.compressor;
+  meta.fill_value = opts.fill_value;
+  meta.order = opts.order;
+  meta.dimension_separator = opts.dimension_separator;
+  validate_zarr_meta(meta);
+
+  // Every interior block boundary on a chunk boundary: each chunk file belongs to exactly one block.
+  ArrayPtr a = a0;
+  bool aligned = true;
+  for (size_t d = 0; d < sc.size() && aligned; ++d) {
+    Index off = 0;
+    for (size_t b = 0; b + 1 < a->chunks[d].size(); ++b) {
+      off += a->chunks[d][b];
+      if (off % sc[d] != 0 && off != a->shape[d]) {
+        aligned = false;
+        break;
+      }
+    }
+  }
+  if (!aligned) {
+    Chunks target;
+    for (size_t d = 0; d < sc.size(); ++d) target.push_back(blocks_of(a->shape[d], sc[d]));
+    a = rechunk(a, target);
+  }
+
+  create_zarr_array(path, meta, opts.attrs_json, opts.overwrite);
+  compute_blocks(ex, reg, a, run, [&](const std::vector<Index> &origin, const Block &b) {
+    if (b.size == 0) return;
+    write_zarr_region(path, meta, origin, b);
+  });
+  return meta;
+}
+
+// ---- npy ----------------------------------------------------------------------------------------------
+
+ArrayPtr from_npy(const std::string &path, const std::optional<Chunks> &chunks) {
+  FileId id = file_id(path);
+  NpyHeader h = read_npy_header(path);
+  Chunks ch;
+  if (chunks) {
+    check_chunks(*chunks, h.shape, "from_npy");
+    ch = *chunks;
+  } else {
+    ch = normalize_chunks({}, h.shape, h.dtype, Index(128) << 20);
+  }
+  std::string name = Tokenizer("from-npy").add(id.key).add(ch).add(int64_t(h.dtype)).name();
+  std::vector<BlockwiseArg> args;
+  args.push_back(lit_str(path));
+  args.push_back(blockwise_literal(ca_arg_i64(h.dtype)));
+  args.push_back(blockwise_literal(ca_arg_tuple(h.shape.data(), h.shape.size())));
+  args.push_back(special(BlockwiseArg::BlockOrigin));
+  args.push_back(special(BlockwiseArg::BlockShape));
+  return source_array(name, "ca.npy_read", std::move(args), ch, h.dtype);
+}
+
+void to_npy(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &path,
+            const RunOptions &run) {
+  CA_CHECK(a, CA_EINVAL, "to_npy: array is null");
+  CA_CHECK(a->dtype != CA_RAW, CA_EUNSUPPORTED, "to_npy: raw blocks have no NumPy dtype");
+  NpyWriter w(path, a->dtype, a->shape);
+  compute_blocks(ex, reg, a, run, [&](const std::vector<Index> &origin, const Block &b) {
+    if (b.size == 0) return;
+    w.write_region(origin, b);
+  });
+  w.commit();
+}
+
+}  // namespace ca::io
+
+namespace ca {
+
+void register_io_kernels(KernelRegistry &reg) {
+  using namespace ca::io;
+  static const char kZarr[] = "ca.zarr_read", kNpy[] = "ca.npy_read";
+  reg.add(kernel_new(kZarr, kernel_wrap<k_zarr_read>, 1, const_cast<char *>(kZarr), nullptr), true);
+  reg.add(kernel_new(kNpy, kernel_wrap<k_npy_read>, 1, const_cast<char *>(kNpy), nullptr), true);
+}
+
+}  // namespace ca

@@ -1,0 +1,75 @@
+// The array layer over storage: dask's from_zarr / to_zarr / from_npy / to_npy.
+//
+// from_zarr / from_npy build ONE symbolic blockwise layer (nothing per block at graph time): each task
+// receives literal store parameters plus its block's origin and shape (BlockOrigin / BlockShape
+// specials) and reads exactly that box. to_zarr / to_npy compute with RunOptions::on_output, writing
+// each block as soon as it is computed (it is released right after): memory stays bounded by the
+// executor's live blocks, never the whole array.
+//
+// Errors (ca::Error): CA_ENOTFOUND (no .zarray / no file), CA_EFORMAT, CA_EUNSUPPORTED, CA_EINVAL,
+// CA_EEXISTS (store exists without overwrite), CA_EIO, plus compute errors (CA_EKERNEL, CA_ECANCELED).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "array/array.hpp"
+#include "exec/executor.hpp"
+#include "io/zarr_meta.hpp"
+
+namespace ca {
+class KernelRegistry;
+}
+
+namespace ca::io {
+
+// ---- zarr -------------------------------------------------------------------------------------------
+
+/// A lazy array over the zarr v2 array at `path`. The metadata is read now (CA_ENOTFOUND if <path>/.zarray
+/// is missing); chunk files are read when blocks are computed. Without `chunks` the array's blocks are
+/// the store's chunks (edge blocks trimmed) and each task reads one chunk file; with `chunks` (same shape)
+/// each task reads its box, touching only the chunk files it overlaps (dask's from_array(zarr, chunks)).
+/// dtype = the store's dtype in native byte order.
+ArrayPtr from_zarr(const std::string &path, const std::optional<Chunks> &chunks = std::nullopt);
+
+struct ZarrWriteOptions {
+  std::vector<Index> chunks;          ///< store chunk shape; empty = the array's first block size per dim
+  Compressor compressor;              ///< none by default
+  FillValue fill_value;               ///< null by default
+  char order = 'C';
+  char dimension_separator = '.';
+  std::string attrs_json;             ///< written to .zattrs unless empty
+  bool overwrite = false;
+};
+
+/// The store chunk shape to_zarr() uses for `a` (options.chunks or the array's first block sizes).
+std::vector<Index> zarr_store_chunks(const Array &a, const ZarrWriteOptions &opts);
+
+/// Compute `a` and write it as a zarr v2 array at `path` (.zarray, .zattrs, chunk files; each chunk file
+/// replaced atomically). If a block boundary of `a` is not on a store chunk boundary, `a` is first
+/// rechunked to the store chunks (dask's approach), so no two tasks ever write the same chunk file.
+/// Blocks are written as they finish and freed (bounded memory). Returns the metadata written.
+ZarrMeta to_zarr(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &path,
+                 const ZarrWriteOptions &opts = {}, const RunOptions &run = {});
+
+// ---- npy --------------------------------------------------------------------------------------------
+
+/// A lazy array over the .npy file at `path`, read through a memory map (blocks point into the mapping
+/// without a copy when the file is little-endian, C order and the block is contiguous and aligned). The
+/// header is read now (CA_ENOTFOUND, CA_EFORMAT, CA_EUNSUPPORTED). Without `chunks`: automatic chunks of
+/// at most 128 MiB (dask's "auto"). The file must not change while the array is in use (a changed shape or
+/// dtype fails the task with CA_EFORMAT).
+ArrayPtr from_npy(const std::string &path, const std::optional<Chunks> &chunks = std::nullopt);
+
+/// Compute `a` and write it to `path` as a .npy file, block by block (NpyWriter: the file appears
+/// atomically when every block is written; nothing is left behind on failure).
+void to_npy(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &path,
+            const RunOptions &run = {});
+
+}  // namespace ca::io
+
+namespace ca {
+/// "ca.zarr_read", "ca.npy_read" (called by register_array_kernels()).
+void register_io_kernels(KernelRegistry &reg);
+}  // namespace ca
