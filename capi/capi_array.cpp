@@ -543,8 +543,9 @@ CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, con
   if (!o.chunks && !new_axes.empty()) {
     // new axes get one block of size 1 unless chunks were given
   }
+  // dask's map_blocks uses concatenate=True: a dropped axis arrives as one block.
   *out = wrap(ca::blockwise(o.name ? o.name : kernel, kernel, out_index, std::move(aa), dt, new_axes,
-                            o.chunks ? &explicit_chunks : nullptr, false));
+                            o.chunks ? &explicit_chunks : nullptr, true));
   return CA_OK;
   CA_CATCH
 }

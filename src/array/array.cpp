@@ -395,7 +395,7 @@ ArrayArg ArrayArg::lit(const ca_arg_t &a) {
 }
 
 ArrayPtr blockwise_layer(const std::string &name, const std::string &kernel, const std::string &out_index,
-                         const std::vector<ArrayArg> &args, const Chunks &out_chunks, DType dtype) {
+                         const std::vector<ArrayArg> &args, const Chunks &out_chunks, DType dtype, bool concatenate) {
   CA_CHECK(out_index.size() == out_chunks.size(), CA_EINTERNAL, "blockwise: ", out_index.size(), " letters for ",
            out_chunks.size(), " output dimensions");
   std::vector<std::string> deps;
@@ -419,7 +419,12 @@ ArrayPtr blockwise_layer(const std::string &name, const std::string &kernel, con
       m.extent = a.numblocks[d];
       size_t od = out_index.find(aa.index[d]);
       if (od == std::string::npos) {
-        m.kind = DimMap::All;
+        if (concatenate && a.numblocks[d] == 1) {
+          m.kind = DimMap::Const;  // the one (concatenated) block itself
+          m.value = 0;
+        } else {
+          m.kind = DimMap::All;
+        }
       } else {
         m.kind = DimMap::Out;
         m.out_dim = int32_t(od);
@@ -560,7 +565,8 @@ ArrayPtr blockwise(const std::string &prefix, const std::string &kernel, const s
     else tok.add(int64_t(a.literal.special)).add_arg(a.literal.literal);
   }
   if (explicit_chunks) tok.add(*explicit_chunks);
-  auto res = blockwise_layer(tok.name(), kernel, out_index, args, out_chunks, dtype);
+  tok.add(int64_t(concatenate));
+  auto res = blockwise_layer(tok.name(), kernel, out_index, args, out_chunks, dtype, concatenate);
   if (explicit_chunks) {
     // Same grid, different block sizes: rebuild the layer with the declared chunks.
     auto g = std::make_shared<Graph>(*res->graph);

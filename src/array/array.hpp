@@ -118,8 +118,11 @@ struct ArrayArg {
 /// Low-level: a blockwise layer with output chunks `out_chunks` (one entry per letter of out_index).
 /// Array arguments must already have chunks matching out_chunks on shared letters (or one block to
 /// broadcast); contracted letters become lists of blocks. Returns the new array (no expr).
+/// `concatenate`: a contracted letter along which an input has one block passes that block itself,
+/// not a one-element list (dask's concatenate=True after the blocks were merged).
 ArrayPtr blockwise_layer(const std::string &name, const std::string &kernel, const std::string &out_index,
-                         const std::vector<ArrayArg> &args, const Chunks &out_chunks, DType dtype);
+                         const std::vector<ArrayArg> &args, const Chunks &out_chunks, DType dtype,
+                         bool concatenate = false);
 
 /// High-level (dask's blockwise): unify chunks of letters across inputs (rechunking where they
 /// differ), derive output chunks (new_axes: letter -> size, one block), then blockwise_layer.

@@ -195,6 +195,7 @@ TEST_P(ExecutorTest, FanOutFanInMillion) {
   ASSERT_EQ(ca_graph_add_blockwise(e.g, "leaf", "i", "add", bargs, 2, &bo), CA_OK) << ca_last_error_message();
   const char *prev = "leaf";
   std::vector<std::string> names;
+  names.reserve(64);  // prev points into it
   int64_t blocks = 1000000;
   int level = 0;
   while (blocks > 1) {
