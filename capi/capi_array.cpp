@@ -36,20 +36,7 @@ ca_array *wrap(ca::ArrayPtr a) {
   return w;
 }
 
-ca::Chunks chunks_in(const ca_chunks_t *c, const char *what) {
-  CA_CHECK(c, CA_EINVAL, what, ": chunks is NULL");
-  CA_CHECK(c->ndim >= 0 && c->ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": chunks have ", c->ndim, " dimensions");
-  CA_CHECK(c->ndim == 0 || (c->numblocks && c->sizes), CA_EINVAL, what, ": chunks have NULL arrays");
-  ca::Chunks out(size_t(c->ndim));
-  int64_t k = 0;
-  for (int32_t d = 0; d < c->ndim; ++d) {
-    CA_CHECK(c->numblocks[d] >= 1 && c->numblocks[d] <= (int64_t(1) << 40), CA_EINVAL, what, ": axis ", d, " has ",
-             c->numblocks[d], " blocks (at least one is needed)");
-    out[size_t(d)].assign(c->sizes + k, c->sizes + k + c->numblocks[d]);
-    k += c->numblocks[d];
-  }
-  return out;
-}
+using ca::capi::chunks_in;
 
 std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *what) {
   CA_CHECK(ndim >= 0 && ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": ndim ", ndim, " is out of range");
@@ -61,22 +48,6 @@ std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *
 const ca::ArrayPtr &arr(const ca_array_t *a, const char *what) {
   CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
   return a->a;
-}
-
-ca::RunOptions run_opts(ca_context_t *ctx, const ca_compute_options_t *opts) {
-  ca::RunOptions ro;
-  if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "compute options struct_size is too small");
-    ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
-    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
-    ro.progress = o.progress;
-    ro.progress_ud = o.progress_user_data;
-    if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
-    ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
-  }
-  std::lock_guard<std::mutex> lk(ctx->mu);
-  ro.memory_limit = ctx->memory_limit;
-  return ro;
 }
 
 }  // namespace
@@ -594,7 +565,7 @@ CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, co
     blocks.emplace_back(ca::block_new(as.back()->dtype, as.back()->ndim(), as.back()->shape.data()));
     bufs.push_back(blocks.back()->data);
   }
-  ca::RunOptions ro = run_opts(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   ca::compute_into(*ctx->executor(), ctx->registry, as, bufs, ro);
   for (size_t i = 0; i < narrays; ++i) out[i] = blocks[i].release();
   return CA_OK;
@@ -616,7 +587,7 @@ CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a,
   CA_CHECK(nbytes == size_t(a->a->nbytes()), CA_EINVAL, "ca_array_compute_into: buffer has ", nbytes,
            " bytes, the array needs ", a->a->nbytes());
   CA_CHECK(buffer || nbytes == 0, CA_EINVAL, "ca_array_compute_into: buffer is NULL");
-  ca::RunOptions ro = run_opts(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   ca::compute_into(*ctx->executor(), ctx->registry, {a->a}, {buffer}, ro);
   return CA_OK;
   CA_CATCH
@@ -627,7 +598,7 @@ CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const c
   OUT_INIT(out);
   CA_ARG_NOT_NULL(ctx);
   CA_TRY
-  ca::RunOptions ro = run_opts(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   *out = wrap(ca::persist(*ctx->executor(), ctx->registry, arr(a, "ca_array_persist"), ro));
   return CA_OK;
   CA_CATCH

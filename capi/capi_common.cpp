@@ -1,4 +1,5 @@
-// Version, status codes, thread-local errors, dtypes, blocks.
+// Version, status codes, thread-local errors, dtypes, blocks; helpers shared by capi/*.cpp.
+#include <algorithm>
 #include <cstring>
 
 #include "capi_internal.hpp"
@@ -32,6 +33,38 @@ ca_status_t handle_exception() noexcept {
   } catch (...) {
     return set_error(CA_EINTERNAL, "internal error: unknown exception");
   }
+}
+
+ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts) {
+  ca::RunOptions ro;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "compute options struct_size ", opts->struct_size,
+             " is too small");
+    ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+    ro.progress = o.progress;
+    ro.progress_ud = o.progress_user_data;
+    if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
+    ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
+  }
+  std::lock_guard<std::mutex> lk(ctx->mu);
+  ro.memory_limit = ctx->memory_limit;
+  return ro;
+}
+
+std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *what) {
+  CA_CHECK(c, CA_EINVAL, what, ": chunks is NULL");
+  CA_CHECK(c->ndim >= 0 && c->ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": chunks have ", c->ndim, " dimensions");
+  CA_CHECK(c->ndim == 0 || (c->numblocks && c->sizes), CA_EINVAL, what, ": chunks have NULL arrays");
+  std::vector<std::vector<int64_t>> out(size_t(c->ndim));
+  int64_t k = 0;
+  for (int32_t d = 0; d < c->ndim; ++d) {
+    CA_CHECK(c->numblocks[d] >= 1 && c->numblocks[d] <= (int64_t(1) << 40), CA_EINVAL, what, ": axis ", d, " has ",
+             c->numblocks[d], " blocks (at least one is needed)");
+    out[size_t(d)].assign(c->sizes + k, c->sizes + k + c->numblocks[d]);
+    k += c->numblocks[d];
+  }
+  return out;
 }
 
 }  // namespace ca::capi

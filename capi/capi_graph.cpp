@@ -299,20 +299,7 @@ CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *g, const ca_k
   CA_ARG_NOT_NULL(g);
   if (nkeys && (!keys || !results)) return set_error(CA_EINVAL, "ca_compute: keys or results is NULL with nkeys > 0");
   CA_TRY
-  ca::RunOptions ro;
-  if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_compute: opts->struct_size is too small");
-    ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
-    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
-    ro.progress = o.progress;
-    ro.progress_ud = o.progress_user_data;
-    if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
-    ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
-  }
-  {
-    std::lock_guard<std::mutex> lk(ctx->mu);
-    ro.memory_limit = ctx->memory_limit;
-  }
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   std::vector<ca::KeyRef> refs;
   refs.reserve(nkeys);
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));

@@ -46,6 +46,11 @@ namespace ca::capi {
 ca_status_t set_error(ca_status_t code, const std::string &msg) noexcept;
 ca_status_t handle_exception() noexcept;
 
+/// Compute options (nullable, versioned by struct_size) plus the context's memory limit.
+ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts);
+/// A ca_chunks_t as chunks (tuple of tuples); `what` names the calling function in errors.
+std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *what);
+
 }  // namespace ca::capi
 
 // Every exported function body: CA_TRY ... CA_CATCH  (maps exceptions to status codes).

@@ -19,38 +19,12 @@ namespace {
 
 std::optional<ca::Chunks> chunks_in(const ca_chunks_t *c, const char *what) {
   if (!c) return std::nullopt;
-  CA_CHECK(c->ndim >= 0 && c->ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": chunks have ", c->ndim, " dimensions");
-  CA_CHECK(c->ndim == 0 || (c->numblocks && c->sizes), CA_EINVAL, what, ": chunks have NULL arrays");
-  ca::Chunks out(size_t(c->ndim));
-  int64_t k = 0;
-  for (int32_t d = 0; d < c->ndim; ++d) {
-    CA_CHECK(c->numblocks[d] >= 1 && c->numblocks[d] <= (int64_t(1) << 40), CA_EINVAL, what, ": axis ", d, " has ",
-             c->numblocks[d], " blocks (at least one is needed)");
-    out[size_t(d)].assign(c->sizes + k, c->sizes + k + c->numblocks[d]);
-    k += c->numblocks[d];
-  }
-  return out;
+  return ca::capi::chunks_in(c, what);
 }
 
 ca::ArrayPtr arr(const ca_array_t *a, const char *what) {
   CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
   return ca_capi_unwrap(a);
-}
-
-ca::RunOptions run_opts(ca_context_t *ctx, const ca_compute_options_t *opts) {
-  ca::RunOptions ro;
-  if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "compute options struct_size is too small");
-    ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
-    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
-    ro.progress = o.progress;
-    ro.progress_ud = o.progress_user_data;
-    if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
-    ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
-  }
-  std::lock_guard<std::mutex> lk(ctx->mu);
-  ro.memory_limit = ctx->memory_limit;
-  return ro;
 }
 
 ca::io::ZarrWriteOptions zarr_opts(const ca::Array &a, const ca_zarr_options_t *opts) {
@@ -120,7 +94,7 @@ CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, cons
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_zarr");
   ca::io::ZarrWriteOptions w = zarr_opts(*x, opts);
-  ca::RunOptions ro = run_opts(ctx, copts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, copts);
   ca::io::to_zarr(*ctx->executor(), ctx->registry, x, path, w, ro);
   return CA_OK;
   CA_CATCH
@@ -150,7 +124,7 @@ CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const
   CA_ARG_NOT_NULL(path);
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_npy");
-  ca::RunOptions ro = run_opts(ctx, copts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, copts);
   ca::io::to_npy(*ctx->executor(), ctx->registry, x, path, ro);
   return CA_OK;
   CA_CATCH

@@ -90,6 +90,9 @@ ca_status_t k_fail_at(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_c
     ca_kernel_set_error(kc, "deliberate failure at block 7");
     return CA_EKERNEL;
   }
+  // Other blocks take a little time, so "no further task starts after the failure" is observable
+  // whatever the scheduling (all 1000 would take >= 100 ms on 2 threads).
+  std::this_thread::sleep_for(std::chrono::microseconds(200));
   return k_add(out, a, n - 1, kc, nullptr);
 }
 
