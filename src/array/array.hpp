@@ -17,6 +17,8 @@ using GraphPtr = std::shared_ptr<const Graph>;
 
 struct Expr;  // array/expr.hpp: a fused elementwise expression
 using ExprPtr = std::shared_ptr<const Expr>;
+struct GenSpec;  // array/create.hpp: an array generated from element indices
+using GenPtr = std::shared_ptr<const GenSpec>;
 
 struct Array {
   GraphPtr graph;
@@ -28,6 +30,9 @@ struct Array {
   /// Non-null when this array is an elementwise expression over other arrays: further elementwise
   /// operations and reductions compose with it instead of reading its blocks (fusion).
   ExprPtr expr;
+  /// Non-null when every element is a function of its global index (full, arange, random...):
+  /// expressions and reductions over this array regenerate regions instead of reading blocks.
+  GenPtr gen;
 
   int32_t ndim() const { return int32_t(chunks.size()); }
   Index size() const;
@@ -160,6 +165,7 @@ struct FusedArgs {
   std::string program;            // serialized ExprProgram
   std::vector<ArrayArg> inputs;   // leaf arrays with index letters over a's dims
   std::string out_index;          // a's letters
+  bool coords = false;            // the program generates: pass BlockOrigin and BlockShape
 };
 FusedArgs fused_args(const ArrayPtr &a);
 

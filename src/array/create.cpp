@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "array/expr.hpp"
 #include "graph/graph.hpp"
 #include "graph/layer.hpp"
 
@@ -16,7 +17,6 @@ namespace {
 
 BlockwiseArg lit(const ca_arg_t &a) { return blockwise_literal(a); }
 BlockwiseArg lit_i64(int64_t v) { return blockwise_literal(ca_arg_i64(v)); }
-BlockwiseArg lit_f64(double v) { return blockwise_literal(ca_arg_f64(v)); }
 BlockwiseArg special(int32_t which) {
   BlockwiseArg b;
   b.special = which;
@@ -46,6 +46,25 @@ ArrayPtr creation_array(const std::string &name, const std::string &kernel, std:
 
 }  // namespace
 
+ArrayPtr gen_array(const std::string &name, const GenSpec &spec, const std::vector<Index> &shape,
+                   const Chunks &chunks) {
+  gen_check(spec);
+  ExprProgram p;
+  p.code.push_back(gen_instr(spec));
+  p.out = 0;
+  p.gshape = shape;
+  p.coords = true;
+  const std::string bytes = p.serialize();
+  std::vector<BlockwiseArg> args;
+  args.push_back(lit(ca_arg_bytes(bytes.data(), bytes.size())));
+  args.push_back(special(BlockwiseArg::BlockOrigin));
+  args.push_back(special(BlockwiseArg::BlockShape));
+  ArrayPtr base = creation_array(name, "ca.fused", std::move(args), chunks, spec.dtype);
+  auto arr = std::make_shared<Array>(*base);
+  arr->gen = std::make_shared<const GenSpec>(spec);
+  return arr;
+}
+
 void check_chunks_shape(const Chunks &chunks, const std::vector<Index> &shape, const char *what) {
   CA_CHECK(chunks.size() == shape.size(), CA_EINVAL, what, ": chunks have ", chunks.size(),
            " dimensions, shape ", shape.size(), " (Chunks and shape must be of the same length/dimension)");
@@ -73,12 +92,12 @@ ArrayPtr full(std::vector<Index> shape, const Chunks &chunks, DType dtype, std::
                          .add(value.real())
                          .add(value.imag())
                          .name();
-  std::vector<BlockwiseArg> args;
-  args.push_back(lit_f64(value.real()));
-  args.push_back(lit_f64(value.imag()));
-  args.push_back(lit_i64(dtype));
-  args.push_back(special(BlockwiseArg::BlockShape));
-  return creation_array(name, "ca.full", std::move(args), chunks, dtype);
+  GenSpec g;
+  g.kind = GenSpec::Full;
+  g.dtype = dtype;
+  g.p0 = value.real();
+  g.p1 = value.imag();
+  return gen_array(name, g, shape, chunks);
 }
 
 ArrayPtr zeros(std::vector<Index> shape, const Chunks &chunks, DType dtype) {
@@ -110,13 +129,12 @@ ArrayPtr arange(double start, double stop, double step, const Chunks &chunks, DT
   check_chunks_shape(chunks, {n}, "arange");
   std::string name =
       Tokenizer("arange").add(start).add(stop).add(step).add(chunks).add(int64_t(dtype)).name();
-  std::vector<BlockwiseArg> args;
-  args.push_back(lit_i64(dtype));
-  args.push_back(lit_f64(start));
-  args.push_back(lit_f64(step));
-  args.push_back(special(BlockwiseArg::BlockOrigin));
-  args.push_back(special(BlockwiseArg::BlockShape));
-  return creation_array(name, "ca.arange", std::move(args), chunks, dtype);
+  GenSpec g;
+  g.kind = GenSpec::Arange;
+  g.dtype = dtype;
+  g.p0 = start;
+  g.p1 = step;
+  return gen_array(name, g, {n}, chunks);
 }
 
 ArrayPtr linspace(double start, double stop, Index num, bool endpoint, const Chunks &chunks, DType dtype) {
@@ -131,15 +149,14 @@ ArrayPtr linspace(double start, double stop, Index num, bool endpoint, const Chu
                          .add(chunks)
                          .add(int64_t(dtype))
                          .name();
-  std::vector<BlockwiseArg> args;
-  args.push_back(lit_i64(dtype));
-  args.push_back(lit_f64(start));
-  args.push_back(lit_f64(stop));
-  args.push_back(lit_i64(num));
-  args.push_back(lit_i64(endpoint ? 1 : 0));
-  args.push_back(special(BlockwiseArg::BlockOrigin));
-  args.push_back(special(BlockwiseArg::BlockShape));
-  return creation_array(name, "ca.linspace", std::move(args), chunks, dtype);
+  GenSpec g;
+  g.kind = GenSpec::Linspace;
+  g.dtype = dtype;
+  g.p0 = start;
+  g.p1 = stop;
+  g.i0 = num;
+  g.i1 = endpoint ? 1 : 0;
+  return gen_array(name, g, {num}, chunks);
 }
 
 // ---- eye / tri ----------------------------------------------------------------------------------
@@ -325,20 +342,17 @@ ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, c
                          .add(p0)
                          .add(p1)
                          .name();
-  std::vector<Index> nb;
-  for (auto &c : chunks) nb.push_back(Index(c.size()));
-  std::vector<BlockwiseArg> args;
-  args.push_back(lit_i64(distribution));
-  args.push_back(lit_i64(int64_t(seed)));
-  args.push_back(lit_f64(p0));
-  args.push_back(lit_f64(p1));
-  args.push_back(lit_i64(lo_bits));
-  args.push_back(lit_i64(int64_t(range)));
-  args.push_back(lit_i64(dtype));
-  args.push_back(lit(ca_arg_tuple(nb.data(), nb.size())));
-  args.push_back(special(BlockwiseArg::BlockIndex));
-  args.push_back(special(BlockwiseArg::BlockShape));
-  return creation_array(name, "ca.random", std::move(args), chunks, dtype);
+  GenSpec g;
+  g.kind = distribution == CA_RANDOM_UNIFORM ? GenSpec::Uniform
+           : distribution == CA_RANDOM_NORMAL ? GenSpec::Normal
+                                              : GenSpec::Integers;
+  g.dtype = dtype;
+  g.p0 = p0;
+  g.p1 = p1;
+  g.i0 = lo_bits;
+  g.i1 = int64_t(range);
+  g.seed = seed;
+  return gen_array(name, g, shape, chunks);
 }
 
 }  // namespace ca

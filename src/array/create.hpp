@@ -17,6 +17,28 @@ namespace ca {
 
 class KernelRegistry;
 
+/// A generated array: every element is a function of its global C-order linear index only (never of
+/// the chunking). Such arrays are not read from blocks by the expressions and reductions built over
+/// them: the fused program regenerates any region on demand (array/expr.hpp, kOpGen), so
+/// `x - x.mean()` over a random x never holds x, and rechunking a generated array moves no data.
+struct GenSpec {
+  enum Kind : int32_t { Full = 1, Arange = 2, Linspace = 3, Uniform = 4, Normal = 5, Integers = 6 };
+  int32_t kind = Full;
+  DType dtype = CA_FLOAT64;
+  double p0 = 0, p1 = 0;    // full: re, im; arange: start, step; linspace: start, stop;
+                            // uniform: low, high; normal: mean, std
+  int64_t i0 = 0, i1 = 0;   // linspace: num, endpoint; integers: low (bits), range (0 = 2**64)
+  uint64_t seed = 0;        // random
+};
+
+/// Write elements [glin, glin + n) (global C-order linear indices) of a generated array to `out`
+/// (n elements of spec.dtype). Throws CA_EFORMAT for a spec no generator supports.
+void gen_fill(const GenSpec &spec, Index glin, Index n, void *out);
+/// Check a spec read from untrusted bytes (kind, dtype, parameters): CA_EFORMAT naming the problem.
+void gen_check(const GenSpec &spec);
+/// An array over a generator: one `ca.fused` layer of a one-instruction program.
+ArrayPtr gen_array(const std::string &name, const GenSpec &spec, const std::vector<Index> &shape, const Chunks &chunks);
+
 /// np.full(shape, value, dtype): value converted as NumPy's astype (imaginary part dropped unless
 /// complex, truncation for integers, != 0 for bool).
 ArrayPtr full(std::vector<Index> shape, const Chunks &chunks, DType dtype, std::complex<double> value);
@@ -46,15 +68,16 @@ ArrayPtr tri(Index n, Index m, Index k, const Chunks &chunks, DType dtype);
 ArrayPtr diag(const ArrayPtr &v, Index k);
 
 /// Random arrays (CA_RANDOM_UNIFORM [p0, p1), CA_RANDOM_NORMAL mean p0 std p1, CA_RANDOM_INTEGERS
-/// [p0, p1)). Philox4x32-10 keyed by the seed, counter (element pair, block's linear index): a block's
-/// values depend only on (seed, chunk grid, block), never on threads or execution order.
+/// [p0, p1)). Philox4x32-10 keyed by the seed, counter = global element index / 2 (two 64-bit
+/// words per counter): values depend only on (seed, element index), never on chunks, threads or
+/// execution order.
 ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
                 double p0, double p1);
 
 /// Check chunks against a shape (ndim, non-negative sizes, sums): CA_EINVAL naming the axis.
 void check_chunks_shape(const Chunks &chunks, const std::vector<Index> &shape, const char *what);
 
-/// ca.full, ca.arange, ca.linspace, ca.eye, ca.tri, ca.diag_block, ca.diagonal, ca.random.
+/// ca.eye, ca.tri, ca.diag_block, ca.diagonal (full/arange/linspace/random are `ca.fused` programs).
 void register_creation_kernels(KernelRegistry &reg);
 
 namespace detail {

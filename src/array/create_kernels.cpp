@@ -115,93 +115,239 @@ bool all_zero_bytes(const T &v) {
   return true;
 }
 
-// ---- ca.full(re, im, dtype, shape) --------------------------------------------------------------
+// ---- generators (full, arange, linspace, random) -----------------------------------------------
+// Elements are functions of their global C-order linear index g, so any region can be generated on
+// its own: a block, a tile of a fused expression, or a rechunked block.
 
-Block *k_full(const Args &A) {
-  double re = A.f64(0), im = A.f64(1);
-  DType dt = A.dtype(2);
-  const ca_arg_t &shape = A.tuple(3);
-  return dispatch_dtype(dt, [&](auto tag) -> Block * {
-    using T = typename decltype(tag)::type;
-    T v = convert<T>(re, im);
-    bool zero = all_zero_bytes(v);
-    BlockRef b(new_block(dt, shape, zero));
-    if (!zero) std::fill_n(b.data<T>(), b->size, v);
-    return b.release();
-  });
+// Philox4x32-10 keyed by the seed: counter (c, stream) gives two 64-bit words; element g uses word
+// g % 2 of counter g / 2 (stream 0; rejected bounded integers redraw from streams 1, 2, ...).
+// kBatch counters at a time in struct-of-arrays form so the rounds vectorize.
+constexpr size_t kBatch = 64;
+
+void philox_batch(uint64_t seed, uint64_t c0, uint32_t stream, uint64_t *out /* 2 * kBatch */) {
+  uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];
+  for (size_t i = 0; i < kBatch; ++i) {
+    uint64_t c = c0 + i;
+    x0[i] = uint32_t(c);
+    x1[i] = uint32_t(c >> 32);
+    x2[i] = stream;
+    x3[i] = 0;
+  }
+  uint32_t ka = uint32_t(seed), kb = uint32_t(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    for (size_t i = 0; i < kBatch; ++i) {
+      uint64_t p0 = uint64_t(0xD2511F53u) * x0[i];
+      uint64_t p1 = uint64_t(0xCD9E8D57u) * x2[i];
+      uint32_t y0 = uint32_t(p1 >> 32) ^ x1[i] ^ ka;
+      uint32_t y2 = uint32_t(p0 >> 32) ^ x3[i] ^ kb;
+      x1[i] = uint32_t(p1);
+      x3[i] = uint32_t(p0);
+      x0[i] = y0;
+      x2[i] = y2;
+    }
+    ka += 0x9E3779B9u;
+    kb += 0xBB67AE85u;
+  }
+  for (size_t i = 0; i < kBatch; ++i) {
+    out[2 * i] = uint64_t(x0[i]) | uint64_t(x1[i]) << 32;
+    out[2 * i + 1] = uint64_t(x2[i]) | uint64_t(x3[i]) << 32;
+  }
 }
 
-// ---- ca.arange(dtype, start, step, origin, shape) -----------------------------------------------
-// NumPy's arange: a0 = start, a1 = start + step (in dtype), then fill a0 + i * (a1 - a0).
+uint64_t philox_word(uint64_t seed, uint64_t g, uint32_t stream) {
+  const uint32_t ctr[4] = {uint32_t(g >> 1), uint32_t(g >> 33), stream, 0};
+  const uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+  uint32_t o[4];
+  detail::philox4x32_10(ctr, key, o);
+  return (g & 1) ? (uint64_t(o[2]) | uint64_t(o[3]) << 32) : (uint64_t(o[0]) | uint64_t(o[1]) << 32);
+}
 
-Block *k_arange(const Args &A) {
-  DType dt = A.dtype(0);
-  double start = A.f64(1), step = A.f64(2);
-  const ca_arg_t &origin = A.tuple(3), &shape = A.tuple(4);
-  CA_CHECK(shape.u.tuple.len == 1 && origin.u.tuple.len == 1, CA_EINVAL, "ca.arange: blocks are 1-d");
-  Index o = origin.u.tuple.items[0];
-  BlockRef b(new_block(dt, shape));
-  Index n = b->size;
-  dispatch_dtype(dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T *p = b.data<T>();
-    if constexpr (std::is_same_v<T, bool>) {
-      fail(CA_ETYPE, "ca.arange: no fill-function for data-type bool");
-    } else if constexpr (std::is_integral_v<T>) {
-      T a0 = cast_int<T>(start), a1 = cast_int<T>(start + step);
-      T delta = T(a1 - a0);
-      uint64_t ua0 = uint64_t(int64_t(a0)), ud = uint64_t(int64_t(delta));
-      if constexpr (std::is_unsigned_v<T>) ua0 = uint64_t(a0), ud = uint64_t(delta);
-      for (Index i = 0; i < n; ++i) p[i] = T(ua0 + uint64_t(o + i) * ud);
+/// Calls f(words, m, i) for consecutive runs: words[t] is the stream-0 word of element glin + i + t.
+template <class F>
+void for_words(uint64_t seed, Index glin, Index n, F &&f) {
+  uint64_t buf[2 * kBatch];
+  Index i = 0;
+  while (i < n) {
+    const uint64_t g = uint64_t(glin + i);
+    const uint64_t c0 = g >> 1;
+    philox_batch(seed, c0, 0, buf);
+    const size_t skip = size_t(g & 1);
+    const Index m = std::min<Index>(Index(2 * kBatch - skip), n - i);
+    f(buf + skip, m, i);
+    i += m;
+  }
+}
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+inline double u53(uint64_t x) { return double(x >> 11) * 0x1.0p-53; }          // [0, 1)
+inline double u53_open0(uint64_t x) { return double((x >> 11) + 1) * 0x1.0p-53; }  // (0, 1]
+
+template <class T>
+void gen_uniform(const GenSpec &s, Index glin, Index n, T *p) {
+  const double lo = s.p0, scale = s.p1 - s.p0;
+  for_words(s.seed, glin, n, [&](const uint64_t *w, Index m, Index i) {
+    if constexpr (std::is_same_v<T, double>) {
+      for (Index t = 0; t < m; ++t) p[i + t] = lo + scale * u53(w[t]);
     } else {
-      using R = typename real_of<T>::type;
-      R a0 = R(start), a1 = R(start + step);
-      R delta = a1 - a0;
-      for (Index i = 0; i < n; ++i) {
-        Index g = o + i;
-        R v = g == 0 ? a0 : (g == 1 ? a1 : R(a0 + R(g) * delta));
-        p[i] = T(v);
+      const float flo = float(s.p0), fhi = float(s.p1);
+      for (Index t = 0; t < m; ++t) {
+        float v = float(lo + scale * (double(w[t] >> 40) * 0x1.0p-24));
+        if (fhi > flo && v >= fhi) v = std::nextafter(fhi, flo);
+        p[i + t] = v;
       }
     }
   });
-  return b.release();
 }
 
-// ---- ca.linspace(dtype, start, stop, num, endpoint, origin, shape) ------------------------------
+// Box-Muller over the pair of words of one counter: element 2c is r cos(theta), element 2c+1 is
+// r sin(theta). A run starting or ending mid-pair recomputes that pair's words.
+template <class T>
+void gen_normal(const GenSpec &s, Index glin, Index n, T *p) {
+  const double mean = s.p0, sd = s.p1;
+  Index i = 0;
+  auto one = [&](Index g) {
+    uint64_t w0 = philox_word(s.seed, uint64_t(g & ~Index(1)), 0), w1 = philox_word(s.seed, uint64_t(g | 1), 0);
+    double r = std::sqrt(-2.0 * std::log(u53_open0(w0)));
+    double th = kTwoPi * u53(w1);
+    return T(mean + sd * r * ((g & 1) ? std::sin(th) : std::cos(th)));
+  };
+  if (n > 0 && (glin & 1)) p[i++] = one(glin);
+  uint64_t buf[2 * kBatch];
+  while (n - i >= 2) {
+    const uint64_t c0 = uint64_t(glin + i) >> 1;
+    philox_batch(s.seed, c0, 0, buf);
+    const Index pairs = std::min<Index>(Index(kBatch), (n - i) / 2);
+    for (Index t = 0; t < pairs; ++t) {
+      double r = std::sqrt(-2.0 * std::log(u53_open0(buf[2 * t])));
+      double th = kTwoPi * u53(buf[2 * t + 1]);
+      p[i + 2 * t] = T(mean + sd * r * std::cos(th));
+      p[i + 2 * t + 1] = T(mean + sd * r * std::sin(th));
+    }
+    i += 2 * pairs;
+  }
+  if (i < n) p[i] = one(glin + i);
+}
 
-Block *k_linspace(const Args &A) {
-  DType dt = A.dtype(0);
-  double start = A.f64(1), stop = A.f64(2);
-  Index num = A.i64(3);
-  bool endpoint = A.i64(4) != 0;
-  const ca_arg_t &origin = A.tuple(5), &shape = A.tuple(6);
-  CA_CHECK(shape.u.tuple.len == 1 && origin.u.tuple.len == 1, CA_EINVAL, "ca.linspace: blocks are 1-d");
-  Index o = origin.u.tuple.items[0];
-  BlockRef b(new_block(dt, shape));
-  Index n = b->size;
-  Index div = endpoint ? num - 1 : num;
-  double delta = stop - start;
-  double step = div > 0 ? delta / double(div) : 0;
-  bool step_zero = div > 0 && step == 0;
-  auto value = [&](Index g) {
+// Lemire's multiply-shift on 64-bit words; a rejected word is redrawn from the next stream at the
+// same counter, so every element stays a function of its index alone. range 0 means 2**64.
+inline uint64_t bounded_word(uint64_t seed, uint64_t g, uint64_t w, uint64_t range) {
+  if (range == 0) return w;
+  const uint64_t t = (0 - range) % range;
+  for (uint32_t stream = 1;; ++stream) {
+    unsigned __int128 m = (unsigned __int128)w * range;
+    if (uint64_t(m) >= t) return uint64_t(m >> 64);
+    w = philox_word(seed, g, stream);
+  }
+}
+
+template <class T>
+void gen_integers(const GenSpec &s, Index glin, Index n, T *p) {
+  const uint64_t lo = uint64_t(s.i0), range = uint64_t(s.i1);
+  for_words(s.seed, glin, n, [&](const uint64_t *w, Index m, Index i) {
+    for (Index t = 0; t < m; ++t) {
+      uint64_t v = lo + bounded_word(s.seed, uint64_t(glin + i + t), w[t], range);
+      if constexpr (std::is_same_v<T, bool>) p[i + t] = (v & 1) != 0;
+      else p[i + t] = T(v);
+    }
+  });
+}
+
+template <class T>
+void gen_arange(const GenSpec &s, Index glin, Index n, T *p) {
+  const double start = s.p0, step = s.p1;
+  if constexpr (std::is_same_v<T, bool>) {
+    fail(CA_ETYPE, "arange: no fill-function for data-type bool");
+  } else if constexpr (std::is_integral_v<T>) {
+    // NumPy's arange: a0 = start, a1 = start + step (in dtype), then fill a0 + i * (a1 - a0).
+    T a0 = cast_int<T>(start), a1 = cast_int<T>(start + step);
+    T delta = T(a1 - a0);
+    uint64_t ua0 = uint64_t(int64_t(a0)), ud = uint64_t(int64_t(delta));
+    if constexpr (std::is_unsigned_v<T>) ua0 = uint64_t(a0), ud = uint64_t(delta);
+    for (Index i = 0; i < n; ++i) p[i] = T(ua0 + uint64_t(glin + i) * ud);
+  } else {
+    using R = typename real_of<T>::type;
+    R a0 = R(start), a1 = R(start + step);
+    R delta = a1 - a0;
+    for (Index i = 0; i < n; ++i) {
+      Index g = glin + i;
+      R v = g == 0 ? a0 : (g == 1 ? a1 : R(a0 + R(g) * delta));
+      p[i] = T(v);
+    }
+  }
+}
+
+template <class T>
+void gen_linspace(const GenSpec &s, Index glin, Index n, T *p) {
+  const double start = s.p0, stop = s.p1;
+  const Index num = s.i0;
+  const bool endpoint = s.i1 != 0;
+  const Index div = endpoint ? num - 1 : num;
+  const double delta = stop - start;
+  const double step = div > 0 ? delta / double(div) : 0;
+  const bool step_zero = div > 0 && step == 0;
+  for (Index i = 0; i < n; ++i) {
+    const Index g = glin + i;
     double y = double(g);
     if (div > 0) y = step_zero ? (y / double(div)) * delta : y * step;
     else y = y * delta;
     y += start;
     if (endpoint && num > 1 && g == num - 1) y = stop;
-    return y;
-  };
-  dispatch_dtype(dt, [&](auto tag) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) y = std::floor(y);
+    p[i] = convert<T>(y);
+  }
+}
+
+}  // namespace
+
+void gen_check(const GenSpec &s) {
+  if (!dtype_valid(s.dtype) || s.dtype == CA_RAW) fail(CA_EFORMAT, "generator: invalid dtype ", s.dtype);
+  switch (s.kind) {
+    case GenSpec::Full:
+    case GenSpec::Linspace: return;
+    case GenSpec::Arange:
+      if (s.dtype == CA_BOOL) fail(CA_EFORMAT, "generator: arange of bool");
+      return;
+    case GenSpec::Uniform:
+    case GenSpec::Normal:
+      if (s.dtype != CA_FLOAT32 && s.dtype != CA_FLOAT64)
+        fail(CA_EFORMAT, "generator: a float distribution of dtype ", dtype_name(s.dtype));
+      return;
+    case GenSpec::Integers:
+      if (!dtype_is_integer(s.dtype) && s.dtype != CA_BOOL)
+        fail(CA_EFORMAT, "generator: integers of dtype ", dtype_name(s.dtype));
+      return;
+    default: fail(CA_EFORMAT, "generator: unknown kind ", s.kind);
+  }
+}
+
+void gen_fill(const GenSpec &s, Index glin, Index n, void *out) {
+  if (n <= 0) return;
+  dispatch_dtype(s.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T *p = b.data<T>();
-    for (Index i = 0; i < n; ++i) {
-      double y = value(o + i);
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) y = std::floor(y);
-      p[i] = convert<T>(y);
+    T *p = static_cast<T *>(out);
+    switch (s.kind) {
+      case GenSpec::Full: std::fill_n(p, n, convert<T>(s.p0, s.p1)); break;
+      case GenSpec::Arange: gen_arange(s, glin, n, p); break;
+      case GenSpec::Linspace: gen_linspace(s, glin, n, p); break;
+      case GenSpec::Uniform:
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) gen_uniform(s, glin, n, p);
+        else fail(CA_ETYPE, "uniform: dtype ", dtype_name(s.dtype));
+        break;
+      case GenSpec::Normal:
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) gen_normal(s, glin, n, p);
+        else fail(CA_ETYPE, "normal: dtype ", dtype_name(s.dtype));
+        break;
+      case GenSpec::Integers:
+        if constexpr (std::is_integral_v<T>) gen_integers(s, glin, n, p);
+        else fail(CA_ETYPE, "integers: dtype ", dtype_name(s.dtype));
+        break;
+      default: fail(CA_EFORMAT, "generator: unknown kind ", s.kind);
     }
   });
-  return b.release();
 }
+
+namespace {
 
 // ---- ca.eye / ca.tri (dtype, k, origin, shape) --------------------------------------------------
 
@@ -276,197 +422,6 @@ Block *k_diagonal(const Args &A) {
   return out;
 }
 
-// ---- ca.random(dist, seed, p0, p1, lo, range, dtype, numblocks, index, shape) -------------------
-
-// A block's stream: Philox4x32-10, key = seed, counter = (pair index 64 bits, block index 64 bits).
-// Generated kBatch counters at a time in struct-of-arrays form so the rounds vectorize.
-class Stream {
- public:
-  static constexpr size_t kBatch = 64;  // counters per refill -> 2 * kBatch uint64 outputs
-  Stream(uint64_t seed, uint64_t block) : k0_(uint32_t(seed)), k1_(uint32_t(seed >> 32)) {
-    c2_ = uint32_t(block);
-    c3_ = uint32_t(block >> 32);
-  }
-  // Fill out[0, 2*kBatch) with the next batch.
-  void fill(uint64_t *out) {
-    uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];
-    for (size_t i = 0; i < kBatch; ++i) {
-      uint64_t c = next_ + i;
-      x0[i] = uint32_t(c);
-      x1[i] = uint32_t(c >> 32);
-      x2[i] = c2_;
-      x3[i] = c3_;
-    }
-    next_ += kBatch;
-    uint32_t ka = k0_, kb = k1_;
-    for (int r = 0; r < 10; ++r) {
-      for (size_t i = 0; i < kBatch; ++i) {
-        uint64_t p0 = uint64_t(0xD2511F53u) * x0[i];
-        uint64_t p1 = uint64_t(0xCD9E8D57u) * x2[i];
-        uint32_t y0 = uint32_t(p1 >> 32) ^ x1[i] ^ ka;
-        uint32_t y2 = uint32_t(p0 >> 32) ^ x3[i] ^ kb;
-        x1[i] = uint32_t(p1);
-        x3[i] = uint32_t(p0);
-        x0[i] = y0;
-        x2[i] = y2;
-      }
-      ka += 0x9E3779B9u;
-      kb += 0xBB67AE85u;
-    }
-    for (size_t i = 0; i < kBatch; ++i) {
-      out[2 * i] = uint64_t(x0[i]) | uint64_t(x1[i]) << 32;
-      out[2 * i + 1] = uint64_t(x2[i]) | uint64_t(x3[i]) << 32;
-    }
-  }
-  uint64_t next64() {
-    if (pos_ == 2 * kBatch) {
-      fill(buf_);
-      pos_ = 0;
-    }
-    return buf_[pos_++];
-  }
-  uint32_t next32() {
-    if (have_half_) {
-      have_half_ = false;
-      return half_;
-    }
-    uint64_t x = next64();
-    half_ = uint32_t(x >> 32);
-    have_half_ = true;
-    return uint32_t(x);
-  }
-
- private:
-  uint32_t k0_, k1_, c2_, c3_;
-  uint64_t next_ = 0;
-  uint64_t buf_[2 * kBatch];
-  size_t pos_ = 2 * kBatch;
-  uint32_t half_ = 0;
-  bool have_half_ = false;
-};
-
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-inline double u53(uint64_t x) { return double(x >> 11) * 0x1.0p-53; }          // [0, 1)
-inline double u53_open0(uint64_t x) { return double((x >> 11) + 1) * 0x1.0p-53; }  // (0, 1]
-
-template <class T>
-void fill_uniform(T *p, Index n, Stream &s, double lo, double hi) {
-  constexpr size_t B = 2 * Stream::kBatch;
-  uint64_t buf[B];
-  double scale = hi - lo;
-  if constexpr (std::is_same_v<T, double>) {
-    for (Index i = 0; i < n; i += Index(B)) {
-      s.fill(buf);
-      Index m = std::min<Index>(Index(B), n - i);
-      for (Index t = 0; t < m; ++t) p[i + t] = lo + scale * u53(buf[t]);
-    }
-  } else {
-    // float32: 24 random bits per value, two values per 64-bit output.
-    const float flo = float(lo), fhi = float(hi);
-    for (Index i = 0; i < n; i += Index(2 * B)) {
-      s.fill(buf);
-      Index m = std::min<Index>(Index(2 * B), n - i);
-      for (Index t = 0; t < m; ++t) {
-        uint32_t x = uint32_t(buf[t >> 1] >> ((t & 1) * 32));
-        double u = double(x >> 8) * 0x1.0p-24;
-        float v = float(lo + scale * u);
-        if (fhi > flo && v >= fhi) v = std::nextafter(fhi, flo);
-        p[i + t] = v;
-      }
-    }
-  }
-}
-
-template <class T>
-void fill_normal(T *p, Index n, Stream &s, double mean, double sd) {
-  constexpr size_t B = 2 * Stream::kBatch;
-  uint64_t buf[B];
-  for (Index i = 0; i < n; i += Index(B)) {
-    s.fill(buf);
-    Index m = std::min<Index>(Index(B), n - i);
-    for (Index t = 0; t < m; t += 2) {
-      // Box-Muller: u1 in (0, 1] so the log is finite.
-      double r = std::sqrt(-2.0 * std::log(u53_open0(buf[t])));
-      double th = kTwoPi * u53(buf[t + 1]);
-      p[i + t] = T(mean + sd * r * std::cos(th));
-      if (t + 1 < m) p[i + t + 1] = T(mean + sd * r * std::sin(th));
-    }
-  }
-}
-
-// Lemire's nearly divisionless unbiased bounded integers; range 0 means 2**64.
-inline uint64_t bounded(Stream &s, uint64_t range) {
-  if (range == 0) return s.next64();
-  if (range <= 0xFFFFFFFFull) {
-    uint32_t r = uint32_t(range);
-    uint64_t m = uint64_t(s.next32()) * r;
-    uint32_t l = uint32_t(m);
-    if (l < r) {
-      uint32_t t = uint32_t(-r) % r;
-      while (l < t) {
-        m = uint64_t(s.next32()) * r;
-        l = uint32_t(m);
-      }
-    }
-    return m >> 32;
-  }
-  if (range == 0x100000000ull) return s.next32();
-  unsigned __int128 m = (unsigned __int128)s.next64() * range;
-  uint64_t l = uint64_t(m);
-  if (l < range) {
-    uint64_t t = (0 - range) % range;
-    while (l < t) {
-      m = (unsigned __int128)s.next64() * range;
-      l = uint64_t(m);
-    }
-  }
-  return uint64_t(m >> 64);
-}
-
-Block *k_random(const Args &A) {
-  int64_t dist = A.i64(0);
-  uint64_t seed = uint64_t(A.i64(1));
-  double p0 = A.f64(2), p1 = A.f64(3);
-  uint64_t lo = uint64_t(A.i64(4)), range = uint64_t(A.i64(5));
-  DType dt = A.dtype(6);
-  const ca_arg_t &nb = A.tuple(7), &index = A.tuple(8), &shape = A.tuple(9);
-  CA_CHECK(nb.u.tuple.len == index.u.tuple.len && nb.u.tuple.len == shape.u.tuple.len, CA_EINVAL,
-           "ca.random: numblocks, index and shape differ in length");
-  uint64_t lin = 0;
-  for (size_t d = 0; d < nb.u.tuple.len; ++d) lin = lin * uint64_t(nb.u.tuple.items[d]) + uint64_t(index.u.tuple.items[d]);
-  Stream s(seed, lin);
-  BlockRef b(new_block(dt, shape));
-  Index n = b->size;
-  switch (dist) {
-    case CA_RANDOM_UNIFORM:
-    case CA_RANDOM_NORMAL:
-      if (dt == CA_FLOAT64) {
-        if (dist == CA_RANDOM_UNIFORM) fill_uniform(b.data<double>(), n, s, p0, p1);
-        else fill_normal(b.data<double>(), n, s, p0, p1);
-      } else if (dt == CA_FLOAT32) {
-        if (dist == CA_RANDOM_UNIFORM) fill_uniform(b.data<float>(), n, s, p0, p1);
-        else fill_normal(b.data<float>(), n, s, p0, p1);
-      } else {
-        fail(CA_ETYPE, "ca.random: dtype ", dtype_name(dt), " for a float distribution");
-      }
-      break;
-    case CA_RANDOM_INTEGERS:
-      dispatch_dtype(dt, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if constexpr (std::is_integral_v<T>) {
-          T *p = b.data<T>();
-          for (Index i = 0; i < n; ++i) p[i] = T(lo + bounded(s, range));
-        } else {
-          fail(CA_ETYPE, "ca.random: integers need an integer dtype");
-        }
-      });
-      break;
-    default: fail(CA_EINVAL, "ca.random: unknown distribution ", dist);
-  }
-  return b.release();
-}
-
 // ---- registration -------------------------------------------------------------------------------
 
 template <Block *(*F)(const Args &)>
@@ -497,9 +452,10 @@ void register_creation_kernels(KernelRegistry &reg) {
     ca_kernel_fn fn;
   };
   static const Entry entries[] = {
-      {"ca.full", wrap<k_full>},         {"ca.arange", wrap<k_arange>}, {"ca.linspace", wrap<k_linspace>},
-      {"ca.eye", wrap<k_eye>},           {"ca.tri", wrap<k_tri>},       {"ca.diag_block", wrap<k_diag_block>},
-      {"ca.diagonal", wrap<k_diagonal>}, {"ca.random", wrap<k_random>},
+      {"ca.eye", wrap<k_eye>},
+      {"ca.tri", wrap<k_tri>},
+      {"ca.diag_block", wrap<k_diag_block>},
+      {"ca.diagonal", wrap<k_diagonal>},
   };
   for (const Entry &e : entries)
     reg.add(kernel_new(e.name, e.fn, 1, const_cast<char *>(e.name), nullptr), true);

@@ -4,6 +4,8 @@
 
 #include "array/expr.hpp"
 
+#include "array/create.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -58,6 +60,7 @@ const char *op_name(int32_t op) {
     case kOpCast: return "astype";
     case kOpWhere: return "where";
     case kOpRoundDec: return "round";
+    case kOpGen: return "generate";
     default: return nullptr;
   }
 }
@@ -103,9 +106,9 @@ DType scalar_default(const ca_scalar_t &s) {
 // ---- byte format -----------------------------------------------------------------------------------
 
 constexpr char kMagic[4] = {'C', 'A', 'X', 'P'};
-constexpr uint32_t kFormatVersion = 1;
-constexpr size_t kHeaderBytes = 4 + 4 * 4;
-constexpr size_t kInstrBytes = 6 * 4 + 4 * 8;
+constexpr uint32_t kFormatVersion = 2;
+constexpr size_t kHeaderBytes = 4 + 5 * 4;  // magic, version, inputs, instructions, result, ndim
+constexpr size_t kInstrBytes = 7 * 4 + 5 * 8;
 
 void put_u32(std::string &o, uint32_t v) {
   for (int i = 0; i < 4; ++i) o.push_back(char((v >> (8 * i)) & 0xff));
@@ -194,6 +197,11 @@ struct Compiler {
   ExprProgram prog;
   std::vector<ArrayPtr> leaves;
   std::unordered_map<std::string, int32_t> leaf_reg;  // by name
+  const std::vector<Index> *shape = nullptr;  // inline generators of this shape
+  std::vector<ArrayPtr> gens;
+  std::unordered_map<std::string, int32_t> gen_reg;  // by name, once compiled
+
+  bool inline_gen(const ArrayPtr &a) const { return shape && a->gen && a->shape == *shape; }
   std::unordered_map<const Expr *, int32_t> memo;
   std::map<std::pair<int32_t, DType>, int32_t> casts;
 
@@ -202,7 +210,11 @@ struct Compiler {
     seen[e.get()] = true;
     if (e->kind == Expr::Leaf) {
       if (!e->leaf) fail(CA_EINTERNAL, "expression leaf without an array");
-      if (!leaf_reg.count(e->leaf->name)) {
+      if (inline_gen(e->leaf)) {
+        bool known = false;
+        for (auto &g : gens) known |= g->name == e->leaf->name;
+        if (!known) gens.push_back(e->leaf);
+      } else if (!leaf_reg.count(e->leaf->name)) {
         leaf_reg[e->leaf->name] = int32_t(leaves.size());
         leaves.push_back(e->leaf);
         prog.inputs.push_back(e->leaf->dtype);
@@ -236,7 +248,17 @@ struct Compiler {
     auto it = memo.find(e.get());
     if (it != memo.end()) return it->second;
     int32_t r = -1;
-    if (e->kind == Expr::Leaf) {
+    if (e->kind == Expr::Leaf && inline_gen(e->leaf)) {
+      auto g = gen_reg.find(e->leaf->name);
+      if (g != gen_reg.end()) {
+        r = g->second;
+      } else {
+        r = emit(gen_instr(*e->leaf->gen));
+        gen_reg[e->leaf->name] = r;
+        prog.gshape = *shape;
+        prog.coords = true;
+      }
+    } else if (e->kind == Expr::Leaf) {
       r = leaf_reg.at(e->leaf->name);
     } else if (e->kind == Expr::Const) {
       ExprInstr ins;
@@ -283,11 +305,6 @@ struct Compiler {
 };
 
 /// The number of instructions a tree compiles to (cheap enough: trees are bounded by fusion).
-size_t program_size(const ExprPtr &e, std::vector<ArrayPtr> &leaves, ExprProgram &p) {
-  p = compile_expr(e, leaves);
-  return p.code.size();
-}
-
 /// Replace leaves by the arrays of the same position after unify_chunks (memoized over the DAG).
 ExprPtr replace_leaves(const ExprPtr &e, const std::unordered_map<std::string, ArrayPtr> &repl,
                        std::unordered_map<const Expr *, ExprPtr> &memo) {
@@ -343,14 +360,15 @@ ArrayPtr finish(const char *prefix, ExprPtr tree, const std::vector<ArrayPtr> &o
   for (auto &a : operands) shapes.push_back(&a->shape);
   std::vector<Index> shape = broadcast_shapes(shapes);
 
-  std::vector<ArrayPtr> leaves;
-  ExprProgram prog;
-  if (program_size(tree, leaves, prog) > kMaxFusedInstructions) {
+  std::vector<ArrayPtr> leaves, gens;
+  ExprProgram prog = compile_expr(tree, leaves, &shape, &gens);
+  if (prog.code.size() > kMaxFusedInstructions) {
     std::vector<ExprPtr> ops;
     for (auto &a : operands) ops.push_back(make_leaf(a));
     tree = rebuild(ops);
     leaves.clear();
-    program_size(tree, leaves, prog);
+    gens.clear();
+    prog = compile_expr(tree, leaves, &shape, &gens);
   }
 
   const int32_t D = int32_t(shape.size());
@@ -380,6 +398,11 @@ ArrayPtr finish(const char *prefix, ExprPtr tree, const std::vector<ArrayPtr> &o
       found = true;
       break;
     }
+    // No input spans it: a generated leaf's chunks (generated leaves have the result's shape).
+    if (!found && !gens.empty()) {
+      chunks[size_t(d)] = gens[0]->chunks[size_t(d)];
+      found = true;
+    }
     if (!found) chunks[size_t(d)] = {shape[size_t(d)]};
   }
 
@@ -388,6 +411,10 @@ ArrayPtr finish(const char *prefix, ExprPtr tree, const std::vector<ArrayPtr> &o
   tok.add_bytes(bytes.data(), bytes.size());
   std::vector<ArrayArg> args;
   args.push_back(ArrayArg::lit(ca_arg_bytes(bytes.data(), bytes.size())));
+  if (prog.coords) {
+    args.push_back(ArrayArg::special(BlockwiseArg::BlockOrigin));
+    args.push_back(ArrayArg::special(BlockwiseArg::BlockShape));
+  }
   for (size_t i = 0; i < unified.size(); ++i) {
     tok.add(unified[i]->name).add(indices[i]).add(unified[i]->chunks);
     args.push_back(ArrayArg::of(unified[i], indices[i]));
@@ -420,6 +447,9 @@ std::string ExprProgram::serialize() const {
   put_u32(o, uint32_t(inputs.size()));
   put_u32(o, uint32_t(code.size()));
   put_u32(o, uint32_t(out));
+  put_u32(o, coords ? uint32_t(gshape.size()) : UINT32_MAX);
+  if (coords)
+    for (Index e : gshape) put_u64(o, uint64_t(e));
   for (DType t : inputs) put_u32(o, uint32_t(t));
   for (const ExprInstr &i : code) {
     put_u32(o, uint32_t(i.op));
@@ -432,6 +462,8 @@ std::string ExprProgram::serialize() const {
     put_f64(o, i.value.imag());
     put_u64(o, uint64_t(i.ivalue));
     put_u64(o, i.uvalue);
+    put_u32(o, uint32_t(i.gen));
+    put_u64(o, uint64_t(i.ivalue2));
   }
   return o;
 }
@@ -446,11 +478,21 @@ ExprProgram ExprProgram::parse(const void *data, size_t n) {
   if (version != kFormatVersion) fail(CA_EFORMAT, "fused program: unsupported format version ", version);
   uint32_t nin = r.u32(), ncode = r.u32();
   int32_t out = r.i32();
-  const size_t rest = n - kHeaderBytes;
+  uint32_t gnd = r.u32();
+  ExprProgram p;
+  if (gnd != UINT32_MAX) {
+    if (gnd > CA_MAX_NDIM) fail(CA_EFORMAT, "fused program: ", gnd, " dimensions");
+    p.coords = true;
+    for (uint32_t d = 0; d < gnd; ++d) {
+      Index e = Index(r.u64());
+      if (e < 0) fail(CA_EFORMAT, "fused program: negative array extent ", e);
+      p.gshape.push_back(e);
+    }
+  }
+  const size_t rest = n - r.pos;
   if (nin > rest / 4 || ncode > rest / kInstrBytes || size_t(nin) * 4 + size_t(ncode) * kInstrBytes != rest)
     fail(CA_EFORMAT, "fused program: ", nin, " inputs and ", ncode, " instructions do not match its size of ", n,
          " bytes");
-  ExprProgram p;
   p.inputs.resize(nin);
   auto check_dtype = [](DType t, const char *what, size_t k) {
     if (!dtype_valid(t) || t == CA_RAW) fail(CA_EFORMAT, "fused program: ", what, " ", k, " has invalid dtype ", t);
@@ -472,10 +514,17 @@ ExprProgram ExprProgram::parse(const void *data, size_t n) {
     ins.value = {re, im};
     ins.ivalue = int64_t(r.u64());
     ins.uvalue = r.u64();
+    ins.gen = r.i32();
+    ins.ivalue2 = int64_t(r.u64());
     if (!known_op(ins.op)) fail(CA_EFORMAT, "fused program: instruction ", k, " has unknown op ", ins.op);
     check_dtype(ins.dtype, "instruction", k);
     check_dtype(ins.in_dtype, "instruction", k);
-    const int arity = ins.op == kOpConst ? 0 : ins.op == kOpWhere ? 3 : is_binary_op(ins.op) ? 2 : 1;
+    if (ins.op == kOpGen) {
+      if (!p.coords) fail(CA_EFORMAT, "fused program: instruction ", k, " generates but the program has no shape");
+      if (ins.dtype != ins.in_dtype) fail(CA_EFORMAT, "fused program: generator ", k, " changes dtype");
+      gen_check(gen_spec_of(ins));
+    }
+    const int arity = ins.op == kOpConst || ins.op == kOpGen ? 0 : ins.op == kOpWhere ? 3 : is_binary_op(ins.op) ? 2 : 1;
     const int32_t limit = int32_t(nin + k);
     int32_t ops[3] = {ins.a, ins.b, ins.c};
     for (int j = 0; j < 3; ++j) {
@@ -623,14 +672,56 @@ ExprPtr expr_of(const ArrayPtr &a) {
   return make_leaf(a);
 }
 
-ExprProgram compile_expr(const ExprPtr &e, std::vector<ArrayPtr> &leaves) {
+ExprProgram compile_expr(const ExprPtr &e, std::vector<ArrayPtr> &leaves, const std::vector<Index> *shape,
+                         std::vector<ArrayPtr> *gens) {
   if (!e) fail(CA_EINVAL, "expression is null");
   Compiler c;
+  c.shape = shape;
   std::unordered_map<const Expr *, bool> seen;
   c.collect(e, seen);
   c.prog.out = c.compile(e);
   leaves = std::move(c.leaves);
+  if (gens) *gens = std::move(c.gens);
   return std::move(c.prog);
+}
+
+ExprInstr gen_instr(const GenSpec &g) {
+  ExprInstr ins;
+  ins.op = kOpGen;
+  ins.dtype = ins.in_dtype = g.dtype;
+  ins.gen = g.kind;
+  ins.value = std::complex<double>(g.p0, g.p1);
+  ins.ivalue = g.i0;
+  ins.ivalue2 = g.i1;
+  ins.uvalue = g.seed;
+  return ins;
+}
+
+GenSpec gen_spec_of(const ExprInstr &ins) {
+  GenSpec g;
+  g.kind = ins.gen;
+  g.dtype = ins.dtype;
+  g.p0 = ins.value.real();
+  g.p1 = ins.value.imag();
+  g.i0 = ins.ivalue;
+  g.i1 = ins.ivalue2;
+  g.seed = ins.uvalue;
+  return g;
+}
+
+GenCoords gen_coords_from_args(const ExprProgram &p, const ca_arg_t &origin, const ca_arg_t &shape) {
+  if (origin.kind != CA_ARG_TUPLE || shape.kind != CA_ARG_TUPLE)
+    fail(CA_EINVAL, "a generating program takes its block's origin and shape (tuples)");
+  if (origin.u.tuple.len != p.gshape.size() || shape.u.tuple.len != p.gshape.size())
+    fail(CA_EINVAL, "a generating program over a ", p.gshape.size(), "-d array got a ", origin.u.tuple.len,
+         "-d block origin and a ", shape.u.tuple.len, "-d block shape");
+  for (size_t d = 0; d < p.gshape.size(); ++d) {
+    const Index o = origin.u.tuple.items[d], e = shape.u.tuple.items[d];
+    if (o < 0 || e < 0 || o > p.gshape[d] - e)
+      fail(CA_EINVAL, "block at ", o, " of extent ", e, " lies outside the array's extent ", p.gshape[d],
+           " along axis ", d);
+  }
+  return GenCoords{origin.u.tuple.items, shape.u.tuple.items, int32_t(p.gshape.size())};
 }
 
 ArrayPtr elementwise_unary(int32_t op, const ArrayPtr &a) {
@@ -750,6 +841,16 @@ FusedArgs fused_args(const ArrayPtr &a) {
   if (!a) fail(CA_EINVAL, "array is null");
   FusedArgs r;
   r.out_index = out_letters(a->ndim());
+  if (!a->expr && a->gen) {
+    ExprProgram p;
+    p.code.push_back(gen_instr(*a->gen));
+    p.out = 0;
+    p.gshape = a->shape;
+    p.coords = true;
+    r.program = p.serialize();
+    r.coords = true;
+    return r;
+  }
   if (!a->expr) {
     ExprProgram p;
     p.inputs = {a->dtype};
@@ -759,8 +860,9 @@ FusedArgs fused_args(const ArrayPtr &a) {
     return r;
   }
   std::vector<ArrayPtr> leaves;
-  ExprProgram p = compile_expr(a->expr, leaves);
+  ExprProgram p = compile_expr(a->expr, leaves, &a->shape);
   r.program = p.serialize();
+  r.coords = p.coords;
   for (auto &l : leaves) {
     if (l->ndim() > a->ndim()) fail(CA_EINTERNAL, "expression leaf has more dimensions than its array");
     r.inputs.push_back(ArrayArg::of(l, r.out_index.substr(size_t(a->ndim() - l->ndim()))));

@@ -29,6 +29,8 @@ enum ExprCode : int32_t {
   kOpCast = 1001,   // result = cast(a) from Instr::in_dtype to Instr::dtype (NumPy's astype)
   kOpWhere = 1002,  // result = a (bool) ? b : c, all of dtype Instr::dtype except a (bool)
   kOpRoundDec = 1003,  // result = np.round(a, decimals=int(value.real())), float/complex
+  kOpGen = 1004,  // result = a generated array's elements at the tile's global indices (GenSpec in
+                  // gen, value, ivalue, ivalue2, uvalue); needs the block's origin (ExprProgram::coords)
 };
 
 struct ExprInstr {
@@ -39,7 +41,14 @@ struct ExprInstr {
   std::complex<double> value{};    // kOpConst (for integers: exact in ivalue), kOpRoundDec
   int64_t ivalue = 0;              // kOpConst exact integer value (int/bool dtypes)
   uint64_t uvalue = 0;             // kOpConst exact unsigned value (uint dtypes)
+  int32_t gen = 0;                 // kOpGen: GenSpec::Kind
+  int64_t ivalue2 = 0;             // kOpGen: GenSpec::i1
 };
+
+struct GenSpec;
+/// The kOpGen instruction of a generator, and back.
+ExprInstr gen_instr(const GenSpec &g);
+GenSpec gen_spec_of(const ExprInstr &ins);
 
 /// Registers 0..inputs.size()-1 are the input blocks (kernel arguments 1..n, in order), then one
 /// register per instruction, in order. The result is register `out` (dtype of that register).
@@ -47,21 +56,44 @@ struct ExprProgram {
   std::vector<DType> inputs;
   std::vector<ExprInstr> code;
   int32_t out = 0;
+  /// With kOpGen instructions: the shape of the whole array the program computes (its generators'
+  /// shape). Such a program is called with its block's origin and shape (GenCoords).
+  std::vector<Index> gshape;
+  bool coords = false;
 
   DType reg_dtype(int32_t r) const { return r < int32_t(inputs.size()) ? inputs[size_t(r)] : code[size_t(r) - inputs.size()].dtype; }
   std::string serialize() const;
   static ExprProgram parse(const void *data, size_t n);  // throws CA_EFORMAT on bad bytes
 };
 
+/// Where a block sits, for programs with generators (ExprProgram::coords): its origin in the array
+/// and its shape (ndim = gshape's).
+struct GenCoords {
+  const Index *origin = nullptr;
+  const Index *shape = nullptr;
+  int32_t ndim = 0;
+};
+/// The coordinates from a kernel's BlockOrigin and BlockShape tuple arguments (CA_EINVAL if wrong).
+GenCoords gen_coords_from_args(const ExprProgram &p, const ca_arg_t &origin, const ca_arg_t &shape);
+
+/// A parsed program resolved to its instruction functions, cached per thread by its bytes (the
+/// tasks of one layer share one). Implemented in array/ops_kernels.cpp.
+struct PreparedProgram;
+const PreparedProgram &prepared_program(const void *bytes, size_t n);
+const ExprProgram &program_of(const PreparedProgram &pp);
+
 /// Evaluate a program over input blocks (the `ca.fused` kernel). Inputs broadcast (NumPy rules) to
 /// the output shape. Implemented in array/ops_kernels.cpp.
-Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t ninputs);
+Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t ninputs,
+                    const GenCoords *coords = nullptr);
+Block *eval_prepared_program(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
+                             const GenCoords *coords);
 
 /// Tile-wise evaluation for fused reductions: calls `sink(tile_ptr, n, flat_offset)` for consecutive
 /// runs of the result (of the program's result dtype) in C order over the broadcast output shape.
 /// `out_shape` receives that shape. Implemented in array/ops_kernels.cpp.
-void eval_program_tiles(const ExprProgram &p, const Block *const *inputs, size_t ninputs,
-                        std::vector<Index> &out_shape,
+void eval_program_tiles(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
+                        const GenCoords *coords, std::vector<Index> &out_shape,
                         const std::function<void(const void *tile, int64_t n, int64_t offset)> &sink);
 
 // ---- the tree (what array operations build) ------------------------------------------------------
@@ -95,7 +127,10 @@ ArrayPtr elementwise_clip(const ArrayPtr &a, const ca_scalar_t *lo, const ca_sca
 ArrayPtr elementwise_astype(const ArrayPtr &a, DType dtype);
 ArrayPtr elementwise_round(const ArrayPtr &a, int32_t decimals);
 
-/// Compile a tree: the leaves (deduplicated by name, in first-use order) and the program.
-ExprProgram compile_expr(const ExprPtr &e, std::vector<ArrayPtr> &leaves);
+/// Compile a tree: the leaves (deduplicated by name, in first-use order) and the program. With
+/// `shape` (the result's array shape), generated leaves of that shape (Array::gen) become kOpGen
+/// instructions instead of inputs, listed in `gens` when given.
+ExprProgram compile_expr(const ExprPtr &e, std::vector<ArrayPtr> &leaves, const std::vector<Index> *shape = nullptr,
+                         std::vector<ArrayPtr> *gens = nullptr);
 
 }  // namespace ca

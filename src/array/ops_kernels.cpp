@@ -16,6 +16,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "array/create.hpp"
 #include "array/expr.hpp"
 #include "kernel/kernel.hpp"
 
@@ -645,6 +646,10 @@ Fn pick(const ExprInstr &ins) {
 
 Fn resolve_impl(const ExprInstr &ins);
 
+void k_gen_unreachable(const ExprInstr &, const void *, const void *, const void *, void *, int64_t) {
+  fail(CA_EINTERNAL, "fused program: a generator evaluated without coordinates");
+}
+
 /// The function for an instruction; variant 1/2: the version with a scalar first/second operand
 /// (nullptr where there is none).
 Fn resolve(const ExprInstr &ins, int variant = 0) {
@@ -664,6 +669,8 @@ Fn resolve_impl(const ExprInstr &ins) {
   switch (ins.op) {
     case kOpConst:
       return dispatch_dtype(ins.dtype, [](auto tag) -> Fn { return &k_const<typename decltype(tag)::type>; });
+    case kOpGen:
+      return &k_gen_unreachable;  // run() generates through gen_fill with the tile's coordinates
     case kOpCast:
       return dispatch_dtype(ins.in_dtype, [&](auto from) -> Fn {
         return dispatch_dtype(ins.dtype, [&](auto to) -> Fn {
@@ -752,13 +759,20 @@ Fn resolve_impl(const ExprInstr &ins) {
 
 // ---- evaluation ------------------------------------------------------------------------------------
 
+}  // namespace
+
 /// A program resolved to functions, plus each register's last use (for buffer reuse).
-struct Prepared {
+struct PreparedProgram {
   const ExprProgram *p = nullptr;
   std::vector<Fn> fns;
   std::vector<Fn> fns_sa, fns_sb;  // binary ops with a scalar first / second operand
   std::vector<int32_t> last_use;  // per register: index of the last instruction reading it
+  std::vector<GenSpec> gens;      // per instruction (kOpGen only)
 };
+
+namespace {
+
+using Prepared = PreparedProgram;
 
 void prepare(Prepared &pp, const ExprProgram &p) {
   pp.p = &p;
@@ -769,8 +783,14 @@ void prepare(Prepared &pp, const ExprProgram &p) {
   pp.fns_sa.resize(p.code.size());
   pp.fns_sb.resize(p.code.size());
   pp.last_use.assign(size_t(nreg), -1);
+  pp.gens.assign(p.code.size(), GenSpec{});
   for (size_t k = 0; k < p.code.size(); ++k) {
     const ExprInstr &ins = p.code[k];
+    if (ins.op == kOpGen) {
+      if (!p.coords) fail(CA_EFORMAT, "fused program: a generator without the array's shape");
+      pp.gens[k] = gen_spec_of(ins);
+      gen_check(pp.gens[k]);
+    }
     pp.fns[k] = resolve(ins);
     pp.fns_sa[k] = resolve(ins, 1);
     pp.fns_sb[k] = resolve(ins, 2);
@@ -858,10 +878,12 @@ void gather(const InputView &in, const std::vector<Index> &shape, Index off, Ind
 }
 
 /// Validate the input blocks against the program and compute the broadcast output shape.
-void broadcast_inputs(const ExprProgram &p, const Block *const *inputs, size_t ninputs, std::vector<Index> &shape) {
+void broadcast_inputs(const ExprProgram &p, const Block *const *inputs, size_t ninputs, const GenCoords *coords,
+                      std::vector<Index> &shape) {
   const size_t nin = p.inputs.size();
   if (ninputs != nin) fail(CA_EINVAL, "fused program takes ", nin, " input blocks, got ", ninputs);
-  int D = 0;
+  if (p.coords && !coords) fail(CA_EINVAL, "a generating fused program needs its block's origin and shape");
+  int D = p.coords ? coords->ndim : 0;
   for (size_t i = 0; i < nin; ++i) {
     if (!inputs[i]) fail(CA_EINVAL, "fused program: input ", i, " is null");
     if (inputs[i]->dtype != p.inputs[i])
@@ -871,6 +893,9 @@ void broadcast_inputs(const ExprProgram &p, const Block *const *inputs, size_t n
     D = std::max(D, int(inputs[i]->ndim));
   }
   shape.assign(size_t(D), 1);
+  if (p.coords) {
+    for (int d = 0; d < coords->ndim; ++d) shape[size_t(D - coords->ndim + d)] = coords->shape[d];
+  }
   for (size_t i = 0; i < nin; ++i) {
     const Block *b = inputs[i];
     for (int k = 0; k < b->ndim; ++k) {
@@ -887,8 +912,40 @@ void broadcast_inputs(const ExprProgram &p, const Block *const *inputs, size_t n
 
 /// Evaluate over the broadcast `shape` (from broadcast_inputs): `out_data` receives the result in C
 /// order, or (out_data null) each tile goes to `sink`.
-void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index> &shape, char *out_data,
-         const std::function<void(const void *, int64_t, int64_t)> *sink) {
+/// Elements [off, off + n) (C order over the block's `shape`) of generator `g` into dst.
+void gen_tile(const GenSpec &g, const GenCoords &c, const Index *gstride, const std::vector<Index> &shape, Index off,
+              Index n, char *dst) {
+  const int D = int(shape.size());
+  const size_t isz = dtype_size(g.dtype);
+  if (D == 0 || g.kind == GenSpec::Full) {
+    gen_fill(g, 0, n, dst);
+    return;
+  }
+  Index idx[CA_MAX_NDIM];
+  Index rem = off;
+  for (int d = D - 1; d >= 0; --d) {
+    idx[d] = rem % shape[size_t(d)];
+    rem /= shape[size_t(d)];
+  }
+  const Index last = shape[size_t(D - 1)];
+  const int lead = D - c.ndim;  // the block may have leading broadcast dims the generator lacks
+  Index done = 0;
+  while (done < n) {
+    Index glin = 0;
+    for (int d = 0; d < c.ndim; ++d) glin += (c.origin[d] + idx[lead + d]) * gstride[d];
+    Index run = std::min(last - idx[D - 1], n - done);
+    gen_fill(g, glin, run, dst + size_t(done) * isz);
+    done += run;
+    idx[D - 1] += run;
+    for (int d = D - 1; d > 0 && idx[d] == shape[size_t(d)]; --d) {
+      idx[d] = 0;
+      ++idx[d - 1];
+    }
+  }
+}
+
+void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index> &shape, const GenCoords *coords,
+         char *out_data, const std::function<void(const void *, int64_t, int64_t)> *sink) {
   const ExprProgram &p = *pp.p;
   const size_t nin = p.inputs.size();
   const int D = int(shape.size());
@@ -937,7 +994,7 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
   for (size_t k = 0; k < p.code.size(); ++k) {
     const ExprInstr &ins = p.code[k];
     const int32_t r = int32_t(nin + k);
-    bool all_inv = true;
+    bool all_inv = ins.op != kOpGen || pp.gens[k].kind == GenSpec::Full;
     for (int32_t o : {ins.a, ins.b, ins.c})
       if (o >= 0 && !inv[size_t(o)]) all_inv = false;
     inv[size_t(r)] = all_inv;
@@ -982,8 +1039,18 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
     const int32_t r = int32_t(nin + k);
     if (!inv[size_t(r)]) continue;
     const ExprInstr &ins = p.code[k];
-    pp.fns[k](ins, operand(ins.a), operand(ins.b), operand(ins.c), slot_ptr(r), T);
+    if (ins.op == kOpGen) gen_fill(pp.gens[k], 0, T, slot_ptr(r));
+    else pp.fns[k](ins, operand(ins.a), operand(ins.b), operand(ins.c), slot_ptr(r), T);
     regp[size_t(r)] = slot_ptr(r);
+  }
+  // Generators: the block's global strides.
+  Index gstride[CA_MAX_NDIM] = {};
+  if (p.coords) {
+    Index st = 1;
+    for (int d = int(p.gshape.size()) - 1; d >= 0; --d) {
+      gstride[d] = st;
+      st *= p.gshape[size_t(d)];
+    }
   }
 
   // Per instruction: the scalar-operand version where one operand is invariant.
@@ -1013,7 +1080,8 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
       if (inv[size_t(r)]) continue;
       const ExprInstr &ins = p.code[k];
       void *dst = (out_direct && r == p.out) ? static_cast<void *>(out_data + size_t(off) * osz) : slot_ptr(r);
-      fn[k](ins, operand(ins.a), operand(ins.b), operand(ins.c), dst, n);
+      if (ins.op == kOpGen) gen_tile(pp.gens[k], *coords, gstride, shape, off, n, static_cast<char *>(dst));
+      else fn[k](ins, operand(ins.a), operand(ins.b), operand(ins.c), dst, n);
       regp[size_t(r)] = dst;
     }
     if (out_data) {
@@ -1024,16 +1092,16 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
   }
 }
 
-Block *eval_prepared(const Prepared &pp, const Block *const *inputs, size_t ninputs) {
+Block *eval_prepared(const Prepared &pp, const Block *const *inputs, size_t ninputs, const GenCoords *coords) {
   const ExprProgram &p = *pp.p;
   // Identity over an input of the output's shape: hand the block out without copying.
   if (p.out < int32_t(p.inputs.size()) && ninputs == 1 && p.inputs.size() == 1 && inputs[0] &&
       inputs[0]->dtype == p.inputs[0])
     return block_retain(inputs[0]);
   std::vector<Index> shape;
-  broadcast_inputs(p, inputs, ninputs, shape);
+  broadcast_inputs(p, inputs, ninputs, coords, shape);
   BlockRef out(block_new(p.reg_dtype(p.out), int32_t(shape.size()), shape.data()));
-  run(pp, inputs, shape, static_cast<char *>(out->data), nullptr);
+  run(pp, inputs, shape, coords, static_cast<char *>(out->data), nullptr);
   return out.release();
 }
 
@@ -1069,21 +1137,28 @@ ca_status_t k_fused(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ker
   try {
     if (nargs < 1 || args[0].kind != CA_ARG_BYTES)
       fail(CA_EINVAL, "ca.fused takes the program (bytes) and then its input blocks");
+    const Prepared &pp = t_cache.get(args[0].u.bytes.data, args[0].u.bytes.len);
+    GenCoords coords;
+    size_t first = 1;
+    if (pp.p->coords) {
+      if (nargs < 3) fail(CA_EINVAL, "ca.fused: a generating program takes its block's origin and shape");
+      coords = gen_coords_from_args(*pp.p, args[1], args[2]);
+      first = 3;
+    }
     const Block *small[16];
     std::vector<const Block *> big;
     const Block **in = small;
-    const size_t nin = nargs - 1;
+    const size_t nin = nargs - first;
     if (nin > 16) {
       big.resize(nin);
       in = big.data();
     }
     for (size_t i = 0; i < nin; ++i) {
-      if (args[i + 1].kind != CA_ARG_BLOCK || !args[i + 1].u.block)
-        fail(CA_EINVAL, "ca.fused: argument ", i + 1, " is not a block");
-      in[i] = args[i + 1].u.block;
+      if (args[i + first].kind != CA_ARG_BLOCK || !args[i + first].u.block)
+        fail(CA_EINVAL, "ca.fused: argument ", i + first, " is not a block");
+      in[i] = args[i + first].u.block;
     }
-    const Prepared &pp = t_cache.get(args[0].u.bytes.data, args[0].u.bytes.len);
-    *out = eval_prepared(pp, in, nin);
+    *out = eval_prepared(pp, in, nin, pp.p->coords ? &coords : nullptr);
     return CA_OK;
   } catch (const Error &e) {
     if (kctx) kctx->error = e.message();
@@ -1099,19 +1174,25 @@ ca_status_t k_fused(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ker
 
 }  // namespace
 
-Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t ninputs) {
+Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t ninputs, const GenCoords *coords) {
   Prepared pp;
   prepare(pp, p);
-  return eval_prepared(pp, inputs, ninputs);
+  return eval_prepared(pp, inputs, ninputs, coords);
 }
 
-void eval_program_tiles(const ExprProgram &p, const Block *const *inputs, size_t ninputs,
-                        std::vector<Index> &out_shape,
+Block *eval_prepared_program(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
+                             const GenCoords *coords) {
+  return eval_prepared(pp, inputs, ninputs, coords);
+}
+
+const PreparedProgram &prepared_program(const void *bytes, size_t n) { return t_cache.get(bytes, n); }
+const ExprProgram &program_of(const PreparedProgram &pp) { return *pp.p; }
+
+void eval_program_tiles(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
+                        const GenCoords *coords, std::vector<Index> &out_shape,
                         const std::function<void(const void *tile, int64_t n, int64_t offset)> &sink) {
-  Prepared pp;
-  prepare(pp, p);
-  broadcast_inputs(p, inputs, ninputs, out_shape);
-  run(pp, inputs, out_shape, nullptr, &sink);
+  broadcast_inputs(*pp.p, inputs, ninputs, coords, out_shape);
+  run(pp, inputs, out_shape, coords, nullptr, &sink);
 }
 
 void register_ops_kernels(KernelRegistry &reg) { reg.add(kernel_new("ca.fused", k_fused, 1, nullptr, nullptr), true); }

@@ -403,6 +403,7 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   bargs.push_back(blockwise_literal(ca_arg_bytes(fa.program.data(), fa.program.size())));
   bargs.push_back(tuple_lit(spec));
   bargs.push_back(special(BlockwiseArg::BlockShape));
+  bargs.push_back(special(BlockwiseArg::BlockOrigin));
   add_leaf_args(fa, deps, bargs);
   g->add_layer(std::make_shared<BlockwiseLayer>(block_name, a->chunks, "ca.scan_block", deps, std::move(bargs)));
   if (single) return array_from_layer(g, final_name, a->chunks, out);

@@ -594,7 +594,8 @@ inline void walk(const WalkPlan &w, const T *x, Index n, Index off, H &&h, V &&v
 }
 
 struct ChunkIn {
-  ExprProgram prog;
+  const PreparedProgram *pp = nullptr;
+  const ExprProgram *prog = nullptr;
   bool identity = false;
   std::vector<const Block *> leaves;
   std::vector<Index> gshape, origin, bshape;
@@ -609,7 +610,8 @@ void for_tiles(const ChunkIn &in, F &&f) {
     return;
   }
   std::vector<Index> shape;
-  eval_program_tiles(in.prog, in.leaves.data(), in.leaves.size(), shape,
+  GenCoords c{in.origin.data(), in.bshape.data(), int32_t(in.bshape.size())};
+  eval_program_tiles(*in.pp, in.leaves.data(), in.leaves.size(), in.prog->coords ? &c : nullptr, shape,
                      [&](const void *t, int64_t n, int64_t off) { f(static_cast<const T *>(t), n, off); });
 }
 
@@ -723,31 +725,39 @@ ca_status_t guard(ca_kernel_ctx_t *kctx, const char *name, F &&f) {
   }
 }
 
-ExprProgram parse_program(const ca_arg_t &a, bool &identity) {
+const PreparedProgram &parse_program(const ca_arg_t &a, bool &identity) {
   CA_CHECK(a.kind == CA_ARG_BYTES || a.kind == CA_ARG_STRING, CA_EINVAL, "program must be bytes");
-  ExprProgram p = ExprProgram::parse(a.u.bytes.data, a.u.bytes.len);
+  const PreparedProgram &pp = prepared_program(a.u.bytes.data, a.u.bytes.len);
+  const ExprProgram &p = program_of(pp);
   identity = p.code.empty() && p.inputs.size() == 1 && p.out == 0;
-  return p;
+  return pp;
 }
 
 ca_status_t k_reduce_chunk(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
   return guard(kctx, "ca.reduce_chunk", [&] {
-    CA_CHECK(nargs >= 6, CA_EINVAL, "ca.reduce_chunk takes a program, 4 tuples and leaf blocks");
+    CA_CHECK(nargs >= 5, CA_EINVAL, "ca.reduce_chunk takes a program, 4 tuples and leaf blocks");
     ChunkIn in;
-    in.prog = parse_program(args[0], in.identity);
+    in.pp = &parse_program(args[0], in.identity);
+    in.prog = &program_of(*in.pp);
     in.spec = parse_spec(args[1]);
     in.gshape = tuple_of(args[2], "array shape");
     in.origin = tuple_of(args[3], "block origin");
     in.bshape = tuple_of(args[4], "block shape");
     for (size_t i = 5; i < nargs; ++i) in.leaves.push_back(block_arg(args[i], "a leaf"));
-    CA_CHECK(in.leaves.size() == in.prog.inputs.size(), CA_EINVAL, "ca.reduce_chunk: program takes ",
-             in.prog.inputs.size(), " inputs, got ", in.leaves.size());
+    CA_CHECK(in.leaves.size() == in.prog->inputs.size(), CA_EINVAL, "ca.reduce_chunk: program takes ",
+             in.prog->inputs.size(), " inputs, got ", in.leaves.size());
+    if (in.prog->coords) {
+      const ca_arg_t o = ca_arg_tuple(in.origin.data(), in.origin.size());
+      const ca_arg_t b = ca_arg_tuple(in.bshape.data(), in.bshape.size());
+      gen_coords_from_args(*in.prog, o, b);  // validates origin and shape against the program
+      CA_CHECK(in.gshape == in.prog->gshape, CA_EINVAL, "ca.reduce_chunk: array shape differs from the program's");
+    }
     if (in.identity) {
       const Block *b = in.leaves[0];
       CA_CHECK(b->dtype == in.spec.in && b->size == prod(in.bshape), CA_EINVAL,
                "ca.reduce_chunk: block does not match its shape/dtype");
     }
-    CA_CHECK(in.prog.reg_dtype(in.prog.out) == in.spec.in, CA_EINVAL, "ca.reduce_chunk: program dtype mismatch");
+    CA_CHECK(in.prog->reg_dtype(in.prog->out) == in.spec.in, CA_EINVAL, "ca.reduce_chunk: program dtype mismatch");
     with_family(in.spec, [&](auto ft) {
       using Fam = typename decltype(ft)::type;
       using P = typename Fam::P;
@@ -879,18 +889,21 @@ void scan_inplace(R *x, Index outer, Index n, Index inner) {
 
 ca_status_t k_scan_block(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
   return guard(kctx, "ca.scan_block", [&] {
-    CA_CHECK(nargs >= 4, CA_EINVAL, "ca.scan_block takes a program, a spec, a shape and leaf blocks");
+    CA_CHECK(nargs >= 4, CA_EINVAL, "ca.scan_block takes a program, a spec, the block's shape and origin and leaf blocks");
     bool identity = false;
-    ExprProgram prog = parse_program(args[0], identity);
+    const PreparedProgram &pp = parse_program(args[0], identity);
+    const ExprProgram &prog = program_of(pp);
     ScanSpec s = parse_scan_spec(args[1]);
     std::vector<const Block *> leaves;
-    for (size_t i = 3; i < nargs; ++i) leaves.push_back(block_arg(args[i], "a leaf"));
+    for (size_t i = 4; i < nargs; ++i) leaves.push_back(block_arg(args[i], "a leaf"));
     CA_CHECK(leaves.size() == prog.inputs.size(), CA_EINVAL, "ca.scan_block: wrong number of leaves");
+    GenCoords coords;
+    if (prog.coords) coords = gen_coords_from_args(prog, args[3], args[2]);
     BlockRef val;
     if (identity)
       val = BlockRef(block_retain(leaves[0]));
     else
-      val = BlockRef(eval_program(prog, leaves.data(), leaves.size()));
+      val = BlockRef(eval_prepared_program(pp, leaves.data(), leaves.size(), prog.coords ? &coords : nullptr));
     BlockRef r(cast_block(val.get(), s.out));
     val = BlockRef();
     Index outer, n, inner;

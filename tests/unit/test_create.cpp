@@ -16,6 +16,7 @@
 
 #include "array/array.hpp"
 #include "array/create.hpp"
+#include "array/expr.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
 #include "numpy_ref.hpp"
@@ -342,14 +343,18 @@ TEST(Create, RandomReproducibleAcrossThreads) {
     EXPECT_NE(other->name, a->name);
     EXPECT_NE(compute_bytes(other, 2), r0);
   }
-  // A block's values depend on (seed, block linear index) only: block b of any grid is a prefix of
-  // the same stream.
-  std::vector<double> x = compute_as<double>(random(CA_RANDOM_UNIFORM, 7, {300}, Chunks{{100, 200}}, CA_FLOAT64, 0, 1));
-  std::vector<double> y =
-      compute_as<double>(random(CA_RANDOM_UNIFORM, 7, {200}, Chunks{{100, 50, 50}}, CA_FLOAT64, 0, 1));
-  EXPECT_TRUE(std::equal(x.begin(), x.begin() + 100, y.begin()));
-  EXPECT_TRUE(std::equal(x.begin() + 100, x.begin() + 150, y.begin() + 100));
-  EXPECT_FALSE(std::equal(x.begin() + 100, x.begin() + 150, y.begin() + 150));
+  // Values depend on (seed, global element index) only: any chunking, any extent, same values.
+  for (int32_t dist : {CA_RANDOM_UNIFORM, CA_RANDOM_NORMAL, CA_RANDOM_INTEGERS}) {
+    DType dt = dist == CA_RANDOM_INTEGERS ? CA_INT64 : CA_FLOAT64;
+    std::vector<double> x = compute_as<double>(
+        elementwise_astype(random(dist, 7, {301}, Chunks{{100, 201}}, dt, 0, 1000), CA_FLOAT64));
+    std::vector<double> y = compute_as<double>(
+        elementwise_astype(random(dist, 7, {201}, Chunks{{1, 50, 49, 3, 98}}, dt, 0, 1000), CA_FLOAT64));
+    EXPECT_TRUE(std::equal(y.begin(), y.end(), x.begin())) << dist;
+    std::vector<uint8_t> a2 = compute_bytes(random(dist, 9, {37, 41}, Chunks{{37}, {41}}, dt, 0, 1000), 2);
+    std::vector<uint8_t> b2 = compute_bytes(random(dist, 9, {37, 41}, Chunks{{5, 32}, {1, 39, 1}}, dt, 0, 1000), 2);
+    EXPECT_EQ(a2, b2) << dist;
+  }
 }
 
 TEST(Create, RandomStatistics) {
@@ -542,7 +547,7 @@ TEST(Pictures, GraphDotAcceptedByGraphviz) {
   for (const ArrayPtr &a : {v, d, dd}) {
     std::string dot = graph_to_dot(*a->graph, {});
     EXPECT_NE(dot.find("digraph"), std::string::npos);
-    EXPECT_NE(dot.find("ca.arange"), std::string::npos);
+    EXPECT_NE(dot.find("ca.fused"), std::string::npos);
     std::string in = tmp_path(".dot"), out = tmp_path(".svg");
     write_file(in, dot);
     std::string cmd = "/usr/bin/dot -Tsvg " + in + " -o " + out;

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "array/create.hpp"
+#include "array/reduce.hpp"
 #include "array/expr.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
@@ -767,4 +769,104 @@ TEST(Elementwise, FusedKernelDirectly) {
   bytes = id.serialize();
   args[0] = ca_arg_bytes(bytes.data(), bytes.size());
   EXPECT_THROW(kernel_invoke(k.get(), args, 2, &kctx), Error);
+}
+
+// ---- generated arrays fuse into expressions and reductions -------------------------------------------
+
+TEST(Elementwise, GeneratorsFuseAndRegenerate) {
+  const Chunks gc{{10, 1, 26}, {23}}, xc{{5, 32}, {7, 7, 9}};
+  ArrayPtr r = random(CA_RANDOM_UNIFORM, 11, {37, 23}, gc, CA_FLOAT64, -1, 1);
+  ASSERT_TRUE(r->gen);
+  Npy rn = ca::test::compute_npy(r);
+  Npy x = make(CA_FLOAT64, {37, 23}, 3);
+  ArrayPtr X = arr(x, xc);
+  // r + X: r is generated inside the fused task on X's chunks, r's blocks are never computed.
+  ArrayPtr s = elementwise_binary(CA_OP_ADD, r, X);
+  EXPECT_EQ(s->chunks, X->chunks);
+  EXPECT_EQ(s->graph->find(r->name), nullptr);
+  EXPECT_EQ(s->graph->find(s->name)->num_tasks(), s->nblocks());
+  // x - x.mean(axis=0) and its std: r is regenerated in both the mean's chunks and the difference.
+  ArrayPtr m = reduce(CA_RED_MEAN, r, {0}, false, 0, 0, 0);
+  ArrayPtr d = elementwise_binary(CA_OP_SUB, r, m);
+  ArrayPtr sd = reduce(CA_RED_STD, d, {0}, false, 0, 0, 0);
+  EXPECT_EQ(sd->graph->find(r->name), nullptr);
+  // Only r's shape fuses: ones(23) broadcast against X is read as blocks.
+  ArrayPtr o = arange(0, 23, 1, Chunks{{20, 3}}, CA_FLOAT64);
+  ArrayPtr b = elementwise_binary(CA_OP_MUL, X, o);
+  EXPECT_NE(b->graph->find(o->name), nullptr);
+  // Generators alone: ((ones + 1) * r).sum() and cumsum over a generated expression.
+  ArrayPtr one = ones({37, 23}, xc, CA_INT32);
+  ArrayPtr t = reduce(CA_RED_SUM, elementwise_binary(CA_OP_MUL, elementwise_scalar(CA_OP_ADD, one, py_int(1), false), r),
+                      {}, false, 0, 0, 0);
+  EXPECT_EQ(t->graph->find(one->name), nullptr);
+  ArrayPtr cs = scan(CA_SCAN_CUMSUM, elementwise_scalar(CA_OP_MUL, r, py_float(2.0), false), 0, 0);
+  ArrayPtr ar = arange(3, 40, 1, Chunks{{4, 30, 3}}, CA_INT16);
+  ArrayPtr lin = linspace(0, 1, 37, true, Chunks{{37}}, CA_FLOAT32);
+  ArrayPtr al = elementwise_binary(CA_OP_ADD, elementwise_scalar(CA_OP_MUL, ar, py_int(3), false), lin);
+  ArrayPtr alsum = reduce(CA_RED_SUM, al, {}, true, 0, 0, 0);
+  auto want = run_numpy_many(
+      "m = r.mean(axis=0)\n"
+      "ar = np.arange(3, 40, 1, dtype=np.int16)\n"
+      "lin = np.linspace(0, 1, 37, endpoint=True, dtype=np.float32)\n"
+      "al = ar * 3 + lin\n"
+      "results = [r + x, m, r - m, (r - m).std(axis=0), x * np.arange(23.0), ((np.ones((37, 23), np.int32) + 1) * r).sum(),\n"
+      "           np.cumsum(r * 2.0, axis=0), al, al.sum(keepdims=True)]",
+      {{"r", rn}, {"x", x}}, 9);
+  compare(ca::test::compute_npy(s), *want[0], "r + x");
+  compare(ca::test::compute_npy(m), *want[1], "mean", true);
+  compare(ca::test::compute_npy(d), *want[2], "r - mean", true);
+  compare(ca::test::compute_npy(sd), *want[3], "std", true);
+  compare(ca::test::compute_npy(b), *want[4], "x * arange");
+  compare(ca::test::compute_npy(t), *want[5], "sum", true);
+  compare(ca::test::compute_npy(cs), *want[6], "cumsum", true);
+  compare(ca::test::compute_npy(al), *want[7], "arange*3 + linspace");
+  compare(ca::test::compute_npy(alsum), *want[8], "sum of it", true);
+  // 0-d and empty generated arrays.
+  ArrayPtr z0 = full({}, Chunks{}, CA_COMPLEX128, {1.5, -2});
+  auto w0 = run_numpy_many("results = [np.full((), 1.5 - 2j) * 2, np.zeros((0, 3)) + 1]", {}, 2);
+  compare(ca::test::compute_npy(elementwise_scalar(CA_OP_MUL, z0, py_int(2), false)), *w0[0], "0-d");
+  compare(ca::test::compute_npy(elementwise_scalar(CA_OP_ADD, zeros({0, 3}, Chunks{{0}, {3}}, CA_FLOAT64), py_int(1), false)),
+          *w0[1], "empty");
+}
+
+TEST(Elementwise, GeneratorProgramsRejectBadInput) {
+  ArrayPtr r = random(CA_RANDOM_INTEGERS, 5, {4, 6}, Chunks{{4}, {6}}, CA_INT8, -3, 9);
+  FusedArgs fa = fused_args(r);
+  ASSERT_TRUE(fa.coords);
+  ExprProgram p = ExprProgram::parse(fa.program.data(), fa.program.size());
+  ASSERT_EQ(p.gshape, (std::vector<Index>{4, 6}));
+  auto code_of = [](const ExprProgram &q) -> ca_status_t {
+    try {
+      std::string b = q.serialize();
+      ExprProgram::parse(b.data(), b.size());
+    } catch (const Error &e) {
+      return e.code();
+    }
+    return CA_OK;
+  };
+  ExprProgram bad = p;
+  bad.code[0].gen = 42;
+  EXPECT_EQ(code_of(bad), CA_EFORMAT);
+  bad = p;
+  bad.code[0].dtype = bad.code[0].in_dtype = CA_FLOAT64;  // integers of a float dtype
+  EXPECT_EQ(code_of(bad), CA_EFORMAT);
+  bad = p;
+  bad.coords = false;
+  bad.gshape.clear();
+  EXPECT_EQ(code_of(bad), CA_EFORMAT);
+  // The kernel checks the block against the array: outside the array, wrong rank, no coordinates.
+  KernelRegistry reg;
+  register_builtin_kernels(reg);
+  KernelPtr k = reg.get("ca.fused");
+  ca_kernel_ctx_t kctx;
+  int64_t org[2] = {2, 0}, shp[2] = {3, 6}, shp1[1] = {6};
+  ca_arg_t args[3] = {ca_arg_bytes(fa.program.data(), fa.program.size()), ca_arg_tuple(org, 2), ca_arg_tuple(shp, 2)};
+  EXPECT_THROW(kernel_invoke(k.get(), args, 3, &kctx), Error);
+  args[2] = ca_arg_tuple(shp1, 1);
+  EXPECT_THROW(kernel_invoke(k.get(), args, 3, &kctx), Error);
+  EXPECT_THROW(kernel_invoke(k.get(), args, 1, &kctx), Error);
+  org[0] = 1;
+  args[2] = ca_arg_tuple(shp, 2);
+  BlockRef ok(kernel_invoke(k.get(), args, 3, &kctx));
+  EXPECT_EQ(ok->size, 18);
 }
