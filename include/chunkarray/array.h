@@ -159,8 +159,10 @@ CA_API ca_status_t ca_array_tri(ca_array_t **out, int64_t n, int64_t m, int64_t 
  *  k-th diagonal (1-d). */
 CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t k);
 
-/* Random distributions (ca_array_random). Reproducible per block whatever the thread count: block
- * (i, j) draws from a counter-based generator keyed by (seed, block's linear index). */
+/* Random distributions (ca_array_random). Counter-based (Philox4x32-10 keyed by the seed): each
+ * element's value depends only on (seed, its C-order index), never on chunks, threads or order.
+ * Expressions and reductions over a random array regenerate its values where they need them
+ * instead of holding its blocks. */
 #define CA_RANDOM_UNIFORM 0  /**< [p0, p1) */
 #define CA_RANDOM_NORMAL 1   /**< mean p0, standard deviation p1 */
 #define CA_RANDOM_INTEGERS 2 /**< integers in [p0, p1), integer dtype */

@@ -124,7 +124,15 @@ bool all_zero_bytes(const T &v) {
 // kBatch counters at a time in struct-of-arrays form so the rounds vectorize.
 constexpr size_t kBatch = 64;
 
-void philox_batch(uint64_t seed, uint64_t c0, uint32_t stream, uint64_t *out /* 2 * kBatch */) {
+// The rounds vectorize 2 (SSE2), 4 (AVX2) or 8 (AVX-512) counters wide: one clone per ISA, chosen
+// at load time (GCC's target_clones: an ifunc).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CA_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define CA_ISA_CLONES
+#endif
+
+CA_ISA_CLONES void philox_batch(uint64_t seed, uint64_t c0, uint32_t stream, uint64_t *out /* 2 * kBatch */) {
   uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];
   for (size_t i = 0; i < kBatch; ++i) {
     uint64_t c = c0 + i;
@@ -180,15 +188,27 @@ void for_words(uint64_t seed, Index glin, Index n, F &&f) {
 
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-inline double u53(uint64_t x) { return double(x >> 11) * 0x1.0p-53; }          // [0, 1)
+inline double u53(uint64_t x) { return double(int64_t(x >> 11)) * 0x1.0p-53; }  // [0, 1)
+// [0, 1) from 52 bits without an integer conversion: 1.m - 1 (vectorizes on every x86-64).
+inline double u52(uint64_t x) {
+  const uint64_t b = (x >> 12) | 0x3FF0000000000000ull;
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d - 1.0;
+}
 inline double u53_open0(uint64_t x) { return double((x >> 11) + 1) * 0x1.0p-53; }  // (0, 1]
+
+CA_ISA_CLONES void uniform_f64(const uint64_t *__restrict w, Index m, double lo, double scale,
+                               double *__restrict p) {
+  for (Index t = 0; t < m; ++t) p[t] = lo + scale * u52(w[t]);
+}
 
 template <class T>
 void gen_uniform(const GenSpec &s, Index glin, Index n, T *p) {
   const double lo = s.p0, scale = s.p1 - s.p0;
   for_words(s.seed, glin, n, [&](const uint64_t *w, Index m, Index i) {
     if constexpr (std::is_same_v<T, double>) {
-      for (Index t = 0; t < m; ++t) p[i + t] = lo + scale * u53(w[t]);
+      uniform_f64(w, m, lo, scale, p + i);
     } else {
       const float flo = float(s.p0), fhi = float(s.p1);
       for (Index t = 0; t < m; ++t) {

@@ -93,6 +93,15 @@ inline double sqmag(const T &d) {
     return double(d) * double(d);
 }
 
+/// Re(conj(a) * b): Welford's m2 increment (a * b for reals).
+template <class T>
+inline double dotre(const T &a, const T &b) {
+  if constexpr (kCplx<T>)
+    return double(a.real()) * double(b.real()) + double(a.imag()) * double(b.imag());
+  else
+    return double(a) * double(b);
+}
+
 template <class T>
 inline T nan_of() {
   if constexpr (kCplx<T>) {
@@ -260,16 +269,43 @@ struct VarP {
   double m2;
 };
 
-// var/std: each block two-pass (its mean, then the sum of squared deviations from it), partials merged
-// with Chan et al.'s update, so the result is stable for data with a large mean.
+// var/std in one pass over the data (fused expressions and generated arrays are evaluated once):
+// a run into one partial is two-pass over the run itself (its mean, then the squared deviations from
+// it, while it is in cache) and merged with Chan et al.'s update; a run across partials is Welford's
+// update per element. Both are stable for data with a large mean.
 template <class T, class M, bool SKIP>
 struct VarFam {
   using In = T;
   using P = VarP<M>;
   using Out = double;
   using Mean = MeanFam<T, M, SKIP>;
-  static constexpr bool kArg = false, kTwoPass = true;
+  static constexpr bool kArg = false, kTwoPass = false;
   static void init(P &p) { p.n = 0, p.mean = M(0), p.m2 = 0; }
+  static void horiz(P &acc, const T *x, Index n) {
+    typename Mean::P m;
+    Mean::init(m);
+    Mean::horiz(m, x, n);
+    if (m.n == 0) return;
+    P r;
+    r.n = m.n;
+    r.mean = M(m.s / m.n);
+    r.m2 = 0;
+    horiz2(r, x, n);
+    merge(acc, r);
+  }
+  static void vert(P *acc, const T *x, Index n) {
+    for (Index j = 0; j < n; ++j) {
+      if constexpr (SKIP && kFloaty<T>) {
+        if (is_nan(x[j])) continue;
+      }
+      P &p = acc[j];
+      const M v = cvt<M>(x[j]);
+      p.n += 1.0;
+      const M d = v - p.mean;
+      p.mean += d / M(p.n);
+      p.m2 += dotre(d, v - p.mean);
+    }
+  }
   static void merge(P &a, const P &b) {
     if (b.n == 0) return;
     if (a.n == 0) {
@@ -647,7 +683,7 @@ void run_chunk(const ChunkIn &in, typename Fam::P *acc, Index nout) {
             for (Index j = 0; j < len; ++j) Fam::put(acc[o + j], xs[j], i0);
           });
     });
-  } else if constexpr (Fam::kTwoPass) {
+  } else if constexpr (Fam::kTwoPass) {  // (no family needs two passes over the data now)
     using Mean = typename Fam::Mean;
     using MP = typename Mean::P;
     const WalkPlan w = make_plan(in.bshape, s.mask, true);
