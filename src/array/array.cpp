@@ -650,6 +650,9 @@ ArrayPtr rechunk(const ArrayPtr &a, const Chunks &chunks) {
   CA_CHECK(shape == a->shape, CA_EINVAL, "rechunk: chunks ", chunks_str(chunks), " do not match shape of '", a->name,
            "'");
   if (chunks == a->chunks) return a;
+  // A generated array (or an expression over generated arrays only) is regenerated on the new grid:
+  // no data moves.
+  if (ArrayPtr g = rechunk_generated(a, chunks)) return g;
   std::string name = Tokenizer("rechunk-merge").add(*a).add(chunks).name();
   int32_t nd = a->ndim();
   std::vector<std::vector<std::vector<Piece>>> per_dim;

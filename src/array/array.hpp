@@ -150,6 +150,9 @@ ArrayPtr partial_reduce(const std::string &name, const ArrayPtr &a, const std::v
 /// Rechunk to new chunks of the same shape (each output block assembled from the overlapping input
 /// blocks; intermediate stages keep every task under the chunk-size limit).
 ArrayPtr rechunk(const ArrayPtr &a, const Chunks &chunks);
+/// The rechunk of a generated array, or of an expression whose leaves are all generated arrays of its
+/// shape: the same generators (and expression) over the new chunks. nullptr for any other array.
+ArrayPtr rechunk_generated(const ArrayPtr &a, const Chunks &chunks);
 
 /// Materialize an array from blocks held in memory (adopts the block references).
 ArrayPtr from_blocks(const std::string &name, Chunks chunks, DType dtype, std::vector<const Block *> blocks);

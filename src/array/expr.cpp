@@ -837,6 +837,26 @@ ArrayPtr elementwise_round(const ArrayPtr &a, int32_t decimals) {
   return finish("round", rebuild({node_of(a)}), {a}, rebuild);
 }
 
+ArrayPtr rechunk_generated(const ArrayPtr &a, const Chunks &chunks) {
+  if (!a) fail(CA_EINVAL, "array is null");
+  if (a->gen && !a->expr) {
+    const std::string name = Tokenizer("rechunk-gen").add(*a).add(chunks).name();
+    return gen_array(name, *a->gen, a->shape, chunks);
+  }
+  if (!a->expr) return nullptr;
+  std::vector<ArrayPtr> leaves, gens;
+  compile_expr(a->expr, leaves, &a->shape, &gens);
+  if (!leaves.empty() || gens.empty()) return nullptr;
+  // The same tree over the generated leaves rechunked: the result's chunks follow them (finish).
+  std::unordered_map<std::string, ArrayPtr> repl;
+  for (auto &g : gens) repl[g->name] = rechunk_generated(g, chunks);
+  std::unordered_map<const Expr *, ExprPtr> memo;
+  ExprPtr tree = replace_leaves(a->expr, repl, memo);
+  std::vector<ArrayPtr> operands;
+  for (auto &g : gens) operands.push_back(repl[g->name]);
+  return finish("rechunk-gen", tree, operands, [&](const std::vector<ExprPtr> &) { return tree; });
+}
+
 FusedArgs fused_args(const ArrayPtr &a) {
   if (!a) fail(CA_EINVAL, "array is null");
   FusedArgs r;
