@@ -269,6 +269,7 @@ class _Lib:
 
     def __init__(self, path):
         self.path = path
+        _promote_libstdcxx()
         self.cdll = ctypes.CDLL(path)  # CDLL releases the GIL around every call
         for name, (res, args) in _PROTOS.items():
             f = getattr(self.cdll, name)
@@ -284,6 +285,22 @@ class _Lib:
 
     def has(self, name):
         return getattr(self, name, None) is not None
+
+
+def _promote_libstdcxx():
+    """Make libstdc++'s operator new/delete global before loading libchunkarray.
+
+    libchunkarray links libmimalloc.so.2 (which exports operator new/delete) ahead of libstdc++. Loaded
+    with dlopen into a process where libstdc++ is already loaded privately (by another extension
+    module), the library's own operator new/delete would bind to mimalloc while libstdc++'s internal
+    allocations use glibc malloc, and freeing one with the other crashes. With libstdc++ in the global
+    scope, both bind to the same operator new/delete.
+    """
+    name = ctypes.util.find_library("stdc++") or "libstdc++.so.6"
+    try:
+        ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        pass
 
 
 def library_path():

@@ -45,7 +45,7 @@ def materialize(inputs, name, chunks, dtype, tasks):
 
 
 def _getitem_kernel(block, index):
-    return np.ascontiguousarray(block[tuple(index)])
+    return block[tuple(index)]
 
 
 _GETITEM = "py.getitem"

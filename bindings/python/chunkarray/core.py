@@ -163,7 +163,9 @@ def _block_to_numpy(b):
 
 def _new_block(arr):
     """A new owned block holding a copy of ``arr``."""
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr)
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
     L = lib()
     out = c_vp()
     _check(L.ca_block_new(ctypes.byref(out), _ca_dtype(arr.dtype), arr.ndim, _i64arr(arr.shape)))
@@ -1027,7 +1029,9 @@ def from_array(x, chunks="auto", name=None):
     """An array over a copy of a NumPy-like ``x`` (dask.array.from_array)."""
     if isinstance(x, Array):
         return x.rechunk(chunks) if chunks != "auto" else x
-    x = np.ascontiguousarray(x)
+    x = np.asarray(x)
+    if not x.flags.c_contiguous:
+        x = x.copy(order="C")
     if x.dtype.byteorder == ">":
         x = x.astype(x.dtype.newbyteorder("="))
     dt = _ca_dtype(x.dtype)
@@ -1077,7 +1081,7 @@ def arange(start, stop=None, step=1, chunks="auto", dtype=None):
     if stop is None:
         start, stop = 0, start
     if dtype is None:
-        dtype = np.arange(start, start + step, step).dtype if step else np.float64
+        dtype = np.array([start, stop, step]).dtype
     n = max(0, int(np.ceil((stop - start) / step)))
     ch = normalize_chunks(chunks, (n,), dtype=dtype)
     st, keep = _chunks_struct(ch)
@@ -1468,9 +1472,10 @@ def store(sources, targets, lock=None, regions=None, compute=True, **kwargs):
     lock = lock if lock not in (None, True, False) else threading.Lock()
     writers = []
     for src, tgt, reg in zip(sources, targets, regions):
-        def write(block, block_info=None, tgt=tgt, reg=reg):
-            loc = block_info[None]["array-location"]
-            idx = tuple(slice(a, b) for a, b in loc)
+        starts = [np.cumsum((0,) + c) for c in src.chunks]
+
+        def write(block, block_id=None, tgt=tgt, reg=reg, starts=starts):
+            idx = tuple(slice(int(st[i]), int(st[i + 1])) for st, i in zip(starts, block_id))
             if reg is not None:
                 idx = tuple(slice((r.start or 0) + i.start, (r.start or 0) + i.stop) for r, i in zip(reg, idx))
             with lock:
