@@ -1253,11 +1253,13 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
 
     holder = {}
     positions = [i for i, a in enumerate(args) if isinstance(a, Array)]
+    # the kernel outlives this call: it must not keep the input arrays (and their graphs) alive
+    lits = [None if isinstance(a, Array) else a for a in args]
 
     def call(*blocks):
         if wants_info:
             blocks, bidx, bloc = blocks[:-2], blocks[-2], blocks[-1]
-        full_args = list(args)
+        full_args = list(lits)
         for p, b in zip(positions, blocks):
             full_args[p] = b
         kw = dict(kwargs)
@@ -1345,7 +1347,7 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, concatenate=None,
     py = callable(func) and not isinstance(func, str)
     if py:
         positions = [i for i, (a, ind) in enumerate(pairs) if ind is not None]
-        lits = [a for a, ind in pairs]
+        lits = [None if ind is not None else a for a, ind in pairs]  # no references to the input arrays
 
         def call(*blocks):
             full = list(lits)

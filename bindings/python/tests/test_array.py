@@ -449,3 +449,16 @@ def test_concurrent_python_kernels():
 
 def test_library_path_env():
     assert os.environ.get("CHUNKARRAY_LIB", "") in ("", ca._lib.library_path())
+
+
+def test_kernels_do_not_keep_inputs_alive():
+    import gc
+    import weakref
+    x = ca.from_array(np.ones((4, 4)), chunks=2)
+    y = x.map_blocks(lambda b: b + 1)
+    z = ca.blockwise(np.add, "ij", x, "ij", y, "ij", dtype="f8")
+    refs = [weakref.ref(x), weakref.ref(y), weakref.ref(z)]
+    np.testing.assert_allclose(z.compute(), 3.0)
+    del x, y, z
+    gc.collect()
+    assert all(r() is None for r in refs)
