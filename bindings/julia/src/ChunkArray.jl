@@ -387,9 +387,11 @@ function reduce_op(op::Integer, a::CArray; dims=:, keepdims::Bool=false, ddof::I
     axes = dims === Colon() ? Int32[] : Int32[d - 1 for d in dims]
     o = Ref(CaReduceOptions(sizeof(CaReduceOptions), 0, ddof, 0))
     newarray() do out
-        @ccall $(sym(:ca_array_reduce))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid},
-                                        (isempty(axes) ? C_NULL : pointer(axes))::Ptr{Int32}, length(axes)::Int32,
-                                        keepdims::Bool, o::Ptr{CaReduceOptions})::Int32
+        GC.@preserve axes begin
+            @ccall $(sym(:ca_array_reduce))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid},
+                                            (isempty(axes) ? C_NULL : pointer(axes))::Ptr{Int32},
+                                            length(axes)::Int32, keepdims::Bool, o::Ptr{CaReduceOptions})::Int32
+        end
     end
 end
 Base.sum(a::CArray; dims=:, keepdims=false) = reduce_op(1, a; dims, keepdims)
@@ -458,9 +460,12 @@ function map_blocks(kname::AbstractString, arrays::CArray...; extra::Vector{Floa
     o = Ref(CaMapBlocksOptions(sizeof(CaMapBlocksOptions), dtype === nothing ? 0 : dtype_code(dtype), C_NULL,
                                C_NULL, 0, C_NULL, 0, 0, C_NULL))
     newarray() do out
-        @ccall $(sym(:ca_array_map_blocks))(out::Ptr{Ptr{Cvoid}}, kname::Cstring, hs::Ptr{Ptr{Cvoid}},
-                                            length(hs)::Csize_t, (isempty(args) ? C_NULL : pointer(args))::Ptr{CaArg},
-                                            length(args)::Csize_t, o::Ptr{CaMapBlocksOptions})::Int32
+        GC.@preserve args begin
+            @ccall $(sym(:ca_array_map_blocks))(out::Ptr{Ptr{Cvoid}}, kname::Cstring, hs::Ptr{Ptr{Cvoid}},
+                                                length(hs)::Csize_t,
+                                                (isempty(args) ? C_NULL : pointer(args))::Ptr{CaArg},
+                                                length(args)::Csize_t, o::Ptr{CaMapBlocksOptions})::Int32
+        end
     end
 end
 
