@@ -462,3 +462,19 @@ def test_kernels_do_not_keep_inputs_alive():
     del x, y, z
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+@pytest.mark.parametrize("dt", ["int8", "int32", "uint8", "float32", "float64", "bool", "complex64"])
+def test_promotion_matches_numpy(dt):
+    a = (np.arange(12).reshape(3, 4) % 5).astype(dt)
+    x = ca.from_array(a, chunks=2)
+    for s in [2, 2.5, True, 1j]:
+        for op in ["__add__", "__mul__", "__truediv__", "__radd__"]:
+            r, e = getattr(x, op)(s).compute(), getattr(a, op)(s)
+            assert r.dtype == e.dtype, (dt, s, op)
+            np.testing.assert_allclose(r, e)
+    for dt2 in ["int16", "float32", "uint32", "bool"]:
+        b = np.ones((3, 4), dt2)
+        r, e = (x + ca.from_array(b, chunks=3)).compute(), a + b
+        assert r.dtype == e.dtype, (dt, dt2)
+        np.testing.assert_allclose(r, e)
