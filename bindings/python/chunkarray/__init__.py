@@ -5,7 +5,7 @@ Set CHUNKARRAY_LIB to the shared library's path, or have libchunkarray.so.1 on t
 from .core import (Array, ChunkArrayError, Context, DTypeError, Graph, InvalidArgumentError, KernelError,
                    NotFoundError, UnsupportedError, apply_gufunc, arange, asarray, blockwise, compute,
                    default_context, diag, elemwise, empty, eye, from_array, from_npy, from_zarr, full, linspace,
-                   load, map_blocks, normalize_chunks, ones, persist, random, rechunk, reduction,
+                   load, map_blocks, normalize_chunks, register_ffi, ones, persist, random, rechunk, reduction,
                    register_kernel, scan, store, transpose, tri, unify_chunks, version, zeros)
 from ._api import *  # noqa: F401,F403 - the NumPy-style functions
 from ._api import abs, around, clip, conj, round, where  # noqa: F401,A004

@@ -170,6 +170,7 @@ _PROTOS = {
     "ca_context_set_config": (c_status, [c_vp, c_char_p, c_char_p]),
     "ca_context_get_config": (c_status, [ctypes.POINTER(c_char_p), c_vp, c_char_p]),
     "ca_context_register": (c_status, [c_vp, c_char_p, KERNEL_FN, ctypes.POINTER(KernelOptions)]),
+    "ca_context_register_ffi": (c_status, [c_vp, c_char_p, c_vp, c_char_p, ctypes.POINTER(KernelOptions)]),
     "ca_context_remove_kernel": (c_status, [c_vp, c_char_p]),
     "ca_context_num_kernels": (ctypes.c_int64, [c_vp]),
     # graph.h

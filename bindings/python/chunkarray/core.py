@@ -272,6 +272,10 @@ class _PyKernel:
         self.dtype = None if dtype is None else np.dtype(dtype)
         self.cfn = C.KERNEL_FN(self._call)
 
+    def register(self, ctx_handle):
+        opts = C.KernelOptions(ctypes.sizeof(C.KernelOptions), 1, None, C.FREE_FN())
+        return lib().ca_context_register(ctx_handle, self.name.encode(), self.cfn, ctypes.byref(opts))
+
     def _call(self, out, args, nargs, kctx, user_data):
         try:
             pyargs = [_arg_to_py(args[i]) for i in range(nargs)]
@@ -293,6 +297,33 @@ def _py_kernel(fn, prefix, dtype=None):
     k = _PyKernel(name, fn, dtype)
     with _py_kernels_lock:
         _py_kernels[name] = k
+    return name
+
+
+class _FfiKernel:
+    """A plain C function called through libffi (ca_context_register_ffi): elementwise when every
+    parameter is a scalar (``"f64(f64)"``), whole blocks with pointer parameters (``"void(f64*,i64)"``)."""
+
+    def __init__(self, name, fn, signature):
+        self.name = name
+        self.signature = signature
+        self.fn = fn  # keeps a ctypes function (and its library) alive
+        self.addr = ctypes.cast(fn, c_vp).value if not isinstance(fn, int) else fn
+
+    def register(self, ctx_handle):
+        return lib().ca_context_register_ffi(ctx_handle, self.name.encode(), self.addr, self.signature.encode(),
+                                             None)
+
+
+def register_ffi(name, fn, signature, ctx=None):
+    """Register a plain C function (a ctypes function such as ``ctypes.CDLL("libm.so.6").cbrt``, or an
+    address) as kernel ``name`` with a libffi ``signature`` like ``"f64(f64)"``; then use the name in
+    map_blocks/blockwise. Registered in every context that computes."""
+    k = _FfiKernel(name, fn, signature)
+    with _py_kernels_lock:
+        _py_kernels[name] = k
+    if ctx is not None:
+        ctx._sync_kernels()
     return name
 
 
@@ -371,11 +402,10 @@ class Context:
             with _py_kernels_lock:
                 todo = [k for n, k in _py_kernels.items() if n not in self._registered]
             for k in todo:
-                opts = C.KernelOptions(ctypes.sizeof(C.KernelOptions), 1, None, C.FREE_FN())
-                st = lib().ca_context_register(self.handle, k.name.encode(), k.cfn, ctypes.byref(opts))
+                st = k.register(self.handle)
                 if st == -10:  # CA_EEXISTS: a kernel registered under the same name by hand
                     lib().ca_context_remove_kernel(self.handle, k.name.encode())
-                    st = lib().ca_context_register(self.handle, k.name.encode(), k.cfn, ctypes.byref(opts))
+                    st = k.register(self.handle)
                 _check(st)
                 self._registered.add(k.name)
 

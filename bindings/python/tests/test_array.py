@@ -478,3 +478,14 @@ def test_promotion_matches_numpy(dt):
         r, e = (x + ca.from_array(b, chunks=3)).compute(), a + b
         assert r.dtype == e.dtype, (dt, dt2)
         np.testing.assert_allclose(r, e)
+
+
+def test_ffi_kernel_from_libm():
+    """A plain C function (libm's cbrt) registered through libffi and used by name."""
+    import ctypes
+    import ctypes.util
+    libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    ca.register_ffi("test.cbrt", libm.cbrt, "f64(f64)")
+    x, d = both()
+    close(ca.map_blocks("test.cbrt", x), np.cbrt(X))
+    close(ca.blockwise("test.cbrt", "ij", x, "ij", dtype="f8"), da.blockwise(np.cbrt, "ij", d, "ij", dtype="f8"))
