@@ -128,3 +128,26 @@ def test_unify_chunks_and_store(m):
     m.store([x, y * 2], [t1, t2])
     np.testing.assert_allclose(t1, X)
     np.testing.assert_allclose(t2, 2 * X)
+
+
+def _push(a, axis):
+    """Forward fill NaNs along axis (xarray's ffill building block)."""
+    a = np.moveaxis(np.array(a, dtype=float), axis, -1)
+    out = a.copy()
+    for i in range(1, out.shape[-1]):
+        out[..., i] = np.where(np.isnan(out[..., i]), out[..., i - 1], out[..., i])
+    return np.moveaxis(out, -1, axis)
+
+
+def _fill_with_last_one(a, b):
+    return np.where(np.isnan(b), a, b)
+
+
+def test_scan_forward_fill_like_xarray(m):
+    a = X.copy()
+    a[np.abs(a) < 0.8] = np.nan
+    x = m.from_array(a, chunks=((4, 4, 3), (2, 3, 4)))
+    for axis in (0, 1):
+        r = m.scan(_push, _fill_with_last_one, np.nan, x, axis=axis, dtype=np.float64).compute()
+        np.testing.assert_array_equal(np.isnan(r), np.isnan(_push(a, axis)))
+        np.testing.assert_allclose(r, _push(a, axis), equal_nan=True)
