@@ -125,6 +125,14 @@ class MapBlocksOptions(ctypes.Structure):
                 ("nnew_axis", ctypes.c_int32), ("block_info", ctypes.c_int32), ("name", c_char_p)]
 
 
+class ZarrOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("chunks", c_i64p), ("compressor", c_char_p),
+                ("level", ctypes.c_int32), ("blosc_cname", c_char_p), ("blosc_shuffle", ctypes.c_int32),
+                ("attrs_json", c_char_p), ("overwrite", ctypes.c_int32), ("order", ctypes.c_char),
+                ("dimension_separator", ctypes.c_char), ("has_fill_value", ctypes.c_int32),
+                ("fill_value", ctypes.c_double)]
+
+
 PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, c_vp)
 
 
@@ -251,7 +259,7 @@ _PROTOS = {
     "ca_graph_to_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Key), ctypes.c_size_t]),
     # io.h
     "ca_array_from_zarr": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(Chunks)]),
-    "ca_array_to_zarr": (c_status, [c_vp, c_vp, c_char_p, c_vp, ctypes.POINTER(ComputeOptions)]),
+    "ca_array_to_zarr": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ZarrOptions), ctypes.POINTER(ComputeOptions)]),
     "ca_array_from_npy": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(Chunks)]),
     "ca_array_to_npy": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ComputeOptions)]),
 }

@@ -885,10 +885,22 @@ class Array:
         ctx._sync_kernels()
         _check(lib().ca_array_to_npy(ctx.handle, self._h, str(path).encode(), None))
 
-    def to_zarr(self, path, ctx=None):
+    def to_zarr(self, path, chunks=None, compressor=None, level=-1, overwrite=False, attrs=None, ctx=None):
+        """Compute into a zarr v2 store (compressor: None, "zlib", "gzip", "zstd", "blosc")."""
+        import json
         ctx = ctx or default_context()
         ctx._sync_kernels()
-        _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), None, None))
+        keep = _i64arr(chunks) if chunks is not None else None
+        o = C.ZarrOptions(ctypes.sizeof(C.ZarrOptions), keep, compressor.encode() if compressor else None, int(level),
+                          None, 1, json.dumps(attrs).encode() if attrs is not None else None, 1 if overwrite else 0,
+                          b"C", b".", 0, 0.0)
+        _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), ctypes.byref(o), None))
+
+    def visualize(self, filename):
+        """Write the task graph as graphviz dot to ``filename``."""
+        with open(filename, "w") as f:
+            f.write(self.graph().to_dot())
+        return filename
 
     def save(self, path):
         """Save the array (graph, name, chunks, dtype) to a file: ca_array_save."""

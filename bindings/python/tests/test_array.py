@@ -408,6 +408,18 @@ def test_npy_and_zarr(tmp_path):
     import zarr
     np.testing.assert_allclose(zarr.open(str(z))[:], X)
     close(ca.from_zarr(z), X)
+    z2 = tmp_path / "y.zarr"
+    (x + 1).to_zarr(z2, chunks=(4, 6), compressor="zlib", attrs={"units": "m"})
+    zz = zarr.open(str(z2))
+    assert zz.chunks == (4, 6) and zz.attrs["units"] == "m"
+    np.testing.assert_allclose(zz[:], X + 1)
+    with pytest.raises(ca.ChunkArrayError) as e:
+        (x + 1).to_zarr(z2)
+    assert e.value.code == "CA_EEXISTS"
+    (x + 2).to_zarr(z2, overwrite=True)
+    np.testing.assert_allclose(zarr.open(str(z2))[:], X + 2)
+    dot = x.visualize(tmp_path / "g.dot")
+    assert "digraph" in open(dot).read()
 
 
 @pytest.mark.skipif(not ca.has_function("ca_array_save"), reason="library has no ca_array_save yet")
