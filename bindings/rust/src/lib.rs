@@ -977,3 +977,38 @@ impl Graph {
         Ok(Graph { h: g })
     }
 }
+
+// ------------------------------------------------------------------------------------------------
+// Operators: `&a + &b`, `&a * 2.0`, `-&a` build lazy arrays (Result, since shapes may not broadcast).
+// ------------------------------------------------------------------------------------------------
+
+macro_rules! array_ops {
+    ($($tr:ident $m:ident $op:ident),*) => {$(
+        impl std::ops::$tr<&Array> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, o: &Array) -> Result<Array> {
+                self.binary(BinaryOp::$op, o)
+            }
+        }
+        impl std::ops::$tr<f64> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, v: f64) -> Result<Array> {
+                self.binary_scalar(BinaryOp::$op, v, false)
+            }
+        }
+        impl std::ops::$tr<&Array> for f64 {
+            type Output = Result<Array>;
+            fn $m(self, a: &Array) -> Result<Array> {
+                a.binary_scalar(BinaryOp::$op, self, true)
+            }
+        }
+    )*};
+}
+array_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+
+impl std::ops::Neg for &Array {
+    type Output = Result<Array>;
+    fn neg(self) -> Result<Array> {
+        self.unary(UnaryOp::Neg)
+    }
+}

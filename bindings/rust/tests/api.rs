@@ -239,3 +239,17 @@ fn graph_and_array_files_when_available() {
         assert_eq!(x.save(ap.to_str().unwrap()).unwrap_err().code(), "CA_EUNSUPPORTED");
     }
 }
+
+#[test]
+fn operator_traits() {
+    let ctx = Context::new(1).unwrap();
+    let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4], &[3]).unwrap();
+    let y = (&(&x * 2.0).unwrap() + &x).unwrap();
+    assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), vec![3.0, 6.0, 9.0, 12.0]);
+    let z = (10.0 - &x).unwrap();
+    assert_eq!(z.compute_vec::<f64>(&ctx).unwrap(), vec![9.0, 8.0, 7.0, 6.0]);
+    let n = (-&x).unwrap();
+    assert_eq!(n.compute_vec::<f64>(&ctx).unwrap(), vec![-1.0, -2.0, -3.0, -4.0]);
+    let w = Array::ones(&[5], &[2], DType::Float64).unwrap();
+    assert_eq!((&x / &w).unwrap_err().code(), "CA_EINVAL");
+}
