@@ -1,0 +1,491 @@
+package chunkarray
+
+/*
+#include <string.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// Array is a lazy chunked N-d array (graph + name + chunks + dtype). Close frees it; a finalizer
+// does so too if it is forgotten.
+type Array struct {
+	h *C.ca_array_t
+}
+
+func wrapArray(h *C.ca_array_t) *Array {
+	a := &Array{h: h}
+	runtime.SetFinalizer(a, (*Array).Close)
+	return a
+}
+
+func newArray(f func(out **C.ca_array_t) C.ca_status_t) (*Array, error) {
+	var h *C.ca_array_t
+	if err := call(func() C.ca_status_t { return f(&h) }); err != nil {
+		return nil, err
+	}
+	return wrapArray(h), nil
+}
+
+// Close frees the array handle. Safe to call twice.
+func (a *Array) Close() {
+	if a.h != nil {
+		C.cag_ca_array_free(a.h)
+		a.h = nil
+	}
+	runtime.SetFinalizer(a, nil)
+}
+
+// cChunks is a ca_chunks_t in C memory.
+type cChunks struct {
+	c  C.ca_chunks_t
+	nb *C.int64_t
+	sz *C.int64_t
+}
+
+func newCChunks(chunks [][]int64) *cChunks {
+	var nb, sz []int64
+	for _, c := range chunks {
+		nb = append(nb, int64(len(c)))
+		sz = append(sz, c...)
+	}
+	cc := &cChunks{nb: cInt64s(nb), sz: cInt64s(sz)}
+	cc.c = C.ca_chunks_t{ndim: C.int32_t(len(chunks)), numblocks: cc.nb, sizes: cc.sz}
+	return cc
+}
+
+func (cc *cChunks) free() {
+	C.free(unsafe.Pointer(cc.nb))
+	C.free(unsafe.Pointer(cc.sz))
+}
+
+// NormalizeChunks is dask's normalize_chunks with one block size per dimension (-1 whole, 0 auto).
+func NormalizeChunks(shape, sizes []int64, dt DType) ([][]int64, error) {
+	if len(shape) != len(sizes) {
+		return nil, &Error{Status: -1, Message: fmt.Sprintf("chunks %v have %d dimensions, shape %v has %d", sizes, len(sizes), shape, len(shape))}
+	}
+	n := len(shape)
+	if n == 0 {
+		n = 1
+	}
+	spec := (*C.ca_dimchunks_t)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.ca_dimchunks_t{}))))
+	defer C.free(unsafe.Pointer(spec))
+	ss := unsafe.Slice(spec, n)
+	for i, s := range sizes {
+		ss[i].size = C.int64_t(s)
+	}
+	sp := cInt64s(shape)
+	defer C.free(unsafe.Pointer(sp))
+	var cs *C.ca_chunkset_t
+	if err := call(func() C.ca_status_t {
+		return C.cag_ca_normalize_chunks(&cs, nil, spec, C.int32_t(len(shape)), sp, C.ca_dtype_t(dt), 0)
+	}); err != nil {
+		return nil, err
+	}
+	defer C.cag_ca_chunkset_free(cs)
+	out := make([][]int64, int(C.cag_ca_chunkset_ndim(cs)))
+	for d := range out {
+		var m C.int64_t
+		p := C.cag_ca_chunkset_sizes(cs, C.int32_t(d), &m)
+		out[d] = make([]int64, int(m))
+		if m > 0 {
+			copy(out[d], unsafe.Slice((*int64)(unsafe.Pointer(p)), int(m)))
+		}
+	}
+	return out, nil
+}
+
+// FromFloat64s makes an array over a copy of data (C order) with shape and a block size per dimension.
+func FromFloat64s(data []float64, shape, chunks []int64) (*Array, error) {
+	return fromBuffer(ptrOf(data), len(data), 8, Float64, shape, chunks)
+}
+
+// FromInt64s makes an int64 array over a copy of data.
+func FromInt64s(data []int64, shape, chunks []int64) (*Array, error) {
+	return fromBuffer(ptrOf(data), len(data), 8, Int64, shape, chunks)
+}
+
+func fromBuffer(p unsafe.Pointer, n, itemsize int, dt DType, shape, chunks []int64) (*Array, error) {
+	want := int64(1)
+	for _, s := range shape {
+		want *= s
+	}
+	if want != int64(n) {
+		return nil, &Error{Status: -1, Message: fmt.Sprintf("shape %v needs %d elements, got %d", shape, want, n)}
+	}
+	norm, err := NormalizeChunks(shape, chunks, dt)
+	if err != nil {
+		return nil, err
+	}
+	cc := newCChunks(norm)
+	defer cc.free()
+	sp := cInt64s(shape)
+	defer C.free(unsafe.Pointer(sp))
+	// copy into C memory first: Go memory must not be retained by C, and CA_BUFFER_COPY copies now
+	buf := C.malloc(C.size_t(n*itemsize + 1))
+	defer C.free(buf)
+	if n > 0 {
+		C.memcpy(buf, p, C.size_t(n*itemsize))
+	}
+	return newArray(func(out **C.ca_array_t) C.ca_status_t {
+		return C.cag_ca_array_from_buffer(out, buf, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp, nil, &cc.c, 0, nil, nil)
+	})
+}
+
+func creation(shape, chunks []int64, dt DType, f func(out **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t) (*Array, error) {
+	norm, err := NormalizeChunks(shape, chunks, dt)
+	if err != nil {
+		return nil, err
+	}
+	cc := newCChunks(norm)
+	defer cc.free()
+	sp := cInt64s(shape)
+	defer C.free(unsafe.Pointer(sp))
+	return newArray(func(out **C.ca_array_t) C.ca_status_t { return f(out, C.int32_t(len(shape)), sp, &cc.c) })
+}
+
+// Zeros, Ones and Full make constant arrays.
+func Zeros(shape, chunks []int64, dt DType) (*Array, error) {
+	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
+		return C.cag_ca_array_zeros(o, nd, sp, cc, C.ca_dtype_t(dt))
+	})
+}
+
+func Ones(shape, chunks []int64, dt DType) (*Array, error) {
+	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
+		return C.cag_ca_array_ones(o, nd, sp, cc, C.ca_dtype_t(dt))
+	})
+}
+
+func Full(shape, chunks []int64, dt DType, value float64) (*Array, error) {
+	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
+		return C.cag_ca_array_full(o, nd, sp, cc, C.ca_dtype_t(dt), C.double(value), 0)
+	})
+}
+
+// RandomUniform draws reproducible uniform values in [low, high).
+func RandomUniform(shape, chunks []int64, seed uint64, low, high float64) (*Array, error) {
+	return creation(shape, chunks, Float64, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
+		return C.cag_ca_array_random(o, 0, C.uint64_t(seed), nd, sp, cc, C.ca_dtype_t(Float64), C.double(low), C.double(high))
+	})
+}
+
+// Arange is NumPy's arange(start, stop, step) in blocks of chunk.
+func Arange(start, stop, step float64, chunk int64, dt DType) (*Array, error) {
+	n := int64(0)
+	if step != 0 {
+		f := (stop - start) / step
+		n = int64(f)
+		if float64(n) < f {
+			n++
+		}
+		if n < 0 {
+			n = 0
+		}
+	}
+	norm, err := NormalizeChunks([]int64{n}, []int64{chunk}, dt)
+	if err != nil {
+		return nil, err
+	}
+	cc := newCChunks(norm)
+	defer cc.free()
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.cag_ca_array_arange(o, C.double(start), C.double(stop), C.double(step), &cc.c, C.ca_dtype_t(dt))
+	})
+}
+
+// FromNpy is a lazy array over a .npy file.
+func FromNpy(path string) (*Array, error) {
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_from_npy(o, p, nil) })
+}
+
+// Load reads an array saved with Save (needs ca_array_load in the library).
+func Load(path string) (*Array, error) {
+	if !HasFunction("ca_array_load") {
+		return nil, &Error{Status: -13, Message: "ca_array_load is not in the loaded library"}
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_load(o, p) })
+}
+
+// Ndim, Shape, Size, DType, Name and Chunks describe the array.
+func (a *Array) Ndim() int { return int(C.cag_ca_array_ndim(a.h)) }
+
+func (a *Array) Shape() []int64 {
+	nd := a.Ndim()
+	out := make([]int64, nd)
+	if nd > 0 {
+		copy(out, unsafe.Slice((*int64)(unsafe.Pointer(C.cag_ca_array_shape(a.h))), nd))
+	}
+	return out
+}
+
+func (a *Array) Size() int64  { return int64(C.cag_ca_array_size(a.h)) }
+func (a *Array) DType() DType { return DType(C.cag_ca_array_dtype(a.h)) }
+func (a *Array) Name() string { return C.GoString(C.cag_ca_array_name(a.h)) }
+
+func (a *Array) Chunks() [][]int64 {
+	out := make([][]int64, a.Ndim())
+	for d := range out {
+		var n C.int64_t
+		p := C.cag_ca_array_chunks(a.h, C.int32_t(d), &n)
+		out[d] = make([]int64, int(n))
+		if n > 0 {
+			copy(out[d], unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n)))
+		}
+	}
+	return out
+}
+
+// Binary applies a CA_OP_* operator with NumPy broadcasting.
+func (a *Array) Binary(op int, b *Array) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_binary(o, C.int32_t(op), a.h, b.h) })
+}
+
+// Scalar applies `a op v` (or `v op a` when scalarFirst).
+func (a *Array) Scalar(op int, v float64, scalarFirst bool) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.cag_ca_array_binary_scalar(o, C.int32_t(op), a.h, C.cag_scalar_f64(C.double(v)), C.bool(scalarFirst))
+	})
+}
+
+// Unary applies a unary CA_OP_* operator.
+func (a *Array) Unary(op int) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_unary(o, C.int32_t(op), a.h) })
+}
+
+// AsType converts the dtype.
+func (a *Array) AsType(dt DType) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_astype(o, a.h, C.ca_dtype_t(dt)) })
+}
+
+// Reduce applies a CA_RED_* reduction over axes (none: all axes).
+func (a *Array) Reduce(op int, axes []int32, keepdims bool) (*Array, error) {
+	o := C.ca_reduce_options_t{struct_size: C.uint32_t(unsafe.Sizeof(C.ca_reduce_options_t{}))}
+	var ap *C.int32_t
+	if len(axes) > 0 {
+		ap = (*C.int32_t)(C.malloc(C.size_t(4 * len(axes))))
+		defer C.free(unsafe.Pointer(ap))
+		copy(unsafe.Slice((*int32)(unsafe.Pointer(ap)), len(axes)), axes)
+	}
+	return newArray(func(out **C.ca_array_t) C.ca_status_t {
+		return C.cag_ca_array_reduce(out, C.int32_t(op), a.h, ap, C.int32_t(len(axes)), C.bool(keepdims), &o)
+	})
+}
+
+// Sum, Mean and Max are Reduce shortcuts.
+func (a *Array) Sum(axes ...int32) (*Array, error)  { return a.Reduce(RedSum, axes, false) }
+func (a *Array) Mean(axes ...int32) (*Array, error) { return a.Reduce(RedMean, axes, false) }
+func (a *Array) Max(axes ...int32) (*Array, error)  { return a.Reduce(RedMax, axes, false) }
+
+// Scan is a cumulative CA_SCAN_* along axis.
+func (a *Array) Scan(op int, axis int32) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.cag_ca_array_scan(o, C.int32_t(op), a.h, C.int32_t(axis), 0)
+	})
+}
+
+// Rechunk to one block size per dimension (-1: whole).
+func (a *Array) Rechunk(chunks []int64) (*Array, error) {
+	norm, err := NormalizeChunks(a.Shape(), chunks, a.DType())
+	if err != nil {
+		return nil, err
+	}
+	cc := newCChunks(norm)
+	defer cc.free()
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_rechunk(o, a.h, &cc.c) })
+}
+
+// MapBlocks runs the kernel registered as name on each block of a (and others), followed by
+// extra literal arguments (int64 or float64). dt 0: a's dtype.
+func (a *Array) MapBlocks(name string, others []*Array, extra []interface{}, dt DType) (*Array, error) {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	n := 1 + len(others)
+	hs := (**C.ca_array_t)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(hs))
+	hv := unsafe.Slice(hs, n)
+	hv[0] = a.h
+	for i, o := range others {
+		hv[i+1] = o.h
+	}
+	ne := len(extra)
+	if ne == 0 {
+		ne = 1
+	}
+	args := (*C.ca_arg_t)(C.calloc(C.size_t(ne), C.size_t(unsafe.Sizeof(C.ca_arg_t{}))))
+	defer C.free(unsafe.Pointer(args))
+	av := unsafe.Slice(args, ne)
+	for i, e := range extra {
+		switch v := e.(type) {
+		case int:
+			C.cag_set_arg_i64(&av[i], C.int64_t(v))
+		case int64:
+			C.cag_set_arg_i64(&av[i], C.int64_t(v))
+		case float64:
+			C.cag_set_arg_f64(&av[i], C.double(v))
+		default:
+			return nil, &Error{Status: -1, Message: fmt.Sprintf("MapBlocks: extra argument %d is %T (int, int64 or float64)", i, e)}
+		}
+	}
+	o := C.ca_map_blocks_options_t{struct_size: C.uint32_t(unsafe.Sizeof(C.ca_map_blocks_options_t{})), dtype: C.ca_dtype_t(dt)}
+	return newArray(func(out **C.ca_array_t) C.ca_status_t {
+		return C.cag_ca_array_map_blocks(out, cs, hs, C.size_t(n), args, C.size_t(len(extra)), &o)
+	})
+}
+
+// Compute runs the graph and returns the whole array as one block.
+func (a *Array) Compute(ctx *Context) (*Block, error) {
+	var b *C.ca_block_t
+	if err := call(func() C.ca_status_t { return C.cag_ca_array_compute(&b, ctx.h, a.h, nil) }); err != nil {
+		return nil, err
+	}
+	return newBlock(b), nil
+}
+
+// ComputeFloat64s computes a float64 array into a slice (C order).
+func (a *Array) ComputeFloat64s(ctx *Context) ([]float64, error) {
+	b, err := a.Compute(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return b.Float64s()
+}
+
+// ComputeInt64s computes an int64 array into a slice (C order).
+func (a *Array) ComputeInt64s(ctx *Context) ([]int64, error) {
+	b, err := a.Compute(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return b.Int64s()
+}
+
+// ComputeMany computes several arrays in one pass over their merged graph.
+func ComputeMany(ctx *Context, arrays ...*Array) ([]*Block, error) {
+	n := len(arrays)
+	hs := (**C.ca_array_t)(C.malloc(C.size_t(n+1) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(hs))
+	outs := (**C.ca_block_t)(C.calloc(C.size_t(n+1), C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(outs))
+	hv := unsafe.Slice(hs, n)
+	for i, a := range arrays {
+		hv[i] = a.h
+	}
+	if err := call(func() C.ca_status_t { return C.cag_ca_array_compute_many(outs, ctx.h, hs, C.size_t(n), nil) }); err != nil {
+		return nil, err
+	}
+	res := make([]*Block, n)
+	for i, b := range unsafe.Slice(outs, n) {
+		res[i] = newBlock(b)
+	}
+	return res, nil
+}
+
+// Persist computes the array and keeps its blocks in memory as a new array.
+func (a *Array) Persist(ctx *Context) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_persist(o, ctx.h, a.h, nil) })
+}
+
+// SVG is the chunk-grid picture.
+func (a *Array) SVG(size int) (string, error) {
+	var s *C.char
+	if err := call(func() C.ca_status_t { return C.cag_ca_array_to_svg(&s, a.h, C.int32_t(size)) }); err != nil {
+		return "", err
+	}
+	defer C.cag_ca_string_free(s)
+	return C.GoString(s), nil
+}
+
+// ToNpy computes the array into a .npy file.
+func (a *Array) ToNpy(ctx *Context, path string) error {
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	return call(func() C.ca_status_t { return C.cag_ca_array_to_npy(ctx.h, a.h, p, nil) })
+}
+
+// Save writes graph, name, chunks and dtype to a file (needs ca_array_save in the library).
+func (a *Array) Save(path string) error {
+	if !HasFunction("ca_array_save") {
+		return &Error{Status: -13, Message: "ca_array_save is not in the loaded library"}
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	return call(func() C.ca_status_t { return C.cag_ca_array_save(a.h, p) })
+}
+
+// Graph is the array's task graph.
+func (a *Array) Graph() (*Graph, error) {
+	var g *C.ca_graph_t
+	if err := call(func() C.ca_status_t { return C.cag_ca_array_graph(&g, a.h) }); err != nil {
+		return nil, err
+	}
+	return wrapGraph(g), nil
+}
+
+// Graph is a task graph.
+type Graph struct {
+	h *C.ca_graph_t
+}
+
+func wrapGraph(h *C.ca_graph_t) *Graph {
+	g := &Graph{h: h}
+	runtime.SetFinalizer(g, (*Graph).Close)
+	return g
+}
+
+// Close frees the graph. Safe to call twice.
+func (g *Graph) Close() {
+	if g.h != nil {
+		C.cag_ca_graph_free(g.h)
+		g.h = nil
+	}
+	runtime.SetFinalizer(g, nil)
+}
+
+func (g *Graph) NumTasks() int64  { return int64(C.cag_ca_graph_num_tasks(g.h)) }
+func (g *Graph) NumLayers() int64 { return int64(C.cag_ca_graph_num_layers(g.h)) }
+
+// Dot is the graph in graphviz dot.
+func (g *Graph) Dot() (string, error) {
+	var s *C.char
+	if err := call(func() C.ca_status_t { return C.cag_ca_graph_to_dot(&s, g.h, nil, 0) }); err != nil {
+		return "", err
+	}
+	defer C.cag_ca_string_free(s)
+	return C.GoString(s), nil
+}
+
+// Save writes the graph to a file (needs ca_graph_save in the library).
+func (g *Graph) Save(path string) error {
+	if !HasFunction("ca_graph_save") {
+		return &Error{Status: -13, Message: "ca_graph_save is not in the loaded library"}
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	return call(func() C.ca_status_t { return C.cag_ca_graph_save(g.h, p) })
+}
+
+// LoadGraph reads a graph saved with Save (needs ca_graph_load in the library).
+func LoadGraph(path string) (*Graph, error) {
+	if !HasFunction("ca_graph_load") {
+		return nil, &Error{Status: -13, Message: "ca_graph_load is not in the loaded library"}
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	var g *C.ca_graph_t
+	if err := call(func() C.ca_status_t { return C.cag_ca_graph_load(&g, p) }); err != nil {
+		return nil, err
+	}
+	return wrapGraph(g), nil
+}

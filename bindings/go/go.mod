@@ -1,0 +1,3 @@
+module chunkarray
+
+go 1.19

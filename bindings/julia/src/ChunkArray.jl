@@ -1,0 +1,567 @@
+"""
+    ChunkArray
+
+Julia bindings to libchunkarray (dask.array's design behind a C ABI). The library is opened at run
+time with Libdl (`ENV["CHUNKARRAY_LIB"]`, else `libchunkarray.so.1`) and every C function is called
+with `@ccall` through the pointer `dlsym` gives. Handles are freed by `close` and by finalizers.
+Errors are `ChunkArrayError(status, code, message)`; the message is read right after the failing
+call, with no yield point in between, so on the same OS thread.
+
+Arrays keep Julia's dimension order (shape == size(A)); data cross the boundary in C order.
+"""
+module ChunkArray
+
+using Libdl
+
+export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist, rechunk, map_blocks,
+       register_kernel, chunks, name, to_svg, graph, to_dot, save_graph, load_graph, save_array, load_array,
+       czeros, cones, cfull, crandom, cumsum_axis, has_function
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------------------------
+
+const LIB = Ref{Ptr{Cvoid}}(C_NULL)
+const SYMS = Dict{Symbol,Ptr{Cvoid}}()
+const SYMS_LOCK = ReentrantLock()
+
+function __init__()
+    # libchunkarray links libmimalloc (which exports operator new/delete) ahead of libstdc++, and
+    # Julia has its own libstdc++ loaded: make that one global first so allocators do not mix.
+    try
+        Libdl.dlopen("libstdc++.so.6", Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL)
+    catch
+    end
+    LIB[] = Libdl.dlopen(get(ENV, "CHUNKARRAY_LIB", "libchunkarray.so.1"), Libdl.RTLD_NOW | Libdl.RTLD_LOCAL)
+end
+
+"Pointer of C function `name` (cached); throws if the library lacks it."
+function sym(name::Symbol)
+    lock(SYMS_LOCK) do
+        get!(SYMS, name) do
+            Libdl.dlsym(LIB[], name)
+        end
+    end
+end
+
+"True if the loaded library exports `name` (optional functions such as ca_graph_save)."
+has_function(name::Symbol) = Libdl.dlsym(LIB[], name; throw_error=false) !== nothing
+
+# ---------------------------------------------------------------------------------------------
+# C structs (mirrors of include/chunkarray/*.h; bindings/julia/check_abi.py compares them)
+# ---------------------------------------------------------------------------------------------
+
+struct CaChunks           # ca_chunks_t
+    ndim::Int32
+    numblocks::Ptr{Int64}
+    sizes::Ptr{Int64}
+end
+
+struct CaDimChunks        # ca_dimchunks_t
+    size::Int64
+    sizes::Ptr{Int64}
+    nsizes::Int64
+end
+
+struct CaScalar           # ca_scalar_t
+    kind::Int32
+    reserved::Int32
+    re::Cdouble
+    im::Cdouble
+    i64::Int64
+end
+
+struct CaContextOptions   # ca_context_options_t
+    struct_size::UInt32
+    num_threads::Int32
+    memory_limit::Int64
+    chunk_size::Int64
+    builtin_kernels::Int32
+end
+
+struct CaKernelOptions    # ca_kernel_options_t
+    struct_size::UInt32
+    version::Int32
+    user_data::Ptr{Cvoid}
+    free_user_data::Ptr{Cvoid}
+end
+
+struct CaReduceOptions    # ca_reduce_options_t
+    struct_size::UInt32
+    split_every::Int32
+    ddof::Int32
+    dtype::Int32
+end
+
+struct CaMapBlocksOptions # ca_map_blocks_options_t
+    struct_size::UInt32
+    dtype::Int32
+    chunks::Ptr{CaChunks}
+    drop_axis::Ptr{Int32}
+    ndrop_axis::Int32
+    new_axis::Ptr{Int32}
+    nnew_axis::Int32
+    block_info::Int32
+    name::Ptr{Cchar}
+end
+
+# ca_arg_t: kind, reserved, then a 32-byte union; kernels read blocks and literals through it.
+struct CaArg              # ca_arg_t (a union inside: layout checked by size only)
+    kind::Int32
+    reserved::Int32
+    u::NTuple{4,UInt64}
+end
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------------------------
+
+struct ChunkArrayError <: Exception
+    status::Int32
+    code::String
+    message::String
+end
+
+Base.showerror(io::IO, e::ChunkArrayError) = print(io, e.code, ": ", e.message)
+
+function check(st::Int32)
+    st == 0 && return nothing
+    # read at once: no yield point since the failing ccall, so this is the same OS thread
+    msg = unsafe_string(@ccall $(sym(:ca_last_error_message))()::Cstring)
+    code = unsafe_string(@ccall $(sym(:ca_status_str))(st::Int32)::Cstring)
+    throw(ChunkArrayError(st, code, msg))
+end
+
+version() = unsafe_string(@ccall $(sym(:ca_version_string))()::Cstring)
+
+# ---------------------------------------------------------------------------------------------
+# dtypes
+# ---------------------------------------------------------------------------------------------
+
+const DTYPES = Dict{DataType,Int32}(Bool => 1, Int8 => 2, Int16 => 3, Int32 => 4, Int64 => 5, UInt8 => 6,
+                                    UInt16 => 7, UInt32 => 8, UInt64 => 9, Float32 => 10, Float64 => 11,
+                                    ComplexF32 => 12, ComplexF64 => 13)
+const JULIA_TYPES = Dict(v => k for (k, v) in DTYPES)
+dtype_code(::Type{T}) where {T} = DTYPES[T]
+
+# ---------------------------------------------------------------------------------------------
+# Context
+# ---------------------------------------------------------------------------------------------
+
+mutable struct Context
+    h::Ptr{Cvoid}
+    kernels::Vector{Any}   # keeps Julia kernels and their cfunctions alive
+    function Context(; num_threads::Integer=-1)
+        o = Ref(CaContextOptions(sizeof(CaContextOptions), num_threads, 0, 0, 1))
+        out = Ref{Ptr{Cvoid}}(C_NULL)
+        check(@ccall $(sym(:ca_context_new))(out::Ptr{Ptr{Cvoid}}, o::Ptr{CaContextOptions})::Int32)
+        c = new(out[], Any[])
+        finalizer(close, c)
+    end
+end
+
+function Base.close(c::Context)
+    if c.h != C_NULL
+        @ccall $(sym(:ca_context_free))(c.h::Ptr{Cvoid})::Cvoid
+        c.h = C_NULL
+    end
+    nothing
+end
+
+num_threads(c::Context) = @ccall $(sym(:ca_context_num_threads))(c.h::Ptr{Cvoid})::Int32
+
+set_config(c::Context, key::AbstractString, value::AbstractString) =
+    check(@ccall $(sym(:ca_context_set_config))(c.h::Ptr{Cvoid}, key::Cstring, value::Cstring)::Int32)
+
+# ---------------------------------------------------------------------------------------------
+# Blocks (inside kernels) and results
+# ---------------------------------------------------------------------------------------------
+
+function block_shape(b::Ptr{Cvoid})
+    nd = @ccall $(sym(:ca_block_ndim))(b::Ptr{Cvoid})::Int32
+    p = @ccall $(sym(:ca_block_shape))(b::Ptr{Cvoid})::Ptr{Int64}
+    nd == 0 ? Int64[] : copy(unsafe_wrap(Vector{Int64}, p, nd))
+end
+
+"A Julia Array (same dims as the C shape) copied from a block."
+function block_to_array(b::Ptr{Cvoid})
+    T = JULIA_TYPES[@ccall $(sym(:ca_block_dtype))(b::Ptr{Cvoid})::Int32]
+    shape = block_shape(b)
+    n = @ccall $(sym(:ca_block_size))(b::Ptr{Cvoid})::Int64
+    p = @ccall $(sym(:ca_block_data))(b::Ptr{Cvoid})::Ptr{Cvoid}
+    flat = n == 0 ? T[] : copy(unsafe_wrap(Vector{T}, Ptr{T}(p), n))
+    from_c_order(flat, shape)
+end
+
+from_c_order(flat::Vector, shape) =
+    isempty(shape) ? fill(flat[1]) : permutedims(reshape(flat, Tuple(reverse(shape))), length(shape):-1:1)
+to_c_order(A::AbstractArray) = ndims(A) == 0 ? [A[]] : vec(permutedims(A, ndims(A):-1:1))
+
+"A new owned block holding a copy of the Julia array `A`."
+function new_block(A::AbstractArray{T}) where {T}
+    shape = Int64[size(A)...]
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_block_new))(out::Ptr{Ptr{Cvoid}}, dtype_code(T)::Int32, length(shape)::Int32,
+                                       shape::Ptr{Int64})::Int32)
+    flat = to_c_order(A)
+    if !isempty(flat)
+        p = @ccall $(sym(:ca_block_data))(out[]::Ptr{Cvoid})::Ptr{Cvoid}
+        unsafe_copyto!(Ptr{T}(p), pointer(flat), length(flat))
+    end
+    out[]
+end
+
+# ---------------------------------------------------------------------------------------------
+# Arrays
+# ---------------------------------------------------------------------------------------------
+
+mutable struct CArray
+    h::Ptr{Cvoid}
+    function CArray(h::Ptr{Cvoid})
+        a = new(h)
+        finalizer(close, a)
+    end
+end
+
+function Base.close(a::CArray)
+    if a.h != C_NULL
+        @ccall $(sym(:ca_array_free))(a.h::Ptr{Cvoid})::Cvoid
+        a.h = C_NULL
+    end
+    nothing
+end
+
+function newarray(f)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(f(out))
+    CArray(out[])
+end
+
+Base.ndims(a::CArray) = Int(@ccall $(sym(:ca_array_ndim))(a.h::Ptr{Cvoid})::Int32)
+function Base.size(a::CArray)
+    nd = ndims(a)
+    p = @ccall $(sym(:ca_array_shape))(a.h::Ptr{Cvoid})::Ptr{Int64}
+    nd == 0 ? () : Tuple(Int.(unsafe_wrap(Vector{Int64}, p, nd)))
+end
+Base.length(a::CArray) = Int(@ccall $(sym(:ca_array_size))(a.h::Ptr{Cvoid})::Int64)
+Base.eltype(a::CArray) = JULIA_TYPES[@ccall $(sym(:ca_array_dtype))(a.h::Ptr{Cvoid})::Int32]
+name(a::CArray) = unsafe_string(@ccall $(sym(:ca_array_name))(a.h::Ptr{Cvoid})::Cstring)
+function chunks(a::CArray)
+    map(0:ndims(a)-1) do d
+        n = Ref{Int64}(0)
+        p = @ccall $(sym(:ca_array_chunks))(a.h::Ptr{Cvoid}, d::Int32, n::Ptr{Int64})::Ptr{Int64}
+        n[] == 0 ? Int64[] : copy(unsafe_wrap(Vector{Int64}, p, n[]))
+    end
+end
+Base.show(io::IO, a::CArray) = print(io, "CArray<", name(a), ", size=", size(a), ", eltype=", eltype(a), ">")
+
+"Normalized chunks: one block size per dimension (-1 whole, 0 auto) or explicit vectors."
+function normalize_chunks(shape, spec, ::Type{T}) where {T}
+    nd = length(shape)
+    spec = spec isa Integer ? fill(spec, nd) : collect(spec)
+    length(spec) == nd || throw(ChunkArrayError(-1, "CA_EINVAL", "chunks $spec have $(length(spec)) dimensions, shape $shape has $nd"))
+    keep = Any[]
+    dims = map(spec) do s
+        if s isa AbstractVector
+            v = Int64.(s)
+            push!(keep, v)
+            CaDimChunks(-2, pointer(v), length(v))
+        else
+            CaDimChunks(Int64(s), C_NULL, 0)
+        end
+    end
+    shp = Int64[shape...]
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    GC.@preserve keep begin
+        check(@ccall $(sym(:ca_normalize_chunks))(out::Ptr{Ptr{Cvoid}}, C_NULL::Ptr{Cvoid}, dims::Ptr{CaDimChunks},
+                                                  nd::Int32, shp::Ptr{Int64}, dtype_code(T)::Int32, 0::Int64)::Int32)
+    end
+    cs = out[]
+    try
+        map(0:nd-1) do d
+            n = Ref{Int64}(0)
+            p = @ccall $(sym(:ca_chunkset_sizes))(cs::Ptr{Cvoid}, d::Int32, n::Ptr{Int64})::Ptr{Int64}
+            n[] == 0 ? Int64[] : copy(unsafe_wrap(Vector{Int64}, p, n[]))
+        end
+    finally
+        @ccall $(sym(:ca_chunkset_free))(cs::Ptr{Cvoid})::Cvoid
+    end
+end
+
+function with_chunks(f, ch)
+    nb = Int64[length(c) for c in ch]
+    sz = Int64[x for c in ch for x in c]
+    GC.@preserve nb sz begin
+        f(Ref(CaChunks(length(ch), pointer(nb), pointer(sz))))
+    end
+end
+
+"An array over a copy of the Julia array `A` with `chunks` (per-dimension sizes)."
+function carray(A::AbstractArray{T}; chunks=0) where {T}
+    shape = Int64[size(A)...]
+    flat = to_c_order(A)
+    ch = normalize_chunks(shape, chunks, T)
+    with_chunks(ch) do cc
+        newarray() do out
+            GC.@preserve flat @ccall $(sym(:ca_array_from_buffer))(out::Ptr{Ptr{Cvoid}}, pointer(flat)::Ptr{Cvoid},
+                dtype_code(T)::Int32, length(shape)::Int32, shape::Ptr{Int64}, C_NULL::Ptr{Int64}, cc::Ptr{CaChunks},
+                0::UInt32, C_NULL::Ptr{Cvoid}, C_NULL::Ptr{Cvoid})::Int32
+        end
+    end
+end
+
+function czeros(::Type{T}, shape::Tuple; chunks=0) where {T}
+    shp = Int64[shape...]
+    with_chunks(normalize_chunks(shp, chunks, T)) do cc
+        newarray() do out
+            @ccall $(sym(:ca_array_zeros))(out::Ptr{Ptr{Cvoid}}, length(shp)::Int32, shp::Ptr{Int64},
+                                           cc::Ptr{CaChunks}, dtype_code(T)::Int32)::Int32
+        end
+    end
+end
+
+function cones(::Type{T}, shape::Tuple; chunks=0) where {T}
+    shp = Int64[shape...]
+    with_chunks(normalize_chunks(shp, chunks, T)) do cc
+        newarray() do out
+            @ccall $(sym(:ca_array_ones))(out::Ptr{Ptr{Cvoid}}, length(shp)::Int32, shp::Ptr{Int64},
+                                          cc::Ptr{CaChunks}, dtype_code(T)::Int32)::Int32
+        end
+    end
+end
+
+function cfull(::Type{T}, shape::Tuple, value::Real; chunks=0) where {T}
+    shp = Int64[shape...]
+    with_chunks(normalize_chunks(shp, chunks, T)) do cc
+        newarray() do out
+            @ccall $(sym(:ca_array_full))(out::Ptr{Ptr{Cvoid}}, length(shp)::Int32, shp::Ptr{Int64},
+                                          cc::Ptr{CaChunks}, dtype_code(T)::Int32, Float64(value)::Cdouble,
+                                          0.0::Cdouble)::Int32
+        end
+    end
+end
+
+"Uniform random values in [lo, hi), reproducible per block."
+function crandom(shape::Tuple; chunks=0, seed::Integer=0, lo=0.0, hi=1.0)
+    shp = Int64[shape...]
+    with_chunks(normalize_chunks(shp, chunks, Float64)) do cc
+        newarray() do out
+            @ccall $(sym(:ca_array_random))(out::Ptr{Ptr{Cvoid}}, 0::Int32, UInt64(seed)::UInt64, length(shp)::Int32,
+                                            shp::Ptr{Int64}, cc::Ptr{CaChunks}, 11::Int32, Float64(lo)::Cdouble,
+                                            Float64(hi)::Cdouble)::Int32
+        end
+    end
+end
+
+# -- elementwise ----------------------------------------------------------------------------------
+
+scalar(v::Bool) = CaScalar(1, 0, Float64(v), 0.0, Int64(v))
+scalar(v::Integer) = CaScalar(5, 0, Float64(v), 0.0, Int64(v))
+scalar(v::Real) = CaScalar(11, 0, Float64(v), 0.0, 0)
+scalar(v::Complex) = CaScalar(13, 0, real(v), imag(v), 0)
+
+binary(op::Integer, a::CArray, b::CArray) = newarray() do out
+    @ccall $(sym(:ca_array_binary))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid}, b.h::Ptr{Cvoid})::Int32
+end
+binary(op::Integer, a::CArray, s::Number, first::Bool=false) = newarray() do out
+    @ccall $(sym(:ca_array_binary_scalar))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid}, scalar(s)::CaScalar,
+                                           first::Bool)::Int32
+end
+unary(op::Integer, a::CArray) = newarray() do out
+    @ccall $(sym(:ca_array_unary))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid})::Int32
+end
+
+for (f, op) in ((:+, 1), (:-, 2), (:*, 3), (:/, 4), (:^, 7), (:max, 17), (:min, 18))
+    @eval Base.$f(a::CArray, b::CArray) = binary($op, a, b)
+    @eval Base.$f(a::CArray, b::Number) = binary($op, a, b)
+    @eval Base.$f(a::Number, b::CArray) = binary($op, b, a, true)
+end
+for (f, op) in ((:-, 40), (:abs, 41), (:sign, 42), (:sqrt, 43), (:exp, 44), (:log, 45), (:sin, 48), (:cos, 49),
+                (:tanh, 56), (:floor, 60), (:ceil, 61), (:isnan, 63))
+    @eval Base.$f(a::CArray) = unary($op, a)
+end
+
+# -- reductions (dims are Julia's 1-based dimensions) ---------------------------------------------
+
+function reduce_op(op::Integer, a::CArray; dims=:, keepdims::Bool=false, ddof::Integer=0)
+    axes = dims === Colon() ? Int32[] : Int32[d - 1 for d in dims]
+    o = Ref(CaReduceOptions(sizeof(CaReduceOptions), 0, ddof, 0))
+    newarray() do out
+        GC.@preserve axes begin
+            @ccall $(sym(:ca_array_reduce))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid},
+                                            (isempty(axes) ? C_NULL : pointer(axes))::Ptr{Int32},
+                                            length(axes)::Int32, keepdims::Bool, o::Ptr{CaReduceOptions})::Int32
+        end
+    end
+end
+Base.sum(a::CArray; dims=:, keepdims=false) = reduce_op(1, a; dims, keepdims)
+Base.prod(a::CArray; dims=:, keepdims=false) = reduce_op(2, a; dims, keepdims)
+mean(a::CArray; dims=:, keepdims=false) = reduce_op(3, a; dims, keepdims)
+Base.maximum(a::CArray; dims=:, keepdims=false) = reduce_op(7, a; dims, keepdims)
+Base.minimum(a::CArray; dims=:, keepdims=false) = reduce_op(6, a; dims, keepdims)
+
+cumsum_axis(a::CArray, dim::Integer) = newarray() do out
+    @ccall $(sym(:ca_array_scan))(out::Ptr{Ptr{Cvoid}}, 1::Int32, a.h::Ptr{Cvoid}, (dim - 1)::Int32, 0::Int32)::Int32
+end
+
+function rechunk(a::CArray, spec)
+    ch = normalize_chunks(Int64[size(a)...], spec, eltype(a))
+    with_chunks(ch) do cc
+        newarray() do out
+            @ccall $(sym(:ca_array_rechunk))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, cc::Ptr{CaChunks})::Int32
+        end
+    end
+end
+
+# -- kernels written in Julia ---------------------------------------------------------------------
+
+# A Julia kernel receives the input blocks as Julia arrays (copies) plus the literal arguments and
+# returns an array. Julia >= 1.9 lets foreign (worker) threads call into Julia; on older versions
+# use Context(num_threads=0) so kernels run on the calling thread.
+function kernel_trampoline(out::Ptr{Ptr{Cvoid}}, args::Ptr{CaArg}, nargs::Csize_t, kctx::Ptr{Cvoid},
+                           ud::Ptr{Cvoid})::Int32
+    f = unsafe_pointer_to_objref(ud)
+    try
+        vals = Any[]
+        for i in 1:nargs
+            a = unsafe_load(args, i)
+            if a.kind == 8      # CA_ARG_BLOCK
+                push!(vals, block_to_array(Ptr{Cvoid}(a.u[1])))
+            elseif a.kind == 1  # CA_ARG_INT64
+                push!(vals, reinterpret(Int64, a.u[1]))
+            elseif a.kind == 2  # CA_ARG_FLOAT64
+                push!(vals, reinterpret(Float64, a.u[1]))
+            else
+                push!(vals, nothing)
+            end
+        end
+        unsafe_store!(out, new_block(f(vals...)))
+        return Int32(0)
+    catch e
+        msg = sprint(showerror, e)
+        @ccall $(sym(:ca_kernel_set_error))(kctx::Ptr{Cvoid}, msg::Cstring)::Cvoid
+        return Int32(-5)
+    end
+end
+
+"Register the Julia function `f(blocks..., literals...) -> Array` as kernel `kname` in `ctx`."
+function register_kernel(ctx::Context, kname::AbstractString, f)
+    push!(ctx.kernels, f)   # the context keeps f alive; user_data is a borrowed pointer to it
+    cf = @cfunction(kernel_trampoline, Int32, (Ptr{Ptr{Cvoid}}, Ptr{CaArg}, Csize_t, Ptr{Cvoid}, Ptr{Cvoid}))
+    o = Ref(CaKernelOptions(sizeof(CaKernelOptions), 1, pointer_from_objref(f), C_NULL))
+    check(@ccall $(sym(:ca_context_register))(ctx.h::Ptr{Cvoid}, kname::Cstring, cf::Ptr{Cvoid},
+                                              o::Ptr{CaKernelOptions})::Int32)
+end
+
+"dask's map_blocks with a kernel registered under `kname` (Julia or C), plus float literals."
+function map_blocks(kname::AbstractString, arrays::CArray...; extra::Vector{Float64}=Float64[], dtype=nothing)
+    hs = Ptr{Cvoid}[a.h for a in arrays]
+    args = CaArg[CaArg(2, 0, (reinterpret(UInt64, x), 0, 0, 0)) for x in extra]
+    o = Ref(CaMapBlocksOptions(sizeof(CaMapBlocksOptions), dtype === nothing ? 0 : dtype_code(dtype), C_NULL,
+                               C_NULL, 0, C_NULL, 0, 0, C_NULL))
+    newarray() do out
+        GC.@preserve args begin
+            @ccall $(sym(:ca_array_map_blocks))(out::Ptr{Ptr{Cvoid}}, kname::Cstring, hs::Ptr{Ptr{Cvoid}},
+                                                length(hs)::Csize_t,
+                                                (isempty(args) ? C_NULL : pointer(args))::Ptr{CaArg},
+                                                length(args)::Csize_t, o::Ptr{CaMapBlocksOptions})::Int32
+        end
+    end
+end
+
+# -- compute ----------------------------------------------------------------------------------------
+
+function compute(a::CArray, ctx::Context)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_array_compute))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
+                                           C_NULL::Ptr{Cvoid})::Int32)
+    try
+        block_to_array(out[])
+    finally
+        @ccall $(sym(:ca_block_free))(out[]::Ptr{Cvoid})::Cvoid
+    end
+end
+
+function compute_many(ctx::Context, arrays::CArray...)
+    hs = Ptr{Cvoid}[a.h for a in arrays]
+    outs = fill(C_NULL, length(hs))
+    check(@ccall $(sym(:ca_array_compute_many))(outs::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, hs::Ptr{Ptr{Cvoid}},
+                                                length(hs)::Csize_t, C_NULL::Ptr{Cvoid})::Int32)
+    map(outs) do b
+        try
+            block_to_array(b)
+        finally
+            @ccall $(sym(:ca_block_free))(b::Ptr{Cvoid})::Cvoid
+        end
+    end
+end
+
+persist(a::CArray, ctx::Context) = newarray() do out
+    @ccall $(sym(:ca_array_persist))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid}, C_NULL::Ptr{Cvoid})::Int32
+end
+
+# -- pictures, graphs and files ---------------------------------------------------------------------
+
+function take_string(f)
+    out = Ref{Ptr{Cchar}}(C_NULL)
+    check(f(out))
+    s = unsafe_string(out[])
+    @ccall $(sym(:ca_string_free))(out[]::Ptr{Cchar})::Cvoid
+    s
+end
+
+to_svg(a::CArray; size::Integer=0) = take_string() do out
+    @ccall $(sym(:ca_array_to_svg))(out::Ptr{Ptr{Cchar}}, a.h::Ptr{Cvoid}, size::Int32)::Int32
+end
+
+mutable struct Graph
+    h::Ptr{Cvoid}
+    Graph(h) = finalizer(close, new(h))
+end
+
+function Base.close(g::Graph)
+    if g.h != C_NULL
+        @ccall $(sym(:ca_graph_free))(g.h::Ptr{Cvoid})::Cvoid
+        g.h = C_NULL
+    end
+    nothing
+end
+
+function graph(a::CArray)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_array_graph))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid})::Int32)
+    Graph(out[])
+end
+
+to_dot(g::Graph) = take_string() do out
+    @ccall $(sym(:ca_graph_to_dot))(out::Ptr{Ptr{Cchar}}, g.h::Ptr{Cvoid}, C_NULL::Ptr{Cvoid}, 0::Csize_t)::Int32
+end
+
+unsupported(f) = throw(ChunkArrayError(-13, "CA_EUNSUPPORTED", "$f is not in the loaded library"))
+
+# Planned functions (graph/array files): used when the library has them.
+function save_graph(g::Graph, path::AbstractString)
+    has_function(:ca_graph_save) || unsupported(:ca_graph_save)
+    check(@ccall $(sym(:ca_graph_save))(g.h::Ptr{Cvoid}, path::Cstring)::Int32)
+end
+
+function load_graph(path::AbstractString)
+    has_function(:ca_graph_load) || unsupported(:ca_graph_load)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_graph_load))(out::Ptr{Ptr{Cvoid}}, path::Cstring)::Int32)
+    Graph(out[])
+end
+
+function save_array(a::CArray, path::AbstractString)
+    has_function(:ca_array_save) || unsupported(:ca_array_save)
+    check(@ccall $(sym(:ca_array_save))(a.h::Ptr{Cvoid}, path::Cstring)::Int32)
+end
+
+function load_array(path::AbstractString)
+    has_function(:ca_array_load) || unsupported(:ca_array_load)
+    newarray() do out
+        @ccall $(sym(:ca_array_load))(out::Ptr{Ptr{Cvoid}}, path::Cstring)::Int32
+    end
+end
+
+end # module

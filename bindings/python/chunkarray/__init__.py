@@ -1,0 +1,22 @@
+"""chunkarray: dask.array's design over a native library (libchunkarray.so), through ctypes.
+
+Set CHUNKARRAY_LIB to the shared library's path, or have libchunkarray.so.1 on the loader path.
+"""
+from .core import (Array, ChunkArrayError, Context, DTypeError, Graph, InvalidArgumentError, KernelError,
+                   NotFoundError, UnsupportedError, apply_gufunc, arange, asarray, blockwise, compute,
+                   default_context, diag, elemwise, empty, eye, from_array, from_npy, from_zarr, full, linspace,
+                   load, map_blocks, normalize_chunks, register_ffi, ones, persist, random, rechunk, reduction,
+                   register_kernel, scan, store, transpose, tri, unify_chunks, version, zeros)
+from ._api import *  # noqa: F401,F403 - the NumPy-style functions
+from ._api import abs, around, clip, conj, round, where  # noqa: F401,A004
+from . import _slicing  # noqa: F401 - registers the getitem kernel
+from .chunkmanager import ChunkArrayManager  # noqa: F401
+from ._lib import lib as _lib_handle
+
+
+def has_function(name):
+    """True if the loaded libchunkarray exports ``name`` (for functions added in later versions)."""
+    return hasattr(_lib_handle().cdll, name)
+
+
+__version__ = "0.1.0"

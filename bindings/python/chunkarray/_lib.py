@@ -1,0 +1,332 @@
+"""ctypes declarations of chunkarray's C ABI (include/chunkarray/*.h).
+
+The shared library is found at run time: $CHUNKARRAY_LIB if set, else ``libchunkarray.so.1`` on the
+loader's search path. Functions other helpers add later (graph/array save and load) are looked up with
+``hasattr`` and are ``None`` when the loaded library lacks them.
+"""
+import ctypes
+import ctypes.util
+import os
+import threading
+
+c_status = ctypes.c_int32
+c_dtype = ctypes.c_int32
+c_i64p = ctypes.POINTER(ctypes.c_int64)
+c_i32p = ctypes.POINTER(ctypes.c_int32)
+c_vp = ctypes.c_void_p
+c_char_p = ctypes.c_char_p
+
+CA_OK = 0
+STATUS_NAMES = {
+    0: "CA_OK", -1: "CA_EINVAL", -2: "CA_ENOMEM", -3: "CA_ENOTFOUND", -4: "CA_ECYCLE",
+    -5: "CA_EKERNEL", -6: "CA_EIO", -7: "CA_EFORMAT", -8: "CA_ECANCELED", -9: "CA_EINTERNAL",
+    -10: "CA_EEXISTS", -11: "CA_ETYPE", -12: "CA_EVERSION", -13: "CA_EUNSUPPORTED",
+}
+CA_EINVAL, CA_EKERNEL = -1, -5
+
+# dtypes (common.h)
+DTYPE_NAMES = {
+    1: "bool", 2: "int8", 3: "int16", 4: "int32", 5: "int64", 6: "uint8", 7: "uint16", 8: "uint32",
+    9: "uint64", 10: "float32", 11: "float64", 12: "complex64", 13: "complex128", 14: "uint8",
+}
+CA_BOOL, CA_INT64, CA_FLOAT64, CA_COMPLEX128, CA_RAW = 1, 5, 11, 13, 14
+
+# argument kinds (kernel.h)
+ARG_NONE, ARG_INT64, ARG_FLOAT64, ARG_STRING, ARG_BYTES, ARG_TUPLE, ARG_SLICE, ARG_KEY, ARG_BLOCK, \
+    ARG_LIST, ARG_INDEXED = range(11)
+SLICE_START, SLICE_STOP, SLICE_STEP = 1, 2, 4
+
+CHUNKS_AUTO, CHUNKS_WHOLE, CHUNKS_EXPLICIT = 0, -1, -2
+BUFFER_COPY = 0
+
+
+class Key(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("index", c_i64p), ("nindex", ctypes.c_int32)]
+
+
+class _Bytes(ctypes.Structure):
+    _fields_ = [("data", c_vp), ("len", ctypes.c_size_t)]
+
+
+class _Tuple(ctypes.Structure):
+    _fields_ = [("items", c_i64p), ("len", ctypes.c_size_t)]
+
+
+class Slice(ctypes.Structure):
+    _fields_ = [("start", ctypes.c_int64), ("stop", ctypes.c_int64), ("step", ctypes.c_int64),
+                ("flags", ctypes.c_uint32)]
+
+
+class Arg(ctypes.Structure):
+    pass
+
+
+class _List(ctypes.Structure):
+    _fields_ = [("items", ctypes.POINTER(Arg)), ("len", ctypes.c_size_t)]
+
+
+class _Indexed(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("index", c_char_p)]
+
+
+class _ArgU(ctypes.Union):
+    _fields_ = [("i64", ctypes.c_int64), ("f64", ctypes.c_double), ("bytes", _Bytes), ("tuple", _Tuple),
+                ("slice", Slice), ("key", Key), ("block", c_vp), ("list", _List), ("indexed", _Indexed)]
+
+
+Arg._fields_ = [("kind", ctypes.c_int32), ("reserved", ctypes.c_int32), ("u", _ArgU)]
+
+
+class Chunks(ctypes.Structure):
+    _fields_ = [("ndim", ctypes.c_int32), ("numblocks", c_i64p), ("sizes", c_i64p)]
+
+
+class DimChunks(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_int64), ("sizes", c_i64p), ("nsizes", ctypes.c_int64)]
+
+
+class Scalar(ctypes.Structure):
+    _fields_ = [("kind", c_dtype), ("reserved", ctypes.c_int32), ("re", ctypes.c_double),
+                ("im", ctypes.c_double), ("i64", ctypes.c_int64)]
+
+
+class ContextOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("num_threads", ctypes.c_int32),
+                ("memory_limit", ctypes.c_int64), ("chunk_size", ctypes.c_int64),
+                ("builtin_kernels", ctypes.c_int32)]
+
+
+FREE_FN = ctypes.CFUNCTYPE(None, c_vp)
+
+
+class KernelOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("version", ctypes.c_int32), ("user_data", c_vp),
+                ("free_user_data", FREE_FN)]
+
+
+class ReduceOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("split_every", ctypes.c_int32), ("ddof", ctypes.c_int32),
+                ("dtype", c_dtype)]
+
+
+class ArrayArg(ctypes.Structure):
+    _fields_ = [("array", c_vp), ("index", c_char_p), ("literal", Arg)]
+
+
+class BlockwiseArrayOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("new_axes", c_char_p), ("new_axes_sizes", c_i64p),
+                ("chunks", ctypes.POINTER(Chunks)), ("concatenate", ctypes.c_int32),
+                ("align_arrays", ctypes.c_int32), ("name", c_char_p)]
+
+
+class MapBlocksOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("dtype", c_dtype), ("chunks", ctypes.POINTER(Chunks)),
+                ("drop_axis", c_i32p), ("ndrop_axis", ctypes.c_int32), ("new_axis", c_i32p),
+                ("nnew_axis", ctypes.c_int32), ("block_info", ctypes.c_int32), ("name", c_char_p)]
+
+
+class ZarrOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("chunks", c_i64p), ("compressor", c_char_p),
+                ("level", ctypes.c_int32), ("blosc_cname", c_char_p), ("blosc_shuffle", ctypes.c_int32),
+                ("attrs_json", c_char_p), ("overwrite", ctypes.c_int32), ("order", ctypes.c_char),
+                ("dimension_separator", ctypes.c_char), ("has_fill_value", ctypes.c_int32),
+                ("fill_value", ctypes.c_double)]
+
+
+PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, c_vp)
+
+
+class ComputeOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("progress", PROGRESS_FN), ("progress_user_data", c_vp),
+                ("progress_interval_us", ctypes.c_int64), ("cancel", c_vp)]
+
+
+KERNEL_FN = ctypes.CFUNCTYPE(c_status, ctypes.POINTER(c_vp), ctypes.POINTER(Arg), ctypes.c_size_t, c_vp, c_vp)
+
+# name: (restype, argtypes). Every function the bindings use; the Julia module's check reads the
+# headers, not this table.
+_PROTOS = {
+    "ca_version_number": (ctypes.c_int32, []),
+    "ca_version_string": (c_char_p, []),
+    "ca_abi_version": (ctypes.c_int32, []),
+    "ca_status_str": (c_char_p, [c_status]),
+    "ca_last_error_message": (c_char_p, []),
+    "ca_last_error_code": (c_status, []),
+    "ca_clear_error": (None, []),
+    "ca_dtype_size": (ctypes.c_size_t, [c_dtype]),
+    "ca_dtype_name": (c_char_p, [c_dtype]),
+    "ca_dtype_from_name": (c_status, [ctypes.POINTER(c_dtype), c_char_p]),
+    "ca_dtype_promote": (c_status, [ctypes.POINTER(c_dtype), c_dtype, c_dtype]),
+    # block.h
+    "ca_block_new": (c_status, [ctypes.POINTER(c_vp), c_dtype, ctypes.c_int32, c_i64p]),
+    "ca_block_retain": (c_vp, [c_vp]),
+    "ca_block_free": (None, [c_vp]),
+    "ca_block_dtype": (c_dtype, [c_vp]),
+    "ca_block_ndim": (ctypes.c_int32, [c_vp]),
+    "ca_block_shape": (c_i64p, [c_vp]),
+    "ca_block_size": (ctypes.c_int64, [c_vp]),
+    "ca_block_nbytes": (ctypes.c_size_t, [c_vp]),
+    "ca_block_data": (c_vp, [c_vp]),
+    # kernel.h / context.h
+    "ca_kernel_set_error": (None, [c_vp, c_char_p]),
+    "ca_kernel_key_name": (c_char_p, [c_vp]),
+    "ca_kernel_key_index": (c_i64p, [c_vp, c_i32p]),
+    "ca_kernel_cancelled": (ctypes.c_bool, [c_vp]),
+    "ca_context_new": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(ContextOptions)]),
+    "ca_context_free": (None, [c_vp]),
+    "ca_context_num_threads": (ctypes.c_int32, [c_vp]),
+    "ca_context_set_config": (c_status, [c_vp, c_char_p, c_char_p]),
+    "ca_context_get_config": (c_status, [ctypes.POINTER(c_char_p), c_vp, c_char_p]),
+    "ca_context_register": (c_status, [c_vp, c_char_p, KERNEL_FN, ctypes.POINTER(KernelOptions)]),
+    "ca_context_register_ffi": (c_status, [c_vp, c_char_p, c_vp, c_char_p, ctypes.POINTER(KernelOptions)]),
+    "ca_context_remove_kernel": (c_status, [c_vp, c_char_p]),
+    "ca_context_num_kernels": (ctypes.c_int64, [c_vp]),
+    # graph.h
+    "ca_keylist_size": (ctypes.c_size_t, [c_vp]),
+    "ca_keylist_get": (c_status, [c_vp, ctypes.c_size_t, ctypes.POINTER(Key)]),
+    "ca_keylist_free": (None, [c_vp]),
+    "ca_graph_new": (c_status, [ctypes.POINTER(c_vp)]),
+    "ca_graph_free": (None, [c_vp]),
+    "ca_graph_add_task": (c_status, [c_vp, ctypes.POINTER(Key), c_char_p, ctypes.POINTER(Arg), ctypes.c_size_t]),
+    "ca_graph_merge": (c_status, [c_vp, c_vp]),
+    "ca_graph_num_tasks": (ctypes.c_int64, [c_vp]),
+    "ca_graph_num_layers": (ctypes.c_int64, [c_vp]),
+    "ca_graph_layers": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    # array.h
+    "ca_chunkset_ndim": (ctypes.c_int32, [c_vp]),
+    "ca_chunkset_sizes": (c_i64p, [c_vp, ctypes.c_int32, c_i64p]),
+    "ca_chunkset_free": (None, [c_vp]),
+    "ca_normalize_chunks": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(DimChunks), ctypes.c_int32,
+                                       c_i64p, c_dtype, ctypes.c_int64]),
+    "ca_normalize_chunks_str": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, ctypes.c_int32, c_i64p, c_dtype]),
+    "ca_array_new": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_retain": (c_vp, [c_vp]),
+    "ca_array_free": (None, [c_vp]),
+    "ca_array_ndim": (ctypes.c_int32, [c_vp]),
+    "ca_array_shape": (c_i64p, [c_vp]),
+    "ca_array_size": (ctypes.c_int64, [c_vp]),
+    "ca_array_nbytes": (ctypes.c_int64, [c_vp]),
+    "ca_array_dtype": (c_dtype, [c_vp]),
+    "ca_array_name": (c_char_p, [c_vp]),
+    "ca_array_numblocks": (c_i64p, [c_vp]),
+    "ca_array_chunks": (c_i64p, [c_vp, ctypes.c_int32, c_i64p]),
+    "ca_array_graph": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_array_meta": (c_char_p, [c_vp]),
+    "ca_array_from_buffer": (c_status, [ctypes.POINTER(c_vp), c_vp, c_dtype, ctypes.c_int32, c_i64p, c_i64p,
+                                        ctypes.POINTER(Chunks), ctypes.c_uint32, FREE_FN, c_vp]),
+    "ca_array_full": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks), c_dtype,
+                                 ctypes.c_double, ctypes.c_double]),
+    "ca_array_zeros": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_ones": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_empty": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_arange": (c_status, [ctypes.POINTER(c_vp), ctypes.c_double, ctypes.c_double, ctypes.c_double,
+                                   ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_linspace": (c_status, [ctypes.POINTER(c_vp), ctypes.c_double, ctypes.c_double, ctypes.c_int64,
+                                     ctypes.c_bool, ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_eye": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                                ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_tri": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                                ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_diag": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64]),
+    "ca_array_random": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32, c_i64p,
+                                   ctypes.POINTER(Chunks), c_dtype, ctypes.c_double, ctypes.c_double]),
+    "ca_array_unary": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp]),
+    "ca_array_binary": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_vp]),
+    "ca_array_binary_scalar": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, Scalar, ctypes.c_bool]),
+    "ca_array_where": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_vp, Scalar, Scalar]),
+    "ca_array_clip": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_bool, Scalar, ctypes.c_bool, Scalar]),
+    "ca_array_astype": (c_status, [ctypes.POINTER(c_vp), c_vp, c_dtype]),
+    "ca_array_round": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32]),
+    "ca_array_reduce": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_i32p, ctypes.c_int32,
+                                   ctypes.c_bool, ctypes.POINTER(ReduceOptions)]),
+    "ca_array_scan": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, ctypes.c_int32, c_dtype]),
+    "ca_array_reduction": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, c_char_p, c_char_p, c_i32p,
+                                      ctypes.c_int32, ctypes.c_bool, ctypes.c_int32, c_dtype]),
+    "ca_array_blockwise": (c_status, [ctypes.POINTER(c_vp), c_char_p, c_char_p, ctypes.POINTER(ArrayArg),
+                                      ctypes.c_size_t, c_dtype, ctypes.POINTER(BlockwiseArrayOptions)]),
+    "ca_array_map_blocks": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(c_vp), ctypes.c_size_t,
+                                       ctypes.POINTER(Arg), ctypes.c_size_t, ctypes.POINTER(MapBlocksOptions)]),
+    "ca_array_rechunk": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Chunks)]),
+    "ca_unify_chunks": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_char_p),
+                                   ctypes.c_size_t]),
+    "ca_array_compute": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.POINTER(ComputeOptions)]),
+    "ca_array_compute_into": (c_status, [c_vp, c_vp, c_vp, ctypes.c_size_t, ctypes.POINTER(ComputeOptions)]),
+    "ca_array_compute_many": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(c_vp), ctypes.c_size_t,
+                                         ctypes.POINTER(ComputeOptions)]),
+    "ca_array_persist": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.POINTER(ComputeOptions)]),
+    "ca_string_free": (None, [c_vp]),
+    "ca_array_to_svg": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32]),
+    "ca_graph_to_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Key), ctypes.c_size_t]),
+    # io.h
+    "ca_array_from_zarr": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(Chunks)]),
+    "ca_array_to_zarr": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ZarrOptions), ctypes.POINTER(ComputeOptions)]),
+    "ca_array_from_npy": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(Chunks)]),
+    "ca_array_to_npy": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ComputeOptions)]),
+}
+
+# Planned functions (other work in progress): declared when the loaded library has them.
+_OPTIONAL = {
+    "ca_graph_save": (c_status, [c_vp, c_char_p]),
+    "ca_graph_load": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
+    "ca_array_save": (c_status, [c_vp, c_char_p]),
+    "ca_array_load": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
+}
+
+
+class _Lib:
+    """The loaded library: attribute access gives the prototyped C functions."""
+
+    def __init__(self, path):
+        self.path = path
+        _promote_libstdcxx()
+        self.cdll = ctypes.CDLL(path)  # CDLL releases the GIL around every call
+        for name, (res, args) in _PROTOS.items():
+            f = getattr(self.cdll, name)
+            f.restype = res
+            f.argtypes = args
+            setattr(self, name, f)
+        for name, (res, args) in _OPTIONAL.items():
+            f = getattr(self.cdll, name, None)
+            if f is not None:
+                f.restype = res
+                f.argtypes = args
+            setattr(self, name, f)
+
+    def has(self, name):
+        return getattr(self, name, None) is not None
+
+
+def _promote_libstdcxx():
+    """Make libstdc++'s operator new/delete global before loading libchunkarray.
+
+    libchunkarray links libmimalloc.so.2 (which exports operator new/delete) ahead of libstdc++. Loaded
+    with dlopen into a process where libstdc++ is already loaded privately (by another extension
+    module), the library's own operator new/delete would bind to mimalloc while libstdc++'s internal
+    allocations use glibc malloc, and freeing one with the other crashes. With libstdc++ in the global
+    scope, both bind to the same operator new/delete.
+    """
+    name = ctypes.util.find_library("stdc++") or "libstdc++.so.6"
+    try:
+        ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+    except OSError:
+        pass
+
+
+def library_path():
+    p = os.environ.get("CHUNKARRAY_LIB")
+    if p:
+        return p
+    return ctypes.util.find_library("chunkarray") or "libchunkarray.so.1"
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        with _lib_lock:
+            if _lib is None:
+                _lib = _Lib(library_path())
+    return _lib

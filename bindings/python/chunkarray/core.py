@@ -1,0 +1,1611 @@
+"""chunkarray.Array and friends: dask.array's user surface over the C ABI, through ctypes."""
+import atexit
+import ctypes
+import hashlib
+import inspect
+import itertools
+import numbers
+import threading
+
+import numpy as np
+
+from . import _lib as C
+from ._lib import lib
+
+c_vp = ctypes.c_void_p
+
+
+# ------------------------------------------------------------------------------------------------
+# Errors
+# ------------------------------------------------------------------------------------------------
+
+class ChunkArrayError(Exception):
+    """A failed chunkarray call: ``status`` (negative CA_E* code), ``code`` (its name), message."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.code = C.STATUS_NAMES.get(status, "CA_E?")
+        self.message = message
+        super().__init__(f"{self.code}: {message}")
+
+
+class InvalidArgumentError(ChunkArrayError, ValueError):
+    pass
+
+
+class DTypeError(ChunkArrayError, TypeError):
+    pass
+
+
+class NotFoundError(ChunkArrayError, LookupError):
+    pass
+
+
+class KernelError(ChunkArrayError, RuntimeError):
+    pass
+
+
+class UnsupportedError(ChunkArrayError, NotImplementedError):
+    pass
+
+
+_ERROR_CLASSES = {-1: InvalidArgumentError, -3: NotFoundError, -5: KernelError, -11: DTypeError,
+                  -13: UnsupportedError}
+
+# The Python exception a Python kernel raised last, per message, so the error the compute reports
+# can be chained to it.
+_kernel_exceptions = {}
+_kernel_exc_lock = threading.Lock()
+
+
+def _check(status):
+    """Raise for a failed status; the message is read at once, on the calling OS thread."""
+    if status == C.CA_OK:
+        return
+    msg = lib().ca_last_error_message()
+    msg = msg.decode("utf-8", "replace") if msg else ""
+    err = _ERROR_CLASSES.get(status, ChunkArrayError)(status, msg)
+    if status == C.CA_EKERNEL:
+        with _kernel_exc_lock:
+            for m, exc in list(_kernel_exceptions.items()):
+                if m in msg:
+                    del _kernel_exceptions[m]
+                    raise err from exc
+    raise err
+
+
+def version():
+    return lib().ca_version_string().decode()
+
+
+# ------------------------------------------------------------------------------------------------
+# dtypes
+# ------------------------------------------------------------------------------------------------
+
+def _ca_dtype(dtype):
+    dt = np.dtype(dtype)
+    out = ctypes.c_int32()
+    st = lib().ca_dtype_from_name(ctypes.byref(out), dt.name.encode())
+    if st != 0:
+        raise DTypeError(st, f"dtype {dt} is not supported by chunkarray")
+    return out.value
+
+
+def _np_dtype(code):
+    try:
+        return np.dtype(C.DTYPE_NAMES[code])
+    except KeyError:
+        raise DTypeError(-11, f"unknown chunkarray dtype code {code}") from None
+
+
+def _i64arr(values):
+    values = [int(v) for v in values]
+    return (ctypes.c_int64 * max(1, len(values)))(*values)
+
+
+def _i32arr(values):
+    values = [int(v) for v in values]
+    return (ctypes.c_int32 * max(1, len(values)))(*values)
+
+
+def _scalar(v):
+    """A Python/NumPy scalar as ca_scalar_t (NumPy's Python-scalar rules)."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    s = C.Scalar()
+    if isinstance(v, bool):
+        s.kind, s.i64, s.re = C.CA_BOOL, int(v), float(v)
+    elif isinstance(v, numbers.Integral):
+        v = int(v)
+        if not -2**63 <= v < 2**63:
+            raise OverflowError(f"integer {v} does not fit int64")
+        s.kind, s.i64, s.re = C.CA_INT64, v, float(v)
+    elif isinstance(v, numbers.Real):
+        s.kind, s.re = C.CA_FLOAT64, float(v)
+    elif isinstance(v, numbers.Complex):
+        s.kind, s.re, s.im = C.CA_COMPLEX128, v.real, v.imag
+    else:
+        raise TypeError(f"not a scalar: {v!r}")
+    return s
+
+
+def _is_scalar(v):
+    return isinstance(v, (numbers.Number, np.generic)) and np.ndim(v) == 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Blocks <-> NumPy
+# ------------------------------------------------------------------------------------------------
+
+def _block_view(b, writeable=False):
+    """A NumPy view of a block's buffer (valid while the block lives)."""
+    L = lib()
+    dt = _np_dtype(L.ca_block_dtype(b))
+    nd = L.ca_block_ndim(b)
+    sp = L.ca_block_shape(b)
+    shape = tuple(sp[i] for i in range(nd))
+    nbytes = L.ca_block_nbytes(b)
+    if nbytes == 0:
+        return np.empty(shape, dt)
+    buf = (ctypes.c_char * nbytes).from_address(L.ca_block_data(b))
+    a = np.frombuffer(buf, dtype=dt).reshape(shape)
+    a.flags.writeable = writeable
+    return a
+
+
+def _block_to_numpy(b):
+    """Copy a block into a new ndarray and free the block."""
+    try:
+        return _block_view(b).copy()
+    finally:
+        lib().ca_block_free(b)
+
+
+def _new_block(arr):
+    """A new owned block holding a copy of ``arr``."""
+    arr = np.asarray(arr)
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")
+    L = lib()
+    out = c_vp()
+    _check(L.ca_block_new(ctypes.byref(out), _ca_dtype(arr.dtype), arr.ndim, _i64arr(arr.shape)))
+    if arr.nbytes:
+        ctypes.memmove(L.ca_block_data(out), arr.ctypes.data, arr.nbytes)
+    return out.value
+
+
+def _arg_to_py(a):
+    k = a.kind
+    if k == C.ARG_BLOCK:
+        return _block_view(a.u.block)
+    if k == C.ARG_INT64:
+        return a.u.i64
+    if k == C.ARG_FLOAT64:
+        return a.u.f64
+    if k in (C.ARG_STRING, C.ARG_BYTES):
+        data = ctypes.string_at(a.u.bytes.data, a.u.bytes.len) if a.u.bytes.len else b""
+        return data.decode() if k == C.ARG_STRING else data
+    if k == C.ARG_TUPLE:
+        return tuple(a.u.tuple.items[i] for i in range(a.u.tuple.len))
+    if k == C.ARG_SLICE:
+        s = a.u.slice
+        return slice(s.start if s.flags & C.SLICE_START else None, s.stop if s.flags & C.SLICE_STOP else None,
+                     s.step if s.flags & C.SLICE_STEP else None)
+    if k == C.ARG_LIST:
+        return [_arg_to_py(a.u.list.items[i]) for i in range(a.u.list.len)]
+    if k == C.ARG_NONE:
+        return None
+    raise TypeError(f"unexpected kernel argument kind {k}")
+
+
+class _ArgBuilder:
+    """Builds ca_arg_t values from Python literals, keeping their buffers alive."""
+
+    def __init__(self):
+        self.keep = []
+
+    def arg(self, v):
+        a = C.Arg()
+        if v is None:
+            a.kind = C.ARG_NONE
+        elif isinstance(v, (bool, numbers.Integral)) and not isinstance(v, np.ndarray):
+            a.kind, a.u.i64 = C.ARG_INT64, int(v)
+        elif isinstance(v, numbers.Real):
+            a.kind, a.u.f64 = C.ARG_FLOAT64, float(v)
+        elif isinstance(v, (str, bytes)):
+            b = v.encode() if isinstance(v, str) else v
+            buf = ctypes.create_string_buffer(b, len(b) + 1)
+            self.keep.append(buf)
+            a.kind = C.ARG_STRING if isinstance(v, str) else C.ARG_BYTES
+            a.u.bytes.data, a.u.bytes.len = ctypes.cast(buf, c_vp), len(b)
+        elif isinstance(v, tuple) and all(isinstance(i, numbers.Integral) for i in v):
+            arr = _i64arr(v)
+            self.keep.append(arr)
+            a.kind, a.u.tuple.items, a.u.tuple.len = C.ARG_TUPLE, arr, len(v)
+        elif isinstance(v, slice):
+            a.kind = C.ARG_SLICE
+            for field, flag in (("start", C.SLICE_START), ("stop", C.SLICE_STOP), ("step", C.SLICE_STEP)):
+                x = getattr(v, field)
+                if x is not None:
+                    setattr(a.u.slice, field, int(x))
+                    a.u.slice.flags |= flag
+        elif isinstance(v, _KeyRef):
+            name = v.name.encode()
+            idx = _i64arr(v.index)
+            self.keep += [name, idx]
+            a.kind = C.ARG_KEY
+            a.u.key.name, a.u.key.index, a.u.key.nindex = name, idx, len(v.index)
+        elif isinstance(v, list):
+            items = self.array(v)
+            a.kind, a.u.list.items, a.u.list.len = C.ARG_LIST, items, len(v)
+        else:
+            raise TypeError(f"cannot pass {type(v).__name__} {v!r} to a C kernel (int, float, str, bytes, "
+                            "tuple of ints, slice, None or a list of these)")
+        return a
+
+    def array(self, values):
+        arr = (C.Arg * max(1, len(values)))(*[self.arg(v) for v in values])
+        self.keep.append(arr)
+        return arr
+
+
+class _KeyRef:
+    def __init__(self, name, index):
+        self.name, self.index = name, tuple(index)
+
+
+# ------------------------------------------------------------------------------------------------
+# Kernels written in Python
+# ------------------------------------------------------------------------------------------------
+
+_py_kernels = {}  # name -> _PyKernel; registered into every context before it computes
+_py_kernels_lock = threading.Lock()
+_kernel_counter = itertools.count()
+
+
+class _PyKernel:
+    """A native kernel calling a Python function: fn(*args) -> ndarray (or a scalar)."""
+
+    def __init__(self, name, fn, dtype=None):
+        self.name = name
+        self.fn = fn
+        self.dtype = None if dtype is None else np.dtype(dtype)
+        self.cfn = C.KERNEL_FN(self._call)
+
+    def register(self, ctx_handle):
+        opts = C.KernelOptions(ctypes.sizeof(C.KernelOptions), 1, None, C.FREE_FN())
+        return lib().ca_context_register(ctx_handle, self.name.encode(), self.cfn, ctypes.byref(opts))
+
+    def _call(self, out, args, nargs, kctx, user_data):
+        try:
+            pyargs = [_arg_to_py(args[i]) for i in range(nargs)]
+            res = np.asarray(self.fn(*pyargs))
+            if self.dtype is not None and res.dtype != self.dtype:
+                res = res.astype(self.dtype)
+            out[0] = _new_block(res)
+            return 0
+        except BaseException as e:  # noqa: B902 - nothing may cross the C boundary
+            msg = f"{self.name}: {type(e).__name__}: {e}"
+            with _kernel_exc_lock:
+                _kernel_exceptions[msg] = e
+            lib().ca_kernel_set_error(kctx, msg.encode("utf-8", "replace"))
+            return C.CA_EKERNEL
+
+
+def _py_kernel(fn, prefix, dtype=None):
+    name = f"py.{prefix}.{getattr(fn, '__name__', 'fn')}.{next(_kernel_counter)}"
+    k = _PyKernel(name, fn, dtype)
+    with _py_kernels_lock:
+        _py_kernels[name] = k
+    return name
+
+
+class _FfiKernel:
+    """A plain C function called through libffi (ca_context_register_ffi): elementwise when every
+    parameter is a scalar (``"f64(f64)"``), whole blocks with pointer parameters (``"void(f64*,i64)"``)."""
+
+    def __init__(self, name, fn, signature):
+        self.name = name
+        self.signature = signature
+        self.fn = fn  # keeps a ctypes function (and its library) alive
+        self.addr = ctypes.cast(fn, c_vp).value if not isinstance(fn, int) else fn
+
+    def register(self, ctx_handle):
+        return lib().ca_context_register_ffi(ctx_handle, self.name.encode(), self.addr, self.signature.encode(),
+                                             None)
+
+
+def register_ffi(name, fn, signature, ctx=None):
+    """Register a plain C function (a ctypes function such as ``ctypes.CDLL("libm.so.6").cbrt``, or an
+    address) as kernel ``name`` with a libffi ``signature`` like ``"f64(f64)"``; then use the name in
+    map_blocks/blockwise. Registered in every context that computes."""
+    k = _FfiKernel(name, fn, signature)
+    with _py_kernels_lock:
+        _py_kernels[name] = k
+    if ctx is not None:
+        ctx._sync_kernels()
+    return name
+
+
+def register_kernel(name, fn, ctx=None):
+    """Register a Python function ``fn(*blocks_and_literals) -> ndarray`` as kernel ``name`` (usable by
+    name in map_blocks/blockwise/reduction, like a C kernel)."""
+    k = _PyKernel(name, fn)
+    with _py_kernels_lock:
+        _py_kernels[name] = k
+    if ctx is not None:
+        ctx._sync_kernels()
+    return name
+
+
+# ------------------------------------------------------------------------------------------------
+# Context
+# ------------------------------------------------------------------------------------------------
+
+class Context:
+    """Worker threads, configuration and the kernel registry (ca_context_t)."""
+
+    def __init__(self, num_threads=-1, memory_limit=0, chunk_size=0, builtin_kernels=True):
+        o = C.ContextOptions(ctypes.sizeof(C.ContextOptions), num_threads, memory_limit, chunk_size,
+                             1 if builtin_kernels else 0)
+        h = c_vp()
+        _check(lib().ca_context_new(ctypes.byref(h), ctypes.byref(o)))
+        self._h = h.value
+        self._registered = set()
+        self._lock = threading.Lock()
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise ValueError("context is closed")
+        return self._h
+
+    def close(self):
+        if getattr(self, "_h", None):
+            lib().ca_context_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def num_threads(self):
+        return lib().ca_context_num_threads(self.handle)
+
+    def set_config(self, key, value):
+        _check(lib().ca_context_set_config(self.handle, key.encode(), str(value).encode()))
+
+    def get_config(self, key):
+        out = ctypes.c_char_p()
+        _check(lib().ca_context_get_config(ctypes.byref(out), self.handle, key.encode()))
+        return out.value.decode()
+
+    def register_c_kernel(self, name, cfunc):
+        """Register a native ca_kernel_fn (a ctypes CFUNCTYPE of _lib.KERNEL_FN) under ``name``."""
+        if not isinstance(cfunc, C.KERNEL_FN):
+            cfunc = C.KERNEL_FN(cfunc)
+        self._keep = getattr(self, "_keep", []) + [cfunc]
+        _check(lib().ca_context_register(self.handle, name.encode(), cfunc, None))
+        return name
+
+    def _sync_kernels(self):
+        with self._lock:
+            with _py_kernels_lock:
+                todo = [k for n, k in _py_kernels.items() if n not in self._registered]
+            for k in todo:
+                st = k.register(self.handle)
+                if st == -10:  # CA_EEXISTS: a kernel registered under the same name by hand
+                    lib().ca_context_remove_kernel(self.handle, k.name.encode())
+                    st = k.register(self.handle)
+                _check(st)
+                self._registered.add(k.name)
+
+
+_default_ctx = None
+
+
+def default_context():
+    global _default_ctx
+    if _default_ctx is None or not _default_ctx._h:
+        _default_ctx = Context()
+    return _default_ctx
+
+
+@atexit.register
+def _close_default():
+    if _default_ctx is not None:
+        _default_ctx.close()
+
+
+def _compute_options(progress):
+    if progress is None:
+        return None, None
+    cb = C.PROGRESS_FN(lambda done, total, ud: progress(done, total))
+    o = C.ComputeOptions(ctypes.sizeof(C.ComputeOptions), cb, None, 0, None)
+    return ctypes.byref(o), (o, cb)
+
+
+# ------------------------------------------------------------------------------------------------
+# Chunks
+# ------------------------------------------------------------------------------------------------
+
+def _chunks_struct(chunks):
+    """A ca_chunks_t over a tuple of tuples; returns (struct, keepalive)."""
+    nb = _i64arr([len(c) for c in chunks])
+    sizes = _i64arr([s for c in chunks for s in c])
+    st = C.Chunks(len(chunks), nb, sizes)
+    return st, (nb, sizes)
+
+
+def _read_chunkset(cs):
+    L = lib()
+    try:
+        nd = L.ca_chunkset_ndim(cs)
+        out = []
+        for d in range(nd):
+            n = ctypes.c_int64()
+            p = L.ca_chunkset_sizes(cs, d, ctypes.byref(n))
+            out.append(tuple(p[i] for i in range(n.value)))
+        return tuple(out)
+    finally:
+        L.ca_chunkset_free(cs)
+
+
+def _is_explicit(chunks):
+    return isinstance(chunks, (tuple, list)) and len(chunks) > 0 and all(
+        isinstance(c, (tuple, list)) for c in chunks)
+
+
+def normalize_chunks(chunks, shape=None, limit=None, dtype=None, previous_chunks=None, ctx=None):
+    """dask's normalize_chunks: "auto", an int, a per-dimension tuple (int, -1, None, "auto" or a tuple
+    of sizes), a dict {axis: spec}, a byte size string ("64MiB") or explicit tuple of tuples."""
+    if shape is None:
+        if _is_explicit(chunks):
+            return tuple(tuple(int(s) for s in c) for c in chunks)
+        raise ValueError("normalize_chunks needs a shape unless chunks are explicit")
+    shape = tuple(int(s) for s in shape)
+    ndim = len(shape)
+    dt = _ca_dtype(dtype if dtype is not None else np.float64)
+    ch = ctx.handle if ctx is not None else None
+    out = c_vp()
+    if isinstance(chunks, str) and chunks != "auto":
+        _check(lib().ca_normalize_chunks_str(ctypes.byref(out), ch, chunks.encode(), ndim, _i64arr(shape), dt))
+        return _read_chunkset(out.value)
+    prev = previous_chunks
+    if chunks is None or (isinstance(chunks, str) and chunks == "auto"):
+        spec = ["auto"] * ndim
+    elif isinstance(chunks, (numbers.Integral, np.integer)):
+        spec = [int(chunks)] * ndim
+    elif isinstance(chunks, dict):
+        spec = []
+        for i in range(ndim):
+            v = chunks.get(i, chunks.get(i - ndim, None))
+            spec.append(v)
+    elif isinstance(chunks, (tuple, list)):
+        if len(chunks) != ndim:
+            raise InvalidArgumentError(-1, f"chunks {chunks!r} have {len(chunks)} dimensions, shape {shape} "
+                                       f"has {ndim}")
+        spec = list(chunks)
+    else:
+        raise TypeError(f"chunks must be 'auto', an int, a tuple, a dict or a string, not {chunks!r}")
+    dims = (C.DimChunks * max(1, ndim))()
+    keep = []
+    for i, s in enumerate(spec):
+        if s is None:
+            s = prev[i] if prev is not None else -1
+        if isinstance(s, str):
+            if s != "auto":
+                raise InvalidArgumentError(-1, f"chunks along axis {i}: {s!r} (per-axis strings: 'auto')")
+            dims[i].size = C.CHUNKS_AUTO
+        elif isinstance(s, (tuple, list)):
+            arr = _i64arr(s)
+            keep.append(arr)
+            dims[i].size, dims[i].sizes, dims[i].nsizes = C.CHUNKS_EXPLICIT, arr, len(s)
+        elif isinstance(s, (numbers.Integral, np.integer)):
+            s = int(s)
+            if s == -1:
+                dims[i].size = C.CHUNKS_WHOLE
+            elif s <= 0:
+                raise InvalidArgumentError(-1, f"chunks along axis {i}: {s} (must be > 0, -1 or 'auto')")
+            else:
+                dims[i].size = s
+        else:
+            raise TypeError(f"chunks along axis {i}: {s!r}")
+    _check(lib().ca_normalize_chunks(ctypes.byref(out), ch, dims, ndim, _i64arr(shape), dt,
+                                     int(limit) if limit else 0))
+    return _read_chunkset(out.value)
+
+
+def _token(*parts):
+    h = hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
+    return h
+
+
+# ------------------------------------------------------------------------------------------------
+# Array
+# ------------------------------------------------------------------------------------------------
+
+_UNARY = {
+    "negative": 40, "absolute": 41, "sign": 42, "sqrt": 43, "exp": 44, "log": 45, "log1p": 46, "expm1": 47,
+    "sin": 48, "cos": 49, "tan": 50, "arcsin": 51, "arccos": 52, "arctan": 53, "sinh": 54, "cosh": 55,
+    "tanh": 56, "arcsinh": 57, "arccosh": 58, "arctanh": 59, "floor": 60, "ceil": 61, "rint": 62,
+    "isnan": 63, "isinf": 64, "isfinite": 65, "logical_not": 66, "invert": 67, "log10": 68, "log2": 69,
+    "square": 70, "conjugate": 71, "real": 72, "imag": 73, "trunc": 74,
+}
+_BINARY = {
+    "add": 1, "subtract": 2, "multiply": 3, "true_divide": 4, "divide": 4, "floor_divide": 5, "remainder": 6,
+    "mod": 6, "power": 7, "equal": 8, "not_equal": 9, "less": 10, "less_equal": 11, "greater": 12,
+    "greater_equal": 13, "logical_and": 14, "logical_or": 15, "logical_xor": 16, "maximum": 17,
+    "minimum": 18, "arctan2": 19, "bitwise_and": 20, "bitwise_or": 21, "bitwise_xor": 22,
+}
+_REDUCE = {
+    "sum": 1, "prod": 2, "mean": 3, "var": 4, "std": 5, "min": 6, "max": 7, "argmin": 8, "argmax": 9,
+    "any": 10, "all": 11, "nansum": 12, "nanprod": 13, "nanmean": 14, "nanvar": 15, "nanstd": 16,
+    "nanmin": 17, "nanmax": 18, "nanargmin": 19, "nanargmax": 20,
+}
+_SCAN = {"cumsum": 1, "cumprod": 2, "nancumsum": 3, "nancumprod": 4}
+
+
+class Array:
+    """A lazy chunked N-d array: a task graph, a name, chunks and a dtype (dask.array.Array)."""
+
+    __array_priority__ = 20
+
+    def __init__(self, handle):
+        if not handle:
+            raise ValueError("NULL array handle")
+        self._h = handle  # owned reference
+
+    @classmethod
+    def _new(cls, fn, *args):
+        h = c_vp()
+        _check(fn(ctypes.byref(h), *args))
+        return cls(h.value)
+
+    def __del__(self):
+        h = getattr(self, "_h", None)
+        if h:
+            try:
+                lib().ca_array_free(h)
+            except Exception:
+                pass
+            self._h = None
+
+    # -- model ----------------------------------------------------------------------------------
+    @property
+    def handle(self):
+        return self._h
+
+    @property
+    def ndim(self):
+        return lib().ca_array_ndim(self._h)
+
+    @property
+    def shape(self):
+        p = lib().ca_array_shape(self._h)
+        return tuple(p[i] for i in range(self.ndim))
+
+    @property
+    def size(self):
+        return lib().ca_array_size(self._h)
+
+    @property
+    def nbytes(self):
+        return lib().ca_array_nbytes(self._h)
+
+    @property
+    def dtype(self):
+        return _np_dtype(lib().ca_array_dtype(self._h))
+
+    @property
+    def name(self):
+        return lib().ca_array_name(self._h).decode()
+
+    @property
+    def chunks(self):
+        L = lib()
+        out = []
+        for d in range(self.ndim):
+            n = ctypes.c_int64()
+            p = L.ca_array_chunks(self._h, d, ctypes.byref(n))
+            out.append(tuple(p[i] for i in range(n.value)))
+        return tuple(out)
+
+    @property
+    def numblocks(self):
+        return tuple(len(c) for c in self.chunks)
+
+    @property
+    def npartitions(self):
+        return int(np.prod(self.numblocks))
+
+    @property
+    def chunksize(self):
+        return tuple(max(c) if c else 0 for c in self.chunks)
+
+    def __len__(self):
+        if not self.ndim:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self):
+        return (f"chunkarray.Array<{self.name}, shape={self.shape}, dtype={self.dtype}, "
+                f"chunksize={self.chunksize}, chunktype=numpy.ndarray>")
+
+    def to_svg(self, size=120):
+        out = c_vp()
+        _check(lib().ca_array_to_svg(ctypes.byref(out), self._h, size))
+        try:
+            return ctypes.string_at(out.value).decode()
+        finally:
+            lib().ca_string_free(out.value)
+
+    def _repr_html_(self):
+        nb = self.nbytes
+        cb = int(np.prod(self.chunksize)) * self.dtype.itemsize if self.ndim else self.dtype.itemsize
+        rows = [("Bytes", _fmt_bytes(nb), _fmt_bytes(cb)), ("Shape", self.shape, self.chunksize),
+                ("Dask graph", f"{self.npartitions} chunks", ""), ("Data type", f"{self.dtype} numpy.ndarray", "")]
+        table = "".join(f"<tr><th>{a}</th><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
+        try:
+            svg = self.to_svg()
+        except ChunkArrayError:
+            svg = ""
+        return ("<table><tr><td><table><thead><tr><td></td><th>Array</th><th>Chunk</th></tr></thead>"
+                f"<tbody>{table}</tbody></table></td><td>{svg}</td></tr></table>")
+
+    def graph(self):
+        h = c_vp()
+        _check(lib().ca_array_graph(ctypes.byref(h), self._h))
+        return Graph(h.value)
+
+    def __dask_keys__(self):
+        names = [self.name]
+        return [tuple(names + list(i)) for i in np.ndindex(*self.numblocks)]
+
+    # -- compute ----------------------------------------------------------------------------------
+    def compute(self, ctx=None, progress=None):
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        out = np.empty(self.shape, self.dtype)
+        opts, keep = _compute_options(progress)
+        _check(lib().ca_array_compute_into(ctx.handle, self._h, out.ctypes.data if out.nbytes else None,
+                                           out.nbytes, opts))
+        del keep
+        return out
+
+    def persist(self, ctx=None):
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        return Array._new(lib().ca_array_persist, ctx.handle, self._h, None)
+
+    def __array__(self, dtype=None):
+        x = self.compute()
+        return x if dtype is None else x.astype(dtype, copy=False)
+
+    def __bool__(self):
+        return bool(self.compute())
+
+    def __float__(self):
+        return float(self.compute())
+
+    def __int__(self):
+        return int(self.compute())
+
+    def __complex__(self):
+        return complex(self.compute())
+
+    def __index__(self):
+        return int(self.compute())
+
+    # -- elementwise ------------------------------------------------------------------------------
+    def _binop(self, op, other, reflected=False):
+        L = lib()
+        if isinstance(other, Array):
+            a, b = (other, self) if reflected else (self, other)
+            return Array._new(L.ca_array_binary, op, a._h, b._h)
+        if _is_scalar(other):
+            return Array._new(L.ca_array_binary_scalar, op, self._h, _scalar(other), reflected)
+        if isinstance(other, (np.ndarray, list)):
+            o = from_array(np.asarray(other), chunks=-1)
+            return self._binop(op, o, reflected)
+        return NotImplemented
+
+    def _unop(self, op):
+        return Array._new(lib().ca_array_unary, op, self._h)
+
+    def __add__(self, o): return self._binop(1, o)
+    def __radd__(self, o): return self._binop(1, o, True)
+    def __sub__(self, o): return self._binop(2, o)
+    def __rsub__(self, o): return self._binop(2, o, True)
+    def __mul__(self, o): return self._binop(3, o)
+    def __rmul__(self, o): return self._binop(3, o, True)
+    def __truediv__(self, o): return self._binop(4, o)
+    def __rtruediv__(self, o): return self._binop(4, o, True)
+    def __floordiv__(self, o): return self._binop(5, o)
+    def __rfloordiv__(self, o): return self._binop(5, o, True)
+    def __mod__(self, o): return self._binop(6, o)
+    def __rmod__(self, o): return self._binop(6, o, True)
+    def __pow__(self, o): return self._binop(7, o)
+    def __rpow__(self, o): return self._binop(7, o, True)
+    def __eq__(self, o): return self._binop(8, o)  # noqa: E704
+    def __ne__(self, o): return self._binop(9, o)
+    def __lt__(self, o): return self._binop(10, o)
+    def __le__(self, o): return self._binop(11, o)
+    def __gt__(self, o): return self._binop(12, o)
+    def __ge__(self, o): return self._binop(13, o)
+    def __and__(self, o): return self._binop(20, o)
+    def __rand__(self, o): return self._binop(20, o, True)
+    def __or__(self, o): return self._binop(21, o)
+    def __ror__(self, o): return self._binop(21, o, True)
+    def __xor__(self, o): return self._binop(22, o)
+    def __rxor__(self, o): return self._binop(22, o, True)
+    def __neg__(self): return self._unop(40)
+    def __pos__(self): return self
+    def __abs__(self): return self._unop(41)
+    def __invert__(self): return self._unop(67)
+
+    __hash__ = object.__hash__
+
+    @property
+    def real(self):
+        return self._unop(72)
+
+    @property
+    def imag(self):
+        return self._unop(73)
+
+    def conj(self):
+        return self._unop(71)
+
+    def astype(self, dtype):
+        if np.dtype(dtype) == self.dtype:
+            return self
+        return Array._new(lib().ca_array_astype, self._h, _ca_dtype(dtype))
+
+    def round(self, decimals=0):
+        return Array._new(lib().ca_array_round, self._h, int(decimals))
+
+    def clip(self, min=None, max=None):
+        lo = _scalar(min) if min is not None else C.Scalar()
+        hi = _scalar(max) if max is not None else C.Scalar()
+        return Array._new(lib().ca_array_clip, self._h, min is not None, lo, max is not None, hi)
+
+    # -- reductions -------------------------------------------------------------------------------
+    def _reduce(self, name, axis=None, keepdims=False, dtype=None, ddof=0, split_every=None):
+        axes = _axes(axis, self.ndim)
+        if axes == () and axis is not None:
+            raise InvalidArgumentError(-1, f"{name}: axis=() (an empty axis tuple) is not supported")
+        opts = C.ReduceOptions(ctypes.sizeof(C.ReduceOptions), int(split_every or 0), int(ddof),
+                               _ca_dtype(dtype) if dtype is not None else 0)
+        arr = _i32arr(axes)
+        return Array._new(lib().ca_array_reduce, _REDUCE[name], self._h, arr if axes else None, len(axes),
+                          bool(keepdims), ctypes.byref(opts))
+
+    def sum(self, axis=None, dtype=None, keepdims=False, split_every=None):
+        return self._reduce("sum", axis, keepdims, dtype, split_every=split_every)
+
+    def prod(self, axis=None, dtype=None, keepdims=False, split_every=None):
+        return self._reduce("prod", axis, keepdims, dtype, split_every=split_every)
+
+    def mean(self, axis=None, dtype=None, keepdims=False, split_every=None):
+        return self._reduce("mean", axis, keepdims, dtype, split_every=split_every)
+
+    def var(self, axis=None, dtype=None, keepdims=False, ddof=0, split_every=None):
+        return self._reduce("var", axis, keepdims, dtype, ddof, split_every)
+
+    def std(self, axis=None, dtype=None, keepdims=False, ddof=0, split_every=None):
+        return self._reduce("std", axis, keepdims, dtype, ddof, split_every)
+
+    def min(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("min", axis, keepdims, split_every=split_every)
+
+    def max(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("max", axis, keepdims, split_every=split_every)
+
+    def argmin(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("argmin", axis, keepdims, split_every=split_every)
+
+    def argmax(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("argmax", axis, keepdims, split_every=split_every)
+
+    def any(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("any", axis, keepdims, split_every=split_every)
+
+    def all(self, axis=None, keepdims=False, split_every=None):
+        return self._reduce("all", axis, keepdims, split_every=split_every)
+
+    def _scan(self, name, axis, dtype):
+        if axis is None:
+            if self.ndim != 1:
+                raise NotImplementedError(f"{name} with axis=None flattens the array, which needs "
+                                          "ca_array_reshape (include/chunkarray/shape.h), not in this library")
+            axis = 0
+        return Array._new(lib().ca_array_scan, _SCAN[name], self._h, int(axis),
+                          _ca_dtype(dtype) if dtype is not None else 0)
+
+    def cumsum(self, axis=None, dtype=None):
+        return self._scan("cumsum", axis, dtype)
+
+    def cumprod(self, axis=None, dtype=None):
+        return self._scan("cumprod", axis, dtype)
+
+    # -- structure --------------------------------------------------------------------------------
+    def rechunk(self, chunks="auto", threshold=None, block_size_limit=None, balance=False):
+        cur = self.chunks
+        if isinstance(chunks, dict):
+            chunks = {(k % self.ndim if self.ndim else k): v for k, v in chunks.items()}
+            chunks = tuple(chunks.get(i, cur[i]) for i in range(self.ndim))
+        elif isinstance(chunks, (tuple, list)) and len(chunks) == self.ndim:
+            chunks = tuple(cur[i] if c is None else c for i, c in enumerate(chunks))
+        new = normalize_chunks(chunks, self.shape, limit=block_size_limit, dtype=self.dtype,
+                               previous_chunks=cur)
+        if new == cur:
+            return self
+        st, keep = _chunks_struct(new)
+        return Array._new(lib().ca_array_rechunk, self._h, ctypes.byref(st))
+
+    def map_blocks(self, func, *args, **kwargs):
+        return map_blocks(func, self, *args, **kwargs)
+
+    def __getitem__(self, index):
+        from ._slicing import getitem
+        return getitem(self, index)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        if not axes:
+            axes = tuple(range(self.ndim))[::-1]
+        axes = tuple(a % self.ndim for a in axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise InvalidArgumentError(-1, f"transpose: axes {axes} are not a permutation of {self.ndim} axes")
+        if axes == tuple(range(self.ndim)):
+            return self
+        letters = _letters(self.ndim)
+        out = "".join(letters[a] for a in axes)
+        return blockwise(lambda b: np.transpose(b, axes), out, self, letters, dtype=self.dtype,
+                         name="transpose")
+
+    # -- storage ----------------------------------------------------------------------------------
+    def to_npy(self, path, ctx=None):
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        _check(lib().ca_array_to_npy(ctx.handle, self._h, str(path).encode(), None))
+
+    def to_zarr(self, path, chunks=None, compressor=None, level=-1, overwrite=False, attrs=None, ctx=None):
+        """Compute into a zarr v2 store (compressor: None, "zlib", "gzip", "zstd", "blosc")."""
+        import json
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        keep = _i64arr(chunks) if chunks is not None else None
+        o = C.ZarrOptions(ctypes.sizeof(C.ZarrOptions), keep, compressor.encode() if compressor else None, int(level),
+                          None, 1, json.dumps(attrs).encode() if attrs is not None else None, 1 if overwrite else 0,
+                          b"C", b".", 0, 0.0)
+        _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), ctypes.byref(o), None))
+
+    def visualize(self, filename):
+        """Write the task graph as graphviz dot to ``filename``."""
+        with open(filename, "w") as f:
+            f.write(self.graph().to_dot())
+        return filename
+
+    def save(self, path):
+        """Save the array (graph, name, chunks, dtype) to a file: ca_array_save."""
+        f = lib().ca_array_save
+        if f is None:
+            raise NotImplementedError("ca_array_save is not in the loaded libchunkarray")
+        _check(f(self._h, str(path).encode()))
+
+    # -- NumPy protocols --------------------------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if kwargs.get("out") is not None:
+            return NotImplemented
+        kwargs.pop("out", None)
+        name = ufunc.__name__
+        if method == "__call__" and not kwargs:
+            if name in _UNARY and len(inputs) == 1:
+                return inputs[0]._unop(_UNARY[name])
+            if name in _BINARY and len(inputs) == 2:
+                a, b = inputs
+                op = _BINARY[name]
+                if isinstance(a, Array):
+                    return a._binop(op, b)
+                return b._binop(op, a, True)
+        if method == "reduce" and len(inputs) == 1:
+            red = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+                   "logical_and": "all", "logical_or": "any"}.get(name)
+            if red:
+                return inputs[0]._reduce(red, kwargs.get("axis", 0), kwargs.get("keepdims", False),
+                                         kwargs.get("dtype"))
+        if method == "accumulate" and name in ("add", "multiply") and len(inputs) == 1:
+            return inputs[0]._scan("cumsum" if name == "add" else "cumprod", kwargs.get("axis", 0),
+                                   kwargs.get("dtype"))
+        # Anything else: elementwise through a Python kernel over the blocks.
+        if method == "__call__" and ufunc.nout == 1:
+            return elemwise(lambda *bs: ufunc(*bs, **kwargs), *inputs)
+        return NotImplemented
+
+    def __array_function__(self, func, types, args, kwargs):
+        impl = _NUMPY_FUNCTIONS.get(func)
+        if impl is not None:
+            return impl(*args, **kwargs)
+        # Not lazily supported: compute the arrays and call NumPy.
+        return func(*_computed(args), **_computed(kwargs))
+
+
+def _computed(x):
+    if isinstance(x, Array):
+        return x.compute()
+    if isinstance(x, (list, tuple)):
+        return type(x)(_computed(i) for i in x)
+    if isinstance(x, dict):
+        return {k: _computed(v) for k, v in x.items()}
+    return x
+
+
+def _fmt_bytes(n):
+    for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.2f} {unit}" if unit != "B" else f"{n} B"
+        n /= 1024
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return ()
+    if isinstance(axis, (numbers.Integral, np.integer)):
+        axis = (int(axis),)
+    out = []
+    for a in axis:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1):
+            raise np.AxisError(a, ndim)
+        out.append(a % ndim if ndim else a)
+    return tuple(out)
+
+
+def _letters(n, skip=""):
+    return "".join([c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in skip][:n])
+
+
+# ------------------------------------------------------------------------------------------------
+# Graphs
+# ------------------------------------------------------------------------------------------------
+
+class Graph:
+    """A task graph (ca_graph_t): what an array's computation consists of."""
+
+    def __init__(self, handle):
+        self._h = handle
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            try:
+                lib().ca_graph_free(self._h)
+            except Exception:
+                pass
+            self._h = None
+
+    @property
+    def handle(self):
+        return self._h
+
+    def __len__(self):
+        return lib().ca_graph_num_tasks(self._h)
+
+    @property
+    def num_layers(self):
+        return lib().ca_graph_num_layers(self._h)
+
+    def layers(self):
+        h = c_vp()
+        _check(lib().ca_graph_layers(ctypes.byref(h), self._h))
+        L = lib()
+        try:
+            out = []
+            for i in range(L.ca_keylist_size(h.value)):
+                k = C.Key()
+                _check(L.ca_keylist_get(h.value, i, ctypes.byref(k)))
+                out.append(k.name.decode())
+            return out
+        finally:
+            L.ca_keylist_free(h.value)
+
+    def to_dot(self):
+        out = c_vp()
+        _check(lib().ca_graph_to_dot(ctypes.byref(out), self._h, None, 0))
+        try:
+            return ctypes.string_at(out.value).decode()
+        finally:
+            lib().ca_string_free(out.value)
+
+    def save(self, path):
+        """Save to a file with ca_graph_save (when the library has it)."""
+        f = lib().ca_graph_save
+        if f is None:
+            raise NotImplementedError("ca_graph_save is not in the loaded libchunkarray")
+        _check(f(self._h, str(path).encode()))
+
+    @staticmethod
+    def load(path):
+        f = lib().ca_graph_load
+        if f is None:
+            raise NotImplementedError("ca_graph_load is not in the loaded libchunkarray")
+        h = c_vp()
+        _check(f(ctypes.byref(h), str(path).encode()))
+        return Graph(h.value)
+
+
+def load(path):
+    """An array saved with Array.save (ca_array_load)."""
+    f = lib().ca_array_load
+    if f is None:
+        raise NotImplementedError("ca_array_load is not in the loaded libchunkarray")
+    return Array._new(f, str(path).encode())
+
+
+# ------------------------------------------------------------------------------------------------
+# Creation
+# ------------------------------------------------------------------------------------------------
+
+def asarray(x, chunks="auto"):
+    if isinstance(x, Array):
+        return x
+    return from_array(x, chunks=chunks)
+
+
+def from_array(x, chunks="auto", name=None):
+    """An array over a copy of a NumPy-like ``x`` (dask.array.from_array)."""
+    if isinstance(x, Array):
+        return x.rechunk(chunks) if chunks != "auto" else x
+    x = np.asarray(x)
+    if not x.flags.c_contiguous:
+        x = x.copy(order="C")
+    if x.dtype.byteorder == ">":
+        x = x.astype(x.dtype.newbyteorder("="))
+    dt = _ca_dtype(x.dtype)
+    if _is_explicit(chunks) and x.ndim:
+        ch = normalize_chunks(chunks)
+    else:
+        ch = normalize_chunks(chunks, x.shape, dtype=x.dtype)
+    st, keep = _chunks_struct(ch)
+    return Array._new(lib().ca_array_from_buffer, x.ctypes.data if x.nbytes else None, dt, x.ndim,
+                      _i64arr(x.shape), None, ctypes.byref(st), C.BUFFER_COPY, C.FREE_FN(), None)
+
+
+def _shape_chunks(shape, chunks, dtype):
+    if isinstance(shape, (numbers.Integral, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    ch = normalize_chunks(chunks, shape, dtype=dtype)
+    st, keep = _chunks_struct(ch)
+    return shape, st, keep
+
+
+def full(shape, fill_value, chunks="auto", dtype=None):
+    if dtype is None:
+        dtype = np.array(fill_value).dtype
+    shape, st, keep = _shape_chunks(shape, chunks, dtype)
+    v = complex(fill_value)
+    return Array._new(lib().ca_array_full, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype),
+                      v.real, v.imag)
+
+
+def zeros(shape, chunks="auto", dtype=float):
+    shape, st, keep = _shape_chunks(shape, chunks, dtype)
+    return Array._new(lib().ca_array_zeros, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
+
+
+def ones(shape, chunks="auto", dtype=float):
+    shape, st, keep = _shape_chunks(shape, chunks, dtype)
+    return Array._new(lib().ca_array_ones, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
+
+
+def empty(shape, chunks="auto", dtype=float):
+    shape, st, keep = _shape_chunks(shape, chunks, dtype)
+    return Array._new(lib().ca_array_empty, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
+
+
+def arange(start, stop=None, step=1, chunks="auto", dtype=None):
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        dtype = np.array([start, stop, step]).dtype
+    n = max(0, int(np.ceil((stop - start) / step)))
+    ch = normalize_chunks(chunks, (n,), dtype=dtype)
+    st, keep = _chunks_struct(ch)
+    return Array._new(lib().ca_array_arange, float(start), float(stop), float(step), ctypes.byref(st),
+                      _ca_dtype(dtype))
+
+
+def linspace(start, stop, num=50, endpoint=True, chunks="auto", dtype=float):
+    ch = normalize_chunks(chunks, (int(num),), dtype=dtype)
+    st, keep = _chunks_struct(ch)
+    return Array._new(lib().ca_array_linspace, float(start), float(stop), int(num), bool(endpoint),
+                      ctypes.byref(st), _ca_dtype(dtype))
+
+
+def eye(N, M=None, k=0, chunks="auto", dtype=float):
+    M = N if M is None else M
+    ch = normalize_chunks(chunks, (N, M), dtype=dtype)
+    st, keep = _chunks_struct(ch)
+    return Array._new(lib().ca_array_eye, int(N), int(M), int(k), ctypes.byref(st), _ca_dtype(dtype))
+
+
+def tri(N, M=None, k=0, chunks="auto", dtype=float):
+    M = N if M is None else M
+    ch = normalize_chunks(chunks, (N, M), dtype=dtype)
+    st, keep = _chunks_struct(ch)
+    return Array._new(lib().ca_array_tri, int(N), int(M), int(k), ctypes.byref(st), _ca_dtype(dtype))
+
+
+def diag(v, k=0):
+    return Array._new(lib().ca_array_diag, asarray(v)._h, int(k))
+
+
+class random:
+    """Reproducible random arrays (counter-based per block): uniform, normal, integers."""
+
+    @staticmethod
+    def _make(dist, seed, shape, chunks, dtype, p0, p1):
+        shape, st, keep = _shape_chunks(shape, chunks, dtype)
+        return Array._new(lib().ca_array_random, dist, int(seed), len(shape), _i64arr(shape), ctypes.byref(st),
+                          _ca_dtype(dtype), float(p0), float(p1))
+
+    @staticmethod
+    def uniform(low=0.0, high=1.0, size=(), chunks="auto", seed=0, dtype=float):
+        return random._make(0, seed, size, chunks, dtype, low, high)
+
+    @staticmethod
+    def normal(loc=0.0, scale=1.0, size=(), chunks="auto", seed=0, dtype=float):
+        return random._make(1, seed, size, chunks, dtype, loc, scale)
+
+    @staticmethod
+    def integers(low, high, size=(), chunks="auto", seed=0, dtype=np.int64):
+        return random._make(2, seed, size, chunks, dtype, low, high)
+
+
+def from_npy(path, chunks=None):
+    if chunks is None:
+        return Array._new(lib().ca_array_from_npy, str(path).encode(), None)
+    shape = np.load(path, mmap_mode="r").shape
+    dt = np.load(path, mmap_mode="r").dtype
+    st, keep = _chunks_struct(normalize_chunks(chunks, shape, dtype=dt))
+    return Array._new(lib().ca_array_from_npy, str(path).encode(), ctypes.byref(st))
+
+
+def from_zarr(path, chunks=None):
+    if chunks is not None:
+        raise NotImplementedError("from_zarr(chunks=...): rechunk the result instead")
+    return Array._new(lib().ca_array_from_zarr, str(path).encode(), None)
+
+
+# ------------------------------------------------------------------------------------------------
+# Functions
+# ------------------------------------------------------------------------------------------------
+
+def compute(*args, ctx=None, progress=None):
+    """Compute several arrays in one pass over their merged graph (shared work runs once); other
+    arguments are returned unchanged, as dask.compute does."""
+    arrays = [a for a in args if isinstance(a, Array)]
+    results = {}
+    if arrays:
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        n = len(arrays)
+        outs = (c_vp * n)()
+        ins = (c_vp * n)(*[a._h for a in arrays])
+        opts, keep = _compute_options(progress)
+        _check(lib().ca_array_compute_many(outs, ctx.handle, ins, n, opts))
+        blocks = [outs[i] for i in range(n)]
+        for a, b in zip(arrays, blocks):
+            results[id(a)] = _block_to_numpy(b)
+    return tuple(results[id(a)] if isinstance(a, Array) else a for a in args)
+
+
+def persist(*args, ctx=None):
+    return tuple(a.persist(ctx) if isinstance(a, Array) else a for a in args)
+
+
+def rechunk(x, chunks="auto", **kwargs):
+    return asarray(x).rechunk(chunks, **kwargs)
+
+
+def transpose(a, axes=None):
+    return asarray(a).transpose(*(axes or ()))
+
+
+def _infer_dtype(func, arrays, args, kwargs, default):
+    try:
+        metas = [np.ones((1,) * a.ndim, a.dtype) if isinstance(a, Array) else a for a in arrays]
+        return np.asarray(func(*metas, *args, **kwargs)).dtype
+    except Exception:
+        return default
+
+
+def elemwise(func, *args, dtype=None):
+    """A Python function applied elementwise (block by block, NumPy broadcasting)."""
+    arrs = [asarray(a) for a in args if not _is_scalar(a)]
+    nd = max(a.ndim for a in arrs)
+    letters = _letters(nd)
+    pairs = []
+    for a in args:
+        if _is_scalar(a):
+            pairs += [a, None]
+        else:
+            a = asarray(a)
+            pairs += [a, letters[nd - a.ndim:]]
+    if dtype is None:
+        dtype = _infer_dtype(func, [np.ones((1,) * asarray(a).ndim, asarray(a).dtype) if not _is_scalar(a) else a
+                                    for a in args], (), {}, arrs[0].dtype)
+    return blockwise(func, letters, *pairs, dtype=dtype, name=getattr(func, "__name__", "elemwise"))
+
+
+def _kernel_name(func, prefix, dtype=None, wrap=None):
+    """A kernel name for a C kernel name, a Kernel-like object with .name, or a Python callable."""
+    if isinstance(func, str):
+        return func, False
+    if hasattr(func, "name") and isinstance(getattr(func, "name"), str) and not callable(func):
+        return func.name, False
+    if callable(func):
+        return _py_kernel(wrap or func, prefix, dtype), True
+    raise TypeError(f"a kernel is a C kernel name or a Python callable, not {func!r}")
+
+
+def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=None, name=None,
+               meta=None, **kwargs):
+    """dask's map_blocks: ``func`` on each block of the array arguments. ``func`` is a Python callable
+    (called with NumPy blocks, the other arguments and kwargs; may take ``block_id``/``block_info``)
+    or the name of a registered C kernel (then the non-array arguments are literals appended after
+    the blocks)."""
+    arrays = [a for a in args if isinstance(a, Array)]
+    if not arrays:
+        raise ValueError("map_blocks needs at least one chunkarray.Array argument")
+    drop = sorted(_axes(drop_axis, arrays[0].ndim)) if drop_axis is not None else []
+    if new_axis is not None:
+        new = [new_axis] if isinstance(new_axis, numbers.Integral) else list(new_axis)
+    else:
+        new = []
+    wants_info = False
+    if callable(func) and not isinstance(func, str):
+        try:
+            params = inspect.signature(func).parameters
+            wants_info = "block_id" in params or "block_info" in params
+        except (TypeError, ValueError):
+            params = {}
+        if dtype is None:
+            dtype = _infer_dtype(func, arrays, [a for a in args if not isinstance(a, Array)], kwargs,
+                                 arrays[0].dtype) if not wants_info and not drop and not new else arrays[0].dtype
+    if dtype is None:
+        dtype = arrays[0].dtype
+    dtype = np.dtype(dtype)
+
+    holder = {}
+    positions = [i for i, a in enumerate(args) if isinstance(a, Array)]
+    # the kernel outlives this call: it must not keep the input arrays (and their graphs) alive
+    lits = [None if isinstance(a, Array) else a for a in args]
+
+    def call(*blocks):
+        if wants_info:
+            blocks, bidx, bloc = blocks[:-2], blocks[-2], blocks[-1]
+        full_args = list(lits)
+        for p, b in zip(positions, blocks):
+            full_args[p] = b
+        kw = dict(kwargs)
+        if wants_info:
+            ch = holder["chunks"]
+            if "block_id" in params:
+                kw["block_id"] = tuple(bidx)
+            if "block_info" in params:
+                loc = [(sum(ch[d][:i]), sum(ch[d][:i + 1])) for d, i in enumerate(bidx)]
+                kw["block_info"] = {None: {"chunk-location": tuple(bidx), "array-location": loc,
+                                           "shape": tuple(sum(c) for c in ch), "num-chunks": tuple(len(c) for c in ch),
+                                           "chunk-shape": tuple(b - a for a, b in loc), "dtype": dtype}}
+        return func(*full_args, **kw)
+
+    if isinstance(func, str) or not callable(func):
+        kname, _ = _kernel_name(func, "map_blocks")
+        extra = [a for a in args if not isinstance(a, Array)]
+        if kwargs:
+            raise TypeError("keyword arguments are only for Python callables, not C kernels")
+    else:
+        kname = _py_kernel(call, "map_blocks." + getattr(func, "__name__", "fn"), dtype)
+        extra = []
+    out_nd = max(a.ndim for a in arrays) - len(drop) + len(new)
+    st = None
+    keep = None
+    if chunks is not None:
+        if _is_explicit(chunks):
+            ch = tuple(tuple(c) for c in chunks)
+        else:
+            # one size per block along each axis (dask's chunks=(2, 3)): repeated over the blocks
+            base = [len(c) for i, c in enumerate(arrays[0].chunks) if i not in drop]
+            for ax in sorted(a % out_nd for a in new):
+                base.insert(ax, 1)
+            if len(chunks) != out_nd:
+                raise InvalidArgumentError(-1, f"map_blocks: chunks {chunks} has {len(chunks)} entries, the "
+                                           f"output has {out_nd} dimensions")
+            ch = tuple((int(c),) * n for c, n in zip(chunks, base))
+        st, keep = _chunks_struct(ch)
+    ab = _ArgBuilder()
+    ex = ab.array(extra)
+    da = _i32arr(drop)
+    na = _i32arr(new)
+    opts = C.MapBlocksOptions(ctypes.sizeof(C.MapBlocksOptions), _ca_dtype(dtype),
+                              ctypes.pointer(st) if st is not None else None, da, len(drop), na, len(new),
+                              1 if wants_info else 0, (name or "").encode() or None)
+    ins = (c_vp * len(arrays))(*[a._h for a in arrays])
+    out = Array._new(lib().ca_array_map_blocks, kname.encode(), ins, len(arrays), ex, len(extra),
+                     ctypes.byref(opts))
+    holder["chunks"] = out.chunks
+    del keep
+    return out
+
+
+def blockwise(func, out_ind, *args, dtype=None, new_axes=None, concatenate=None, align_arrays=True,
+              adjust_chunks=None, name=None, meta=None, **kwargs):
+    """dask's blockwise(func, out_ind, arr1, ind1, arr2, ind2, ...): ``ind`` None marks a literal.
+    Indices may be strings or tuples of hashables (mapped to letters)."""
+    if len(args) % 2:
+        raise ValueError("blockwise arguments come in (array, index) pairs")
+    symbols = {}
+
+    def letters_of(ind):
+        out = ""
+        for s in ind:
+            if s not in symbols:
+                symbols[s] = _letters(len(symbols) + 1)[-1]
+            out += symbols[s]
+        return out
+
+    out_letters = letters_of(out_ind)
+    pairs = []
+    for i in range(0, len(args), 2):
+        a, ind = args[i], args[i + 1]
+        if ind is None:
+            pairs.append((a, None))
+        else:
+            pairs.append((asarray(a), letters_of(ind)))
+    arrays = [a for a, ind in pairs if ind is not None]
+    if dtype is None:
+        dtype = arrays[0].dtype if arrays else np.float64
+    dtype = np.dtype(dtype)
+    new_axes = dict(new_axes or {})
+    nl = "".join(letters_of([k]) for k in new_axes)
+    nls = [int(v) for v in new_axes.values()]
+    py = callable(func) and not isinstance(func, str)
+    if py:
+        positions = [i for i, (a, ind) in enumerate(pairs) if ind is not None]
+        lits = [None if ind is not None else a for a, ind in pairs]  # no references to the input arrays
+
+        def call(*blocks):
+            full = list(lits)
+            for p, b in zip(positions, blocks):
+                full[p] = b
+            return func(*full, **kwargs)
+
+        kname = _py_kernel(call, "blockwise." + getattr(func, "__name__", "fn"), dtype)
+    else:
+        kname, _ = _kernel_name(func, "blockwise")
+    ab = _ArgBuilder()
+    cargs = (C.ArrayArg * max(1, len(pairs)))()
+    k = 0
+    for a, ind in pairs:
+        if ind is not None:
+            cargs[k].array, cargs[k].index = a._h, ind.encode()
+            k += 1
+        elif not py:
+            cargs[k].array, cargs[k].literal = None, ab.arg(a)
+            k += 1
+    nsz = _i64arr(nls)
+    if concatenate is None:
+        concatenate = py
+    opts = C.BlockwiseArrayOptions(ctypes.sizeof(C.BlockwiseArrayOptions), nl.encode() if nl else None,
+                                   nsz if nl else None, None, 1 if concatenate else 0, 1 if align_arrays else 0,
+                                   (name or "").encode() or None)
+    out = Array._new(lib().ca_array_blockwise, kname.encode(), out_letters.encode(), cargs, k, _ca_dtype(dtype),
+                     ctypes.byref(opts))
+    if adjust_chunks:
+        ch = list(out.chunks)
+        for key, adj in adjust_chunks.items():
+            d = out_letters.index(letters_of([key]))
+            if callable(adj):
+                ch[d] = tuple(int(adj(c)) for c in ch[d])
+            elif isinstance(adj, numbers.Integral):
+                ch[d] = (int(adj),) * len(ch[d])
+            else:
+                ch[d] = tuple(int(c) for c in adj)
+        st, keep = _chunks_struct(tuple(ch))
+        opts.chunks = ctypes.pointer(st)
+        out = Array._new(lib().ca_array_blockwise, kname.encode(), out_letters.encode(), cargs, k,
+                         _ca_dtype(dtype), ctypes.byref(opts))
+    return out
+
+
+def _concat_nested(x, axes):
+    if not isinstance(x, list):
+        return x
+    ax = axes[0] if axes else -1
+    parts = [_concat_nested(i, axes[1:]) for i in x]
+    return np.concatenate(parts, axis=ax) if len(parts) > 1 else parts[0]
+
+
+def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_every=None, combine=None,
+              concatenate=True, name=None, **kwargs):
+    """dask's reduction: ``chunk(block, axis=, keepdims=True)``, ``combine(partials, axis=,
+    keepdims=True)``, ``aggregate(partials, axis=, keepdims=True)`` (Python callables: partials arrive
+    concatenated along the reduced axes), or names of registered C kernels."""
+    x = asarray(x)
+    axes = _axes(axis, x.ndim) or tuple(range(x.ndim))
+    if dtype is None:
+        dtype = x.dtype
+    dtype = np.dtype(dtype)
+    saxes = sorted(axes)
+
+    def wrap(f, is_chunk):
+        if isinstance(f, str) or f is None:
+            return f
+        if is_chunk:
+            return lambda b: f(b, axis=tuple(saxes), keepdims=True, **kwargs)
+        return lambda parts: f(_concat_nested(parts, saxes) if concatenate else parts, axis=tuple(saxes),
+                               keepdims=True, **kwargs)
+
+    names = []
+    for f, is_chunk, what in ((chunk, True, "chunk"), (combine, False, "combine"), (aggregate, False, "aggregate")):
+        w = wrap(f, is_chunk)
+        if w is None or isinstance(w, str):
+            names.append(w)
+        else:
+            names.append(_py_kernel(w, "reduction." + what, dtype if what == "aggregate" else None))
+    arr = _i32arr(saxes)
+    return Array._new(lib().ca_array_reduction, x._h, names[0].encode(), names[1].encode() if names[1] else None,
+                      names[2].encode(), arr, len(saxes), bool(keepdims), int(split_every or 0), _ca_dtype(dtype))
+
+
+def unify_chunks(*args, **kwargs):
+    """dask's unify_chunks(arr1, ind1, arr2, ind2, ...) -> (chunkss, arrays)."""
+    pairs = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
+    arrs = [(asarray(a), "".join(str(s) if len(str(s)) == 1 else "?" for s in ind)) for a, ind in pairs
+            if ind is not None]
+    sym = {}
+    for a, ind in pairs:
+        if ind is not None:
+            for s in ind:
+                sym.setdefault(s, _letters(len(sym) + 1)[-1])
+    letters = ["".join(sym[s] for s in ind) for a, ind in pairs if ind is not None]
+    n = len(arrs)
+    outs = (c_vp * max(1, n))()
+    ins = (c_vp * max(1, n))(*[a._h for a, _ in arrs])
+    inds = (ctypes.c_char_p * max(1, n))(*[s.encode() for s in letters])
+    _check(lib().ca_unify_chunks(outs, ins, inds, n))
+    result = [Array(outs[i]) for i in range(n)]
+    chunkss = {}
+    it = iter(result)
+    out_arrays = []
+    for a, ind in pairs:
+        if ind is None:
+            out_arrays.append(a)
+            continue
+        r = next(it)
+        out_arrays.append(r)
+        for s, c in zip(ind, r.chunks):
+            chunkss.setdefault(s, c)
+    return chunkss, out_arrays
+
+
+def store(sources, targets, lock=None, regions=None, compute=True, **kwargs):
+    """dask's store: write each source block into ``target[region]`` as it is computed."""
+    if isinstance(sources, Array):
+        sources, targets = [sources], [targets]
+    if len(sources) != len(targets):
+        raise ValueError(f"store: {len(sources)} sources but {len(targets)} targets")
+    regions = regions if isinstance(regions, (list, tuple)) else [regions] * len(sources)
+    lock = lock if lock not in (None, True, False) else threading.Lock()
+    writers = []
+    for src, tgt, reg in zip(sources, targets, regions):
+        starts = [np.cumsum((0,) + c) for c in src.chunks]
+
+        def write(block, block_id=None, tgt=tgt, reg=reg, starts=starts):
+            idx = tuple(slice(int(st[i]), int(st[i + 1])) for st, i in zip(starts, block_id))
+            if reg is not None:
+                idx = tuple(slice((r.start or 0) + i.start, (r.start or 0) + i.stop) for r, i in zip(reg, idx))
+            with lock:
+                tgt[idx] = block
+            return np.zeros((0,) * block.ndim, dtype=block.dtype)
+        writers.append(map_blocks(write, src, dtype=src.dtype, chunks=tuple((0,) * len(c) for c in src.chunks),
+                                  name="store"))
+    if not compute:
+        return writers
+    globals()["compute"](*writers)
+    return None
+
+
+def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,
+                 output_sizes=None, vectorize=None, allow_rechunk=False, meta=None, **kwargs):
+    """dask's apply_gufunc for a single output: loop dimensions map block to block, core dimensions
+    must be one block each (rechunked when ``allow_rechunk``)."""
+    if axes is not None or axis is not None:
+        raise NotImplementedError("apply_gufunc(axes=/axis=) needs transposes in the graph: move the core "
+                                  "axes last with Array.transpose first")
+    sig = signature.replace(" ", "")
+    ins_s, outs_s = sig.split("->")
+
+    def parse(s):
+        import re
+        return [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([^()]*)\)", s)]
+
+    in_cores, out_cores = parse(ins_s), parse(outs_s)
+    if len(out_cores) != 1:
+        raise NotImplementedError(f"apply_gufunc with {len(out_cores)} outputs: only one output is supported")
+    if len(in_cores) != len(args):
+        raise ValueError(f"signature {signature!r} has {len(in_cores)} inputs, got {len(args)} arguments")
+    arrays = [asarray(a) for a in args]
+    nloop = max(a.ndim - len(c) for a, c in zip(arrays, in_cores))
+    core_names = sorted({d for c in in_cores + out_cores for d in c})
+    sym = {("loop", i): _letters(nloop + len(core_names))[i] for i in range(nloop)}
+    for j, d in enumerate(core_names):
+        sym[("core", d)] = _letters(nloop + len(core_names))[nloop + j]
+    pairs = []
+    for a, core in zip(arrays, in_cores):
+        nl = a.ndim - len(core)
+        if nl < 0:
+            raise ValueError(f"apply_gufunc: an input of {a.ndim} dimensions for core dimensions {core}")
+        for i, d in enumerate(core):
+            if len(a.chunks[nl + i]) > 1:
+                if not allow_rechunk:
+                    raise ValueError(f"apply_gufunc: core dimension {d!r} of an input has {len(a.chunks[nl + i])} "
+                                     "chunks; rechunk it to one chunk or pass allow_rechunk=True")
+                a = a.rechunk({nl + i: -1})
+        ind = [sym[("loop", nloop - nl + i)] for i in range(nl)] + [sym[("core", d)] for d in core]
+        pairs += [a, "".join(ind)]
+    out_ind = "".join([sym[("loop", i)] for i in range(nloop)] + [sym[("core", d)] for d in out_cores[0]])
+    in_dims = {d for c in in_cores for d in c}
+    new = {sym[("core", d)]: (output_sizes or {})[d] for d in out_cores[0] if d not in in_dims}
+    f = np.vectorize(func, signature=signature) if vectorize else func
+    dtype = output_dtypes[0] if isinstance(output_dtypes, (list, tuple)) else output_dtypes
+    if dtype is None:
+        dtype = _infer_dtype(f, [np.ones((1,) * a.ndim, a.dtype) for a in arrays], (), kwargs, arrays[0].dtype)
+
+    def call(*blocks):
+        return f(*blocks, **kwargs)
+
+    out = blockwise(call, out_ind, *pairs, dtype=dtype, new_axes=new, concatenate=True,
+                    name=getattr(func, "__name__", "gufunc"))
+    if keepdims:
+        raise NotImplementedError("apply_gufunc(keepdims=True)")
+    return out
+
+
+def scan(func, binop, ident, x, axis=None, dtype=None, out=None, method="sequential", preop=None, **kwargs):
+    """dask's cumreduction: NumPy's cumsum/cumprod/nancumsum/nancumprod map to the builtin scans;
+    other (func, binop) pairs run func on each block and carry binop of the previous blocks' last
+    values along the axis (a materialized graph of Python kernels)."""
+    x = asarray(x)
+    if axis is None:
+        if x.ndim != 1:
+            raise NotImplementedError("scan with axis=None needs ca_array_reshape (shape.h), not in this library")
+        axis = 0
+    axis = _axes(axis, x.ndim)[0]
+    builtin = {(np.cumsum, np.add): "cumsum", (np.cumprod, np.multiply): "cumprod",
+               (np.nancumsum, np.add): "nancumsum", (np.nancumprod, np.multiply): "nancumprod"}
+    key = builtin.get((func, binop))
+    if key is not None:
+        return x._scan(key, axis, dtype)
+    from ._slicing import generic_scan
+    return generic_scan(func, binop, ident, x, axis, np.dtype(dtype) if dtype is not None else x.dtype)
+
+
+_NUMPY_FUNCTIONS = {}  # filled by chunkarray._api

@@ -1,0 +1,1014 @@
+//! Safe Rust bindings to chunkarray, dask.array's design behind a C ABI.
+//!
+//! The shared library is loaded at run time with dlopen (`$CHUNKARRAY_LIB`, else `libchunkarray.so.1`).
+//! Handles are owned values freed on Drop; every fallible call returns `Result<_, Error>` carrying
+//! the status code and the library's message (read on the calling thread right after the call).
+//! Kernels can be Rust closures; a panic inside one is caught at the C boundary and becomes a
+//! `CA_EKERNEL` error of the compute.
+//!
+//! ```no_run
+//! use chunkarray::{Array, Context, DType};
+//! let ctx = Context::new(-1).unwrap();
+//! let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4], &[2]).unwrap();
+//! let y = x.mul_scalar(2.0).unwrap().sum(&[], false).unwrap();
+//! assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), vec![20.0]);
+//! ```
+
+pub mod sys;
+
+use std::ffi::{CStr, CString};
+use std::fmt;
+use std::os::raw::{c_char, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+use sys::*;
+
+/// A failed chunkarray call: the status (negative `CA_E*`) and the library's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    pub status: i32,
+    pub message: String,
+}
+
+impl Error {
+    /// The status's name ("CA_EINVAL", ...).
+    pub fn code(&self) -> &'static str {
+        match self.status {
+            0 => "CA_OK",
+            -1 => "CA_EINVAL",
+            -2 => "CA_ENOMEM",
+            -3 => "CA_ENOTFOUND",
+            -4 => "CA_ECYCLE",
+            -5 => "CA_EKERNEL",
+            -6 => "CA_EIO",
+            -7 => "CA_EFORMAT",
+            -8 => "CA_ECANCELED",
+            -9 => "CA_EINTERNAL",
+            -10 => "CA_EEXISTS",
+            -11 => "CA_ETYPE",
+            -12 => "CA_EVERSION",
+            -13 => "CA_EUNSUPPORTED",
+            _ => "CA_E?",
+        }
+    }
+    fn new(status: i32, message: impl Into<String>) -> Error {
+        Error { status, message: message.into() }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code(), self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+fn lib() -> Result<&'static Api> {
+    api().map_err(|m| Error::new(CA_ENOTFOUND, m))
+}
+
+unsafe fn cstr(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(p).to_string_lossy().into_owned()
+    }
+}
+
+/// Turn a status into a Result, reading the message on this thread at once.
+fn check(st: i32) -> Result<()> {
+    if st == CA_OK {
+        return Ok(());
+    }
+    let l = lib()?;
+    Err(Error::new(st, unsafe { cstr((l.ca_last_error_message)()) }))
+}
+
+fn cstring(s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::new(CA_EINVAL, format!("string {:?} contains a NUL byte", s)))
+}
+
+/// The loaded library's version string ("0.1.0").
+pub fn version() -> Result<String> {
+    let l = lib()?;
+    Ok(unsafe { cstr((l.ca_version_string)()) })
+}
+
+/// The loaded library's CA_VERSION_NUMBER and ABI version.
+pub fn version_number() -> Result<(i32, i32)> {
+    let l = lib()?;
+    Ok(unsafe { ((l.ca_version_number)(), (l.ca_abi_version)()) })
+}
+
+/// True if the loaded library has the optional function `name` (graph/array save and load).
+pub fn has_function(name: &str) -> bool {
+    match lib() {
+        Ok(l) => match name {
+            "ca_graph_save" => l.ca_graph_save.is_some(),
+            "ca_graph_load" => l.ca_graph_load.is_some(),
+            "ca_array_save" => l.ca_array_save.is_some(),
+            "ca_array_load" => l.ca_array_load.is_some(),
+            _ => false,
+        },
+        Err(_) => false,
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// dtypes
+// ------------------------------------------------------------------------------------------------
+
+/// NumPy's dtypes, with chunkarray's stable codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum DType {
+    Bool = 1,
+    Int8 = 2,
+    Int16 = 3,
+    Int32 = 4,
+    Int64 = 5,
+    UInt8 = 6,
+    UInt16 = 7,
+    UInt32 = 8,
+    UInt64 = 9,
+    Float32 = 10,
+    Float64 = 11,
+    Complex64 = 12,
+    Complex128 = 13,
+    Raw = 14,
+}
+
+impl DType {
+    pub fn from_code(c: i32) -> Option<DType> {
+        use DType::*;
+        Some(match c {
+            1 => Bool,
+            2 => Int8,
+            3 => Int16,
+            4 => Int32,
+            5 => Int64,
+            6 => UInt8,
+            7 => UInt16,
+            8 => UInt32,
+            9 => UInt64,
+            10 => Float32,
+            11 => Float64,
+            12 => Complex64,
+            13 => Complex128,
+            14 => Raw,
+            _ => return None,
+        })
+    }
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// Rust element types with a chunkarray dtype (plain data: any bit pattern is a valid value).
+pub trait Element: Copy + Send + Sync + 'static {
+    const DTYPE: DType;
+}
+macro_rules! element {
+    ($($t:ty => $d:ident),*) => { $( impl Element for $t { const DTYPE: DType = DType::$d; } )* };
+}
+element!(i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u8 => UInt8, u16 => UInt16, u32 => UInt32,
+         u64 => UInt64, f32 => Float32, f64 => Float64);
+
+// ------------------------------------------------------------------------------------------------
+// Operators
+// ------------------------------------------------------------------------------------------------
+
+/// Elementwise binary operators (CA_OP_*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add = 1,
+    Sub = 2,
+    Mul = 3,
+    Div = 4,
+    FloorDiv = 5,
+    Mod = 6,
+    Pow = 7,
+    Eq = 8,
+    Ne = 9,
+    Lt = 10,
+    Le = 11,
+    Gt = 12,
+    Ge = 13,
+    And = 14,
+    Or = 15,
+    Xor = 16,
+    Maximum = 17,
+    Minimum = 18,
+    Arctan2 = 19,
+}
+
+/// Elementwise unary operators (CA_OP_*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg = 40,
+    Abs = 41,
+    Sign = 42,
+    Sqrt = 43,
+    Exp = 44,
+    Log = 45,
+    Sin = 48,
+    Cos = 49,
+    Tanh = 56,
+    Floor = 60,
+    Ceil = 61,
+    IsNan = 63,
+    Not = 66,
+    Square = 70,
+}
+
+/// Builtin reductions (CA_RED_*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    Sum = 1,
+    Prod = 2,
+    Mean = 3,
+    Var = 4,
+    Std = 5,
+    Min = 6,
+    Max = 7,
+    ArgMin = 8,
+    ArgMax = 9,
+    Any = 10,
+    All = 11,
+    NanSum = 12,
+    NanMean = 14,
+}
+
+/// Scans along an axis (CA_SCAN_*).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scan {
+    CumSum = 1,
+    CumProd = 2,
+}
+
+fn scalar_f64(v: f64) -> ca_scalar_t {
+    ca_scalar_t { kind: DType::Float64.code(), reserved: 0, re: v, im: 0.0, i64_: 0 }
+}
+
+fn scalar_i64(v: i64) -> ca_scalar_t {
+    ca_scalar_t { kind: DType::Int64.code(), reserved: 0, re: v as f64, im: 0.0, i64_: v }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Context
+// ------------------------------------------------------------------------------------------------
+
+/// Worker threads, configuration and the kernel registry. Shareable between threads.
+pub struct Context {
+    h: *mut ca_context_t,
+}
+
+unsafe impl Send for Context {}
+unsafe impl Sync for Context {}
+
+/// What a Rust kernel gets: its arguments (blocks and literals) and the running task's block index.
+pub struct KernelArgs<'a> {
+    pub args: Vec<Value<'a>>,
+    pub block_index: Vec<i64>,
+}
+
+/// A kernel argument.
+#[derive(Debug)]
+pub enum Value<'a> {
+    None,
+    Int(i64),
+    Float(f64),
+    Str(&'a str),
+    Bytes(&'a [u8]),
+    Tuple(&'a [i64]),
+    Block(BlockRef<'a>),
+    List(Vec<Value<'a>>),
+    Other(i32),
+}
+
+impl<'a> Value<'a> {
+    pub fn block(&self) -> Option<&BlockRef<'a>> {
+        match self {
+            Value::Block(b) => Some(b),
+            _ => None,
+        }
+    }
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Float(f) => Some(f),
+            Value::Int(i) => Some(i as f64),
+            _ => None,
+        }
+    }
+}
+
+type KernelBox = Box<dyn Fn(&KernelArgs<'_>) -> std::result::Result<Block, String> + Send + Sync + 'static>;
+
+struct KernelData {
+    name: String,
+    f: KernelBox,
+}
+
+unsafe fn value_of<'a>(a: &'a ca_arg_t) -> Value<'a> {
+    match a.kind {
+        CA_ARG_NONE => Value::None,
+        CA_ARG_INT64 => Value::Int(a.u.i64_),
+        CA_ARG_FLOAT64 => Value::Float(a.u.f64_),
+        CA_ARG_STRING | CA_ARG_BYTES => {
+            let b = a.u.bytes;
+            let s: &[u8] = if b.len == 0 { &[] } else { std::slice::from_raw_parts(b.data as *const u8, b.len) };
+            if a.kind == CA_ARG_STRING {
+                Value::Str(std::str::from_utf8(s).unwrap_or(""))
+            } else {
+                Value::Bytes(s)
+            }
+        }
+        CA_ARG_TUPLE => {
+            let t = a.u.tuple;
+            Value::Tuple(if t.len == 0 { &[] } else { std::slice::from_raw_parts(t.items, t.len) })
+        }
+        CA_ARG_BLOCK => Value::Block(BlockRef { h: a.u.block, _p: std::marker::PhantomData }),
+        CA_ARG_LIST => {
+            let l = a.u.list;
+            let items = if l.len == 0 { &[][..] } else { std::slice::from_raw_parts(l.items, l.len) };
+            Value::List(items.iter().map(|i| value_of(i)).collect())
+        }
+        k => Value::Other(k),
+    }
+}
+
+unsafe extern "C" fn kernel_trampoline(
+    out: *mut *mut ca_block_t,
+    args: *const ca_arg_t,
+    nargs: usize,
+    kctx: *mut ca_kernel_ctx_t,
+    user_data: *mut c_void,
+) -> i32 {
+    let data = &*(user_data as *const KernelData);
+    let l = match api() {
+        Ok(l) => l,
+        Err(_) => return CA_EKERNEL,
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let raw = if nargs == 0 { &[][..] } else { std::slice::from_raw_parts(args, nargs) };
+        let mut n: i32 = 0;
+        let ip = (l.ca_kernel_key_index)(kctx as *const _, &mut n);
+        let block_index =
+            if ip.is_null() || n <= 0 { Vec::new() } else { std::slice::from_raw_parts(ip, n as usize).to_vec() };
+        let ka = KernelArgs { args: raw.iter().map(|a| value_of(a)).collect(), block_index };
+        (data.f)(&ka)
+    }));
+    let msg = match result {
+        Ok(Ok(block)) => {
+            *out = block.into_raw();
+            return CA_OK;
+        }
+        Ok(Err(m)) => format!("kernel '{}': {}", data.name, m),
+        Err(panic) => {
+            let p = if let Some(s) = panic.downcast_ref::<&str>() {
+                s.to_string()
+            } else if let Some(s) = panic.downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "unknown panic payload".to_string()
+            };
+            format!("kernel '{}' panicked: {}", data.name, p)
+        }
+    };
+    let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
+    (l.ca_kernel_set_error)(kctx, c.as_ptr());
+    CA_EKERNEL
+}
+
+unsafe extern "C" fn kernel_free(user_data: *mut c_void) {
+    drop(Box::from_raw(user_data as *mut KernelData));
+}
+
+impl Context {
+    /// A context with `num_threads` workers (-1: one per core, 0: synchronous).
+    pub fn new(num_threads: i32) -> Result<Context> {
+        let l = lib()?;
+        let o = ca_context_options_t {
+            struct_size: std::mem::size_of::<ca_context_options_t>() as u32,
+            num_threads,
+            memory_limit: 0,
+            chunk_size: 0,
+            builtin_kernels: 1,
+        };
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_context_new)(&mut h, &o) })?;
+        Ok(Context { h })
+    }
+
+    pub fn num_threads(&self) -> i32 {
+        lib().map(|l| unsafe { (l.ca_context_num_threads)(self.h) }).unwrap_or(-1)
+    }
+
+    pub fn set_config(&self, key: &str, value: &str) -> Result<()> {
+        let l = lib()?;
+        let (k, v) = (cstring(key)?, cstring(value)?);
+        check(unsafe { (l.ca_context_set_config)(self.h, k.as_ptr(), v.as_ptr()) })
+    }
+
+    /// Register a Rust closure as kernel `name`. It runs concurrently on worker threads; a panic
+    /// or an `Err(message)` fails the compute with CA_EKERNEL and that message.
+    pub fn register_kernel<F>(&self, name: &str, f: F) -> Result<()>
+    where
+        F: Fn(&KernelArgs<'_>) -> std::result::Result<Block, String> + Send + Sync + 'static,
+    {
+        let l = lib()?;
+        let cname = cstring(name)?;
+        let data = Box::into_raw(Box::new(KernelData { name: name.to_string(), f: Box::new(f) }));
+        let o = ca_kernel_options_t {
+            struct_size: std::mem::size_of::<ca_kernel_options_t>() as u32,
+            version: 1,
+            user_data: data as *mut c_void,
+            free_user_data: Some(kernel_free),
+        };
+        // free_user_data runs exactly once, also when registration fails.
+        check(unsafe { (l.ca_context_register)(self.h, cname.as_ptr(), kernel_trampoline, &o) })
+    }
+
+    pub fn num_kernels(&self) -> i64 {
+        lib().map(|l| unsafe { (l.ca_context_num_kernels)(self.h) }).unwrap_or(0)
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_context_free)(self.h) }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Blocks
+// ------------------------------------------------------------------------------------------------
+
+/// A borrowed block (a kernel's input): valid during the kernel call.
+#[derive(Debug)]
+pub struct BlockRef<'a> {
+    h: *const ca_block_t,
+    _p: std::marker::PhantomData<&'a ()>,
+}
+
+unsafe fn block_shape(h: *const ca_block_t) -> Vec<i64> {
+    let l = api().unwrap();
+    let nd = (l.ca_block_ndim)(h);
+    let p = (l.ca_block_shape)(h);
+    if nd <= 0 || p.is_null() {
+        Vec::new()
+    } else {
+        std::slice::from_raw_parts(p, nd as usize).to_vec()
+    }
+}
+
+unsafe fn block_slice<'a, T: Element>(h: *const ca_block_t) -> Option<&'a [T]> {
+    let l = api().ok()?;
+    if (l.ca_block_dtype)(h) != T::DTYPE.code() {
+        return None;
+    }
+    let n = (l.ca_block_size)(h) as usize;
+    if n == 0 {
+        return Some(&[]);
+    }
+    Some(std::slice::from_raw_parts((l.ca_block_data)(h) as *const T, n))
+}
+
+impl<'a> BlockRef<'a> {
+    pub fn shape(&self) -> Vec<i64> {
+        unsafe { block_shape(self.h) }
+    }
+    pub fn dtype(&self) -> Option<DType> {
+        lib().ok().and_then(|l| DType::from_code(unsafe { (l.ca_block_dtype)(self.h) }))
+    }
+    /// The elements in C order, if the block's dtype is T.
+    pub fn as_slice<T: Element>(&self) -> Option<&'a [T]> {
+        unsafe { block_slice(self.h) }
+    }
+    /// A new owned reference to this block (a kernel may return its input unchanged).
+    pub fn retain(&self) -> Block {
+        let l = api().unwrap();
+        Block { h: unsafe { (l.ca_block_retain)(self.h) } }
+    }
+}
+
+/// An owned block (freed on Drop).
+#[derive(Debug)]
+pub struct Block {
+    h: *mut ca_block_t,
+}
+
+unsafe impl Send for Block {}
+unsafe impl Sync for Block {}
+
+impl Block {
+    /// A new block of `shape` holding `data` (C order; data.len() must be the product of shape).
+    pub fn from_vec<T: Element>(shape: &[i64], data: &[T]) -> Result<Block> {
+        let l = lib()?;
+        let n: i64 = shape.iter().product();
+        if n as usize != data.len() {
+            return Err(Error::new(CA_EINVAL, format!("block of shape {:?} needs {} elements, got {}", shape, n,
+                                                     data.len())));
+        }
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_block_new)(&mut h, T::DTYPE.code(), shape.len() as i32, shape.as_ptr()) })?;
+        if n > 0 {
+            unsafe { ptr::copy_nonoverlapping(data.as_ptr(), (l.ca_block_data)(h) as *mut T, data.len()) };
+        }
+        Ok(Block { h })
+    }
+    pub fn shape(&self) -> Vec<i64> {
+        unsafe { block_shape(self.h) }
+    }
+    pub fn dtype(&self) -> Option<DType> {
+        lib().ok().and_then(|l| DType::from_code(unsafe { (l.ca_block_dtype)(self.h) }))
+    }
+    pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
+        unsafe { block_slice(self.h) }
+    }
+    fn into_raw(self) -> *mut ca_block_t {
+        let h = self.h;
+        std::mem::forget(self);
+        h
+    }
+}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_block_free)(self.h) }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Arrays
+// ------------------------------------------------------------------------------------------------
+
+/// A literal argument for map_blocks.
+#[derive(Debug, Clone)]
+pub enum Literal {
+    Int(i64),
+    Float(f64),
+    Str(String),
+}
+
+/// A lazy chunked N-d array (graph + name + chunks + dtype). Immutable; Clone shares it.
+pub struct Array {
+    h: *mut ca_array_t,
+}
+
+unsafe impl Send for Array {}
+unsafe impl Sync for Array {}
+
+impl Clone for Array {
+    fn clone(&self) -> Array {
+        let l = api().unwrap();
+        Array { h: unsafe { (l.ca_array_retain)(self.h) } }
+    }
+}
+
+impl Drop for Array {
+    fn drop(&mut self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_array_free)(self.h) }
+        }
+    }
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Array<{}, shape={:?}, dtype={:?}>", self.name(), self.shape(), self.dtype())
+    }
+}
+
+/// Normalized chunks as the C struct wants them.
+struct CChunks {
+    numblocks: Vec<i64>,
+    sizes: Vec<i64>,
+}
+
+impl CChunks {
+    fn new(chunks: &[Vec<i64>]) -> CChunks {
+        CChunks {
+            numblocks: chunks.iter().map(|c| c.len() as i64).collect(),
+            sizes: chunks.iter().flatten().copied().collect(),
+        }
+    }
+    fn raw(&self) -> ca_chunks_t {
+        ca_chunks_t { ndim: self.numblocks.len() as i32, numblocks: self.numblocks.as_ptr(), sizes: self.sizes.as_ptr() }
+    }
+}
+
+/// dask's normalize_chunks with one block size per dimension (-1: whole dimension, 0: auto).
+pub fn normalize_chunks(shape: &[i64], sizes: &[i64], dtype: DType) -> Result<Vec<Vec<i64>>> {
+    let l = lib()?;
+    if sizes.len() != shape.len() {
+        return Err(Error::new(CA_EINVAL, format!("chunks {:?} have {} dimensions, shape {:?} has {}", sizes,
+                                                 sizes.len(), shape, shape.len())));
+    }
+    let spec: Vec<ca_dimchunks_t> =
+        sizes.iter().map(|&s| ca_dimchunks_t { size: s, sizes: ptr::null(), nsizes: 0 }).collect();
+    let mut cs = ptr::null_mut();
+    check(unsafe {
+        (l.ca_normalize_chunks)(&mut cs, ptr::null(), spec.as_ptr(), shape.len() as i32, shape.as_ptr(),
+                                dtype.code(), 0)
+    })?;
+    let mut out = Vec::new();
+    unsafe {
+        for d in 0..(l.ca_chunkset_ndim)(cs) {
+            let mut n = 0i64;
+            let p = (l.ca_chunkset_sizes)(cs, d, &mut n);
+            out.push(if n == 0 { Vec::new() } else { std::slice::from_raw_parts(p, n as usize).to_vec() });
+        }
+        (l.ca_chunkset_free)(cs);
+    }
+    Ok(out)
+}
+
+fn new_array(f: impl FnOnce(&mut *mut ca_array_t) -> i32) -> Result<Array> {
+    let mut h = ptr::null_mut();
+    check(f(&mut h))?;
+    Ok(Array { h })
+}
+
+impl Array {
+    /// An array over a copy of `data` (C order) with `shape` and one block size per dimension.
+    pub fn from_slice<T: Element>(data: &[T], shape: &[i64], chunks: &[i64]) -> Result<Array> {
+        let l = lib()?;
+        let n: i64 = shape.iter().product();
+        if n as usize != data.len() {
+            return Err(Error::new(CA_EINVAL, format!("shape {:?} needs {} elements, got {}", shape, n, data.len())));
+        }
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, T::DTYPE)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe {
+            (l.ca_array_from_buffer)(h, data.as_ptr() as *const c_void, T::DTYPE.code(), shape.len() as i32,
+                                     shape.as_ptr(), ptr::null(), &raw, 0, None, ptr::null_mut())
+        })
+    }
+
+    pub fn zeros(shape: &[i64], chunks: &[i64], dtype: DType) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_zeros)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code()) })
+    }
+
+    pub fn ones(shape: &[i64], chunks: &[i64], dtype: DType) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_ones)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code()) })
+    }
+
+    pub fn full(shape: &[i64], chunks: &[i64], dtype: DType, value: f64) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe {
+            (l.ca_array_full)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code(), value, 0.0)
+        })
+    }
+
+    /// arange(start, stop, step) in blocks of `chunk`.
+    pub fn arange(start: f64, stop: f64, step: f64, chunk: i64, dtype: DType) -> Result<Array> {
+        let l = lib()?;
+        let n = if step == 0.0 { 0 } else { (((stop - start) / step).ceil()).max(0.0) as i64 };
+        let cc = CChunks::new(&normalize_chunks(&[n], &[chunk], dtype)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_arange)(h, start, stop, step, &raw, dtype.code()) })
+    }
+
+    /// Uniform random values in [low, high), reproducible per block.
+    pub fn random_uniform(shape: &[i64], chunks: &[i64], seed: u64, low: f64, high: f64) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, DType::Float64)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe {
+            (l.ca_array_random)(h, 0, seed, shape.len() as i32, shape.as_ptr(), &raw, DType::Float64.code(), low,
+                                high)
+        })
+    }
+
+    /// A lazy array over a .npy file.
+    pub fn from_npy(path: &str) -> Result<Array> {
+        let l = lib()?;
+        let p = cstring(path)?;
+        new_array(|h| unsafe { (l.ca_array_from_npy)(h, p.as_ptr(), ptr::null()) })
+    }
+
+    /// An array saved with `save` (needs ca_array_load in the library).
+    pub fn load(path: &str) -> Result<Array> {
+        let l = lib()?;
+        let f = l.ca_array_load.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_array_load is not in the loaded library"))?;
+        let p = cstring(path)?;
+        new_array(|h| unsafe { f(h, p.as_ptr()) })
+    }
+
+    pub fn ndim(&self) -> usize {
+        unsafe { (api().unwrap().ca_array_ndim)(self.h) as usize }
+    }
+    pub fn shape(&self) -> Vec<i64> {
+        let l = api().unwrap();
+        let nd = self.ndim();
+        let p = unsafe { (l.ca_array_shape)(self.h) };
+        if nd == 0 || p.is_null() {
+            Vec::new()
+        } else {
+            unsafe { std::slice::from_raw_parts(p, nd).to_vec() }
+        }
+    }
+    pub fn size(&self) -> i64 {
+        unsafe { (api().unwrap().ca_array_size)(self.h) }
+    }
+    pub fn dtype(&self) -> DType {
+        DType::from_code(unsafe { (api().unwrap().ca_array_dtype)(self.h) }).expect("valid dtype")
+    }
+    pub fn name(&self) -> String {
+        unsafe { cstr((api().unwrap().ca_array_name)(self.h)) }
+    }
+    pub fn chunks(&self) -> Vec<Vec<i64>> {
+        let l = api().unwrap();
+        (0..self.ndim())
+            .map(|d| unsafe {
+                let mut n = 0i64;
+                let p = (l.ca_array_chunks)(self.h, d as i32, &mut n);
+                if n == 0 { Vec::new() } else { std::slice::from_raw_parts(p, n as usize).to_vec() }
+            })
+            .collect()
+    }
+
+    // -- elementwise ---------------------------------------------------------------------------
+    pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_binary)(h, op as i32, self.h, other.h) })
+    }
+    pub fn binary_scalar(&self, op: BinaryOp, v: f64, scalar_first: bool) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_f64(v), scalar_first) })
+    }
+    pub fn binary_int(&self, op: BinaryOp, v: i64) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_i64(v), false) })
+    }
+    pub fn unary(&self, op: UnaryOp) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_unary)(h, op as i32, self.h) })
+    }
+    pub fn add(&self, o: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Add, o)
+    }
+    pub fn sub(&self, o: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Sub, o)
+    }
+    pub fn mul(&self, o: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Mul, o)
+    }
+    pub fn div(&self, o: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Div, o)
+    }
+    pub fn add_scalar(&self, v: f64) -> Result<Array> {
+        self.binary_scalar(BinaryOp::Add, v, false)
+    }
+    pub fn mul_scalar(&self, v: f64) -> Result<Array> {
+        self.binary_scalar(BinaryOp::Mul, v, false)
+    }
+    pub fn sqrt(&self) -> Result<Array> {
+        self.unary(UnaryOp::Sqrt)
+    }
+    /// where(cond, self, other)
+    pub fn where_(cond: &Array, a: &Array, b: &Array) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_where)(h, cond.h, a.h, b.h, scalar_f64(0.0), scalar_f64(0.0)) })
+    }
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_astype)(h, self.h, dtype.code()) })
+    }
+
+    // -- reductions ------------------------------------------------------------------------------
+    /// A builtin reduction over `axes` (empty: all axes).
+    pub fn reduce(&self, op: Reduction, axes: &[i32], keepdims: bool, ddof: i32) -> Result<Array> {
+        let l = lib()?;
+        let o = ca_reduce_options_t {
+            struct_size: std::mem::size_of::<ca_reduce_options_t>() as u32,
+            split_every: 0,
+            ddof,
+            dtype: 0,
+        };
+        let ap = if axes.is_empty() { ptr::null() } else { axes.as_ptr() };
+        new_array(|h| unsafe { (l.ca_array_reduce)(h, op as i32, self.h, ap, axes.len() as i32, keepdims, &o) })
+    }
+    pub fn sum(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
+        self.reduce(Reduction::Sum, axes, keepdims, 0)
+    }
+    pub fn mean(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
+        self.reduce(Reduction::Mean, axes, keepdims, 0)
+    }
+    pub fn max(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
+        self.reduce(Reduction::Max, axes, keepdims, 0)
+    }
+    pub fn scan(&self, op: Scan, axis: i32) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_scan)(h, op as i32, self.h, axis, 0) })
+    }
+
+    // -- structure -------------------------------------------------------------------------------
+    /// Rechunk to one block size per dimension (-1: whole).
+    pub fn rechunk(&self, chunks: &[i64]) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(&normalize_chunks(&self.shape(), chunks, self.dtype())?);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_rechunk)(h, self.h, &raw) })
+    }
+
+    /// map_blocks with a kernel registered under `kernel` (a Rust closure or a C kernel), over
+    /// `arrays` (self first), followed by `extra` literal arguments. `dtype` None: self's dtype.
+    pub fn map_blocks(&self, kernel: &str, others: &[&Array], extra: &[Literal], dtype: Option<DType>) -> Result<Array> {
+        let l = lib()?;
+        let k = cstring(kernel)?;
+        let mut hs: Vec<*const ca_array_t> = vec![self.h];
+        hs.extend(others.iter().map(|a| a.h as *const ca_array_t));
+        let strs: Vec<CString> = extra
+            .iter()
+            .filter_map(|e| if let Literal::Str(s) = e { Some(cstring(s)) } else { None })
+            .collect::<Result<_>>()?;
+        let mut si = 0;
+        let args: Vec<ca_arg_t> = extra
+            .iter()
+            .map(|e| match e {
+                Literal::Int(i) => ca_arg_t { kind: CA_ARG_INT64, reserved: 0, u: ca_arg_u { i64_: *i } },
+                Literal::Float(f) => ca_arg_t { kind: CA_ARG_FLOAT64, reserved: 0, u: ca_arg_u { f64_: *f } },
+                Literal::Str(_) => {
+                    let s = &strs[si];
+                    si += 1;
+                    ca_arg_t {
+                        kind: CA_ARG_STRING,
+                        reserved: 0,
+                        u: ca_arg_u { bytes: ca_bytes_t { data: s.as_ptr() as *const c_void, len: s.as_bytes().len() } },
+                    }
+                }
+            })
+            .collect();
+        let o = ca_map_blocks_options_t {
+            struct_size: std::mem::size_of::<ca_map_blocks_options_t>() as u32,
+            dtype: dtype.map(|d| d.code()).unwrap_or(0),
+            chunks: ptr::null(),
+            drop_axis: ptr::null(),
+            ndrop_axis: 0,
+            new_axis: ptr::null(),
+            nnew_axis: 0,
+            block_info: 0,
+            name: ptr::null(),
+        };
+        new_array(|h| unsafe {
+            (l.ca_array_map_blocks)(h, k.as_ptr(), hs.as_ptr(), hs.len(), args.as_ptr(), args.len(), &o)
+        })
+    }
+
+    // -- compute ---------------------------------------------------------------------------------
+    /// Compute into one owned block.
+    pub fn compute(&self, ctx: &Context) -> Result<Block> {
+        let l = lib()?;
+        let mut b = ptr::null_mut();
+        check(unsafe { (l.ca_array_compute)(&mut b, ctx.h, self.h, ptr::null()) })?;
+        Ok(Block { h: b })
+    }
+    /// Compute into a Vec<T> (C order); CA_ETYPE if the array's dtype is not T.
+    pub fn compute_vec<T: Element>(&self, ctx: &Context) -> Result<Vec<T>> {
+        if self.dtype() != T::DTYPE {
+            return Err(Error::new(-11, format!("array dtype is {:?}, asked for {:?}", self.dtype(), T::DTYPE)));
+        }
+        let b = self.compute(ctx)?;
+        Ok(b.as_slice::<T>().expect("dtype checked").to_vec())
+    }
+    /// Compute several arrays in one pass over their merged graph.
+    pub fn compute_many(ctx: &Context, arrays: &[&Array]) -> Result<Vec<Block>> {
+        let l = lib()?;
+        let hs: Vec<*const ca_array_t> = arrays.iter().map(|a| a.h as *const ca_array_t).collect();
+        let mut out: Vec<*mut ca_block_t> = vec![ptr::null_mut(); arrays.len()];
+        check(unsafe { (l.ca_array_compute_many)(out.as_mut_ptr(), ctx.h, hs.as_ptr(), hs.len(), ptr::null()) })?;
+        Ok(out.into_iter().map(|h| Block { h }).collect())
+    }
+    pub fn persist(&self, ctx: &Context) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_persist)(h, ctx.h, self.h, ptr::null()) })
+    }
+
+    // -- pictures and files ----------------------------------------------------------------------
+    pub fn to_svg(&self, size: i32) -> Result<String> {
+        let l = lib()?;
+        let mut s = ptr::null_mut();
+        check(unsafe { (l.ca_array_to_svg)(&mut s, self.h, size) })?;
+        let r = unsafe { cstr(s) };
+        unsafe { (l.ca_string_free)(s) };
+        Ok(r)
+    }
+    pub fn graph(&self) -> Result<Graph> {
+        let l = lib()?;
+        let mut g = ptr::null_mut();
+        check(unsafe { (l.ca_array_graph)(&mut g, self.h) })?;
+        Ok(Graph { h: g })
+    }
+    pub fn to_npy(&self, ctx: &Context, path: &str) -> Result<()> {
+        let l = lib()?;
+        let p = cstring(path)?;
+        check(unsafe { (l.ca_array_to_npy)(ctx.h, self.h, p.as_ptr(), ptr::null()) })
+    }
+    /// Save graph, name, chunks and dtype (needs ca_array_save in the library).
+    pub fn save(&self, path: &str) -> Result<()> {
+        let l = lib()?;
+        let f = l.ca_array_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_array_save is not in the loaded library"))?;
+        let p = cstring(path)?;
+        check(unsafe { f(self.h, p.as_ptr()) })
+    }
+}
+
+/// A task graph.
+pub struct Graph {
+    h: *mut ca_graph_t,
+}
+
+unsafe impl Send for Graph {}
+
+impl Drop for Graph {
+    fn drop(&mut self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_graph_free)(self.h) }
+        }
+    }
+}
+
+impl Graph {
+    pub fn num_tasks(&self) -> i64 {
+        unsafe { (api().unwrap().ca_graph_num_tasks)(self.h) }
+    }
+    pub fn num_layers(&self) -> i64 {
+        unsafe { (api().unwrap().ca_graph_num_layers)(self.h) }
+    }
+    pub fn to_dot(&self) -> Result<String> {
+        let l = lib()?;
+        let mut s = ptr::null_mut();
+        check(unsafe { (l.ca_graph_to_dot)(&mut s, self.h, ptr::null(), 0) })?;
+        let r = unsafe { cstr(s) };
+        unsafe { (l.ca_string_free)(s) };
+        Ok(r)
+    }
+    /// Save to a file (needs ca_graph_save in the library).
+    pub fn save(&self, path: &str) -> Result<()> {
+        let l = lib()?;
+        let f = l.ca_graph_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_save is not in the loaded library"))?;
+        let p = cstring(path)?;
+        check(unsafe { f(self.h, p.as_ptr()) })
+    }
+    pub fn load(path: &str) -> Result<Graph> {
+        let l = lib()?;
+        let f = l.ca_graph_load.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_load is not in the loaded library"))?;
+        let p = cstring(path)?;
+        let mut g = ptr::null_mut();
+        check(unsafe { f(&mut g, p.as_ptr()) })?;
+        Ok(Graph { h: g })
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Operators: `&a + &b`, `&a * 2.0`, `-&a` build lazy arrays (Result, since shapes may not broadcast).
+// ------------------------------------------------------------------------------------------------
+
+macro_rules! array_ops {
+    ($($tr:ident $m:ident $op:ident),*) => {$(
+        impl std::ops::$tr<&Array> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, o: &Array) -> Result<Array> {
+                self.binary(BinaryOp::$op, o)
+            }
+        }
+        impl std::ops::$tr<f64> for &Array {
+            type Output = Result<Array>;
+            fn $m(self, v: f64) -> Result<Array> {
+                self.binary_scalar(BinaryOp::$op, v, false)
+            }
+        }
+        impl std::ops::$tr<&Array> for f64 {
+            type Output = Result<Array>;
+            fn $m(self, a: &Array) -> Result<Array> {
+                a.binary_scalar(BinaryOp::$op, self, true)
+            }
+        }
+    )*};
+}
+array_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+
+impl std::ops::Neg for &Array {
+    type Output = Result<Array>;
+    fn neg(self) -> Result<Array> {
+        self.unary(UnaryOp::Neg)
+    }
+}

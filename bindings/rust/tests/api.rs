@@ -1,0 +1,255 @@
+//! chunkarray's Rust bindings against plain loops. Needs CHUNKARRAY_LIB (set by the meson test).
+use chunkarray::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+fn data(n: usize) -> Vec<f64> {
+    (0..n).map(|i| ((i * 37 % 101) as f64) / 7.0 - 5.0).collect()
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= 1e-9 * (1.0 + y.abs()), "{} vs {}", x, y);
+    }
+}
+
+#[test]
+fn version_agrees() {
+    let (num, abi) = version_number().unwrap();
+    assert_eq!(abi, 1);
+    assert_eq!(version().unwrap(), format!("{}.{}.{}", num / 10000, num / 100 % 100, num % 100));
+}
+
+#[test]
+fn model_and_roundtrip() {
+    let v = data(13 * 17);
+    let x = Array::from_slice(&v, &[13, 17], &[5, 4]).unwrap();
+    assert_eq!(x.shape(), vec![13, 17]);
+    assert_eq!(x.chunks(), vec![vec![5, 5, 3], vec![4, 4, 4, 4, 1]]);
+    assert_eq!(x.dtype(), DType::Float64);
+    assert_eq!(x.size(), 221);
+    let ctx = Context::new(2).unwrap();
+    assert_eq!(x.compute_vec::<f64>(&ctx).unwrap(), v);
+    let y = x.clone();
+    drop(x);
+    assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), v);
+    let i = Array::from_slice(&[1i32, 2, 3], &[3], &[2]).unwrap();
+    assert_eq!(i.compute_vec::<i32>(&ctx).unwrap(), vec![1, 2, 3]);
+    let e = i.compute_vec::<f64>(&ctx).unwrap_err();
+    assert_eq!(e.code(), "CA_ETYPE");
+}
+
+#[test]
+fn elementwise_and_reductions_match_loops() {
+    let ctx = Context::new(-1).unwrap();
+    let v = data(12 * 10);
+    let x = Array::from_slice(&v, &[12, 10], &[5, 3]).unwrap();
+    let y = x.mul_scalar(2.0).unwrap().add_scalar(1.0).unwrap();
+    let want: Vec<f64> = v.iter().map(|a| a * 2.0 + 1.0).collect();
+    close(&y.compute_vec::<f64>(&ctx).unwrap(), &want);
+    let z = x.mul(&x).unwrap().unary(UnaryOp::Sqrt).unwrap();
+    close(&z.compute_vec::<f64>(&ctx).unwrap(), &v.iter().map(|a| a.abs()).collect::<Vec<_>>());
+    let s = y.sum(&[], false).unwrap();
+    close(&s.compute_vec::<f64>(&ctx).unwrap(), &[want.iter().sum()]);
+    let colsum = y.sum(&[0], false).unwrap();
+    let mut cs = vec![0.0; 10];
+    for r in 0..12 {
+        for c in 0..10 {
+            cs[c] += want[r * 10 + c];
+        }
+    }
+    close(&colsum.compute_vec::<f64>(&ctx).unwrap(), &cs);
+    let m = x.max(&[1], true).unwrap();
+    assert_eq!(m.shape(), vec![12, 1]);
+    let rowmax: Vec<f64> = (0..12).map(|r| v[r * 10..r * 10 + 10].iter().cloned().fold(f64::MIN, f64::max)).collect();
+    close(&m.compute_vec::<f64>(&ctx).unwrap(), &rowmax);
+    let mean = x.mean(&[], false).unwrap();
+    close(&mean.compute_vec::<f64>(&ctx).unwrap(), &[v.iter().sum::<f64>() / 120.0]);
+    let cum = x.scan(Scan::CumSum, 1).unwrap();
+    let mut want_cum = v.clone();
+    for r in 0..12 {
+        for c in 1..10 {
+            want_cum[r * 10 + c] += want_cum[r * 10 + c - 1];
+        }
+    }
+    close(&cum.compute_vec::<f64>(&ctx).unwrap(), &want_cum);
+    let gt = x.binary_scalar(BinaryOp::Gt, 0.0, false).unwrap();
+    assert_eq!(gt.dtype(), DType::Bool);
+    let w = Array::where_(&gt, &x, &x.unary(UnaryOp::Neg).unwrap()).unwrap();
+    close(&w.compute_vec::<f64>(&ctx).unwrap(), &v.iter().map(|a| a.abs()).collect::<Vec<_>>());
+}
+
+#[test]
+fn creation_and_rechunk() {
+    let ctx = Context::new(1).unwrap();
+    let a = Array::arange(0.0, 10.0, 1.0, 3, DType::Int64).unwrap();
+    assert_eq!(a.compute_vec::<i64>(&ctx).unwrap(), (0..10).collect::<Vec<i64>>());
+    assert_eq!(a.chunks(), vec![vec![3, 3, 3, 1]]);
+    let r = a.rechunk(&[4]).unwrap();
+    assert_eq!(r.chunks(), vec![vec![4, 4, 2]]);
+    assert_eq!(r.compute_vec::<i64>(&ctx).unwrap(), (0..10).collect::<Vec<i64>>());
+    let o = Array::ones(&[3, 4], &[2, 2], DType::Float32).unwrap();
+    assert_eq!(o.compute_vec::<f32>(&ctx).unwrap(), vec![1.0f32; 12]);
+    let f = Array::full(&[2, 2], &[-1, -1], DType::Float64, 2.5).unwrap();
+    assert_eq!(f.compute_vec::<f64>(&ctx).unwrap(), vec![2.5; 4]);
+    let z = Array::zeros(&[0, 3], &[1, 1], DType::Float64).unwrap();
+    assert_eq!(z.compute_vec::<f64>(&ctx).unwrap(), Vec::<f64>::new());
+    let u1 = Array::random_uniform(&[50, 40], &[20, 15], 9, 0.0, 1.0).unwrap().compute_vec::<f64>(&ctx).unwrap();
+    let u2 = Array::random_uniform(&[50, 40], &[20, 15], 9, 0.0, 1.0).unwrap().compute_vec::<f64>(&ctx).unwrap();
+    assert_eq!(u1, u2);
+    assert!(u1.iter().all(|&v| (0.0..1.0).contains(&v)));
+}
+
+#[test]
+fn closure_kernel_with_literals_and_block_index() {
+    let ctx = Context::new(2).unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c2 = calls.clone();
+    ctx.register_kernel("rust.affine", move |ka| {
+        c2.fetch_add(1, Ordering::SeqCst);
+        let b = ka.args[0].block().ok_or("first argument is not a block")?;
+        let k = ka.args[1].as_f64().ok_or("second argument is not a number")?;
+        let xs = b.as_slice::<f64>().ok_or("not float64")?;
+        let out: Vec<f64> = xs.iter().map(|v| v * k + ka.block_index[0] as f64).collect();
+        Block::from_vec(&b.shape(), &out).map_err(|e| e.to_string())
+    })
+    .unwrap();
+    let v = data(20);
+    let x = Array::from_slice(&v, &[20], &[6]).unwrap();
+    let y = x.map_blocks("rust.affine", &[], &[Literal::Float(3.0)], None).unwrap();
+    let got = y.compute_vec::<f64>(&ctx).unwrap();
+    let want: Vec<f64> = v.iter().enumerate().map(|(i, a)| a * 3.0 + (i / 6) as f64).collect();
+    close(&got, &want);
+    assert_eq!(calls.load(Ordering::SeqCst), 4);
+    // a kernel over two arrays with a dtype change
+    ctx.register_kernel("rust.greater", |ka| {
+        let a = ka.args[0].block().unwrap().as_slice::<f64>().unwrap();
+        let b = ka.args[1].block().unwrap().as_slice::<f64>().unwrap();
+        let o: Vec<i64> = a.iter().zip(b).map(|(x, y)| (x > y) as i64).collect();
+        Block::from_vec(&ka.args[0].block().unwrap().shape(), &o).map_err(|e| e.to_string())
+    })
+    .unwrap();
+    let z = Array::from_slice(&vec![0.0; 20], &[20], &[6]).unwrap();
+    let g = x.map_blocks("rust.greater", &[&z], &[], Some(DType::Int64)).unwrap();
+    assert_eq!(g.compute_vec::<i64>(&ctx).unwrap(), v.iter().map(|a| (*a > 0.0) as i64).collect::<Vec<_>>());
+}
+
+#[test]
+fn panics_and_errors_become_kernel_errors() {
+    let ctx = Context::new(2).unwrap();
+    ctx.register_kernel("rust.panics", |_| panic!("kaboom {}", 42)).unwrap();
+    ctx.register_kernel("rust.fails", |_| Err("no good".to_string())).unwrap();
+    let x = Array::ones(&[10], &[3], DType::Float64).unwrap();
+    let e = x.map_blocks("rust.panics", &[], &[], None).unwrap().compute(&ctx).unwrap_err();
+    assert_eq!(e.status, -5);
+    assert!(e.message.contains("kaboom 42"), "{}", e.message);
+    let e = x.map_blocks("rust.fails", &[], &[], None).unwrap().compute(&ctx).unwrap_err();
+    assert_eq!(e.code(), "CA_EKERNEL");
+    assert!(e.message.contains("no good"), "{}", e.message);
+    // the context still works afterwards
+    assert_eq!(x.sum(&[], false).unwrap().compute_vec::<f64>(&ctx).unwrap(), vec![10.0]);
+}
+
+#[test]
+fn bad_input_gives_clear_errors() {
+    let e = Array::from_slice(&[1.0f64, 2.0], &[3], &[1]).unwrap_err();
+    assert_eq!(e.status, -1);
+    let x = Array::ones(&[4, 5], &[2, 2], DType::Float64).unwrap();
+    let e = x.sum(&[3], false).unwrap_err();
+    assert_eq!(e.code(), "CA_EINVAL");
+    assert!(e.message.contains('3'), "{}", e.message);
+    let y = Array::ones(&[3, 5], &[2, 2], DType::Float64).unwrap();
+    let e = x.add(&y).unwrap_err();
+    assert_eq!(e.status, -1);
+    assert!(!e.message.is_empty());
+    let ctx = Context::new(0).unwrap();
+    let e = x.map_blocks("no.such.kernel", &[], &[], None).unwrap().compute(&ctx).unwrap_err();
+    assert_eq!(e.code(), "CA_ENOTFOUND");
+    assert!(e.message.contains("no.such.kernel"), "{}", e.message);
+    assert_eq!(ctx.set_config("nope", "1").unwrap_err().code(), "CA_ENOTFOUND");
+}
+
+#[test]
+fn errors_are_per_thread() {
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let x = Array::ones(&[4], &[2], DType::Float64).unwrap();
+                let e = x.sum(&[5 + i], false).unwrap_err();
+                assert!(e.message.contains(&(5 + i).to_string()), "{}", e.message);
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn compute_many_persist_svg_graph_npy() {
+    let ctx = Context::new(2).unwrap();
+    let v = data(30);
+    let x = Array::from_slice(&v, &[30], &[7]).unwrap();
+    let s = x.sum(&[], false).unwrap();
+    let m = x.mean(&[], false).unwrap();
+    let r = Array::compute_many(&ctx, &[&s, &m]).unwrap();
+    close(r[0].as_slice::<f64>().unwrap(), &[v.iter().sum()]);
+    close(r[1].as_slice::<f64>().unwrap(), &[v.iter().sum::<f64>() / 30.0]);
+    let p = x.add_scalar(1.0).unwrap().persist(&ctx).unwrap();
+    assert_eq!(p.chunks(), x.chunks());
+    close(&p.compute_vec::<f64>(&ctx).unwrap(), &v.iter().map(|a| a + 1.0).collect::<Vec<_>>());
+    assert!(x.to_svg(0).unwrap().starts_with("<svg"));
+    let g = s.graph().unwrap();
+    assert!(g.num_tasks() > 0 && g.num_layers() >= 2);
+    assert!(g.to_dot().unwrap().contains("digraph"));
+    let path = std::env::temp_dir().join(format!("chunkarray-rust-{}.npy", std::process::id()));
+    let ps = path.to_str().unwrap();
+    x.to_npy(&ctx, ps).unwrap();
+    let back = Array::from_npy(ps).unwrap();
+    assert_eq!(back.compute_vec::<f64>(&ctx).unwrap(), v);
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
+fn graph_and_array_files_when_available() {
+    let ctx = Context::new(1).unwrap();
+    let x = Array::arange(0.0, 12.0, 1.0, 5, DType::Float64).unwrap().mul_scalar(2.0).unwrap();
+    let dir = std::env::temp_dir();
+    let gp = dir.join(format!("chunkarray-rust-{}.graph", std::process::id()));
+    let ap = dir.join(format!("chunkarray-rust-{}.array", std::process::id()));
+    if has_function("ca_graph_save") && has_function("ca_graph_load") {
+        let g = x.graph().unwrap();
+        g.save(gp.to_str().unwrap()).unwrap();
+        let h = Graph::load(gp.to_str().unwrap()).unwrap();
+        assert_eq!(h.num_tasks(), g.num_tasks());
+        assert_eq!(h.num_layers(), g.num_layers());
+        std::fs::remove_file(&gp).ok();
+    } else {
+        assert_eq!(x.graph().unwrap().save(gp.to_str().unwrap()).unwrap_err().code(), "CA_EUNSUPPORTED");
+    }
+    if has_function("ca_array_save") && has_function("ca_array_load") {
+        x.save(ap.to_str().unwrap()).unwrap();
+        let y = Array::load(ap.to_str().unwrap()).unwrap();
+        assert_eq!(y.name(), x.name());
+        assert_eq!(y.chunks(), x.chunks());
+        assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), (0..12).map(|i| 2.0 * i as f64).collect::<Vec<_>>());
+        std::fs::remove_file(&ap).ok();
+    } else {
+        assert_eq!(x.save(ap.to_str().unwrap()).unwrap_err().code(), "CA_EUNSUPPORTED");
+    }
+}
+
+#[test]
+fn operator_traits() {
+    let ctx = Context::new(1).unwrap();
+    let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4], &[3]).unwrap();
+    let y = (&(&x * 2.0).unwrap() + &x).unwrap();
+    assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), vec![3.0, 6.0, 9.0, 12.0]);
+    let z = (10.0 - &x).unwrap();
+    assert_eq!(z.compute_vec::<f64>(&ctx).unwrap(), vec![9.0, 8.0, 7.0, 6.0]);
+    let n = (-&x).unwrap();
+    assert_eq!(n.compute_vec::<f64>(&ctx).unwrap(), vec![-1.0, -2.0, -3.0, -4.0]);
+    let w = Array::ones(&[5], &[2], DType::Float64).unwrap();
+    assert_eq!((&x / &w).unwrap_err().code(), "CA_EINVAL");
+}
