@@ -29,9 +29,11 @@ struct TaskItem {
 class Run : public std::enable_shared_from_this<Run> {
  public:
   Run(Plan &p, const RunOptions &o) : plan(p), opts(o), n(p.size()) {
-    nodes.reset(new Node[size_t(n ? n : 1)]);
+    // Node is trivially destructible; its memory comes from mimalloc (kept mapped between computes).
+    nodes.reset(static_cast<Node *>(mi_malloc_aligned(sizeof(Node) * size_t(n ? n : 1), alignof(Node))));
+    if (!nodes) throw std::bad_alloc();
     for (int32_t t = 0; t < n; ++t) {
-      Node &nd = nodes[size_t(t)];
+      Node &nd = *new (&nodes[size_t(t)]) Node;
       nd.run = this;
       nd.pending.store(plan.tasks[size_t(t)].dep_end - plan.tasks[size_t(t)].dep_begin, std::memory_order_relaxed);
       nd.consumers.store(plan.nconsumers[size_t(t)], std::memory_order_relaxed);
@@ -89,7 +91,10 @@ class Run : public std::enable_shared_from_this<Run> {
   Plan &plan;
   RunOptions opts;
   int32_t n;
-  std::unique_ptr<Node[]> nodes;
+  struct MiFree {
+    void operator()(Node *p) const { mi_free(p); }
+  };
+  std::unique_ptr<Node[], MiFree> nodes;
   std::vector<int32_t> out_head, out_next;  // streaming outputs: task -> output indices
   int64_t nroots = 0;
   bool track_memory = false;

@@ -176,7 +176,7 @@ void Builder::ref(int32_t slot, const Index *idx, int32_t nidx) {
 }
 
 void Builder::place(size_t &i, uint32_t count, uint32_t dest) {
-  std::vector<ca_arg_t> &pool = plan_->args;
+  auto &pool = plan_->args;
   for (uint32_t k = 0; k < count; ++k) {
     TmpArg node = tmp_[i++];
     uint32_t pos = dest + k;

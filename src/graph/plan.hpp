@@ -6,6 +6,8 @@
 // starting new roots, so a reduction holds few blocks).
 #pragma once
 
+#include <mimalloc.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,16 +34,21 @@ struct Patch {
   int32_t task;  // whose result goes there
 };
 
+/// Plan arrays live in mimalloc: freed pages stay mapped for the next compute instead of being
+/// returned to the OS and faulted in again (glibc unmaps large vectors on free).
+template <class T>
+using PlanVec = std::vector<T, mi_stl_allocator<T>>;
+
 struct Plan {
-  std::vector<PlanTask> tasks;  // in post-order (= priority: lower runs first)
-  std::vector<ca_arg_t> args;   // argument pool; LIST items point into it
-  std::vector<Patch> patches;
-  std::vector<int32_t> deps;            // unique dependencies per task (CSR via PlanTask)
-  std::vector<int32_t> dependents_off;  // CSR: dependents of t are dependents[off[t], off[t+1])
-  std::vector<int32_t> dependents;
-  std::vector<int32_t> roots;    // tasks without dependencies, in priority order
-  std::vector<int32_t> outputs;  // task id per requested key
-  std::vector<int32_t> nconsumers;  // dependents + times requested as output
+  PlanVec<PlanTask> tasks;  // in post-order (= priority: lower runs first)
+  PlanVec<ca_arg_t> args;   // argument pool; LIST items point into it
+  PlanVec<Patch> patches;
+  PlanVec<int32_t> deps;            // unique dependencies per task (CSR via PlanTask)
+  PlanVec<int32_t> dependents_off;  // CSR: dependents of t are dependents[off[t], off[t+1])
+  PlanVec<int32_t> dependents;
+  PlanVec<int32_t> roots;    // tasks without dependencies, in priority order
+  PlanVec<int32_t> outputs;  // task id per requested key
+  PlanVec<int32_t> nconsumers;  // dependents + times requested as output
   // Keep what tasks point into alive.
   std::vector<LayerPtr> layers;
   std::vector<KernelPtr> kernels;
