@@ -281,6 +281,17 @@ TEST(Overlap, Boundaries3DAndIntegerDtypesVsDask) {
   check_against_dask(CA_FLOAT32, {7}, {{3, 4}}, {{{2}, {2}, {kReflect}}, {{2}, {2}, {ca_boundary_constant(0.5)}}});
 }
 
+TEST(Overlap, EmptyAndSizeOneDimsVsDask) {
+  std::vector<Case> cases;
+  for (ca_boundary_t b : {kNone, kReflect, kPeriodic, kNearest, ca_boundary_constant(8.0)})
+    cases.push_back({{1, 2}, {1, 2}, {b, b}});
+  check_against_dask(CA_FLOAT64, {1, 7}, {{1}, {3, 4}}, cases);
+  check_against_dask(CA_FLOAT64, {0, 7}, {{0}, {3, 4}},
+                     {{{0, 2}, {0, 2}, {kReflect, kReflect}}, {{0, 1}, {0, 1}, {kNone, kPeriodic}}});
+  check_against_dask(CA_INT64, {3, 1, 4}, {{1, 2}, {1}, {2, 2}},
+                     {{{1, 1, 1}, {1, 1, 1}, {kPeriodic, kReflect, kNearest}}});
+}
+
 TEST(Overlap, TrimInternalUndoesOverlap) {
   Ctx c;
   Npy x = arange_npy({9, 11});
