@@ -443,7 +443,9 @@ TEST(Gufunc, TwoOutputsMinMax) {
   ca_gufunc_options_t o1 = CA_GUFUNC_OPTIONS_INIT;
   ca_dtype_t badd[2] = {CA_FLOAT64, 99};
   o1.output_dtypes = badd;
-  EXPECT_EQ(ca_array_apply_gufunc(r, 2, "g.minmax", "(i)->(),()", in, 1, &o1), CA_ETYPE);
+  ca_array_t *rb[2] = {nullptr, nullptr};
+  EXPECT_EQ(ca_array_apply_gufunc(rb, 2, "g.minmax", "(i)->(),()", in, 1, &o1), CA_ETYPE);
+  EXPECT_EQ(rb[0], nullptr);
   ca_array_free(r[0]);
   ca_array_free(r[1]);
   ca_array_free(a);
