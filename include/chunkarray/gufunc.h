@@ -50,7 +50,7 @@ typedef struct ca_gufunc_options {
   const int32_t *axes;
   const int32_t *axes_counts; /**< naxes_args entries */
   int32_t naxes_args;         /**< 0, nin (outputs default), or nin + nout */
-  /** 1: use @ref axis (dask's axis=): every input's single core dimension is at that axis, and so
+  /** 1: use `axis` (dask's axis=): every input's single core dimension is at that axis, and so
    *  is each output's (with keepdims). Only when every input has the same one core dimension. */
   int32_t has_axis;
   int32_t axis;

@@ -323,13 +323,8 @@ ArrayPtr map_overlap(const std::string &kernel, const std::vector<ArrayPtr> &arr
     d.hi.assign(depth.hi.begin() + long(skip), depth.hi.end());
     b.assign(boundary.begin() + long(skip), boundary.end());
   };
-  bool any = false;
-  for (auto &a : arrays) {
-    Depth d;
-    std::vector<BoundarySpec> b;
-    sub(a, d, b);
-    for (int32_t k = 0; k < a->ndim(); ++k) any = any || d.lo[size_t(k)] > 0 || d.hi[size_t(k)] > 0;
-  }
+  bool any = false;  // the highest-rank input has every axis: any depth counts
+  for (int32_t k = 0; k < nd; ++k) any = any || depth.lo[size_t(k)] > 0 || depth.hi[size_t(k)] > 0;
   DType dt = opts.dtype != CA_DTYPE_INVALID ? opts.dtype : arrays[0]->dtype;
   CA_CHECK(dtype_valid(dt) && dt != CA_RAW, CA_ETYPE, "map_overlap: invalid dtype ", dt);
   std::string prefix = opts.name.empty() ? kernel : opts.name;
