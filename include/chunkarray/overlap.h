@@ -86,7 +86,8 @@ typedef struct ca_overlap_options {
  * @param opts borrowed, may be NULL for defaults.
  * @return CA_OK; CA_EINVAL (NULL array, negative depth, unknown boundary kind, depth larger than the
  *         array's extent, or a block smaller than the depth without allow_rechunk; the message names
- *         the axis); CA_EUNSUPPORTED (asymmetric depth with a boundary other than NONE).
+ *         the axis); CA_EUNSUPPORTED (asymmetric depth with a boundary other than NONE, or more than
+ *         10 overlapped axes: each block references 3^axes neighbours).
  * A 0-d array, or all depths 0 (after any rechunk), returns the (rechunked) input itself.
  */
 CA_API ca_status_t ca_array_overlap(ca_array_t **out, const ca_array_t *a, const int64_t *depth,

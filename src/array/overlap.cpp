@@ -228,6 +228,11 @@ ArrayPtr overlap(const ArrayPtr &x, const Depth &depth, const std::vector<Bounda
            " (chunks ", chunks_str({c}), "); rechunk, or allow rechunking (allow_rechunk)");
     }
   }
+  int32_t active = 0;
+  for (int32_t d = 0; d < nd; ++d) active += (depth.lo[size_t(d)] > 0 || depth.hi[size_t(d)] > 0) ? 1 : 0;
+  // Each task references 3^active neighbours (dask's as well): keep that list bounded.
+  CA_CHECK(active <= 10, CA_EUNSUPPORTED, "overlap: ", active,
+           " overlapped axes (each block would reference 3^", active, " neighbours); at most 10 are supported");
   ArrayPtr x1 = want == x->chunks ? x : rechunk(x, want);
   if (!any) return x1;
   Chunks out_chunks;

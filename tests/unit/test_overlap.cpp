@@ -359,6 +359,15 @@ TEST(Overlap, Errors) {
   EXPECT_EQ(ca_array_overlap(nullptr, a, d1, b, nullptr), CA_EINVAL);
   EXPECT_EQ(ca_array_map_overlap(&y, "x", nullptr, 0, d1, b, nullptr, 0, nullptr), CA_EINVAL);
   EXPECT_EQ(y, nullptr);
+  // more than 10 overlapped axes
+  {
+    std::vector<int64_t> shape(11, 1), d11s(11, 1);
+    Npy one = arange_npy(shape);
+    ca_array_t *a11 = from_npy(one, ChunkList(11, std::vector<int64_t>{1}));
+    EXPECT_EQ(ca_array_overlap(&y, a11, d11s.data(), nullptr, nullptr), CA_EUNSUPPORTED);
+    EXPECT_NE(std::string(ca_last_error_message()).find("11 overlapped axes"), std::string::npos);
+    ca_array_free(a11);
+  }
   // depth 0 / NULL depth: the input itself
   ASSERT_EQ(ca_array_overlap(&y, a, nullptr, nullptr, nullptr), CA_OK);
   EXPECT_STREQ(ca_array_name(y), ca_array_name(a));
