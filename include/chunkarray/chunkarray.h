@@ -12,5 +12,7 @@
 #include "chunkarray/graph.h"
 #include "chunkarray/array.h"
 #include "chunkarray/io.h"
+#include "chunkarray/overlap.h"
+#include "chunkarray/gufunc.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -93,6 +93,10 @@ void register_array_kernels(KernelRegistry &reg) {
   register_creation_kernels(reg);
   void register_io_kernels(KernelRegistry &);  // io/array_io.cpp
   register_io_kernels(reg);
+  void register_overlap_kernels(KernelRegistry &);  // array/overlap_kernels.cpp
+  register_overlap_kernels(reg);
+  void register_gufunc_kernels(KernelRegistry &);  // array/gufunc.cpp
+  register_gufunc_kernels(reg);
 }
 
 }  // namespace ca

@@ -53,7 +53,8 @@ class TaskEmitter {
   virtual void end_list() = 0;
 };
 
-enum class LayerKind : int32_t { Materialized = 0, Blockwise = 1, Data = 2 };
+// Overlap: array/overlap.cpp's OverlapLayer (neighbour references, symbolic).
+enum class LayerKind : int32_t { Materialized = 0, Blockwise = 1, Data = 2, Overlap = 3 };
 
 using Block = ::ca_block;
 

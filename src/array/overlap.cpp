@@ -1,0 +1,377 @@
+#include "array/overlap.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+
+namespace ca {
+
+// ------------------------------------------------------------------------------------------------
+// ensure_minimum_chunksize (dask's, line for line)
+
+std::vector<Index> ensure_minimum_chunksize(Index size, const std::vector<Index> &chunks) {
+  CA_CHECK(!chunks.empty(), CA_EINVAL, "ensure_minimum_chunksize: no chunks");
+  if (size <= *std::min_element(chunks.begin(), chunks.end())) return chunks;
+  std::vector<Index> output;
+  Index nw = 0;
+  for (Index c : chunks) {
+    if (c < size) {
+      if (nw > size + (size - c)) {
+        output.push_back(nw - (size - c));
+        nw = size;
+      } else {
+        nw += c;
+      }
+    }
+    if (nw >= size) {
+      output.push_back(nw);
+      nw = 0;
+    }
+    if (c >= size) nw += c;
+  }
+  if (nw >= size) {
+    output.push_back(nw);
+  } else if (!output.empty()) {
+    output.back() += nw;
+  } else {
+    Index total = 0;
+    for (Index c : chunks) total += c;
+    fail(CA_EINVAL, "The overlapping depth ", size, " is larger than your array ", total, ".");
+  }
+  return output;
+}
+
+void check_overlap_spec(const Depth &depth, const std::vector<BoundarySpec> &boundary, int32_t ndim,
+                        const char *what) {
+  CA_CHECK(int32_t(depth.lo.size()) == ndim && int32_t(depth.hi.size()) == ndim &&
+               int32_t(boundary.size()) == ndim,
+           CA_EINTERNAL, what, ": depth/boundary do not have ", ndim, " entries");
+  for (int32_t d = 0; d < ndim; ++d) {
+    Index lo = depth.lo[size_t(d)], hi = depth.hi[size_t(d)];
+    CA_CHECK(lo >= 0 && hi >= 0, CA_EINVAL, what, ": depth along axis ", d, " is negative (",
+             lo < 0 ? lo : hi, ")");
+    int32_t k = boundary[size_t(d)].kind;
+    CA_CHECK(k >= CA_BOUNDARY_NONE && k <= CA_BOUNDARY_CONSTANT, CA_EINVAL, what, ": unknown boundary kind ", k,
+             " for axis ", d, " (use CA_BOUNDARY_NONE, _REFLECT, _PERIODIC, _NEAREST or _CONSTANT)");
+    if (lo != hi && k != CA_BOUNDARY_NONE)
+      fail(CA_EUNSUPPORTED, what, ": asymmetric overlap (depth ", lo, " before, ", hi, " after) along axis ", d,
+           " is only implemented for boundary none, axis ", d, " has boundary ", overlap_boundary_name(k));
+  }
+}
+
+const char *overlap_boundary_name(int32_t kind) {
+  switch (kind) {
+    case CA_BOUNDARY_NONE: return "none";
+    case CA_BOUNDARY_REFLECT: return "reflect";
+    case CA_BOUNDARY_PERIODIC: return "periodic";
+    case CA_BOUNDARY_NEAREST: return "nearest";
+    case CA_BOUNDARY_CONSTANT: return "constant";
+    default: return "unknown";
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// OverlapLayer
+
+namespace {
+
+class OverlapLayer final : public Layer {
+ public:
+  OverlapLayer(std::string name, std::string input, Chunks in_chunks, Depth depth, std::vector<BoundarySpec> bnd)
+      : in_chunks_(std::move(in_chunks)), depth_(std::move(depth)), bnd_(std::move(bnd)) {
+    name_ = std::move(name);
+    nindex_ = int32_t(in_chunks_.size());
+    deps_ = {std::move(input)};
+    kernels_ = {"ca.overlap_block"};
+    ntasks_ = 1;
+    nlist_ = 1;
+    for (size_t d = 0; d < in_chunks_.size(); ++d) {
+      numblocks_.push_back(Index(in_chunks_[d].size()));
+      ntasks_ *= numblocks_.back();
+      active_.push_back(depth_.lo[d] > 0 || depth_.hi[d] > 0);
+      if (active_.back()) nlist_ *= 3;
+    }
+    consts_.resize(in_chunks_.size());
+    for (size_t d = 0; d < bnd_.size(); ++d) consts_[d] = bnd_[d].value;
+  }
+  LayerKind kind() const override { return LayerKind::Overlap; }
+  int64_t num_tasks() const override { return ntasks_; }
+  int64_t find(const Index *idx) const override {
+    int64_t lin = 0;
+    for (int32_t d = 0; d < nindex_; ++d) {
+      if (idx[d] < 0 || idx[d] >= numblocks_[size_t(d)]) return -1;
+      lin = lin * numblocks_[size_t(d)] + idx[d];
+    }
+    return ntasks_ == 0 ? -1 : lin;
+  }
+  void key_at(int64_t local, Index *idx) const override {
+    for (int32_t d = nindex_ - 1; d >= 0; --d) {
+      idx[d] = local % numblocks_[size_t(d)];
+      local /= numblocks_[size_t(d)];
+    }
+  }
+  std::vector<Index> numblocks() const override { return numblocks_; }
+  uint64_t fingerprint() const override {
+    uint64_t h = hash_bytes(4, name_.data(), name_.size());
+    h = hash_bytes(h, deps_[0].data(), deps_[0].size());
+    for (auto &c : in_chunks_) h = hash_bytes(h, c.data(), c.size() * sizeof(Index));
+    h = hash_bytes(h, depth_.lo.data(), depth_.lo.size() * sizeof(Index));
+    h = hash_bytes(h, depth_.hi.data(), depth_.hi.size() * sizeof(Index));
+    for (auto &b : bnd_) {
+      h = hash_mix(h, uint64_t(b.kind));
+      h = hash_bytes(h, &b.value, sizeof b.value);
+    }
+    return h;
+  }
+
+  void emit(int64_t local, TaskEmitter &e) const override {
+    Index out[CA_MAX_NDIM + 1], in[CA_MAX_NDIM + 1];
+    int32_t off[CA_MAX_NDIM + 1];
+    key_at(local, out);
+    e.kernel(0);
+    // Neighbours: C order over the active axes, offsets -1, 0, +1.
+    e.begin_list(static_cast<size_t>(nlist_));
+    for (int32_t d = 0; d < nindex_; ++d) off[d] = active_[size_t(d)] ? -1 : 0;
+    for (int64_t c = 0; c < nlist_; ++c) {
+      bool valid = true;
+      for (int32_t d = 0; d < nindex_ && valid; ++d) {
+        in[d] = out[d] + off[d];
+        if (off[d] < 0 && depth_.lo[size_t(d)] == 0) valid = false;
+        if (off[d] > 0 && depth_.hi[size_t(d)] == 0) valid = false;
+        if (in[d] < 0 || in[d] >= numblocks_[size_t(d)]) {
+          if (bnd_[size_t(d)].kind == CA_BOUNDARY_PERIODIC)
+            in[d] = (in[d] + numblocks_[size_t(d)]) % numblocks_[size_t(d)];
+          else
+            valid = false;
+        }
+      }
+      if (valid)
+        e.ref(0, in, nindex_);
+      else
+        e.literal(ca_arg_none());
+      // next offset combination
+      for (int32_t d = nindex_ - 1; d >= 0; --d) {
+        if (!active_[size_t(d)]) continue;
+        if (++off[d] <= 1) break;
+        off[d] = -1;
+      }
+    }
+    e.end_list();
+    // Geometry: per axis (active, lo, hi, left mode, right mode).
+    int64_t geom[OverlapGeom::kPerDim * (CA_MAX_NDIM + 1)];
+    for (int32_t d = 0; d < nindex_; ++d) {
+      int64_t *g = geom + OverlapGeom::kPerDim * d;
+      Index lo = depth_.lo[size_t(d)], hi = depth_.hi[size_t(d)];
+      bool first = out[d] == 0, last = out[d] == numblocks_[size_t(d)] - 1;
+      int32_t edge_mode = OverlapGeom::mode_of(bnd_[size_t(d)].kind);
+      int32_t lm = lo == 0 ? OverlapGeom::kNone : first ? edge_mode : OverlapGeom::kNeighbour;
+      int32_t rm = hi == 0 ? OverlapGeom::kNone : last ? edge_mode : OverlapGeom::kNeighbour;
+      g[0] = active_[size_t(d)] ? 1 : 0;
+      g[1] = lm == OverlapGeom::kNone ? 0 : lo;
+      g[2] = rm == OverlapGeom::kNone ? 0 : hi;
+      g[3] = lm;
+      g[4] = rm;
+    }
+    e.literal_copy(ca_arg_tuple(geom, size_t(OverlapGeom::kPerDim * nindex_)));
+    e.literal(ca_arg_bytes(consts_.data(), consts_.size() * sizeof(double)));
+  }
+
+ private:
+  Chunks in_chunks_;
+  Depth depth_;
+  std::vector<BoundarySpec> bnd_;
+  std::vector<Index> numblocks_;
+  std::vector<bool> active_;
+  std::vector<double> consts_;
+  int64_t ntasks_ = 1;
+  int64_t nlist_ = 1;
+};
+
+// Extended chunks along one axis (dask's _overlap_internal_chunks after the boundary trim).
+std::vector<Index> extended_chunks(const std::vector<Index> &c, Index lo, Index hi, int32_t kind) {
+  std::vector<Index> out(c.size());
+  size_t n = c.size();
+  for (size_t j = 0; j < n; ++j) {
+    bool first = j == 0, last = j + 1 == n;
+    Index l = (lo > 0 && (!first || kind != CA_BOUNDARY_NONE)) ? lo : 0;
+    Index h = (hi > 0 && (!last || kind != CA_BOUNDARY_NONE)) ? hi : 0;
+    out[j] = l + c[j] + h;
+  }
+  return out;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// overlap / trim_internal
+
+ArrayPtr overlap(const ArrayPtr &x, const Depth &depth, const std::vector<BoundarySpec> &boundary,
+                 bool allow_rechunk) {
+  CA_CHECK(x, CA_EINVAL, "overlap: array is NULL");
+  int32_t nd = x->ndim();
+  check_overlap_spec(depth, boundary, nd, "overlap");
+  Chunks want = x->chunks;
+  bool any = false;
+  for (int32_t d = 0; d < nd; ++d) {
+    Index need = std::max(depth.lo[size_t(d)], depth.hi[size_t(d)]);
+    any = any || need > 0;
+    if (need == 0) continue;
+    const auto &c = x->chunks[size_t(d)];
+    if (need > x->shape[size_t(d)])
+      fail(CA_EINVAL, "overlap: the overlapping depth ", need, " along axis ", d, " is larger than the array's extent ",
+           x->shape[size_t(d)]);
+    Index smallest = *std::min_element(c.begin(), c.end());
+    if (allow_rechunk) {
+      want[size_t(d)] = ensure_minimum_chunksize(need, c);
+    } else if (smallest < need) {
+      fail(CA_EINVAL, "overlap: depth ", need, " along axis ", d, " is larger than the smallest chunk ", smallest,
+           " (chunks ", chunks_str({c}), "); rechunk, or allow rechunking (allow_rechunk)");
+    }
+  }
+  int32_t active = 0;
+  for (int32_t d = 0; d < nd; ++d) active += (depth.lo[size_t(d)] > 0 || depth.hi[size_t(d)] > 0) ? 1 : 0;
+  // Each task references 3^active neighbours (dask's as well): keep that list bounded.
+  CA_CHECK(active <= 10, CA_EUNSUPPORTED, "overlap: ", active,
+           " overlapped axes (each block would reference 3^", active, " neighbours); at most 10 are supported");
+  ArrayPtr x1 = want == x->chunks ? x : rechunk(x, want);
+  if (!any) return x1;
+  Chunks out_chunks;
+  for (int32_t d = 0; d < nd; ++d)
+    out_chunks.push_back(extended_chunks(x1->chunks[size_t(d)], depth.lo[size_t(d)], depth.hi[size_t(d)],
+                                         boundary[size_t(d)].kind));
+  Tokenizer tok("overlap");
+  tok.add(*x1).add(depth.lo).add(depth.hi);
+  for (auto &b : boundary) tok.add(int64_t(b.kind)).add(b.value);
+  std::string name = tok.name();
+  auto g = std::make_shared<Graph>(*x1->graph);
+  g->add_layer(std::make_shared<OverlapLayer>(name, x1->name, x1->chunks, depth, boundary));
+  return array_from_layer(g, name, out_chunks, x1->dtype);
+}
+
+ArrayPtr trim_internal(const ArrayPtr &x, const Depth &depth, const std::vector<BoundarySpec> &boundary) {
+  CA_CHECK(x, CA_EINVAL, "trim_internal: array is NULL");
+  int32_t nd = x->ndim();
+  check_overlap_spec(depth, boundary, nd, "trim_internal");
+  Chunks out_chunks;
+  std::vector<int64_t> geom;  // per axis: lo, hi, numblocks, boundary is none
+  bool any = false;
+  for (int32_t d = 0; d < nd; ++d) {
+    const auto &c = x->chunks[size_t(d)];
+    Index lo = depth.lo[size_t(d)], hi = depth.hi[size_t(d)];
+    bool none = boundary[size_t(d)].kind == CA_BOUNDARY_NONE;
+    any = any || lo > 0 || hi > 0;
+    std::vector<Index> oc;
+    for (size_t j = 0; j < c.size(); ++j) {
+      Index v = c[j];
+      if (!none || j != 0) v -= lo;
+      if (!none || j + 1 != c.size()) v -= hi;
+      if (v < 0)
+        fail(CA_EINVAL, "trim_internal: block ", j, " along axis ", d, " has extent ", c[j],
+             ", less than the depth trimmed from it (", lo, " before, ", hi, " after)");
+      oc.push_back(v);
+    }
+    out_chunks.push_back(std::move(oc));
+    geom.insert(geom.end(), {lo, hi, Index(c.size()), none ? 1 : 0});
+  }
+  if (!any) return x;
+  Tokenizer tok("trim");
+  tok.add(*x).add(depth.lo).add(depth.hi);
+  for (auto &b : boundary) tok.add(int64_t(b.kind));
+  std::string name = tok.name();
+  BlockwiseArg in;
+  in.is_ref = true;
+  in.dep_slot = 0;
+  for (int32_t d = 0; d < nd; ++d) {
+    DimMap m;
+    m.kind = DimMap::Out;
+    m.out_dim = d;
+    m.extent = x->numblocks[size_t(d)];
+    in.dims.push_back(m);
+  }
+  std::vector<BlockwiseArg> args;
+  args.push_back(std::move(in));
+  BlockwiseArg idx;
+  idx.special = BlockwiseArg::BlockIndex;
+  idx.block_index = true;
+  args.push_back(idx);
+  args.push_back(blockwise_literal(ca_arg_tuple(geom.data(), geom.size())));
+  auto g = std::make_shared<Graph>(*x->graph);
+  g->add_layer(std::make_shared<BlockwiseLayer>(name, out_chunks, "ca.overlap_trim", std::vector<std::string>{x->name},
+                                                std::move(args)));
+  return array_from_layer(g, name, out_chunks, x->dtype);
+}
+
+// ------------------------------------------------------------------------------------------------
+// map_overlap
+
+ArrayPtr map_overlap(const std::string &kernel, const std::vector<ArrayPtr> &arrays0, const Depth &depth,
+                     const std::vector<BoundarySpec> &boundary, const std::vector<ca_arg_t> &extra,
+                     const MapOverlapOptions &opts) {
+  CA_CHECK(!kernel.empty(), CA_EINVAL, "map_overlap: kernel name is empty");
+  CA_CHECK(!arrays0.empty(), CA_EINVAL, "map_overlap: at least one array is needed");
+  int32_t nd = 0;
+  for (size_t i = 0; i < arrays0.size(); ++i) {
+    CA_CHECK(arrays0[i], CA_EINVAL, "map_overlap: array ", i, " is NULL");
+    nd = std::max(nd, arrays0[i]->ndim());
+  }
+  check_overlap_spec(depth, boundary, nd, "map_overlap");
+  static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::string all(letters, size_t(nd));
+  std::vector<ArrayPtr> arrays = arrays0;
+  std::vector<std::string> inds;
+  for (auto &a : arrays) inds.push_back(all.substr(size_t(nd - a->ndim())));
+  if (opts.align_arrays) arrays = unify_chunks(arrays, inds);
+  // Each input's own depth/boundary: the trailing entries.
+  auto sub = [&](const ArrayPtr &a, Depth &d, std::vector<BoundarySpec> &b) {
+    size_t skip = size_t(nd - a->ndim());
+    d.lo.assign(depth.lo.begin() + long(skip), depth.lo.end());
+    d.hi.assign(depth.hi.begin() + long(skip), depth.hi.end());
+    b.assign(boundary.begin() + long(skip), boundary.end());
+  };
+  bool any = false;  // the highest-rank input has every axis: any depth counts
+  for (int32_t k = 0; k < nd; ++k) any = any || depth.lo[size_t(k)] > 0 || depth.hi[size_t(k)] > 0;
+  DType dt = opts.dtype != CA_DTYPE_INVALID ? opts.dtype : arrays[0]->dtype;
+  CA_CHECK(dtype_valid(dt) && dt != CA_RAW, CA_ETYPE, "map_overlap: invalid dtype ", dt);
+  std::string prefix = opts.name.empty() ? kernel : opts.name;
+  // The highest-rank input (first among equals) decides the trim and, without trim, the chunks.
+  size_t top = 0;
+  for (size_t i = 0; i < arrays.size(); ++i)
+    if (arrays[i]->ndim() > arrays[top]->ndim()) top = i;
+  std::vector<ArrayArg> args;
+  Chunks chunks_holder;
+  const Chunks *chunks = opts.chunks;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    Depth d;
+    std::vector<BoundarySpec> b;
+    sub(arrays[i], d, b);
+    ArrayPtr x = arrays[i];
+    if (any) {
+      if (!opts.trim && !chunks && i == top) {
+        // The kernel trims itself: its blocks are the (minimum-size rechunked) input blocks.
+        ArrayPtr ov = overlap(x, d, b, opts.allow_rechunk);
+        Chunks c = x->chunks;
+        for (int32_t k = 0; k < x->ndim(); ++k) {
+          Index need = std::max(d.lo[size_t(k)], d.hi[size_t(k)]);
+          if (need > 0 && opts.allow_rechunk) c[size_t(k)] = ensure_minimum_chunksize(need, c[size_t(k)]);
+        }
+        chunks_holder = c;
+        chunks = &chunks_holder;
+        x = ov;
+      } else {
+        x = overlap(x, d, b, opts.allow_rechunk);
+      }
+    }
+    args.push_back(ArrayArg::of(x, inds[i]));
+  }
+  for (auto &e : extra) args.push_back(ArrayArg::lit(e));
+  if (opts.block_info) {
+    args.push_back(ArrayArg::special(BlockwiseArg::BlockIndex));
+    args.push_back(ArrayArg::special(BlockwiseArg::BlockOrigin));
+  }
+  ArrayPtr y = blockwise(prefix, kernel, all, std::move(args), dt, {}, chunks, true);
+  if (!any || !opts.trim) return y;
+  // The trim uses the highest-rank input's depth and boundary: all nd axes.
+  return trim_internal(y, depth, boundary);
+}
+
+}  // namespace ca
