@@ -1,0 +1,159 @@
+/*
+ * W6 of /work/shared/WORKLOADS.md through the public C API only:
+ *
+ *   random((N, N), chunks=(N, N/100)).rechunk((N/100, N)).sum()        --variant gen
+ *   the same over an input held in memory (a malloc'd buffer, wrapped     --variant mem
+ *   zero-copy with ca_array_from_buffer(CA_BUFFER_BORROW): dask's from_array(numpy array))
+ *
+ * The "mem" variant is the honest measure of the rechunk planner's memory: the input is resident,
+ * everything the compute holds beyond it is rechunk intermediates and blocks in flight.
+ *
+ * Output: one JSON line on stdout:
+ *   {"bench":"w6_gen","n":16000,"threads":2,"seconds":..,"peak_rss":..,"base_rss":..,"stages":..,
+ *    "sum":..}
+ * peak_rss = getrusage maximum resident set size (bytes) of the process, base_rss = resident set
+ * just before the timed compute (the input buffer for "mem"). Exit status 1 on any failure or a wrong
+ * sum ("mem": checked exactly against a plain loop over the buffer).
+ *
+ * Usage: bench_rechunk [--variant gen|mem] [--n N] [--threads T] [--chunk-size BYTES]
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <chunkarray/chunkarray.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long long rss_now(void) {
+  long long pages = 0, resident = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (!f) return -1;
+  if (fscanf(f, "%lld %lld", &pages, &resident) != 2) resident = -1;
+  fclose(f);
+  return resident * (long long)sysconf(_SC_PAGESIZE);
+}
+
+static long long rss_peak(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (long long)ru.ru_maxrss * 1024;
+}
+
+#define CHECK(call)                                                                          \
+  do {                                                                                       \
+    ca_status_t st_ = (call);                                                                \
+    if (st_ != CA_OK) {                                                                      \
+      fprintf(stderr, "%s failed: %s: %s\n", #call, ca_status_str(st_), ca_last_error_message()); \
+      exit(1);                                                                               \
+    }                                                                                        \
+  } while (0)
+
+int main(int argc, char **argv) {
+  const char *variant = "gen";
+  int64_t n = 16000;
+  int32_t threads = 2;
+  const char *chunk_size = NULL;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--variant") && i + 1 < argc) variant = argv[++i];
+    else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--chunk-size") && i + 1 < argc) chunk_size = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_rechunk [--variant gen|mem] [--n N] [--threads T] [--chunk-size BYTES]\n");
+      return 2;
+    }
+  }
+  int mem = !strcmp(variant, "mem");
+  if (!mem && strcmp(variant, "gen")) {
+    fprintf(stderr, "bench_rechunk: unknown variant %s\n", variant);
+    return 2;
+  }
+  int64_t w = n / 100;
+  if (w < 1 || n % 100) {
+    fprintf(stderr, "bench_rechunk: --n must be a positive multiple of 100\n");
+    return 2;
+  }
+  ca_context_options_t co = CA_CONTEXT_OPTIONS_INIT;
+  co.num_threads = threads;
+  ca_context_t *ctx = NULL;
+  CHECK(ca_context_new(&ctx, &co));
+  if (chunk_size) CHECK(ca_context_set_config(ctx, "array.chunk-size", chunk_size));
+
+  int64_t shape[2] = {n, n};
+  int64_t nb[2] = {1, 100};
+  int64_t *sizes = malloc(sizeof(int64_t) * 101);
+  sizes[0] = n;
+  for (int i = 0; i < 100; ++i) sizes[1 + i] = w;
+  ca_chunks_t in_chunks = {2, nb, sizes};
+
+  double *buf = NULL;
+  double expect = 0;
+  ca_array_t *x = NULL;
+  if (mem) {
+    /* x[i, j] = (i * n + j) % 1000 / 8: exact in float64, so the sum is exact in any order. */
+    buf = malloc(sizeof(double) * (size_t)(n * n));
+    if (!buf) {
+      fprintf(stderr, "bench_rechunk: out of memory\n");
+      return 1;
+    }
+    for (int64_t i = 0; i < n * n; ++i) {
+      buf[i] = (double)(i % 1000) / 8.0;
+      expect += buf[i];
+    }
+    CHECK(ca_array_from_buffer(&x, buf, CA_FLOAT64, 2, shape, NULL, &in_chunks, CA_BUFFER_BORROW, NULL, NULL));
+  } else {
+    CHECK(ca_array_random(&x, CA_RANDOM_UNIFORM, 42, 2, shape, &in_chunks, CA_FLOAT64, 0.0, 1.0));
+  }
+  char spec[64];
+  snprintf(spec, sizeof spec, "(%lld, %lld)", (long long)w, (long long)n);
+
+  long long base = rss_now();
+  double t0 = now();
+  ca_array_t *r = NULL, *s = NULL;
+  CHECK(ca_array_rechunk_str(&r, ctx, x, spec));
+  CHECK(ca_array_reduce(&s, CA_RED_SUM, r, NULL, 0, false, NULL));
+  ca_block_t *out = NULL;
+  CHECK(ca_array_compute(&out, ctx, s, NULL));
+  double t1 = now();
+  double sum = *(const double *)ca_block_data(out);
+  long long peak = rss_peak();
+
+  /* Stages the planner chose. */
+  int64_t stages = 0;
+  {
+    int64_t onb[2] = {100, 1};
+    int64_t osz[101];
+    for (int i = 0; i < 100; ++i) osz[i] = w;
+    osz[100] = n;
+    ca_chunks_t oc = {2, onb, osz};
+    CHECK(ca_array_rechunk_nstages(&stages, ctx, x, &oc, NULL));
+  }
+  int ok = 1;
+  if (mem) ok = sum == expect;
+  else ok = fabs(sum / ((double)n * (double)n) - 0.5) < 0.01;
+  printf("{\"bench\":\"w6_%s\",\"n\":%lld,\"threads\":%d,\"seconds\":%.4f,\"peak_rss\":%lld,\"base_rss\":%lld,"
+         "\"stages\":%lld,\"sum\":%.17g,\"ok\":%s}\n",
+         variant, (long long)n, threads, t1 - t0, peak, base, (long long)stages, sum, ok ? "true" : "false");
+  ca_block_free(out);
+  ca_array_free(s);
+  ca_array_free(r);
+  ca_array_free(x);
+  ca_context_free(ctx);
+  free(buf);
+  free(sizes);
+  if (!ok) {
+    fprintf(stderr, "bench_rechunk: wrong sum %.17g (expected %.17g)\n", sum, expect);
+    return 1;
+  }
+  return 0;
+}
