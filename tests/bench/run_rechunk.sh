@@ -1,11 +1,11 @@
 #!/bin/bash
 # W6 of WORKLOADS.md side by side with dask.array, in one invocation on the same machine:
 #   gen  random((N, N), chunks=(N, N/100)).rechunk((N/100, N)).sum()
-#   mem  the same over an input held in memory (chunkarray: a borrowed buffer; dask: from_array)
+#   mem  the same over the random input persisted first (held in memory on both sides)
 # chunkarray: tests/bench/bench_rechunk (public C API); dask: tests/bench/dask_rechunk.py (threaded
 # scheduler). Each run is its own process, so each peak RSS (getrusage) is its own. Prints a table
-# with the time ratio (dask / chunkarray) and both peak resident sets; for "mem", also the memory
-# held beyond the resident input (peak - resident set just before the compute).
+# with the wall and CPU time ratios (dask / chunkarray) and both peak resident sets, and the memory
+# held beyond what was resident before the compute (for "mem": beyond the persisted input).
 #
 # Builds nothing: e.g. meson setup build-rel --buildtype=release && ninja -C build-rel tests/bench/bench_rechunk
 # Usage: run_rechunk.sh [BUILD_DIR] [--n N] [--workers W] [--variants "gen mem"]
@@ -47,12 +47,13 @@ for line in open(sys.argv[1]):
     r = json.loads(js)
     rows.setdefault(r["bench"], {})[who] = r
 mib = lambda b: b / 2**20
-print("| workload | dask s | chunkarray s | speedup | dask peak RSS MiB | chunkarray peak RSS MiB | RSS ratio "
+print("| workload | dask s | chunkarray s | speedup | dask CPU s | chunkarray CPU s | CPU ratio | dask peak RSS MiB | chunkarray peak RSS MiB | RSS ratio "
       "| dask beyond input MiB | chunkarray beyond input MiB | stages dask / ca |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for name, d in rows.items():
     k, c = d["dask"], d["ca"]
     print(f"| {name} n={c['n']} | {k['seconds']:.2f} | {c['seconds']:.2f} | {k['seconds'] / c['seconds']:.1f}x "
+          f"| {k['cpu_seconds']:.2f} | {c['cpu_seconds']:.2f} | {k['cpu_seconds'] / c['cpu_seconds']:.1f}x "
           f"| {mib(k['peak_rss']):.0f} | {mib(c['peak_rss']):.0f} | {k['peak_rss'] / c['peak_rss']:.1f}x "
           f"| {mib(k['peak_rss'] - k['base_rss']):.0f} | {mib(c['peak_rss'] - c['base_rss']):.0f} "
           f"| {k['stages']} / {c['stages']} |")
