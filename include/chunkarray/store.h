@@ -4,9 +4,14 @@
  *        (dask's rechunk and store).
  *
  * Rechunking changes an array's chunks, not its values. As in dask, a rechunk that would cross too
- * many old and new blocks goes through intermediate chunkings, chosen so that no intermediate block
- * exceeds the block-size limit (the context's "array.chunk-size", 128 MiB by default) and the graph
- * stays small. Rechunking to the chunks an array already has returns that array.
+ * many old and new blocks goes through intermediate chunkings (dask's plan_rechunk), chosen so that
+ * no intermediate block exceeds the block-size limit (the context's "array.chunk-size", 128 MiB by
+ * default) and the graph stays small. A piece of an old block costs far less here than a dask task,
+ * so by default a rechunk is direct (one pass over the data) up to 2^18 pieces and planned in stages
+ * beyond; an explicit threshold applies dask's heuristic exactly. An input whose blocks are held in
+ * memory (persisted, or from a buffer) is rechunked directly up to 2^18 pieces whatever the
+ * threshold, holding only the new blocks in flight beyond it. Rechunking to the chunks an array
+ * already has returns that array.
  *
  * Storing computes an array and hands every block, with its place in the array, to a callback (the
  * "sink": write it to a file, a database, a socket...) as soon as it is computed; the block is then
@@ -49,7 +54,7 @@ typedef struct ca_rechunk_options {
    *  block_size_limit); 0 = the context's array.chunk-size (128 MiB without a context). */
   int64_t block_size_limit;
   /** dask's array.rechunk-threshold: the graph growth factor under which no intermediate stage is
-   *  planned; 0 = 4. */
+   *  planned (dask's default is 4); 0 = direct up to 2^18 pieces, beyond that dask's plan with 4. */
   double threshold;
   /** Non-zero: dask's balance=True, even out the block sizes (drops small leftover blocks). */
   int32_t balance;

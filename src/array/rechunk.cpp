@@ -508,13 +508,11 @@ Chunks rechunk_chunks(const Array &a, const std::string &spec, Index limit) {
   size_t nd = size_t(a.ndim());
   std::vector<Lit> per(nd);
   if (top.kind == Lit::Dict) {
-    std::vector<bool> seen(nd, false);
     for (auto &[axis0, v] : top.dict) {
       Index axis = axis0 < 0 ? axis0 + Index(nd) : axis0;
       CA_CHECK(axis >= 0 && axis < Index(nd), CA_EINVAL, "axis ", axis0, " is out of bounds for an array of ", nd,
                " dimensions");
       per[size_t(axis)] = v;  // missing axes stay None: keep the current chunks
-      seen[size_t(axis)] = true;
     }
   } else if (top.kind == Lit::Seq) {
     bool flat = std::all_of(top.items.begin(), top.items.end(),
@@ -692,8 +690,10 @@ std::vector<Chunks> rechunk_stages(const Array &a, const Chunks &chunks0, const 
     for (auto &c : chunks) c = balance_chunksizes(c);
   if (chunks == a.chunks) return {};
   if (a.size() == 0) return {chunks};
-  if (is_data(a) && estimate_graph_size(a.chunks, chunks) <= double(kMaxDirectPieces)) return {chunks};
-  return plan_rechunk(a.chunks, chunks, Index(dtype_size(a.dtype)), opts.threshold, opts.block_size_limit);
+  bool small = estimate_graph_size(a.chunks, chunks) <= double(kMaxDirectPieces);
+  if (small && (opts.threshold <= 0 || is_data(a))) return {chunks};
+  return plan_rechunk(a.chunks, chunks, Index(dtype_size(a.dtype)), opts.threshold > 0 ? opts.threshold : 4.0,
+                      opts.block_size_limit);
 }
 
 ArrayPtr rechunk(const ArrayPtr &a, const Chunks &chunks, const RechunkOptions &opts) {

@@ -9,11 +9,17 @@
 // overlaps (`ca.assemble`): dask's split + concatenate, without a task per piece. A new block equal
 // to an old block is that block, shared (`ca.identity`).
 //
-// One deliberate difference: when the input blocks are already held in memory (a data layer:
-// persisted, or from a buffer) the rechunk is done in one stage unless that stage would have more
-// than kMaxDirectPieces pieces. The inputs are resident anyway, so one stage holds only the new
-// blocks in flight, while intermediate stages would all be produced as soon as their (always
-// ready) inputs are, the executor running ready tasks eagerly.
+// The graph-size heuristic is dask's, measured in this library's costs. In dask every piece is a
+// task (tens of microseconds, a Python tuple); here a piece is one entry of an assemble task's
+// argument list (about 100 bytes, no scheduling), while every stage is one more pass over the data
+// and holds its input and output blocks at once. So by default (threshold 0) a rechunk is direct
+// unless it would have more than kMaxDirectPieces pieces, and only then planned by dask's
+// plan_rechunk with dask's default threshold 4. An explicit threshold > 0 applies dask's heuristic
+// exactly. Whatever the threshold, an input whose blocks are already held in memory (a data layer:
+// persisted, or from a buffer) is rechunked directly up to kMaxDirectPieces pieces: its blocks are
+// resident anyway, so one stage holds only the new blocks in flight, while intermediate stages
+// would all be produced as soon as their (always ready) inputs are, the executor running ready
+// tasks eagerly.
 #pragma once
 
 #include <string>
@@ -28,13 +34,13 @@ struct RechunkOptions {
   /// target size of "auto" dimensions. Raised to the largest old or new block when smaller.
   Index block_size_limit = Index(128) << 20;
   /// dask's array.rechunk-threshold: the graph growth factor under which no intermediate stage is
-  /// planned.
-  double threshold = 4.0;
+  /// planned. 0: direct up to kMaxDirectPieces pieces, beyond that dask's plan with threshold 4.
+  double threshold = 0.0;
   /// dask's balance=True: even out block sizes (drops small leftover blocks).
   bool balance = false;
 };
 
-/// Pieces above which an input held in memory is still rechunked in stages.
+/// Pieces above which a rechunk is planned in stages by default (about 25 MiB of graph).
 constexpr Index kMaxDirectPieces = Index(1) << 18;
 
 // ---- dask's planner (exact ports; sizes in elements) ------------------------------------------

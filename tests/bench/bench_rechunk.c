@@ -16,7 +16,9 @@
  * the process during the compute (a fairer figure than wall time on a shared machine). Exit status 1
  * on any failure or a wrong sum (checked against x.sum() computed without the rechunk).
  *
- * Usage: bench_rechunk [--variant gen|mem] [--n N] [--threads T] [--chunk-size BYTES]
+ * Usage: bench_rechunk [--variant gen|mem] [--n N] [--threads T] [--chunk-size BYTES] [--threshold X]
+ *   --threshold  dask's array.rechunk-threshold for the planner (default 4, as dask); a large value
+ *                gives a direct, one-stage rechunk.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <chunkarray/chunkarray.h>
@@ -71,13 +73,16 @@ int main(int argc, char **argv) {
   int64_t n = 16000;
   int32_t threads = 2;
   const char *chunk_size = NULL;
+  double threshold = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--variant") && i + 1 < argc) variant = argv[++i];
     else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--chunk-size") && i + 1 < argc) chunk_size = argv[++i];
+    else if (!strcmp(argv[i], "--threshold") && i + 1 < argc) threshold = atof(argv[++i]);
     else {
-      fprintf(stderr, "usage: bench_rechunk [--variant gen|mem] [--n N] [--threads T] [--chunk-size BYTES]\n");
+      fprintf(stderr, "usage: bench_rechunk [--variant gen|mem] [--n N] [--threads T] [--chunk-size BYTES] "
+                      "[--threshold X]\n");
       return 2;
     }
   }
@@ -126,7 +131,9 @@ int main(int argc, char **argv) {
   double c0 = cpu_now();
   double t0 = now();
   ca_array_t *r = NULL, *s = NULL;
-  CHECK(ca_array_rechunk_str(&r, ctx, x, spec));
+  ca_rechunk_options_t ro = CA_RECHUNK_OPTIONS_INIT;
+  ro.threshold = threshold;
+  CHECK(ca_array_rechunk_ex(&r, ctx, x, NULL, spec, &ro));
   CHECK(ca_array_reduce(&s, CA_RED_SUM, r, NULL, 0, false, NULL));
   ca_block_t *out = NULL;
   CHECK(ca_array_compute(&out, ctx, s, NULL));
@@ -143,7 +150,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 100; ++i) osz[i] = w;
     osz[100] = n;
     ca_chunks_t oc = {2, onb, osz};
-    CHECK(ca_array_rechunk_nstages(&stages, ctx, x, &oc, NULL));
+    CHECK(ca_array_rechunk_nstages(&stages, ctx, x, &oc, &ro));
   }
   int ok = 1;
   if (mem) ok = fabs(sum - expect) <= 1e-9 * fabs(expect);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # W6 of WORKLOADS.md side by side with dask.array, in one invocation on the same machine:
 #   gen  random((N, N), chunks=(N, N/100)).rechunk((N/100, N)).sum()
+#   gen-daskplan  gen with chunkarray planning exactly as dask (threshold 4: dask's stages)
 #   mem  the same over the random input persisted first (held in memory on both sides)
 # chunkarray: tests/bench/bench_rechunk (public C API); dask: tests/bench/dask_rechunk.py (threaded
 # scheduler). Each run is its own process, so each peak RSS (getrusage) is its own. Prints a table
@@ -8,14 +9,14 @@
 # held beyond what was resident before the compute (for "mem": beyond the persisted input).
 #
 # Builds nothing: e.g. meson setup build-rel --buildtype=release && ninja -C build-rel tests/bench/bench_rechunk
-# Usage: run_rechunk.sh [BUILD_DIR] [--n N] [--workers W] [--variants "gen mem"]
+# Usage: run_rechunk.sh [BUILD_DIR] [--n N] [--workers W] [--variants "gen gen-daskplan mem"]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="build"
 n=16000
 workers="$(nproc)"
-variants="gen mem"
+variants="gen gen-daskplan mem"
 while [ $# -gt 0 ]; do
   case "$1" in
     --n) n="$2"; shift ;;
@@ -35,9 +36,12 @@ out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
 for v in $variants; do
   echo "W6 $v: chunkarray ..." >&2
-  "$exe" --variant "$v" --n "$n" --threads "$workers" | sed 's/^/ca /' >> "$out"
+  base="${v%-daskplan}"
+  extra=()
+  [ "$v" = "$base" ] || extra=(--threshold 4)
+  "$exe" --variant "$base" --n "$n" --threads "$workers" "${extra[@]}" | sed "s/^/ca /; s/w6_$base/w6_$v/" >> "$out"
   echo "W6 $v: dask ..." >&2
-  "$py" "$here/dask_rechunk.py" --variant "$v" --n "$n" --workers "$workers" | sed 's/^/dask /' >> "$out"
+  "$py" "$here/dask_rechunk.py" --variant "$base" --n "$n" --workers "$workers" | sed "s/^/dask /; s/w6_$base/w6_$v/" >> "$out"
 done
 "$py" - "$out" <<'PYEOF'
 import json, sys

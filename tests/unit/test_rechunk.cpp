@@ -393,6 +393,9 @@ TEST(Rechunk, StagesKeepEveryTaskUnderTheLimit) {
   Chunks target = uniform(shape, {16, 1600});
   ca::RechunkOptions o;
   o.block_size_limit = Index(1600) * 160 * 8;  // 10 old blocks
+  // By default 100 x 100 pieces are done directly; dask's threshold plans stages.
+  EXPECT_EQ(ca::rechunk_stages(*x, target, o).size(), 1u);
+  o.threshold = 4;
   auto stages = ca::rechunk_stages(*x, target, o);
   ASSERT_GT(stages.size(), 1u);
   EXPECT_EQ(stages, ca::plan_rechunk(x->chunks, target, 8, 4.0, o.block_size_limit));
@@ -418,6 +421,36 @@ TEST(Rechunk, StagesKeepEveryTaskUnderTheLimit) {
   // Values: the same as the direct rechunk's and NumPy's transpose-free check via the in-memory copy.
   Npy direct = ca::test::compute_npy(x);
   ca::test::expect_equal(ca::test::compute_npy(r), direct, "staged rechunk");
+}
+
+TEST(Rechunk, ManyPiecesArePlannedInStagesByDefault) {
+  // 600 x 600 pieces (more than kMaxDirectPieces): staged with dask's plan even by default.
+  std::vector<Index> shape = {600, 600};
+  ca::ArrayPtr x = ca::random(CA_RANDOM_UNIFORM, 3, shape, uniform(shape, {600, 1}), CA_FLOAT64, 0.0, 1.0);
+  Chunks target = uniform(shape, {1, 600});
+  ca::RechunkOptions o;
+  o.block_size_limit = 600 * 8 * 8;
+  auto stages = ca::rechunk_stages(*x, target, o);
+  ASSERT_GT(stages.size(), 1u);
+  EXPECT_EQ(stages, ca::plan_rechunk(x->chunks, target, 8, 4.0, o.block_size_limit));
+  ca::ArrayPtr r = ca::rechunk(x, target, o);
+  Npy want = ca::test::compute_npy(x);
+  ca::test::expect_equal(ca::test::compute_npy(r), want, "staged 600 x 600");
+  // The C API counts the same stages.
+  Ctx c;
+  ASSERT_EQ(ca_context_set_config(c.ctx, "array.chunk-size", "38400"), CA_OK);
+  ca_array_t *a = nullptr;
+  std::vector<int64_t> nb = {1, 600}, sz(601, 1);
+  sz[0] = 600;
+  ca_chunks_t in{2, nb.data(), sz.data()};
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 3, 2, shape.data(), &in, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  std::vector<int64_t> nb2 = {600, 1}, sz2(601, 1);
+  sz2[600] = 600;
+  ca_chunks_t out{2, nb2.data(), sz2.data()};
+  int64_t n = 0;
+  ASSERT_EQ(ca_array_rechunk_nstages(&n, c.ctx, a, &out, nullptr), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(n, int64_t(stages.size()));
+  ca_array_free(a);
 }
 
 // ---- bounded memory ---------------------------------------------------------------------------------
