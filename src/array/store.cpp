@@ -4,6 +4,11 @@
 
 namespace ca {
 
+namespace {
+// &v[off], or null for an empty vector (0-d arrays only).
+const Index *at(const std::vector<Index> &v, size_t off) { return v.empty() ? nullptr : v.data() + off; }
+}  // namespace
+
 void store(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> &arrays, const StoreSink &sink,
            const RunOptions &opts0, RunStats *stats) {
   // Keys of every block, C order per array; region bounds precomputed so the sink gets stable pointers.
@@ -38,7 +43,7 @@ void store(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> 
   }
   for (const Out &o : outs) {
     const Array &a = *arrays[o.array];
-    refs.push_back({a.name.c_str(), a.ndim() ? idx.data() + o.first : nullptr, a.ndim()});
+    refs.push_back({a.name.c_str(), a.ndim() ? at(idx, o.first) : nullptr, a.ndim()});
   }
   if (refs.empty()) return;
   auto g = merge_graphs(arrays);
@@ -47,7 +52,7 @@ void store(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> 
   opts.on_output = [&](size_t i, const Block *b) {
     const Out &o = outs[i];
     const Array &a = *arrays[o.array];
-    const Index *bi = idx.data() + o.first;
+    const Index *bi = at(idx, o.first);
     if (b->ndim != a.ndim())
       fail(CA_EKERNEL, "block ", key_str(a.name, bi, a.ndim()), " has ", b->ndim, " dimensions, the array has ",
            a.ndim());
@@ -63,8 +68,8 @@ void store(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> 
     StoreRegion r;
     r.array = o.array;
     r.ndim = a.ndim();
-    r.start = start.data() + o.first;
-    r.stop = stop.data() + o.first;
+    r.start = at(start, o.first);
+    r.stop = at(stop, o.first);
     r.block_index = bi;
     sink(r, b);
   };
