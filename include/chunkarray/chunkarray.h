@@ -14,5 +14,6 @@
 #include "chunkarray/io.h"
 #include "chunkarray/overlap.h"
 #include "chunkarray/gufunc.h"
+#include "chunkarray/store.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -1,0 +1,131 @@
+// Rechunk with dask's planner and store through a sink (chunkarray/store.h).
+#include <chunkarray/store.h>
+
+#include <cstring>
+
+#include "array/rechunk.hpp"
+#include "array/store.hpp"
+#include "capi_internal.hpp"
+
+// capi_array.cpp (hidden).
+ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
+ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
+
+using ca::capi::set_error;
+
+namespace {
+
+ca::RechunkOptions rechunk_options(const ca_context_t *ctx, const ca_rechunk_options_t *opts, const char *what) {
+  ca::RechunkOptions ro;
+  if (ctx) {
+    auto *c = const_cast<ca_context_t *>(ctx);
+    std::lock_guard<std::mutex> lk(c->mu);
+    ro.block_size_limit = c->chunk_size;
+  }
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, what, ": options struct_size ", opts->struct_size,
+             " is too small");
+    ca_rechunk_options_t o = CA_RECHUNK_OPTIONS_INIT;
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+    CA_CHECK(o.block_size_limit >= 0, CA_EINVAL, what, ": block_size_limit ", o.block_size_limit, " is negative");
+    CA_CHECK(o.threshold >= 0, CA_EINVAL, what, ": threshold ", o.threshold, " is negative");
+    if (o.block_size_limit > 0) ro.block_size_limit = o.block_size_limit;
+    if (o.threshold > 0) ro.threshold = o.threshold;
+    ro.balance = o.balance != 0;
+  }
+  return ro;
+}
+
+const ca::ArrayPtr &arr(const ca::ArrayPtr &p, const char *what) {
+  CA_CHECK(p, CA_EINVAL, what, ": array is NULL");
+  return p;
+}
+
+}  // namespace
+
+extern "C" {
+
+CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
+                                       const ca_chunks_t *chunks, const char *spec,
+                                       const ca_rechunk_options_t *opts) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  ca::ArrayPtr x = ca_capi_unwrap(a);
+  arr(x, "ca_array_rechunk_ex");
+  CA_CHECK((chunks != nullptr) != (spec != nullptr), CA_EINVAL,
+           "ca_array_rechunk_ex: give exactly one of chunks and spec");
+  ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_ex");
+  ca::ArrayPtr r = chunks ? ca::rechunk(x, ca::capi::chunks_in(chunks, "ca_array_rechunk_ex"), ro)
+                          : ca::rechunk(x, std::string(spec), ro);
+  *out = ca_capi_wrap_array(std::move(r));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_rechunk_str(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
+                                        const char *chunks) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(chunks);
+  return ca_array_rechunk_ex(out, ctx, a, nullptr, chunks, nullptr);
+}
+
+CA_API ca_status_t ca_array_rechunk_nstages(int64_t *out, const ca_context_t *ctx, const ca_array_t *a,
+                                            const ca_chunks_t *chunks, const ca_rechunk_options_t *opts) {
+  CA_ARG_NOT_NULL(out);
+  *out = 0;
+  CA_TRY
+  ca::ArrayPtr x = ca_capi_unwrap(a);
+  arr(x, "ca_array_rechunk_nstages");
+  ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_nstages");
+  *out = int64_t(ca::rechunk_stages(*x, ca::capi::chunks_in(chunks, "ca_array_rechunk_nstages"), ro).size());
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API void ca_store_set_error(const ca_store_region_t *region, const char *message) {
+  if (!region || !region->reserved) return;
+  *static_cast<std::string *>(region->reserved) = message ? message : "";
+}
+
+CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *const *arrays, size_t narrays,
+                                       ca_store_fn sink, void *user_data, const ca_compute_options_t *opts) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(sink);
+  CA_TRY
+  CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_store_many: arrays is NULL");
+  std::vector<ca::ArrayPtr> as;
+  for (size_t i = 0; i < narrays; ++i) {
+    as.push_back(ca_capi_unwrap(arrays[i]));
+    CA_CHECK(as.back(), CA_EINVAL, "ca_array_store_many: array ", i, " is NULL");
+  }
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  ca::store(*ctx->executor(), ctx->registry, as,
+            [&](const ca::StoreRegion &r, const ca::Block *b) {
+              std::string msg;
+              ca_store_region_t reg;
+              reg.array = r.array;
+              reg.ndim = r.ndim;
+              reg.start = r.start;
+              reg.stop = r.stop;
+              reg.block_index = r.block_index;
+              reg.reserved = &msg;
+              ca_status_t s = sink(b, &reg, user_data);
+              if (s != CA_OK) {
+                if (msg.empty()) msg = std::string("the sink returned ") + ca_status_str(s);
+                throw ca::Error(s < 0 ? s : CA_EKERNEL, msg);
+              }
+            },
+            ro);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_store(ca_context_t *ctx, const ca_array_t *a, ca_store_fn sink, void *user_data,
+                                  const ca_compute_options_t *opts) {
+  CA_ARG_NOT_NULL(a);
+  return ca_array_store_many(ctx, &a, 1, sink, user_data, opts);
+}
+
+}  // extern "C"

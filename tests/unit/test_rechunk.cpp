@@ -1,0 +1,525 @@
+// rechunk: dask's planner (checked against dask's own plan_rechunk), dask's chunk requests (checked
+// against dask's rechunk), values against NumPy over ragged chunks, dtypes, 0-d, empty and size-1
+// dimensions, the block-size limit of every stage, and bounded memory over an input held in memory.
+#include <chunkarray/chunkarray.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "array/create.hpp"
+#include "array/rechunk.hpp"
+#include "array/reduce.hpp"
+#include "array/store.hpp"
+#include "numpy_ref.hpp"
+
+namespace {
+
+using ca::Chunks;
+using ca::Index;
+using ca::test::Npy;
+
+std::string py_chunks(const Chunks &c) {
+  std::string s = "(";
+  for (auto &d : c) {
+    s += "(";
+    for (Index v : d) s += std::to_string(v) + ",";
+    s += "),";
+  }
+  return s + ")";
+}
+
+Chunks uniform(const std::vector<Index> &shape, const std::vector<Index> &size) {
+  Chunks c;
+  for (size_t d = 0; d < shape.size(); ++d) c.push_back(ca::blocks_of(shape[d], size[d]));
+  return c;
+}
+
+// Read chunkings back from a flat int64 result: [ndim, n0, sizes..., n1, sizes...].
+Chunks read_chunks(const Npy &r, size_t &p) {
+  const int64_t *v = r.as<int64_t>();
+  Index nd = v[p++];
+  Chunks c(static_cast<size_t>(nd));
+  for (Index d = 0; d < nd; ++d) {
+    Index n = v[p++];
+    for (Index k = 0; k < n; ++k) c[size_t(d)].push_back(v[p++]);
+  }
+  return c;
+}
+
+Chunks whole(const std::vector<Index> &shape) {
+  Chunks c;
+  for (Index s : shape) c.push_back({s});
+  return c;
+}
+
+const char *kFlatten =
+    "def flat(c):\n"
+    "    out = [len(c)]\n"
+    "    for d in c: out += [len(d)] + [int(x) for x in d]\n"
+    "    return out\n";
+
+struct Ctx {
+  ca_context_t *ctx = nullptr;
+  Ctx() { EXPECT_EQ(ca_context_new(&ctx, nullptr), CA_OK); }
+  ~Ctx() { ca_context_free(ctx); }
+};
+
+// ---- the planner against dask ---------------------------------------------------------------------
+
+struct PlanCase {
+  Chunks old_c, new_c;
+  Index itemsize;
+  double threshold;
+  Index limit;
+};
+
+TEST(Rechunk, PlannerMatchesDask) {
+  std::vector<PlanCase> cases = {
+      // W6: columns to rows under the default 128 MiB.
+      {uniform({16000, 16000}, {16000, 160}), uniform({16000, 16000}, {160, 16000}), 8, 4, Index(128) << 20},
+      {uniform({16000, 16000}, {160, 16000}), uniform({16000, 16000}, {16000, 160}), 8, 4, Index(128) << 20},
+      // A tiny limit: several split and merge passes, ragged intermediates.
+      {uniform({16000, 16000}, {16000, 160}), uniform({16000, 16000}, {160, 16000}), 8, 4, Index(1) << 20},
+      {uniform({10000, 10000}, {1000, 10}), uniform({10000, 10000}, {10, 1000}), 8, 4, Index(8) << 20},
+      {uniform({1000, 1000, 100}, {100, 100, 1}), uniform({1000, 1000, 100}, {1, 1000, 100}), 8, 4, Index(1) << 20},
+      {uniform({1000, 1000}, {10, 1000}), uniform({1000, 1000}, {1000, 10}), 8, 4, 80000},
+      {uniform({1000, 1000}, {10, 1000}), uniform({1000, 1000}, {1000, 10}), 4, 2, 40000},
+      // Ragged, few blocks: direct.
+      {{{3, 5, 2}, {4, 4}}, {{10}, {1, 2, 5}}, 8, 4, 1000},
+      // Many to many.
+      {uniform({600, 600}, {7, 60}), uniform({600, 600}, {60, 7}), 2, 3, 4000},
+      {uniform({300, 300, 30}, {300, 3, 30}), uniform({300, 300, 30}, {3, 300, 3}), 8, 4, 300000},
+      // 1-d: never staged.
+      {uniform({1000}, {1}), uniform({1000}, {1000}), 8, 4, 8},
+  };
+  std::ostringstream py;
+  py << "from dask.array.rechunk import plan_rechunk\n" << kFlatten << "out = []\n";
+  for (auto &c : cases) {
+    py << "p = plan_rechunk(" << py_chunks(c.old_c) << ", " << py_chunks(c.new_c) << ", " << c.itemsize << ", "
+       << c.threshold << ", " << c.limit << ")\n"
+       << "out.append(len(p))\nfor s in p: out += flat(s)\n";
+  }
+  py << "result = np.array(out, dtype=np.int64)\n";
+  Npy want = ca::test::run_numpy(py.str());
+  size_t p = 0;
+  bool some_staged = false;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    auto &c = cases[i];
+    Index n = want.as<int64_t>()[p++];
+    std::vector<Chunks> dask_plan;
+    for (Index k = 0; k < n; ++k) dask_plan.push_back(read_chunks(want, p));
+    std::vector<Chunks> ours = ca::plan_rechunk(c.old_c, c.new_c, c.itemsize, c.threshold, c.limit);
+    EXPECT_EQ(ours, dask_plan) << "case " << i;
+    if (ours.size() > 1) some_staged = true;
+    // Every intermediate within the limit (raised to the largest old or new block, as dask does).
+    double lim = double(c.limit) / double(c.itemsize);
+    auto largest = [](const Chunks &ch) {
+      double v = 1;
+      for (auto &d : ch) v *= double(*std::max_element(d.begin(), d.end()));
+      return v;
+    };
+    lim = std::max({lim, largest(c.old_c), largest(c.new_c)});
+    for (auto &s : ours) EXPECT_LE(largest(s), lim) << "case " << i;
+  }
+  EXPECT_TRUE(some_staged);
+  // W6 needs intermediates under 128 MiB.
+  EXPECT_EQ(ca::plan_rechunk(cases[0].old_c, cases[0].new_c, 8, 4, Index(128) << 20).size(), 3u);
+}
+
+TEST(Rechunk, HelpersMatchDask) {
+  std::vector<std::pair<std::vector<Index>, Index>> divide = {{{10, 10, 10}, 4}, {{16000}, 1048}, {{7, 1, 13}, 3}};
+  std::vector<std::pair<std::vector<Index>, Index>> merge = {
+      {std::vector<Index>(100, 160), 4}, {{1, 2, 3, 4, 5, 6, 7}, 3}, {{3, 3, 3}, 5}};
+  std::ostringstream py;
+  py << "from dask.array.rechunk import divide_to_width, merge_to_number\nout = []\n";
+  auto lst = [](const std::vector<Index> &v) {
+    std::string s = "(";
+    for (Index x : v) s += std::to_string(x) + ",";
+    return s + ")";
+  };
+  for (auto &[v, w] : divide) py << "r = divide_to_width(" << lst(v) << ", " << w << "); out += [len(r)] + list(r)\n";
+  for (auto &[v, w] : merge) py << "r = merge_to_number(" << lst(v) << ", " << w << "); out += [len(r)] + list(r)\n";
+  py << "result = np.array(out, dtype=np.int64)\n";
+  Npy want = ca::test::run_numpy(py.str());
+  const int64_t *r = want.as<int64_t>();
+  size_t p = 0;
+  auto next = [&] {
+    Index n = r[p++];
+    std::vector<Index> v(r + p, r + p + n);
+    p += size_t(n);
+    return v;
+  };
+  for (auto &[v, w] : divide) EXPECT_EQ(ca::divide_to_width(v, w), next());
+  for (auto &[v, w] : merge) EXPECT_EQ(ca::merge_to_number(v, w), next());
+}
+
+// ---- chunk requests against dask --------------------------------------------------------------------
+
+struct SpecCase {
+  std::vector<Index> shape;
+  Chunks old_c;
+  ca_dtype_t dtype;
+  std::string spec;
+  Index limit;
+};
+
+TEST(Rechunk, RequestsMatchDask) {
+  std::vector<SpecCase> cases = {
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "{0: -1, 1: 'auto'}", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "'auto'", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "'1MiB'", 0},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "(None, 'auto')", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "{-1: 100}", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "(300, -1)", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "77", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "-1", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_INT16, "('auto', 'auto')", 50000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT32, "{1: '64kB', 0: 'auto'}", 0},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "((500, 500), None)", 1000000},
+      {{1000, 1000}, uniform({1000, 1000}, {100, 250}), CA_FLOAT64, "[(600, 400), 1000]", 1000000},
+      {{37, 1000, 3}, {{10, 27}, ca::blocks_of(1000, 33), {1, 1, 1}}, CA_FLOAT64, "{1: 'auto'}", 4000},
+      {{37, 1000, 3}, {{10, 27}, ca::blocks_of(1000, 33), {1, 1, 1}}, CA_UINT8, "'auto'", 4000},
+      {{37, 1000, 3}, {{10, 27}, ca::blocks_of(1000, 33), {1, 1, 1}}, CA_COMPLEX128, "('auto', 7, None)", 4000},
+      {{5000}, {ca::blocks_of(5000, 10)}, CA_FLOAT64, "'auto'", 8000},
+      {{5000}, {ca::blocks_of(5000, 10)}, CA_FLOAT64, "'100 kB'", 0},
+      {{4, 10}, {{0, 4}, {5, 5}}, CA_FLOAT64, "{1: 'auto'}", 80},
+      {{0, 10}, {{0}, {5, 5}}, CA_FLOAT64, "(3, 2)", 8000},
+  };
+  std::ostringstream py;
+  py << "import dask, dask.array as da\n" << kFlatten << "out = []\n";
+  for (auto &c : cases) {
+    std::string shp = "(";
+    for (Index s : c.shape) shp += std::to_string(s) + ",";
+    shp += ")";
+    py << "x = da.ones(" << shp << ", chunks=" << py_chunks(c.old_c) << ", dtype='" << ca_dtype_name(c.dtype)
+       << "')\n"
+       << "out += flat(x.rechunk(" << c.spec << (c.limit ? ", block_size_limit=" + std::to_string(c.limit) : "")
+       << ").chunks)\n";
+  }
+  py << "result = np.array(out, dtype=np.int64)\n";
+  Npy want = ca::test::run_numpy(py.str());
+  size_t p = 0;
+  for (auto &c : cases) {
+    ca::ArrayPtr x = ca::ones(c.shape, c.old_c, c.dtype);
+    Chunks d = read_chunks(want, p);
+    // Python-quoted strings and bare words are the same request.
+    Chunks got = ca::rechunk_chunks(*x, c.spec, c.limit ? c.limit : Index(128) << 20);
+    EXPECT_EQ(got, d) << c.spec;
+    ca::RechunkOptions o;
+    o.block_size_limit = c.limit ? c.limit : Index(128) << 20;
+    EXPECT_EQ(ca::rechunk(x, c.spec, o)->chunks, d) << c.spec;
+  }
+}
+
+TEST(Rechunk, BalanceMatchesDask) {
+  std::vector<std::vector<Index>> cs = {ca::blocks_of(1000, 400), ca::blocks_of(1000, 300), ca::blocks_of(10, 3),
+                                        {5}, {7, 7, 7, 1}, ca::blocks_of(100, 1)};
+  std::ostringstream py;
+  py << "from dask.array.rechunk import _balance_chunksizes\nimport warnings\nwarnings.simplefilter('ignore')\n"
+     << "out = []\n";
+  for (auto &c : cs) {
+    py << "r = _balance_chunksizes((";
+    for (Index v : c) py << v << ",";
+    py << ")); out += [len(r)] + list(r)\n";
+  }
+  py << "result = np.array(out, dtype=np.int64)\n";
+  Npy want = ca::test::run_numpy(py.str());
+  const int64_t *r = want.as<int64_t>();
+  size_t p = 0;
+  for (auto &c : cs) {
+    Index n = r[p++];
+    EXPECT_EQ(ca::balance_chunksizes(c), std::vector<Index>(r + p, r + p + n));
+    p += size_t(n);
+  }
+  // rechunk(chunks=(400, -1), balance=True) gives two blocks of 500, as dask's docstring says.
+  ca::ArrayPtr x = ca::ones({1000, 1000}, uniform({1000, 1000}, {100, 100}), CA_FLOAT64);
+  ca::RechunkOptions o;
+  o.balance = true;
+  EXPECT_EQ(ca::rechunk(x, "(400, -1)", o)->chunks, (Chunks{{500, 500}, {1000}}));
+}
+
+TEST(Rechunk, RequestErrors) {
+  Ctx c;
+  ca::ArrayPtr x = ca::ones({10, 20}, uniform({10, 20}, {5, 5}), CA_FLOAT64);
+  for (const char *bad : {"{2: 5}", "{-3: 5}", "(5,)", "(5, 5, 5)", "((3, 3), 5)", "0", "-2", "(5, 'x1')",
+                          "{0: 5", "(5, 5))", "'auto", "5 junk", "{'a': 5}", "(( ), 5)", "((11, -1), 5)", "{0: {1: 2}}",
+                          "('1MB', '2MB')"}) {
+    try {
+      ca::rechunk(x, bad, ca::RechunkOptions{});
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const ca::Error &e) {
+      EXPECT_EQ(e.code(), CA_EINVAL) << bad;
+      EXPECT_FALSE(e.message().empty());
+    }
+  }
+  // Through the C API: messages name the problem, *out is NULL.
+  ca_array_t *a = nullptr;
+  std::vector<int64_t> shape = {10, 20}, nb0 = {2, 4}, sz0 = {5, 5, 5, 5, 5, 5};
+  ca_chunks_t ch0{2, nb0.data(), sz0.data()};
+  ASSERT_EQ(ca_array_ones(&a, 2, shape.data(), &ch0, CA_FLOAT64), CA_OK) << ca_last_error_message();
+  ca_array_t *r = reinterpret_cast<ca_array_t *>(0x1);
+  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, a, "{5: 2}"), CA_EINVAL);
+  EXPECT_EQ(r, nullptr);
+  EXPECT_NE(std::string(ca_last_error_message()).find("axis 5"), std::string::npos) << ca_last_error_message();
+  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, a, "((3, 3), 5)"), CA_EINVAL);
+  EXPECT_NE(std::string(ca_last_error_message()).find("sum to 6, shape is 10"), std::string::npos)
+      << ca_last_error_message();
+  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, a, nullptr), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, nullptr, "5"), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_str(nullptr, c.ctx, a, "5"), CA_EINVAL);
+  std::vector<int64_t> nb = {1, 1}, sz = {10, 20};
+  ca_chunks_t ch{2, nb.data(), sz.data()};
+  EXPECT_EQ(ca_array_rechunk_ex(&r, c.ctx, a, &ch, "5", nullptr), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_ex(&r, c.ctx, a, nullptr, nullptr, nullptr), CA_EINVAL);
+  ca_rechunk_options_t o = CA_RECHUNK_OPTIONS_INIT;
+  o.block_size_limit = -1;
+  EXPECT_EQ(ca_array_rechunk_ex(&r, c.ctx, a, &ch, nullptr, &o), CA_EINVAL);
+  o = CA_RECHUNK_OPTIONS_INIT;
+  o.struct_size = 0;
+  EXPECT_EQ(ca_array_rechunk_ex(&r, c.ctx, a, &ch, nullptr, &o), CA_EINVAL);
+  sz = {10, 21};
+  EXPECT_EQ(ca_array_rechunk_ex(&r, c.ctx, a, &ch, nullptr, nullptr), CA_EINVAL);
+  EXPECT_NE(std::string(ca_last_error_message()).find("shape (10, 21)"), std::string::npos) << ca_last_error_message();
+  EXPECT_EQ(r, nullptr);
+  ca_array_free(a);
+}
+
+// ---- values against NumPy -----------------------------------------------------------------------
+
+// x = arange(size) cast to dtype and reshaped, in memory or computed (arange blocks).
+Npy reference(ca_dtype_t dt, const std::vector<Index> &shape) {
+  std::string shp = "(";
+  for (Index s : shape) shp += std::to_string(s) + ",";
+  shp += ")";
+  Npy r = ca::test::run_numpy("result = (np.arange(int(np.prod(" + shp + "))) % 251).astype('" +
+                               std::string(ca_dtype_name(dt)) + "').reshape(" + shp + ")");
+  r.shape = shape;  // (NumPy saves a 0-d result as 1-d)
+  return r;
+}
+
+TEST(Rechunk, ValuesMatchNumpy) {
+  struct Case {
+    std::vector<Index> shape;
+    Chunks old_c;
+    std::vector<Chunks> targets;
+  };
+  std::vector<Case> cases = {
+      {{6, 7, 5},
+       {{1, 5}, {3, 3, 1}, {2, 3}},
+       {{{6}, {7}, {5}}, {{2, 2, 2}, {1, 1, 1, 1, 1, 1, 1}, {5}}, {{4, 2}, {2, 5}, {1, 4}}, {{3, 0, 3}, {7}, {0, 5, 0}}}},
+      {{64, 48}, uniform({64, 48}, {64, 1}), {uniform({64, 48}, {1, 48}), uniform({64, 48}, {5, 7})}},
+      {{48, 64}, uniform({48, 64}, {3, 5}), {uniform({48, 64}, {7, 3}), {{10, 1, 37}, {64}}, uniform({48, 64}, {48, 1})}},
+      {{1, 1, 9}, {{1}, {1}, {4, 5}}, {{{1}, {1}, {1, 1, 1, 1, 1, 1, 1, 1, 1}}, {{1}, {1}, {9}}}},
+      {{0, 4}, {{0}, {2, 2}}, {{{0}, {4}}, {{0, 0}, {1, 3}}}},
+      {{0, 0}, {{0}, {0}}, {{{0, 0}, {0}}}},
+      {{}, {}, {{}}},
+      {{30}, {{7, 0, 23}}, {{{30}}, {{1, 29}}, {ca::blocks_of(30, 4)}}},
+  };
+  for (ca_dtype_t dt : {CA_FLOAT64, CA_INT32, CA_UINT8, CA_COMPLEX128, CA_BOOL, CA_INT64}) {
+    for (auto &c : cases) {
+      Npy want = reference(dt, c.shape);
+      for (bool in_memory : {true, false}) {
+        ca::ArrayPtr x = in_memory ? ca::test::array_from_npy(want, c.old_c)
+                                   : ca::rechunk(ca::test::array_from_npy(want, whole(c.shape)), c.old_c);
+        for (auto &t : c.targets) {
+          for (Index limit : {Index(128) << 20, Index(16)}) {
+            ca::RechunkOptions o;
+            o.block_size_limit = limit;
+            o.threshold = limit == 16 ? 1.0 : 4.0;
+            ca::ArrayPtr r = ca::rechunk(x, t, o);
+            bool all_empty = !c.shape.empty() && std::all_of(c.shape.begin(), c.shape.end(), [](Index s) { return s == 0; });
+            EXPECT_EQ(r->chunks, all_empty ? x->chunks : t);  // dask leaves an all-empty array alone
+            ca::test::expect_equal(ca::test::compute_npy(r), want,
+                                   std::string(ca_dtype_name(dt)) + " " + ca::chunks_str(x->chunks) + " -> " +
+                                       ca::chunks_str(t));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Rechunk, NoOpReturnsTheInput) {
+  Ctx c;
+  ca::ArrayPtr x = ca::ones({10, 20}, uniform({10, 20}, {5, 5}), CA_FLOAT64);
+  EXPECT_EQ(ca::rechunk(x, x->chunks, ca::RechunkOptions{}), x);
+  EXPECT_EQ(ca::rechunk(x, "{0: 5}", ca::RechunkOptions{}), x);
+  EXPECT_EQ(ca::rechunk(x, "(None, None)", ca::RechunkOptions{}), x);
+  EXPECT_TRUE(ca::rechunk_stages(*x, x->chunks, {}).empty());
+  ca::ArrayPtr e = ca::ones({0, 0}, {{0}, {0}}, CA_FLOAT64);
+  EXPECT_EQ(ca::rechunk(e, Chunks{{0, 0}, {0}}, ca::RechunkOptions{}), e);
+  ca::ArrayPtr s = ca::ones({}, {}, CA_INT8);
+  EXPECT_EQ(ca::rechunk(s, "'auto'", ca::RechunkOptions{}), s);
+  // C API: the same array (same name), a new handle.
+  ca_array_t *a = nullptr, *r = nullptr;
+  std::vector<int64_t> shape = {10, 20}, nb0 = {1, 1}, sz0 = {10, 20};
+  ca_chunks_t ch0{2, nb0.data(), sz0.data()};
+  ASSERT_EQ(ca_array_ones(&a, 2, shape.data(), &ch0, CA_FLOAT64), CA_OK);
+  ASSERT_EQ(ca_array_rechunk_str(&r, c.ctx, a, "None"), CA_OK) << ca_last_error_message();
+  EXPECT_STREQ(ca_array_name(r), ca_array_name(a));
+  int64_t n = -1;
+  ca_chunks_t v = ca_array_chunks_view(a);
+  ASSERT_EQ(ca_array_rechunk_nstages(&n, c.ctx, a, &v, nullptr), CA_OK);
+  EXPECT_EQ(n, 0);
+  ca_array_free(r);
+  ca_array_free(a);
+}
+
+// ---- stages and the block-size limit ----------------------------------------------------------------
+
+// Collects the output shape of every task of a rechunk layer.
+struct ShapeCollector : ca::TaskEmitter {
+  std::vector<Index> shape;
+  bool first = true;
+  void kernel(int32_t) override {}
+  void literal(const ca_arg_t &a) override { take(a); }
+  void literal_copy(const ca_arg_t &a) override { take(a); }
+  void ref(int32_t, const Index *, int32_t) override {}
+  void begin_list(size_t) override { first = false; }
+  void end_list() override {}
+  void take(const ca_arg_t &a) {
+    if (first && a.kind == CA_ARG_TUPLE) shape.assign(a.u.tuple.items, a.u.tuple.items + a.u.tuple.len);
+    first = false;
+  }
+};
+
+TEST(Rechunk, StagesKeepEveryTaskUnderTheLimit) {
+  // W6 in small: columns to rows, computed input (not held in memory).
+  std::vector<Index> shape = {1600, 1600};
+  ca::ArrayPtr gen = ca::random(CA_RANDOM_UNIFORM, 7, shape, uniform(shape, {1600, 16}), CA_FLOAT64, 0.0, 1.0);
+  Chunks target = uniform(shape, {16, 1600});
+  // A generated array is regenerated on the new grid (one layer, no data moved)...
+  EXPECT_EQ(ca::rechunk(gen, target)->graph->layers().size(), 1u);
+  // ... so the planner is tested over its blocks computed by another layer.
+  ca::ArrayPtr x = ca::blockwise_layer("computed-" + gen->name, "ca.identity", "ab", {ca::ArrayArg::of(gen, "ab")},
+                                       gen->chunks, gen->dtype);
+  ca::RechunkOptions o;
+  o.block_size_limit = Index(1600) * 160 * 8;  // 10 old blocks
+  // By default 100 x 100 pieces are done directly; dask's threshold plans stages.
+  EXPECT_EQ(ca::rechunk_stages(*x, target, o).size(), 1u);
+  o.threshold = 4;
+  auto stages = ca::rechunk_stages(*x, target, o);
+  ASSERT_GT(stages.size(), 1u);
+  EXPECT_EQ(stages, ca::plan_rechunk(x->chunks, target, 8, 4.0, o.block_size_limit));
+  ca::ArrayPtr r = ca::rechunk(x, target, o);
+  EXPECT_EQ(r->chunks, target);
+  // Inspect the layers: one per stage, every task's block within the limit.
+  size_t nlayers = 0;
+  Index old_block = 1600 * 16 * 8;
+  for (const ca::LayerPtr &l : r->graph->layers()) {
+    if (l->name().rfind("rechunk-merge-", 0) != 0) continue;
+    ++nlayers;
+    for (int64_t t = 0; t < l->num_tasks(); ++t) {
+      if (l->kernel_names().size() == 1 && l->kernel_names()[0] == "ca.identity") continue;
+      ShapeCollector sc;
+      l->emit(t, sc);
+      if (sc.shape.empty()) continue;  // ca.identity task
+      Index bytes = 8;
+      for (Index s : sc.shape) bytes *= s;
+      EXPECT_LE(bytes, std::max(o.block_size_limit, old_block)) << l->name();
+    }
+  }
+  EXPECT_EQ(nlayers, stages.size());
+  // Values: the same as the direct rechunk's and NumPy's transpose-free check via the in-memory copy.
+  Npy direct = ca::test::compute_npy(x);
+  ca::test::expect_equal(ca::test::compute_npy(r), direct, "staged rechunk");
+}
+
+TEST(Rechunk, ManyPiecesArePlannedInStagesByDefault) {
+  // 600 x 600 pieces (more than kMaxDirectPieces): staged with dask's plan even by default.
+  std::vector<Index> shape = {600, 600};
+  ca::ArrayPtr x = ca::random(CA_RANDOM_UNIFORM, 3, shape, uniform(shape, {600, 1}), CA_FLOAT64, 0.0, 1.0);
+  Chunks target = uniform(shape, {1, 600});
+  ca::RechunkOptions o;
+  o.block_size_limit = 600 * 8 * 8;
+  auto stages = ca::rechunk_stages(*x, target, o);
+  ASSERT_GT(stages.size(), 1u);
+  EXPECT_EQ(stages, ca::plan_rechunk(x->chunks, target, 8, 4.0, o.block_size_limit));
+  ca::ArrayPtr r = ca::rechunk(x, target, o);
+  Npy want = ca::test::compute_npy(x);
+  ca::test::expect_equal(ca::test::compute_npy(r), want, "staged 600 x 600");
+  // The C API counts the same stages.
+  Ctx c;
+  ASSERT_EQ(ca_context_set_config(c.ctx, "array.chunk-size", "38400"), CA_OK);
+  ca_array_t *a = nullptr;
+  std::vector<int64_t> nb = {1, 600}, sz(601, 1);
+  sz[0] = 600;
+  ca_chunks_t in{2, nb.data(), sz.data()};
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 3, 2, shape.data(), &in, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  std::vector<int64_t> nb2 = {600, 1}, sz2(601, 1);
+  sz2[600] = 600;
+  ca_chunks_t out{2, nb2.data(), sz2.data()};
+  int64_t n = 0;
+  ASSERT_EQ(ca_array_rechunk_nstages(&n, c.ctx, a, &out, nullptr), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(n, int64_t(stages.size()));
+  ca_array_free(a);
+}
+
+// ---- bounded memory ---------------------------------------------------------------------------------
+
+// Bytes of live blocks beyond those live before, sampled every time a block of `a` is streamed out
+// (each is released after use): intermediates and blocks in flight.
+Index peak_beyond_streaming(const ca::ArrayPtr &a) {
+  int64_t base = ca::block_live_bytes();
+  std::atomic<int64_t> peak{0};
+  ca::store(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {a},
+            [&](const ca::StoreRegion &, const ca::Block *) {
+              int64_t v = ca::block_live_bytes() - base;
+              int64_t p = peak.load();
+              while (v > p && !peak.compare_exchange_weak(p, v)) {
+              }
+            },
+            ca::RunOptions{});
+  return peak.load();
+}
+
+TEST(Rechunk, MemoryStaysBoundedOverAnInputInMemory) {
+  int64_t live0 = ca::block_live_count();
+  {
+    // 16 MiB held in memory, columns to rows, with a 256 KiB chunk-size limit (64 limits of data).
+    std::vector<Index> shape = {1024, 2048};
+    std::vector<double> v(size_t(shape[0] * shape[1]));
+    std::iota(v.begin(), v.end(), 0.0);
+    ca::ArrayPtr x = ca::from_buffer(v.data(), CA_FLOAT64, shape, nullptr, uniform(shape, {1024, 32}), false,
+                                     nullptr, nullptr);
+    Index limit = 256 * 1024;
+    ca::RechunkOptions o;
+    o.block_size_limit = limit;
+    ca::ArrayPtr r = ca::rechunk(x, uniform(shape, {32, 1024}), o);
+    // Beyond the input (held by the data layer anyway) only a few new blocks are in flight. Planned in
+    // dask's stages instead, every intermediate would be produced before the first new block (their
+    // inputs are always ready): about 16 MiB here.
+    Index beyond = peak_beyond_streaming(r);
+    EXPECT_LE(beyond, 4 * limit) << "bytes held beyond the input: " << beyond;
+    // And the sum is right.
+    ca::ArrayPtr s = ca::reduce(CA_RED_SUM, r, {}, false, 0, 0, 0);
+    Npy got = ca::test::compute_npy(s);
+    double n = double(shape[0] * shape[1]);
+    EXPECT_EQ(got.as<double>()[0], n * (n - 1) / 2);
+  }
+  EXPECT_EQ(ca::block_live_count(), live0);
+}
+
+TEST(Rechunk, NoLeaksOnFailure) {
+  int64_t live0 = ca::block_live_count();
+  {
+    std::vector<Index> shape = {64, 64};
+    ca::ArrayPtr x = ca::random(CA_RANDOM_UNIFORM, 1, shape, uniform(shape, {64, 2}), CA_FLOAT64, 0.0, 1.0);
+    ca::RechunkOptions o;
+    o.block_size_limit = 64 * 8 * 4;
+    ca::ArrayPtr r = ca::rechunk(x, uniform(shape, {2, 64}), o);
+    std::atomic<int> n{0};
+    EXPECT_THROW(ca::store(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {r},
+                           [&](const ca::StoreRegion &, const ca::Block *) {
+                             if (++n == 5) ca::fail(CA_EIO, "disk full");
+                           },
+                           ca::RunOptions{}),
+                 ca::Error);
+  }
+  EXPECT_EQ(ca::block_live_count(), live0);
+}
+
+}  // namespace
