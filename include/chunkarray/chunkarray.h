@@ -12,5 +12,6 @@
 #include "chunkarray/graph.h"
 #include "chunkarray/array.h"
 #include "chunkarray/io.h"
+#include "chunkarray/linalg.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -93,6 +93,8 @@ void register_array_kernels(KernelRegistry &reg) {
   register_creation_kernels(reg);
   void register_io_kernels(KernelRegistry &);  // io/array_io.cpp
   register_io_kernels(reg);
+  void register_linalg_kernels_entry(KernelRegistry &);  // linalg/linalg_kernels.cpp
+  register_linalg_kernels_entry(reg);
 }
 
 }  // namespace ca
