@@ -107,6 +107,44 @@ void expect_like_numpy(const ArrayPtr &got, const std::string &code, const std::
   }
 }
 
+/// Many checks in one NumPy run: each (our array, NumPy expression, label); values and dtypes compared.
+struct Batch {
+  std::vector<ArrayPtr> got;
+  std::vector<std::string> exprs, labels;
+  void add(ArrayPtr a, std::string expr, std::string label) {
+    got.push_back(std::move(a));
+    exprs.push_back(std::move(expr));
+    labels.push_back(std::move(label));
+  }
+  void run(const std::map<std::string, Npy> &in, double scale = 10) {
+    std::string code = "codes = {'bool': 1, 'int8': 2, 'int16': 3, 'int32': 4, 'int64': 5, 'uint8': 6, 'uint16': 7,\n"
+                       "  'uint32': 8, 'uint64': 9, 'float32': 10, 'float64': 11, 'complex64': 12, 'complex128': 13}\n"
+                       "vals = []\n";
+    for (auto &e : exprs) code += "vals.append(np.asarray(" + e + "))\n";
+    code += "result = np.concatenate([np.array([v.size for v in vals] + [codes[str(v.dtype)] for v in vals], "
+            "dtype=np.complex128)] + [v.astype(np.complex128).ravel() for v in vals])";
+    Npy want = test::run_numpy(code, in);
+    const cd *w = want.as<cd>();
+    const size_t n = got.size();
+    ASSERT_GE(want.size(), Index(2 * n));
+    size_t off = 2 * n;
+    for (size_t i = 0; i < n; ++i) {
+      Npy g = test::compute_npy(got[i]);
+      const Index size = Index(w[i].real());
+      const DType dt = DType(w[n + i].real());
+      EXPECT_EQ(g.size(), size) << labels[i];
+      EXPECT_EQ(g.dtype, dt) << labels[i] << ": got " << dtype_name(g.dtype) << ", want " << dtype_name(dt);
+      const double rt = rtol_of(dt);
+      for (Index k = 0; k < std::min(size, g.size()); ++k) {
+        cd x = test::element(g, k), y = w[off + size_t(k)];
+        EXPECT_LE(std::abs(x - y), rt * scale + rt * std::abs(y)) << labels[i] << " element " << k << ": got " << x
+                                                                   << ", want " << y;
+      }
+      off += size_t(size);
+    }
+  }
+};
+
 ArrayPtr arr(const Npy &n, const Chunks &c) { return test::array_from_npy(n, c); }
 
 struct LinalgTest : ::testing::Test {
@@ -378,28 +416,30 @@ TEST_F(LinalgTest, Norms) {
     std::map<std::string, Npy> in{{"m", m}, {"v", v}, {"t", t}};
     ArrayPtr M = arr(m, {{2, 4}, {5}}), V = arr(v, {{4, 5}}), T = arr(t, {{1, 2}, {3, 1}, {2}});
     std::string w = std::string(" ") + dtype_name(dt);
-    for (const char *o : {"", "inf", "-inf", "0", "1", "2", "3.5"}) {
+    Batch batch;
+    for (const char *o : {"", "inf", "-inf", "0", "1", "2", "-1", "3.5"}) {
       std::string po = py_ord(o);
-      expect_like_numpy(linalg::norm(V, o, {}, false), "result = np.linalg.norm(v, " + po + ")", in,
-                        std::string("vector ord ") + o + w, 10);
-      expect_like_numpy(linalg::norm(T, o, {1}, false), "result = np.linalg.norm(t, " + po + ", axis=1)", in,
-                        std::string("axis 1 ord ") + o + w, 10);
+      batch.add(linalg::norm(V, o, {}, false), "np.linalg.norm(v, " + po + ")", std::string("vector ord ") + o + w);
+      batch.add(linalg::norm(T, o, {1}, false), "np.linalg.norm(t, " + po + ", axis=1)",
+                std::string("axis 1 ord ") + o + w);
+      batch.add(linalg::norm(T, o, {-1}, true), "np.linalg.norm(t, " + po + ", axis=-1, keepdims=True)",
+                std::string("axis -1 keepdims ord ") + o + w);
     }
     for (const char *o : {"", "fro", "inf", "-inf", "1", "-1", "2", "-2", "nuc"}) {
       std::string so(o), po = py_ord(o);
-      expect_like_numpy(linalg::norm(M, o, {}, false), "result = np.linalg.norm(m, " + po + ")", in,
-                        "matrix ord " + so + w, 10);
+      batch.add(linalg::norm(M, o, {}, false), "np.linalg.norm(m, " + po + ")", "matrix ord " + so + w);
       if (so != "2" && so != "-2" && so != "nuc") {
-        expect_like_numpy(linalg::norm(T, o, {2, 0}, false), "result = np.linalg.norm(t, " + po + ", axis=(2, 0))", in,
-                          "axes (2, 0) ord " + so + w, 10);
-        expect_like_numpy(linalg::norm(T, o, {0, 1}, true),
-                          "result = np.linalg.norm(t, " + po + ", axis=(0, 1), keepdims=True)", in,
-                          "keepdims ord " + so + w, 10);
+        batch.add(linalg::norm(T, o, {2, 0}, false), "np.linalg.norm(t, " + po + ", axis=(2, 0))",
+                  "axes (2, 0) ord " + so + w);
+        batch.add(linalg::norm(T, o, {0, 1}, true), "np.linalg.norm(t, " + po + ", axis=(0, 1), keepdims=True)",
+                  "keepdims ord " + so + w);
+        batch.add(linalg::norm(M, o, {1, 0}, false), "np.linalg.norm(m, " + po + ", axis=(1, 0))",
+                  "axes (1, 0) ord " + so + w);
       }
     }
-    expect_like_numpy(linalg::norm(T, "", {}, false), "result = np.linalg.norm(t)", in, "3-d None" + w, 10);
-    expect_like_numpy(linalg::norm(T, "", {}, true), "result = np.linalg.norm(t, keepdims=True)", in, "3-d keepdims" + w,
-                      10);
+    batch.add(linalg::norm(T, "", {}, false), "np.linalg.norm(t)", "3-d None" + w);
+    batch.add(linalg::norm(T, "", {}, true), "np.linalg.norm(t, keepdims=True)", "3-d keepdims" + w);
+    batch.run(in);
   }
 }
 
