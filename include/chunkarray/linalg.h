@@ -66,18 +66,21 @@ CA_API ca_status_t ca_linalg_tensordot(ca_array_t **out, const ca_array_t *a, co
 CA_API ca_status_t ca_linalg_outer(ca_array_t **out, const ca_array_t *a, const ca_array_t *b);
 
 /**
- * Reduced QR of a 2-d array with one column block (dask's tsqr): a = q @ r, q (m, k) with a's row
- * chunks and orthonormal columns, r (k, n) upper triangular, k = min(m, n). Signs follow LAPACK
- * (as NumPy's, not necessarily equal to them).
+ * Reduced QR of a 2-d array with one column block (dask's tsqr) or one row block (short-and-fat,
+ * dask's sfqr: the row block's columns are gathered into one task): a = q @ r, q (m, k) with a's row
+ * chunks and orthonormal columns, r (k, n) upper triangular with a's column chunks, k = min(m, n).
+ * Signs follow LAPACK (as NumPy's, not necessarily equal to them).
  * @param[out] q, r owned results.
  * @return CA_OK; CA_EINVAL for NULL, non-2-d input, or more than one column block ("tsqr needs a
- *         tall-and-skinny matrix with one column block": rechunk first).
+ *         tall-and-skinny matrix with one column block": neither one column block nor one row block;
+ *         rechunk first).
  */
 CA_API ca_status_t ca_linalg_qr(ca_array_t **q, ca_array_t **r, const ca_array_t *a);
 
 /**
- * Thin SVD of a 2-d array with one column block (tsqr, then the SVD of R): a = u @ diag(s) @ v,
- * u (m, k) with a's row chunks, s (k,) descending and real, v (k, n) (NumPy's vh), k = min(m, n).
+ * Thin SVD of a 2-d array with one column block or one row block (tsqr, then the SVD of R):
+ * a = u @ diag(s) @ v, u (m, k) with a's row chunks, s (k,) descending and real, v (k, n) (NumPy's
+ * vh) with a's column chunks, k = min(m, n).
  * @return as ca_linalg_qr().
  */
 CA_API ca_status_t ca_linalg_svd(ca_array_t **u, ca_array_t **s, ca_array_t **v, const ca_array_t *a);
@@ -125,7 +128,7 @@ CA_API ca_status_t ca_linalg_lstsq(ca_array_t **x, ca_array_t **residuals, ca_ar
  * @param ord NULL or "" (None: 2-norm of vectors, Frobenius of matrices, 2-norm of the flattened
  *        array without axes), "fro", "nuc", "inf", "-inf", or a number ("1", "2", "-1", "-2", "0",
  *        "3.5"). Matrix orders 2, -2 and "nuc" use the singular values (tsqr: a 2-d array with one
- *        column block, keepdims false).
+ *        column block or one row block, keepdims false).
  * @param axes borrowed, naxes entries (0 with NULL: None); 1 axis = vector norm, 2 = matrix norm.
  * The result is real: float32 for float32/complex64 input, float64 otherwise.
  * @return CA_OK; CA_EINVAL for NULL, invalid ord (for vectors/matrices), bad or repeated axes, more

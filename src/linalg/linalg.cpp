@@ -339,19 +339,28 @@ struct Tsqr {
   Index m = 0, n = 0, r = 0;
   DType dtype = CA_FLOAT64;
   Chunks row_chunks;
+  std::vector<Index> col_chunks;  // the input's column chunks (R and V^H get them back)
 };
+
+ArrayPtr with_cols(const ArrayPtr &x, const std::vector<Index> &cols) {
+  return x->chunks[1] == cols ? x : rechunk(x, {x->chunks[0], cols});
+}
 
 Tsqr tsqr(const ArrayPtr &a0, const char *what) {
   check_array(a0, what, "a");
   CA_CHECK(a0->ndim() == 2, CA_EINVAL, what, ": the input must be 2-d, got shape ", shape_str(a0->shape));
-  if (a0->numblocks[1] != 1)
+  if (a0->numblocks[1] != 1 && a0->numblocks[0] != 1)
     fail(CA_EINVAL, what,
-         ": tsqr needs a tall-and-skinny matrix with one column block; got shape ", shape_str(a0->shape),
-         " with chunks ", chunks_str(a0->chunks), " (", a0->numblocks[1],
-         " column blocks): rechunk to one block along axis 1");
+         ": tsqr needs a tall-and-skinny matrix with one column block (or a short-and-fat one with one row "
+         "block); got shape ", shape_str(a0->shape), " with chunks ", chunks_str(a0->chunks), " (",
+         a0->numblocks[0], " row blocks, ", a0->numblocks[1], " column blocks): rechunk to one block along axis 1");
   Tsqr t;
   t.dtype = lapack_dtype(a0->dtype);
   ArrayPtr a = cast(a0, t.dtype);
+  // Short-and-fat (one row block, several column blocks; dask's sfqr): the row block is one task's
+  // QR, so gather its columns; results that span the columns are rechunked back by the callers.
+  if (a->numblocks[1] != 1) a = rechunk(a, {a->chunks[0], {a->shape[1]}});
+  t.col_chunks = a0->chunks[1];
   t.m = a->shape[0];
   t.n = a->shape[1];
   t.r = std::min(t.m, t.n);
@@ -393,8 +402,9 @@ QR qr(const ArrayPtr &a) {
   Tsqr t = tsqr(a, "qr");
   QR res;
   res.q = tsqr_q(t, nullptr, "qr-q-" + t.stack->name);
-  res.r = blockwise_layer("qr-r-" + t.stack->name, "ca.linalg.qr_r", "ij", {ArrayArg::of(t.stack, "")},
-                          {{t.r}, {t.n}}, t.dtype);
+  res.r = with_cols(blockwise_layer("qr-r-" + t.stack->name, "ca.linalg.qr_r", "ij", {ArrayArg::of(t.stack, "")},
+                                    {{t.r}, {t.n}}, t.dtype),
+                    t.col_chunks);
   return res;
 }
 
@@ -404,8 +414,9 @@ SVD svd(const ArrayPtr &a) {
   SVD res;
   res.u = tsqr_q(t, sv, "svd-u-" + t.stack->name);
   res.s = tsqr_s(t, sv);
-  res.v = blockwise_layer("svd-v-" + t.stack->name, "ca.linalg.svd_v", "ij", {ArrayArg::of(sv, "")}, {{t.r}, {t.n}},
-                          t.dtype);
+  res.v = with_cols(blockwise_layer("svd-v-" + t.stack->name, "ca.linalg.svd_v", "ij", {ArrayArg::of(sv, "")},
+                                    {{t.r}, {t.n}}, t.dtype),
+                    t.col_chunks);
   return res;
 }
 

@@ -45,13 +45,14 @@ ArrayPtr outer(const ArrayPtr &a, const ArrayPtr &b);
 struct QR {
   ArrayPtr q, r;
 };
-/// Reduced QR of a 2-d array with one column block (tsqr). Q: a's row chunks x (min(m, n),).
+/// Reduced QR of a 2-d array with one column block (tsqr) or one row block (sfqr: columns gathered).
+/// Q: a's row chunks x (min(m, n),); R: (min(m, n),) x a's column chunks.
 QR qr(const ArrayPtr &a);
 
 struct SVD {
   ArrayPtr u, s, v;  // v is V^H, as NumPy's vh
 };
-/// Thin SVD of a 2-d array with one column block (tsqr + SVD of R). s descending.
+/// Thin SVD of a 2-d array with one column block or one row block (tsqr + SVD of R). s descending.
 SVD svd(const ArrayPtr &a);
 
 /// solve(a, b): a square, b (n,) or (n, k). Result chunks: b's.

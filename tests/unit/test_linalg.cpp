@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "array/create.hpp"
 #include "core/block.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
@@ -344,12 +345,14 @@ TEST_F(LinalgTest, QrReconstructsOrthonormalAndMatchesNumpyUpToSigns) {
                         {{10, 6}, {{2, 3, 5}, {6}}},  // blocks shorter than wide
                         {{3, 5}, {{1, 2}, {5}}},      // wide overall
                         {{6, 1}, {{6}, {1}}},
+                        {{3, 8}, {{3}, {2, 3, 3}}},  // short-and-fat: one row block (dask's sfqr)
                         {{0, 3}, {{0}, {3}}}};
   for (DType dt : kFloats)
     for (const Case &c : cases) {
       Npy a = make(dt, c.shape, 33);
       auto f = linalg::qr(arr(a, c.chunks));
       EXPECT_EQ(f.q->chunks[0], c.chunks[0]);
+      EXPECT_EQ(f.r->chunks[1], c.chunks[1]);
       Npy q = test::compute_npy(f.q), r = test::compute_npy(f.r);
       std::string what = std::string("qr ") + dtype_name(dt) + " " + chunks_str(c.chunks);
       Npy err = test::run_numpy(
@@ -386,6 +389,13 @@ TEST_F(LinalgTest, SvdMatchesNumpy) {
     double tol = dt == CA_FLOAT32 || dt == CA_COMPLEX64 ? 1e-4 : 1e-12;
     for (int i = 0; i < 4; ++i) EXPECT_LT(e[i], tol) << dtype_name(dt) << " check " << i;
   }
+  // Short-and-fat with several column blocks.
+  Npy w = make(CA_FLOAT64, {3, 7}, 57);
+  auto h = linalg::svd(arr(w, {{3}, {3, 4}}));
+  EXPECT_EQ(h.v->chunks[1], (std::vector<Index>{3, 4}));
+  expect_like_numpy(h.s, "result = np.linalg.svd(w, compute_uv=False)", {{"w", w}}, "short-fat svd", 10);
+  expect_like_numpy(linalg::matmul(linalg::matmul(h.u, diag(h.s, 0)), h.v), "result = w", {{"w", w}},
+                    "short-fat reconstruct", 10);
   // Integer input computes in float64.
   Npy b = make(CA_INT32, {6, 3}, 35);
   auto g = linalg::svd(arr(b, {{3, 3}, {3}}));
@@ -535,7 +545,9 @@ TEST_F(LinalgTest, Errors) {
   expect_error([&] { linalg::tensordot(a, b, {0}, {}); }, CA_EINVAL, {"different lengths"});
   expect_error([&] { linalg::tensordot_n(a, b, 3); }, CA_EINVAL, {"axes=3"});
   expect_error([&] { linalg::outer(a, b); }, CA_EUNSUPPORTED, {"1-d", "(3, 4)"});
-  expect_error([&] { linalg::qr(a); }, CA_EINVAL, {"tall-and-skinny", "one column block", "(3, 4)"});
+  ArrayPtr grid = arr(make(CA_FLOAT64, {6, 4}, 56), {{3, 3}, {2, 2}});
+  expect_error([&] { linalg::qr(grid); }, CA_EINVAL, {"tall-and-skinny", "one column block", "(6, 4)"});
+  expect_error([&] { linalg::norm(grid, "2", {}, false); }, CA_EINVAL, {"one column block"});
   expect_error([&] { linalg::svd(c); }, CA_EINVAL, {"2-d", "(2, 3, 4)"});
   expect_error([&] { linalg::inv(a); }, CA_EINVAL, {"square", "(3, 4)"});
   expect_error([&] { linalg::cholesky(b, true); }, CA_EINVAL, {"square", "(5, 6)"});
