@@ -78,6 +78,8 @@ template <class T>
 void gemm_loop(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb,
                T *C, int64_t ldc, bool accumulate) {
   using U = typename Acc<T>::type;
+  // Products in at least `unsigned` width: narrower types promote to int, where they could overflow.
+  using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
   std::vector<U> row(static_cast<size_t>(N));
   for (int64_t i = 0; i < M; ++i) {
     T *c = C + i * ldc;
@@ -88,13 +90,13 @@ void gemm_loop(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, in
       if (tb) {
         for (int64_t j = 0; j < N; ++j) {
           if constexpr (std::is_same_v<T, bool>) row[size_t(j)] = row[size_t(j)] || B[j * ldb + k];
-          else row[size_t(j)] = U(row[size_t(j)] + U(a * U(B[j * ldb + k])));
+          else row[size_t(j)] = U(W(row[size_t(j)]) + W(a) * W(U(B[j * ldb + k])));
         }
       } else {
         const T *b = B + k * ldb;
         for (int64_t j = 0; j < N; ++j) {
           if constexpr (std::is_same_v<T, bool>) row[size_t(j)] = row[size_t(j)] || b[j];
-          else row[size_t(j)] = U(row[size_t(j)] + U(a * U(b[j])));
+          else row[size_t(j)] = U(W(row[size_t(j)]) + W(a) * W(U(b[j])));
         }
       }
     }

@@ -467,7 +467,7 @@ ca_status_t k_qr_stack(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
       for (auto &x : e) {
         QrView v = qr_view(x.block);
         const T *p = static_cast<const T *>(x.block->data);
-        std::memcpy(stacked.data() + row * n, p + v.m * n, size_t(v.k * n) * sizeof(T));
+        if (v.k * n > 0) std::memcpy(stacked.data() + row * n, p + v.m * n, size_t(v.k * n) * sizeof(T));
         row += v.k;
       }
       return pack_qr<T>(K, n, stacked.data(), dt);

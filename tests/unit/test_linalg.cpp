@@ -220,7 +220,8 @@ struct LinalgTest : ::testing::Test {
 // ---- products --------------------------------------------------------------------------------------
 
 TEST_F(LinalgTest, MatmulAllDtypesRaggedMismatchedChunks) {
-  const DType dts[] = {CA_FLOAT32, CA_FLOAT64, CA_COMPLEX64, CA_COMPLEX128, CA_INT32, CA_INT64, CA_UINT8, CA_BOOL};
+  const DType dts[] = {CA_FLOAT32, CA_FLOAT64, CA_COMPLEX64, CA_COMPLEX128, CA_INT8,
+                       CA_INT16, CA_INT32, CA_INT64,   CA_UINT8,     CA_UINT16,     CA_UINT64, CA_BOOL};
   for (DType dt : dts) {
     Npy a = make(dt, {7, 9}, 1), b = make(dt, {9, 5}, 2);
     // The contraction axis is chunked (2, 5, 2) in a and (4, 5) in b: unified like dask.
