@@ -15,5 +15,6 @@
 #include "chunkarray/overlap.h"
 #include "chunkarray/gufunc.h"
 #include "chunkarray/store.h"
+#include "chunkarray/linalg.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -23,6 +23,8 @@ void register_array_kernels(KernelRegistry &reg) {
   register_overlap_kernels(reg);
   void register_gufunc_kernels(KernelRegistry &);  // array/gufunc.cpp
   register_gufunc_kernels(reg);
+  void register_linalg_kernels_entry(KernelRegistry &);  // linalg/linalg_kernels.cpp
+  register_linalg_kernels_entry(reg);
 }
 
 }  // namespace ca

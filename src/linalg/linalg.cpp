@@ -1,0 +1,611 @@
+// Linear algebra graphs (see linalg.hpp). Kernels: linalg_kernels.cpp.
+#include "linalg/linalg.hpp"
+
+#include <chunkarray/array.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "array/create.hpp"
+#include "array/expr.hpp"
+#include "array/reduce.hpp"
+#include "graph/graph.hpp"
+
+namespace ca::linalg {
+
+namespace {
+
+std::string shape_str(const std::vector<Index> &s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  if (s.size() == 1) r += ",";
+  return r + ")";
+}
+
+void check_array(const ArrayPtr &a, const char *what, const char *which) {
+  CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
+  CA_CHECK(dtype_valid(a->dtype) && a->dtype != CA_RAW, CA_ETYPE, what, ": ", which, " has no numeric dtype");
+}
+
+// Index letters for internal blockwise layers (any distinct chars work).
+char letter(int i) { return i < 26 ? char('a' + i) : char('A' + (i - 26)); }
+
+Index per_axis_split(int32_t split_every, size_t naxes) {
+  CA_CHECK(split_every >= 0, CA_EINVAL, "split_every must be >= 0, got ", split_every);
+  const double n = split_every == 0 ? 16.0 : double(split_every);
+  if (naxes == 0) return 2;
+  return std::max<Index>(2, Index(std::floor(std::pow(n, 1.0 / double(naxes)) + 1e-9)));
+}
+
+struct Operand {
+  ArrayPtr arr;
+  std::string index;
+};
+
+/// dask's blockwise contraction + tree sum. `out_index` letters come from the operands (broadcast
+/// dims of extent 1 allowed); `contracted` letters appear in both operands and not in out_index.
+/// The kernel receives (A, B, literals...) with the contracted dims as nested lists.
+ArrayPtr contract(const std::string &prefix, const std::string &kernel, Operand A, Operand B,
+                  const std::string &out_index, const std::string &contracted, const std::vector<ca_arg_t> &literals,
+                  DType dtype, int32_t split_every) {
+  auto unified = unify_chunks({A.arr, B.arr}, {A.index, B.index});
+  A.arr = unified[0];
+  B.arr = unified[1];
+  // Output chunks per letter (the non-broadcast operand's).
+  Chunks out_chunks;
+  for (char c : out_index) {
+    std::vector<Index> ch;
+    bool found = false;
+    for (const Operand *op : {&A, &B}) {
+      size_t d = op->index.find(c);
+      if (d == std::string::npos) continue;
+      bool broadcast = op->arr->shape[d] == 1 && op->arr->numblocks[d] == 1;
+      if (!found || (ch.size() == 1 && ch[0] == 1 && !broadcast)) ch = op->arr->chunks[d];
+      found = true;
+    }
+    CA_CHECK(found, CA_EINTERNAL, "contract: output letter '", c, "' in no operand");
+    out_chunks.push_back(ch);
+  }
+  std::vector<Index> free_nb;
+  for (auto &c : out_chunks) free_nb.push_back(Index(c.size()));
+  std::vector<Index> nk;
+  for (char c : contracted) nk.push_back(A.arr->numblocks[A.index.find(c)]);
+  const Index split = per_axis_split(split_every, contracted.size());
+  bool tree = false;
+  for (Index n : nk) tree = tree || n > split;
+
+  Tokenizer tok(prefix);
+  tok.add(kernel).add(*A.arr).add(A.index).add(*B.arr).add(B.index).add(out_index).add(contracted).add(int64_t(dtype));
+  for (auto &l : literals) tok.add_arg(l);
+  tok.add(int64_t(split));
+  const std::string name = tok.name();
+  const std::string hex = name.substr(prefix.size() + 1);
+
+  std::vector<std::string> deps;
+  auto operand_arg = [&](const Operand &op) {
+    BlockwiseArg b;
+    b.is_ref = true;
+    auto it = std::find(deps.begin(), deps.end(), op.arr->name);
+    b.dep_slot = int32_t(it - deps.begin());
+    if (it == deps.end()) deps.push_back(op.arr->name);
+    for (size_t d = 0; d < op.index.size(); ++d) {
+      DimMap m;
+      m.extent = op.arr->numblocks[d];
+      size_t od = out_index.find(op.index[d]);
+      if (od != std::string::npos) {
+        m.kind = DimMap::Out;
+        m.out_dim = int32_t(od);
+      } else {
+        size_t p = contracted.find(op.index[d]);
+        CA_CHECK(p != std::string::npos, CA_EINTERNAL, "contract: letter '", op.index[d], "' is neither kept nor contracted");
+        if (tree) {
+          m.kind = DimMap::Group;
+          m.out_dim = int32_t(out_index.size() + p);
+          m.value = split;
+        } else {
+          m.kind = DimMap::All;
+        }
+      }
+      b.dims.push_back(m);
+    }
+    return b;
+  };
+  std::vector<BlockwiseArg> args{operand_arg(A), operand_arg(B)};
+  for (auto &l : literals) args.push_back(blockwise_literal(l));
+  auto g = merge_graphs({A.arr, B.arr});
+  if (!tree) {
+    g->add_layer(std::make_shared<BlockwiseLayer>(name, out_chunks, kernel, deps, std::move(args)));
+    return array_from_layer(g, name, out_chunks, dtype);
+  }
+  // Level 0: partial products per group of `split` blocks along each contracted axis.
+  std::vector<Index> nb = free_nb;
+  for (Index n : nk) nb.push_back((n + split - 1) / split);
+  std::string cur = prefix + "-partial-" + hex;
+  g->add_layer(std::make_shared<BlockwiseLayer>(cur, nb, kernel, deps, std::move(args)));
+  const size_t nf = free_nb.size(), nd = nb.size();
+  auto needs_level = [&] {
+    for (size_t d = nf; d < nd; ++d)
+      if (nb[d] > split) return true;
+    return false;
+  };
+  for (int level = 0; needs_level(); ++level) {
+    BlockwiseArg in;
+    in.is_ref = true;
+    in.dep_slot = 0;
+    std::vector<Index> out_nb(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      DimMap m;
+      m.out_dim = int32_t(d);
+      m.extent = nb[d];
+      if (d >= nf) {
+        m.kind = DimMap::Group;
+        m.value = split;
+        out_nb[d] = (nb[d] + split - 1) / split;
+      } else {
+        m.kind = DimMap::Out;
+        out_nb[d] = nb[d];
+      }
+      in.dims.push_back(m);
+    }
+    std::string lname = str(prefix, "-sum", level, "-", hex);
+    g->add_layer(std::make_shared<BlockwiseLayer>(lname, out_nb, "ca.linalg.sum", std::vector<std::string>{cur},
+                                                  std::vector<BlockwiseArg>{std::move(in)}));
+    cur = lname;
+    nb = out_nb;
+  }
+  BlockwiseArg in;
+  in.is_ref = true;
+  in.dep_slot = 0;
+  for (size_t d = 0; d < nd; ++d) {
+    DimMap m;
+    m.extent = nb[d];
+    if (d >= nf) {
+      m.kind = DimMap::All;
+    } else {
+      m.kind = DimMap::Out;
+      m.out_dim = int32_t(d);
+    }
+    in.dims.push_back(m);
+  }
+  g->add_layer(std::make_shared<BlockwiseLayer>(name, out_chunks, "ca.linalg.sum", std::vector<std::string>{cur},
+                                                std::vector<BlockwiseArg>{std::move(in)}));
+  return array_from_layer(g, name, out_chunks, dtype);
+}
+
+DType product_dtype(const ArrayPtr &a, const ArrayPtr &b) { return dtype_promote(a->dtype, b->dtype); }
+
+ArrayPtr cast(const ArrayPtr &a, DType dt) { return a->dtype == dt ? a : elementwise_astype(a, dt); }
+
+DType real_dtype(DType t) {
+  if (t == CA_COMPLEX64) return CA_FLOAT32;
+  if (t == CA_COMPLEX128) return CA_FLOAT64;
+  return t;
+}
+
+ca_scalar_t fscalar(double v) {
+  ca_scalar_t s{};
+  s.kind = CA_FLOAT64;
+  s.re = v;
+  return s;
+}
+
+}  // namespace
+
+DType lapack_dtype(DType t) {
+  if (t == CA_FLOAT32 || t == CA_FLOAT64 || t == CA_COMPLEX64 || t == CA_COMPLEX128) return t;
+  return CA_FLOAT64;
+}
+
+// ---- products ------------------------------------------------------------------------------------
+
+ArrayPtr tensordot(const ArrayPtr &a, const ArrayPtr &b, std::vector<int32_t> a_axes, std::vector<int32_t> b_axes,
+                   int32_t split_every) {
+  check_array(a, "tensordot", "a");
+  check_array(b, "tensordot", "b");
+  CA_CHECK(a_axes.size() == b_axes.size(), CA_EINVAL, "tensordot: the axes lists have different lengths (",
+           a_axes.size(), " and ", b_axes.size(), ")");
+  const int32_t nda = a->ndim(), ndb = b->ndim();
+  for (auto *ax : {&a_axes, &b_axes}) {
+    const int32_t nd = ax == &a_axes ? nda : ndb;
+    for (int32_t &v : *ax) {
+      CA_CHECK(v >= -nd && v < nd, CA_EINVAL, "tensordot: axis ", v, " is out of bounds for ",
+               ax == &a_axes ? "a" : "b", " of shape ", shape_str(ax == &a_axes ? a->shape : b->shape));
+      if (v < 0) v += nd;
+    }
+    std::vector<int32_t> s = *ax;
+    std::sort(s.begin(), s.end());
+    CA_CHECK(std::adjacent_find(s.begin(), s.end()) == s.end(), CA_EINVAL, "tensordot: repeated axis in ",
+             ax == &a_axes ? "a" : "b", "'s axes");
+  }
+  for (size_t p = 0; p < a_axes.size(); ++p)
+    CA_CHECK(a->shape[size_t(a_axes[p])] == b->shape[size_t(b_axes[p])], CA_EINVAL, "tensordot: shape-mismatch for sum: ",
+             "a of shape ", shape_str(a->shape), " has ", a->shape[size_t(a_axes[p])], " along axis ", a_axes[p],
+             ", b of shape ", shape_str(b->shape), " has ", b->shape[size_t(b_axes[p])], " along axis ", b_axes[p]);
+  const int32_t P = int32_t(a_axes.size());
+  CA_CHECK(nda + ndb - 2 * P <= CA_MAX_NDIM, CA_EINVAL, "tensordot: the result would have more than ", CA_MAX_NDIM,
+           " dimensions");
+  // Letters: a's free, b's free, then the contracted pairs.
+  std::string ia(size_t(nda), ' '), ib(size_t(ndb), ' '), out, contracted;
+  int next = 0;
+  for (int32_t d = 0; d < nda; ++d)
+    if (std::find(a_axes.begin(), a_axes.end(), d) == a_axes.end()) {
+      ia[size_t(d)] = letter(next++);
+      out += ia[size_t(d)];
+    }
+  for (int32_t d = 0; d < ndb; ++d)
+    if (std::find(b_axes.begin(), b_axes.end(), d) == b_axes.end()) {
+      ib[size_t(d)] = letter(next++);
+      out += ib[size_t(d)];
+    }
+  for (int32_t p = 0; p < P; ++p) {
+    char c = letter(next++);
+    ia[size_t(a_axes[size_t(p)])] = c;
+    ib[size_t(b_axes[size_t(p)])] = c;
+    contracted += c;
+  }
+  std::vector<int64_t> spec{nda, ndb, P};
+  spec.insert(spec.end(), a_axes.begin(), a_axes.end());
+  spec.insert(spec.end(), b_axes.begin(), b_axes.end());
+  DType dt = product_dtype(a, b);
+  return contract("tensordot", "ca.linalg.tensordot", {a, ia}, {b, ib}, out, contracted,
+                  {ca_arg_tuple(spec.data(), spec.size()), ca_arg_i64(dt)}, dt, split_every);
+}
+
+ArrayPtr tensordot_n(const ArrayPtr &a, const ArrayPtr &b, int32_t n, int32_t split_every) {
+  check_array(a, "tensordot", "a");
+  check_array(b, "tensordot", "b");
+  CA_CHECK(n >= 0 && n <= a->ndim() && n <= b->ndim(), CA_EINVAL, "tensordot: axes=", n, " is invalid for shapes ",
+           shape_str(a->shape), " and ", shape_str(b->shape));
+  std::vector<int32_t> aa, bb;
+  for (int32_t i = 0; i < n; ++i) {
+    aa.push_back(a->ndim() - n + i);
+    bb.push_back(i);
+  }
+  return tensordot(a, b, aa, bb, split_every);
+}
+
+ArrayPtr matmul(const ArrayPtr &a, const ArrayPtr &b, int32_t split_every) {
+  check_array(a, "matmul", "a");
+  check_array(b, "matmul", "b");
+  for (int i = 0; i < 2; ++i) {
+    const ArrayPtr &x = i ? b : a;
+    CA_CHECK(x->ndim() >= 1, CA_EINVAL, "matmul: Input operand ", i,
+             " does not have enough dimensions (has 0, gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)");
+  }
+  const bool avec = a->ndim() == 1, bvec = b->ndim() == 1;
+  const Index ka = a->shape.back(), kb = bvec ? b->shape[0] : b->shape[size_t(b->ndim() - 2)];
+  CA_CHECK(ka == kb, CA_EINVAL, "matmul: shapes ", shape_str(a->shape), " and ", shape_str(b->shape),
+           " are not aligned: ", ka, " (dim ", a->ndim() - 1, ") != ", kb, " (dim ", bvec ? 0 : b->ndim() - 2, ")");
+  const int32_t nba = a->ndim() - (avec ? 1 : 2), nbb = b->ndim() - (bvec ? 1 : 2), nbo = std::max(nba, nbb);
+  CA_CHECK(nbo + 2 <= CA_MAX_NDIM, CA_EINVAL, "matmul: too many dimensions");
+  std::string ia, ib, out;
+  for (int32_t d = 0; d < nbo; ++d) {
+    int32_t da = d - (nbo - nba), db = d - (nbo - nbb);
+    Index ea = da >= 0 ? a->shape[size_t(da)] : 1, eb = db >= 0 ? b->shape[size_t(db)] : 1;
+    CA_CHECK(ea == eb || ea == 1 || eb == 1, CA_EINVAL, "matmul: the batch dimensions of shapes ", shape_str(a->shape),
+             " and ", shape_str(b->shape), " do not broadcast (", ea, " and ", eb, " at batch axis ", d, ")");
+    char c = letter(d);
+    out += c;
+    if (da >= 0) ia += c;
+    if (db >= 0) ib += c;
+  }
+  const char m = letter(nbo), n = letter(nbo + 1), k = letter(nbo + 2);
+  if (!avec) {
+    ia += m;
+    out += m;
+  }
+  ia += k;
+  ib += k;
+  if (!bvec) {
+    ib += n;
+    out += n;
+  }
+  // A batch dimension of extent 1 broadcasts: it must be one block (it is: extent 1).
+  DType dt = product_dtype(a, b);
+  int64_t flags[2] = {avec, bvec};
+  return contract("matmul", "ca.linalg.matmul", {a, ia}, {b, ib}, out, std::string(1, k),
+                  {ca_arg_tuple(flags, 2), ca_arg_i64(dt)}, dt, split_every);
+}
+
+ArrayPtr dot(const ArrayPtr &a, const ArrayPtr &b, int32_t split_every) {
+  check_array(a, "dot", "a");
+  check_array(b, "dot", "b");
+  if (a->ndim() == 0 || b->ndim() == 0) return elementwise_binary(CA_OP_MUL, a, b);
+  const int32_t ax = a->ndim() - 1, bx = b->ndim() == 1 ? 0 : b->ndim() - 2;
+  CA_CHECK(a->shape[size_t(ax)] == b->shape[size_t(bx)], CA_EINVAL, "dot: shapes ", shape_str(a->shape), " and ",
+           shape_str(b->shape), " not aligned: ", a->shape[size_t(ax)], " (dim ", ax, ") != ", b->shape[size_t(bx)],
+           " (dim ", bx, ")");
+  return tensordot(a, b, {ax}, {bx}, split_every);
+}
+
+ArrayPtr outer(const ArrayPtr &a, const ArrayPtr &b) {
+  check_array(a, "outer", "a");
+  check_array(b, "outer", "b");
+  CA_CHECK(a->ndim() == 1 && b->ndim() == 1, CA_EUNSUPPORTED, "outer: operands must be 1-d (got shapes ",
+           shape_str(a->shape), " and ", shape_str(b->shape), "); flatten them first");
+  return tensordot(a, b, {}, {});
+}
+
+// ---- tsqr ------------------------------------------------------------------------------------------
+
+namespace {
+
+struct Tsqr {
+  ArrayPtr packs;  // per row block: the QR pack (declared chunks: a's; blocks are packs)
+  ArrayPtr stack;  // 0-d layer: the QR pack of the stacked R factors
+  std::vector<int64_t> offsets;
+  Index m = 0, n = 0, r = 0;
+  DType dtype = CA_FLOAT64;
+  Chunks row_chunks;
+  std::vector<Index> col_chunks;  // the input's column chunks (R and V^H get them back)
+};
+
+ArrayPtr with_cols(const ArrayPtr &x, const std::vector<Index> &cols) {
+  return x->chunks[1] == cols ? x : rechunk(x, {x->chunks[0], cols});
+}
+
+Tsqr tsqr(const ArrayPtr &a0, const char *what) {
+  check_array(a0, what, "a");
+  CA_CHECK(a0->ndim() == 2, CA_EINVAL, what, ": the input must be 2-d, got shape ", shape_str(a0->shape));
+  if (a0->numblocks[1] != 1 && a0->numblocks[0] != 1)
+    fail(CA_EINVAL, what,
+         ": tsqr needs a tall-and-skinny matrix with one column block (or a short-and-fat one with one row "
+         "block); got shape ", shape_str(a0->shape), " with chunks ", chunks_str(a0->chunks), " (",
+         a0->numblocks[0], " row blocks, ", a0->numblocks[1], " column blocks): rechunk to one block along axis 1");
+  Tsqr t;
+  t.dtype = lapack_dtype(a0->dtype);
+  ArrayPtr a = cast(a0, t.dtype);
+  // Short-and-fat (one row block, several column blocks; dask's sfqr): the row block is one task's
+  // QR, so gather its columns; results that span the columns are rechunked back by the callers.
+  if (a->numblocks[1] != 1) a = rechunk(a, {a->chunks[0], {a->shape[1]}});
+  t.col_chunks = a0->chunks[1];
+  t.m = a->shape[0];
+  t.n = a->shape[1];
+  t.r = std::min(t.m, t.n);
+  t.row_chunks = {a->chunks[0]};
+  Index off = 0;
+  for (Index mi : a->chunks[0]) {
+    t.offsets.push_back(off);
+    off += std::min(mi, t.n);
+  }
+  std::string hex = Tokenizer("tsqr").add(*a).name().substr(5);
+  t.packs = blockwise_layer("qr-blocks-" + hex, "ca.linalg.qr_block", "ik", {ArrayArg::of(a, "ik")}, a->chunks,
+                            t.dtype);
+  t.stack = blockwise_layer("qr-stack-" + hex, "ca.linalg.qr_stack", "", {ArrayArg::of(t.packs, "ik")}, {}, t.dtype,
+                            true);
+  return t;
+}
+
+ArrayPtr tsqr_q(const Tsqr &t, const ArrayPtr &svd_pack, const std::string &name) {
+  std::vector<ArrayArg> args{ArrayArg::of(t.packs, "ik"), ArrayArg::of(t.stack, ""),
+                             ArrayArg::lit(ca_arg_tuple(t.offsets.data(), t.offsets.size())),
+                             ArrayArg::special(BlockwiseArg::BlockIndex)};
+  if (svd_pack) args.push_back(ArrayArg::of(svd_pack, ""));
+  return blockwise_layer(name, "ca.linalg.qr_q", "ij", args, {t.row_chunks[0], {t.r}}, t.dtype, true);
+}
+
+ArrayPtr tsqr_svd_pack(const Tsqr &t) {
+  return blockwise_layer("svd-small-" + t.stack->name, "ca.linalg.svd_small", "", {ArrayArg::of(t.stack, "")}, {},
+                         t.dtype);
+}
+
+ArrayPtr tsqr_s(const Tsqr &t, const ArrayPtr &sv) {
+  return blockwise_layer("svd-s-" + t.stack->name, "ca.linalg.svd_s", "i", {ArrayArg::of(sv, "")}, {{t.r}},
+                         real_dtype(t.dtype));
+}
+
+}  // namespace
+
+QR qr(const ArrayPtr &a) {
+  Tsqr t = tsqr(a, "qr");
+  QR res;
+  res.q = tsqr_q(t, nullptr, "qr-q-" + t.stack->name);
+  res.r = with_cols(blockwise_layer("qr-r-" + t.stack->name, "ca.linalg.qr_r", "ij", {ArrayArg::of(t.stack, "")},
+                                    {{t.r}, {t.n}}, t.dtype),
+                    t.col_chunks);
+  return res;
+}
+
+SVD svd(const ArrayPtr &a) {
+  Tsqr t = tsqr(a, "svd");
+  ArrayPtr sv = tsqr_svd_pack(t);
+  SVD res;
+  res.u = tsqr_q(t, sv, "svd-u-" + t.stack->name);
+  res.s = tsqr_s(t, sv);
+  res.v = with_cols(blockwise_layer("svd-v-" + t.stack->name, "ca.linalg.svd_v", "ij", {ArrayArg::of(sv, "")},
+                                    {{t.r}, {t.n}}, t.dtype),
+                    t.col_chunks);
+  return res;
+}
+
+// ---- square solvers ---------------------------------------------------------------------------------
+
+namespace {
+Index check_square(const ArrayPtr &a, const char *what) {
+  check_array(a, what, "a");
+  CA_CHECK(a->ndim() == 2, CA_EINVAL, what, ": a must be 2-d, got shape ", shape_str(a->shape));
+  CA_CHECK(a->shape[0] == a->shape[1], CA_EINVAL, what, ": Last 2 dimensions of the array must be square, got shape ",
+           shape_str(a->shape));
+  return a->shape[0];
+}
+ArrayPtr one_block(const ArrayPtr &a, DType dt) {
+  ArrayPtr c = cast(a, dt);
+  return rechunk(c, {{a->shape[0]}, {a->shape[1]}});
+}
+}  // namespace
+
+ArrayPtr solve(const ArrayPtr &a, const ArrayPtr &b) {
+  const Index n = check_square(a, "solve");
+  check_array(b, "solve", "b");
+  CA_CHECK((b->ndim() == 1 || b->ndim() == 2) && b->shape[0] == n, CA_EINVAL, "solve: shapes ", shape_str(a->shape),
+           " and ", shape_str(b->shape), " are incompatible (b must be (", n, ",) or (", n, ", k))");
+  DType dt = lapack_dtype(product_dtype(a, b));
+  ArrayPtr a1 = one_block(a, dt);
+  std::string hex = Tokenizer("solve").add(*a1).add(*b).name().substr(6);
+  ArrayPtr lu = blockwise_layer("lu-" + hex, "ca.linalg.lu", "ij", {ArrayArg::of(a1, "ij")}, a1->chunks, CA_RAW);
+  Chunks bc = b->chunks;
+  bc[0] = {n};
+  ArrayPtr b1 = rechunk(b, bc);
+  std::string bi = b->ndim() == 2 ? "ic" : "i";
+  ArrayPtr x = blockwise_layer("solve-" + hex, "ca.linalg.lu_solve", bi,
+                               {ArrayArg::of(lu, "ij"), ArrayArg::of(b1, bi), ArrayArg::lit(ca_arg_i64(dt))}, bc, dt,
+                               true);
+  return rechunk(x, b->chunks);
+}
+
+ArrayPtr inv(const ArrayPtr &a) {
+  check_square(a, "inv");
+  DType dt = lapack_dtype(a->dtype);
+  ArrayPtr a1 = one_block(a, dt);
+  ArrayPtr x = blockwise_layer(Tokenizer("inv").add(*a1).name(), "ca.linalg.inv", "ij", {ArrayArg::of(a1, "ij")},
+                               a1->chunks, dt);
+  return rechunk(x, a->chunks);
+}
+
+ArrayPtr cholesky(const ArrayPtr &a, bool lower) {
+  check_square(a, "cholesky");
+  DType dt = lapack_dtype(a->dtype);
+  ArrayPtr a1 = one_block(a, dt);
+  ArrayPtr x = blockwise_layer(Tokenizer("cholesky").add(*a1).add(int64_t(lower)).name(), "ca.linalg.cholesky", "ij",
+                               {ArrayArg::of(a1, "ij"), ArrayArg::lit(ca_arg_i64(lower))}, a1->chunks, dt);
+  return rechunk(x, a->chunks);
+}
+
+// ---- lstsq ------------------------------------------------------------------------------------------
+
+Lstsq lstsq(const ArrayPtr &a, const ArrayPtr &b) {
+  check_array(a, "lstsq", "a");
+  check_array(b, "lstsq", "b");
+  CA_CHECK(a->ndim() == 2, CA_EINVAL, "lstsq: a must be 2-d, got shape ", shape_str(a->shape));
+  CA_CHECK((b->ndim() == 1 || b->ndim() == 2) && b->shape[0] == a->shape[0], CA_EINVAL, "lstsq: shapes ",
+           shape_str(a->shape), " and ", shape_str(b->shape), " are incompatible (b needs ", a->shape[0], " rows)");
+  const Index M = a->shape[0], N = a->shape[1];
+  CA_CHECK(M >= N, CA_EUNSUPPORTED, "lstsq: tsqr needs a tall matrix (rows >= columns), got shape ", shape_str(a->shape));
+  DType dt = lapack_dtype(product_dtype(a, b));
+  ArrayPtr ac = cast(a, dt), bc = cast(b, dt);
+  Tsqr t = tsqr(ac, "lstsq");
+  QR f;
+  f.q = tsqr_q(t, nullptr, "qr-q-" + t.stack->name);
+  f.r = blockwise_layer("qr-r-" + t.stack->name, "ca.linalg.qr_r", "ij", {ArrayArg::of(t.stack, "")}, {{t.r}, {t.n}},
+                        t.dtype);
+  ArrayPtr qh = dtype_is_complex(dt) ? elementwise_unary(CA_OP_CONJ, f.q) : f.q;
+  ArrayPtr y = tensordot(qh, bc, {0}, {0});  // (N,) or (N, k), one row block
+  y = rechunk(y, [&] {
+    Chunks c = y->chunks;
+    c[0] = {N};
+    return c;
+  }());
+  std::string yi = b->ndim() == 2 ? "ic" : "i";
+  Lstsq res;
+  res.x = blockwise_layer(Tokenizer("lstsq-x").add(*f.r).add(*y).name(), "ca.linalg.trisolve", yi,
+                          {ArrayArg::of(f.r, "ij"), ArrayArg::of(y, yi), ArrayArg::lit(ca_arg_i64(0)),
+                           ArrayArg::lit(ca_arg_i64(dt))},
+                          y->chunks, dt, true);
+  const DType rdt = real_dtype(dt);
+  if (M > N) {
+    ArrayPtr ax = matmul(ac, res.x);
+    ArrayPtr d = elementwise_unary(CA_OP_ABS, elementwise_binary(CA_OP_SUB, bc, ax));
+    ArrayPtr sq = elementwise_binary(CA_OP_MUL, d, d);
+    res.residuals = reduce(CA_RED_SUM, sq, {0}, b->ndim() == 1, 0, 0, 0);
+  } else {
+    res.residuals = zeros({0}, {{0}}, rdt);
+  }
+  ArrayPtr sv = tsqr_svd_pack(t);
+  res.s = tsqr_s(t, sv);
+  res.rank = blockwise_layer("lstsq-rank-" + t.stack->name, "ca.linalg.rank", "",
+                             {ArrayArg::of(res.s, "i"), ArrayArg::lit(ca_arg_i64(M)), ArrayArg::lit(ca_arg_i64(N))}, {},
+                             CA_INT64, true);
+  return res;
+}
+
+// ---- norm ---------------------------------------------------------------------------------------------
+
+ArrayPtr norm(const ArrayPtr &a0, const std::string &ord, std::vector<int32_t> axes, bool keepdims) {
+  check_array(a0, "norm", "x");
+  ArrayPtr a = dtype_is_float(a0->dtype) || dtype_is_complex(a0->dtype) ? a0 : cast(a0, CA_FLOAT64);
+  const int32_t nd = a->ndim();
+  // Parse ord.
+  enum { None, Fro, Nuc, Inf, NegInf, Num } kind = None;
+  double p = 0;
+  if (ord.empty() || ord == "None") kind = None;
+  else if (ord == "fro") kind = Fro;
+  else if (ord == "nuc") kind = Nuc;
+  else if (ord == "inf" || ord == "+inf") kind = Inf;
+  else if (ord == "-inf") kind = NegInf;
+  else {
+    char *end = nullptr;
+    p = std::strtod(ord.c_str(), &end);
+    CA_CHECK(end && *end == 0 && std::isfinite(p), CA_EINVAL, "norm: invalid norm order '", ord, "'");
+    kind = Num;
+  }
+  auto sumsq = [&](const ArrayPtr &x, std::vector<int32_t> ax, bool kd) {
+    ArrayPtr ab = dtype_is_complex(x->dtype) ? elementwise_unary(CA_OP_ABS, x) : x;
+    return elementwise_unary(CA_OP_SQRT, reduce(CA_RED_SUM, elementwise_binary(CA_OP_MUL, ab, ab), ax, kd, 0, 0, 0));
+  };
+  if (axes.empty()) {
+    if (kind == None) {
+      std::vector<int32_t> all;
+      for (int32_t d = 0; d < nd; ++d) all.push_back(d);
+      return sumsq(a, all, keepdims);
+    }
+    CA_CHECK(nd == 1 || nd == 2, CA_EINVAL, "norm: Improper number of dimensions to norm (shape ",
+             shape_str(a->shape), ")");
+    for (int32_t d = 0; d < nd; ++d) axes.push_back(d);
+  }
+  std::vector<int32_t> given = axes;  // the caller's order (row axis, column axis) for matrix norms
+  axes = normalize_axes(axes, nd);     // validates; sorted
+  for (int32_t &v : given)
+    if (v < 0) v += nd;
+  ArrayPtr ab = elementwise_unary(CA_OP_ABS, a);
+  if (axes.size() == 1) {
+    std::vector<int32_t> ax = axes;
+    switch (kind) {
+      case None: return sumsq(a, ax, keepdims);
+      case Inf: return reduce(CA_RED_MAX, ab, ax, keepdims, 0, 0, 0);
+      case NegInf: return reduce(CA_RED_MIN, ab, ax, keepdims, 0, 0, 0);
+      case Fro:
+      case Nuc: fail(CA_EINVAL, "norm: Invalid norm order '", ord, "' for vectors");
+      case Num:
+        if (p == 0) {
+          ArrayPtr nz = cast(elementwise_scalar(CA_OP_NE, a, fscalar(0), false), real_dtype(a->dtype));
+          return reduce(CA_RED_SUM, nz, ax, keepdims, 0, 0, 0);
+        }
+        if (p == 1) return reduce(CA_RED_SUM, ab, ax, keepdims, 0, 0, 0);
+        if (p == 2) return sumsq(a, ax, keepdims);
+        {
+          ArrayPtr s = reduce(CA_RED_SUM, elementwise_scalar(CA_OP_POW, ab, fscalar(p), false), ax, keepdims, 0, 0, 0);
+          return elementwise_scalar(CA_OP_POW, s, fscalar(1.0 / p), false);
+        }
+    }
+  }
+  CA_CHECK(axes.size() == 2, CA_EINVAL, "norm: Improper number of dimensions to norm (", axes.size(), " axes)");
+  const int32_t row = given[0], col = given[1];
+  switch (kind) {
+    case None:
+    case Fro: return sumsq(a, {row, col}, keepdims);
+    case Num:
+      if (p == 1 || p == -1) {
+        ArrayPtr s = reduce(CA_RED_SUM, ab, {row}, keepdims, 0, 0, 0);
+        return reduce(p > 0 ? CA_RED_MAX : CA_RED_MIN, s, {keepdims || col < row ? col : col - 1}, keepdims, 0, 0, 0);
+      }
+      if (p == 2 || p == -2) break;
+      fail(CA_EINVAL, "norm: Invalid norm order '", ord, "' for matrices");
+    case Inf:
+    case NegInf: {
+      ArrayPtr s = reduce(CA_RED_SUM, ab, {col}, keepdims, 0, 0, 0);
+      return reduce(kind == Inf ? CA_RED_MAX : CA_RED_MIN, s, {keepdims || row < col ? row : row - 1}, keepdims, 0,
+                    0, 0);
+    }
+    case Nuc: break;
+  }
+  // 2, -2, nuc: singular values through tsqr (2-d input only).
+  CA_CHECK(nd == 2 && !keepdims, CA_EUNSUPPORTED, "norm: ord '", ord,
+           "' is supported for 2-d arrays without keepdims (it needs the singular values)");
+  ArrayPtr s = svd(a).s;
+  if (kind == Nuc) return reduce(CA_RED_SUM, s, {0}, false, 0, 0, 0);
+  return reduce(p > 0 ? CA_RED_MAX : CA_RED_MIN, s, {0}, false, 0, 0, 0);
+}
+
+}  // namespace ca::linalg
