@@ -12,5 +12,6 @@
 #include "chunkarray/graph.h"
 #include "chunkarray/array.h"
 #include "chunkarray/io.h"
+#include "chunkarray/shape.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

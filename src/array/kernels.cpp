@@ -93,6 +93,8 @@ void register_array_kernels(KernelRegistry &reg) {
   register_creation_kernels(reg);
   void register_io_kernels(KernelRegistry &);  // io/array_io.cpp
   register_io_kernels(reg);
+  void register_shape_kernels(KernelRegistry &);  // array/shape_kernels.cpp
+  register_shape_kernels(reg);
 }
 
 }  // namespace ca
