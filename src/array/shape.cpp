@@ -408,6 +408,10 @@ ArrayPtr reshape(const ArrayPtr &a, std::vector<Index> shape) {
   }
   // Blocks move between dimensions (dask's special case): block k of the output in C order is block
   // k of the input.
+  Index nout = 1;
+  for (auto &c : outchunks) nout *= Index(c.size());
+  CA_CHECK(nout == a2->nblocks(), CA_EINTERNAL, "reshape: ", nout, " output blocks for ", a2->nblocks(),
+           " input blocks");
   auto layer = std::make_shared<MaterializedLayer>(name, int32_t(shape.size()));
   std::vector<Index> in(size_t(a2->ndim()), 0);
   std::vector<Index> bshape(shape.size());

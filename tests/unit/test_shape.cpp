@@ -185,6 +185,12 @@ TEST_F(Shape, Reshape) {
       {{1}, {{1}}, {}, CA_FLOAT64},              // to 0-d
       {{}, {}, {1, 1}, CA_INT32},                // from 0-d
       {{12}, {{4, 4, 4}}, {3, -1}, CA_FLOAT64},  // -1
+      {{6, 5, 4}, {{1, 5}, {2, 3}, {4}}, {30, 4}, CA_INT32},                 // expand_tuple
+      {{7, 4}, {{7}, {1, 1, 2}}, {28}, CA_UINT16},                            // expand_tuple (7, 4) by 3
+      {{2, 3, 4}, {{1, 1}, {1, 2}, {2, 2}}, {6, 4}, CA_FLOAT64},              // blocks move
+      {{1, 4, 1, 6}, {{1}, {1, 3}, {1}, {2, 4}}, {4, 6, 1}, CA_INT8},        // size-1 dims
+      {{48}, {{10, 6, 16, 16}}, {3, 4, 4}, CA_FLOAT32},                       // contract_tuple
+      {{5, 6}, {{2, 2, 1}, {6}}, {5, 2, 3}, CA_COMPLEX64},
   };
   for (auto &r : rs) {
     std::string out = "(";
@@ -332,6 +338,12 @@ TEST_F(Shape, Concatenate) {
         [](const A &a) { return concatenate(a, 0); });
   b.add("single", {{make(CA_COMPLEX64, {3}), {{1, 2}}}}, "np.concatenate([a0])", "da.concatenate([A0])",
         [](const A &a) { return concatenate(a, 0); });
+  b.add("unify three", {{make(CA_FLOAT64, {7, 2}), {{5, 2}, {2}}}, {make(CA_FLOAT64, {7, 1}), {{4, 3}, {1}}},
+                        {make(CA_FLOAT64, {7, 3}), {{7}, {1, 2}}}},
+        "np.concatenate([a0, a1, a2], axis=1)", "da.concatenate([A0, A1, A2], axis=1)",
+        [](const A &a) { return concatenate(a, 1); });
+  b.add("stack unify", {{make(CA_INT32, {5, 2}), {{2, 3}, {2}}}, {make(CA_INT32, {5, 2}), {{4, 1}, {1, 1}}}},
+        "np.stack([a0, a1], axis=1)", "da.stack([A0, A1], axis=1)", [](const A &a) { return stack(a, 1); });
   b.add("size-1 dims", {{make(CA_INT64, {1, 2}), {{1}, {1, 1}}}, {make(CA_INT64, {1, 3}), {{1}, {3}}}},
         "np.concatenate([a0, a1], axis=1)", "da.concatenate([A0, A1], axis=1)",
         [](const A &a) { return concatenate(a, 1); });
@@ -443,6 +455,15 @@ TEST_F(Shape, PadFlip) {
   b.add("pad reflect one side", {{make(CA_COMPLEX128, {5, 4}), c}}, "np.pad(a0, ((0, 2), (2, 0)), mode='reflect')",
         "da.pad(A0, ((0, 2), (2, 0)), mode='reflect')",
         [&](const A &a) { return pad(a[0], {0, 2}, {2, 0}, kPadReflect, v); });
+  b.add("pad reflect many blocks", {{make(CA_INT64, {6, 3}), {{1, 1, 3, 1}, {1, 2}}}},
+        "np.pad(a0, ((3, 5), (1, 2)), mode='reflect')", "da.pad(A0, ((3, 5), (1, 2)), mode='reflect')",
+        [&](const A &a) { return pad(a[0], {3, 1}, {5, 2}, kPadReflect, v); });
+  b.add("pad edge 3-d", {{make(CA_UINT8, {2, 3, 4}), {{1, 1}, {3}, {1, 3}}}},
+        "np.pad(a0, ((1, 0), (2, 2), (0, 3)), mode='edge')", "da.pad(A0, ((1, 0), (2, 2), (0, 3)), mode='edge')",
+        [&](const A &a) { return pad(a[0], {1, 2, 0}, {0, 2, 3}, kPadEdge, v); });
+  b.add("pad constant float into int", {{make(CA_INT32, {3}), {{1, 2}}}}, "np.pad(a0, (1, 1), constant_values=1.5)",
+        "da.pad(A0, (1, 1), constant_values=1.5)",
+        [&](const A &a) { return pad(a[0], {1}, {1}, kPadConstant, v); });
   b.add("pad empty constant", {{make(CA_FLOAT64, {0, 3}), {{0}, {3}}}}, "np.pad(a0, ((1, 1), (0, 0)), constant_values=1.5)",
         "da.pad(A0, ((1, 1), (0, 0)), constant_values=1.5)", [&](const A &a) { return pad(a[0], {1, 0}, {1, 0}, kPadConstant, v); });
   b.add("pad bool", {{make(CA_BOOL, {4}), {{1, 3}}}}, "np.pad(a0, (2, 1), mode='edge')",
