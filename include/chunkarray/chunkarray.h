@@ -16,5 +16,6 @@
 #include "chunkarray/gufunc.h"
 #include "chunkarray/store.h"
 #include "chunkarray/linalg.h"
+#include "chunkarray/shape.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

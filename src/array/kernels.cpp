@@ -25,6 +25,8 @@ void register_array_kernels(KernelRegistry &reg) {
   register_gufunc_kernels(reg);
   void register_linalg_kernels_entry(KernelRegistry &);  // linalg/linalg_kernels.cpp
   register_linalg_kernels_entry(reg);
+  void register_shape_kernels(KernelRegistry &);  // array/shape_kernels.cpp
+  register_shape_kernels(reg);
 }
 
 }  // namespace ca

@@ -1,0 +1,934 @@
+// Shape operations: dask.array's chunk rules, NumPy's values. See shape.hpp.
+#include "array/shape.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+#include "array/create.hpp"
+#include "array/expr.hpp"
+
+namespace ca {
+
+namespace {
+
+std::string shape_str(const std::vector<Index> &s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+char letter(size_t i) { return i < 26 ? char('a' + i) : char('A' + (i - 26)); }
+
+std::string letters(size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += letter(i);
+  return s;
+}
+
+const ArrayPtr &not_null(const ArrayPtr &a, const char *what) {
+  CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
+  return a;
+}
+
+Index prod(const std::vector<Index> &v, size_t lo, size_t hi) {
+  Index p = 1;
+  for (size_t i = lo; i < hi; ++i) p *= v[i];
+  return p;
+}
+
+template <class F>
+void for_each_block(const std::vector<Index> &nb, F &&f) {
+  Index total = 1;
+  for (Index n : nb) total *= n;
+  std::vector<Index> idx(nb.size(), 0);
+  for (Index lin = 0; lin < total; ++lin) {
+    f(idx.data());
+    for (size_t d = nb.size(); d-- > 0;) {
+      if (++idx[d] < nb[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+std::vector<Index> numblocks_of(const Chunks &c) {
+  std::vector<Index> nb;
+  for (auto &d : c) nb.push_back(Index(d.size()));
+  return nb;
+}
+
+ArrayPtr finish(const std::vector<ArrayPtr> &inputs, LayerPtr layer, const std::string &name, Chunks chunks,
+                DType dtype) {
+  auto g = merge_graphs(inputs);
+  g->add_layer(std::move(layer));
+  return array_from_layer(g, name, std::move(chunks), dtype);
+}
+
+std::vector<int32_t> normalize_axes(const std::vector<int64_t> &axes, int32_t ndim, const char *what) {
+  std::vector<int32_t> r;
+  std::vector<bool> seen(size_t(ndim), false);
+  for (int64_t ax : axes) {
+    int32_t a = normalize_axis(ax, ndim, what);
+    CA_CHECK(!seen[size_t(a)], CA_EINVAL, what, ": repeated axis ", ax);
+    seen[size_t(a)] = true;
+    r.push_back(a);
+  }
+  return r;
+}
+
+// A blockwise layer whose kernel gets the input block and the output block's shape.
+ArrayPtr reshape_blockwise(const std::string &name, const ArrayPtr &a, const std::vector<DimMap> &maps,
+                           const Chunks &out_chunks) {
+  BlockwiseArg ref;
+  ref.is_ref = true;
+  ref.dep_slot = 0;
+  ref.dims = maps;
+  BlockwiseArg shp;
+  shp.special = BlockwiseArg::BlockShape;
+  std::vector<BlockwiseArg> args{ref, shp};
+  auto layer = std::make_shared<BlockwiseLayer>(name, out_chunks, "ca.shape.reshape", std::vector<std::string>{a->name},
+                                                std::move(args));
+  return finish({a}, layer, name, out_chunks, a->dtype);
+}
+
+// ---- Python-slice helpers for the reshape_rechunk port ----
+Index py_index(Index i, size_t n) { return i < 0 ? i + Index(n) : i; }
+// reduce(mul, v[lo:hi]) with Python slice semantics; false if the slice is empty (reduce raises).
+bool py_slice_prod(const std::vector<Index> &v, Index lo, Index hi, Index *out) {
+  Index n = Index(v.size());
+  auto norm = [n](Index x) { return x < 0 ? std::max<Index>(x + n, 0) : std::min(x, n); };
+  lo = norm(lo);
+  hi = norm(hi);
+  if (hi <= lo) return false;
+  Index p = 1;
+  for (Index i = lo; i < hi; ++i) p *= v[size_t(i)];
+  *out = p;
+  return true;
+}
+
+std::vector<Index> expand_tuple(const std::vector<Index> &chunks, Index factor) {
+  if (factor == 1) return chunks;
+  std::vector<Index> out;
+  for (Index c : chunks) {
+    Index x = c;
+    double part = std::max(double(x) / double(factor), 1.0);
+    while (double(x) >= 2 * part) {
+      out.push_back(Index(part));
+      x -= Index(part);
+    }
+    if (x) out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<Index> contract_tuple(const std::vector<Index> &chunks, Index factor) {
+  std::vector<Index> out;
+  Index residual = 0;
+  for (Index c : chunks) {
+    c += residual;
+    Index div = c / factor;
+    residual = c % factor;
+    if (factor * div != 0) out.push_back(factor * div);
+  }
+  return out;
+}
+
+[[noreturn]] void reshape_unsupported(const std::vector<Index> &in, const std::vector<Index> &out) {
+  fail(CA_EINVAL, "reshape from ", shape_str(in), " to ", shape_str(out),
+       " is not supported: only reshapes that merge or split existing dimensions evenly are (dask's rule); "
+       "reshape in several steps");
+}
+
+Chunks concat_chunks_of(const std::vector<ArrayPtr> &seq, int32_t axis) {
+  Chunks c = seq[0]->chunks;
+  c[size_t(axis)].clear();
+  for (auto &a : seq) c[size_t(axis)].insert(c[size_t(axis)].end(), a->chunks[size_t(axis)].begin(),
+                                             a->chunks[size_t(axis)].end());
+  return c;
+}
+
+// One layer of references: output block -> (input k, its block). Inputs already unified on the
+// other axes. At most kGroup inputs per layer (a layer's dependency list stays short).
+constexpr size_t kGroup = 64;
+
+ArrayPtr concat_layer(const std::vector<ArrayPtr> &seq, int32_t axis) {
+  if (seq.size() == 1) return seq[0];
+  if (seq.size() > kGroup) {
+    std::vector<ArrayPtr> groups;
+    for (size_t i = 0; i < seq.size(); i += kGroup)
+      groups.push_back(concat_layer(std::vector<ArrayPtr>(seq.begin() + long(i),
+                                                          seq.begin() + long(std::min(seq.size(), i + kGroup))),
+                                    axis));
+    return concat_layer(groups, axis);
+  }
+  Tokenizer tok("concatenate");
+  for (auto &a : seq) tok.add(*a);
+  tok.add(int64_t(axis));
+  std::string name = tok.name();
+  Chunks chunks = concat_chunks_of(seq, axis);
+  std::vector<std::pair<int32_t, Index>> table;  // output block along axis -> (input, block)
+  for (size_t k = 0; k < seq.size(); ++k)
+    for (Index j = 0; j < seq[k]->numblocks[size_t(axis)]; ++j) table.push_back({int32_t(k), j});
+  int32_t nd = int32_t(chunks.size());
+  auto layer = std::make_shared<MaterializedLayer>(name, nd);
+  std::vector<Index> in(static_cast<size_t>(nd));
+  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
+    std::copy(idx, idx + nd, in.begin());
+    auto [k, j] = table[size_t(idx[axis])];
+    in[size_t(axis)] = j;
+    ca_arg_t key = ca_arg_key(seq[size_t(k)]->name.c_str(), in.data(), nd);
+    layer->add_task(idx, "ca.identity", &key, 1);
+  });
+  return finish(seq, layer, name, chunks, seq[0]->dtype);
+}
+
+// dask's unify_chunks for arrays of one shape on the axes other than `skip` (-1: none).
+std::vector<ArrayPtr> unify_except(std::vector<ArrayPtr> seq, int32_t skip) {
+  int32_t nd = seq[0]->ndim();
+  for (int32_t d = 0; d < nd; ++d) {
+    if (d == skip) continue;
+    std::vector<std::vector<Index>> dims;
+    for (auto &a : seq) dims.push_back(a->chunks[size_t(d)]);
+    Index ext = seq[0]->shape[size_t(d)];
+    std::vector<Index> common = ext <= 1 ? std::vector<Index>{ext} : common_blockdim(dims);
+    for (auto &a : seq)
+      if (a->chunks[size_t(d)] != common) {
+        Chunks c = a->chunks;
+        c[size_t(d)] = common;
+        a = rechunk(a, c);
+      }
+  }
+  return seq;
+}
+
+DType promote_all(const std::vector<ArrayPtr> &seq) {
+  DType dt = seq[0]->dtype;
+  for (size_t i = 1; i < seq.size(); ++i) dt = dtype_promote(dt, seq[i]->dtype);
+  return dt;
+}
+
+// np.linspace(start, stop, num)[k] rounded half to even (dask's repeat slab boundaries).
+std::vector<Index> linspace_round(Index start, Index stop, Index num) {
+  std::vector<Index> r;
+  if (num == 1) return {start};
+  double step = double(stop - start) / double(num - 1);
+  for (Index k = 0; k < num; ++k) {
+    double y = step == 0 ? double(start) : double(k) * step + double(start);
+    if (k == num - 1) y = double(stop);
+    r.push_back(Index(std::nearbyint(y)));
+  }
+  return r;
+}
+
+std::string scalar_bytes(DType dt, const ca_scalar_t &v) {
+  std::string out(dtype_size(dt), '\0');
+  dispatch_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T x{};
+    bool is_int = v.kind == CA_INT64 || v.kind == CA_BOOL;
+    double re = is_int ? double(v.i64) : v.re, im = v.kind == CA_COMPLEX128 ? v.im : 0.0;
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+      x = T(typename T::value_type(re), typename T::value_type(im));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      x = is_int ? v.i64 != 0 : (re != 0 || im != 0);
+    } else if constexpr (std::is_integral_v<T>) {
+      x = is_int ? T(v.i64) : (std::isfinite(re) ? T(int64_t(re)) : T(0));
+    } else {
+      x = T(re);
+    }
+    std::memcpy(out.data(), &x, sizeof(T));
+  });
+  return out;
+}
+
+}  // namespace
+
+int32_t normalize_axis(int64_t axis, int32_t ndim, const char *what) {
+  CA_CHECK(axis >= -int64_t(ndim) && axis < int64_t(ndim), CA_EINVAL, what, ": axis ", axis,
+           " is out of bounds for an array of dimension ", ndim);
+  return int32_t(axis < 0 ? axis + ndim : axis);
+}
+
+// ------------------------------------------------------------------------------------------------
+// reshape
+
+std::pair<Chunks, Chunks> reshape_rechunk(const std::vector<Index> &inshape, const std::vector<Index> &outshape,
+                                          const Chunks &inchunks) {
+  Index ii = Index(inshape.size()) - 1, oi = Index(outshape.size()) - 1;
+  size_t nin = inshape.size(), nout = outshape.size();
+  std::vector<std::vector<Index>> rin(nin), rout(nout);
+  std::vector<bool> in_set(nin, false), out_set(nout, false);
+  auto set_in = [&](Index i, std::vector<Index> v) {
+    size_t k = size_t(py_index(i, nin));
+    rin[k] = std::move(v);
+    in_set[k] = true;
+  };
+  auto set_out = [&](Index i, std::vector<Index> v) {
+    size_t k = size_t(py_index(i, nout));
+    rout[k] = std::move(v);
+    out_set[k] = true;
+  };
+  while (ii >= 0 || oi >= 0) {
+    if ((ii < 0 && nin == 0) || (oi < 0 && nout == 0)) reshape_unsupported(inshape, outshape);
+    Index din = inshape[size_t(py_index(ii, nin))], dout = outshape[size_t(py_index(oi, nout))];
+    if (din == dout) {
+      set_in(ii, inchunks[size_t(py_index(ii, nin))]);
+      set_out(oi, inchunks[size_t(py_index(ii, nin))]);
+      --ii;
+      --oi;
+      continue;
+    }
+    if (din == 1) {
+      set_in(ii, {1});
+      --ii;
+    } else if (dout == 1) {
+      set_out(oi, {1});
+      --oi;
+    } else if (din < dout) {
+      Index ileft = ii - 1, p = 0;
+      while (ileft >= 0 && py_slice_prod(inshape, ileft, ii + 1, &p) && p < dout) --ileft;
+      if (!py_slice_prod(inshape, ileft, ii + 1, &p) || p != dout) reshape_unsupported(inshape, outshape);
+      bool moving = true;
+      for (Index i = 0; i < ii; ++i) moving = moving && Index(inchunks[size_t(i)].size()) == inshape[size_t(i)];
+      if (moving) {
+        for (Index i = 0; i <= ii; ++i) set_in(i, inchunks[size_t(i)]);
+        Index reps = 1;
+        {
+          Index n = Index(nin);
+          Index lo = ileft < 0 ? std::max<Index>(ileft + n, 0) : ileft, hi = ii;
+          for (Index i = lo; i < hi; ++i) reps *= Index(inchunks[size_t(i)].size());
+        }
+        std::vector<Index> oc;
+        for (Index r = 0; r < reps; ++r)
+          oc.insert(oc.end(), inchunks[size_t(ii)].begin(), inchunks[size_t(ii)].end());
+        set_out(oi, oc);
+      } else {
+        if (ileft < 0) reshape_unsupported(inshape, outshape);
+        for (Index i = ileft + 1; i <= ii; ++i) set_in(i, {inshape[size_t(i)]});
+        Index reduction = 1;
+        for (Index i = ileft + 1; i <= ii; ++i) reduction *= Index(inchunks[size_t(i)].size());
+        std::vector<Index> left = expand_tuple(inchunks[size_t(ileft)], reduction);
+        set_in(ileft, left);
+        Index pr = prod(inshape, size_t(ileft + 1), size_t(ii + 1));
+        std::vector<Index> oc;
+        for (Index c : left) oc.push_back(pr * c);
+        set_out(oi, oc);
+      }
+      --oi;
+      ii = ileft - 1;
+    } else {
+      Index oleft = oi - 1, p = 0;
+      while (oleft >= 0 && py_slice_prod(outshape, oleft, oi + 1, &p) && p < din) --oleft;
+      if (!py_slice_prod(outshape, oleft, oi + 1, &p) || p != din || oleft < 0) reshape_unsupported(inshape, outshape);
+      Index cs = prod(outshape, size_t(oleft + 1), size_t(oi + 1));
+      std::vector<Index> ic = contract_tuple(inchunks[size_t(py_index(ii, nin))], cs);
+      set_in(ii, ic);
+      for (Index i = oleft + 1; i <= oi; ++i) set_out(i, {outshape[size_t(i)]});
+      std::vector<Index> oc;
+      for (Index c : ic) oc.push_back(c / cs);
+      set_out(oleft, oc);
+      oi = oleft - 1;
+      --ii;
+    }
+  }
+  for (size_t i = 0; i < nin; ++i)
+    if (!in_set[i]) reshape_unsupported(inshape, outshape);
+  for (size_t i = 0; i < nout; ++i)
+    if (!out_set[i]) reshape_unsupported(inshape, outshape);
+  return {rin, rout};
+}
+
+ArrayPtr reshape(const ArrayPtr &a, std::vector<Index> shape) {
+  not_null(a, "reshape");
+  CA_CHECK(shape.size() <= CA_MAX_NDIM, CA_EINVAL, "reshape: ", shape.size(), " dimensions (at most ", CA_MAX_NDIM,
+           ")");
+  int unknown = -1;
+  Index known = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      CA_CHECK(unknown < 0, CA_EINVAL, "reshape: can only specify one unknown dimension");
+      unknown = int(d);
+    } else {
+      CA_CHECK(shape[d] >= 0, CA_EINVAL, "reshape: extent ", shape[d], " of axis ", d, " is negative");
+      known *= shape[d];
+    }
+  }
+  Index size = a->size();
+  if (unknown >= 0) {
+    if (known == 0 || size % known != 0)
+      fail(CA_EINVAL, "reshape: cannot reshape array of size ", size, " into shape ", shape_str(shape));
+    shape[size_t(unknown)] = size / known;
+    known *= shape[size_t(unknown)];
+  }
+  if (known != size) fail(CA_EINVAL, "reshape: cannot reshape array of size ", size, " into shape ", shape_str(shape));
+  if (shape == a->shape) return a;
+  std::string name = Tokenizer("reshape").add(*a).add(shape).name();
+  if (a->nblocks() == 1 || size == 0) {
+    // One block (dask's npartitions == 1 path; an empty array is merged into one block first).
+    ArrayPtr a1 = a;
+    if (a->nblocks() != 1) {
+      Chunks one;
+      for (Index s : a->shape) one.push_back({s});
+      a1 = rechunk(a, one);
+    }
+    Chunks out;
+    for (Index s : shape) out.push_back({s});
+    std::vector<DimMap> maps(size_t(a1->ndim()));
+    for (auto &m : maps) m.kind = DimMap::Const, m.value = 0, m.extent = 1;
+    return reshape_blockwise(name, a1, maps, out);
+  }
+  auto [inchunks, outchunks] = reshape_rechunk(a->shape, shape, a->chunks);
+  ArrayPtr a2 = rechunk(a, inchunks);
+  std::vector<Index> in_multi, out_multi;
+  for (Index n : a2->numblocks)
+    if (n > 1) in_multi.push_back(n);
+  for (auto &c : outchunks)
+    if (c.size() > 1) out_multi.push_back(Index(c.size()));
+  if (in_multi == out_multi) {
+    // Blocks keep their order dimension by dimension: one symbolic layer.
+    std::vector<DimMap> maps;
+    size_t od = 0;
+    for (int32_t d = 0; d < a2->ndim(); ++d) {
+      DimMap m;
+      m.extent = a2->numblocks[size_t(d)];
+      if (m.extent == 1) {
+        m.kind = DimMap::Const;
+        m.value = 0;
+      } else {
+        while (outchunks[od].size() == 1) ++od;
+        m.kind = DimMap::Out;
+        m.out_dim = int32_t(od++);
+      }
+      maps.push_back(m);
+    }
+    return reshape_blockwise(name, a2, maps, outchunks);
+  }
+  // Blocks move between dimensions (dask's special case): block k of the output in C order is block
+  // k of the input.
+  Index nout = 1;
+  for (auto &c : outchunks) nout *= Index(c.size());
+  CA_CHECK(nout == a2->nblocks(), CA_EINTERNAL, "reshape: ", nout, " output blocks for ", a2->nblocks(),
+           " input blocks");
+  auto layer = std::make_shared<MaterializedLayer>(name, int32_t(shape.size()));
+  std::vector<Index> in(size_t(a2->ndim()), 0);
+  std::vector<Index> bshape(shape.size());
+  for_each_block(numblocks_of(outchunks), [&](const Index *idx) {
+    for (size_t d = 0; d < shape.size(); ++d) bshape[d] = outchunks[d][size_t(idx[d])];
+    ca_arg_t args[2] = {ca_arg_key(a2->name.c_str(), in.data(), a2->ndim()), ca_arg_tuple(bshape.data(), bshape.size())};
+    layer->add_task(idx, "ca.shape.reshape", args, 2);
+    for (size_t d = in.size(); d-- > 0;) {
+      if (++in[d] < a2->numblocks[d]) break;
+      in[d] = 0;
+    }
+  });
+  return finish({a2}, layer, name, outchunks, a->dtype);
+}
+
+ArrayPtr ravel(const ArrayPtr &a) { return reshape(not_null(a, "ravel"), {-1}); }
+
+// ------------------------------------------------------------------------------------------------
+// transpose family
+
+ArrayPtr transpose(const ArrayPtr &a, std::vector<int64_t> axes) {
+  not_null(a, "transpose");
+  int32_t nd = a->ndim();
+  if (axes.empty())
+    for (int32_t d = nd - 1; d >= 0; --d) axes.push_back(d);
+  CA_CHECK(int32_t(axes.size()) == nd, CA_EINVAL, "transpose: axes don't match array: ", axes.size(),
+           " axes for an array of dimension ", nd);
+  std::vector<int32_t> ax = normalize_axes(axes, nd, "transpose");
+  bool identity = true;
+  for (int32_t d = 0; d < nd; ++d) identity = identity && ax[size_t(d)] == d;
+  if (identity) return a;
+  std::vector<int64_t> perm(ax.begin(), ax.end());
+  std::string in_index = letters(static_cast<size_t>(nd)), out_index;
+  Chunks chunks;
+  for (int32_t d = 0; d < nd; ++d) {
+    out_index += in_index[size_t(ax[size_t(d)])];
+    chunks.push_back(a->chunks[size_t(ax[size_t(d)])]);
+  }
+  std::string name = Tokenizer("transpose").add(*a).add(std::vector<Index>(perm.begin(), perm.end())).name();
+  return blockwise_layer(name, "ca.shape.transpose", out_index,
+                         {ArrayArg::of(a, in_index), ArrayArg::lit(ca_arg_tuple(perm.data(), perm.size()))}, chunks,
+                         a->dtype);
+}
+
+ArrayPtr moveaxis(const ArrayPtr &a, std::vector<int64_t> source, std::vector<int64_t> destination) {
+  not_null(a, "moveaxis");
+  int32_t nd = a->ndim();
+  std::vector<int32_t> src = normalize_axes(source, nd, "moveaxis source");
+  std::vector<int32_t> dst = normalize_axes(destination, nd, "moveaxis destination");
+  CA_CHECK(src.size() == dst.size(), CA_EINVAL,
+           "moveaxis: `source` and `destination` arguments must have the same number of elements (", src.size(),
+           " and ", dst.size(), ")");
+  std::vector<int64_t> order;
+  for (int32_t n = 0; n < nd; ++n)
+    if (std::find(src.begin(), src.end(), n) == src.end()) order.push_back(n);
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  for (size_t i = 0; i < src.size(); ++i) pairs.push_back({dst[i], src[i]});
+  std::sort(pairs.begin(), pairs.end());
+  for (auto &[d, s] : pairs) order.insert(order.begin() + d, s);
+  return transpose(a, order);
+}
+
+ArrayPtr swapaxes(const ArrayPtr &a, int64_t axis1, int64_t axis2) {
+  not_null(a, "swapaxes");
+  int32_t nd = a->ndim();
+  int32_t i = normalize_axis(axis1, nd, "swapaxes"), j = normalize_axis(axis2, nd, "swapaxes");
+  if (i == j) return a;
+  std::vector<int64_t> order(static_cast<size_t>(nd));
+  std::iota(order.begin(), order.end(), 0);
+  std::swap(order[size_t(i)], order[size_t(j)]);
+  return transpose(a, order);
+}
+
+ArrayPtr squeeze(const ArrayPtr &a, std::vector<int64_t> axes, bool all) {
+  not_null(a, "squeeze");
+  int32_t nd = a->ndim();
+  std::vector<bool> drop(size_t(nd), false);
+  if (all) {
+    for (int32_t d = 0; d < nd; ++d) drop[size_t(d)] = a->shape[size_t(d)] == 1;
+  } else {
+    for (int32_t d : normalize_axes(axes, nd, "squeeze")) {
+      CA_CHECK(a->shape[size_t(d)] == 1, CA_EINVAL, "squeeze: cannot select an axis to squeeze out which has size "
+               "not equal to one (axis ", d, " has extent ", a->shape[size_t(d)], ")");
+      drop[size_t(d)] = true;
+    }
+  }
+  if (std::find(drop.begin(), drop.end(), true) == drop.end()) return a;
+  ArrayPtr a1 = a;
+  {
+    Chunks c = a->chunks;
+    for (int32_t d = 0; d < nd; ++d)
+      if (drop[size_t(d)]) c[size_t(d)] = {1};
+    a1 = rechunk(a, c);
+  }
+  std::vector<DimMap> maps;
+  Chunks out;
+  for (int32_t d = 0; d < nd; ++d) {
+    DimMap m;
+    m.extent = a1->numblocks[size_t(d)];
+    if (drop[size_t(d)]) {
+      m.kind = DimMap::Const;
+      m.value = 0;
+    } else {
+      m.kind = DimMap::Out;
+      m.out_dim = int32_t(out.size());
+      out.push_back(a1->chunks[size_t(d)]);
+    }
+    maps.push_back(m);
+  }
+  std::vector<Index> dropped;
+  for (int32_t d = 0; d < nd; ++d)
+    if (drop[size_t(d)]) dropped.push_back(d);
+  return reshape_blockwise(Tokenizer("squeeze").add(*a1).add(dropped).name(), a1, maps, out);
+}
+
+ArrayPtr expand_dims(const ArrayPtr &a, std::vector<int64_t> axes) {
+  not_null(a, "expand_dims");
+  int32_t out_nd = a->ndim() + int32_t(axes.size());
+  CA_CHECK(out_nd <= CA_MAX_NDIM, CA_EINVAL, "expand_dims: the result would have ", out_nd, " dimensions (at most ",
+           CA_MAX_NDIM, ")");
+  std::vector<int32_t> ax = normalize_axes(axes, out_nd, "expand_dims");
+  if (ax.empty()) return a;
+  std::vector<bool> is_new(size_t(out_nd), false);
+  for (int32_t d : ax) is_new[size_t(d)] = true;
+  Chunks out;
+  std::vector<DimMap> maps;
+  for (int32_t d = 0, k = 0; d < out_nd; ++d) {
+    if (is_new[size_t(d)]) {
+      out.push_back({1});
+    } else {
+      DimMap m;
+      m.kind = DimMap::Out;
+      m.out_dim = d;
+      m.extent = a->numblocks[size_t(k)];
+      maps.push_back(m);
+      out.push_back(a->chunks[size_t(k++)]);
+    }
+  }
+  std::vector<Index> axv(ax.begin(), ax.end());
+  return reshape_blockwise(Tokenizer("expand_dims").add(*a).add(axv).name(), a, maps, out);
+}
+
+ArrayPtr broadcast_to(const ArrayPtr &a0, const std::vector<Index> &shape, const Chunks *chunks) {
+  not_null(a0, "broadcast_to");
+  ArrayPtr a = a0;
+  if (a->shape == shape && (!chunks || *chunks == a->chunks)) return a;
+  int32_t nd = int32_t(shape.size()), lead = nd - a->ndim();
+  CA_CHECK(nd <= CA_MAX_NDIM, CA_EINVAL, "broadcast_to: ", nd, " dimensions (at most ", CA_MAX_NDIM, ")");
+  bool ok = lead >= 0;
+  for (Index s : shape) ok = ok && s >= 0;
+  for (int32_t d = 0; ok && d < a->ndim(); ++d)
+    ok = a->shape[size_t(d)] == 1 || a->shape[size_t(d)] == shape[size_t(d + lead)];
+  if (!ok) fail(CA_EINVAL, "broadcast_to: cannot broadcast shape ", shape_str(a->shape), " to shape ", shape_str(shape));
+  // Extent-1 dimensions as one block (they broadcast).
+  {
+    Chunks c = a->chunks;
+    for (int32_t d = 0; d < a->ndim(); ++d)
+      if (a->shape[size_t(d)] == 1) c[size_t(d)] = {1};
+    a = rechunk(a, c);
+  }
+  Chunks out;
+  if (!chunks) {
+    for (int32_t d = 0; d < lead; ++d) out.push_back({shape[size_t(d)]});
+    for (int32_t d = 0; d < a->ndim(); ++d)
+      out.push_back(a->shape[size_t(d)] > 1 ? a->chunks[size_t(d)] : std::vector<Index>{shape[size_t(d + lead)]});
+  } else {
+    out = *chunks;
+    CA_CHECK(int32_t(out.size()) == nd, CA_EINVAL, "broadcast_to: chunks have ", out.size(),
+             " dimensions, the shape has ", nd);
+    std::vector<Index> cs = chunks_shape(out);
+    for (int32_t d = 0; d < nd; ++d)
+      CA_CHECK(cs[size_t(d)] == shape[size_t(d)], CA_EINVAL, "broadcast_to: chunks along axis ", d, " sum to ",
+               cs[size_t(d)], ", shape is ", shape[size_t(d)]);
+    for (int32_t d = 0; d < a->ndim(); ++d)
+      if (a->chunks[size_t(d)] != out[size_t(d + lead)] && a->chunks[size_t(d)] != std::vector<Index>{1})
+        fail(CA_EINVAL, "broadcast_to: cannot broadcast chunks ", chunks_str(a->chunks), " to chunks ",
+             chunks_str(out), ": new chunks must either be along a new dimension or a dimension of size 1");
+  }
+  std::string in_index, out_index = letters(static_cast<size_t>(nd));
+  for (int32_t d = 0; d < a->ndim(); ++d) in_index += letter(static_cast<size_t>(d + lead));
+  std::string name = Tokenizer("broadcast_to").add(*a).add(shape).add(out).name();
+  return blockwise_layer(name, "ca.shape.broadcast", out_index,
+                         {ArrayArg::of(a, in_index), ArrayArg::special(BlockwiseArg::BlockShape)}, out, a->dtype);
+}
+
+// ------------------------------------------------------------------------------------------------
+// joining
+
+ArrayPtr concatenate(std::vector<ArrayPtr> seq, int64_t axis0) {
+  CA_CHECK(!seq.empty(), CA_EINVAL, "concatenate: need at least one array to concatenate");
+  for (size_t i = 0; i < seq.size(); ++i) CA_CHECK(seq[i], CA_EINVAL, "concatenate: array ", i, " is NULL");
+  int32_t nd = seq[0]->ndim();
+  CA_CHECK(nd > 0, CA_EINVAL, "concatenate: zero-dimensional arrays cannot be concatenated");
+  for (size_t i = 1; i < seq.size(); ++i)
+    CA_CHECK(seq[i]->ndim() == nd, CA_EINVAL,
+             "concatenate: all the input arrays must have same number of dimensions, but the array at index 0 has ",
+             nd, " dimension(s) and the array at index ", i, " has ", seq[i]->ndim(), " dimension(s)");
+  int32_t axis = normalize_axis(axis0, nd, "concatenate");
+  for (size_t i = 1; i < seq.size(); ++i)
+    for (int32_t d = 0; d < nd; ++d)
+      if (d != axis && seq[i]->shape[size_t(d)] != seq[0]->shape[size_t(d)])
+        fail(CA_EINVAL, "concatenate: all the input array dimensions except for the concatenation axis must match "
+             "exactly, but along dimension ", d, ", the array at index 0 has size ", seq[0]->shape[size_t(d)],
+             " and the array at index ", i, " has size ", seq[i]->shape[size_t(d)]);
+  DType dt = promote_all(seq);
+  for (auto &a : seq) a = elementwise_astype(a, dt);
+  std::vector<ArrayPtr> seq2;
+  for (auto &a : seq)
+    if (a->size() > 0) seq2.push_back(a);
+  if (seq2.empty()) seq2 = seq;
+  if (seq2.size() == 1) return seq2[0];
+  seq2 = unify_except(std::move(seq2), axis);
+  return concat_layer(seq2, axis);
+}
+
+ArrayPtr stack(std::vector<ArrayPtr> seq, int64_t axis0) {
+  CA_CHECK(!seq.empty(), CA_EINVAL, "stack: need at least one array to stack");
+  for (size_t i = 0; i < seq.size(); ++i) CA_CHECK(seq[i], CA_EINVAL, "stack: array ", i, " is NULL");
+  for (size_t i = 1; i < seq.size(); ++i)
+    if (seq[i]->shape != seq[0]->shape)
+      fail(CA_EINVAL, "stack: all input arrays must have the same shape: array 0 has shape ", shape_str(seq[0]->shape),
+           ", array ", i, " has shape ", shape_str(seq[i]->shape));
+  int32_t nd = seq[0]->ndim();
+  CA_CHECK(nd + 1 <= CA_MAX_NDIM, CA_EINVAL, "stack: the result would have too many dimensions");
+  int32_t axis = normalize_axis(axis0, nd + 1, "stack");
+  DType dt = promote_all(seq);
+  for (auto &a : seq) a = elementwise_astype(a, dt);
+  seq = unify_except(std::move(seq), -1);
+  // Each input with a new axis of extent 1 (a blockwise reshape), then one concatenate.
+  std::vector<ArrayPtr> ex;
+  for (auto &a : seq) ex.push_back(expand_dims(a, {axis}));
+  if (ex.size() == 1) return ex[0];
+  return concat_layer(ex, axis);
+}
+
+ArrayPtr block(const std::vector<ArrayPtr> &arrays, int32_t depth, const std::vector<int64_t> &list_sizes) {
+  for (size_t i = 0; i < arrays.size(); ++i) CA_CHECK(arrays[i], CA_EINVAL, "block: array ", i, " is NULL");
+  CA_CHECK(depth >= 0 && depth <= CA_MAX_NDIM, CA_EINVAL, "block: nesting depth ", depth, " is out of range");
+  if (depth == 0) {
+    CA_CHECK(arrays.size() == 1 && list_sizes.empty(), CA_EINVAL,
+             "block: depth 0 takes exactly one array and no list sizes, got ", arrays.size(), " arrays");
+    return arrays[0];
+  }
+  int32_t ndim = depth;
+  for (auto &a : arrays) ndim = std::max(ndim, a->ndim());
+  int32_t first_axis = ndim - depth;
+  size_t pos = 0, next = 0;
+  std::function<ArrayPtr(int32_t)> rec = [&](int32_t level) -> ArrayPtr {
+    CA_CHECK(pos < list_sizes.size(), CA_EINVAL, "block: the nesting description has too few list sizes");
+    int64_t len = list_sizes[pos++];
+    CA_CHECK(len > 0, CA_EINVAL, "block: Lists cannot be empty (list ", pos - 1, " has length ", len, ")");
+    std::vector<ArrayPtr> parts;
+    for (int64_t i = 0; i < len; ++i) {
+      if (level == depth - 1) {
+        CA_CHECK(next < arrays.size(), CA_EINVAL, "block: the nesting description needs more than ", arrays.size(),
+                 " arrays");
+        ArrayPtr a = arrays[next++];
+        if (a->ndim() < ndim) {
+          std::vector<int64_t> lead(size_t(ndim - a->ndim()));
+          std::iota(lead.begin(), lead.end(), 0);
+          a = expand_dims(a, lead);
+        }
+        parts.push_back(a);
+      } else {
+        parts.push_back(rec(level + 1));
+      }
+    }
+    return concatenate(parts, first_axis + level);
+  };
+  ArrayPtr r = rec(0);
+  CA_CHECK(pos == list_sizes.size(), CA_EINVAL, "block: ", list_sizes.size() - pos,
+           " list sizes left over after a nesting of depth ", depth);
+  CA_CHECK(next == arrays.size(), CA_EINVAL, "block: ", arrays.size() - next, " arrays left over (the nesting uses ",
+           next, ")");
+  return r;
+}
+
+// ------------------------------------------------------------------------------------------------
+// repeat, tile
+
+ArrayPtr repeat(const ArrayPtr &a, int64_t repeats, int64_t axis0) {
+  not_null(a, "repeat");
+  CA_CHECK(repeats >= 0, CA_EINVAL, "repeat: repeats ", repeats, " is negative");
+  int32_t nd = a->ndim();
+  int32_t axis = normalize_axis(axis0, nd, "repeat");
+  if (repeats == 1) return a;
+  // dask: each block is cut into slabs at round(linspace(start, stop, repeats)); each slab repeated
+  // is one output block. repeats == 0: one empty block along the axis.
+  struct Piece {
+    Index block, start, stop;
+  };
+  std::vector<Piece> pieces;
+  if (repeats > 0) {
+    Index off = 0;
+    for (size_t j = 0; j < a->chunks[size_t(axis)].size(); ++j) {
+      Index c = a->chunks[size_t(axis)][j];
+      std::vector<Index> ls = linspace_round(off, off + c, repeats);
+      for (size_t k = 0; k + 1 < ls.size(); ++k)
+        if (ls[k] != ls[k + 1]) pieces.push_back({Index(j), ls[k] - off, ls[k + 1] - off});
+      off += c;
+    }
+  }
+  if (pieces.empty()) pieces.push_back({0, 0, 0});
+  Chunks chunks = a->chunks;
+  chunks[size_t(axis)].clear();
+  for (auto &p : pieces) chunks[size_t(axis)].push_back((p.stop - p.start) * repeats);
+  std::string name = Tokenizer("repeat").add(*a).add(int64_t(repeats)).add(int64_t(axis)).name();
+  auto layer = std::make_shared<MaterializedLayer>(name, nd);
+  std::vector<Index> in(static_cast<size_t>(nd));
+  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
+    std::copy(idx, idx + nd, in.begin());
+    const Piece &p = pieces[size_t(idx[axis])];
+    in[size_t(axis)] = p.block;
+    ca_arg_t args[5] = {ca_arg_key(a->name.c_str(), in.data(), nd), ca_arg_i64(axis), ca_arg_i64(p.start),
+                        ca_arg_i64(p.stop), ca_arg_i64(repeats)};
+    layer->add_task(idx, "ca.shape.repeat", args, 5);
+  });
+  return finish({a}, layer, name, chunks, a->dtype);
+}
+
+ArrayPtr tile(const ArrayPtr &a0, std::vector<int64_t> reps) {
+  not_null(a0, "tile");
+  for (int64_t r : reps) CA_CHECK(r >= 0, CA_EINVAL, "tile: Negative `reps` are not allowed (got ", r, ")");
+  int32_t nd = std::max<int32_t>(a0->ndim(), int32_t(reps.size()));
+  CA_CHECK(nd <= CA_MAX_NDIM, CA_EINVAL, "tile: the result would have ", nd, " dimensions");
+  ArrayPtr a = a0;
+  if (a->ndim() < nd) {
+    std::vector<int64_t> lead(size_t(nd - a->ndim()));
+    std::iota(lead.begin(), lead.end(), 0);
+    a = expand_dims(a, lead);
+  }
+  std::vector<int64_t> r(static_cast<size_t>(nd) - reps.size(), 1);
+  r.insert(r.end(), reps.begin(), reps.end());
+  bool all_nonzero = std::find(reps.begin(), reps.end(), 0) == reps.end();
+  if (!all_nonzero) {
+    // dask: empty(shape) with automatic chunks.
+    std::vector<Index> shape(static_cast<size_t>(nd));
+    for (int32_t d = 0; d < nd; ++d) shape[size_t(d)] = a->shape[size_t(d)] * r[size_t(d)];
+    return empty(shape, normalize_chunks({}, shape, a->dtype, 128 * 1024 * 1024), a->dtype);
+  }
+  bool identity = true;
+  for (int64_t x : r) identity = identity && x == 1;
+  if (identity) return a;
+  Chunks chunks(static_cast<size_t>(nd));
+  for (int32_t d = 0; d < nd; ++d)
+    for (int64_t k = 0; k < r[size_t(d)]; ++k)
+      chunks[size_t(d)].insert(chunks[size_t(d)].end(), a->chunks[size_t(d)].begin(), a->chunks[size_t(d)].end());
+  std::string name = Tokenizer("tile").add(*a).add(std::vector<Index>(r.begin(), r.end())).name();
+  auto layer = std::make_shared<MaterializedLayer>(name, nd);
+  std::vector<Index> in(static_cast<size_t>(nd));
+  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
+    for (int32_t d = 0; d < nd; ++d) in[size_t(d)] = idx[d] % a->numblocks[size_t(d)];
+    ca_arg_t key = ca_arg_key(a->name.c_str(), in.data(), nd);
+    layer->add_task(idx, "ca.identity", &key, 1);
+  });
+  return finish({a}, layer, name, chunks, a->dtype);
+}
+
+// ------------------------------------------------------------------------------------------------
+// pad, flip
+
+namespace {
+// One output block along one dimension: a constant run, or elements start, start+step, ... of
+// input block `block`.
+struct Seg {
+  bool constant = false;
+  Index block = 0, start = 0, step = 1, count = 0;
+};
+
+// The pieces of the input range [lo, hi) along a dimension, one per block it crosses (dask's slice
+// chunks), each reversed and in reversed order (the reflected pad).
+std::vector<Seg> reflected(const std::vector<Index> &chunks, Index lo, Index hi) {
+  std::vector<Seg> out;
+  Index off = 0;
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    Index s = std::max(lo, off), e = std::min(hi, off + chunks[j]);
+    if (e > s) out.push_back({false, Index(j), e - 1 - off, -1, e - s});
+    off += chunks[j];
+  }
+  if (out.empty()) out.push_back({false, 0, 0, 1, 0});
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vector<Index> &after, int32_t mode,
+             const ca_scalar_t &value) {
+  not_null(a, "pad");
+  int32_t nd = a->ndim();
+  CA_CHECK(mode == kPadConstant || mode == kPadEdge || mode == kPadReflect, CA_EINVAL, "pad: unknown mode ", mode,
+           " (constant 0, edge 1, reflect 2)");
+  CA_CHECK(int32_t(before.size()) == nd && int32_t(after.size()) == nd, CA_EINVAL, "pad: widths have ",
+           before.size(), " and ", after.size(), " entries for an array of dimension ", nd);
+  for (int32_t d = 0; d < nd; ++d) {
+    CA_CHECK(before[size_t(d)] >= 0 && after[size_t(d)] >= 0, CA_EINVAL, "pad: widths (", before[size_t(d)], ", ",
+             after[size_t(d)], ") of axis ", d, " are negative (index can't contain negative values)");
+    Index s = a->shape[size_t(d)];
+    bool padded = before[size_t(d)] > 0 || after[size_t(d)] > 0;
+    if (mode != kPadConstant && padded)
+      CA_CHECK(s > 0, CA_EINVAL, "pad: can't extend empty axis ", d, " using modes other than 'constant'");
+    if (mode == kPadReflect && padded)
+      CA_CHECK(before[size_t(d)] < s && after[size_t(d)] < s, CA_EINVAL, "pad: reflect widths (", before[size_t(d)],
+               ", ", after[size_t(d)], ") of axis ", d, " must be below its extent ", s,
+               " (wider reflections are not supported)");
+  }
+  bool any = false;
+  for (int32_t d = 0; d < nd; ++d) any = any || before[size_t(d)] > 0 || after[size_t(d)] > 0;
+  if (!any) return a;
+  // Per dimension, in order, dask's concatenate([before, x, after], axis=d) with empty parts dropped.
+  std::vector<std::vector<Seg>> segs(static_cast<size_t>(nd));
+  std::vector<Index> cur = a->shape;
+  for (int32_t d = 0; d < nd; ++d) {
+    Index others = 1;
+    for (int32_t e = 0; e < nd; ++e)
+      if (e != d) others *= cur[size_t(e)];
+    const std::vector<Index> &ch = a->chunks[size_t(d)];
+    Index s = a->shape[size_t(d)], bw = before[size_t(d)], aw = after[size_t(d)];
+    bool keep_b = others * bw > 0, keep_c = others * s > 0, keep_a = others * aw > 0;
+    if (!keep_b && !keep_c && !keep_a) keep_b = keep_c = keep_a = true;
+    auto side = [&](bool left, Index w) {
+      std::vector<Seg> r;
+      if (mode == kPadConstant) {
+        r.push_back({true, 0, 0, 0, w});
+      } else if (mode == kPadEdge) {
+        if (left) {
+          size_t j = 0;
+          while (j + 1 < ch.size() && ch[j] == 0) ++j;
+          r.push_back({false, Index(j), 0, 0, w});
+        } else {
+          size_t j = ch.size() - 1;
+          while (j > 0 && ch[j] == 0) --j;
+          r.push_back({false, Index(j), std::max<Index>(ch[j] - 1, 0), 0, w});
+        }
+      } else {
+        r = left ? reflected(ch, 1, w + 1) : reflected(ch, s - w - 1, s - 1);
+      }
+      return r;
+    };
+    if (keep_b) segs[size_t(d)] = side(true, bw);
+    if (keep_c)
+      for (size_t j = 0; j < ch.size(); ++j) segs[size_t(d)].push_back({false, Index(j), 0, 1, ch[j]});
+    if (keep_a) {
+      auto r = side(false, aw);
+      segs[size_t(d)].insert(segs[size_t(d)].end(), r.begin(), r.end());
+    }
+    cur[size_t(d)] = s + bw + aw;
+  }
+  Chunks chunks(static_cast<size_t>(nd));
+  for (int32_t d = 0; d < nd; ++d)
+    for (auto &g : segs[size_t(d)]) chunks[size_t(d)].push_back(g.count);
+  std::string vbytes = scalar_bytes(a->dtype, value);
+  Tokenizer tok("pad");
+  tok.add(*a).add(before).add(after).add(int64_t(mode));
+  if (mode == kPadConstant) tok.add_bytes(vbytes.data(), vbytes.size());
+  std::string name = tok.name();
+  auto layer = std::make_shared<MaterializedLayer>(name, nd);
+  std::vector<Index> in(static_cast<size_t>(nd)), shape(static_cast<size_t>(nd)), geom(static_cast<size_t>(3 * nd));
+  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
+    bool constant = false, whole = true;
+    for (int32_t d = 0; d < nd; ++d) {
+      const Seg &g = segs[size_t(d)][size_t(idx[d])];
+      shape[size_t(d)] = g.count;
+      constant = constant || g.constant;
+      in[size_t(d)] = g.block;
+      geom[size_t(3 * d)] = g.start;
+      geom[size_t(3 * d + 1)] = g.step;
+      geom[size_t(3 * d + 2)] = g.count;
+      whole = whole && !g.constant && g.start == 0 && g.step == 1 && g.count == a->chunks[size_t(d)][size_t(g.block)];
+    }
+    if (constant) {
+      ca_arg_t args[3] = {ca_arg_tuple(shape.data(), shape.size()), ca_arg_i64(a->dtype),
+                          ca_arg_bytes(vbytes.data(), vbytes.size())};
+      layer->add_task(idx, "ca.shape.fill", args, 3);
+    } else if (whole) {
+      ca_arg_t key = ca_arg_key(a->name.c_str(), in.data(), nd);
+      layer->add_task(idx, "ca.identity", &key, 1);
+    } else {
+      ca_arg_t args[2] = {ca_arg_key(a->name.c_str(), in.data(), nd), ca_arg_tuple(geom.data(), geom.size())};
+      layer->add_task(idx, "ca.shape.strided", args, 2);
+    }
+  });
+  return finish({a}, layer, name, chunks, a->dtype);
+}
+
+ArrayPtr flip(const ArrayPtr &a, std::vector<int64_t> axes, bool all) {
+  not_null(a, "flip");
+  int32_t nd = a->ndim();
+  std::vector<bool> fl(size_t(nd), false);
+  if (all) {
+    std::fill(fl.begin(), fl.end(), true);
+  } else {
+    for (int32_t d : normalize_axes(axes, nd, "flip")) fl[size_t(d)] = true;
+  }
+  if (std::find(fl.begin(), fl.end(), true) == fl.end()) return a;
+  Chunks chunks = a->chunks;
+  std::vector<Index> flipped;
+  for (int32_t d = 0; d < nd; ++d)
+    if (fl[size_t(d)]) {
+      std::reverse(chunks[size_t(d)].begin(), chunks[size_t(d)].end());
+      flipped.push_back(d);
+    }
+  std::string name = Tokenizer("flip").add(*a).add(flipped).name();
+  auto layer = std::make_shared<MaterializedLayer>(name, nd);
+  std::vector<Index> in(static_cast<size_t>(nd)), geom(static_cast<size_t>(3 * nd));
+  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
+    for (int32_t d = 0; d < nd; ++d) {
+      Index nb = a->numblocks[size_t(d)];
+      in[size_t(d)] = fl[size_t(d)] ? nb - 1 - idx[d] : idx[d];
+      Index len = a->chunks[size_t(d)][size_t(in[size_t(d)])];
+      geom[size_t(3 * d)] = fl[size_t(d)] ? std::max<Index>(len - 1, 0) : 0;
+      geom[size_t(3 * d + 1)] = fl[size_t(d)] ? -1 : 1;
+      geom[size_t(3 * d + 2)] = len;
+    }
+    ca_arg_t args[2] = {ca_arg_key(a->name.c_str(), in.data(), nd), ca_arg_tuple(geom.data(), geom.size())};
+    layer->add_task(idx, "ca.shape.strided", args, 2);
+  });
+  return finish({a}, layer, name, chunks, a->dtype);
+}
+
+}  // namespace ca

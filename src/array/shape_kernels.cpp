@@ -1,0 +1,251 @@
+// Kernels of the shape operations (array/shape.cpp). Each works on one block and never allocates
+// more than its output; ca.reshape shares its input's buffer (zero copy).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "array/shape.hpp"
+#include "kernel/kernel.hpp"
+
+namespace ca {
+
+namespace {
+
+using Fn = Block *(*)(const ca_arg_t *args, size_t nargs);
+
+template <Fn F>
+ca_status_t wrap(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *ud) {
+  try {
+    *out = F(args, nargs);
+    return CA_OK;
+  } catch (const Error &e) {
+    if (kctx) kctx->error = std::string(static_cast<const char *>(ud)) + ": " + e.message();
+    return e.code() == CA_OK ? CA_EKERNEL : e.code();
+  } catch (const std::bad_alloc &) {
+    if (kctx) kctx->error = "out of memory";
+    return CA_ENOMEM;
+  }
+}
+
+const Block *block_arg(const ca_arg_t *args, size_t nargs, size_t i) {
+  CA_CHECK(i < nargs && args[i].kind == CA_ARG_BLOCK && args[i].u.block, CA_EINVAL, "argument ", i,
+           " must be a block");
+  return args[i].u.block;
+}
+
+const ca_arg_t &tuple_arg(const ca_arg_t *args, size_t nargs, size_t i) {
+  CA_CHECK(i < nargs && args[i].kind == CA_ARG_TUPLE, CA_EINVAL, "argument ", i, " must be a tuple");
+  return args[i];
+}
+
+int64_t int_arg(const ca_arg_t *args, size_t nargs, size_t i) {
+  CA_CHECK(i < nargs && args[i].kind == CA_ARG_INT64, CA_EINVAL, "argument ", i, " must be an integer");
+  return args[i].u.i64;
+}
+
+template <size_t N>
+void copy_run(char *dst, const char *src, int64_t n, int64_t sstride) {
+  for (int64_t k = 0; k < n; ++k, dst += N, src += sstride) std::memcpy(dst, src, N);
+}
+
+/// dst (C order, shape oshape) [k] = src + sum(k_d * sstrides[d]) (byte strides, may be 0 or negative).
+void strided_copy(char *dst, const int64_t *oshape, int32_t nd, const char *src, const int64_t *sstrides, size_t isz) {
+  int64_t total = 1;
+  for (int32_t d = 0; d < nd; ++d) total *= oshape[d];
+  if (total == 0) return;
+  if (nd == 0) {
+    std::memcpy(dst, src, isz);
+    return;
+  }
+  int64_t inner = oshape[nd - 1], istride = sstrides[nd - 1];
+  int64_t rows = total / inner;
+  std::vector<int64_t> pos(size_t(nd), 0);
+  const size_t run = size_t(inner) * isz;
+  for (int64_t r = 0; r < rows; ++r) {
+    const char *s = src;
+    for (int32_t d = 0; d < nd - 1; ++d) s += pos[size_t(d)] * sstrides[d];
+    if (istride == int64_t(isz)) {
+      std::memcpy(dst, s, run);
+    } else {
+      switch (isz) {
+        case 1: copy_run<1>(dst, s, inner, istride); break;
+        case 2: copy_run<2>(dst, s, inner, istride); break;
+        case 4: copy_run<4>(dst, s, inner, istride); break;
+        case 8: copy_run<8>(dst, s, inner, istride); break;
+        case 16: copy_run<16>(dst, s, inner, istride); break;
+        default:
+          for (int64_t k = 0; k < inner; ++k) std::memcpy(dst + k * int64_t(isz), s + k * istride, isz);
+      }
+    }
+    dst += run;
+    for (int32_t d = nd - 2; d >= 0; --d) {
+      if (++pos[size_t(d)] < oshape[d]) break;
+      pos[size_t(d)] = 0;
+    }
+  }
+}
+
+std::vector<int64_t> c_strides(const Block *b) {
+  std::vector<int64_t> st(static_cast<size_t>(b->ndim));
+  int64_t acc = int64_t(dtype_size(b->dtype));
+  for (int32_t d = b->ndim - 1; d >= 0; --d) {
+    st[size_t(d)] = acc;
+    acc *= b->shape[d];
+  }
+  return st;
+}
+
+void release_block_cb(void *p) { block_release(static_cast<const Block *>(p)); }
+
+// ca.reshape(block, shape): the same elements in C order with a new shape, sharing the buffer.
+Block *k_reshape(const ca_arg_t *args, size_t nargs) {
+  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, shape)");
+  const Block *b = block_arg(args, nargs, 0);
+  const ca_arg_t &t = tuple_arg(args, nargs, 1);
+  CA_CHECK(t.u.tuple.len <= CA_MAX_NDIM, CA_EINVAL, "shape has ", t.u.tuple.len, " dimensions");
+  int64_t n = 1;
+  for (size_t d = 0; d < t.u.tuple.len; ++d) {
+    CA_CHECK(t.u.tuple.items[d] >= 0, CA_EINVAL, "negative extent in shape");
+    n *= t.u.tuple.items[d];
+  }
+  CA_CHECK(n == b->size, CA_EINVAL, "cannot reshape a block of ", b->size, " elements into ", n);
+  if (b->size == 0) return block_new(b->dtype, int32_t(t.u.tuple.len), t.u.tuple.items);
+  block_retain(b);
+  return block_wrap(b->dtype, int32_t(t.u.tuple.len), t.u.tuple.items, b->data, release_block_cb,
+                    const_cast<Block *>(b));
+}
+
+// ca.transpose(block, axes): np.transpose(block, axes).
+Block *k_transpose(const ca_arg_t *args, size_t nargs) {
+  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, axes)");
+  const Block *b = block_arg(args, nargs, 0);
+  const ca_arg_t &t = tuple_arg(args, nargs, 1);
+  int32_t nd = b->ndim;
+  CA_CHECK(int64_t(t.u.tuple.len) == nd, CA_EINVAL, "axes have ", t.u.tuple.len, " entries for a block of ", nd,
+           " dimensions");
+  std::vector<int64_t> st = c_strides(b), oshape(static_cast<size_t>(nd)), ost(static_cast<size_t>(nd));
+  std::vector<bool> seen(size_t(nd), false);
+  for (int32_t d = 0; d < nd; ++d) {
+    int64_t ax = t.u.tuple.items[d];
+    CA_CHECK(ax >= 0 && ax < nd && !seen[size_t(ax)], CA_EINVAL, "axes are not a permutation");
+    seen[size_t(ax)] = true;
+    oshape[size_t(d)] = b->shape[ax];
+    ost[size_t(d)] = st[size_t(ax)];
+  }
+  BlockRef r(block_new(b->dtype, nd, oshape.data()));
+  strided_copy(static_cast<char *>(r->data), oshape.data(), nd, static_cast<const char *>(b->data), ost.data(),
+               dtype_size(b->dtype));
+  return r.release();
+}
+
+// ca.broadcast(block, shape): np.broadcast_to(block, shape) (a copy).
+Block *k_broadcast(const ca_arg_t *args, size_t nargs) {
+  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, shape)");
+  const Block *b = block_arg(args, nargs, 0);
+  const ca_arg_t &t = tuple_arg(args, nargs, 1);
+  int32_t nd = int32_t(t.u.tuple.len), lead = nd - b->ndim;
+  CA_CHECK(lead >= 0 && nd <= CA_MAX_NDIM, CA_EINVAL, "cannot broadcast a block of ", b->ndim, " dimensions to ", nd);
+  std::vector<int64_t> st = c_strides(b), ost(size_t(nd), 0);
+  const int64_t *oshape = t.u.tuple.items;
+  for (int32_t d = lead; d < nd; ++d) {
+    int64_t e = b->shape[d - lead];
+    CA_CHECK(e == oshape[d] || e == 1, CA_EINVAL, "cannot broadcast extent ", e, " to ", oshape[d], " along axis ", d);
+    ost[size_t(d)] = e == 1 ? 0 : st[size_t(d - lead)];
+  }
+  BlockRef r(block_new(b->dtype, nd, oshape));
+  strided_copy(static_cast<char *>(r->data), oshape, nd, static_cast<const char *>(b->data), ost.data(),
+               dtype_size(b->dtype));
+  return r.release();
+}
+
+// ca.strided(block, (start0, step0, count0, start1, ...)): out[k] = block[start + k * step] per axis
+// (step -1 reverses, 0 repeats one element).
+Block *k_strided(const ca_arg_t *args, size_t nargs) {
+  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, geometry)");
+  const Block *b = block_arg(args, nargs, 0);
+  const ca_arg_t &t = tuple_arg(args, nargs, 1);
+  int32_t nd = b->ndim;
+  CA_CHECK(int64_t(t.u.tuple.len) == 3 * int64_t(nd), CA_EINVAL, "geometry has ", t.u.tuple.len,
+           " entries for a block of ", nd, " dimensions");
+  std::vector<int64_t> st = c_strides(b), oshape(static_cast<size_t>(nd)), ost(static_cast<size_t>(nd));
+  const char *base = static_cast<const char *>(b->data);
+  const int64_t *g = t.u.tuple.items;
+  bool empty = false;
+  for (int32_t d = 0; d < nd; ++d) {
+    int64_t start = g[3 * d], step = g[3 * d + 1], count = g[3 * d + 2];
+    CA_CHECK(count >= 0, CA_EINVAL, "negative count along axis ", d);
+    if (count == 0) empty = true;
+    oshape[size_t(d)] = count;
+    ost[size_t(d)] = step * st[size_t(d)];
+    if (count > 0) {
+      int64_t last = start + (count - 1) * step;
+      CA_CHECK(start >= 0 && start < b->shape[d] && last >= 0 && last < b->shape[d], CA_EINVAL,
+               "geometry is out of bounds along axis ", d, " (extent ", b->shape[d], ")");
+    }
+  }
+  BlockRef r(block_new(b->dtype, nd, oshape.data()));
+  if (!empty) {
+    for (int32_t d = 0; d < nd; ++d) base += g[3 * d] * st[size_t(d)];
+    strided_copy(static_cast<char *>(r->data), oshape.data(), nd, base, ost.data(), dtype_size(b->dtype));
+  }
+  return r.release();
+}
+
+// ca.fill(shape, dtype, value bytes): a block of one repeated element.
+Block *k_fill(const ca_arg_t *args, size_t nargs) {
+  CA_CHECK(nargs == 3, CA_EINVAL, "takes (shape, dtype, value)");
+  const ca_arg_t &t = tuple_arg(args, nargs, 0);
+  DType dt = DType(int_arg(args, nargs, 1));
+  CA_CHECK(dtype_valid(dt), CA_ETYPE, "invalid dtype ", dt);
+  CA_CHECK(args[2].kind == CA_ARG_BYTES && args[2].u.bytes.len == dtype_size(dt), CA_EINVAL,
+           "value must be the bytes of one element");
+  CA_CHECK(t.u.tuple.len <= CA_MAX_NDIM, CA_EINVAL, "shape has too many dimensions");
+  BlockRef r(block_new(dt, int32_t(t.u.tuple.len), t.u.tuple.items));
+  size_t isz = dtype_size(dt);
+  char *p = static_cast<char *>(r->data);
+  for (int64_t i = 0; i < r->size; ++i, p += isz) std::memcpy(p, args[2].u.bytes.data, isz);
+  return r.release();
+}
+
+// ca.repeat(block, axis, start, stop, repeats): np.repeat(block[start:stop along axis], repeats, axis).
+Block *k_repeat(const ca_arg_t *args, size_t nargs) {
+  CA_CHECK(nargs == 5, CA_EINVAL, "takes (block, axis, start, stop, repeats)");
+  const Block *b = block_arg(args, nargs, 0);
+  int64_t axis = int_arg(args, nargs, 1), start = int_arg(args, nargs, 2), stop = int_arg(args, nargs, 3),
+          rep = int_arg(args, nargs, 4);
+  CA_CHECK(axis >= 0 && axis < b->ndim, CA_EINVAL, "axis ", axis, " is out of range");
+  CA_CHECK(start >= 0 && start <= stop && stop <= b->shape[axis] && rep >= 0, CA_EINVAL, "bad range or repeats");
+  std::vector<int64_t> oshape(b->shape, b->shape + b->ndim);
+  oshape[size_t(axis)] = (stop - start) * rep;
+  BlockRef r(block_new(b->dtype, b->ndim, oshape.data()));
+  if (r->size == 0) return r.release();
+  size_t isz = dtype_size(b->dtype);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= b->shape[d];
+  for (int32_t d = int32_t(axis) + 1; d < b->ndim; ++d) inner *= b->shape[d];
+  size_t row = size_t(inner) * isz;
+  const char *src = static_cast<const char *>(b->data);
+  char *dst = static_cast<char *>(r->data);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = start; k < stop; ++k) {
+      const char *s = src + (o * b->shape[axis] + k) * int64_t(row);
+      for (int64_t q = 0; q < rep; ++q, dst += row) std::memcpy(dst, s, row);
+    }
+  return r.release();
+}
+
+}  // namespace
+
+void register_shape_kernels(KernelRegistry &reg) {
+  struct Entry {
+    const char *name;
+    ca_kernel_fn fn;
+  };
+  static const Entry entries[] = {
+      {"ca.shape.reshape", wrap<k_reshape>}, {"ca.shape.transpose", wrap<k_transpose>}, {"ca.shape.broadcast", wrap<k_broadcast>},
+      {"ca.shape.strided", wrap<k_strided>}, {"ca.shape.fill", wrap<k_fill>},           {"ca.shape.repeat", wrap<k_repeat>},
+  };
+  for (const Entry &e : entries) reg.add(kernel_new(e.name, e.fn, 1, const_cast<char *>(e.name), nullptr), true);
+}
+
+}  // namespace ca
