@@ -93,6 +93,8 @@ void register_array_kernels(KernelRegistry &reg) {
   register_creation_kernels(reg);
   void register_io_kernels(KernelRegistry &);  // io/array_io.cpp
   register_io_kernels(reg);
+  void register_slicing_kernels(KernelRegistry &);  // array/slicing_kernels.cpp
+  register_slicing_kernels(reg);
 }
 
 }  // namespace ca
