@@ -12,5 +12,6 @@
 #include "chunkarray/graph.h"
 #include "chunkarray/array.h"
 #include "chunkarray/io.h"
+#include "chunkarray/slicing.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

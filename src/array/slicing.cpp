@@ -713,9 +713,9 @@ ArrayPtr vindex(const ArrayPtr &a, const std::vector<const std::vector<Index> *>
   }
   const int32_t ond = int32_t(out_chunks.size());
   auto merge = std::make_shared<MaterializedLayer>(merge_name, ond);
-  auto slices = std::make_shared<MaterializedLayer>(slice_name, ond + 1);
+  auto slices = std::make_shared<MaterializedLayer>(slice_name, ond);  // (group, other blocks...)
   std::vector<int64_t> axes_t(axes.begin(), axes.end());
-  std::vector<Index> in_idx(static_cast<size_t>(nd)), okey(static_cast<size_t>(ond)), skey(static_cast<size_t>(ond + 1));
+  std::vector<Index> in_idx(static_cast<size_t>(nd)), okey(static_cast<size_t>(ond));
   for_each_index(ocounts, [&](const std::vector<Index> &oi) {
     std::vector<int64_t> oshape{n};
     for (size_t j = 0; j < others.size(); ++j) oshape.push_back(a->chunks[size_t(others[j])][size_t(oi[j])]);
@@ -733,7 +733,7 @@ ArrayPtr vindex(const ArrayPtr &a, const std::vector<const std::vector<Index> *>
     }
     for (size_t gi = 0; gi < group_blocks.size(); ++gi) {
       items.push_back(ca_arg_tuple(group_pos[gi].data(), group_pos[gi].size()));
-      items.push_back(ca_arg_key(slice_name.c_str(), skeys[gi].data(), ond + 1));
+      items.push_back(ca_arg_key(slice_name.c_str(), skeys[gi].data(), ond));
     }
     okey[0] = 0;
     for (size_t j = 0; j < oi.size(); ++j) okey[j + 1] = oi[j];
