@@ -586,6 +586,7 @@ CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a,
   CA_ARG_NOT_NULL(ctx);
   CA_ARG_NOT_NULL(a);
   CA_TRY
+  ca::require_known_chunks(*a->a, "ca_array_compute_into");
   CA_CHECK(nbytes == size_t(a->a->nbytes()), CA_EINVAL, "ca_array_compute_into: buffer has ", nbytes,
            " bytes, the array needs ", a->a->nbytes());
   CA_CHECK(buffer || nbytes == 0, CA_EINVAL, "ca_array_compute_into: buffer is NULL");

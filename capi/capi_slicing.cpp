@@ -77,6 +77,16 @@ CA_API ca_status_t ca_array_take(ca_array_t **out, const ca_array_t *a, const in
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_take_array(ca_array_t **out, const ca_array_t *a, const ca_array_t *indices,
+                                       int32_t axis) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = ca_capi_wrap_array(
+      ca::take_array(arr(a, "ca_array_take_array"), arr(indices, "ca_array_take_array", "indices"), axis));
+  return CA_OK;
+  CA_CATCH
+}
+
 CA_API ca_status_t ca_array_mask_select(ca_array_t **out, const ca_array_t *a, const ca_array_t *mask) {
   OUT_INIT(out);
   CA_TRY

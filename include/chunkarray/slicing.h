@@ -101,6 +101,17 @@ CA_API ca_status_t ca_array_take(ca_array_t **out, const ca_array_t *a, const in
                                  int32_t axis);
 
 /**
+ * dask's x[index_array]: take along @p axis with a 1-d integer array of indices whose values are
+ * known only when computed. The result's chunks along @p axis are the index array's (unknown sizes
+ * pass through); each output block gathers from the blocks of its row along @p axis.
+ * @return CA_OK; CA_EINVAL for NULL arguments, a bad axis, a non-integer or non-1-d index array, or
+ *         unknown chunk sizes of @p a along @p axis. An index out of bounds fails the compute with
+ *         CA_EKERNEL ("index 12 is out of bounds for axis 0 with size 10").
+ */
+CA_API ca_status_t ca_array_take_array(ca_array_t **out, const ca_array_t *a, const ca_array_t *indices,
+                                       int32_t axis);
+
+/**
  * x[mask] with a boolean @p mask of x's shape: the selected elements in C order, 1-d, one block of
  * unknown size (::CA_CHUNK_UNKNOWN) per block of x along axis 0 (the other axes are first made
  * whole, as dask's ravel does). Masks chunked differently from x are rechunked.

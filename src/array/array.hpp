@@ -13,6 +13,11 @@
 namespace ca {
 
 using Chunks = std::vector<std::vector<Index>>;
+
+/// A block size not known until computed (dask's NaN chunks, e.g. after x[mask]); public as
+/// CA_CHUNK_UNKNOWN (chunkarray/slicing.h). An axis with an unknown block has extent kUnknownChunk
+/// in Array::shape, and Array::size()/nbytes() are then kUnknownChunk too.
+constexpr Index kUnknownChunk = -1;
 using GraphPtr = std::shared_ptr<const Graph>;
 
 struct Expr;  // array/expr.hpp: a fused elementwise expression
@@ -31,7 +36,7 @@ struct Array {
 
   int32_t ndim() const { return int32_t(chunks.size()); }
   Index size() const;
-  Index nbytes() const { return size() * Index(dtype_size(dtype)); }
+  Index nbytes() const { return size() == kUnknownChunk ? kUnknownChunk : size() * Index(dtype_size(dtype)); }
   Index nblocks() const;
 };
 
@@ -43,10 +48,6 @@ using ArrayPtr = std::shared_ptr<const Array>;
 ArrayPtr array_new(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype);
 /// The same without the key check (for layers this library built itself).
 ArrayPtr array_from_layer(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype, ExprPtr expr = nullptr);
-/// A block size not known until computed (dask's NaN chunks, e.g. after x[mask]); public as
-/// CA_CHUNK_UNKNOWN (chunkarray/slicing.h). An axis with an unknown block has extent kUnknownChunk
-/// in Array::shape, and Array::size()/nbytes() are then kUnknownChunk too.
-constexpr Index kUnknownChunk = -1;
 /// Validate chunks (non-negative sizes or kUnknownChunk) and return shape (kUnknownChunk for an axis
 /// with an unknown block).
 std::vector<Index> chunks_shape(const Chunks &chunks);

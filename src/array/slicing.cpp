@@ -425,6 +425,41 @@ ArrayPtr take(const ArrayPtr &a, const std::vector<Index> &indices0, int32_t axi
   return array_from_layer(g, name, out_chunks, a->dtype);
 }
 
+ArrayPtr take_array(const ArrayPtr &a, const ArrayPtr &indices, int32_t axis) {
+  CA_CHECK(a, CA_EINVAL, "take: array is NULL");
+  CA_CHECK(indices, CA_EINVAL, "take: the index array is NULL");
+  const int32_t nd = a->ndim();
+  CA_CHECK(axis >= -nd && axis < nd, CA_EINVAL, "take: axis ", axis, " is out of bounds for array of dimension ", nd);
+  if (axis < 0) axis += nd;
+  CA_CHECK(indices->ndim() == 1, CA_EINVAL, "take: the index array must be 1-d, got ", indices->ndim(),
+           " dimensions");
+  CA_CHECK(dtype_is_integer(indices->dtype), CA_EINVAL, "take: the index array must have an integer dtype, got ",
+           dtype_name(indices->dtype));
+  require_known_chunks(*a, "take", axis);
+  std::vector<Index> bounds = cumsum(a->chunks[size_t(axis)]);
+  const std::string name = Tokenizer("take-array").add(*a).add(*indices).add(axis).name();
+  Chunks out_chunks = a->chunks;
+  out_chunks[size_t(axis)] = indices->chunks[0];
+  auto layer = std::make_shared<MaterializedLayer>(name, nd);
+  const Index nax = a->numblocks[size_t(axis)];
+  std::vector<std::vector<Index>> keys(static_cast<size_t>(nax));
+  for_each_index(numblocks_of(out_chunks), [&](const std::vector<Index> &oi) {
+    Index j = oi[size_t(axis)];
+    std::vector<ca_arg_t> items;
+    for (Index i = 0; i < nax; ++i) {
+      keys[size_t(i)] = oi;
+      keys[size_t(i)][size_t(axis)] = i;
+      items.push_back(ca_arg_key(a->name.c_str(), keys[size_t(i)].data(), nd));
+    }
+    ca_arg_t args[4] = {ca_arg_key(indices->name.c_str(), &j, 1), ca_arg_i64(axis),
+                        ca_arg_tuple(bounds.data(), bounds.size()), ca_arg_list(items.data(), items.size())};
+    layer->add_task(oi.data(), "ca.take_dyn", args, 4);
+  });
+  auto g = merge_graphs({a, indices});
+  g->add_layer(layer);
+  return array_from_layer(g, name, out_chunks, a->dtype);
+}
+
 // ---- getitem -------------------------------------------------------------------------------------
 
 ArrayPtr getitem(const ArrayPtr &a0, const std::vector<IndexItem> &index) {

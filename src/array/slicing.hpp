@@ -75,6 +75,12 @@ ArrayPtr getitem(const ArrayPtr &a, const std::vector<IndexItem> &index);
 /// dask's take: a[..., indices, ...] along `axis` (negative indices count from the end).
 ArrayPtr take(const ArrayPtr &a, const std::vector<Index> &indices, int32_t axis);
 
+/// dask's x[index_array] along `axis` with a 1-d integer array of indices (values known only at
+/// compute time; negative count from the end, out of bounds fails the compute with CA_EKERNEL
+/// naming the index). The output's chunks along `axis` are the index array's (unknown sizes pass
+/// through); each output block gathers from all blocks of a along `axis` in its row.
+ArrayPtr take_array(const ArrayPtr &a, const ArrayPtr &indices, int32_t axis);
+
 /// a[mask] with a boolean mask of a's shape: 1-d result in C order with unknown block sizes.
 ArrayPtr mask_select(const ArrayPtr &a, const ArrayPtr &mask);
 /// a[:, ..., mask, ...] with a 1-d boolean mask along `axis`: unknown block sizes along that axis.
@@ -97,7 +103,7 @@ ArrayPtr setitem_scalar(const ArrayPtr &a, const std::vector<IndexItem> &index, 
 /// x[mask] = value with a boolean mask of x's shape: where(mask, value, x), kept in x's dtype.
 ArrayPtr mask_set(const ArrayPtr &a, const ArrayPtr &mask, const ca_scalar_t &value);
 
-/// ca.getitem, ca.take, ca.mask_select, ca.mask_axis, ca.block_shape, ca.vindex_slice,
+/// ca.getitem, ca.take, ca.take_dyn, ca.mask_select, ca.mask_axis, ca.block_shape, ca.vindex_slice,
 /// ca.vindex_merge, ca.setitem.
 void register_slicing_kernels(KernelRegistry &reg);
 

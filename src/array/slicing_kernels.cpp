@@ -6,6 +6,7 @@
 //                                           whole axis, newpos =
 //                                           output positions of new axes of extent 1
 //   ca.take(block, axis, indices)           gather along one axis (local indices)
+//   ca.take_dyn(index block, axis, bounds, [blocks along the axis])  gather with computed indices
 //   ca.mask_select(block, mask)             elements where mask (same shape) is true, 1-d, C order
 //   ca.mask_axis(block, mask, axis)         positions along `axis` where the 1-d mask is true
 //   ca.block_shape(block)                   int64 block (ndim,) holding the block's shape
@@ -16,8 +17,10 @@
 //                                           scalar (BYTES of the block's itemsize) or a box shape
 //                                           tuple plus [value block, (src..., dst..., len...), ...]
 //                                           pieces assembling the value box, broadcast on scatter
+#include <algorithm>
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include "array/slicing.hpp"
@@ -197,6 +200,66 @@ ca_status_t k_take(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
       for (Index p = 0; p < outer; ++p)
         for (Index i : idx) {
           std::memcpy(o, s + (p * ext + i) * Index(run), run);
+          o += run;
+        }
+    *out = r.release();
+  });
+}
+
+ca_status_t k_take_dyn(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return guard(kctx, [&] {
+    const char *K = "ca.take_dyn";
+    CA_CHECK(nargs == 4 && args[1].kind == CA_ARG_INT64 && args[3].kind == CA_ARG_LIST, CA_EINVAL, K,
+             " takes (indices, axis, bounds, [blocks along the axis])");
+    const Block *ib = block_arg(args[0], K, "the index block");
+    CA_CHECK(ib->ndim == 1 && dtype_is_integer(ib->dtype), CA_EINVAL, K, ": the index block is not a 1-d integer block");
+    const Index axis = args[1].u.i64;
+    std::vector<Index> bounds = tuple_arg(args[2], K, "bounds");
+    const size_t nb = args[3].u.list.len;
+    CA_CHECK(nb == bounds.size() && nb > 0, CA_EINVAL, K, ": ", nb, " blocks for ", bounds.size(), " bounds");
+    std::vector<const Block *> blocks;
+    for (size_t i = 0; i < nb; ++i) blocks.push_back(block_arg(args[3].u.list.items[i], K, "an input block"));
+    const Block *b0 = blocks[0];
+    CA_CHECK(axis >= 0 && axis < b0->ndim, CA_EINVAL, K, ": axis ", axis, " out of range");
+    const Index dim = bounds.back();
+    std::vector<Index> idx(static_cast<size_t>(ib->size));
+    dispatch_dtype(ib->dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_integral_v<T>) {
+        const T *p = static_cast<const T *>(ib->data);
+        for (Index k = 0; k < ib->size; ++k) {
+          if constexpr (std::is_unsigned_v<T>)
+            CA_CHECK(uint64_t(p[k]) < uint64_t(dim), CA_EINVAL, "index ", uint64_t(p[k]),
+                     " is out of bounds for axis ", axis, " with size ", dim);
+          Index v = Index(p[k]);
+          Index w = v < 0 ? v + dim : v;
+          CA_CHECK(w >= 0 && w < dim, CA_EINVAL, "index ", v, " is out of bounds for axis ", axis, " with size ", dim);
+          idx[size_t(k)] = w;
+        }
+      }
+    });
+    std::vector<Index> oshape(b0->shape, b0->shape + b0->ndim);
+    oshape[size_t(axis)] = ib->size;
+    BlockRef r(block_new(b0->dtype, b0->ndim, oshape.data()));
+    const size_t isz = dtype_size(b0->dtype);
+    Index outer = 1, inner = 1;
+    for (Index d = 0; d < axis; ++d) outer *= b0->shape[d];
+    for (Index d = axis + 1; d < b0->ndim; ++d) inner *= b0->shape[d];
+    const size_t run = size_t(inner) * isz;
+    for (size_t i = 0; i < nb; ++i) {
+      const Block *b = blocks[i];
+      Index want = bounds[i] - (i ? bounds[i - 1] : 0);
+      CA_CHECK(b->dtype == b0->dtype && b->ndim == b0->ndim && b->shape[axis] == want, CA_EINVAL, K,
+               ": input block ", i, " does not match the bounds");
+    }
+    char *o = static_cast<char *>(r->data);
+    if (run > 0)
+      for (Index p = 0; p < outer; ++p)
+        for (Index w : idx) {
+          size_t bi = size_t(std::upper_bound(bounds.begin(), bounds.end(), w) - bounds.begin());
+          const Block *b = blocks[bi];
+          Index local = w - (bi ? bounds[bi - 1] : 0);
+          std::memcpy(o, static_cast<const char *>(b->data) + (p * b->shape[axis] + local) * Index(run), run);
           o += run;
         }
     *out = r.release();
@@ -411,6 +474,7 @@ ca_status_t k_setitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
 void register_slicing_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.getitem", k_getitem, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.take", k_take, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.take_dyn", k_take_dyn, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.mask_select", k_mask_select, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.mask_axis", k_mask_axis, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.block_shape", k_block_shape, 1, nullptr, nullptr), true);

@@ -407,6 +407,36 @@ TEST(Getitem, NoLeaks) {
   EXPECT_EQ(block_live_count(), before);
 }
 
+TEST(Take, IndexArrays) {
+  Npy x = iota({9, 4}, CA_FLOAT64);
+  ArrayPtr a = make(x, {{2, 4, 3}, {3, 1}});
+  Npy iv = test::run_numpy("result = np.array([8, 0, -1, 3, 3, 2, 7], dtype=np.int32)");
+  ArrayPtr ia = make(iv, {{3, 4}});
+  ArrayPtr r = take_array(a, ia, 0);
+  EXPECT_EQ(chunks_str(r->chunks), "((3, 4), (3, 1))");
+  test::expect_equal(compute(r), test::run_numpy("result = x[i]", {{"x", x}, {"i", iv}}));
+  Npy jv = test::run_numpy("result = np.array([3, 0, 0], dtype=np.uint8)");
+  test::expect_equal(compute(take_array(a, make(jv, {{1, 2}}), -1)),
+                     test::run_numpy("result = x[:, j]", {{"x", x}, {"j", jv}}));
+  // indices from a mask: unknown sizes pass through
+  ArrayPtr big = make(iota({9}, CA_INT64), {{5, 4}});
+  ArrayPtr sel = mask_select(big, elementwise_scalar(CA_OP_GT, big, int_scalar(5), false));
+  ArrayPtr t = take_array(a, sel, 0);
+  EXPECT_EQ(chunks_str(t->chunks), "((nan, nan), (3, 1))");
+  test::expect_equal(compute(t), test::run_numpy("result = x[6:]", {{"x", x}}));
+  // out of bounds fails the compute, naming the index
+  Npy bad = test::run_numpy("result = np.array([1, 9])");
+  try {
+    compute(take_array(a, make(bad, {{2}}), 0));
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("index 9 is out of bounds for axis 0 with size 9"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(take_array(a, a, 0), Error);
+  EXPECT_THROW(take_array(a, ia, 2), Error);
+}
+
 // ---- boolean masks and unknown chunk sizes -------------------------------------------------------
 
 TEST(Mask, SelectMatchesNumPyAndDaskChunks) {
@@ -683,7 +713,24 @@ TEST(CApi, GetitemTakeMaskVindexSetitem) {
   ASSERT_EQ(n, 4);
   EXPECT_EQ(ch[0], CA_CHUNK_UNKNOWN);
   EXPECT_EQ(ca_array_shape(r)[0], CA_CHUNK_UNKNOWN);
+  EXPECT_EQ(ca_array_size(r), CA_CHUNK_UNKNOWN);
+  EXPECT_EQ(ca_array_nbytes(r), CA_CHUNK_UNKNOWN);
+  EXPECT_FALSE(ca_array_chunks_known(r));
+  EXPECT_TRUE(ca_array_chunks_known(a));
+  double buf[5];
+  EXPECT_EQ(ca_array_compute_into(g.ctx, r, buf, sizeof buf, nullptr), CA_EINVAL);
+  EXPECT_NE(std::string(ca_last_error_message()).find("chunk sizes are unknown along axis 0"), std::string::npos);
+  char *svg = reinterpret_cast<char *>(1);
+  EXPECT_EQ(ca_array_to_svg(&svg, r, 0), CA_EINVAL);
+  EXPECT_EQ(svg, nullptr);
   EXPECT_EQ(c_values(g.ctx, r), (std::vector<double>{5, 6, 7, 8, 9}));  // compute works on unknown sizes
+  ca_array_t *p = nullptr;
+  ASSERT_EQ(ca_array_persist(&p, g.ctx, r, nullptr), CA_OK);
+  EXPECT_TRUE(ca_array_chunks_known(p));
+  ca_array_free(p);
+  ca_array_t *ta = nullptr;
+  EXPECT_EQ(ca_array_take_array(&ta, a, r, 0), CA_EINVAL);  // float indices
+  EXPECT_NE(std::string(ca_last_error_message()).find("integer dtype, got float64"), std::string::npos);
   ca_array_t *s = nullptr;
   ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, r, nullptr, 0, false, nullptr), CA_OK);
   EXPECT_EQ(c_values(g.ctx, s), (std::vector<double>{35}));
