@@ -42,6 +42,10 @@ std::vector<ca::IndexItem> index_in(const ca_index_t *idx, size_t n, const char 
         it.kind = ca::IndexItem::BoolArray;
         it.array = arr(c.array, what, "the mask array of an index item");
         break;
+      case CA_IDX_INDEX_ARRAY:
+        it.kind = ca::IndexItem::IntArray;
+        it.array = arr(c.array, what, "the index array of an index item");
+        break;
       default: ca::fail(CA_EINVAL, what, ": index item ", k, " has unknown kind ", c.kind);
     }
     out.push_back(std::move(it));

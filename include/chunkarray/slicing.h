@@ -53,6 +53,8 @@ extern "C" {
 #define CA_IDX_ARRAY 4    /**< `indices[0..nindices)`: an integer list (dask's take); one per index */
 #define CA_IDX_BOOL 5     /**< `bools[0..nindices)`: a boolean list of the axis' extent (its true positions) */
 #define CA_IDX_MASK 6     /**< `array`: a 1-d boolean array along this axis (unknown sizes along it) */
+#define CA_IDX_INDEX_ARRAY 7 /**< `array`: a 1-d integer array of indices (ca_array_take_array); counts
+                                  as the index's one integer list */
 
 /** One item of an index tuple (Python's x[item, item, ...]). Fields not used by `kind` are ignored. */
 typedef struct ca_index {
@@ -64,7 +66,7 @@ typedef struct ca_index {
   const int64_t *indices;  /**< CA_IDX_ARRAY (borrowed for the call) */
   const bool *bools;       /**< CA_IDX_BOOL (borrowed for the call) */
   int64_t nindices;        /**< CA_IDX_ARRAY / CA_IDX_BOOL: number of entries */
-  const ca_array_t *array; /**< CA_IDX_MASK (borrowed) */
+  const ca_array_t *array; /**< CA_IDX_MASK / CA_IDX_INDEX_ARRAY (borrowed) */
 } ca_index_t;
 
 /** A whole axis (':'); set start/stop/step and their has_* flags for other slices. */
@@ -75,8 +77,8 @@ typedef struct ca_index {
 #define CA_INDEX_ELLIPSIS_INIT {CA_IDX_ELLIPSIS, 0, 0, 0, 0, 1, false, false, false, NULL, NULL, 0, NULL}
 
 /**
- * x[idx[0], ..., idx[n-1]] as NumPy (basic indexing plus at most one integer or boolean list, and
- * 1-d boolean arrays along axes). A single CA_IDX_MASK whose array has x's dimensions (more than
+ * x[idx[0], ..., idx[n-1]] as NumPy (basic indexing plus at most one integer list, boolean list or
+ * integer index array, and 1-d boolean arrays along axes). A single CA_IDX_MASK whose array has x's dimensions (more than
  * one) is ca_array_mask_select(). Axes not mentioned are whole; an index that selects everything
  * returns a new reference to the same array (same name).
  * @param[out] out the result (NULL on failure).

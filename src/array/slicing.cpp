@@ -133,7 +133,7 @@ std::vector<IndexItem> expand_index(const std::vector<IndexItem> &index, int32_t
   for (auto &it : index) {
     if (it.kind == IndexItem::Ellipsis) ++ell;
     else if (it.kind != IndexItem::NewAxis) ++real;
-    CA_CHECK(it.kind >= IndexItem::Int && it.kind <= IndexItem::BoolArray, CA_EINVAL, "unknown index kind ", it.kind);
+    CA_CHECK(it.kind >= IndexItem::Int && it.kind <= IndexItem::IntArray, CA_EINVAL, "unknown index kind ", it.kind);
   }
   CA_CHECK(ell <= 1, CA_EINVAL, "an index can only have a single ellipsis ('...')");
   if (real > ndim)
@@ -489,6 +489,7 @@ ArrayPtr getitem(const ArrayPtr &a0, const std::vector<IndexItem> &index) {
   // Boolean lists become integer lists; at most one integer list.
   int32_t list_axis = -1, list_out_axis = -1;
   std::vector<Index> list;
+  ArrayPtr list_array;
   {
     int32_t d = 0, opos = 0;
     for (auto &it : ex) {
@@ -496,13 +497,16 @@ ArrayPtr getitem(const ArrayPtr &a0, const std::vector<IndexItem> &index) {
         ++opos;
         continue;
       }
-      if (it.kind == IndexItem::BoolList || it.kind == IndexItem::IntList) {
+      if (it.kind == IndexItem::BoolList || it.kind == IndexItem::IntList || it.kind == IndexItem::IntArray) {
         CA_CHECK(list_axis < 0, CA_EINVAL,
                  "indexing with more than one integer list is not supported (NumPy's broadcast fancy indexing); "
                  "use ca_array_vindex for pointwise selection");
         list_axis = d;
         list_out_axis = opos;
-        if (it.kind == IndexItem::BoolList) {
+        if (it.kind == IndexItem::IntArray) {
+          CA_CHECK(it.array, CA_EINVAL, "getitem: integer index array of axis ", d, " is NULL");
+          list_array = it.array;
+        } else if (it.kind == IndexItem::BoolList) {
           require_known_chunks(*a, "boolean list index", d);
           list = bool_list_to_ints(it.list, a->shape[size_t(d)], d);
         } else {
@@ -520,6 +524,7 @@ ArrayPtr getitem(const ArrayPtr &a0, const std::vector<IndexItem> &index) {
     for (Index i : list) posify(i, a->shape[size_t(list_axis)], list_axis);
   }
   ArrayPtr r = basic_getitem(a, ex);
+  if (list_array) return take_array(r, list_array, list_out_axis);
   if (list_axis >= 0) r = take(r, list, list_out_axis);
   return r;
 }

@@ -28,13 +28,16 @@ struct RunOptions;
 
 /// One item of an index (Python's x[...] tuple).
 struct IndexItem {
-  enum Kind : int32_t { Int = 0, Slice = 1, NewAxis = 2, Ellipsis = 3, IntList = 4, BoolList = 5, BoolArray = 6 };
+  enum Kind : int32_t {
+    Int = 0, Slice = 1, NewAxis = 2, Ellipsis = 3, IntList = 4, BoolList = 5, BoolArray = 6, IntArray = 7
+  };
   int32_t kind = Slice;
   Index i = 0;  // Int
   bool has_start = false, has_stop = false, has_step = false;
   Index start = 0, stop = 0, step = 1;  // Slice
   std::vector<Index> list;              // IntList (may be negative), BoolList (0/1 per element)
-  ArrayPtr array;                       // BoolArray: a 1-d boolean array along this axis
+  ArrayPtr array;                       // BoolArray: a 1-d boolean array along this axis;
+                                        // IntArray: a 1-d integer array of indices (take_array)
   static IndexItem integer(Index v) {
     IndexItem r;
     r.kind = Int;
@@ -66,8 +69,9 @@ struct IndexItem {
   }
 };
 
-/// x[index]: ints, slices (any step), newaxis, Ellipsis, at most one integer list (dask's take) or
-/// boolean list (converted to its nonzero positions), and 1-d boolean arrays along axes.
+/// x[index]: ints, slices (any step), newaxis, Ellipsis, at most one integer list (dask's take),
+/// boolean list (converted to its nonzero positions) or integer array (take_array), and 1-d boolean
+/// arrays along axes.
 /// Errors (CA_EINVAL): too many indices, index out of bounds (naming axis and size), slice step 0,
 /// several ellipses, several integer lists, unknown chunk sizes on an axis that is not taken whole.
 ArrayPtr getitem(const ArrayPtr &a, const std::vector<IndexItem> &index);

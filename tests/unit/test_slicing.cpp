@@ -433,6 +433,12 @@ TEST(Take, IndexArrays) {
     EXPECT_NE(std::string(e.what()).find("index 9 is out of bounds for axis 0 with size 9"), std::string::npos)
         << e.what();
   }
+  // through getitem: x[1:, idx] with other axes sliced first
+  IndexItem ii;
+  ii.kind = IndexItem::IntArray;
+  ii.array = make(jv, {{1, 2}});
+  test::expect_equal(compute(getitem(a, {IndexItem::slice(1, 9, 2), ii})),
+                     test::run_numpy("result = x[1:9:2, j]", {{"x", x}, {"j", jv}}));
   EXPECT_THROW(take_array(a, a, 0), Error);
   EXPECT_THROW(take_array(a, ia, 2), Error);
 }
