@@ -63,6 +63,7 @@ struct NSlice {
 NSlice normalize_slice(const IndexItem &it, Index dim) {
   Index step = it.has_step ? it.step : 1;
   CA_CHECK(step != 0, CA_EINVAL, "slice step cannot be zero");
+  CA_CHECK(step != std::numeric_limits<Index>::min(), CA_EINVAL, "slice step ", step, " is out of range");
   const Index lower = step < 0 ? -1 : 0, upper = step < 0 ? dim - 1 : dim;
   auto fix = [&](bool has, Index v, Index dflt) {
     if (!has) return dflt;
@@ -836,7 +837,7 @@ void block_range(const NSlice &s, bool integer, Index b0, Index b1, Index &k0, I
     k0 = std::clamp<Index>(ceil_div(s.start - (b1 - 1), m), 0, s.len);
     k1 = std::clamp<Index>(floor_div(s.start - b0, m) + 1, 0, s.len);
   }
-  lstart = s.start + k0 * s.step - b0;
+  lstart = k1 > k0 ? s.start + k0 * s.step - b0 : 0;  // (no overflow for huge steps when nothing is hit)
 }
 
 ArrayPtr setitem_impl(const ArrayPtr &a, const std::vector<IndexItem> &index, const ArrayPtr *value,

@@ -338,6 +338,12 @@ TEST(Getitem, OutOfBoundsAndErrorsMatchNumPy) {
   }
   EXPECT_THROW(getitem(a, {IndexItem::ellipsis(), IndexItem::ellipsis()}), Error);
   EXPECT_THROW(getitem(a, {IndexItem::slice(0, 5, 0)}), Error);
+  EXPECT_THROW(getitem(a, {IndexItem::slice(0, 5, INT64_MIN)}), Error);
+  // extreme bounds clamp as in Python
+  test::expect_equal(compute(getitem(a, {IndexItem::slice(INT64_MIN, INT64_MAX, INT64_MAX)})),
+                     test::run_numpy("result = np.arange(10)[::2**63 - 1]"));
+  test::expect_equal(compute(getitem(a, {IndexItem::slice(INT64_MAX, INT64_MIN, -INT64_MAX)})),
+                     test::run_numpy("result = np.arange(10)[2**63-1:-2**63:-(2**63 - 1)]"));
   ArrayPtr b = make(iota({4, 4}), {{2, 2}, {2, 2}});
   try {
     getitem(b, {IndexItem::ints({0, 1}), IndexItem::ints({1, 2})});
@@ -612,6 +618,11 @@ TEST(Setitem, RegionsScalarsAndArrays) {
     py << "x = x.copy()\nx[" << c.index << "] = " << c.value << "\nresult = x";
     test::expect_equal(compute(r), test::run_numpy(py.str(), {{"x", x}}), c.index);
   }
+  test::expect_equal(compute(setitem_scalar(a, {IndexItem::slice(1, INT64_MAX, INT64_MAX)}, float_scalar(-3))),
+                     test::run_numpy("x = x.copy()\nx[1::2**63-1] = -3\nresult = x", {{"x", x}}));
+  test::expect_equal(compute(setitem_scalar(a, {IndexItem::all(), IndexItem::slice(-1, INT64_MIN, -INT64_MAX)},
+                                            float_scalar(-3))),
+                     test::run_numpy("x = x.copy()\nx[:, -1::-(2**63-1)] = -3\nresult = x", {{"x", x}}));
   // input unchanged
   test::expect_equal(compute(a), x);
   // an array value, broadcast and chunked differently
