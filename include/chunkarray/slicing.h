@@ -160,7 +160,9 @@ CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const 
 
 /**
  * x[idx] = value as a new array (dask's setitem; @p a is unchanged). @p idx holds integers, slices
- * (any step) and at most one Ellipsis. @p value is broadcast to the shape of x[idx] and converted
+ * (any step), at most one integer or boolean list (CA_IDX_ARRAY / CA_IDX_BOOL: unsorted, negative
+ * and repeated positions allowed; a repeated position keeps the last value, as NumPy) and at most
+ * one Ellipsis. @p value is broadcast to the shape of x[idx] and converted
  * to x's dtype as NumPy's assignment does (floats truncated into integers). Blocks outside the region
  * are shared with @p a; only the blocks it touches are copied.
  * @return CA_OK; CA_EINVAL for NULL arguments, other index kinds, an index out of bounds, a value

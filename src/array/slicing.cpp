@@ -794,8 +794,10 @@ namespace {
 
 struct SetPlan {
   std::vector<bool> integer;
-  std::vector<NSlice> sl;    // per axis (integer: start = index)
+  std::vector<NSlice> sl;     // per axis (integer: start = index)
   std::vector<Index> target;  // shape of x[index]
+  int32_t list_axis = -1;     // an axis indexed by an integer list (NumPy: repeated indices, last wins)
+  std::vector<Index> list;    // its positions (non-negative)
 };
 
 SetPlan plan_setitem(const ArrayPtr &a, const std::vector<IndexItem> &index) {
@@ -804,16 +806,27 @@ SetPlan plan_setitem(const ArrayPtr &a, const std::vector<IndexItem> &index) {
   SetPlan p;
   int32_t d = 0;
   for (auto &it : ex) {
-    CA_CHECK(it.kind == IndexItem::Int || it.kind == IndexItem::Slice, CA_EINVAL,
-             "setitem supports integer and slice indices (and Ellipsis); use ca_array_mask_set for boolean masks");
+    CA_CHECK(it.kind == IndexItem::Int || it.kind == IndexItem::Slice || it.kind == IndexItem::IntList ||
+                 it.kind == IndexItem::BoolList,
+             CA_EINVAL,
+             "setitem supports integers, slices, one integer or boolean list and Ellipsis; use ca_array_mask_set "
+             "for boolean masks");
     Index dim = a->shape[size_t(d)];
     if (it.kind == IndexItem::Int) {
       p.integer.push_back(true);
       p.sl.push_back({posify(it.i, dim, d), 0, 1, 1});
-    } else {
+    } else if (it.kind == IndexItem::Slice) {
       p.integer.push_back(false);
       p.sl.push_back(normalize_slice(it, dim));
       p.target.push_back(p.sl.back().len);
+    } else {
+      CA_CHECK(p.list_axis < 0, CA_EINVAL, "setitem supports one integer list per index");
+      p.list_axis = d;
+      std::vector<Index> v = it.kind == IndexItem::BoolList ? bool_list_to_ints(it.list, dim, d) : it.list;
+      for (Index i : v) p.list.push_back(posify(i, dim, d));
+      p.integer.push_back(false);
+      p.sl.push_back({0, 1, 1, Index(p.list.size())});
+      p.target.push_back(Index(p.list.size()));
     }
     ++d;
   }
@@ -870,6 +883,7 @@ ArrayPtr setitem_impl(const ArrayPtr &a, const std::vector<IndexItem> &index, co
   Tokenizer tok("setitem");
   tok.add(*a);
   for (int32_t d = 0; d < nd; ++d) tok.add(int64_t(p.integer[size_t(d)])).add(p.sl[size_t(d)].start).add(p.sl[size_t(d)].step).add(p.sl[size_t(d)].len);
+  tok.add(p.list_axis).add(p.list);
   if (v) tok.add(*v);
   else tok.add_bytes(sbytes.data(), sbytes.size());
   const std::string name = tok.name();
@@ -886,9 +900,31 @@ ArrayPtr setitem_impl(const ArrayPtr &a, const std::vector<IndexItem> &index, co
     spec.assign(1, nd);
     std::vector<Index> k0s, k1s;  // per target axis
     bool hit = true;
+    std::vector<int64_t> listinfo;  // (axis, n, local positions..., box offsets...)
     for (int32_t d = 0; d < nd; ++d) {
       Index b0 = offs[size_t(d)][size_t(bi[size_t(d)])], b1 = b0 + a->chunks[size_t(d)][size_t(bi[size_t(d)])];
       Index k0, k1, ls;
+      if (d == p.list_axis) {
+        // the list entries inside this block; the value box spans their k-range
+        std::vector<Index> pos, ks;
+        for (size_t k = 0; k < p.list.size(); ++k)
+          if (p.list[k] >= b0 && p.list[k] < b1) {
+            pos.push_back(p.list[k] - b0);
+            ks.push_back(Index(k));
+          }
+        k0 = ks.empty() ? 0 : ks.front();
+        k1 = ks.empty() ? 0 : ks.back() + 1;
+        listinfo = {d, Index(pos.size())};
+        listinfo.insert(listinfo.end(), pos.begin(), pos.end());
+        for (Index k : ks) listinfo.push_back(k - k0);
+        if (ks.empty()) hit = false;
+        spec.push_back(0);
+        spec.push_back(1);
+        spec.push_back(-3);
+        k0s.push_back(k0);
+        k1s.push_back(k1);
+        continue;
+      }
       block_range(p.sl[size_t(d)], p.integer[size_t(d)], b0, b1, k0, k1, ls);
       if (k1 <= k0) hit = false;
       spec.push_back(ls);
@@ -903,9 +939,11 @@ ArrayPtr setitem_impl(const ArrayPtr &a, const std::vector<IndexItem> &index, co
       layer->add_task(bi.data(), "ca.identity", &key, 1);
       return;
     }
+    const ca_arg_t list_arg = ca_arg_tuple(listinfo.data(), listinfo.size());
     if (!v) {
-      ca_arg_t args[3] = {key, ca_arg_tuple(spec.data(), spec.size()), ca_arg_bytes(sbytes.data(), sbytes.size())};
-      layer->add_task(bi.data(), "ca.setitem", args, 3);
+      ca_arg_t args[4] = {key, ca_arg_tuple(spec.data(), spec.size()), ca_arg_bytes(sbytes.data(), sbytes.size()),
+                          list_arg};
+      layer->add_task(bi.data(), "ca.setitem", args, listinfo.empty() ? 3 : 4);
       return;
     }
     // The value box for this block and the value blocks covering it.
@@ -948,9 +986,9 @@ ArrayPtr setitem_impl(const ArrayPtr &a, const std::vector<IndexItem> &index, co
       items.push_back(ca_arg_key(v->name.c_str(), vkeys[i].data(), nv));
       items.push_back(ca_arg_tuple(geoms[i].data(), geoms[i].size()));
     }
-    ca_arg_t args[4] = {key, ca_arg_tuple(spec.data(), spec.size()), ca_arg_tuple(box.data(), box.size()),
-                        ca_arg_list(items.data(), items.size())};
-    layer->add_task(bi.data(), "ca.setitem", args, 4);
+    ca_arg_t args[5] = {key, ca_arg_tuple(spec.data(), spec.size()), ca_arg_tuple(box.data(), box.size()),
+                        ca_arg_list(items.data(), items.size()), list_arg};
+    layer->add_task(bi.data(), "ca.setitem", args, listinfo.empty() ? 4 : 5);
   });
   auto g = v ? merge_graphs({a, v}) : std::make_shared<Graph>(*a->graph);
   g->add_layer(layer);

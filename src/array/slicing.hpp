@@ -99,8 +99,8 @@ ArrayPtr compute_chunk_sizes(Executor &ex, const KernelRegistry &reg, const Arra
 /// (n,) + the whole axes' extents; its first axis is one block.
 ArrayPtr vindex(const ArrayPtr &a, const std::vector<const std::vector<Index> *> &indices);
 
-/// x[index] = value as a new array (dask's setitem: the input is unchanged). `index`: ints and
-/// slices (Ellipsis too). `value` is broadcast to the shape of x[index] and cast to x's dtype
+/// x[index] = value as a new array (dask's setitem: the input is unchanged). `index`: ints, slices,
+/// one integer or boolean list (repeated positions: the last value wins) and Ellipsis. `value` is broadcast to the shape of x[index] and cast to x's dtype
 /// (NumPy's assignment casting).
 ArrayPtr setitem(const ArrayPtr &a, const std::vector<IndexItem> &index, const ArrayPtr &value);
 ArrayPtr setitem_scalar(const ArrayPtr &a, const std::vector<IndexItem> &index, const ca_scalar_t &value);

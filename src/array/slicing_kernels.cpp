@@ -12,8 +12,10 @@
 //   ca.block_shape(block)                   int64 block (ndim,) holding the block's shape
 //   ca.vindex_slice(block, axes, coords)    points (m x len(axes) local coordinates): (m,) + others
 //   ca.vindex_merge(out_shape, dtype, [positions, block, ...])  rows of pieces to their positions
-//   ca.setitem(block, spec, value)          copy of the block with the region (start, step, count
-//                                           per axis, count -1 = integer) set from `value`: a
+//   ca.setitem(block, spec, value[, list])  copy of the block with the region (start, step, count
+//                                           per axis, count -1 = integer, -3 = the list axis: list =
+//                                           (axis, n, local positions..., value box offsets...)) set
+//                                           from `value`: a
 //                                           scalar (BYTES of the block's itemsize) or a box shape
 //                                           tuple plus [value block, (src..., dst..., len...), ...]
 //                                           pieces assembling the value box, broadcast on scatter
@@ -123,6 +125,10 @@ std::vector<AxisSel> parse_sel(const std::vector<Index> &spec, size_t &pos, cons
     AxisSel s{spec[size_t(1 + 3 * d)], spec[size_t(2 + 3 * d)], spec[size_t(3 + 3 * d)]};
     Index ext = b->shape[d];
     if (s.count == -2) s = AxisSel{0, 1, ext};  // the whole axis (its extent may be unknown at graph time)
+    if (s.count == -3) {                        // an integer list (ca.setitem's list argument)
+      sel[size_t(d)] = s;
+      continue;
+    }
     if (s.count < 0) {
       CA_CHECK(s.start >= 0 && s.start < ext, CA_EINVAL, kernel, ": index ", s.start, " is out of bounds for a block of ",
                ext, " along axis ", d);
@@ -145,6 +151,7 @@ ca_status_t k_getitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
     std::vector<Index> spec = tuple_arg(args[1], K, "spec");
     size_t pos = 0;
     std::vector<AxisSel> sel = parse_sel(spec, pos, b, K);
+    for (auto &q : sel) CA_CHECK(q.count != -3, CA_EINVAL, K, ": list axes are not supported here");
     CA_CHECK(pos < spec.size() && spec.size() == pos + 1 + size_t(spec[pos]), CA_EINVAL, K, ": bad new-axis list");
     std::vector<Index> newpos(spec.begin() + long(pos) + 1, spec.end());
     const size_t isz = dtype_size(b->dtype);
@@ -402,11 +409,33 @@ ca_status_t k_vindex_merge(ca_block_t **out, const ca_arg_t *args, size_t nargs,
 ca_status_t k_setitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
   return guard(kctx, [&] {
     const char *K = "ca.setitem";
-    CA_CHECK(nargs == 3 || nargs == 4, CA_EINVAL, K, " takes (block, spec, scalar) or (block, spec, box, pieces)");
+    CA_CHECK(nargs >= 3 && nargs <= 5, CA_EINVAL, K,
+             " takes (block, spec, scalar[, list]) or (block, spec, box, pieces[, list])");
     const Block *b = block_arg(args[0], K, "argument 0");
     std::vector<Index> spec = tuple_arg(args[1], K, "spec");
     size_t pos = 0;
     std::vector<AxisSel> sel = parse_sel(spec, pos, b, K);
+    const bool scalar = args[2].kind == CA_ARG_BYTES;
+    const size_t nfixed = scalar ? 3 : 4;
+    CA_CHECK(nargs == nfixed || nargs == nfixed + 1, CA_EINVAL, K, ": bad argument count ", nargs);
+    // An integer-list axis: (axis, n, local positions..., value box offsets...).
+    Index list_axis = -1;
+    std::vector<Index> lpos, loff;
+    if (nargs == nfixed + 1) {
+      std::vector<Index> li = tuple_arg(args[nfixed], K, "list");
+      CA_CHECK(li.size() >= 2 && li.size() == size_t(2 + 2 * li[1]), CA_EINVAL, K, ": bad list argument");
+      list_axis = li[0];
+      CA_CHECK(list_axis >= 0 && list_axis < b->ndim && sel[size_t(list_axis)].count == -3, CA_EINVAL, K,
+               ": bad list axis ", list_axis);
+      lpos.assign(li.begin() + 2, li.begin() + 2 + li[1]);
+      loff.assign(li.begin() + 2 + li[1], li.end());
+      for (Index q : lpos)
+        CA_CHECK(q >= 0 && q < b->shape[list_axis], CA_EINVAL, K, ": list position ", q, " out of bounds");
+      sel[size_t(list_axis)].count = Index(lpos.size());
+      sel[size_t(list_axis)].start = 0;
+      sel[size_t(list_axis)].step = 0;  // positions come from the list
+    }
+    for (auto &q : sel) CA_CHECK(q.count != -3, CA_EINVAL, K, ": a list axis without its list");
     const size_t isz = dtype_size(b->dtype);
     BlockRef r(block_new(b->dtype, b->ndim, b->shape));
     if (b->nbytes) std::memcpy(r->data, b->data, size_t(b->nbytes));
@@ -414,9 +443,11 @@ ca_status_t k_setitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
     char *dst = static_cast<char *>(r->data);
     std::vector<Index> tshape;
     std::vector<int64_t> dst_st;
+    int32_t list_t = -1;  // the list axis' position among the target axes
     for (size_t d = 0; d < sel.size(); ++d) {
       if (sel[d].count != 0) dst += sel[d].start * st[d];
       if (sel[d].count < 0) continue;
+      if (Index(d) == list_axis) list_t = int32_t(tshape.size());
       tshape.push_back(sel[d].count);
       dst_st.push_back(sel[d].step * st[d]);
     }
@@ -424,8 +455,8 @@ ca_status_t k_setitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
     std::vector<int64_t> src_st(size_t(nt), 0);
     BlockRef box;
     const char *src = nullptr;
-    if (nargs == 3) {
-      CA_CHECK(args[2].kind == CA_ARG_BYTES && args[2].u.bytes.len == isz, CA_EINVAL, K,
+    if (scalar) {
+      CA_CHECK(args[2].u.bytes.len == isz, CA_EINVAL, K,
                ": the scalar value is not ", isz, " bytes");
       src = static_cast<const char *>(args[2].u.bytes.data);
     } else {
@@ -458,13 +489,31 @@ ca_status_t k_setitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
       for (int32_t j = 0; j < nt; ++j) {
         int32_t e = j - (nt - nv);
         if (e < 0) continue;
-        CA_CHECK(bshape[size_t(e)] == 1 || bshape[size_t(e)] == tshape[size_t(j)], CA_EINVAL, K,
-                 ": the value box does not broadcast to the region");
+        if (j == list_t) {
+          for (Index o : loff)
+            CA_CHECK(bshape[size_t(e)] == 1 || (o >= 0 && o < bshape[size_t(e)]), CA_EINVAL, K,
+                     ": a list offset is outside the value box");
+        } else {
+          CA_CHECK(bshape[size_t(e)] == 1 || bshape[size_t(e)] == tshape[size_t(j)], CA_EINVAL, K,
+                   ": the value box does not broadcast to the region");
+        }
         src_st[size_t(j)] = bshape[size_t(e)] == 1 ? 0 : bst[size_t(e)];
       }
       src = static_cast<const char *>(box->data);
     }
-    strided_copy(dst, dst_st.data(), src, src_st.data(), tshape.data(), nt, isz);
+    if (list_t < 0) {
+      strided_copy(dst, dst_st.data(), src, src_st.data(), tshape.data(), nt, isz);
+    } else {
+      // One strided copy per list entry, in order (a repeated position keeps the last value).
+      const int64_t lst = st[size_t(list_axis)], vst = src_st[size_t(list_t)];
+      std::vector<Index> sub = tshape;
+      std::vector<int64_t> dsub = dst_st, ssub = src_st;
+      sub.erase(sub.begin() + list_t);
+      dsub.erase(dsub.begin() + list_t);
+      ssub.erase(ssub.begin() + list_t);
+      for (size_t e = 0; e < lpos.size(); ++e)
+        strided_copy(dst + lpos[e] * lst, dsub.data(), src + loff[e] * vst, ssub.data(), sub.data(), nt - 1, isz);
+    }
     *out = r.release();
   });
 }

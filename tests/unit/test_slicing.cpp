@@ -643,6 +643,22 @@ TEST(Setitem, RegionsScalarsAndArrays) {
                      test::run_numpy("x = x.copy()\nx[2:5, 1:5] = y\nresult = x", {{"x", xi}, {"y", y}}));
   test::expect_equal(compute(setitem_scalar(ai, parse_index("0"), float_scalar(2.7))),
                      test::run_numpy("x = x.copy()\nx[0] = 2.7\nresult = x", {{"x", xi}}));
+  // one integer (or boolean) list: unsorted, negative, repeated (the last value wins, as NumPy)
+  test::expect_equal(compute(setitem_scalar(a, parse_index("[5, 0, -1, 5]"), float_scalar(-4))),
+                     test::run_numpy("x = x.copy()\nx[[5, 0, -1, 5]] = -4\nresult = x", {{"x", x}}));
+  Npy w = test::run_numpy("result = -np.arange(1.0, 13.0).reshape(4, 3)");
+  ArrayPtr wa = make(w, {{3, 1}, {2, 1}});
+  test::expect_equal(compute(setitem(a, parse_index("[6, 1, 2, 1], 1:4"), wa)),
+                     test::run_numpy("x = x.copy()\nx[[6, 1, 2, 1], 1:4] = w\nresult = x", {{"x", x}, {"w", w}}));
+  test::expect_equal(compute(setitem(a, parse_index("::-3, [5, 0, 2]"), getitem(wa, parse_index("0")))),
+                     test::run_numpy("x = x.copy()\nx[::-3, [5, 0, 2]] = w[0]\nresult = x", {{"x", x}, {"w", w}}));
+  test::expect_equal(compute(setitem(a, parse_index("2, [True, False, True, True, False, False]"),
+                                     getitem(wa, parse_index(":1, 0")))),
+                     test::run_numpy("x = x.copy()\nx[2, [True, False, True, True, False, False]] = w[:1, 0]\n"
+                                     "result = x",
+                                     {{"x", x}, {"w", w}}));
+  EXPECT_THROW(setitem_scalar(a, parse_index("[0, 7]"), float_scalar(1)), Error);
+  EXPECT_THROW(setitem(a, parse_index("[0, 1]"), wa), Error);
   // only touched blocks are recomputed: untouched blocks are the input's (identity tasks)
   ArrayPtr one = setitem_scalar(a, parse_index("0, 0"), float_scalar(1));
   EXPECT_EQ(plan_tasks(one), 6 + 6);
