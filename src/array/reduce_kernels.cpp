@@ -366,7 +366,13 @@ struct MinMaxFam {
   static void vert(P *acc, const T *x, Index n) {
     for (Index j = 0; j < n; ++j) put(acc[j], x[j]);
   }
-  static void finalize(const P &p, Out &o, const Spec &) { o = p.n == 0 ? nan_of<T>() : p.v; }
+  static void finalize(const P &p, Out &o, const Spec &) {
+    // Only reachable for min/max with unknown block sizes that turn out empty (x[mask].min()):
+    // known empty extents fail when the graph is built.
+    if (!SKIP && p.n == 0)
+      fail(CA_EINVAL, "zero-size array to reduction operation ", MAX ? "maximum" : "minimum", " which has no identity");
+    o = p.n == 0 ? nan_of<T>() : p.v;
+  }
 };
 
 template <class T>

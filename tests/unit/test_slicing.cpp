@@ -476,6 +476,16 @@ TEST(Mask, SelectMatchesNumPyAndDaskChunks) {
   ArrayPtr none = mask_select(a, elementwise_scalar(CA_OP_GT, a, int_scalar(1000), false));
   Npy n = compute(none);
   EXPECT_EQ(n.shape, std::vector<Index>{0});
+  // reductions of an empty selection: sum 0, mean NaN, min/max fail at compute as NumPy's
+  EXPECT_EQ(compute(reduce(CA_RED_SUM, none, {}, false, 0, 0, 0)).as<double>()[0], 0.0);
+  EXPECT_TRUE(std::isnan(compute(reduce(CA_RED_MEAN, none, {}, false, 0, 0, 0)).as<double>()[0]));
+  try {
+    compute(reduce(CA_RED_MIN, none, {}, false, 0, 0, 0));
+    ADD_FAILURE() << "min of an empty selection did not fail";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("zero-size array to reduction operation minimum"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Mask, ReductionsAndElementwiseOnUnknownChunks) {
