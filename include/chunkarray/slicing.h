@@ -114,9 +114,10 @@ CA_API ca_status_t ca_array_take_array(ca_array_t **out, const ca_array_t *a, co
                                        int32_t axis);
 
 /**
- * x[mask] with a boolean @p mask of x's shape: the selected elements in C order, 1-d, one block of
- * unknown size (::CA_CHUNK_UNKNOWN) per block of x along axis 0 (the other axes are first made
- * whole, as dask's ravel does). Masks chunked differently from x are rechunked.
+ * x[mask] with a boolean @p mask of x's shape: the selected elements in C order, 1-d, with blocks of
+ * unknown size (::CA_CHUNK_UNKNOWN). As dask, x and the mask are first rechunked as ravel() would
+ * (the axes after the first one made whole, that axis' blocks split to keep their count; nothing
+ * moves when every leading block has extent 1), then each block gives one output block.
  * @return CA_OK; CA_EINVAL for NULL arguments, a non-boolean mask ("the mask must be a boolean
  *         array, got float64") or a shape mismatch ("boolean index did not match indexed array:
  *         array shape (4, 5), mask shape (4, 4)").

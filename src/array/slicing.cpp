@@ -296,6 +296,53 @@ std::vector<char> scalar_bytes(const ca_scalar_t &s, DType dt) {
   return out;
 }
 
+/// dask's expand_tuple: split each block into about `factor` parts.
+std::vector<Index> expand_tuple(const std::vector<Index> &chunks, Index factor) {
+  if (factor == 1) return chunks;
+  std::vector<Index> out;
+  for (Index c : chunks) {
+    Index x = c;
+    double part = std::max(double(c) / double(factor), 1.0);
+    while (double(x) >= 2 * part) {
+      out.push_back(Index(part));
+      x -= Index(part);
+    }
+    if (x) out.push_back(x);
+  }
+  return out;
+}
+
+/// The chunks dask's ravel (reshape_rechunk to one dimension) gives the input: axes after the
+/// first non-trivial one made whole and that axis' blocks split (expand_tuple) to keep their
+/// number, unless every leading axis has blocks of 1 (then nothing moves).
+Chunks ravel_input_chunks(const std::vector<Index> &shape, const Chunks &chunks) {
+  const int32_t nd = int32_t(shape.size());
+  Index total = 1;
+  for (Index e : shape) total *= e;
+  if (nd <= 1 || total == 0) return chunks;
+  Chunks r = chunks;
+  int32_t ii = nd - 1;
+  while (ii >= 0 && shape[size_t(ii)] == 1) r[size_t(ii--)] = {1};
+  if (ii < 0 || shape[size_t(ii)] == total) return r;
+  int32_t ileft = ii - 1;
+  auto prod = [&](int32_t lo) {
+    Index p = 1;
+    for (int32_t i = lo; i <= ii; ++i) p *= shape[size_t(i)];
+    return p;
+  };
+  while (ileft >= 0 && prod(ileft) < total) --ileft;
+  bool moving_blocks = true;
+  for (int32_t i = 0; i < ii; ++i) moving_blocks = moving_blocks && Index(chunks[size_t(i)].size()) == shape[size_t(i)];
+  if (moving_blocks) return r;
+  Index reduction = 1;
+  for (int32_t i = ileft + 1; i <= ii; ++i) {
+    reduction *= Index(chunks[size_t(i)].size());
+    r[size_t(i)] = {shape[size_t(i)]};
+  }
+  r[size_t(ileft)] = expand_tuple(chunks[size_t(ileft)], reduction);
+  return r;
+}
+
 void check_mask(const ArrayPtr &m, const char *what) {
   CA_CHECK(m, CA_EINVAL, what, ": mask is NULL");
   CA_CHECK(m->dtype == CA_BOOL, CA_EINVAL, what, ": the mask must be a boolean array, got ", dtype_name(m->dtype));
@@ -541,42 +588,34 @@ ArrayPtr mask_select(const ArrayPtr &a, const ArrayPtr &mask) {
          shape_text(mask->shape));
   ArrayPtr x = a, m = mask;
   Chunks want;
-  if (nd > 0) {
-    // dask ravels x and the mask (axes after the first made whole), so blocks follow C order.
-    for (int32_t d = 1; d < nd; ++d) {
-      require_known_chunks(*a, "mask_select", d);
-      require_known_chunks(*mask, "mask_select", d);
-    }
+  Index nb = 1;
+  if (nd == 1) {
     want.push_back(common_blockdim({a->chunks[0], mask->chunks[0]}));
-    for (int32_t d = 1; d < nd; ++d) want.push_back({a->shape[size_t(d)]});
+  } else if (nd > 1) {
+    // dask ravels x and the mask (reshape_rechunk), then selects blockwise: every output block is
+    // one box of x in C order. The common refinement of both ravel chunkings, per axis.
+    require_known_chunks(*a, "mask_select");
+    require_known_chunks(*mask, "mask_select");
+    Chunks xa = ravel_input_chunks(a->shape, a->chunks), ma = ravel_input_chunks(a->shape, mask->chunks);
+    for (int32_t d = 0; d < nd; ++d) want.push_back(common_blockdim({xa[size_t(d)], ma[size_t(d)]}));
+  }
+  if (nd > 0) {
     if (x->chunks != want) x = rechunk(x, want);
     if (m->chunks != want) m = rechunk(m, want);
+    for (auto &c : want) nb *= Index(c.size());
   }
-  const Index nb = nd > 0 ? Index(want[0].size()) : 1;
   std::string name = Tokenizer("getitem-mask").add(*x).add(*m).name();
-  std::vector<BlockwiseArg> args;
-  std::vector<std::string> deps{x->name};
-  if (m->name != x->name) deps.push_back(m->name);
-  for (int k = 0; k < 2; ++k) {
-    BlockwiseArg b;
-    b.is_ref = true;
-    b.dep_slot = k == 0 ? 0 : int32_t(deps.size() - 1);
-    for (int32_t d = 0; d < nd; ++d) {
-      DimMap dm;
-      dm.extent = (k == 0 ? x : m)->numblocks[size_t(d)];
-      if (d == 0) {
-        dm.kind = DimMap::Out;
-        dm.out_dim = 0;
-      } else {
-        dm.kind = DimMap::Const;
-        dm.value = 0;
-      }
-      b.dims.push_back(dm);
-    }
-    args.push_back(std::move(b));
-  }
+  // One task per block of the (rechunked) grid, in C order of the blocks.
+  auto layer = std::make_shared<MaterializedLayer>(name, 1);
+  Index out = 0;
+  std::vector<Index> grid = nd > 0 ? x->numblocks : std::vector<Index>{};
+  for_each_index(grid, [&](const std::vector<Index> &bi) {
+    ca_arg_t args[2] = {ca_arg_key(x->name.c_str(), bi.data(), nd), ca_arg_key(m->name.c_str(), bi.data(), nd)};
+    layer->add_task(&out, "ca.mask_select", args, 2);
+    ++out;
+  });
   auto g = merge_graphs({x, m});
-  g->add_layer(std::make_shared<BlockwiseLayer>(name, std::vector<Index>{nb}, "ca.mask_select", deps, std::move(args)));
+  g->add_layer(layer);
   return array_from_layer(g, name, Chunks{std::vector<Index>(size_t(nb), kUnknownChunk)}, a->dtype);
 }
 

@@ -8,8 +8,8 @@
 // Integer lists follow dask's take / slicing_plan: consecutive indices falling in the same input
 // block form one output block (unsorted or repeated indices give more, smaller blocks).
 // Boolean masks give blocks of unknown size (kUnknownChunk, dask's NaN chunks): x[mask] with a mask
-// of x's shape is 1-d, one block per block of x along axis 0 (after making the other axes whole, as
-// dask's ravel does); a 1-d mask along one axis keeps x's blocks. compute_chunk_sizes computes the
+// of x's shape is 1-d, one block per block of x after the rechunk dask's ravel does; a 1-d mask
+// along one axis keeps x's blocks. compute_chunk_sizes computes the
 // sizes (dask's compute_chunk_sizes).
 #pragma once
 
@@ -85,7 +85,8 @@ ArrayPtr take(const ArrayPtr &a, const std::vector<Index> &indices, int32_t axis
 /// through); each output block gathers from all blocks of a along `axis` in its row.
 ArrayPtr take_array(const ArrayPtr &a, const ArrayPtr &indices, int32_t axis);
 
-/// a[mask] with a boolean mask of a's shape: 1-d result in C order with unknown block sizes.
+/// a[mask] with a boolean mask of a's shape: 1-d result in C order with unknown block sizes, one
+/// per block of a and the mask rechunked as dask's ravel (reshape_rechunk) does.
 ArrayPtr mask_select(const ArrayPtr &a, const ArrayPtr &mask);
 /// a[:, ..., mask, ...] with a 1-d boolean mask along `axis`: unknown block sizes along that axis.
 ArrayPtr mask_select_axis(const ArrayPtr &a, const ArrayPtr &mask, int32_t axis);
