@@ -560,12 +560,14 @@ CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, co
   std::vector<ca::ArrayPtr> as;
   std::vector<ca::BlockRef> blocks;
   std::vector<void *> bufs;
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   for (size_t i = 0; i < narrays; ++i) {
     as.push_back(arr(arrays[i], "ca_array_compute"));
+    // Unknown block sizes (dask's NaN chunks): compute the blocks first, then assemble them.
+    if (!ca::chunks_known(as.back()->chunks)) as.back() = ca::persist(*ctx->executor(), ctx->registry, as.back(), ro);
     blocks.emplace_back(ca::block_new(as.back()->dtype, as.back()->ndim(), as.back()->shape.data()));
     bufs.push_back(blocks.back()->data);
   }
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   ca::compute_into(*ctx->executor(), ctx->registry, as, bufs, ro);
   for (size_t i = 0; i < narrays; ++i) out[i] = blocks[i].release();
   return CA_OK;
@@ -584,6 +586,7 @@ CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a,
   CA_ARG_NOT_NULL(ctx);
   CA_ARG_NOT_NULL(a);
   CA_TRY
+  ca::require_known_chunks(*a->a, "ca_array_compute_into");
   CA_CHECK(nbytes == size_t(a->a->nbytes()), CA_EINVAL, "ca_array_compute_into: buffer has ", nbytes,
            " bytes, the array needs ", a->a->nbytes());
   CA_CHECK(buffer || nbytes == 0, CA_EINVAL, "ca_array_compute_into: buffer is NULL");

@@ -17,5 +17,6 @@
 #include "chunkarray/store.h"
 #include "chunkarray/linalg.h"
 #include "chunkarray/shape.h"
+#include "chunkarray/slicing.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

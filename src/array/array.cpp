@@ -20,7 +20,10 @@ namespace ca {
 
 Index Array::size() const {
   Index n = 1;
-  for (Index s : shape) n *= s;
+  for (Index s : shape) {
+    if (s == kUnknownChunk) return kUnknownChunk;
+    n *= s;
+  }
   return n;
 }
 
@@ -37,13 +40,35 @@ std::vector<Index> chunks_shape(const Chunks &chunks) {
   for (size_t d = 0; d < chunks.size(); ++d) {
     Index s = 0;
     CA_CHECK(!chunks[d].empty(), CA_EINVAL, "chunks along axis ", d, " are empty: every dimension has at least one block");
+    bool unknown = false;
     for (Index c : chunks[d]) {
+      if (c == kUnknownChunk) {
+        unknown = true;
+        continue;
+      }
       CA_CHECK(c >= 0, CA_EINVAL, "chunk size ", c, " along axis ", d, " is negative");
       s += c;
     }
-    shape.push_back(s);
+    shape.push_back(unknown ? kUnknownChunk : s);
   }
   return shape;
+}
+
+bool chunks_known(const Chunks &chunks) {
+  for (auto &c : chunks)
+    for (Index v : c)
+      if (v == kUnknownChunk) return false;
+  return true;
+}
+
+void require_known_chunks(const Array &a, const char *what, int32_t axis) {
+  for (int32_t d = 0; d < a.ndim(); ++d) {
+    if (axis >= 0 && d != axis) continue;
+    for (Index v : a.chunks[size_t(d)])
+      if (v == kUnknownChunk)
+        fail(CA_EINVAL, what, ": chunk sizes are unknown along axis ", d,
+             "; call ca_array_compute_chunk_sizes (dask's compute_chunk_sizes) first");
+  }
 }
 
 std::vector<std::vector<Index>> chunk_offsets(const Chunks &chunks) {
@@ -52,7 +77,7 @@ std::vector<std::vector<Index>> chunk_offsets(const Chunks &chunks) {
     Index acc = 0;
     for (Index c : chunks[d]) {
       off[d].push_back(acc);
-      acc += c;
+      acc = (acc == kUnknownChunk || c == kUnknownChunk) ? kUnknownChunk : acc + c;
     }
   }
   return off;
@@ -64,7 +89,11 @@ std::string chunks_str(const Chunks &chunks) {
   for (size_t d = 0; d < chunks.size(); ++d) {
     if (d) os << ", ";
     os << "(";
-    for (size_t i = 0; i < chunks[d].size(); ++i) os << (i ? ", " : "") << chunks[d][i];
+    for (size_t i = 0; i < chunks[d].size(); ++i) {
+      os << (i ? ", " : "");
+      if (chunks[d][i] == kUnknownChunk) os << "nan";
+      else os << chunks[d][i];
+    }
     if (chunks[d].size() == 1) os << ",";
     os << ")";
   }
@@ -452,6 +481,15 @@ std::vector<Index> common_blockdim(const std::vector<std::vector<Index>> &dims) 
     if (!(d.size() == 1 && ext == 1)) real.push_back(&d);
   }
   if (real.empty()) return dims.empty() ? std::vector<Index>{} : dims[0];
+  for (auto *d : real)
+    if (std::find(d->begin(), d->end(), kUnknownChunk) != d->end()) {
+      // Unknown sizes align only with the very same block structure (dask assumes they match).
+      for (auto *e : real)
+        if (*e != *d)
+          fail(CA_EINVAL, "cannot unify chunks ", chunks_str({*d}), " and ", chunks_str({*e}),
+               ": chunk sizes are unknown; call ca_array_compute_chunk_sizes first");
+      return *d;
+    }
   Index ext0 = 0;
   for (Index c : *real[0]) ext0 += c;
   std::set<Index> cuts;
@@ -811,6 +849,7 @@ void add_keys(KeySet &ks, const Array &a, size_t which) {
 
 void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> &arrays,
                   const std::vector<void *> &buffers, const RunOptions &opts0) {
+  for (auto &a : arrays) require_known_chunks(*a, "compute");
   KeySet ks;
   for (size_t i = 0; i < arrays.size(); ++i) add_keys(ks, *arrays[i], i);
   for (size_t k = 0; k < ks.idx.size(); ++k) {
@@ -853,19 +892,39 @@ ArrayPtr persist(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, con
   std::vector<const Block *> blocks(ks.refs.size(), nullptr);
   RunOptions opts = opts0;
   opts.on_output = [&](size_t i, const Block *b) {
-    for (int32_t d = 0; d < a->ndim(); ++d)
-      if (b->ndim != a->ndim() || b->shape[d] != a->chunks[size_t(d)][size_t(ks.idx[i][size_t(d)])])
+    if (b->ndim != a->ndim())
+      fail(CA_EKERNEL, "block ", key_str(a->name, ks.idx[i].data(), a->ndim()), " has ", b->ndim,
+           " dimensions, the array has ", a->ndim());
+    for (int32_t d = 0; d < a->ndim(); ++d) {
+      Index want = a->chunks[size_t(d)][size_t(ks.idx[i][size_t(d)])];
+      if (want != kUnknownChunk && b->shape[d] != want)
         fail(CA_EKERNEL, "block ", key_str(a->name, ks.idx[i].data(), a->ndim()), " does not match the array's chunks");
+    }
     if (b->dtype != a->dtype) fail(CA_EKERNEL, "a block's dtype does not match the array's");
     blocks[i] = block_retain(b);
   };
+  Chunks chunks = a->chunks;
   try {
     ex.run(*plan, opts);
+    // Unknown sizes (dask's NaN chunks) become the computed blocks' extents.
+    for (int32_t d = 0; d < a->ndim(); ++d) {
+      std::vector<Index> &c = chunks[size_t(d)];
+      std::vector<bool> seen(c.size(), false);
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        size_t j = size_t(ks.idx[i][size_t(d)]);
+        Index got = blocks[i]->shape[d];
+        if (a->chunks[size_t(d)][j] != kUnknownChunk) continue;
+        if (!seen[j]) c[j] = got, seen[j] = true;
+        else if (c[j] != got)
+          fail(CA_EKERNEL, "blocks along axis ", d, " at block index ", j, " disagree on their extent (", c[j],
+               " and ", got, ")");
+      }
+    }
   } catch (...) {
     for (const Block *b : blocks) block_release(b);
     throw;
   }
-  return from_blocks(Tokenizer("persist").add(*a).name(), a->chunks, a->dtype, std::move(blocks));
+  return from_blocks(Tokenizer("persist").add(*a).name(), chunks, a->dtype, std::move(blocks));
 }
 
 }  // namespace ca

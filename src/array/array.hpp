@@ -13,6 +13,11 @@
 namespace ca {
 
 using Chunks = std::vector<std::vector<Index>>;
+
+/// A block size not known until computed (dask's NaN chunks, e.g. after x[mask]); public as
+/// CA_CHUNK_UNKNOWN (chunkarray/slicing.h). An axis with an unknown block has extent kUnknownChunk
+/// in Array::shape, and Array::size()/nbytes() are then kUnknownChunk too.
+constexpr Index kUnknownChunk = -1;
 using GraphPtr = std::shared_ptr<const Graph>;
 
 struct Expr;  // array/expr.hpp: a fused elementwise expression
@@ -36,7 +41,7 @@ struct Array {
 
   int32_t ndim() const { return int32_t(chunks.size()); }
   Index size() const;
-  Index nbytes() const { return size() * Index(dtype_size(dtype)); }
+  Index nbytes() const { return size() == kUnknownChunk ? kUnknownChunk : size() * Index(dtype_size(dtype)); }
   Index nblocks() const;
 };
 
@@ -48,12 +53,18 @@ using ArrayPtr = std::shared_ptr<const Array>;
 ArrayPtr array_new(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype);
 /// The same without the key check (for layers this library built itself).
 ArrayPtr array_from_layer(GraphPtr graph, const std::string &name, Chunks chunks, DType dtype, ExprPtr expr = nullptr);
-/// Validate chunks (non-negative sizes) and return shape.
+/// Validate chunks (non-negative sizes or kUnknownChunk) and return shape (kUnknownChunk for an axis
+/// with an unknown block).
 std::vector<Index> chunks_shape(const Chunks &chunks);
-/// Block start offsets per dimension (cumulative sums).
+/// Block start offsets per dimension (cumulative sums; kUnknownChunk from the first unknown block on).
 std::vector<std::vector<Index>> chunk_offsets(const Chunks &chunks);
-/// "((2, 3, 4), (5,))"
+/// "((2, 3, 4), (5,))"; unknown sizes print as "nan", as dask does.
 std::string chunks_str(const Chunks &chunks);
+/// True when every block size is known (no kUnknownChunk).
+bool chunks_known(const Chunks &chunks);
+/// Throws CA_EINVAL "<what>: chunk sizes are unknown along axis 0; call ca_array_compute_chunk_sizes"
+/// when an axis of `a` (every axis, or only `axis` when >= 0) has unknown block sizes.
+void require_known_chunks(const Array &a, const char *what, int32_t axis = -1);
 
 /// A new graph: the union of the arrays' graphs (layers shared).
 std::shared_ptr<Graph> merge_graphs(const std::vector<ArrayPtr> &arrays);

@@ -27,6 +27,8 @@ void register_array_kernels(KernelRegistry &reg) {
   register_linalg_kernels_entry(reg);
   void register_shape_kernels(KernelRegistry &);  // array/shape_kernels.cpp
   register_shape_kernels(reg);
+  void register_slicing_kernels(KernelRegistry &);  // array/slicing_kernels.cpp
+  register_slicing_kernels(reg);
 }
 
 }  // namespace ca

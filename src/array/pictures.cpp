@@ -204,6 +204,7 @@ Part svg_3d(const Chunks &chunks, const std::vector<double> &sizes, double ox, d
 
 std::string array_to_svg(const Array &a, int32_t size) {
   CA_CHECK(size >= 0, CA_EINVAL, "array_to_svg: size must be >= 0 (got ", size, ")");
+  require_known_chunks(a, "array_to_svg (dask: \"Can't generate SVG with unknown chunk sizes\")");
   double sz = size == 0 ? 120 : size;
   Chunks chunks = a.chunks;
   const std::string footer = "\n</svg>";

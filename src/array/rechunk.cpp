@@ -675,6 +675,8 @@ ArrayPtr rechunk_stage(const ArrayPtr &a, const Chunks &chunks) {
 }
 
 std::vector<Chunks> rechunk_stages(const Array &a, const Chunks &chunks0, const RechunkOptions &opts) {
+  require_known_chunks(a, "rechunk");
+  CA_CHECK(chunks_known(chunks0), CA_EINVAL, "rechunk: the target chunks ", chunks_str(chunks0), " have unknown sizes");
   std::vector<Index> shape = chunks_shape(chunks0);
   if (shape != a.shape) {
     std::string want, have;

@@ -264,8 +264,10 @@ ArrayPtr reduce(int32_t op, const ArrayPtr &a, std::vector<int32_t> axes, bool k
   Index red_extent = 1;
   for (int32_t ax : axes) {
     mask |= uint64_t(1) << ax;
-    red_extent *= a->shape[size_t(ax)];
+    red_extent *= a->shape[size_t(ax)] == kUnknownChunk ? 1 : a->shape[size_t(ax)];
   }
+  // Unknown block sizes (after x[mask]): arg-reductions need the blocks' offsets.
+  if (is_arg(op)) require_known_chunks(*a, red_name(op));
   if (red_extent == 0) {
     switch (base_op(op)) {
       case CA_RED_MIN: fail(CA_EINVAL, "zero-size array to reduction operation minimum which has no identity");
@@ -319,6 +321,8 @@ ArrayPtr reduction(const ArrayPtr &a, const std::string &chunk, const std::strin
   CA_CHECK(nd < CA_MAX_NDIM, CA_EINVAL, "reductions support up to ", CA_MAX_NDIM - 1, " dimensions");
   uint64_t mask = 0;
   for (int32_t ax : axes) mask |= uint64_t(1) << ax;
+  for (int32_t d = 0; d < nd; ++d)
+    if (!((mask >> d) & 1) && !keepdims) require_known_chunks(*a, "reduction", d);
 
   Tokenizer tk("reduction");
   tk.add(*a).add(chunk).add(combine).add(aggregate).add(int64_t(mask)).add(int64_t(keepdims)).add(split_every);
@@ -380,6 +384,7 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   CA_CHECK(a, CA_EINVAL, "array is NULL");
   const DType out = scan_result_dtype(op, a->dtype, dtype);
   const int32_t nd = a->ndim();
+  require_known_chunks(*a, scan_name(op));
   CA_CHECK(axis >= -nd && axis < nd, CA_EINVAL, "axis ", axis, " is out of bounds for array of dimension ", nd);
   if (axis < 0) axis += nd;
   // nan-variants of NaN-free dtypes are the plain scans

@@ -402,7 +402,13 @@ struct MinMaxFam {
   static void vert(P *acc, const T *x, Index n) {
     for (Index j = 0; j < n; ++j) put(acc[j], x[j]);
   }
-  static void finalize(const P &p, Out &o, const Spec &) { o = p.n == 0 ? nan_of<T>() : p.v; }
+  static void finalize(const P &p, Out &o, const Spec &) {
+    // Only reachable for min/max with unknown block sizes that turn out empty (x[mask].min()):
+    // known empty extents fail when the graph is built.
+    if (!SKIP && p.n == 0)
+      fail(CA_EINVAL, "zero-size array to reduction operation ", MAX ? "maximum" : "minimum", " which has no identity");
+    o = p.n == 0 ? nan_of<T>() : p.v;
+  }
 };
 
 template <class T>
@@ -782,6 +788,17 @@ ca_status_t k_reduce_chunk(ca_block_t **out, const ca_arg_t *args, size_t nargs,
     for (size_t i = 5; i < nargs; ++i) in.leaves.push_back(block_arg(args[i], "a leaf"));
     CA_CHECK(in.leaves.size() == in.prog->inputs.size(), CA_EINVAL, "ca.reduce_chunk: program takes ",
              in.prog->inputs.size(), " inputs, got ", in.leaves.size());
+    // Unknown block sizes (dask's NaN chunks, kUnknownChunk): the block's extents are the broadcast
+    // extents of its leaves.
+    for (size_t d = 0; d < in.bshape.size(); ++d) {
+      if (in.bshape[d] >= 0) continue;
+      Index e = 1;
+      for (const Block *l : in.leaves) {
+        int32_t k = int32_t(d) - int32_t(in.bshape.size()) + l->ndim;
+        if (k >= 0 && l->shape[k] != 1) e = l->shape[k];
+      }
+      in.bshape[d] = e;
+    }
     if (in.prog->coords) {
       const ca_arg_t o = ca_arg_tuple(in.origin.data(), in.origin.size());
       const ca_arg_t b = ca_arg_tuple(in.bshape.data(), in.bshape.size());
@@ -842,6 +859,17 @@ ca_status_t k_reduce_agg(ca_block_t **out, const ca_arg_t *args, size_t nargs, c
     flatten_blocks(args[0], parts);
     Spec s = parse_spec(args[1]);
     std::vector<Index> oshape = tuple_of(args[2], "output block shape");
+    // Unknown extents (kept axes of unknown size): from the partials, whose shape is the keepdims
+    // block shape plus the byte axis.
+    if (!parts.empty()) {
+      size_t od = 0;
+      bool kd = size_t(parts[0]->ndim) == oshape.size() + 1;
+      for (int32_t d = 0; d + 1 < parts[0]->ndim && od < oshape.size(); ++d) {
+        if (!kd && ((s.mask >> d) & 1)) continue;
+        if (oshape[od] < 0) oshape[od] = parts[0]->shape[d];
+        ++od;
+      }
+    }
     const Index n = prod(oshape);
     with_family(s, [&](auto ft) {
       using Fam = typename decltype(ft)::type;

@@ -370,7 +370,7 @@ BlockwiseLayer::BlockwiseLayer(std::string name, std::vector<std::vector<Index>>
     Index acc = 0;
     for (size_t i = 0; i < c.size(); ++i) {
       o[i] = acc;
-      acc += c[i];
+      acc = (acc < 0 || c[i] < 0) ? -1 : acc + c[i];  // -1: unknown block sizes (CA_CHUNK_UNKNOWN)
     }
     origins_.push_back(std::move(o));
   }

@@ -229,6 +229,7 @@ std::vector<Index> zarr_store_chunks(const Array &a, const ZarrWriteOptions &opt
 ZarrMeta to_zarr(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a0, const std::string &path,
                  const ZarrWriteOptions &opts, const RunOptions &run) {
   CA_CHECK(a0, CA_EINVAL, "to_zarr: array is null");
+  require_known_chunks(*a0, "to_zarr");
   std::vector<Index> sc = zarr_store_chunks(*a0, opts);
   ZarrMeta meta = make_zarr_meta(a0->dtype, a0->shape, sc);
   meta.compressor = opts.compressor;
@@ -289,6 +290,7 @@ ArrayPtr from_npy(const std::string &path, const std::optional<Chunks> &chunks) 
 void to_npy(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &path,
             const RunOptions &run) {
   CA_CHECK(a, CA_EINVAL, "to_npy: array is null");
+  require_known_chunks(*a, "to_npy");
   CA_CHECK(a->dtype != CA_RAW, CA_EUNSUPPORTED, "to_npy: raw blocks have no NumPy dtype");
   NpyWriter w(path, a->dtype, a->shape);
   compute_blocks(ex, reg, a, run, [&](const std::vector<Index> &origin, const Block &b) {

@@ -1,0 +1,176 @@
+// The indexing API (chunkarray/slicing.h): thin wrappers over src/array/slicing.
+#include <chunkarray/slicing.h>
+
+#include "array/slicing.hpp"
+#include "capi_internal.hpp"
+
+// capi_array.cpp (hidden).
+ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
+ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
+
+namespace {
+
+const ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *which = "array") {
+  CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
+  return ca_capi_unwrap(a);
+}
+
+std::vector<ca::IndexItem> index_in(const ca_index_t *idx, size_t n, const char *what) {
+  CA_CHECK(idx || n == 0, CA_EINVAL, what, ": idx is NULL with n ", n);
+  std::vector<ca::IndexItem> out;
+  for (size_t k = 0; k < n; ++k) {
+    const ca_index_t &c = idx[k];
+    ca::IndexItem it;
+    switch (c.kind) {
+      case CA_IDX_INT: it = ca::IndexItem::integer(c.i); break;
+      case CA_IDX_SLICE:
+        it.has_start = c.has_start, it.has_stop = c.has_stop, it.has_step = c.has_step;
+        it.start = c.start, it.stop = c.stop, it.step = c.has_step ? c.step : 1;
+        break;
+      case CA_IDX_NEWAXIS: it = ca::IndexItem::newaxis(); break;
+      case CA_IDX_ELLIPSIS: it = ca::IndexItem::ellipsis(); break;
+      case CA_IDX_ARRAY:
+      case CA_IDX_BOOL:
+        CA_CHECK(c.nindices >= 0, CA_EINVAL, what, ": index item ", k, " has a negative count ", c.nindices);
+        CA_CHECK(c.nindices == 0 || (c.kind == CA_IDX_ARRAY ? c.indices != nullptr : c.bools != nullptr), CA_EINVAL,
+                 what, ": index item ", k, " has NULL ", c.kind == CA_IDX_ARRAY ? "indices" : "bools");
+        it.kind = c.kind == CA_IDX_ARRAY ? ca::IndexItem::IntList : ca::IndexItem::BoolList;
+        for (int64_t j = 0; j < c.nindices; ++j)
+          it.list.push_back(c.kind == CA_IDX_ARRAY ? c.indices[j] : ca::Index(c.bools[j] ? 1 : 0));
+        break;
+      case CA_IDX_MASK:
+        it.kind = ca::IndexItem::BoolArray;
+        it.array = arr(c.array, what, "the mask array of an index item");
+        break;
+      case CA_IDX_INDEX_ARRAY:
+        it.kind = ca::IndexItem::IntArray;
+        it.array = arr(c.array, what, "the index array of an index item");
+        break;
+      default: ca::fail(CA_EINVAL, what, ": index item ", k, " has unknown kind ", c.kind);
+    }
+    out.push_back(std::move(it));
+  }
+  return out;
+}
+
+}  // namespace
+
+#define OUT_INIT(out) \
+  CA_ARG_NOT_NULL(out); \
+  *out = nullptr
+
+extern "C" {
+
+CA_API ca_status_t ca_array_getitem(ca_array_t **out, const ca_array_t *a, const ca_index_t *idx, size_t n) {
+  OUT_INIT(out);
+  CA_TRY
+  auto x = arr(a, "ca_array_getitem");
+  *out = ca_capi_wrap_array(ca::getitem(x, index_in(idx, n, "ca_array_getitem")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_take(ca_array_t **out, const ca_array_t *a, const int64_t *indices, int64_t n,
+                                 int32_t axis) {
+  OUT_INIT(out);
+  CA_TRY
+  auto x = arr(a, "ca_array_take");
+  CA_CHECK(n >= 0 && (indices || n == 0), CA_EINVAL, "ca_array_take: bad indices (n ", n, ")");
+  *out = ca_capi_wrap_array(ca::take(x, std::vector<ca::Index>(indices, indices + n), axis));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_take_array(ca_array_t **out, const ca_array_t *a, const ca_array_t *indices,
+                                       int32_t axis) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = ca_capi_wrap_array(
+      ca::take_array(arr(a, "ca_array_take_array"), arr(indices, "ca_array_take_array", "indices"), axis));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_mask_select(ca_array_t **out, const ca_array_t *a, const ca_array_t *mask) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = ca_capi_wrap_array(
+      ca::mask_select(arr(a, "ca_array_mask_select"), arr(mask, "ca_array_mask_select", "mask")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_mask_select_axis(ca_array_t **out, const ca_array_t *a, const ca_array_t *mask,
+                                             int32_t axis) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = ca_capi_wrap_array(ca::mask_select_axis(arr(a, "ca_array_mask_select_axis"),
+                                                 arr(mask, "ca_array_mask_select_axis", "mask"), axis));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API bool ca_array_chunks_known(const ca_array_t *a) { return a && ca::chunks_known(ca_capi_unwrap(a)->chunks); }
+
+CA_API ca_status_t ca_array_compute_chunk_sizes(ca_array_t **out, ca_context_t *ctx, const ca_array_t *a,
+                                                const ca_compute_options_t *opts) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(ctx);
+  CA_TRY
+  auto x = arr(a, "ca_array_compute_chunk_sizes");
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  *out = ca_capi_wrap_array(ca::compute_chunk_sizes(*ctx->executor(), ctx->registry, x, ro));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const int64_t *const *indices, int32_t nidx,
+                                   int64_t n) {
+  OUT_INIT(out);
+  CA_TRY
+  auto x = arr(a, "ca_array_vindex");
+  CA_CHECK(nidx >= 0 && (indices || nidx == 0), CA_EINVAL, "ca_array_vindex: bad indices (nidx ", nidx, ")");
+  CA_CHECK(n >= 0, CA_EINVAL, "ca_array_vindex: negative number of points ", n);
+  std::vector<std::vector<ca::Index>> store(static_cast<size_t>(nidx));
+  std::vector<const std::vector<ca::Index> *> ptrs(static_cast<size_t>(nidx), nullptr);
+  for (int32_t d = 0; d < nidx; ++d) {
+    if (!indices[d]) continue;
+    store[size_t(d)].assign(indices[d], indices[d] + n);
+    ptrs[size_t(d)] = &store[size_t(d)];
+  }
+  *out = ca_capi_wrap_array(ca::vindex(x, ptrs));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_setitem(ca_array_t **out, const ca_array_t *a, const ca_index_t *idx, size_t n,
+                                    const ca_array_t *value) {
+  OUT_INIT(out);
+  CA_TRY
+  auto x = arr(a, "ca_array_setitem");
+  auto v = arr(value, "ca_array_setitem", "value");
+  *out = ca_capi_wrap_array(ca::setitem(x, index_in(idx, n, "ca_array_setitem"), v));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_setitem_scalar(ca_array_t **out, const ca_array_t *a, const ca_index_t *idx, size_t n,
+                                           ca_scalar_t value) {
+  OUT_INIT(out);
+  CA_TRY
+  auto x = arr(a, "ca_array_setitem_scalar");
+  *out = ca_capi_wrap_array(ca::setitem_scalar(x, index_in(idx, n, "ca_array_setitem_scalar"), value));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_mask_set(ca_array_t **out, const ca_array_t *a, const ca_array_t *mask, ca_scalar_t value) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = ca_capi_wrap_array(
+      ca::mask_set(arr(a, "ca_array_mask_set"), arr(mask, "ca_array_mask_set", "mask"), value));
+  return CA_OK;
+  CA_CATCH
+}
+
+}  // extern "C"
