@@ -12,5 +12,7 @@
 #include "chunkarray/graph.h"
 #include "chunkarray/array.h"
 #include "chunkarray/io.h"
+#include "chunkarray/format.h"
+#include "chunkarray/plugin.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */
