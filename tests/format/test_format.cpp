@@ -361,3 +361,40 @@ TEST(Format, BadFilesFailCleanly) {
   EXPECT_NE(std::string(ca_last_error_message()).find("nonexistent-dir"), std::string::npos);
   ca_graph_free(ok);
 }
+
+// Files written by an earlier version of the library must keep loading and computing the same:
+// tests/format/golden holds them (rich_graph.cagraph: every argument and layer kind;
+// pipelines.cagraph + expected/*.npy: array pipelines and their results when the file was written).
+// CA_WRITE_GOLDEN=1 rewrites rich_graph.cagraph (only when the format version changes).
+TEST(Format, GoldenFiles) {
+  const char *dir = std::getenv("CA_GOLDEN_DIR");
+  if (!dir) GTEST_SKIP() << "CA_GOLDEN_DIR not set";
+  std::string rich = std::string(dir) + "/rich_graph.cagraph";
+  ca_graph_t *g = rich_graph();
+  if (std::getenv("CA_WRITE_GOLDEN")) {
+    ASSERT_EQ(ca_graph_save(g, rich.c_str()), CA_OK);
+  }
+  ca_graph_t *h = nullptr;
+  ASSERT_EQ(ca_graph_load(&h, rich.c_str()), CA_OK) << ca_last_error_message();
+  expect_same_graph(g, h);
+  ca_graph_free(g);
+  ca_graph_free(h);
+
+  Ctx c;
+  ca_array_t **arrays = nullptr;
+  size_t n = 0;
+  ASSERT_EQ(ca_arrays_load(&arrays, &n, (std::string(dir) + "/pipelines.cagraph").c_str()), CA_OK)
+      << ca_last_error_message();
+  ASSERT_EQ(n, 7u);
+  auto got = compute_all(c.ctx, arrays, n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string npy = std::string(dir) + "/expected/" + ca_array_name(arrays[i]) + ".npy";
+    ca_array_t *e = nullptr;
+    ASSERT_EQ(ca_array_from_npy(&e, npy.c_str(), nullptr), CA_OK) << ca_last_error_message();
+    EXPECT_EQ(ca_array_dtype(e), ca_array_dtype(arrays[i]));
+    auto want = compute_all(c.ctx, &e, 1);
+    EXPECT_EQ(got[i], want[0]) << ca_array_name(arrays[i]);
+    ca_array_free(e);
+  }
+  ca_arrays_free(arrays, n);
+}
