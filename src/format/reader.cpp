@@ -31,6 +31,9 @@ std::string text(capnp::Text::Reader t) { return std::string(t.cStr(), t.size())
 
 std::string layer_text(const std::string &name) { return "layer '" + name + "'"; }
 
+// A name (layer, dependency, kernel): non-empty, without NUL bytes.
+bool good_name(capnp::Text::Reader t) { return t.size() > 0 && std::strlen(t.cStr()) == t.size(); }
+
 }  // namespace
 
 // The friend of MaterializedLayer that fills its private flat arrays.
@@ -48,7 +51,7 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
   auto kernels = m.getKernels();
   l->kernels_.reserve(kernels.size());
   for (auto k : kernels) {
-    CA_CHECK(k.size() > 0, CA_EFORMAT, where, ": a kernel name is empty");
+    CA_CHECK(good_name(k), CA_EFORMAT, where, ": a kernel name is empty or has a NUL byte");
     l->kernels_.push_back(text(k));
   }
   auto keys = m.getKeys();
@@ -245,7 +248,7 @@ ca_arg_t literal_arg(s::Literal::Reader lit, std::vector<int64_t> &tuple_tmp, co
 LayerPtr read_blockwise(const std::string &name, int32_t nindex, std::vector<std::string> deps,
                         s::Blockwise::Reader b) {
   const std::string where = layer_text(name);
-  CA_CHECK(b.getKernel().size() > 0, CA_EFORMAT, where, ": the kernel name is empty");
+  CA_CHECK(good_name(b.getKernel()), CA_EFORMAT, where, ": the kernel name is empty or has a NUL byte");
   std::string kernel = text(b.getKernel());
   std::vector<Index> nb = int_list(b.getNumblocks());
   CA_CHECK(int32_t(nb.size()) == nindex, CA_EFORMAT, where, ": ", nb.size(), " block counts for keys of ", nindex,
@@ -399,16 +402,15 @@ FileContents decode(s::File::Reader f, uint32_t version) {
   auto layers = f.getLayers();
   for (unsigned i = 0; i < layers.size(); ++i) {
     auto l = layers[i];
-    CA_CHECK(l.getName().size() > 0, CA_EFORMAT, "layer ", i, " has an empty name");
+    CA_CHECK(good_name(l.getName()), CA_EFORMAT, "layer ", i, " has an empty name or one with a NUL byte");
     std::string name = text(l.getName());
-    CA_CHECK(std::strlen(name.c_str()) == name.size(), CA_EFORMAT, "layer ", i, " has a NUL in its name");
     CA_CHECK(seen.insert(name).second, CA_EFORMAT, "two layers are named '", name, "'");
     int32_t nindex = l.getNindex();
     CA_CHECK(nindex >= 0 && nindex <= kMaxNindex, CA_EFORMAT, layer_text(name), ": keys have ", nindex,
              " indices (0..", kMaxNindex, " allowed)");
     std::vector<std::string> deps;
     for (auto d : l.getDeps()) {
-      CA_CHECK(d.size() > 0 && std::strlen(d.cStr()) == d.size(), CA_EFORMAT, layer_text(name),
+      CA_CHECK(good_name(d), CA_EFORMAT, layer_text(name),
                ": a dependency name is empty or has a NUL");
       deps.push_back(text(d));
     }
@@ -430,8 +432,8 @@ FileContents decode(s::File::Reader f, uint32_t version) {
   for (unsigned i = 0; i < arrays.size(); ++i) {
     auto a = arrays[i];
     ArrayEntry e;
+    CA_CHECK(good_name(a.getName()), CA_EFORMAT, "array ", i, " has an empty name or one with a NUL byte");
     e.name = text(a.getName());
-    CA_CHECK(!e.name.empty(), CA_EFORMAT, "array ", i, " has an empty name");
     const Layer *l = fc.graph->find(e.name);
     CA_CHECK(l, CA_EFORMAT, "array ", i, " ('", e.name, "') has no layer in the file");
     e.dtype = a.getDtype();
