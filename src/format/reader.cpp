@@ -2,6 +2,7 @@
 // inconsistency is CA_EFORMAT naming the layer and what is wrong. Materialized layers are rebuilt by
 // filling their flat arrays directly (no per-task add_task), so a million-task layer loads in tens
 // of milliseconds.
+#include <capnp/any.h>
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <fcntl.h>
@@ -33,6 +34,26 @@ std::string layer_text(const std::string &name) { return "layer '" + name + "'";
 
 // A name (layer, dependency, kernel): non-empty, without NUL bytes.
 bool good_name(capnp::Text::Reader t) { return t.size() > 0 && std::strlen(t.cStr()) == t.size(); }
+
+// The elements of a primitive list: a view of the message when they are stored as plain
+// little-endian T (always for files this library writes), else a checked element-by-element copy.
+template <class T>
+const T *prim(typename capnp::List<T>::Reader r, std::vector<T> &holder) {
+  constexpr capnp::ElementSize want = sizeof(T) == 1   ? capnp::ElementSize::BYTE
+                                      : sizeof(T) == 4 ? capnp::ElementSize::FOUR_BYTES
+                                                       : capnp::ElementSize::EIGHT_BYTES;
+  capnp::AnyList::Reader any(r);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (any.getElementSize() == want) {
+    auto raw = any.getRawBytes();
+    if (raw.size() == size_t(r.size()) * sizeof(T) && reinterpret_cast<uintptr_t>(raw.begin()) % alignof(T) == 0)
+      return reinterpret_cast<const T *>(raw.begin());
+  }
+#endif
+  holder.resize(r.size());
+  for (unsigned i = 0; i < r.size(); ++i) holder[i] = r[i];
+  return holder.data();
+}
 
 }  // namespace
 
@@ -72,32 +93,41 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
   CA_CHECK(arga.size() == nargs_total && argb.size() == nargs_total, CA_EFORMAT, where, ": argument lists differ in length (",
            kind.size(), ", ", arga.size(), ", ", argb.size(), ")");
 
+  // Views of the big lists (no per-element accessor calls on the hot path).
+  std::vector<int64_t> h_keys, h_arga, h_refs;
+  std::vector<uint32_t> h_tk, h_tn;
+  std::vector<uint8_t> h_kind, h_argb;
+  const int64_t *keyp = prim<int64_t>(keys, h_keys);
+  const uint32_t *tkp = prim<uint32_t>(tk, h_tk);
+  const uint32_t *tnp = prim<uint32_t>(tn, h_tn);
+  const uint8_t *kindp = prim<uint8_t>(kind, h_kind);
+  const int64_t *argap = prim<int64_t>(arga, h_arga);
+  const uint8_t *argbp = prim<uint8_t>(argb, h_argb);
+  const int64_t *refp = prim<int64_t>(refs, h_refs);
   // Keys (and the bounding box).
-  l->keys_.resize(keys.size());
-  for (unsigned i = 0; i < keys.size(); ++i) l->keys_[i] = keys[i];
+  l->keys_.assign(keyp, keyp + keys.size());
   for (size_t t = 0; t < ntasks; ++t)
     for (int32_t d = 0; d < nindex; ++d) {
-      Index v = l->keys_[t * size_t(nindex) + size_t(d)];
+      Index v = keyp[t * size_t(nindex) + size_t(d)];
       if (v > l->max_idx_[size_t(d)]) l->max_idx_[size_t(d)] = v;
     }
   // Per-task kernel slots and argument counts.
-  l->task_kernel_.resize(ntasks);
-  l->task_nargs_.resize(ntasks);
-  l->task_args_.resize(ntasks);
   const uint32_t nkernels = kernels.size();
-  for (unsigned t = 0; t < ntasks; ++t) {
-    uint32_t k = tk[t];
+  l->task_kernel_.resize(ntasks);
+  for (size_t t = 0; t < ntasks; ++t) {
+    uint32_t k = tkp[t];
     CA_CHECK(k < nkernels, CA_EFORMAT, where, ": task ", t, " uses kernel slot ", k, " of ", nkernels);
     l->task_kernel_[t] = int32_t(k);
-    l->task_nargs_[t] = tn[t];
   }
+  l->task_nargs_.assign(tnp, tnp + ntasks);
+  l->task_args_.resize(ntasks);
   // Arguments: one preorder pass. `pending` counts the items still owed to each open list.
   l->stored_.resize(nargs_total);
   const int64_t *refbase = nullptr;
   size_t nref = refs.size(), refpos = 0;
   if (nref) {
     int64_t *copy = static_cast<int64_t *>(l->arena_.alloc(nref * sizeof(int64_t), 8));
-    for (unsigned i = 0; i < nref; ++i) copy[i] = refs[i];
+    std::memcpy(copy, refp, nref * sizeof(int64_t));
     refbase = copy;
   }
   const size_t ndeps = l->deps_.size();
@@ -117,8 +147,8 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
                " stored arguments");
       auto &st = l->stored_[pos];
       const unsigned p = unsigned(pos++);
-      const int32_t k = kind[p];
-      const int64_t a = arga[p];
+      const int32_t k = kindp[p];
+      const int64_t a = argap[p];
       st.kind = k;
       st.slot = 0;
       st.arg = ca_arg_none();
@@ -154,7 +184,7 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
           break;
         }
         case CA_ARG_KEY: {
-          const uint32_t n = argb[p];
+          const uint32_t n = argbp[p];
           CA_CHECK(a >= 0 && uint64_t(a) < ndeps, CA_EFORMAT, where, ": task ", t, " references dependency slot ",
                    a, " of ", ndeps);
           CA_CHECK(n <= uint32_t(kMaxNindex), CA_EFORMAT, where, ": task ", t, " references a key with ", n,
@@ -184,23 +214,29 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
   }
   CA_CHECK(pos == nargs_total, CA_EFORMAT, where, ": ", nargs_total - pos, " stored arguments belong to no task");
   CA_CHECK(refpos == nref, CA_EFORMAT, where, ": ", nref - refpos, " key indices belong to no reference");
-  // The key table (open addressing, as add_task keeps it); duplicates are an error.
+  // The key table (open addressing, as add_task keeps it); duplicates are an error. Home slots are
+  // hashed first and prefetched a few inserts ahead: the inserts are random accesses.
   size_t cap = 16;
   while (cap < 2 * ntasks) cap *= 2;
   l->table_.assign(cap, -1);
   const size_t mask = cap - 1;
   const Index *kd = l->keys_.data();
+  std::vector<uint32_t> home(ntasks);
+  for (size_t t = 0; t < ntasks; ++t) home[t] = uint32_t(l->hash_idx(kd + t * size_t(nindex)) & mask);
+  int64_t *table = l->table_.data();
+  constexpr size_t kAhead = 16;
   for (size_t t = 0; t < ntasks; ++t) {
+    if (t + kAhead < ntasks) __builtin_prefetch(table + home[t + kAhead], 1);
     const Index *idx = kd + t * size_t(nindex);
-    size_t p = l->hash_idx(idx) & mask;
+    size_t p = home[t];
     while (true) {
-      int64_t o = l->table_[p];
+      int64_t o = table[p];
       if (o < 0) break;
       if (std::equal(idx, idx + nindex, kd + o * nindex))
         fail(CA_EFORMAT, where, ": duplicate key ", key_str(name, idx, nindex));
       p = (p + 1) & mask;
     }
-    l->table_[p] = int64_t(t);
+    table[p] = int64_t(t);
   }
   return l;
 }
