@@ -37,19 +37,37 @@ std::shared_ptr<ca::Graph> merged(const ca_array_t *const *arrays, size_t n, std
 }
 
 // Arrays over a loaded graph; an array whose blocks are not all in the graph is a corrupt file.
+// Grid layers (blockwise, data) hold every key inside their block counts, so those arrays are
+// checked by their block counts (no walk over a possibly huge grid); materialized layers are
+// checked key by key, after bounding the grid by the layer's task count.
+ca::ArrayPtr make_array(const fmt::FileContents &fc, const fmt::ArrayEntry &e) {
+  const ca::Layer *l = fc.graph->find(e.name);
+  CA_CHECK(l && l->nindex() == int32_t(e.chunks.size()), CA_EFORMAT, "array '", e.name, "' has no matching layer");
+  std::vector<ca::Index> nb = l->numblocks();
+  int64_t blocks = 1;
+  for (size_t d = 0; d < e.chunks.size(); ++d)
+    CA_CHECK(!__builtin_mul_overflow(blocks, int64_t(e.chunks[d].size()), &blocks), CA_EFORMAT, "array '", e.name,
+             "' has too many blocks");
+  if (l->kind() != ca::LayerKind::Materialized) {
+    for (size_t d = 0; d < e.chunks.size(); ++d)
+      CA_CHECK(ca::Index(e.chunks[d].size()) <= nb[d], CA_EFORMAT, "array '", e.name, "' has ", e.chunks[d].size(),
+               " blocks along axis ", d, " but its layer only ", nb[d]);
+    return ca::array_from_layer(fc.graph, e.name, e.chunks, e.dtype);
+  }
+  CA_CHECK(blocks <= l->num_tasks(), CA_EFORMAT, "array '", e.name, "' has ", blocks, " blocks but its layer only ",
+           l->num_tasks(), " tasks");
+  try {
+    return ca::array_new(fc.graph, e.name, e.chunks, e.dtype);
+  } catch (const ca::Error &err) {
+    if (err.code() == CA_ENOMEM) throw;
+    ca::fail(CA_EFORMAT, "array '", e.name, "' does not match the file's graph: ", err.message());
+  }
+}
+
 std::vector<ca_array_t *> make_arrays(const fmt::FileContents &fc) {
   std::vector<ca_array_t *> out;
   try {
-    for (const fmt::ArrayEntry &e : fc.arrays) {
-      ca::ArrayPtr a;
-      try {
-        a = ca::array_new(fc.graph, e.name, e.chunks, e.dtype);
-      } catch (const ca::Error &err) {
-        if (err.code() == CA_ENOMEM) throw;
-        ca::fail(CA_EFORMAT, "array '", e.name, "' does not match the file's graph: ", err.message());
-      }
-      out.push_back(ca_capi_wrap_array(std::move(a)));
-    }
+    for (const fmt::ArrayEntry &e : fc.arrays) out.push_back(ca_capi_wrap_array(make_array(fc, e)));
   } catch (...) {
     for (ca_array_t *a : out) ca_array_free(a);
     throw;

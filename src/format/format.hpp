@@ -38,7 +38,7 @@ struct FileContents {
 /// Limits applied to untrusted input (beyond Cap'n Proto's traversal and nesting limits).
 constexpr int32_t kMaxNindex = 64;          // indices per key (as ca_graph_add_task)
 constexpr int kMaxArgDepth = 64;            // nested argument lists (as ca_graph_add_task)
-constexpr int64_t kMaxFanIn = int64_t(1) << 31;  // keys one blockwise task may reference
+constexpr int64_t kMaxFanIn = int64_t(1) << 24;  // keys one blockwise task may reference
 constexpr int64_t kMaxTasks = int64_t(1) << 62;  // tasks of one symbolic layer
 
 /// Serialize: the header followed by the message (flat, unpacked).
