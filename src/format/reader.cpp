@@ -122,7 +122,7 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
   l->task_nargs_.assign(tnp, tnp + ntasks);
   l->task_args_.resize(ntasks);
   // Arguments: one preorder pass. `pending` counts the items still owed to each open list.
-  l->stored_.resize(nargs_total);
+  l->stored_.reserve(nargs_total);  // filled by push_back: one pass over the memory, no zeroing
   const int64_t *refbase = nullptr;
   size_t nref = refs.size(), refpos = 0;
   if (nref) {
@@ -145,7 +145,7 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
       --pending[depth];
       CA_CHECK(pos < nargs_total, CA_EFORMAT, where, ": the arguments of task ", t, " run past the ", nargs_total,
                " stored arguments");
-      auto &st = l->stored_[pos];
+      MaterializedLayer::Stored st;
       const unsigned p = unsigned(pos++);
       const int32_t k = kindp[p];
       const int64_t a = argap[p];
@@ -210,6 +210,7 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
         }
         default: fail(CA_EFORMAT, where, ": task ", t, " has an argument of unknown kind ", k);
       }
+      l->stored_.push_back(st);
     }
   }
   CA_CHECK(pos == nargs_total, CA_EFORMAT, where, ": ", nargs_total - pos, " stored arguments belong to no task");
