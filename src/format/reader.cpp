@@ -371,6 +371,10 @@ LayerPtr read_blockwise(const std::string &name, int32_t nindex, std::vector<std
                      " maps to output dimension ", m.out_dim, " of ", nindex);
           if (m.kind == DimMap::Group) {
             CA_CHECK(m.value >= 1, CA_EFORMAT, where, ": argument ", i, " dimension ", d, " has group size ", m.value);
+            int64_t top = 0;  // the input range of the last output block must be representable
+            CA_CHECK(mul_ok(nb[size_t(m.out_dim)], m.value, &top) && !__builtin_add_overflow(top, m.value, &top),
+                     CA_EFORMAT, where, ": argument ", i, " dimension ", d, " has group size ", m.value,
+                     " too large for ", nb[size_t(m.out_dim)], " blocks");
             CA_CHECK(mul_ok(fan, std::min(m.value, std::max<int64_t>(m.extent, 1)), &fan), CA_EFORMAT, where,
                      ": argument ", i, " references too many blocks");
           } else if (m.kind == DimMap::All) {
