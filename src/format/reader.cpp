@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_set>
 
@@ -60,7 +61,8 @@ const T *prim(typename capnp::List<T>::Reader r, std::vector<T> &holder) {
 // loading a million-task layer). A hint only; harmless elsewhere.
 void huge_hint(const void *p, size_t bytes) {
   constexpr uintptr_t kHuge = uintptr_t(2) << 20;
-  if (bytes < 2 * kHuge) return;
+  static const bool off = std::getenv("CA_FORMAT_NO_HUGEPAGES") != nullptr;
+  if (off || bytes < 2 * kHuge) return;
   uintptr_t b = reinterpret_cast<uintptr_t>(p), e = b + bytes;
   uintptr_t lo = (b + kHuge - 1) & ~(kHuge - 1), hi = e & ~(kHuge - 1);
   if (hi > lo) ::madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE);
