@@ -239,8 +239,8 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
   }
   CA_CHECK(pos == nargs_total, CA_EFORMAT, where, ": ", nargs_total - pos, " stored arguments belong to no task");
   CA_CHECK(refpos == nref, CA_EFORMAT, where, ": ", nref - refpos, " key indices belong to no reference");
-  // The key table (open addressing, as add_task keeps it); duplicates are an error. Home slots are
-  // hashed first and prefetched a few inserts ahead: the inserts are random accesses.
+  // The key table (open addressing, as add_task keeps it); duplicates are an error. The inserts are
+  // random accesses: each home slot is prefetched a few inserts ahead.
   size_t cap = 16;
   while (cap < 2 * ntasks) cap *= 2;
   std::vector<int64_t>().swap(l->table_);
@@ -248,16 +248,18 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
   l->table_.assign(cap, -1);
   const size_t mask = cap - 1;
   const Index *kd = l->keys_.data();
-  std::vector<uint32_t> home;
-  reserve_huge(home, ntasks);
-  home.resize(ntasks);
-  for (size_t t = 0; t < ntasks; ++t) home[t] = uint32_t(l->hash_idx(kd + t * size_t(nindex)) & mask);
   int64_t *table = l->table_.data();
-  constexpr size_t kAhead = 16;
+  constexpr size_t kAhead = 16;  // home slots are hashed and prefetched this many inserts ahead
+  size_t ring[kAhead];
+  for (size_t t = 0; t < std::min(kAhead, ntasks); ++t) ring[t] = l->hash_idx(kd + t * size_t(nindex)) & mask;
   for (size_t t = 0; t < ntasks; ++t) {
-    if (t + kAhead < ntasks) __builtin_prefetch(table + home[t + kAhead], 1);
+    size_t p = ring[t % kAhead];
+    if (t + kAhead < ntasks) {
+      size_t h = l->hash_idx(kd + (t + kAhead) * size_t(nindex)) & mask;
+      ring[t % kAhead] = h;
+      __builtin_prefetch(table + h, 1);
+    }
     const Index *idx = kd + t * size_t(nindex);
-    size_t p = home[t];
     while (true) {
       int64_t o = table[p];
       if (o < 0) break;
