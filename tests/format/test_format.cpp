@@ -462,3 +462,49 @@ TEST(Format, BlockwiseSpecialsAndDimMaps) {
   }
   ca_graph_free(h);
 }
+
+TEST(Format, FileLoadGivesGraphAndArrays) {
+  Ctx c;
+  ca_array_t *arrays[PIPELINES_MAX];
+  size_t n = 0;
+  ASSERT_EQ(pipelines_build(c.ctx, nullptr, arrays, &n), 0);
+  std::string path = tmpdir() + "/both.cagraph";
+  ASSERT_EQ(ca_arrays_save(arrays, n, path.c_str()), CA_OK);
+  ca_graph_t *g = nullptr;
+  ca_array_t **loaded = nullptr;
+  size_t m = 0;
+  ASSERT_EQ(ca_file_load(&g, &loaded, &m, path.c_str()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(m, n);
+  // The graph holds every array's blocks.
+  for (size_t i = 0; i < m; ++i) {
+    ca_keylist_t *keys = nullptr;
+    ASSERT_EQ(ca_array_keys(&keys, loaded[i]), CA_OK);
+    for (size_t k = 0; k < ca_keylist_size(keys); ++k) {
+      ca_key_t key;
+      ca_keylist_get(keys, k, &key);
+      EXPECT_TRUE(ca_graph_has_key(g, &key));
+    }
+    ca_keylist_free(keys);
+  }
+  ca_layer_info_t info = CA_LAYER_INFO_INIT;
+  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(loaded[n - 1]), &info), CA_OK);
+  EXPECT_EQ(info.kind, CA_LAYER_DATA);
+  EXPECT_EQ(info.data_bytes, 37 * 23 * 4);
+  info.struct_size = 4;
+  EXPECT_EQ(ca_graph_layer_info(g, ca_array_name(loaded[0]), &info), CA_EINVAL);
+  // Only the graph, or only the arrays.
+  ca_graph_t *g2 = nullptr;
+  ASSERT_EQ(ca_file_load(&g2, nullptr, nullptr, path.c_str()), CA_OK);
+  EXPECT_EQ(ca_graph_num_tasks(g2), ca_graph_num_tasks(g));
+  ca_array_t **only = nullptr;
+  size_t k = 0;
+  ASSERT_EQ(ca_file_load(nullptr, &only, &k, path.c_str()), CA_OK);
+  EXPECT_EQ(k, n);
+  EXPECT_EQ(ca_file_load(nullptr, &only, nullptr, path.c_str()), CA_EINVAL);
+  ca_arrays_free(only, k);
+  ca_graph_free(g2);
+  ca_arrays_free(loaded, m);
+  ca_graph_free(g);
+  for (size_t i = 0; i < n; ++i) ca_array_free(arrays[i]);
+  EXPECT_EQ(ca_format_version(), CA_FORMAT_VERSION);
+}
