@@ -177,12 +177,18 @@ void save_blockwise(const BlockwiseLayer &l, s::Blockwise::Builder b) {
       r.setDepSlot(a.dep_slot);
       auto dims = r.initDims(unsigned(a.dims.size()));
       for (size_t d = 0; d < a.dims.size(); ++d) {
+        // A map kind added to the engine later needs a format change first (readers refuse it).
+        CA_CHECK(a.dims[d].kind >= DimMap::Out && a.dims[d].kind <= DimMap::All, CA_EUNSUPPORTED, "layer '",
+                 l.name(), "' uses dimension map kind ", a.dims[d].kind, ", which graph files cannot hold");
         dims[unsigned(d)].setKind(uint8_t(a.dims[d].kind));
         dims[unsigned(d)].setOutDim(a.dims[d].out_dim);
         dims[unsigned(d)].setValue(a.dims[d].value);
         dims[unsigned(d)].setExtent(a.dims[d].extent);
       }
     } else if (a.special != BlockwiseArg::None || a.block_index) {
+      CA_CHECK(a.block_index || (a.special >= BlockwiseArg::BlockIndex && a.special <= BlockwiseArg::BlockShape),
+               CA_EUNSUPPORTED, "layer '", l.name(), "' uses special literal ", a.special,
+               ", which graph files cannot hold");
       ab.setSpecial(uint8_t(a.block_index ? int32_t(BlockwiseArg::BlockIndex) : a.special));
     } else {
       save_literal(a.literal, ab.initLiteral());
