@@ -18,5 +18,7 @@
 #include "chunkarray/linalg.h"
 #include "chunkarray/shape.h"
 #include "chunkarray/slicing.h"
+#include "chunkarray/format.h"
+#include "chunkarray/plugin.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -90,7 +90,13 @@ using LayerPtr = std::shared_ptr<const Layer>;
 // ------------------------------------------------------------------------------------------------
 // Materialized layer: tasks added one by one.
 
+namespace format {
+struct MaterializedAccess;  // src/format: builds the flat arrays of a loaded layer directly
+}
+
 class MaterializedLayer final : public Layer {
+  friend struct format::MaterializedAccess;
+
  public:
   MaterializedLayer(std::string name, int32_t nindex);
   LayerKind kind() const override { return LayerKind::Materialized; }

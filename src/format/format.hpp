@@ -1,0 +1,54 @@
+// Graph files: a graph (and optionally arrays over it) saved as one Cap'n Proto message behind a
+// 16-byte header (schema and rules: src/format/graph_file.capnp, docs/format.md).
+//
+// Layers are stored as they are in memory: symbolic layers stay formulas, materialized layers are
+// their flat task arrays, data layers carry their block bytes. Kernels are stored by name. Loading
+// treats the bytes as untrusted: every count, index and reference is checked and anything wrong is
+// a ca::Error with CA_EFORMAT (or CA_EVERSION for a newer format) naming what is wrong.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "graph/graph.hpp"
+
+namespace ca::format {
+
+/// The format version this library writes; it reads every version from 1 up to this one.
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderSize = 16;
+constexpr char kMagic[8] = {'C', 'H', 'U', 'N', 'K', 'A', 'R', 'R'};
+
+/// One array of a file: the layer holding its blocks, its dtype and chunks.
+struct ArrayEntry {
+  std::string name;
+  DType dtype = 0;
+  std::vector<std::vector<Index>> chunks;
+};
+
+struct FileContents {
+  std::shared_ptr<Graph> graph;
+  std::vector<ArrayEntry> arrays;
+  uint32_t version = 0;
+};
+
+/// Limits applied to untrusted input (beyond Cap'n Proto's traversal and nesting limits).
+constexpr int32_t kMaxNindex = 64;          // indices per key (as ca_graph_add_task)
+constexpr int kMaxArgDepth = 64;            // nested argument lists (as ca_graph_add_task)
+constexpr int64_t kMaxFanIn = int64_t(1) << 24;  // keys one blockwise task may reference
+constexpr int64_t kMaxTasks = int64_t(1) << 62;  // tasks of one symbolic layer
+
+/// Serialize: the header followed by the message (flat, unpacked).
+std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays);
+/// Write to `path` atomically (a temporary file renamed over it). CA_EIO names the path.
+void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path);
+
+/// Decode untrusted bytes (any alignment). CA_EFORMAT / CA_EVERSION with a message.
+FileContents load_bytes(const void *data, size_t size);
+/// Memory-map `path` and decode it. CA_ENOTFOUND (no file), CA_EIO, CA_EFORMAT, CA_EVERSION.
+FileContents load_file(const std::string &path);
+
+}  // namespace ca::format

@@ -1,0 +1,115 @@
+# chunkarray graph files (docs/format.md). A file is a 16-byte header
+#   bytes 0..7   magic "CHUNKARR"  (43 48 55 4E 4B 41 52 52)
+#   bytes 8..11  format version, little-endian uint32 (this schema: 1)
+#   bytes 12..15 flags, little-endian uint32 (0)
+# followed by one unpacked Cap'n Proto message (segment table + segments) whose root is File.
+#
+# Compatibility rules: fields are only appended (Cap'n Proto's own evolution rules); a change old
+# readers would misread bumps the format version, and readers refuse versions newer than theirs.
+@0x81ee086d4ee1efb9;
+
+$import "/capnp/c++.capnp".namespace("ca::format::schema");
+
+struct File {
+  version @0 :UInt32;        # = the header's version
+  producer @1 :Text;         # "chunkarray 0.1.0"
+  layers @2 :List(Layer);    # in graph insertion order; a layer's inputs come before it
+  arrays @3 :List(ArrayInfo); # empty for ca_graph_save files
+}
+
+struct ArrayInfo {
+  name @0 :Text;             # the layer holding the array's blocks
+  dtype @1 :Int32;           # CA_* dtype code
+  chunks @2 :List(List(Int64)); # block sizes per dimension
+}
+
+struct Layer {
+  name @0 :Text;
+  nindex @1 :Int32;          # indices per key
+  deps @2 :List(Text);       # dependency slots (layer names referenced by tasks)
+  union {
+    materialized @3 :Materialized;
+    blockwise @4 :Blockwise;
+    data @5 :DataLayer;
+  }
+}
+
+# Tasks as flat arrays (the in-memory layout): task t has key keys[t*nindex, (t+1)*nindex), kernel
+# kernels[taskKernel[t]] and taskNargs[t] top-level arguments. Arguments of all tasks are one
+# preorder sequence (a LIST is followed by its items): argKind[i] is a CA_ARG_* kind and argA[i]
+# its payload: INT64 the value, FLOAT64 the IEEE bits, KEY the dependency slot, LIST the item count,
+# STRING/BYTES an index into blobs, TUPLE an index into tuples, SLICE an index into slices, NONE 0.
+# A KEY's block index is the next argB[i] values of refIndex (argB is 0 for other kinds).
+struct Materialized {
+  kernels @0 :List(Text);
+  keys @1 :List(Int64);
+  taskKernel @2 :List(UInt32);
+  taskNargs @3 :List(UInt32);
+  argKind @4 :List(UInt8);
+  argA @5 :List(Int64);
+  argB @6 :List(UInt8);
+  refIndex @7 :List(Int64);
+  blobs @8 :List(Data);
+  tuples @9 :List(List(Int64));
+  slices @10 :List(Slice);
+}
+
+struct Slice {
+  start @0 :Int64;
+  stop @1 :Int64;
+  step @2 :Int64;
+  flags @3 :UInt32;
+}
+
+# A symbolic blockwise (or partial-reduce) layer: a formula, whatever its number of blocks.
+struct Blockwise {
+  kernel @0 :Text;
+  numblocks @1 :List(Int64);
+  hasChunks @2 :Bool;        # chunks given (needed by BlockOrigin/BlockShape arguments)
+  chunks @3 :List(List(Int64));
+  args @4 :List(BlockwiseArg);
+}
+
+struct BlockwiseArg {
+  union {
+    ref @0 :BlockwiseRef;
+    literal @1 :Literal;
+    special @2 :UInt8;       # 1 BlockIndex, 2 BlockOrigin, 3 BlockShape
+  }
+}
+
+struct BlockwiseRef {
+  depSlot @0 :Int32;
+  dims @1 :List(DimMap);
+}
+
+struct DimMap {
+  kind @0 :UInt8;            # 0 Out, 1 Const, 2 Group, 3 All
+  outDim @1 :Int32;
+  value @2 :Int64;
+  extent @3 :Int64;
+}
+
+struct Literal {
+  union {
+    none @0 :Void;
+    i64 @1 :Int64;
+    f64 @2 :Float64;
+    string @3 :Data;
+    bytes @4 :Data;
+    tuple @5 :List(Int64);
+    slice @6 :Slice;
+  }
+}
+
+# Blocks held in memory (from a buffer, or persisted), stored whole.
+struct DataLayer {
+  numblocks @0 :List(Int64);
+  blocks @1 :List(Block);    # C order of the block index
+}
+
+struct Block {
+  dtype @0 :Int32;
+  shape @1 :List(Int64);
+  data @2 :List(Data);       # the C-order bytes, in pieces of at most 256 MiB
+}

@@ -1,0 +1,137 @@
+"""The chunkarray CLI on real graph files; outputs checked with NumPy (and zarr).
+
+usage: test_cli.py CHUNKARRAY MAKE_GRAPHS EXAMPLE_PLUGIN EXAMPLE_GRAPH
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+cli, make_graphs, plugin, example = sys.argv[1:5]
+failures = []
+
+
+def run(*args, ok=True):
+    r = subprocess.run([cli, *args], capture_output=True, text=True)
+    if ok and r.returncode != 0:
+        failures.append(f"chunkarray {' '.join(args)} exited {r.returncode}:\n{r.stderr}")
+    if not ok and r.returncode == 0:
+        failures.append(f"chunkarray {' '.join(args)} should have failed")
+    return r
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+with tempfile.TemporaryDirectory() as d:
+    # A fresh process writes the graph file and its expected results.
+    subprocess.run([make_graphs, d], check=True)
+    graph = os.path.join(d, "pipelines.cagraph")
+    expected = {f[:-4]: np.load(os.path.join(d, "expected", f)) for f in os.listdir(os.path.join(d, "expected"))}
+    check(len(expected) >= 7, f"make_graphs wrote {len(expected)} arrays")
+
+    # run --out (npy): another fresh process loads and computes; identical results.
+    out = os.path.join(d, "out")
+    r = run("run", graph, "--out", out, "--threads", "2")
+    check("progress:" in r.stderr, "no plain progress lines without a tty: " + r.stderr)
+    for name, want in expected.items():
+        path = os.path.join(out, name + ".npy")
+        if not os.path.exists(path):
+            failures.append(f"{path} missing")
+            continue
+        got = np.load(path)
+        check(got.dtype == want.dtype and got.shape == want.shape, f"{name}: {got.dtype}{got.shape} vs {want.dtype}{want.shape}")
+        check(np.array_equal(got, want, equal_nan=True), f"{name}: values differ")
+    # Synchronous mode and a memory limit give the same values.
+    out1 = os.path.join(d, "out1")
+    run("run", graph, "--out", out1, "--threads", "0", "--memory-limit", "64MiB", "--quiet")
+    for name, want in expected.items():
+        got = np.load(os.path.join(out1, name + ".npy"))
+        check(np.array_equal(got, want, equal_nan=True), f"{name} (threads 0): values differ")
+
+    # run --format zarr with a compressor: a group with one array per output.
+    zout = os.path.join(d, "zout")
+    run("run", graph, "--out", zout, "--format", "zarr", "--compressor", "blosc-lz4", "--quiet")
+    check(os.path.exists(os.path.join(zout, ".zgroup")), "no .zgroup")
+    try:
+        import zarr
+        g = zarr.open_group(zout, mode="r")
+        for name, want in expected.items():
+            got = g[name][...]
+            check(np.array_equal(got, want, equal_nan=True), f"zarr {name}: values differ")
+            check(g[name].compressor is not None and g[name].compressor.codec_id == "blosc", f"zarr {name}: compressor")
+    except ImportError:
+        pass
+
+    # run without --out computes and summarizes.
+    r = run("run", graph, "--quiet")
+    check(all(n in r.stdout for n in expected), "run without --out does not name every array:\n" + r.stdout)
+
+    # info / dot / validate.
+    r = run("info", graph)
+    for word in ("format version: 1", "layers:", "tasks:", "arrays: 7", "kernels:", "ca.fused", "data", "blockwise"):
+        check(word in r.stdout, f"info lacks '{word}':\n{r.stdout}")
+    r = run("dot", graph)
+    check(r.stdout.startswith("digraph"), "dot output is not graphviz")
+    r = run("validate", graph)
+    check("valid" in r.stdout, "validate: " + r.stdout)
+
+    # A graph file without arrays: run computes the final tasks (here none; the golden rich graph
+    # references a key no layer holds, so running it fails naming it).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(example))))
+    r = run("run", os.path.join(root, "tests", "fuzz", "corpus", "empty_graph"), "--quiet")
+    check("computed 0 final task(s) of 0" in r.stdout, "graph-only run: " + r.stdout)
+    r = run("run", os.path.join(root, "tests", "format", "golden", "rich_graph.cagraph"), "--quiet", ok=False)
+    check("CA_ENOTFOUND" in r.stderr and "'elsewhere'" in r.stderr, "graph-only run with a missing key: " + r.stderr)
+    r = run("info", os.path.join(root, "tests", "format", "golden", "rich_graph.cagraph"))
+    check("materialized" in r.stdout and "arrays: 0" in r.stdout, "info on a graph file: " + r.stdout)
+    # Bad input: nonzero exit and a message.
+    bad = os.path.join(d, "bad.cagraph")
+    with open(graph, "rb") as f:
+        data = bytearray(f.read())
+    data[20:28] = b"\xff" * 8
+    with open(bad, "wb") as f:
+        f.write(data)
+    r = run("info", bad, ok=False)
+    check("chunkarray:" in r.stderr, "corrupt file message: " + r.stderr)
+    data[8] = 9
+    with open(bad, "wb") as f:
+        f.write(data)
+    r = run("run", bad, ok=False)
+    check("newer" in r.stderr and "CA_EVERSION" in r.stderr, "newer version message: " + r.stderr)
+    run("info", os.path.join(d, "missing.cagraph"), ok=False)
+
+    # Usage errors: exit 2 with usage text; --help exits 0.
+    for args in ([], ["bogus"], ["run"], ["run", graph, "--bogus"], ["run", graph, "--threads", "x"],
+                 ["run", graph, "--format", "hdf5"], ["run", graph, "--format", "zarr", "--compressor", "lzma"],
+                 ["info"], ["dot", "a", "b"], ["validate", "--plugin"]):
+        r = subprocess.run([cli, *args], capture_output=True, text=True)
+        check(r.returncode == 2 and "usage:" in r.stderr, f"chunkarray {args}: exit {r.returncode}, stderr {r.stderr!r}")
+    for cmd in ([], ["run"], ["info"], ["dot"], ["validate"]):
+        r = subprocess.run([cli, *cmd, "--help"], capture_output=True, text=True)
+        check(r.returncode == 0 and "usage:" in r.stdout, f"chunkarray {cmd} --help: exit {r.returncode}")
+
+    # The example plugin: its saved graph fails without the plugin and runs with it.
+    r = run("run", example, "--quiet", ok=False)
+    check("example.affine" in r.stderr, "missing-kernel message: " + r.stderr)
+    r = run("validate", example, ok=False)
+    run("validate", example, "--plugin", plugin)
+    pout = os.path.join(d, "pout")
+    run("run", example, "--plugin", plugin, "--out", pout, "--quiet")
+    files = sorted(os.listdir(pout))
+    x = np.arange(60.0)
+    aff = 0.5 * x - 3
+    for f in files:
+        got = np.load(os.path.join(pout, f))
+        want = aff if f.startswith("affine") else np.hypot(np.clip(x, 10, 40), aff)
+        check(np.allclose(got, want, rtol=1e-15, atol=0), f"plugin output {f} differs from NumPy")
+    check(len(files) == 2, f"plugin run wrote {files}")
+
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
+print("cli ok")

@@ -1,0 +1,510 @@
+// Graph files: every layer kind round-trips, arrays compute the same after loading, and corrupt,
+// truncated or newer files fail with CA_EFORMAT / CA_EVERSION and a message, never a crash.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chunkarray/chunkarray.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "capi_internal.hpp"
+#include "core/block.hpp"
+#include "pipelines.h"
+
+namespace {
+
+struct Ctx {
+  ca_context_t *ctx = nullptr;
+  Ctx() {
+    ca_context_options_t o = CA_CONTEXT_OPTIONS_INIT;
+    o.num_threads = 2;
+    EXPECT_EQ(ca_context_new(&ctx, &o), CA_OK);
+  }
+  ~Ctx() { ca_context_free(ctx); }
+};
+
+std::string tmpdir() {
+  static std::string d = [] {
+    char t[] = "/tmp/ca_format_XXXXXX";
+    const char *p = mkdtemp(t);
+    return std::string(p ? p : "/tmp");
+  }();
+  return d;
+}
+
+std::vector<unsigned char> save(const ca_graph_t *g) {
+  void *data = nullptr;
+  size_t size = 0;
+  EXPECT_EQ(ca_graph_save_buffer(g, &data, &size), CA_OK) << ca_last_error_message();
+  std::vector<unsigned char> v(static_cast<unsigned char *>(data), static_cast<unsigned char *>(data) + size);
+  ca_buffer_free(data);
+  return v;
+}
+
+// Every layer of b is the same as a's (same kind and content fingerprint; data layers: same bytes).
+void expect_same_graph(const ca_graph_t *a, const ca_graph_t *b) {
+  ASSERT_EQ(a->g.layers().size(), b->g.layers().size());
+  for (size_t i = 0; i < a->g.layers().size(); ++i) {
+    const ca::Layer &la = *a->g.layers()[i], &lb = *b->g.layers()[i];
+    EXPECT_EQ(la.name(), lb.name());
+    EXPECT_EQ(la.kind(), lb.kind()) << la.name();
+    EXPECT_EQ(la.nindex(), lb.nindex()) << la.name();
+    EXPECT_EQ(la.num_tasks(), lb.num_tasks()) << la.name();
+    EXPECT_EQ(la.deps(), lb.deps()) << la.name();
+    EXPECT_EQ(la.kernel_names(), lb.kernel_names()) << la.name();
+    if (la.kind() != ca::LayerKind::Data) {
+      EXPECT_EQ(la.fingerprint(), lb.fingerprint()) << la.name();
+    } else {
+      auto &da = static_cast<const ca::DataLayer &>(la);
+      auto &db = static_cast<const ca::DataLayer &>(lb);
+      for (int64_t t = 0; t < da.num_tasks(); ++t) {
+        const ca::Block *x = da.block(t), *y = db.block(t);
+        ASSERT_EQ(x->dtype, y->dtype);
+        ASSERT_EQ(x->ndim, y->ndim);
+        ASSERT_EQ(0, std::memcmp(x->shape, y->shape, sizeof(int64_t) * size_t(x->ndim)));
+        ASSERT_EQ(x->nbytes, y->nbytes);
+        EXPECT_EQ(0, std::memcmp(x->data, y->data, size_t(x->nbytes)));
+      }
+    }
+  }
+}
+
+// A graph with every argument kind, nesting, bytes with NULs, and symbolic layers.
+ca_graph_t *rich_graph() {
+  ca_graph_t *g = nullptr;
+  EXPECT_EQ(ca_graph_new(&g), CA_OK);
+  int64_t i0 = 0, i1 = 1, ij[2] = {1, 2};
+  ca_key_t x0 = {"x", &i0, 1}, x1 = {"x", &i1, 1};
+  ca_arg_t a5 = ca_arg_i64(5);
+  EXPECT_EQ(ca_graph_add_task(g, &x0, "ca.ones", &a5, 1), CA_OK);
+  ca_arg_t a6 = ca_arg_i64(6);
+  EXPECT_EQ(ca_graph_add_task(g, &x1, "ca.ones", &a6, 1), CA_OK);
+  const unsigned char bytes[] = {0, 1, 2, 0, 255};
+  int64_t tup[3] = {3, -4, 1ll << 40};
+  ca_arg_t slice = ca_arg_none();
+  slice.kind = CA_ARG_SLICE;
+  slice.u.slice = ca_slice_t{1, -1, 2, CA_SLICE_START | CA_SLICE_STEP};
+  ca_arg_t inner[3] = {ca_arg_key("x", &i1, 1), ca_arg_str("héllo"), ca_arg_none()};
+  ca_arg_t deeper[2] = {ca_arg_list(inner, 3), ca_arg_list(nullptr, 0)};
+  ca_arg_t args[] = {ca_arg_key("x", &i0, 1), ca_arg_f64(-0.0), ca_arg_f64(1e300), ca_arg_i64(INT64_MIN),
+                     ca_arg_bytes(bytes, sizeof bytes), ca_arg_bytes(nullptr, 0), ca_arg_tuple(tup, 3),
+                     ca_arg_tuple(nullptr, 0), slice, ca_arg_list(deeper, 2), ca_arg_key("elsewhere", ij, 2),
+                     ca_arg_str("")};
+  ca_key_t y = {"y", ij, 2};
+  EXPECT_EQ(ca_graph_add_task(g, &y, "user.kernel", args, sizeof args / sizeof args[0]), CA_OK)
+      << ca_last_error_message();
+  ca_key_t scalar = {"s", nullptr, 0};
+  EXPECT_EQ(ca_graph_add_task(g, &scalar, "k2", nullptr, 0), CA_OK);
+  // Symbolic: blockwise with a literal of each kind, and a partial reduce.
+  ca_arg_t bw[] = {ca_arg_indexed("x", "i"), ca_arg_f64(2.5), ca_arg_str("lit"), ca_arg_tuple(tup, 2), slice,
+                   ca_arg_bytes(bytes, 5), ca_arg_none(), ca_arg_i64(-7)};
+  EXPECT_EQ(ca_graph_add_blockwise(g, "b", "i", "bw.kernel", bw, sizeof bw / sizeof bw[0], nullptr), CA_OK)
+      << ca_last_error_message();
+  int64_t split = 2;
+  ca_arg_t extra = ca_arg_i64(3);
+  EXPECT_EQ(ca_graph_add_partial_reduce(g, "pr", "b", &split, 1, "pr.kernel", &extra, 1), CA_OK);
+  int64_t numblocks[2] = {-1, 4};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = numblocks;
+  ca_arg_t outer[] = {ca_arg_indexed("x", "i")};
+  EXPECT_EQ(ca_graph_add_blockwise(g, "newaxis", "ij", "bw2", outer, 1, &bo), CA_OK) << ca_last_error_message();
+  ca_arg_t contract[] = {ca_arg_indexed("newaxis", "ij")};
+  EXPECT_EQ(ca_graph_add_blockwise(g, "contract", "i", "bw3", contract, 1, nullptr), CA_OK);
+  return g;
+}
+
+}  // namespace
+
+TEST(Format, MaterializedAndSymbolicRoundTrip) {
+  ca_graph_t *g = rich_graph();
+  auto bytes = save(g);
+  ca_graph_t *h = nullptr;
+  ASSERT_EQ(ca_graph_load_buffer(&h, bytes.data(), bytes.size()), CA_OK) << ca_last_error_message();
+  expect_same_graph(g, h);
+  EXPECT_EQ(ca_graph_num_tasks(g), ca_graph_num_tasks(h));
+  // Saving the loaded graph gives the same bytes.
+  EXPECT_EQ(save(h), bytes);
+  // Dependencies of each key are the same.
+  int64_t ij[2] = {1, 2};
+  ca_key_t y = {"y", ij, 2};
+  ca_keylist_t *da = nullptr, *db = nullptr;
+  ASSERT_EQ(ca_graph_dependencies(&da, g, &y), CA_OK);
+  ASSERT_EQ(ca_graph_dependencies(&db, h, &y), CA_OK);
+  ASSERT_EQ(ca_keylist_size(da), ca_keylist_size(db));
+  ca_keylist_free(da);
+  ca_keylist_free(db);
+  // A loaded materialized layer accepts more tasks, and finds its keys.
+  int64_t i2 = 2;
+  ca_key_t x2 = {"x", &i2, 1};
+  ca_arg_t a = ca_arg_i64(1);
+  EXPECT_EQ(ca_graph_add_task(h, &x2, "ca.ones", &a, 1), CA_OK);
+  int64_t i0 = 0;
+  ca_key_t x0 = {"x", &i0, 1};
+  EXPECT_EQ(ca_graph_add_task(h, &x0, "ca.ones", &a, 1), CA_EEXISTS);
+  EXPECT_TRUE(ca_graph_has_key(h, &x0));
+  // Merging the loaded graph into the original: identical layers are accepted (same content).
+  ca_graph_t *g2 = nullptr;
+  ASSERT_EQ(ca_graph_load_buffer(&g2, bytes.data(), bytes.size()), CA_OK);
+  EXPECT_EQ(ca_graph_merge(g, g2), CA_OK) << ca_last_error_message();
+  ca_graph_free(g2);
+  ca_graph_free(g);
+  ca_graph_free(h);
+}
+
+TEST(Format, FileRoundTripAndInfo) {
+  ca_graph_t *g = rich_graph();
+  std::string path = tmpdir() + "/rich.cagraph";
+  ASSERT_EQ(ca_graph_save(g, path.c_str()), CA_OK) << ca_last_error_message();
+  ca_graph_t *h = nullptr;
+  ASSERT_EQ(ca_graph_load(&h, path.c_str()), CA_OK) << ca_last_error_message();
+  expect_same_graph(g, h);
+  ca_layer_info_t info = CA_LAYER_INFO_INIT;
+  ASSERT_EQ(ca_graph_layer_info(h, "b", &info), CA_OK);
+  EXPECT_EQ(info.kind, CA_LAYER_BLOCKWISE);
+  EXPECT_EQ(info.num_tasks, 2);
+  ASSERT_EQ(ca_graph_layer_info(h, "y", &info), CA_OK);
+  EXPECT_EQ(info.kind, CA_LAYER_MATERIALIZED);
+  EXPECT_EQ(ca_graph_layer_info(h, "nope", &info), CA_ENOTFOUND);
+  ca_keylist_t *ks = nullptr;
+  ASSERT_EQ(ca_graph_kernels(&ks, h), CA_OK);
+  EXPECT_EQ(ca_keylist_size(ks), 7u);
+  ca_keylist_free(ks);
+  // Arrays API on a graph file: no arrays.
+  ca_array_t **arrs = nullptr;
+  size_t n = 99;
+  EXPECT_EQ(ca_arrays_load(&arrs, &n, path.c_str()), CA_OK);
+  EXPECT_EQ(n, 0u);
+  EXPECT_EQ(arrs, nullptr);
+  ca_array_t *one = nullptr;
+  EXPECT_EQ(ca_array_load(&one, path.c_str()), CA_ENOTFOUND);
+  EXPECT_NE(std::string(ca_last_error_message()).find("no array"), std::string::npos);
+  ca_graph_free(g);
+  ca_graph_free(h);
+}
+
+TEST(Format, SymbolicLayerStaysSmall) {
+  // A million-block elementwise array: the file holds formulas, not tasks.
+  Ctx c;
+  int64_t shape[1] = {4000000};
+  int64_t nb[1] = {1000000};
+  std::vector<int64_t> sizes(1000000, 4);
+  ca_chunks_t ch = {1, nb, sizes.data()};
+  ca_array_t *x = nullptr, *y = nullptr;
+  ASSERT_EQ(ca_array_ones(&x, 1, shape, &ch, CA_FLOAT64), CA_OK) << ca_last_error_message();
+  ca_scalar_t two{};
+  two.kind = CA_FLOAT64;
+  two.re = 2;
+  ASSERT_EQ(ca_array_binary_scalar(&y, CA_OP_MUL, x, two, false), CA_OK);
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, y), CA_OK);
+  auto bytes = save(g);
+  // Chunks (8 bytes per block) dominate; the layers themselves are a few hundred bytes.
+  EXPECT_LT(bytes.size(), 3 * 8u * 1000000u + 2048);
+  ca_graph_t *h = nullptr;
+  ASSERT_EQ(ca_graph_load_buffer(&h, bytes.data(), bytes.size()), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(ca_graph_num_tasks(h), ca_graph_num_tasks(g));
+  expect_same_graph(g, h);
+  // Without chunks (the numblocks form): tiny.
+  ca_graph_t *s = nullptr;
+  ASSERT_EQ(ca_graph_new(&s), CA_OK);
+  int64_t numblocks[1] = {1000000};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = numblocks;
+  ca_arg_t lit = ca_arg_f64(1.0);
+  ASSERT_EQ(ca_graph_add_blockwise(s, "src", "i", "ca.ones", &lit, 1, &bo), CA_OK);
+  ca_arg_t in[2] = {ca_arg_indexed("src", "i"), ca_arg_f64(3.0)};
+  ASSERT_EQ(ca_graph_add_blockwise(s, "ew", "i", "mul", in, 2, nullptr), CA_OK);
+  auto small = save(s);
+  EXPECT_LT(small.size(), 600u) << small.size();
+  EXPECT_EQ(ca_graph_num_tasks(s), 2000000);
+  ca_graph_free(s);
+  ca_graph_free(g);
+  ca_graph_free(h);
+  ca_array_free(x);
+  ca_array_free(y);
+}
+
+namespace {
+std::vector<std::vector<unsigned char>> compute_all(ca_context_t *ctx, ca_array_t **arrays, size_t n) {
+  std::vector<std::vector<unsigned char>> out;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<unsigned char> buf(size_t(ca_array_nbytes(arrays[i])));
+    EXPECT_EQ(ca_array_compute_into(ctx, arrays[i], buf.data(), buf.size(), nullptr), CA_OK)
+        << ca_last_error_message();
+    out.push_back(std::move(buf));
+  }
+  return out;
+}
+}  // namespace
+
+TEST(Format, ArrayPipelinesComputeTheSame) {
+  Ctx c;
+  int64_t live = ca::block_live_count();
+  {
+    ca_array_t *arrays[PIPELINES_MAX];
+    size_t n = 0;
+    std::string zarr = tmpdir() + "/x.zarr";
+    ASSERT_EQ(pipelines_build(c.ctx, zarr.c_str(), arrays, &n), 0);
+    auto want = compute_all(c.ctx, arrays, n);
+    std::string path = tmpdir() + "/pipelines.cagraph";
+    ASSERT_EQ(ca_arrays_save(arrays, n, path.c_str()), CA_OK) << ca_last_error_message();
+    ca_array_t **loaded = nullptr;
+    size_t m = 0;
+    ASSERT_EQ(ca_arrays_load(&loaded, &m, path.c_str()), CA_OK) << ca_last_error_message();
+    ASSERT_EQ(m, n);
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_STREQ(ca_array_name(loaded[i]), ca_array_name(arrays[i]));
+      EXPECT_EQ(ca_array_dtype(loaded[i]), ca_array_dtype(arrays[i]));
+      ASSERT_EQ(ca_array_ndim(loaded[i]), ca_array_ndim(arrays[i]));
+      for (int32_t d = 0; d < ca_array_ndim(arrays[i]); ++d) {
+        int64_t na = 0, nb = 0;
+        const int64_t *ca = ca_array_chunks(arrays[i], d, &na), *cb = ca_array_chunks(loaded[i], d, &nb);
+        ASSERT_EQ(std::vector<int64_t>(ca, ca + na), std::vector<int64_t>(cb, cb + nb));
+      }
+    }
+    auto got = compute_all(c.ctx, loaded, m);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(got[i], want[i]) << "pipeline " << i << " " << ca_array_name(arrays[i]);
+    // One array per file; loading a multi-array file as one array is refused.
+    ca_array_t *single = nullptr;
+    EXPECT_EQ(ca_array_load(&single, path.c_str()), CA_EINVAL);
+    EXPECT_EQ(single, nullptr);
+    std::string one = tmpdir() + "/one.cagraph";
+    ASSERT_EQ(ca_array_save(arrays[1], one.c_str()), CA_OK);
+    ASSERT_EQ(ca_array_load(&single, one.c_str()), CA_OK) << ca_last_error_message();
+    auto g1 = compute_all(c.ctx, &single, 1);
+    EXPECT_EQ(g1[0], want[1]);
+    ca_array_free(single);
+    // Buffers too, also from an unaligned address.
+    void *data = nullptr;
+    size_t size = 0;
+    ASSERT_EQ(ca_arrays_save_buffer(arrays, n, &data, &size), CA_OK);
+    std::vector<unsigned char> shifted(size + 3);
+    std::memcpy(shifted.data() + 3, data, size);
+    ca_buffer_free(data);
+    ca_array_t **fromb = nullptr;
+    size_t k = 0;
+    ASSERT_EQ(ca_arrays_load_buffer(&fromb, &k, shifted.data() + 3, size), CA_OK) << ca_last_error_message();
+    ASSERT_EQ(k, n);
+    auto got2 = compute_all(c.ctx, fromb, k);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(got2[i], want[i]) << "pipeline " << i;
+    ca_arrays_free(fromb, k);
+    ca_arrays_free(loaded, m);
+    for (size_t i = 0; i < n; ++i) ca_array_free(arrays[i]);
+  }
+  EXPECT_EQ(ca::block_live_count(), live);
+}
+
+TEST(Format, BadFilesFailCleanly) {
+  ca_graph_t *g = rich_graph();
+  auto bytes = save(g);
+  ca_graph_free(g);
+  ca_graph_t *h = reinterpret_cast<ca_graph_t *>(1);
+  // Magic, version, flags.
+  auto bad = bytes;
+  bad[0] = 'X';
+  EXPECT_EQ(ca_graph_load_buffer(&h, bad.data(), bad.size()), CA_EFORMAT);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_NE(std::string(ca_last_error_message()).find("magic"), std::string::npos);
+  bad = bytes;
+  bad[8] = 2;
+  EXPECT_EQ(ca_graph_load_buffer(&h, bad.data(), bad.size()), CA_EVERSION);
+  EXPECT_NE(std::string(ca_last_error_message()).find("version 2 is newer"), std::string::npos)
+      << ca_last_error_message();
+  bad = bytes;
+  bad[8] = 0;
+  EXPECT_EQ(ca_graph_load_buffer(&h, bad.data(), bad.size()), CA_EFORMAT);
+  bad = bytes;
+  bad[12] = 1;
+  EXPECT_EQ(ca_graph_load_buffer(&h, bad.data(), bad.size()), CA_EFORMAT);
+  // Every truncation fails with a message.
+  for (size_t len = 0; len < bytes.size(); ++len) {
+    ASSERT_EQ(ca_graph_load_buffer(&h, bytes.data(), len), CA_EFORMAT) << len;
+    ASSERT_EQ(h, nullptr);
+    ASSERT_STRNE(ca_last_error_message(), "");
+  }
+  // Trailing garbage.
+  bad = bytes;
+  bad.resize(bad.size() + 8, 0);
+  EXPECT_EQ(ca_graph_load_buffer(&h, bad.data(), bad.size()), CA_EFORMAT);
+  // Every single-byte corruption of the message either loads or fails cleanly (ASan watches).
+  int failed = 0;
+  for (size_t i = size_t(16); i < bytes.size(); ++i) {
+    for (unsigned char v : {0x00, 0xff, 0x7f, 0x80}) {
+      bad = bytes;
+      bad[i] ^= v ? v : bad[i];
+      ca_status_t st = ca_graph_load_buffer(&h, bad.data(), bad.size());
+      if (st == CA_OK) {
+        ca_graph_free(h);
+      } else {
+        ASSERT_TRUE(st == CA_EFORMAT || st == CA_ENOMEM) << st << " " << ca_last_error_message();
+        ++failed;
+      }
+    }
+  }
+  EXPECT_GT(failed, 0);
+  // Files.
+  EXPECT_EQ(ca_graph_load(&h, (tmpdir() + "/missing.cagraph").c_str()), CA_ENOTFOUND);
+  std::string empty = tmpdir() + "/empty.cagraph";
+  std::ofstream(empty).close();
+  EXPECT_EQ(ca_graph_load(&h, empty.c_str()), CA_EFORMAT);
+  EXPECT_EQ(ca_graph_load(&h, tmpdir().c_str()), CA_EIO);
+  EXPECT_EQ(ca_graph_save(nullptr, "x"), CA_EINVAL);
+  EXPECT_EQ(ca_graph_load(nullptr, "x"), CA_EINVAL);
+  EXPECT_EQ(ca_graph_load_buffer(&h, nullptr, 3), CA_EINVAL);
+  ca_graph_t *ok = nullptr;
+  ASSERT_EQ(ca_graph_new(&ok), CA_OK);
+  EXPECT_EQ(ca_graph_save(ok, "/nonexistent-dir/x.cagraph"), CA_EIO);
+  EXPECT_NE(std::string(ca_last_error_message()).find("nonexistent-dir"), std::string::npos);
+  ca_graph_free(ok);
+}
+
+// Files written by an earlier version of the library must keep loading and computing the same:
+// tests/format/golden holds them (rich_graph.cagraph: every argument and layer kind;
+// pipelines.cagraph + expected/*.npy: array pipelines and their results when the file was written).
+// CA_WRITE_GOLDEN=1 rewrites rich_graph.cagraph (only when the format version changes).
+TEST(Format, GoldenFiles) {
+  const char *dir = std::getenv("CA_GOLDEN_DIR");
+  if (!dir) GTEST_SKIP() << "CA_GOLDEN_DIR not set";
+  std::string rich = std::string(dir) + "/rich_graph.cagraph";
+  ca_graph_t *g = rich_graph();
+  if (std::getenv("CA_WRITE_GOLDEN")) {
+    ASSERT_EQ(ca_graph_save(g, rich.c_str()), CA_OK);
+  }
+  ca_graph_t *h = nullptr;
+  ASSERT_EQ(ca_graph_load(&h, rich.c_str()), CA_OK) << ca_last_error_message();
+  expect_same_graph(g, h);
+  ca_graph_free(g);
+  ca_graph_free(h);
+
+  Ctx c;
+  ca_array_t **arrays = nullptr;
+  size_t n = 0;
+  ASSERT_EQ(ca_arrays_load(&arrays, &n, (std::string(dir) + "/pipelines.cagraph").c_str()), CA_OK)
+      << ca_last_error_message();
+  ASSERT_EQ(n, 7u);
+  auto got = compute_all(c.ctx, arrays, n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string npy = std::string(dir) + "/expected/" + ca_array_name(arrays[i]) + ".npy";
+    ca_array_t *e = nullptr;
+    ASSERT_EQ(ca_array_from_npy(&e, npy.c_str(), nullptr), CA_OK) << ca_last_error_message();
+    EXPECT_EQ(ca_array_dtype(e), ca_array_dtype(arrays[i]));
+    auto want = compute_all(c.ctx, &e, 1);
+    EXPECT_EQ(got[i], want[0]) << ca_array_name(arrays[i]);
+    ca_array_free(e);
+  }
+  ca_arrays_free(arrays, n);
+}
+
+// Blockwise layers built directly: every dimension-map kind (Const is concatenate=True), every
+// special literal, with and without chunks; they round-trip exactly and emit the same tasks.
+TEST(Format, BlockwiseSpecialsAndDimMaps) {
+  auto g = std::make_unique<ca_graph>();
+  std::vector<std::vector<ca::Index>> chunks = {{3, 3, 2}, {5, 1}};
+  std::vector<ca::BlockwiseArg> src_args;
+  src_args.push_back(ca::blockwise_literal(ca_arg_f64(1.5)));
+  g->g.add_layer(std::make_shared<ca::BlockwiseLayer>("src", chunks, "ca.src", std::vector<std::string>{},
+                                                      std::move(src_args)));
+  std::vector<ca::BlockwiseArg> args;
+  for (int32_t kind : {ca::DimMap::Out, ca::DimMap::Const, ca::DimMap::Group, ca::DimMap::All}) {
+    ca::BlockwiseArg r;
+    r.is_ref = true;
+    r.dep_slot = 0;
+    ca::DimMap m0;
+    m0.kind = kind;
+    m0.out_dim = 0;
+    m0.value = kind == ca::DimMap::Group ? 2 : 0;
+    m0.extent = 3;
+    ca::DimMap m1;
+    m1.kind = ca::DimMap::Out;
+    m1.out_dim = 1;
+    m1.extent = 2;
+    r.dims = {m0, m1};
+    args.push_back(std::move(r));
+  }
+  for (int32_t sp : {ca::BlockwiseArg::BlockIndex, ca::BlockwiseArg::BlockOrigin, ca::BlockwiseArg::BlockShape}) {
+    ca::BlockwiseArg b;
+    b.special = sp;
+    b.block_index = sp == ca::BlockwiseArg::BlockIndex;
+    args.push_back(std::move(b));
+  }
+  g->g.add_layer(std::make_shared<ca::BlockwiseLayer>("all", chunks, "k.all", std::vector<std::string>{"src"},
+                                                      std::move(args)));
+  auto bytes = save(g.get());
+  ca_graph_t *h = nullptr;
+  ASSERT_EQ(ca_graph_load_buffer(&h, bytes.data(), bytes.size()), CA_OK) << ca_last_error_message();
+  expect_same_graph(g.get(), h);
+  const auto &la = static_cast<const ca::BlockwiseLayer &>(*g->g.find("all"));
+  const auto &lb = static_cast<const ca::BlockwiseLayer &>(*h->g.find("all"));
+  EXPECT_EQ(la.chunks(), lb.chunks());
+  // The emitted tasks are the same (keys of every argument, literal values).
+  for (int64_t t = 0; t < la.num_tasks(); ++t) {
+    ca_keylist_t *da = nullptr, *db = nullptr;
+    int64_t idx[2];
+    la.key_at(t, idx);
+    ca_key_t k = {"all", idx, 2};
+    ASSERT_EQ(ca_graph_dependencies(&da, g.get(), &k), CA_OK);
+    ASSERT_EQ(ca_graph_dependencies(&db, h, &k), CA_OK);
+    ASSERT_EQ(ca_keylist_size(da), ca_keylist_size(db));
+    for (size_t i = 0; i < ca_keylist_size(da); ++i) {
+      ca_key_t ka, kb;
+      ca_keylist_get(da, i, &ka);
+      ca_keylist_get(db, i, &kb);
+      EXPECT_STREQ(ka.name, kb.name);
+      ASSERT_EQ(ka.nindex, kb.nindex);
+      for (int32_t d = 0; d < ka.nindex; ++d) EXPECT_EQ(ka.index[d], kb.index[d]);
+    }
+    ca_keylist_free(da);
+    ca_keylist_free(db);
+  }
+  ca_graph_free(h);
+}
+
+TEST(Format, FileLoadGivesGraphAndArrays) {
+  Ctx c;
+  ca_array_t *arrays[PIPELINES_MAX];
+  size_t n = 0;
+  ASSERT_EQ(pipelines_build(c.ctx, nullptr, arrays, &n), 0);
+  std::string path = tmpdir() + "/both.cagraph";
+  ASSERT_EQ(ca_arrays_save(arrays, n, path.c_str()), CA_OK);
+  ca_graph_t *g = nullptr;
+  ca_array_t **loaded = nullptr;
+  size_t m = 0;
+  ASSERT_EQ(ca_file_load(&g, &loaded, &m, path.c_str()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(m, n);
+  // The graph holds every array's blocks.
+  for (size_t i = 0; i < m; ++i) {
+    ca_keylist_t *keys = nullptr;
+    ASSERT_EQ(ca_array_keys(&keys, loaded[i]), CA_OK);
+    for (size_t k = 0; k < ca_keylist_size(keys); ++k) {
+      ca_key_t key;
+      ca_keylist_get(keys, k, &key);
+      EXPECT_TRUE(ca_graph_has_key(g, &key));
+    }
+    ca_keylist_free(keys);
+  }
+  ca_layer_info_t info = CA_LAYER_INFO_INIT;
+  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(loaded[n - 1]), &info), CA_OK);
+  EXPECT_EQ(info.kind, CA_LAYER_DATA);
+  EXPECT_EQ(info.data_bytes, 37 * 23 * 4);
+  info.struct_size = 4;
+  EXPECT_EQ(ca_graph_layer_info(g, ca_array_name(loaded[0]), &info), CA_EINVAL);
+  // Only the graph, or only the arrays.
+  ca_graph_t *g2 = nullptr;
+  ASSERT_EQ(ca_file_load(&g2, nullptr, nullptr, path.c_str()), CA_OK);
+  EXPECT_EQ(ca_graph_num_tasks(g2), ca_graph_num_tasks(g));
+  ca_array_t **only = nullptr;
+  size_t k = 0;
+  ASSERT_EQ(ca_file_load(nullptr, &only, &k, path.c_str()), CA_OK);
+  EXPECT_EQ(k, n);
+  EXPECT_EQ(ca_file_load(nullptr, &only, nullptr, path.c_str()), CA_EINVAL);
+  ca_arrays_free(only, k);
+  ca_graph_free(g2);
+  ca_arrays_free(loaded, m);
+  ca_graph_free(g);
+  for (size_t i = 0; i < n; ++i) ca_array_free(arrays[i]);
+  EXPECT_EQ(ca_format_version(), CA_FORMAT_VERSION);
+}
