@@ -8,8 +8,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <string>
+#include <vector>
 
 #include "core/block.hpp"
+#include "graph/graph.hpp"
 #include "format/format.hpp"
 #include "format/graph_file.capnp.h"
 
@@ -18,6 +22,85 @@ namespace ca::format {
 namespace {
 
 namespace s = schema;
+
+// A layer of a kind the file format has no symbolic form for (e.g. array/overlap.cpp's neighbour
+// layer) is saved as the materialized layer of its tasks: the same keys, kernels and arguments, so
+// it loads and computes the same, at the cost of one entry per task. Built through the layer's
+// TaskEmitter interface.
+class Materializer final : public TaskEmitter {
+ public:
+  explicit Materializer(const Layer &l) : layer_(l) {}
+
+  void kernel(int32_t slot) override { kslot_ = slot; }
+  void literal(const ca_arg_t &a) override { top().push_back(a); }
+  void literal_copy(const ca_arg_t &a) override {
+    ca_arg_t c = a;
+    switch (a.kind) {
+      case CA_ARG_STRING:
+      case CA_ARG_BYTES:
+        strs_.emplace_back(static_cast<const char *>(a.u.bytes.data), a.u.bytes.len);
+        c.u.bytes.data = strs_.back().data();
+        break;
+      case CA_ARG_TUPLE:
+        idxs_.emplace_back(a.u.tuple.items, a.u.tuple.items + a.u.tuple.len);
+        c.u.tuple.items = idxs_.back().data();
+        break;
+      case CA_ARG_LIST:
+      case CA_ARG_KEY:
+      case CA_ARG_INDEXED:
+        fail(CA_EUNSUPPORTED, "layer '", layer_.name(), "': a copied literal of kind ", a.kind, " cannot be saved");
+      default: break;
+    }
+    top().push_back(c);
+  }
+  void ref(int32_t dep_slot, const Index *idx, int32_t nidx) override {
+    CA_CHECK(dep_slot >= 0 && size_t(dep_slot) < layer_.deps().size(), CA_EINTERNAL, "layer '", layer_.name(),
+             "' refers to dependency slot ", dep_slot);
+    idxs_.emplace_back(idx, idx + nidx);
+    top().push_back(ca_arg_key(layer_.deps()[size_t(dep_slot)].c_str(), idxs_.back().data(), nidx));
+  }
+  void begin_list(size_t) override { stack_.emplace_back(); }
+  void end_list() override {
+    lists_.push_back(std::move(stack_.back()));
+    stack_.pop_back();
+    top().push_back(ca_arg_list(lists_.back().data(), lists_.back().size()));
+  }
+
+  /// The tasks of the layer as a materialized layer of the same name.
+  /// (Owned by this Materializer.)
+  const MaterializedLayer &run() {
+    Graph &tmp = tmp_;
+    const int32_t nd = layer_.nindex();
+    std::vector<Index> key(size_t(std::max(nd, 1)));
+    for (int64_t t = 0; t < layer_.num_tasks(); ++t) {
+      stack_.assign(1, {});
+      kslot_ = -1;
+      layer_.emit(t, *this);
+      CA_CHECK(kslot_ >= 0 && size_t(kslot_) < layer_.kernel_names().size() && stack_.size() == 1, CA_EINTERNAL,
+               "layer '", layer_.name(), "' emitted a malformed task");
+      layer_.key_at(t, key.data());
+      tmp.add_task(KeyRef{layer_.name().c_str(), key.data(), nd}, layer_.kernel_names()[size_t(kslot_)],
+                   stack_[0].data(), stack_[0].size());
+      strs_.clear();
+      idxs_.clear();
+      lists_.clear();
+    }
+    if (const auto *found = dynamic_cast<const MaterializedLayer *>(tmp.find(layer_.name()))) return *found;
+    empty_ = std::make_unique<MaterializedLayer>(layer_.name(), nd);  // a layer without tasks
+    return *empty_;
+  }
+
+ private:
+  std::vector<ca_arg_t> &top() { return stack_.back(); }
+  const Layer &layer_;
+  int32_t kslot_ = -1;
+  std::vector<std::vector<ca_arg_t>> stack_;
+  std::deque<std::vector<ca_arg_t>> lists_;
+  std::deque<std::string> strs_;
+  std::deque<std::vector<Index>> idxs_;
+  Graph tmp_;
+  std::unique_ptr<MaterializedLayer> empty_;
+};
 
 // Collects a materialized layer's tasks in the file's flat layout (through the public emitter).
 class FlatEmitter final : public TaskEmitter {
@@ -237,7 +320,11 @@ void build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<A
         break;
       case LayerKind::Blockwise: save_blockwise(static_cast<const BlockwiseLayer &>(l), lb.initBlockwise()); break;
       case LayerKind::Data: save_data(static_cast<const DataLayer &>(l), lb.initData()); break;
-      default: fail(CA_EUNSUPPORTED, "layer '", l.name(), "' is of a kind graph files cannot hold");
+      default: {
+        Materializer m(l);
+        save_materialized(m.run(), lb.initMaterialized());
+        break;
+      }
     }
   }
   auto ab = f.initArrays(unsigned(arrays.size()));

@@ -508,3 +508,36 @@ TEST(Format, FileLoadGivesGraphAndArrays) {
   for (size_t i = 0; i < n; ++i) ca_array_free(arrays[i]);
   EXPECT_EQ(ca_format_version(), CA_FORMAT_VERSION);
 }
+
+// A layer kind without a symbolic form in the file (map_overlap's neighbour layer) is saved as the
+// materialized layer of its tasks: it loads and computes the same.
+TEST(Format, OverlapLayersSaveMaterialized) {
+  Ctx c;
+  int64_t live = ca::block_live_count();
+  {
+    const int64_t shape[2] = {11, 9};
+    const int64_t numblocks[2] = {3, 2}, sizes[5] = {4, 4, 3, 3, 6};
+    ca_chunks_t ch;
+    ch.ndim = 2;
+    ch.numblocks = numblocks;
+    ch.sizes = sizes;
+    ca_array_t *x = nullptr, *o = nullptr;
+    ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 5, 2, shape, &ch, CA_FLOAT64, 0.0, 1.0), CA_OK)
+        << ca_last_error_message();
+    const int64_t depth[2] = {1, 2};
+    const ca_boundary_t bnd[2] = {{CA_BOUNDARY_REFLECT, 0, 0.0}, {CA_BOUNDARY_CONSTANT, 0, 7.5}};
+    ASSERT_EQ(ca_array_overlap(&o, x, depth, bnd, nullptr), CA_OK) << ca_last_error_message();
+    auto want = compute_all(c.ctx, &o, 1);
+    std::string path = tmpdir() + "/overlap.cagraph";
+    ASSERT_EQ(ca_array_save(o, path.c_str()), CA_OK) << ca_last_error_message();
+    ca_array_t *l = nullptr;
+    ASSERT_EQ(ca_array_load(&l, path.c_str()), CA_OK) << ca_last_error_message();
+    EXPECT_STREQ(ca_array_name(l), ca_array_name(o));
+    auto got = compute_all(c.ctx, &l, 1);
+    EXPECT_EQ(got, want);
+    ca_array_free(l);
+    ca_array_free(o);
+    ca_array_free(x);
+  }
+  EXPECT_EQ(ca::block_live_count(), live);
+}
