@@ -182,12 +182,12 @@ std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, si
   if (c.id.empty()) return std::string(static_cast<const char *>(src), nbytes);
   if (c.id == "zlib" || c.id == "gzip") return deflate_bytes(src, nbytes, c.level, c.id == "gzip");
   if (c.id == "zstd") {
-    std::string out;
-    out.resize(ZSTD_compressBound(nbytes));
-    size_t r = ZSTD_compressCCtx(zstd_cctx(), out.data(), out.size(), src, nbytes, c.level);
+    // Uninitialized scratch (new char[] does not zero 32 MiB per chunk), then the compressed bytes.
+    const size_t cap = ZSTD_compressBound(nbytes);
+    std::unique_ptr<char[]> buf(new char[cap]);
+    size_t r = ZSTD_compressCCtx(zstd_cctx(), buf.get(), cap, src, nbytes, c.level);
     if (ZSTD_isError(r)) fail(CA_EINTERNAL, "zstd compression failed: ", ZSTD_getErrorName(r));
-    out.resize(r);
-    return out;
+    return std::string(buf.get(), r);
   }
   // blosc
   CA_CHECK(nbytes <= size_t(BLOSC_MAX_BUFFERSIZE), CA_EINVAL, "chunk of ", nbytes,
@@ -196,13 +196,12 @@ std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, si
   if (shuffle == -1) shuffle = typesize == 1 ? BLOSC_BITSHUFFLE : BLOSC_SHUFFLE;
   // blosc's typesize is one byte wide; larger items shuffle as bytes of 1 (numcodecs does the same).
   size_t ts = typesize > 0 && typesize <= BLOSC_MAX_TYPESIZE ? typesize : 1;
-  std::string out;
-  out.resize(nbytes + BLOSC_MAX_OVERHEAD);
-  int r = blosc_compress_ctx(c.clevel, shuffle, ts, nbytes, src, out.data(), out.size(), c.cname.c_str(),
+  const size_t cap = nbytes + BLOSC_MAX_OVERHEAD;
+  std::unique_ptr<char[]> buf(new char[cap]);  // uninitialized scratch
+  int r = blosc_compress_ctx(c.clevel, shuffle, ts, nbytes, src, buf.get(), cap, c.cname.c_str(),
                              size_t(c.blocksize), 1);
   if (r <= 0) fail(CA_EINTERNAL, "blosc compression (", c.cname, ") failed: ", r);
-  out.resize(size_t(r));
-  return out;
+  return std::string(buf.get(), size_t(r));
 }
 
 void decode_chunk(const Compressor &c, const void *src, size_t srclen, void *dst, size_t nbytes,

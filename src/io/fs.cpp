@@ -59,21 +59,55 @@ std::optional<std::string> read_file_if_exists(const std::string &path) {
   struct stat st;
   if (::fstat(f.fd, &st) != 0) fail(CA_EIO, "cannot stat '", path, "': ", errno_text(errno));
   if (S_ISDIR(st.st_mode)) fail(CA_EIO, "'", path, "' is a directory, expected a file");
+  // Read the size fstat gave straight into the string, then confirm the end with a small read (a
+  // file that grew meanwhile is appended in pieces). Never a doubled buffer: chunk files are large.
   std::string out;
   out.resize(size_t(st.st_size));
   size_t got = 0;
-  while (true) {
-    if (got == out.size()) out.resize(out.size() + 4096 > out.size() * 2 ? out.size() + 4096 : out.size() * 2);
-    ssize_t r = ::read(f.fd, out.data() + got, out.size() - got);
+  auto read_some = [&](char *dst, size_t n) -> size_t {
+    while (true) {
+      ssize_t r = ::read(f.fd, dst, n);
+      if (r >= 0) return size_t(r);
+      if (errno != EINTR) fail(CA_EIO, "cannot read '", path, "': ", errno_text(errno));
+    }
+  };
+  while (got < out.size()) {
+    size_t r = read_some(out.data() + got, out.size() - got);
+    if (r == 0) break;
+    got += r;
+  }
+  out.resize(got);
+  char extra[4096];
+  for (size_t r; (r = read_some(extra, sizeof extra)) > 0;) out.append(extra, r);
+  return out;
+}
+
+bool read_exact_if_exists(const std::string &path, void *dst, size_t n, const std::string &what) {
+  Fd f;
+  do f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  while (f.fd < 0 && errno == EINTR);
+  if (f.fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    fail(CA_EIO, "cannot open '", path, "': ", errno_text(errno));
+  }
+  struct stat st;
+  if (::fstat(f.fd, &st) != 0) fail(CA_EIO, "cannot stat '", path, "': ", errno_text(errno));
+  if (S_ISDIR(st.st_mode)) fail(CA_EIO, "'", path, "' is a directory, expected a file");
+  if (size_t(st.st_size) != n)
+    fail(CA_EFORMAT, what, ": uncompressed chunk has ", size_t(st.st_size), " bytes, expected ", n,
+         " (chunk of the wrong size)");
+  char *p = static_cast<char *>(dst);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(f.fd, p + got, n - got);
     if (r < 0) {
       if (errno == EINTR) continue;
       fail(CA_EIO, "cannot read '", path, "': ", errno_text(errno));
     }
-    if (r == 0) break;
+    if (r == 0) fail(CA_EFORMAT, what, ": uncompressed chunk ended after ", got, " bytes, expected ", n);
     got += size_t(r);
   }
-  out.resize(got);
-  return out;
+  return true;
 }
 
 std::string read_file(const std::string &path, const char *what) {

@@ -12,6 +12,9 @@ std::string join_path(const std::string &dir, const std::string &name);
 
 /// The whole file, or nullopt if it does not exist (ENOENT/ENOTDIR). Other failures throw CA_EIO.
 std::optional<std::string> read_file_if_exists(const std::string &path);
+/// Read a file of exactly `n` bytes into `dst`: false if it does not exist, CA_EFORMAT (naming `what`)
+/// if its size differs, CA_EIO on a read error. No intermediate buffer.
+bool read_exact_if_exists(const std::string &path, void *dst, size_t n, const std::string &what);
 
 /// The whole file. Throws CA_ENOTFOUND naming `what` and the path if it is missing, CA_EIO otherwise.
 std::string read_file(const std::string &path, const char *what = "file");

@@ -36,11 +36,16 @@ std::string chunk_file(const std::string &path, const ZarrMeta &meta, std::span<
 // Decode chunk `idx` into `dst` (full chunk, native C order). False if the chunk file is missing.
 bool load_chunk(const std::string &path, const ZarrMeta &meta, std::span<const Index> idx, void *dst) {
   std::string file = chunk_file(path, meta, idx);
-  auto data = read_file_if_exists(file);
-  if (!data) return false;
   const size_t nb = meta.chunk_nbytes();
   const int nd = meta.ndim();
   const bool fortran = meta.order == 'F' && !order_is_irrelevant(nd, meta.chunks.data());
+  if (meta.compressor.id.empty() && !fortran) {  // uncompressed C order: straight into the block
+    if (!read_exact_if_exists(file, dst, nb, file)) return false;
+    if (meta.big_endian) byteswap_elements(dst, meta.chunk_elems(), meta.dtype);
+    return true;
+  }
+  auto data = read_file_if_exists(file);
+  if (!data) return false;
   if (!fortran) {
     decode_chunk(meta.compressor, data->data(), data->size(), dst, nb, file);
   } else {
@@ -73,6 +78,10 @@ void store_chunk(const std::string &path, const ZarrMeta &meta, std::span<const 
     }
     if (meta.big_endian) byteswap_elements(tmp.get(), meta.chunk_elems(), meta.dtype);
     enc = tmp.get();
+  }
+  if (meta.compressor.id.empty()) {  // uncompressed: write the bytes as they are, no copy
+    write_file_atomic(chunk_file(path, meta, idx), enc, nb);
+    return;
   }
   std::string bytes = encode_chunk(meta.compressor, enc, nb, meta.itemsize());
   tmp.reset();
