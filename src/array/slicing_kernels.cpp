@@ -166,7 +166,8 @@ ca_status_t k_getitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
       }
       if (sel[d].count > 0) src += sel[d].start * st[d];
       kept.push_back(sel[d].count);
-      sst.push_back(sel[d].step * st[d]);
+      // With 0 or 1 elements the step is never applied (and may be huge, e.g. INT64_MAX).
+      sst.push_back(sel[d].count > 1 ? sel[d].step * st[d] : 0);
     }
     std::vector<Index> oshape = kept;
     for (Index p : newpos) {

@@ -94,7 +94,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "expected an axis error, got: %s\n", last_error());
       ++failures;
     }
-    if (chunks_str(&cs, NULL, "(3, 4", 2, shape, CA_FLOAT64) == CA_OK) ++failures;
+    ca_chunkset_t *bad_cs = NULL;
+    if (chunks_str(&bad_cs, NULL, "(3, 4", 2, shape, CA_FLOAT64) == CA_OK || bad_cs != NULL) ++failures;
     block_free(r);
     array_free(s);
     array_free(x);

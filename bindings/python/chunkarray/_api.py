@@ -88,8 +88,16 @@ def _np_table():
         if f is not None and n in g:
             t[f] = g[n]
     t[np.round_] = g["round"]
-    t[np.transpose] = core.transpose
     t[np.where] = g["where"]
+    from . import _shape, linalg
+    for n in _shape.__all__ + ["transpose"]:
+        t[getattr(np, n)] = getattr(_shape, n)
+    for n in ("matmul", "dot", "tensordot", "outer"):
+        t[getattr(np, n)] = getattr(linalg, n)
+    for n in ("qr", "svd", "solve", "inv", "cholesky", "norm"):
+        t[getattr(np.linalg, n)] = getattr(linalg, n)
+    t[np.linalg.cholesky] = lambda a: linalg.cholesky(a, lower=True)  # NumPy's factor is the lower one
+    t[np.linalg.lstsq] = lambda a, b, rcond=None: linalg.lstsq(a, b)
     return t
 
 

@@ -1,8 +1,7 @@
 """ctypes declarations of chunkarray's C ABI (include/chunkarray/*.h).
 
 The shared library is found at run time: $CHUNKARRAY_LIB if set, else ``libchunkarray.so.1`` on the
-loader's search path. Functions other helpers add later (graph/array save and load) are looked up with
-``hasattr`` and are ``None`` when the loaded library lacks them.
+loader's search path.
 """
 import ctypes
 import ctypes.util
@@ -141,6 +140,69 @@ class ComputeOptions(ctypes.Structure):
                 ("progress_interval_us", ctypes.c_int64), ("cancel", c_vp)]
 
 
+class Index(ctypes.Structure):
+    """ca_index_t (slicing.h)."""
+    _fields_ = [("kind", ctypes.c_int32), ("reserved", ctypes.c_int32), ("i", ctypes.c_int64),
+                ("start", ctypes.c_int64), ("stop", ctypes.c_int64), ("step", ctypes.c_int64),
+                ("has_start", ctypes.c_bool), ("has_stop", ctypes.c_bool), ("has_step", ctypes.c_bool),
+                ("indices", c_i64p), ("bools", ctypes.POINTER(ctypes.c_bool)), ("nindices", ctypes.c_int64),
+                ("array", c_vp)]
+
+
+IDX_INT, IDX_SLICE, IDX_NEWAXIS, IDX_ELLIPSIS, IDX_ARRAY, IDX_BOOL, IDX_MASK, IDX_INDEX_ARRAY = range(8)
+CHUNK_UNKNOWN = -1
+PAD_CONSTANT, PAD_EDGE, PAD_REFLECT = 0, 1, 2
+BOUNDARY_NONE, BOUNDARY_REFLECT, BOUNDARY_PERIODIC, BOUNDARY_NEAREST, BOUNDARY_CONSTANT = range(5)
+
+
+class Boundary(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int32), ("reserved", ctypes.c_int32), ("value", ctypes.c_double)]
+
+
+class OverlapOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("depth_after", c_i64p), ("allow_rechunk", ctypes.c_int32)]
+
+
+class MapOverlapOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("dtype", c_dtype), ("trim", ctypes.c_int32),
+                ("chunks", ctypes.POINTER(Chunks)), ("allow_rechunk", ctypes.c_int32),
+                ("align_arrays", ctypes.c_int32), ("depth_after", c_i64p), ("block_info", ctypes.c_int32),
+                ("name", c_char_p)]
+
+
+class GufuncOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("output_dtypes", ctypes.POINTER(c_dtype)),
+                ("axes", c_i32p), ("axes_counts", c_i32p), ("naxes_args", ctypes.c_int32),
+                ("has_axis", ctypes.c_int32), ("axis", ctypes.c_int32), ("keepdims", ctypes.c_int32),
+                ("output_size_names", ctypes.POINTER(c_char_p)), ("output_sizes", c_i64p),
+                ("noutput_sizes", ctypes.c_int32), ("allow_rechunk", ctypes.c_int32),
+                ("extra", ctypes.POINTER(Arg)), ("nextra", ctypes.c_size_t), ("name", c_char_p)]
+
+
+def overlap_options(**kw):
+    """CA_OVERLAP_OPTIONS_INIT with fields overridden."""
+    o = OverlapOptions(ctypes.sizeof(OverlapOptions), None, 1)
+    for k, v in kw.items():
+        setattr(o, k, v)
+    return o
+
+
+def map_overlap_options(**kw):
+    """CA_MAP_OVERLAP_OPTIONS_INIT with fields overridden."""
+    o = MapOverlapOptions(ctypes.sizeof(MapOverlapOptions), 0, 1, None, 1, 1, None, 0, None)
+    for k, v in kw.items():
+        setattr(o, k, v)
+    return o
+
+
+def gufunc_options(**kw):
+    """CA_GUFUNC_OPTIONS_INIT with fields overridden."""
+    o = GufuncOptions(ctypes.sizeof(GufuncOptions), None, None, None, 0, 0, 0, 0, None, None, 0, 0, None, 0, None)
+    for k, v in kw.items():
+        setattr(o, k, v)
+    return o
+
+
 KERNEL_FN = ctypes.CFUNCTYPE(c_status, ctypes.POINTER(c_vp), ctypes.POINTER(Arg), ctypes.c_size_t, c_vp, c_vp)
 
 # name: (restype, argtypes). Every function the bindings use; the Julia module's check reads the
@@ -262,15 +324,70 @@ _PROTOS = {
     "ca_array_to_zarr": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ZarrOptions), ctypes.POINTER(ComputeOptions)]),
     "ca_array_from_npy": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(Chunks)]),
     "ca_array_to_npy": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ComputeOptions)]),
-}
-
-# Planned functions (other work in progress): declared when the loaded library has them.
-_OPTIONAL = {
+    # slicing.h
+    "ca_array_getitem": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t]),
+    "ca_array_take": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_int64, ctypes.c_int32]),
+    "ca_array_take_array": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int32]),
+    "ca_array_mask_select": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_array_mask_select_axis": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int32]),
+    "ca_array_chunks_known": (ctypes.c_bool, [c_vp]),
+    "ca_array_compute_chunk_sizes": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.POINTER(ComputeOptions)]),
+    "ca_array_vindex": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(c_i64p), ctypes.c_int32, ctypes.c_int64]),
+    "ca_array_setitem": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t, c_vp]),
+    "ca_array_setitem_scalar": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t, Scalar]),
+    "ca_array_mask_set": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, Scalar]),
+    # shape.h
+    "ca_array_reshape": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, c_i64p]),
+    "ca_array_ravel": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_array_transpose": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p]),
+    "ca_array_moveaxis": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p, c_i32p, ctypes.c_int32]),
+    "ca_array_swapaxes": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, ctypes.c_int32]),
+    "ca_array_squeeze": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p, ctypes.c_int32]),
+    "ca_array_expand_dims": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p, ctypes.c_int32]),
+    "ca_array_broadcast_to": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks)]),
+    "ca_array_concatenate": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t, ctypes.c_int32]),
+    "ca_array_stack": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t, ctypes.c_int32]),
+    "ca_array_block": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t, ctypes.c_int32, c_i64p,
+                                  ctypes.c_size_t]),
+    "ca_array_repeat": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64, ctypes.c_int32]),
+    "ca_array_tile": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_int32]),
+    "ca_array_pad": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, c_i64p, ctypes.c_int32, Scalar]),
+    "ca_array_flip": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p, ctypes.c_int32]),
+    # linalg.h
+    "ca_linalg_matmul": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_linalg_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_linalg_tensordot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_i32p, c_i32p, ctypes.c_int32, ctypes.c_int32]),
+    "ca_linalg_outer": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_linalg_qr": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp]),
+    "ca_linalg_svd": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp]),
+    "ca_linalg_solve": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_linalg_inv": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_linalg_cholesky": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_bool]),
+    "ca_linalg_lstsq": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_linalg_norm": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, c_i32p, ctypes.c_int32, ctypes.c_bool]),
+    # overlap.h
+    "ca_array_overlap": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.POINTER(Boundary), ctypes.POINTER(OverlapOptions)]),
+    "ca_array_trim_internal": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.POINTER(Boundary),
+                                          ctypes.POINTER(OverlapOptions)]),
+    "ca_array_map_overlap": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(c_vp), ctypes.c_size_t, c_i64p,
+                                        ctypes.POINTER(Boundary), ctypes.POINTER(Arg), ctypes.c_size_t,
+                                        ctypes.POINTER(MapOverlapOptions)]),
+    # gufunc.h
+    "ca_gufunc_signature_parse": (c_status, [c_char_p, c_i32p, c_i32p]),
+    "ca_array_apply_gufunc": (c_status, [ctypes.POINTER(c_vp), ctypes.c_size_t, c_char_p, c_char_p, ctypes.POINTER(c_vp),
+                                         ctypes.c_size_t, ctypes.POINTER(GufuncOptions)]),
+    # store.h
+    "ca_array_rechunk_str": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_char_p]),
+    # format.h
     "ca_graph_save": (c_status, [c_vp, c_char_p]),
     "ca_graph_load": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
     "ca_array_save": (c_status, [c_vp, c_char_p]),
     "ca_array_load": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
+    "ca_format_version": (ctypes.c_int32, []),
 }
+
+# Functions of later library versions: declared when the loaded library has them (None otherwise).
+_OPTIONAL = {}
 
 
 class _Lib:

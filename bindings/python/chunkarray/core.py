@@ -137,6 +137,10 @@ def _is_scalar(v):
 # Blocks <-> NumPy
 # ------------------------------------------------------------------------------------------------
 
+def _size_or_nan(n):
+    return float("nan") if n == C.CHUNK_UNKNOWN else n
+
+
 def _block_view(b, writeable=False):
     """A NumPy view of a block's buffer (valid while the block lives)."""
     L = lib()
@@ -591,16 +595,18 @@ class Array:
 
     @property
     def shape(self):
+        """Extents; NaN along axes whose chunk sizes are unknown (after a boolean mask), as dask."""
         p = lib().ca_array_shape(self._h)
-        return tuple(p[i] for i in range(self.ndim))
+        return tuple(_size_or_nan(p[i]) for i in range(self.ndim))
 
     @property
     def size(self):
-        return lib().ca_array_size(self._h)
+        n = lib().ca_array_size(self._h)
+        return _size_or_nan(n)
 
     @property
     def nbytes(self):
-        return lib().ca_array_nbytes(self._h)
+        return _size_or_nan(lib().ca_array_nbytes(self._h))
 
     @property
     def dtype(self):
@@ -612,13 +618,18 @@ class Array:
 
     @property
     def chunks(self):
+        """Block sizes per axis; NaN for sizes not known until computed (dask's unknown chunks)."""
         L = lib()
         out = []
         for d in range(self.ndim):
             n = ctypes.c_int64()
             p = L.ca_array_chunks(self._h, d, ctypes.byref(n))
-            out.append(tuple(p[i] for i in range(n.value)))
+            out.append(tuple(_size_or_nan(p[i]) for i in range(n.value)))
         return tuple(out)
+
+    @property
+    def chunks_known(self):
+        return bool(lib().ca_array_chunks_known(self._h))
 
     @property
     def numblocks(self):
@@ -632,10 +643,30 @@ class Array:
     def chunksize(self):
         return tuple(max(c) if c else 0 for c in self.chunks)
 
+    def _replace(self, other):
+        """Make this object hold ``other``'s array (dask's in-place __setitem__/compute_chunk_sizes)."""
+        old, self._h = self._h, lib().ca_array_retain(other._h)
+        if old:
+            lib().ca_array_free(old)
+        return self
+
+    def compute_chunk_sizes(self, ctx=None):
+        """dask's compute_chunk_sizes: run the graph to learn unknown block sizes; this array is updated
+        in place (same name and graph, known chunks) and returned."""
+        if self.chunks_known:
+            return self
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        return self._replace(Array._new(lib().ca_array_compute_chunk_sizes, ctx.handle, self._h, None))
+
     def __len__(self):
         if not self.ndim:
             raise TypeError("len() of unsized object")
-        return self.shape[0]
+        n = self.shape[0]
+        if n != n:
+            raise ValueError("Cannot call len() on object with unknown chunk size; call "
+                             "x.compute_chunk_sizes() first")
+        return n
 
     def __repr__(self):
         return (f"chunkarray.Array<{self.name}, shape={self.shape}, dtype={self.dtype}, "
@@ -675,6 +706,12 @@ class Array:
     def compute(self, ctx=None, progress=None):
         ctx = ctx or default_context()
         ctx._sync_kernels()
+        if not self.chunks_known:  # the shape is known only from the computed blocks
+            opts, keep = _compute_options(progress)
+            b = c_vp()
+            _check(lib().ca_array_compute(ctypes.byref(b), ctx.handle, self._h, opts))
+            del keep
+            return _block_to_numpy(b.value)
         out = np.empty(self.shape, self.dtype)
         opts, keep = _compute_options(progress)
         _check(lib().ca_array_compute_into(ctx.handle, self._h, out.ctypes.data if out.nbytes else None,
@@ -824,11 +861,8 @@ class Array:
         return self._reduce("all", axis, keepdims, split_every=split_every)
 
     def _scan(self, name, axis, dtype):
-        if axis is None:
-            if self.ndim != 1:
-                raise NotImplementedError(f"{name} with axis=None flattens the array, which needs "
-                                          "ca_array_reshape (include/chunkarray/shape.h), not in this library")
-            axis = 0
+        if axis is None:  # NumPy flattens
+            return (self.ravel() if self.ndim != 1 else self)._scan(name, 0, dtype)
         return Array._new(lib().ca_array_scan, _SCAN[name], self._h, int(axis),
                           _ca_dtype(dtype) if dtype is not None else 0)
 
@@ -857,27 +891,71 @@ class Array:
         return map_blocks(func, self, *args, **kwargs)
 
     def __getitem__(self, index):
-        from ._slicing import getitem
+        from ._indexing import getitem
         return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        """dask's x[index] = value: this object is rebound to the new array (ca_array_setitem);
+        arrays built from the old value keep it."""
+        from ._indexing import setitem
+        self._replace(setitem(self, index, value))
+
+    @property
+    def vindex(self):
+        """Pointwise indexing: x.vindex[[0, 2], [1, 3]] is the points (0, 1) and (2, 3)."""
+        from ._indexing import _VIndexer
+        return _VIndexer(self)
 
     @property
     def T(self):
         return self.transpose()
 
     def transpose(self, *axes):
+        from ._shape import transpose
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
-        if not axes:
-            axes = tuple(range(self.ndim))[::-1]
-        axes = tuple(a % self.ndim for a in axes)
-        if sorted(axes) != list(range(self.ndim)):
-            raise InvalidArgumentError(-1, f"transpose: axes {axes} are not a permutation of {self.ndim} axes")
-        if axes == tuple(range(self.ndim)):
-            return self
-        letters = _letters(self.ndim)
-        out = "".join(letters[a] for a in axes)
-        return blockwise(lambda b: np.transpose(b, axes), out, self, letters, dtype=self.dtype,
-                         name="transpose")
+        if len(axes) == 1 and axes[0] is None:
+            axes = ()
+        return transpose(self, axes or None)
+
+    def reshape(self, *shape, merge_chunks=True, limit=None):
+        from ._shape import reshape
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return reshape(self, shape)
+
+    def ravel(self):
+        from ._shape import ravel
+        return ravel(self)
+
+    flatten = ravel
+
+    def swapaxes(self, axis1, axis2):
+        from ._shape import swapaxes
+        return swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        from ._shape import squeeze
+        return squeeze(self, axis)
+
+    def repeat(self, repeats, axis=None):
+        from ._shape import repeat
+        return repeat(self, repeats, axis)
+
+    def dot(self, other):
+        from .linalg import dot
+        return dot(self, other)
+
+    def __matmul__(self, other):
+        from .linalg import matmul
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        from .linalg import matmul
+        return matmul(other, self)
+
+    def map_overlap(self, func, depth, boundary=None, trim=True, **kwargs):
+        return map_overlap(func, self, depth=depth, boundary=boundary, trim=trim, **kwargs)
 
     # -- storage ----------------------------------------------------------------------------------
     def to_npy(self, path, ctx=None):
@@ -1225,7 +1303,8 @@ def rechunk(x, chunks="auto", **kwargs):
 
 
 def transpose(a, axes=None):
-    return asarray(a).transpose(*(axes or ()))
+    from ._shape import transpose as t
+    return t(a, axes)
 
 
 def _infer_dtype(func, arrays, args, kwargs, default):
@@ -1533,59 +1612,183 @@ def store(sources, targets, lock=None, regions=None, compute=True, **kwargs):
     return None
 
 
-def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,
-                 output_sizes=None, vectorize=None, allow_rechunk=False, meta=None, **kwargs):
-    """dask's apply_gufunc for a single output: loop dimensions map block to block, core dimensions
-    must be one block each (rechunked when ``allow_rechunk``)."""
-    if axes is not None or axis is not None:
-        raise NotImplementedError("apply_gufunc(axes=/axis=) needs transposes in the graph: move the core "
-                                  "axes last with Array.transpose first")
+def _parse_signature(signature):
+    import re
     sig = signature.replace(" ", "")
     ins_s, outs_s = sig.split("->")
+    parse = lambda t: [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([^()]*)\)", t)]  # noqa: E731
+    return parse(ins_s), parse(outs_s)
 
-    def parse(s):
-        import re
-        return [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([^()]*)\)", s)]
 
-    in_cores, out_cores = parse(ins_s), parse(outs_s)
-    if len(out_cores) != 1:
-        raise NotImplementedError(f"apply_gufunc with {len(out_cores)} outputs: only one output is supported")
-    if len(in_cores) != len(args):
-        raise ValueError(f"signature {signature!r} has {len(in_cores)} inputs, got {len(args)} arguments")
+def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,
+                 output_sizes=None, vectorize=None, allow_rechunk=False, meta=None, **kwargs):
+    """dask's apply_gufunc through ca_array_apply_gufunc: loop dimensions broadcast, core dimensions
+    must be one chunk (rechunked when ``allow_rechunk``), ``axes``/``axis``/``keepdims``, several
+    outputs (a tuple of arrays; ``func`` runs once per output and block)."""
+    L = lib()
+    in_cores, out_cores = _parse_signature(signature)
+    nin = ctypes.c_int32()
+    nout = ctypes.c_int32()
+    _check(L.ca_gufunc_signature_parse(signature.encode(), ctypes.byref(nin), ctypes.byref(nout)))
+    nin, nout = nin.value, nout.value
+    if len(args) != nin:
+        raise ValueError(f"According to `signature`, `func` requires {nin} arguments, but {len(args)} given")
     arrays = [asarray(a) for a in args]
-    nloop = max(a.ndim - len(c) for a, c in zip(arrays, in_cores))
-    core_names = sorted({d for c in in_cores + out_cores for d in c})
-    sym = {("loop", i): _letters(nloop + len(core_names))[i] for i in range(nloop)}
-    for j, d in enumerate(core_names):
-        sym[("core", d)] = _letters(nloop + len(core_names))[nloop + j]
-    pairs = []
-    for a, core in zip(arrays, in_cores):
-        nl = a.ndim - len(core)
-        if nl < 0:
-            raise ValueError(f"apply_gufunc: an input of {a.ndim} dimensions for core dimensions {core}")
-        for i, d in enumerate(core):
-            if len(a.chunks[nl + i]) > 1:
-                if not allow_rechunk:
-                    raise ValueError(f"apply_gufunc: core dimension {d!r} of an input has {len(a.chunks[nl + i])} "
-                                     "chunks; rechunk it to one chunk or pass allow_rechunk=True")
-                a = a.rechunk({nl + i: -1})
-        ind = [sym[("loop", nloop - nl + i)] for i in range(nl)] + [sym[("core", d)] for d in core]
-        pairs += [a, "".join(ind)]
-    out_ind = "".join([sym[("loop", i)] for i in range(nloop)] + [sym[("core", d)] for d in out_cores[0]])
-    in_dims = {d for c in in_cores for d in c}
-    new = {sym[("core", d)]: (output_sizes or {})[d] for d in out_cores[0] if d not in in_dims}
     f = np.vectorize(func, signature=signature) if vectorize else func
-    dtype = output_dtypes[0] if isinstance(output_dtypes, (list, tuple)) else output_dtypes
-    if dtype is None:
-        dtype = _infer_dtype(f, [np.ones((1,) * a.ndim, a.dtype) for a in arrays], (), kwargs, arrays[0].dtype)
+    if output_dtypes is None:
+        sample = [np.ones((1,) * a.ndim, a.dtype) for a in arrays]
+        try:
+            res = f(*sample, **kwargs) if not axes and axis is None else None
+        except Exception:
+            res = None
+        if res is None:
+            output_dtypes = [np.result_type(*[a.dtype for a in arrays])] * nout
+        else:
+            output_dtypes = [np.asarray(r).dtype for r in (res if nout > 1 else (res,))]
+    elif not isinstance(output_dtypes, (list, tuple)):
+        output_dtypes = [output_dtypes]
+    if len(output_dtypes) != nout:
+        raise ValueError(f"apply_gufunc: {len(output_dtypes)} output dtypes for {nout} outputs")
+    dts = (ctypes.c_int32 * nout)(*[_ca_dtype(d) for d in output_dtypes])
+    if nout == 1:
+        def call(*blocks):
+            return f(*blocks, **kwargs)
+    else:
+        def call(*blocks):
+            return f(*blocks[:-1], **kwargs)[blocks[-1]]
+    kname = _py_kernel(call, "gufunc." + getattr(func, "__name__", "fn"))
+    o = C.gufunc_options(output_dtypes=dts, keepdims=1 if keepdims else 0, allow_rechunk=1 if allow_rechunk else 0,
+                         name=getattr(func, "__name__", "apply_gufunc").encode())
+    keep = [dts]
+    if axes is not None:
+        flat, counts = [], []
+        for ax in axes:
+            ax = (ax,) if isinstance(ax, (numbers.Integral, np.integer)) else tuple(ax)
+            counts.append(len(ax))
+            flat += [int(v) for v in ax]
+        fa, ca_ = _i32arr(flat), _i32arr(counts)
+        keep += [fa, ca_]
+        o.axes, o.axes_counts, o.naxes_args = fa, ca_, len(counts)
+    if axis is not None:
+        o.has_axis, o.axis = 1, int(axis)
+    if output_sizes:
+        names = [str(k).encode() for k in output_sizes]
+        na = (ctypes.c_char_p * len(names))(*names)
+        sz = _i64arr([int(v) for v in output_sizes.values()])
+        keep += [names, na, sz]
+        o.output_size_names, o.output_sizes, o.noutput_sizes = na, sz, len(names)
+    outs = (c_vp * nout)()
+    ins = (c_vp * max(1, nin))(*[a._h for a in arrays])
+    _check(L.ca_array_apply_gufunc(outs, nout, kname.encode(), signature.encode(), ins, nin, ctypes.byref(o)))
+    del keep
+    res = [Array(outs[i]) for i in range(nout)]
+    return res[0] if nout == 1 else tuple(res)
 
-    def call(*blocks):
-        return f(*blocks, **kwargs)
 
-    out = blockwise(call, out_ind, *pairs, dtype=dtype, new_axes=new, concatenate=True,
-                    name=getattr(func, "__name__", "gufunc"))
-    if keepdims:
-        raise NotImplementedError("apply_gufunc(keepdims=True)")
+_BOUNDARIES = {"none": C.BOUNDARY_NONE, "reflect": C.BOUNDARY_REFLECT, "periodic": C.BOUNDARY_PERIODIC,
+               "nearest": C.BOUNDARY_NEAREST}
+
+
+def _overlap_args(ndim, depth, boundary):
+    """(depth, depth_after or None, ca_boundary_t array) from dask's depth/boundary forms."""
+    if depth is None:
+        depth = 0
+    if isinstance(depth, (numbers.Integral, np.integer)):
+        depth = (int(depth),) * ndim
+    if isinstance(depth, dict):
+        depth = tuple(depth.get(i, depth.get(i - ndim, 0)) for i in range(ndim))
+    depth = tuple(depth)
+    if len(depth) != ndim:
+        raise ValueError(f"depth {depth} has {len(depth)} entries for {ndim} dimensions")
+    before = [d[0] if isinstance(d, tuple) else int(d) for d in depth]
+    after = [d[1] if isinstance(d, tuple) else int(d) for d in depth]
+    if boundary is None:
+        boundary = "none"
+    if not isinstance(boundary, (tuple, dict)):
+        boundary = (boundary,) * ndim
+    if isinstance(boundary, tuple):
+        boundary = dict(enumerate(boundary))
+    bnd = (C.Boundary * max(1, ndim))()
+    for i in range(ndim):
+        b = boundary.get(i, boundary.get(i - ndim, "none"))
+        if isinstance(b, str):
+            if b not in _BOUNDARIES:
+                raise ValueError(f"boundary {b!r} (one of {', '.join(_BOUNDARIES)} or a number)")
+            bnd[i].kind = _BOUNDARIES[b]
+        elif b is None:
+            bnd[i].kind = C.BOUNDARY_NONE
+        else:
+            bnd[i].kind, bnd[i].value = C.BOUNDARY_CONSTANT, float(b)
+    return _i64arr(before), (_i64arr(after) if after != before else None), bnd
+
+
+def overlap(x, depth, boundary=None, allow_rechunk=True):
+    """dask's overlap: every block extended by ``depth`` elements of its neighbours."""
+    x = asarray(x)
+    d, da, bnd = _overlap_args(x.ndim, depth, boundary)
+    o = C.overlap_options(depth_after=da, allow_rechunk=1 if allow_rechunk else 0)
+    return Array._new(lib().ca_array_overlap, x._h, d, bnd, ctypes.byref(o))
+
+
+def trim_internal(x, axes, boundary=None):
+    """dask's trim_internal: remove what overlap() added (``axes``: the depths)."""
+    x = asarray(x)
+    d, da, bnd = _overlap_args(x.ndim, axes, boundary)
+    o = C.overlap_options(depth_after=da)
+    return Array._new(lib().ca_array_trim_internal, x._h, d, bnd, ctypes.byref(o))
+
+
+def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=True, allow_rechunk=True,
+                dtype=None, chunks=None, name=None, meta=None, **kwargs):
+    """dask's map_overlap: ``func`` on every block extended by its neighbours' edges, the overlap
+    trimmed from the results (``trim``). ``func`` is a Python callable (may take ``block_id``) or a
+    registered kernel name."""
+    arrays = [asarray(a) for a in args if isinstance(a, (Array, np.ndarray))]
+    if not arrays:
+        raise ValueError("map_overlap needs at least one array argument")
+    nd = max(a.ndim for a in arrays)
+    d, da_, bnd = _overlap_args(nd, depth, boundary)
+    extra = []
+    block_info = 0
+    if isinstance(func, str) or not callable(func):
+        kname, _ = _kernel_name(func, "map_overlap")
+        extra = [a for a in args if not isinstance(a, (Array, np.ndarray))]
+    else:
+        try:
+            params = inspect.signature(func).parameters
+        except (TypeError, ValueError):
+            params = {}
+        wants_id = "block_id" in params
+        block_info = 1 if wants_id else 0
+        positions = [i for i, a in enumerate(args) if isinstance(a, (Array, np.ndarray))]
+        lits = [None if isinstance(a, (Array, np.ndarray)) else a for a in args]
+
+        def call(*blocks):
+            kw = dict(kwargs)
+            if wants_id:
+                blocks, bidx = blocks[:-2], blocks[-2]
+                kw["block_id"] = tuple(bidx)
+            full = list(lits)
+            for p, b in zip(positions, blocks):
+                full[p] = b
+            return func(*full, **kw)
+
+        if dtype is None:
+            dtype = _infer_dtype(func, arrays, [], kwargs, arrays[0].dtype) if not wants_id else arrays[0].dtype
+        kname = _py_kernel(call, "map_overlap." + getattr(func, "__name__", "fn"), dtype)
+    st = keep = None
+    if chunks is not None:
+        st, keep = _chunks_struct(tuple(tuple(int(v) for v in c) for c in chunks))
+    o = C.map_overlap_options(dtype=_ca_dtype(dtype) if dtype is not None else 0, trim=1 if trim else 0,
+                              chunks=ctypes.pointer(st) if st is not None else None,
+                              allow_rechunk=1 if allow_rechunk else 0, align_arrays=1 if align_arrays else 0,
+                              depth_after=da_, block_info=block_info, name=(name or "").encode() or None)
+    ab = _ArgBuilder()
+    ex = ab.array(extra)
+    ins = (c_vp * len(arrays))(*[a._h for a in arrays])
+    out = Array._new(lib().ca_array_map_overlap, kname.encode(), ins, len(arrays), d, bnd, ex, len(extra),
+                     ctypes.byref(o))
+    del keep
     return out
 
 
@@ -1595,9 +1798,7 @@ def scan(func, binop, ident, x, axis=None, dtype=None, out=None, method="sequent
     values along the axis (a materialized graph of Python kernels)."""
     x = asarray(x)
     if axis is None:
-        if x.ndim != 1:
-            raise NotImplementedError("scan with axis=None needs ca_array_reshape (shape.h), not in this library")
-        axis = 0
+        x, axis = (x.ravel() if x.ndim != 1 else x), 0
     axis = _axes(axis, x.ndim)[0]
     builtin = {(np.cumsum, np.add): "cumsum", (np.cumprod, np.multiply): "cumprod",
                (np.nancumsum, np.add): "nancumsum", (np.nancumprod, np.multiply): "nancumprod"}
