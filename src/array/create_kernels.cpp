@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "array/create.hpp"
+#include "core/isa.hpp"
 #include "kernel/kernel.hpp"
 
 namespace ca {
@@ -126,11 +127,6 @@ constexpr size_t kBatch = 64;
 
 // The rounds vectorize 2 (SSE2), 4 (AVX2) or 8 (AVX-512) counters wide: one clone per ISA, chosen
 // at load time (GCC's target_clones: an ifunc).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define CA_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define CA_ISA_CLONES
-#endif
 
 CA_ISA_CLONES void philox_batch(uint64_t seed, uint64_t c0, uint32_t stream, uint64_t *out /* 2 * kBatch */) {
   uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];

@@ -18,6 +18,7 @@
 
 #include "array/create.hpp"
 #include "array/expr.hpp"
+#include "core/isa.hpp"
 #include "kernel/kernel.hpp"
 
 namespace ca {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "array/expr.hpp"
+#include "core/isa.hpp"
 #include "array/reduce.hpp"
 #include "core/block.hpp"
 #include "kernel/kernel.hpp"
@@ -186,7 +187,7 @@ inline A load(const T &x) {
 // elements (each accumulator adds 256 of them), halves combined recursively. No per-element branches,
 // so it vectorizes; smaller leaves cost measurable bandwidth (the horizontal reduction per leaf).
 template <class A, bool SKIP, bool PROD, class T>
-A fold_run(const T *x, Index n) {
+CA_ISA_CLONES A fold_run(const T *x, Index n) {
   const A id = PROD ? A(1) : A(0);
   if (n <= 4096) {
     A s[16];

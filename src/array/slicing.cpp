@@ -123,6 +123,9 @@ AxisPlan plan_axis(const IndexItem &it, Index dim, const std::vector<Index> &len
     for (size_t i = 0; i < lengths.size(); ++i) p.blocks.push_back({Index(i), 0, 1, lengths[i]});
     return p;
   }
+  // An empty selection is the same whatever its direction (a negative step with start -1 would
+  // otherwise read as "from the last element").
+  if (s.len == 0) s = NSlice{0, 0, 1, 0};
   p.blocks = detail::slice_1d(dim, lengths, s.start, s.stop, s.step);
   if (s.step < 0) std::reverse(p.blocks.begin(), p.blocks.end());
   return p;
@@ -396,9 +399,10 @@ std::vector<BlockSlice> slice_1d(Index dim, const std::vector<Index> &lengths, I
     if (s < 0) s += dim;
     if (e < 0) e += dim;
     Index rstart = s;
-    Index istart = Index(std::lower_bound(bounds.begin(), bounds.end(), s) - bounds.begin());
+    // The block holding s: the first whose end is past s (empty blocks at s are skipped).
+    Index istart = Index(std::upper_bound(bounds.begin(), bounds.end(), s) - bounds.begin());
     Index istop = Index(std::upper_bound(bounds.begin(), bounds.end(), e) - bounds.begin());
-    istart = std::min(istart + 1, Index(bounds.size()) - 1);
+    istart = std::min(istart, Index(bounds.size()) - 1);
     istop = std::max<Index>(istop - 1, -1);
     for (Index i = istart; i > istop; --i) {
       Index chunk_stop = bounds[size_t(i)];

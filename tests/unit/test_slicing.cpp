@@ -132,6 +132,7 @@ struct Case {
   std::vector<Index> shape;
   Chunks chunks;
   std::string index;
+  bool dask_chunks = true;  // false where dask 2022.12's chunks are wrong (values still vs NumPy)
 };
 
 /// NumPy values and dask chunks of x[index] for x = arange(prod(shape)).reshape(shape) (int64).
@@ -200,7 +201,7 @@ void check_getitem_cases(const std::vector<Case> &cases) {
     for (Index d = 0; d < cnd; ++d)
       for (Index b = 0; b < nbs[size_t(d)]; ++b) want[size_t(d)].push_back(ref[i++]);
     EXPECT_EQ(r->shape, shape) << what;
-    EXPECT_EQ(chunks_str(r->chunks), chunks_str(want)) << what << " (dask's chunks)";
+    if (c.dask_chunks) EXPECT_EQ(chunks_str(r->chunks), chunks_str(want)) << what << " (dask's chunks)";
     Npy got = compute(r);
     ASSERT_EQ(got.size(), size) << what;
     std::vector<int64_t> gv(got.as<int64_t>(), got.as<int64_t>() + got.size());
@@ -279,6 +280,13 @@ TEST(Getitem, SlicesOneDimension) {
   cases.push_back({{0}, {{0}}, "::-1"});
   cases.push_back({{1}, {{1}}, "0"});
   cases.push_back({{1}, {{1}}, "::-1"});
+  // Regressions: a start below -n with a negative step selects nothing; a negative-step start on
+  // the boundary of an empty block.
+  // dask 2022.12 gets these chunks wrong (((3, 3, 3),) for an empty selection, ((0,),) for 5
+  // elements); the values are checked against NumPy.
+  cases.push_back({{9}, {{3, 3, 3}}, "-11::-1", false});
+  cases.push_back({{9}, {{4, 0, 5}}, "4::-1", false});
+  cases.push_back({{9}, {{4, 0, 5}}, "4:0:-2", false});
   check_getitem_cases(cases);
 }
 

@@ -6,13 +6,13 @@ from .core import (Array, ChunkArrayError, Context, DTypeError, Graph, InvalidAr
                    NotFoundError, UnsupportedError, apply_gufunc, arange, asarray, blockwise, compute,
                    default_context, diag, elemwise, empty, eye, from_array, from_npy, from_zarr, full, linspace,
                    load, map_blocks, normalize_chunks, register_ffi, ones, persist, random, rechunk, reduction,
-                   register_kernel, scan, store, transpose, tri, unify_chunks, version, zeros)
+                   register_kernel, scan, store, tri, unify_chunks, version, zeros)
 from ._api import *  # noqa: F401,F403 - the NumPy-style functions
 from ._api import abs, around, clip, conj, round, where  # noqa: F401,A004
 from ._shape import *  # noqa: F401,F403 - reshape, concatenate, stack, ...
-from ._shape import transpose  # noqa: F811
 from .core import map_overlap, overlap, trim_internal  # noqa: F401
 from .linalg import dot, matmul, outer, tensordot  # noqa: F401
+from ._indexing import IndexingError  # noqa: F401
 from . import linalg  # noqa: F401
 from .chunkmanager import ChunkArrayManager  # noqa: F401
 from ._lib import lib as _lib_handle

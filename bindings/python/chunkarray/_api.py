@@ -90,7 +90,7 @@ def _np_table():
     t[np.round_] = g["round"]
     t[np.where] = g["where"]
     from . import _shape, linalg
-    for n in _shape.__all__ + ["transpose"]:
+    for n in _shape.__all__:
         t[getattr(np, n)] = getattr(_shape, n)
     for n in ("matmul", "dot", "tensordot", "outer"):
         t[getattr(np, n)] = getattr(linalg, n)

@@ -29,7 +29,7 @@ def reshape(a, shape, merge_chunks=True, limit=None):
 
 
 def ravel(a):
-    return Array._new(lib().ca_array_ravel, asarray(a).handle)
+    return Array._new(lib().ca_array_ravel, asarray(a))
 
 
 def transpose(a, axes=None):
@@ -47,22 +47,22 @@ def moveaxis(a, source, destination):
     s, d = _axis_list(source), _axis_list(destination)
     if len(s) != len(d):
         raise ValueError("`source` and `destination` arguments must have the same number of elements")
-    return Array._new(lib().ca_array_moveaxis, asarray(a).handle, _i32arr(s), _i32arr(d), len(s))
+    return Array._new(lib().ca_array_moveaxis, asarray(a), _i32arr(s), _i32arr(d), len(s))
 
 
 def swapaxes(a, axis1, axis2):
-    return Array._new(lib().ca_array_swapaxes, asarray(a).handle, int(axis1), int(axis2))
+    return Array._new(lib().ca_array_swapaxes, asarray(a), int(axis1), int(axis2))
 
 
 def squeeze(a, axis=None):
     ax = _axis_list(axis)
-    return Array._new(lib().ca_array_squeeze, asarray(a).handle, _i32arr(ax) if ax is not None else None,
+    return Array._new(lib().ca_array_squeeze, asarray(a), _i32arr(ax) if ax is not None else None,
                       len(ax) if ax is not None else 0)
 
 
 def expand_dims(a, axis):
     ax = _axis_list(axis)
-    return Array._new(lib().ca_array_expand_dims, asarray(a).handle, _i32arr(ax), len(ax))
+    return Array._new(lib().ca_array_expand_dims, asarray(a), _i32arr(ax), len(ax))
 
 
 def broadcast_to(x, shape, chunks=None, meta=None):
@@ -166,7 +166,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 def flip(m, axis=None):
     ax = _axis_list(axis)
-    return Array._new(lib().ca_array_flip, asarray(m).handle, _i32arr(ax) if ax is not None else None,
+    return Array._new(lib().ca_array_flip, asarray(m), _i32arr(ax) if ax is not None else None,
                       len(ax) if ax is not None else 0)
 
 
@@ -200,7 +200,7 @@ def hstack(tup, allow_unknown_chunksizes=False):
     return concatenate(arrs, axis=0 if all(a.ndim == 1 for a in arrs) else 1)
 
 
-__all__ = ["reshape", "ravel", "moveaxis", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "concatenate",
+__all__ = ["reshape", "ravel", "transpose", "moveaxis", "swapaxes", "squeeze", "expand_dims", "broadcast_to", "concatenate",
            "stack", "block", "repeat", "tile", "pad", "flip", "flipud", "fliplr", "atleast_1d", "atleast_2d",
            "vstack", "hstack"]
 del _axes

@@ -1,15 +1,12 @@
 """Operations built as materialized task layers (ca_graph_add_task + ca_array_new) over Python kernels:
 generic scans (dask's cumreduction with a Python func/binop). Indexing is in _indexing.py (slicing.h)."""
 import ctypes
-import itertools
-import numbers
-
 import numpy as np
 
 from . import _lib as C
 from ._lib import lib
-from .core import (Array, _ArgBuilder, _KeyRef, _PyKernel, _ca_dtype, _check, _chunks_struct, _i64arr,
-                   _py_kernel, _py_kernels, _py_kernels_lock, _token, InvalidArgumentError)
+from .core import (Array, _ArgBuilder, _KeyRef, _ca_dtype, _check, _chunks_struct, _i64arr, _py_kernel, _token,
+                   InvalidArgumentError)
 
 c_vp = ctypes.c_void_p
 

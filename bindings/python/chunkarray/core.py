@@ -571,8 +571,10 @@ class Array:
 
     @classmethod
     def _new(cls, fn, *args):
+        """Call ``fn(&out, *args)``; Array arguments are passed as their handles (and stay alive for
+        the call even when they are temporaries such as ``asarray(numpy_array)``)."""
         h = c_vp()
-        _check(fn(ctypes.byref(h), *args))
+        _check(fn(ctypes.byref(h), *[a._h if isinstance(a, Array) else a for a in args]))
         return cls(h.value)
 
     def __del__(self):
@@ -682,7 +684,7 @@ class Array:
 
     def _repr_html_(self):
         nb = self.nbytes
-        cb = int(np.prod(self.chunksize)) * self.dtype.itemsize if self.ndim else self.dtype.itemsize
+        cb = float(np.prod(self.chunksize)) * self.dtype.itemsize if self.ndim else self.dtype.itemsize
         rows = [("Bytes", _fmt_bytes(nb), _fmt_bytes(cb)), ("Shape", self.shape, self.chunksize),
                 ("Dask graph", f"{self.npartitions} chunks", ""), ("Data type", f"{self.dtype} numpy.ndarray", "")]
         table = "".join(f"<tr><th>{a}</th><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows)
@@ -981,11 +983,9 @@ class Array:
         return filename
 
     def save(self, path):
-        """Save the array (graph, name, chunks, dtype) to a file: ca_array_save."""
-        f = lib().ca_array_save
-        if f is None:
-            raise NotImplementedError("ca_array_save is not in the loaded libchunkarray")
-        _check(f(self._h, str(path).encode()))
+        """Save the array (graph, name, chunks, dtype) to a file: ca_array_save. Python kernels are
+        saved by name: a process that loads the file registers them (register_kernel) to compute."""
+        _check(lib().ca_array_save(self._h, str(path).encode()))
 
     # -- NumPy protocols --------------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -993,6 +993,9 @@ class Array:
             return NotImplemented
         kwargs.pop("out", None)
         name = ufunc.__name__
+        if ufunc is np.matmul and method == "__call__" and not kwargs and len(inputs) == 2:
+            from .linalg import matmul
+            return matmul(*inputs)
         if method == "__call__" and not kwargs:
             if name in _UNARY and len(inputs) == 1:
                 return inputs[0]._unop(_UNARY[name])
@@ -1035,6 +1038,9 @@ def _computed(x):
 
 
 def _fmt_bytes(n):
+    if n != n:
+        return "unknown"
+    n = int(n)
     for unit in ("B", "kiB", "MiB", "GiB", "TiB"):
         if n < 1024 or unit == "TiB":
             return f"{n:.2f} {unit}" if unit != "B" else f"{n} B"
@@ -1111,28 +1117,19 @@ class Graph:
             lib().ca_string_free(out.value)
 
     def save(self, path):
-        """Save to a file with ca_graph_save (when the library has it)."""
-        f = lib().ca_graph_save
-        if f is None:
-            raise NotImplementedError("ca_graph_save is not in the loaded libchunkarray")
-        _check(f(self._h, str(path).encode()))
+        """Save to a file with ca_graph_save."""
+        _check(lib().ca_graph_save(self._h, str(path).encode()))
 
     @staticmethod
     def load(path):
-        f = lib().ca_graph_load
-        if f is None:
-            raise NotImplementedError("ca_graph_load is not in the loaded libchunkarray")
         h = c_vp()
-        _check(f(ctypes.byref(h), str(path).encode()))
+        _check(lib().ca_graph_load(ctypes.byref(h), str(path).encode()))
         return Graph(h.value)
 
 
 def load(path):
     """An array saved with Array.save (ca_array_load)."""
-    f = lib().ca_array_load
-    if f is None:
-        raise NotImplementedError("ca_array_load is not in the loaded libchunkarray")
-    return Array._new(f, str(path).encode())
+    return Array._new(lib().ca_array_load, str(path).encode())
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1231,7 +1228,7 @@ def tri(N, M=None, k=0, chunks="auto", dtype=float):
 
 
 def diag(v, k=0):
-    return Array._new(lib().ca_array_diag, asarray(v)._h, int(k))
+    return Array._new(lib().ca_array_diag, asarray(v), int(k))
 
 
 class random:

@@ -14,11 +14,11 @@ __all__ = ["matmul", "dot", "tensordot", "outer", "qr", "svd", "solve", "inv", "
 
 
 def matmul(a, b):
-    return Array._new(lib().ca_linalg_matmul, asarray(a).handle, asarray(b).handle)
+    return Array._new(lib().ca_linalg_matmul, asarray(a), asarray(b))
 
 
 def dot(a, b):
-    return Array._new(lib().ca_linalg_dot, asarray(a).handle, asarray(b).handle)
+    return Array._new(lib().ca_linalg_dot, asarray(a), asarray(b))
 
 
 def tensordot(a, b, axes=2, split_every=None):
@@ -45,7 +45,8 @@ def outer(a, b):
 
 def _outs(fn, n, *inputs):
     hs = [c_vp() for _ in range(n)]
-    _check(fn(*[ctypes.byref(h) for h in hs], *[asarray(i).handle for i in inputs]))
+    arrays = [asarray(i) for i in inputs]  # alive during the call
+    _check(fn(*[ctypes.byref(h) for h in hs], *[a.handle for a in arrays]))
     return tuple(Array(h.value) for h in hs)
 
 
@@ -60,16 +61,16 @@ def svd(a, coerce_signs=True):
 
 
 def solve(a, b, sym_pos=None, assume_a="gen"):
-    return Array._new(lib().ca_linalg_solve, asarray(a).handle, asarray(b).handle)
+    return Array._new(lib().ca_linalg_solve, asarray(a), asarray(b))
 
 
 def inv(a):
-    return Array._new(lib().ca_linalg_inv, asarray(a).handle)
+    return Array._new(lib().ca_linalg_inv, asarray(a))
 
 
 def cholesky(a, lower=False):
     """dask's cholesky: upper factor U (a = U^H U) by default; lower=True gives NumPy's L."""
-    return Array._new(lib().ca_linalg_cholesky, asarray(a).handle, bool(lower))
+    return Array._new(lib().ca_linalg_cholesky, asarray(a), bool(lower))
 
 
 def lstsq(a, b):

@@ -427,7 +427,6 @@ def test_npy_and_zarr(tmp_path):
     assert "digraph" in open(dot).read()
 
 
-@pytest.mark.skipif(not ca.has_function("ca_array_save"), reason="library has no ca_array_save yet")
 def test_array_save_load(tmp_path):
     x, _ = both()
     y = (x * 2 + 1).sum(axis=0)
@@ -438,7 +437,6 @@ def test_array_save_load(tmp_path):
     close(z, (X * 2 + 1).sum(axis=0))
 
 
-@pytest.mark.skipif(not ca.has_function("ca_graph_save"), reason="library has no ca_graph_save yet")
 def test_graph_save_load(tmp_path):
     x, _ = both()
     y = x * 2 + 1
@@ -449,11 +447,43 @@ def test_graph_save_load(tmp_path):
     assert len(h) == len(g) and sorted(h.layers()) == sorted(g.layers())
 
 
-def test_missing_optional_functions_raise_clearly():
+def test_save_load_errors(tmp_path):
     x, _ = both()
-    if not ca.has_function("ca_array_save"):
-        with pytest.raises(NotImplementedError, match="ca_array_save"):
-            x.save("/nonexistent/x")
+    assert ca.has_function("ca_array_save") and not ca.has_function("ca_no_such_function")
+    with pytest.raises(ca.ChunkArrayError) as e:
+        x.save(tmp_path / "no" / "such" / "dir" / "x")
+    assert e.value.code == "CA_EIO"
+    with pytest.raises(ca.NotFoundError):
+        ca.load(tmp_path / "missing")
+    (tmp_path / "junk").write_bytes(b"not a graph file at all")
+    with pytest.raises(ca.ChunkArrayError) as e:
+        ca.load(tmp_path / "junk")
+    assert e.value.code == "CA_EFORMAT"
+
+
+def test_save_load_sliced_and_python_kernel_arrays(tmp_path):
+    x, _ = both()
+    y = x.map_blocks(lambda b: b * 3)[::-2, [1, 5, 3]].T
+    y[0] = 0.0
+    p = tmp_path / "y.cagraph"
+    y.save(p)
+    z = ca.load(p)  # the Python kernel is registered in this process, so the loaded array computes
+    assert z.chunks == y.chunks
+    e = (X * 3)[::-2, [1, 5, 3]].T.copy()
+    e[0] = 0.0
+    close(z, e)
+
+
+@pytest.mark.xfail(reason="library: ca_array_load refuses the unknown (-1) chunk sizes ca_array_save writes "
+                   "(CA_EFORMAT 'negative chunk size')", raises=ca.ChunkArrayError, strict=False)
+def test_save_load_unknown_chunks(tmp_path):
+    x, _ = both()
+    p = tmp_path / "m.cagraph"
+    m = x[x > 0]  # unknown chunk sizes survive a save/load
+    m.save(p)
+    w = ca.load(p)
+    assert not w.chunks_known
+    np.testing.assert_array_equal(w.compute(), X[X > 0])
 
 
 def test_concurrent_python_kernels():

@@ -151,3 +151,23 @@ def test_scan_forward_fill_like_xarray(m):
         r = m.scan(_push, _fill_with_last_one, np.nan, x, axis=axis, dtype=np.float64).compute()
         np.testing.assert_array_equal(np.isnan(r), np.isnan(_push(a, axis)))
         np.testing.assert_allclose(r, _push(a, axis), equal_nan=True)
+
+
+def test_apply_gufunc_through_the_library(m):
+    """The manager's apply_gufunc is ca_array_apply_gufunc: several outputs, axes=, keepdims, broadcast
+    loop dimensions and allow_rechunk (what xarray's apply_ufunc(dask="parallelized") passes)."""
+    x, d = m.from_array(X, chunks=CH), da.from_array(X, chunks=CH)
+    lo, hi = m.apply_gufunc(lambda a: (a.min(axis=-1), a.max(axis=-1)), "(i)->(),()", m.rechunk(x, {1: -1}),
+                            output_dtypes=[np.float64, np.float64])
+    close(lo, X.min(axis=1))
+    close(hi, X.max(axis=1))
+    xr0 = m.rechunk(x, {0: -1})
+    close(m.apply_gufunc(lambda a: a.sum(axis=-1), "(i)->()", xr0, axes=[(0,), ()], output_dtypes=[np.float64]),
+          da.apply_gufunc(lambda a: a.sum(axis=-1), "(i)->()", d.rechunk({0: -1}), axes=[(0,), ()],
+                          output_dtypes=[np.float64]))
+    close(m.apply_gufunc(lambda a: a.sum(axis=-1), "(i)->()", xr0, axes=[(0,)], keepdims=True,
+                         output_dtypes=[np.float64]), X.sum(axis=0, keepdims=True))
+    col = m.from_array(X[:, :1], chunks=(3, 1))
+    close(m.apply_gufunc(np.add, "(),()->()", x, col, output_dtypes=[np.float64], allow_rechunk=True), X + X[:, :1])
+    close(m.apply_gufunc(lambda a: np.sum(a, axis=-1), "(i)->()", x, output_dtypes=[np.float64], allow_rechunk=True),
+          X.sum(axis=1))

@@ -1,0 +1,10 @@
+// Hot loops compiled for several x86-64 ISA levels, chosen once at load time (GCC's target_clones:
+// an ifunc). The library is built for baseline x86-64 (SSE2, 2 doubles per instruction); the clones
+// let the same loop run 4 (AVX2) or 8 (AVX-512) wide where the CPU has it.
+#pragma once
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define CA_ISA_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define CA_ISA_CLONES
+#endif
