@@ -201,7 +201,9 @@ void check_getitem_cases(const std::vector<Case> &cases) {
     for (Index d = 0; d < cnd; ++d)
       for (Index b = 0; b < nbs[size_t(d)]; ++b) want[size_t(d)].push_back(ref[i++]);
     EXPECT_EQ(r->shape, shape) << what;
-    if (c.dask_chunks) EXPECT_EQ(chunks_str(r->chunks), chunks_str(want)) << what << " (dask's chunks)";
+    if (c.dask_chunks) {
+      EXPECT_EQ(chunks_str(r->chunks), chunks_str(want)) << what << " (dask's chunks)";
+    }
     Npy got = compute(r);
     ASSERT_EQ(got.size(), size) << what;
     std::vector<int64_t> gv(got.as<int64_t>(), got.as<int64_t>() + got.size());
