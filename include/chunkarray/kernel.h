@@ -128,7 +128,7 @@ typedef struct ca_kernel ca_kernel_t;
 
 typedef struct ca_kernel_options {
   uint32_t struct_size;                 /**< sizeof(ca_kernel_options_t) */
-  int32_t version;                      /**< kernel version recorded in saved graphs (default 1) */
+  int32_t version;                      /**< kernel version (default 1); graph files do not record it yet */
   void *user_data;                      /**< passed to every call */
   void (*free_user_data)(void *);       /**< runs exactly once: when the kernel is destroyed, or when
                                              ca_kernel_new*() fails */

@@ -450,7 +450,7 @@ ca_status_t k_setitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
       if (sel[d].count < 0) continue;
       if (Index(d) == list_axis) list_t = int32_t(tshape.size());
       tshape.push_back(sel[d].count);
-      dst_st.push_back(sel[d].step * st[d]);
+      dst_st.push_back(sel[d].count > 1 ? sel[d].step * st[d] : 0);  // a huge step never applied
     }
     const int32_t nt = int32_t(tshape.size());
     std::vector<int64_t> src_st(size_t(nt), 0);
