@@ -337,7 +337,9 @@ LayerPtr read_blockwise(const std::string &name, int32_t nindex, std::vector<std
                " chunks along dimension ", d, " but ", nb[d], " blocks");
       Index sum = 0;
       for (Index c : chunks.back()) {
-        CA_CHECK(c >= 0, CA_EFORMAT, where, ": negative chunk size ", c, " along dimension ", d);
+        // -1: an unknown size (dask's NaN chunks, after boolean indexing).
+        CA_CHECK(c >= -1, CA_EFORMAT, where, ": negative chunk size ", c, " along dimension ", d);
+        if (c < 0) continue;
         CA_CHECK(!__builtin_add_overflow(sum, c, &sum), CA_EFORMAT, where, ": chunk sizes overflow along dimension ", d);
       }
     }
@@ -517,7 +519,9 @@ FileContents decode(s::File::Reader f, uint32_t version) {
       e.chunks.push_back(int_list(ch[d]));
       Index sum = 0;
       for (Index c : e.chunks.back()) {
-        CA_CHECK(c >= 0, CA_EFORMAT, "array '", e.name, "' has a negative chunk size along axis ", d);
+        // -1: an unknown size (dask's NaN chunks, after boolean indexing).
+        CA_CHECK(c >= -1, CA_EFORMAT, "array '", e.name, "' has a negative chunk size along axis ", d);
+        if (c < 0) continue;
         CA_CHECK(!__builtin_add_overflow(sum, c, &sum), CA_EFORMAT, "array '", e.name, "' chunk sizes overflow");
       }
     }

@@ -474,8 +474,6 @@ def test_save_load_sliced_and_python_kernel_arrays(tmp_path):
     close(z, e)
 
 
-@pytest.mark.xfail(reason="library: ca_array_load refuses the unknown (-1) chunk sizes ca_array_save writes "
-                   "(CA_EFORMAT 'negative chunk size')", raises=ca.ChunkArrayError, strict=False)
 def test_save_load_unknown_chunks(tmp_path):
     x, _ = both()
     p = tmp_path / "m.cagraph"
