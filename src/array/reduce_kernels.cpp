@@ -221,7 +221,7 @@ struct SumFam {
   using In = T;
   using P = A;
   using Out = A;
-  static constexpr bool kArg = false, kTwoPass = false;
+  static constexpr bool kArg = false;
   static void init(P &p) { p = PROD ? A(1) : A(0); }
   static void merge(P &a, const P &b) { a = op2<A, PROD>(a, b); }
   static void horiz(P &acc, const T *x, Index n) { acc = op2<A, PROD>(acc, fold_run<A, SKIP, PROD>(x, n)); }
@@ -242,7 +242,7 @@ struct MeanFam {
   using In = T;
   using P = MeanP<A>;
   using Out = A;
-  static constexpr bool kArg = false, kTwoPass = false;
+  static constexpr bool kArg = false;
   static void init(P &p) { p.n = 0, p.s = A(0); }
   static void merge(P &a, const P &b) { a.n += b.n, a.s += b.s; }
   static void horiz(P &acc, const T *x, Index n) {
@@ -280,7 +280,7 @@ struct VarFam {
   using P = VarP<M>;
   using Out = double;
   using Mean = MeanFam<T, M, SKIP>;
-  static constexpr bool kArg = false, kTwoPass = false;
+  static constexpr bool kArg = false;
   static void init(P &p) { p.n = 0, p.mean = M(0), p.m2 = 0; }
   static void horiz(P &acc, const T *x, Index n) {
     typename Mean::P m;
@@ -319,7 +319,7 @@ struct VarFam {
     a.m2 += b.m2 + sqmag(delta) * (a.n * b.n / n);
     a.n = n;
   }
-  // pass 2: sum of squared deviations from the block's mean
+  // the sum of squared deviations of a run from its mean (acc.mean)
   static void horiz2(P &acc, const T *x, Index n) {
     const M m = acc.mean;
     double s[4] = {0, 0, 0, 0};
@@ -337,13 +337,6 @@ struct VarFam {
       r += d;
     }
     acc.m2 += ((s[0] + s[1]) + (s[2] + s[3])) + r;
-  }
-  static void vert2(P *acc, const T *x, Index n) {
-    for (Index j = 0; j < n; ++j) {
-      double d = sqmag(cvt<M>(x[j]) - acc[j].mean);
-      if constexpr (SKIP && kFloaty<T>) d = is_nan(x[j]) ? 0.0 : d;
-      acc[j].m2 += d;
-    }
   }
   static void finalize(const P &p, Out &o, const Spec &s) {
     double d = std::max(p.n - double(s.ddof), 0.0);
@@ -363,7 +356,7 @@ struct MinMaxFam {
   using In = T;
   using P = MinMaxP<T>;
   using Out = T;
-  static constexpr bool kArg = false, kTwoPass = false;
+  static constexpr bool kArg = false;
   static bool better(const T &x, const T &cur) { return MAX ? lt(cur, x) : lt(x, cur); }
   static void init(P &p) { p.v = T{}, p.n = 0; }
   static void put(P &a, const T &x) {
@@ -424,7 +417,7 @@ struct ArgFam {
   using In = T;
   using P = ArgP<T>;
   using Out = int64_t;
-  static constexpr bool kArg = true, kTwoPass = false;
+  static constexpr bool kArg = true;
   static bool better(const T &x, const T &cur) { return MAX ? lt(cur, x) : lt(x, cur); }
   static void init(P &p) { p.v = T{}, p.idx = 0, p.n = 0; }
   // Elements arrive in increasing index order: strict comparisons keep the first occurrence.
@@ -467,7 +460,7 @@ struct AnyAllFam {
   using In = T;
   using P = uint8_t;
   using Out = bool;
-  static constexpr bool kArg = false, kTwoPass = false;
+  static constexpr bool kArg = false;
   static void init(P &p) { p = ALL ? 1 : 0; }
   static void merge(P &a, const P &b) { a = ALL ? (a & b) : (a | b); }
   static void horiz(P &acc, const T *x, Index n) {
@@ -689,29 +682,6 @@ void run_chunk(const ChunkIn &in, typename Fam::P *acc, Index nout) {
             Index i0 = index_at(pos);
             for (Index j = 0; j < len; ++j) Fam::put(acc[o + j], xs[j], i0);
           });
-    });
-  } else if constexpr (Fam::kTwoPass) {  // (no family needs two passes over the data now)
-    using Mean = typename Fam::Mean;
-    using MP = typename Mean::P;
-    const WalkPlan w = make_plan(in.bshape, s.mask, true);
-    std::vector<MP> m(static_cast<size_t>(nout));
-    for (auto &p : m) Mean::init(p);
-    for_tiles<T>(in, [&](const T *x, Index n, Index off) {
-      walk(
-          w, x, n, off, [&](Index o, const T *xs, Index len, Index) { Mean::horiz(m[size_t(o)], xs, len); },
-          [&](Index o, const T *xs, Index len, Index) { Mean::vert(&m[size_t(o)], xs, len); });
-    });
-    for (Index i = 0; i < nout; ++i) {
-      acc[i].n = m[size_t(i)].n;
-      acc[i].mean = m[size_t(i)].n > 0 ? m[size_t(i)].s / m[size_t(i)].n : decltype(acc[i].mean)(0);
-    }
-    bool any = false;
-    for (Index i = 0; i < nout; ++i) any |= acc[i].n > 0;
-    if (!any) return;
-    for_tiles<T>(in, [&](const T *x, Index n, Index off) {
-      walk(
-          w, x, n, off, [&](Index o, const T *xs, Index len, Index) { Fam::horiz2(acc[o], xs, len); },
-          [&](Index o, const T *xs, Index len, Index) { Fam::vert2(acc + o, xs, len); });
     });
   } else {
     const WalkPlan w = make_plan(in.bshape, s.mask, true);
