@@ -5,7 +5,10 @@
 
 #include <chunkarray/array.h>
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -20,6 +23,7 @@
 #include "array/create.hpp"
 #include "array/reduce.hpp"
 #include "array/expr.hpp"
+#include "array/expr_instr.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
 #include "numpy_ref.hpp"
@@ -888,4 +892,165 @@ TEST(Elementwise, GeneratorProgramsRejectBadInput) {
   args[2] = ca_arg_tuple(shp, 2);
   BlockRef ok(kernel_invoke(k.get(), args, 3, &kctx));
   EXPECT_EQ(ok->size, 18);
+}
+
+// ---- many tiles per block: the interpreter's tile loop, at both ISA levels --------------------------
+// The NumPy comparisons above use blocks smaller than one tile (512 elements). Here each block spans
+// several tiles plus a remainder, with inputs read in place (one borrowed at an address that is not
+// 64-byte aligned, which places the register tiles), gathered per tile (broadcast rows and columns)
+// and invariant (size 1), and enough live registers to use several tile slots; results against
+// plain loops. The `elementwise_baseline` test runs this file again with CA_DISABLE_CPU_FEATURES=avx2.
+
+TEST(Elementwise, InstructionIsaFollowsCpuAndEnvironment) {
+  const char *env = std::getenv("CA_DISABLE_CPU_FEATURES");
+  const bool disabled = env && std::strstr(env, "avx2") != nullptr;
+  instr::Isa want = instr::Isa::Baseline;
+#if CA_INSTR_HAVE_AVX2
+  if (!disabled && __builtin_cpu_supports("avx2")) want = instr::Isa::Avx2;
+#endif
+  EXPECT_EQ(instr::active_isa(), want) << "running " << instr::isa_name(instr::active_isa()) << ", expected "
+                                       << instr::isa_name(want);
+  RecordProperty("fused_isa", instr::isa_name(instr::active_isa()));
+  if (disabled) {
+    EXPECT_EQ(instr::active_isa(), instr::Isa::Baseline);
+  }
+}
+
+namespace {
+
+constexpr Index kRows = 3, kCols = 1300;  // blocks of 2 x 1300 and 1 x 1300: 5 tiles + a remainder
+
+ca_scalar_t f64s(double v) {
+  ca_scalar_t s{};
+  s.kind = CA_FLOAT64;
+  s.re = v;
+  return s;
+}
+ca_scalar_t i64s(int64_t v) {
+  ca_scalar_t s{};
+  s.kind = CA_INT64;
+  s.i64 = v;
+  s.re = double(v);
+  return s;
+}
+
+template <class T>
+std::vector<T> computed(const ArrayPtr &a) {
+  Npy n = ca::test::compute_npy(a);
+  EXPECT_EQ(n.dtype, dtype_of<T>());
+  std::vector<T> v(size_t(n.size()));
+  if (!v.empty()) std::memcpy(v.data(), n.data.data(), n.data.size());
+  return v;
+}
+
+}  // namespace
+
+TEST(Elementwise, ManyTilesPerBlockVsLoops) {
+  const Chunks grid = {{2, 1}, {kCols}};
+  const Index n = kRows * kCols;
+  // a: float64 (3, 1300), borrowed one element past a 64-byte boundary.
+  std::vector<double> abuf(static_cast<size_t>(n) + 1);
+  double *a = abuf.data() + 1;
+  for (Index i = 0; i < n; ++i) a[i] = double((i * 37) % 101) * 0.25 - 12.0;
+  std::vector<double> row(kCols), col(kRows), one = {3.5};
+  for (Index j = 0; j < kCols; ++j) row[size_t(j)] = double((j * 13) % 17) - 8.5;
+  for (Index i = 0; i < kRows; ++i) col[size_t(i)] = double(i) * 2.0 - 1.0;
+  ArrayPtr A = from_buffer(a, CA_FLOAT64, {kRows, kCols}, nullptr, grid, true, nullptr, nullptr);
+  ArrayPtr R = from_buffer(row.data(), CA_FLOAT64, {kCols}, nullptr, {{kCols}}, false, nullptr, nullptr);
+  ArrayPtr C = from_buffer(col.data(), CA_FLOAT64, {kRows, 1}, nullptr, {{2, 1}, {1}}, false, nullptr, nullptr);
+  ArrayPtr S = from_buffer(one.data(), CA_FLOAT64, {1, 1}, nullptr, {{1}, {1}}, false, nullptr, nullptr);
+
+  // e = ((a + 1.5) * row - col) / 2 + maximum(a, col) * s: five registers live at once.
+  ArrayPtr t1 = elementwise_scalar(CA_OP_ADD, A, f64s(1.5), false);
+  ArrayPtr t2 = elementwise_binary(CA_OP_SUB, elementwise_binary(CA_OP_MUL, t1, R), C);
+  ArrayPtr t3 = elementwise_scalar(CA_OP_DIV, t2, f64s(2.0), false);
+  ArrayPtr e = elementwise_binary(CA_OP_ADD, t3, elementwise_binary(CA_OP_MUL, elementwise_binary(CA_OP_MAXIMUM, A, C), S));
+  std::vector<double> want(static_cast<size_t>(n));
+  for (Index i = 0; i < kRows; ++i)
+    for (Index j = 0; j < kCols; ++j) {
+      const double x = a[i * kCols + j], c = col[size_t(i)];
+      want[size_t(i * kCols + j)] = ((x + 1.5) * row[size_t(j)] - c) / 2.0 + (x > c ? x : c) * 3.5;
+    }
+  std::vector<double> got = computed<double>(e);
+  ASSERT_EQ(got.size(), want.size());
+  for (Index k = 0; k < n; ++k) {
+    ASSERT_DOUBLE_EQ(got[size_t(k)], want[size_t(k)]) << "element " << k;
+  }
+
+  // The fused reduction (tiles into the sum): all axes and along the rows.
+  std::vector<double> s_all = computed<double>(reduce(CA_RED_SUM, e, {}, false, 0, 0, 0));
+  std::vector<double> s_ax1 = computed<double>(reduce(CA_RED_SUM, e, {1}, false, 0, 0, 0));
+  double total = 0;
+  for (Index i = 0; i < kRows; ++i) {
+    double r = 0;
+    for (Index j = 0; j < kCols; ++j) r += want[size_t(i * kCols + j)];
+    EXPECT_NEAR(s_ax1[size_t(i)], r, 1e-12 * std::max(1.0, std::fabs(r))) << "row " << i;
+    total += r;
+  }
+  EXPECT_NEAR(s_all[0], total, 1e-12 * std::max(1.0, std::fabs(total)));
+
+  // float32: a * 3 - row (computed in float32, like NumPy).
+  std::vector<float> a32(static_cast<size_t>(n)), row32(kCols);
+  for (Index k = 0; k < n; ++k) a32[size_t(k)] = float(a[k]) * 0.5f;
+  for (Index j = 0; j < kCols; ++j) row32[size_t(j)] = float(row[size_t(j)]);
+  ArrayPtr A32 = from_buffer(a32.data(), CA_FLOAT32, {kRows, kCols}, nullptr, grid, false, nullptr, nullptr);
+  ArrayPtr R32 = from_buffer(row32.data(), CA_FLOAT32, {kCols}, nullptr, {{kCols}}, false, nullptr, nullptr);
+  std::vector<float> g32 = computed<float>(
+      elementwise_binary(CA_OP_SUB, elementwise_binary(CA_OP_MUL, A32, elementwise_astype(S, CA_FLOAT32)), R32));
+  for (Index k = 0; k < n; ++k) {
+    ASSERT_EQ(g32[size_t(k)], a32[size_t(k)] * 3.5f - row32[size_t(k % kCols)]) << k;
+  }
+
+  // int8 wraps (NumPy's modular arithmetic), uint8, int32 and int64 with integer scalars and %.
+  std::vector<int8_t> i8(static_cast<size_t>(n));
+  std::vector<uint8_t> u8(static_cast<size_t>(n));
+  std::vector<int32_t> i32(static_cast<size_t>(n));
+  std::vector<int64_t> i64(static_cast<size_t>(n));
+  for (Index k = 0; k < n; ++k) {
+    i8[size_t(k)] = int8_t(k * 7 - 100);
+    u8[size_t(k)] = uint8_t(k * 5);
+    i32[size_t(k)] = int32_t(k * 7919 - 5000000);
+    i64[size_t(k)] = int64_t(k) * 1000003 - 777;
+  }
+  ArrayPtr I8 = from_buffer(i8.data(), CA_INT8, {kRows, kCols}, nullptr, grid, false, nullptr, nullptr);
+  ArrayPtr U8 = from_buffer(u8.data(), CA_UINT8, {kRows, kCols}, nullptr, grid, false, nullptr, nullptr);
+  ArrayPtr I32 = from_buffer(i32.data(), CA_INT32, {kRows, kCols}, nullptr, grid, false, nullptr, nullptr);
+  ArrayPtr I64 = from_buffer(i64.data(), CA_INT64, {kRows, kCols}, nullptr, grid, false, nullptr, nullptr);
+  std::vector<int8_t> g8 = computed<int8_t>(elementwise_binary(CA_OP_ADD, elementwise_binary(CA_OP_MUL, I8, I8), I8));
+  std::vector<uint8_t> gu8 = computed<uint8_t>(elementwise_binary(CA_OP_SUB, U8, elementwise_binary(CA_OP_MUL, U8, U8)));
+  std::vector<int32_t> g32i = computed<int32_t>(elementwise_binary(CA_OP_MUL, I32, I32));
+  std::vector<int64_t> g64 = computed<int64_t>(
+      elementwise_scalar(CA_OP_MOD, elementwise_scalar(CA_OP_MUL, I64, i64s(3), false), i64s(1009), false));
+  for (Index k = 0; k < n; ++k) {
+    const size_t q = size_t(k);
+    ASSERT_EQ(g8[q], int8_t(uint8_t(uint8_t(i8[q]) * uint8_t(i8[q]) + uint8_t(i8[q])))) << k;
+    ASSERT_EQ(gu8[q], uint8_t(u8[q] - uint8_t(u8[q] * u8[q]))) << k;
+    ASSERT_EQ(g32i[q], int32_t(uint32_t(i32[q]) * uint32_t(i32[q]))) << k;
+    const int64_t m = (i64[q] * 3) % 1009;
+    ASSERT_EQ(g64[q], m < 0 ? m + 1009 : m) << k;  // Python's modulo: the divisor's sign
+  }
+
+  // complex128 and bool: z * z + a, (a > row) & (a < col + 10).
+  std::vector<std::complex<double>> z(static_cast<size_t>(n));
+  for (Index k = 0; k < n; ++k) z[size_t(k)] = {a[k], double(k % 7) - 3.0};
+  ArrayPtr Z = from_buffer(z.data(), CA_COMPLEX128, {kRows, kCols}, nullptr, grid, false, nullptr, nullptr);
+  std::vector<std::complex<double>> gz =
+      computed<std::complex<double>>(elementwise_binary(CA_OP_ADD, elementwise_binary(CA_OP_MUL, Z, Z), A));
+  ArrayPtr mask = elementwise_binary(CA_OP_AND, elementwise_binary(CA_OP_GT, A, R),
+                                     elementwise_binary(CA_OP_LT, A, elementwise_scalar(CA_OP_ADD, C, f64s(10), false)));
+  std::vector<bool> wantb(static_cast<size_t>(n));
+  std::vector<uint8_t> gb(static_cast<size_t>(n));
+  {
+    Npy nb = ca::test::compute_npy(mask);
+    ASSERT_EQ(nb.dtype, CA_BOOL);
+    ASSERT_EQ(nb.data.size(), size_t(n));
+    std::memcpy(gb.data(), nb.data.data(), size_t(n));
+  }
+  for (Index i = 0; i < kRows; ++i)
+    for (Index j = 0; j < kCols; ++j) {
+      const size_t q = size_t(i * kCols + j);
+      const std::complex<double> w = z[q] * z[q] + a[q];
+      ASSERT_EQ(gz[q], w) << q;
+      ASSERT_EQ(gb[q] != 0, a[q] > row[size_t(j)] && a[q] < col[size_t(i)] + 10) << q;
+    }
 }

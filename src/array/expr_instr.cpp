@@ -1,0 +1,64 @@
+// The instruction functions of fused elementwise programs (array/expr.hpp) and their resolution from
+// an instruction to a function pointer, compiled twice into this one object: for baseline x86-64
+// (SSE2, 2 doubles per instruction) in ca::instr::baseline and, on x86-64 with GCC, for AVX2 (4 per
+// instruction) in ca::instr::avx2, under `#pragma GCC target`. One file rather than two objects built
+// with different flags: the pragma applies only to what array/expr_instr.inc defines, so the inline
+// and template functions of shared headers (libstdc++, core/) stay baseline wherever the compiler
+// emits them out of line, and the linker can never keep an AVX2 copy of one for a CPU without it.
+// There is no -mfma: results are the same bit for bit at both levels.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "array/create.hpp"
+#include "array/expr_instr.hpp"
+
+namespace ca::instr {
+
+namespace baseline {
+#include "array/expr_instr.inc"
+}  // namespace baseline
+
+#if CA_INSTR_HAVE_AVX2
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "array/expr_instr.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+#endif
+
+namespace {
+
+Isa detect() {
+  const char *off = std::getenv("CA_DISABLE_CPU_FEATURES");
+  const bool disabled = off && std::strstr(off, "avx2") != nullptr;
+#if CA_INSTR_HAVE_AVX2
+  if (!disabled && __builtin_cpu_supports("avx2")) return Isa::Avx2;
+#else
+  (void)disabled;
+#endif
+  return Isa::Baseline;
+}
+
+}  // namespace
+
+Isa active_isa() {
+  static const Isa isa = detect();
+  return isa;
+}
+
+const char *isa_name(Isa isa) { return isa == Isa::Avx2 ? "avx2" : "baseline"; }
+
+Fn resolve(const ExprInstr &ins, int variant) {
+#if CA_INSTR_HAVE_AVX2
+  if (active_isa() == Isa::Avx2) return avx2::resolve_variant(ins, variant);
+#endif
+  return baseline::resolve_variant(ins, variant);
+}
+
+}  // namespace ca::instr

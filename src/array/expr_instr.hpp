@@ -1,0 +1,35 @@
+// The instruction functions of fused elementwise programs (array/expr.hpp): one function per
+// (operation, operand dtypes, scalar operand) that runs an instruction over a tile, compiled for
+// baseline x86-64 and for AVX2 (array/expr_instr.cpp) and chosen once per process.
+#pragma once
+
+#include <cstdint>
+
+#include "array/expr.hpp"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CA_INSTR_HAVE_AVX2 1
+#else
+#define CA_INSTR_HAVE_AVX2 0
+#endif
+
+namespace ca::instr {
+
+/// An instruction over n elements: r[i] = op(a[i], b[i], c[i]) (operands the instruction does not
+/// use are null; a scalar operand is read at index 0 only).
+using Fn = void (*)(const ExprInstr &ins, const void *a, const void *b, const void *c, void *r, int64_t n);
+
+enum class Isa { Baseline, Avx2 };
+
+/// The ISA level the instruction functions run at: AVX2 where the CPU (and OS) has it and the
+/// environment variable CA_DISABLE_CPU_FEATURES (read once, as NumPy's NPY_DISABLE_CPU_FEATURES)
+/// does not name "avx2"; baseline otherwise.
+Isa active_isa();
+const char *isa_name(Isa isa);
+
+/// The function for an instruction at the active ISA level; variant 1/2: the version whose first /
+/// second operand is a scalar (nullptr where the operation has none). Throws CA_EFORMAT for an
+/// instruction no function exists for (bad op, dtype or result dtype).
+Fn resolve(const ExprInstr &ins, int variant);
+
+}  // namespace ca::instr
