@@ -104,6 +104,17 @@ ca_status_t hand_out(const fmt::FileContents &fc, ca_graph_t **graph, ca_array_t
   return CA_OK;
 }
 
+// The kernel-version rule of the save options (NULL: the defaults, no context).
+fmt::KernelVersionFn save_versions(const ca_save_options_t *opts, const char *what) {
+  ca_save_options_t o = CA_SAVE_OPTIONS_INIT;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, what, ": opts->struct_size ", opts->struct_size,
+             " is too small");
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+  }
+  return fmt::kernel_version_resolver(o.context ? &o.context->registry : nullptr);
+}
+
 void *copy_out(const std::vector<unsigned char> &bytes) {
   void *p = std::malloc(bytes.size() ? bytes.size() : 1);
   if (!p) throw std::bad_alloc();
@@ -170,13 +181,49 @@ CA_API ca_status_t ca_graph_kernels(ca_keylist_t **out, const ca_graph_t *graph)
   CA_CATCH
 }
 
+CA_API ca_status_t ca_graph_kernel_version(int32_t *out, const ca_graph_t *graph, const char *kernel) {
+  CA_ARG_NOT_NULL(out);
+  *out = 0;
+  CA_ARG_NOT_NULL(graph);
+  CA_ARG_NOT_NULL(kernel);
+  CA_TRY
+  bool used = false;
+  int32_t version = 0;
+  const ca::Layer *from = nullptr;
+  for (const ca::LayerPtr &l : graph->g.layers()) {
+    const auto &names = l->kernel_names();
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (names[k] != kernel) continue;
+      used = true;
+      int32_t v = l->kernel_version(k);
+      if (v == 0) continue;
+      if (version != 0 && v != version)
+        return set_error(CA_EVERSION, std::string("ca_graph_kernel_version: layer '") + from->name() +
+                                          "' records kernel '" + kernel + "' version " + std::to_string(version) +
+                                          " but layer '" + l->name() + "' records version " + std::to_string(v));
+      version = v;
+      from = l.get();
+    }
+  }
+  if (!used)
+    return set_error(CA_ENOTFOUND, std::string("ca_graph_kernel_version: no task of the graph calls kernel '") +
+                                       kernel + "'");
+  *out = version;
+  return CA_OK;
+  CA_CATCH
+}
+
 #ifdef CA_HAVE_CAPNP
 
 CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path) {
+  return ca_graph_save_opts(graph, path, nullptr);
+}
+
+CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path, const ca_save_options_t *opts) {
   CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(path);
   CA_TRY
-  fmt::save_file(graph->g, {}, path);
+  fmt::save_file(graph->g, {}, path, save_versions(opts, "ca_graph_save_opts"));
   return CA_OK;
   CA_CATCH
 }
@@ -191,13 +238,18 @@ CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *path) {
 }
 
 CA_API ca_status_t ca_graph_save_buffer(const ca_graph_t *graph, void **data, size_t *size) {
+  return ca_graph_save_buffer_opts(graph, data, size, nullptr);
+}
+
+CA_API ca_status_t ca_graph_save_buffer_opts(const ca_graph_t *graph, void **data, size_t *size,
+                                             const ca_save_options_t *opts) {
   CA_ARG_NOT_NULL(data);
   *data = nullptr;
   CA_ARG_NOT_NULL(size);
   *size = 0;
   CA_ARG_NOT_NULL(graph);
   CA_TRY
-  auto bytes = fmt::save_bytes(graph->g, {});
+  auto bytes = fmt::save_bytes(graph->g, {}, save_versions(opts, "ca_graph_save_buffer_opts"));
   *data = copy_out(bytes);
   *size = bytes.size();
   return CA_OK;
@@ -214,24 +266,36 @@ CA_API ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *data, size
 }
 
 CA_API ca_status_t ca_arrays_save(const ca_array_t *const *arrays, size_t n, const char *path) {
+  return ca_arrays_save_opts(arrays, n, path, nullptr);
+}
+
+CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *arrays, size_t n, const char *path,
+                                       const ca_save_options_t *opts) {
   CA_ARG_NOT_NULL(path);
   CA_TRY
+  auto versions = save_versions(opts, "ca_arrays_save_opts");
   std::vector<fmt::ArrayEntry> entries;
   auto g = merged(arrays, n, entries, "ca_arrays_save");
-  fmt::save_file(*g, entries, path);
+  fmt::save_file(*g, entries, path, versions);
   return CA_OK;
   CA_CATCH
 }
 
 CA_API ca_status_t ca_arrays_save_buffer(const ca_array_t *const *arrays, size_t n, void **data, size_t *size) {
+  return ca_arrays_save_buffer_opts(arrays, n, data, size, nullptr);
+}
+
+CA_API ca_status_t ca_arrays_save_buffer_opts(const ca_array_t *const *arrays, size_t n, void **data, size_t *size,
+                                              const ca_save_options_t *opts) {
   CA_ARG_NOT_NULL(data);
   *data = nullptr;
   CA_ARG_NOT_NULL(size);
   *size = 0;
   CA_TRY
+  auto versions = save_versions(opts, "ca_arrays_save_buffer_opts");
   std::vector<fmt::ArrayEntry> entries;
   auto g = merged(arrays, n, entries, "ca_arrays_save_buffer");
-  auto bytes = fmt::save_bytes(*g, entries);
+  auto bytes = fmt::save_bytes(*g, entries, versions);
   *data = copy_out(bytes);
   *size = bytes.size();
   return CA_OK;
@@ -292,6 +356,23 @@ CA_API ca_status_t ca_file_load(ca_graph_t **graph, ca_array_t ***arrays, size_t
 #else  // !CA_HAVE_CAPNP
 
 CA_API ca_status_t ca_graph_save(const ca_graph_t *, const char *) { return no_capnp("ca_graph_save"); }
+CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *, const char *, const ca_save_options_t *) {
+  return no_capnp("ca_graph_save_opts");
+}
+CA_API ca_status_t ca_graph_save_buffer_opts(const ca_graph_t *, void **data, size_t *size, const ca_save_options_t *) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  return no_capnp("ca_graph_save_buffer_opts");
+}
+CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *, size_t, const char *, const ca_save_options_t *) {
+  return no_capnp("ca_arrays_save_opts");
+}
+CA_API ca_status_t ca_arrays_save_buffer_opts(const ca_array_t *const *, size_t, void **data, size_t *size,
+                                              const ca_save_options_t *) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  return no_capnp("ca_arrays_save_buffer_opts");
+}
 CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *) {
   if (out) *out = nullptr;
   return no_capnp("ca_graph_load");

@@ -393,6 +393,8 @@ CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *ar
 /**
  * Compute an array into one C-order block (library-allocated). Blocks are copied into place as they
  * finish and freed at once: peak memory is the result plus the blocks in flight.
+ * Fails as ca_compute() does; e.g. CA_EVERSION for an array loaded from a graph file that records a
+ * kernel version other than the registered one (format.h). The same holds for every compute call here.
  */
 CA_API ca_status_t ca_array_compute(ca_block_t **out, ca_context_t *ctx, const ca_array_t *a,
                                     const ca_compute_options_t *opts);

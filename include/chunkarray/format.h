@@ -10,6 +10,16 @@
  * time, so loading needs no context; kernels from plugins (chunkarray/plugin.h) must be registered
  * before computing.
  *
+ * Kernel versions: a file records, next to each kernel name, the version (ca_kernel_options_t.version)
+ * the graph was saved against, or 0 for "not recorded" (files written before versions were recorded,
+ * and user kernels saved without a context). What is recorded is chosen at save time (see
+ * ca_save_options_t); a loaded graph keeps its versions in memory (through copy, merge and cull) and
+ * re-saving writes them again. Computing or validating a graph against a context (ca_compute(),
+ * ca_graph_validate(), the array compute calls) fails with CA_EVERSION when a recorded version is not
+ * the registered kernel's, e.g. "layer 'scale-3f2a' needs kernel 'scale' version 2 (recorded in the
+ * graph); the registered 'scale' is version 1". An unrecorded version accepts any registered one.
+ * ca_graph_kernel_version() reports what a graph records.
+ *
  * Loading treats the bytes as untrusted: Cap'n Proto's traversal and nesting limits apply and
  * every count, index and reference is checked; anything wrong is CA_EFORMAT with a message saying
  * what is wrong, never a crash. A file of a newer format version is refused with CA_EVERSION.
@@ -42,11 +52,55 @@ CA_API int32_t ca_format_version(void);
 
 /**
  * Save a graph to the file @p path, atomically (a temporary file renamed over @p path).
+ * Records kernel versions as ca_graph_save_opts() with NULL options: the layers' own, else the
+ * builtin versions of "ca.*" kernels; other kernels unrecorded.
  * @param graph borrowed. @param path borrowed.
  * @return CA_OK; CA_EINVAL (NULL argument, empty path); CA_EUNSUPPORTED (a layer too large for one
  *         file list, 2^29 entries); CA_EIO (the message names the path and the system error).
  */
 CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path);
+
+/**
+ * Options of the ca_*_save_opts() calls. Start from CA_SAVE_OPTIONS_INIT; fields are only appended.
+ *
+ * The version recorded for each kernel a saved layer uses is
+ *  - the version the layer already records, if any (a graph loaded from a file, re-saved, keeps its
+ *    versions); with a @p context whose registered kernel has another version, the save fails with
+ *    CA_EVERSION naming both;
+ *  - else, with a @p context, the version registered there; a kernel that is not registered in it
+ *    fails the save with CA_ENOTFOUND naming the kernel and the layer;
+ *  - else (no context) the library's builtin version for "ca.*" kernels, and 0 (not recorded) for
+ *    other kernels.
+ * Data layers record no kernel. The save calls without options behave as with NULL options.
+ */
+typedef struct ca_save_options {
+  uint32_t struct_size;         /**< sizeof(ca_save_options_t) */
+  const ca_context_t *context;  /**< borrowed, may be NULL: record the versions registered there */
+} ca_save_options_t;
+
+#define CA_SAVE_OPTIONS_INIT {sizeof(ca_save_options_t), NULL}
+
+/**
+ * ca_graph_save() with options.
+ * @param graph borrowed. @param path borrowed.
+ * @param opts borrowed, may be NULL for the defaults (as ca_graph_save()).
+ * @return CA_OK; CA_EINVAL (NULL argument, empty path, opts->struct_size too small);
+ *         CA_ENOTFOUND (with a context: a kernel the graph uses is not registered there; kernel and
+ *         layer named); CA_EVERSION (with a context: a layer records another version of a kernel than
+ *         the context's; both named); CA_EUNSUPPORTED; CA_EIO. Nothing is written on failure.
+ */
+CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path, const ca_save_options_t *opts);
+
+/**
+ * ca_graph_save_buffer() with options.
+ * @param[out] data owned, free with ca_buffer_free(); NULL on failure.
+ * @param[out] size its size in bytes; 0 on failure.
+ * @param opts borrowed, may be NULL for the defaults.
+ * @return CA_OK; CA_EINVAL; CA_ENOTFOUND; CA_EVERSION (as ca_graph_save_opts()); CA_EUNSUPPORTED;
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_graph_save_buffer_opts(const ca_graph_t *graph, void **data, size_t *size,
+                                             const ca_save_options_t *opts);
 
 /**
  * Load a graph saved by ca_graph_save() (or ca_arrays_save(): its graph). The file is memory-mapped
@@ -87,6 +141,18 @@ CA_API void ca_buffer_free(void *data);
 CA_API ca_status_t ca_arrays_save(const ca_array_t *const *arrays, size_t n, const char *path);
 
 /**
+ * ca_arrays_save() with options (see ca_save_options_t for the kernel versions recorded).
+ * @param arrays borrowed, @p n non-NULL arrays. @param path borrowed.
+ * @param opts borrowed, may be NULL for the defaults (as ca_arrays_save()).
+ * @return CA_OK; CA_EINVAL (NULL, empty path, opts->struct_size too small); CA_EEXISTS;
+ *         CA_ENOTFOUND (with a context: a kernel is not registered there; kernel and layer named);
+ *         CA_EVERSION (with a context: a recorded version differs from the context's; both named);
+ *         CA_EUNSUPPORTED; CA_EIO. Nothing is written on failure.
+ */
+CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *arrays, size_t n, const char *path,
+                                       const ca_save_options_t *opts);
+
+/**
  * Load the arrays of a file saved by ca_arrays_save(), sharing one graph, in the saved order.
  * @param[out] out an owned array of @p n owned arrays; free all with ca_arrays_free(). NULL (and
  *        *n 0) on failure, and for a file without arrays (a ca_graph_save() file).
@@ -112,6 +178,16 @@ CA_API ca_status_t ca_array_load(ca_array_t **out, const char *path);
 
 /** ca_arrays_save() into a new buffer (free with ca_buffer_free()). */
 CA_API ca_status_t ca_arrays_save_buffer(const ca_array_t *const *arrays, size_t n, void **data, size_t *size);
+
+/**
+ * ca_arrays_save_opts() into a new buffer.
+ * @param[out] data owned, free with ca_buffer_free(); NULL on failure.
+ * @param[out] size its size in bytes; 0 on failure.
+ * @param opts borrowed, may be NULL for the defaults.
+ * @return as ca_arrays_save_opts(), CA_ENOMEM instead of CA_EIO.
+ */
+CA_API ca_status_t ca_arrays_save_buffer_opts(const ca_array_t *const *arrays, size_t n, void **data, size_t *size,
+                                              const ca_save_options_t *opts);
 
 /** ca_arrays_load() from bytes (borrowed during the call). */
 CA_API ca_status_t ca_arrays_load_buffer(ca_array_t ***out, size_t *n, const void *data, size_t size);
@@ -154,6 +230,18 @@ CA_API ca_status_t ca_graph_layer_info(const ca_graph_t *graph, const char *laye
  * @param[out] out owned list of names (nindex 0); free with ca_keylist_free().
  */
 CA_API ca_status_t ca_graph_kernels(ca_keylist_t **out, const ca_graph_t *graph);
+
+/**
+ * The version of @p kernel a graph records (from the file it was loaded from; see format.h's notes).
+ * Layers that leave it unrecorded do not count; layers built in memory record none.
+ * @param[out] out the recorded version, or 0 if no layer records one (any version is accepted);
+ *        0 on failure.
+ * @param graph borrowed. @param kernel borrowed, a kernel name.
+ * @return CA_OK; CA_EINVAL (NULL argument); CA_ENOTFOUND (no task of the graph calls @p kernel);
+ *         CA_EVERSION (two layers record different versions of it: both layers and versions are
+ *         named; such a graph computes in no context).
+ */
+CA_API ca_status_t ca_graph_kernel_version(int32_t *out, const ca_graph_t *graph, const char *kernel);
 
 #ifdef __cplusplus
 }

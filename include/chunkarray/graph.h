@@ -92,7 +92,10 @@ CA_API ca_status_t ca_graph_add_partial_reduce(ca_graph_t *graph, const char *na
 
 /**
  * Add every layer of @p other to @p graph. Layers present in both must be the same layer (shared,
- * or identical content); otherwise CA_EEXISTS names the layer.
+ * or identical content); otherwise CA_EEXISTS names the layer. Kernel versions recorded by a layer
+ * (graphs loaded from files, format.h) are not part of its content: the copy that records more of
+ * them is kept, and two copies recording different versions of one kernel are CA_EEXISTS (kernel and
+ * both versions named). All or nothing: on failure @p graph is unchanged.
  */
 CA_API ca_status_t ca_graph_merge(ca_graph_t *graph, const ca_graph_t *other);
 
@@ -118,7 +121,8 @@ CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *gra
 /**
  * Check what the keys need (all keys of the graph if @p keys is NULL): every referenced key exists
  * (CA_ENOTFOUND names the key and the task referencing it), no cycle (CA_ECYCLE names the keys on
- * it), every kernel exists in @p ctx's registry if ctx is not NULL (CA_ENOTFOUND).
+ * it), every kernel exists in @p ctx's registry if ctx is not NULL (CA_ENOTFOUND), at the version the
+ * graph records for it, if any (CA_EVERSION names the layer, the kernel and both versions).
  */
 CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t *ctx, const ca_key_t *keys,
                                      size_t nkeys);
@@ -154,6 +158,8 @@ typedef struct ca_compute_options {
  *        On failure every entry is NULL and no intermediate result is left allocated.
  * @param opts borrowed, may be NULL.
  * @return CA_OK; CA_ENOTFOUND (missing key or kernel, named), CA_ECYCLE (keys on the cycle named),
+ *         CA_EVERSION (a kernel registered at another version than the graph records, format.h:
+ *         layer, kernel and both versions named),
  *         CA_EKERNEL (the first failing kernel's message; no further task started),
  *         CA_ECANCELED, CA_ENOMEM, CA_EINVAL.
  * Blocks the calling thread; may run concurrently with other computes on the same context.

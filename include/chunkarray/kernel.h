@@ -128,7 +128,9 @@ typedef struct ca_kernel ca_kernel_t;
 
 typedef struct ca_kernel_options {
   uint32_t struct_size;                 /**< sizeof(ca_kernel_options_t) */
-  int32_t version;                      /**< kernel version (default 1); graph files do not record it yet */
+  int32_t version;                      /**< kernel version, >= 0 (default 1). Graph files record the
+                                             version a graph was saved against (format.h); computing
+                                             such a graph needs this version. 0 = unversioned. */
   void *user_data;                      /**< passed to every call */
   void (*free_user_data)(void *);       /**< runs exactly once: when the kernel is destroyed, or when
                                              ca_kernel_new*() fails */
@@ -141,6 +143,7 @@ typedef struct ca_kernel_options {
  * @param[out] out owned; free with ca_kernel_free().
  * @param name borrowed, copied: non-empty, no NUL.
  * @param opts borrowed, may be NULL for defaults.
+ * @return CA_OK; CA_EINVAL (empty name or one with a NUL, NULL @p fn, negative version).
  */
 CA_API ca_status_t ca_kernel_new(ca_kernel_t **out, const char *name, ca_kernel_fn fn,
                                  const ca_kernel_options_t *opts);

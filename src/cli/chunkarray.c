@@ -22,9 +22,10 @@ static void usage_main(FILE *f) {
           "\n"
           "commands:\n"
           "  run FILE       compute the file's arrays (or every final task of a graph file)\n"
-          "  info FILE      layers, tasks, arrays, kernels and sizes\n"
+          "  info FILE      layers, tasks, arrays, kernels (with their recorded versions) and sizes\n"
           "  dot FILE       the graph in graphviz dot syntax\n"
           "  validate FILE  check references, cycles and (with --plugin) that every kernel exists\n"
+          "                 at the version the file records\n"
           "\n"
           "`chunkarray COMMAND --help` describes a command's options; `chunkarray --version`.\n");
 }
@@ -37,7 +38,8 @@ static void usage_run(FILE *f) {
           "Compute the arrays saved in FILE. With --out, each array is written as DIR/<name>.npy\n"
           "(--format npy, the default) or as DIR/<name> inside a Zarr group DIR (--format zarr);\n"
           "without --out, each array is computed and summarized. A graph file without arrays computes\n"
-          "every task no other task depends on.\n"
+          "every task no other task depends on. A kernel whose version the file records must be\n"
+          "registered at that version (builtin or from a plugin), else the run fails (CA_EVERSION).\n"
           "\n"
           "  --plugin SO          load a kernel plugin first (repeatable)\n"
           "  --threads N          worker threads (0 = synchronous; default: one per core)\n"
@@ -51,7 +53,9 @@ static void usage_run(FILE *f) {
 
 static void usage_info(FILE *f) {
   fprintf(f, "usage: chunkarray info FILE\n\nPrint the file's format version, layers (kind, tasks, kernels),\n"
-             "arrays (shape, chunks, dtype), kernels and sizes.\n");
+             "arrays (shape, chunks, dtype), sizes, and the kernels with the version each was saved\n"
+             "against: `scale (version 2)`, or `scale (version not recorded)` (older files, and kernels\n"
+             "saved without a context; any version runs them).\n");
 }
 static void usage_dot(FILE *f) {
   fprintf(f, "usage: chunkarray dot FILE [--out FILE.dot]\n\nWrite the graph in graphviz dot syntax (stdout by "
@@ -59,8 +63,8 @@ static void usage_dot(FILE *f) {
 }
 static void usage_validate(FILE *f) {
   fprintf(f, "usage: chunkarray validate FILE [--plugin SO]...\n\nLoad FILE and check every reference and that the "
-             "graph has no cycle; also that every\nkernel exists in the builtin registry plus the given plugins. Exit "
-             "status 0 if valid.\n");
+             "graph has no cycle; also that every\nkernel exists in the builtin registry plus the given plugins, at the "
+             "version the file\nrecords for it (if any). Exit status 0 if valid, 1 with the library's message if not.\n");
 }
 
 static int fail_call(const char *what) {
@@ -455,8 +459,14 @@ static int cmd_info(int argc, char **argv) {
     printf("kernels: %zu\n", ca_keylist_size(kernels));
     for (i = 0; i < ca_keylist_size(kernels); ++i) {
       ca_key_t k;
+      int32_t version = 0;
       ca_keylist_get(kernels, i, &k);
-      printf("  %s\n", k.name);
+      if (ca_graph_kernel_version(&version, g, k.name) != CA_OK)
+        printf("  %s (%s)\n", k.name, ca_last_error_message());
+      else if (version > 0)
+        printf("  %s (version %d)\n", k.name, (int)version);
+      else
+        printf("  %s (version not recorded)\n", k.name);
     }
     ca_keylist_free(kernels);
   }

@@ -2,18 +2,24 @@
 // 16-byte header (schema and rules: src/format/graph_file.capnp, docs/format.md).
 //
 // Layers are stored as they are in memory: symbolic layers stay formulas, materialized layers are
-// their flat task arrays, data layers carry their block bytes. Kernels are stored by name. Loading
+// their flat task arrays, data layers carry their block bytes. Kernels are stored by name, with the
+// version each was saved against (0 = not recorded; checked when a plan is built). Loading
 // treats the bytes as untrusted: every count, index and reference is checked and anything wrong is
 // a ca::Error with CA_EFORMAT (or CA_EVERSION for a newer format) naming what is wrong.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
 #include "graph/graph.hpp"
+
+namespace ca {
+class KernelRegistry;
+}
 
 namespace ca::format {
 
@@ -41,10 +47,25 @@ constexpr int kMaxArgDepth = 64;            // nested argument lists (as ca_grap
 constexpr int64_t kMaxFanIn = int64_t(1) << 24;  // keys one blockwise task may reference
 constexpr int64_t kMaxTasks = int64_t(1) << 62;  // tasks of one symbolic layer
 
-/// Serialize: the header followed by the message (flat, unpacked).
-std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays);
+/// Chooses the version a file records for one kernel of one layer. Called once per kernel slot of
+/// every saved materialized or blockwise layer with the version the layer itself records (0 = none);
+/// returns the version to write (>= 0; 0 = not recorded) or throws a ca::Error.
+using KernelVersionFn = std::function<int32_t(const Layer &layer, const std::string &kernel, int32_t recorded)>;
+
+/// The library's rule (ca_graph_save_opts): a layer's own recorded version is kept; with a registry
+/// (a context's), every kernel must be registered there (CA_ENOTFOUND names kernel and layer) at the
+/// recorded version if there is one (CA_EVERSION names both), and unrecorded kernels record the
+/// registered version; without one, unrecorded "ca.*" kernels record the builtin version of this
+/// library and other kernels stay unrecorded.
+KernelVersionFn kernel_version_resolver(const KernelRegistry *registry);
+
+/// Serialize: the header followed by the message (flat, unpacked). Without `versions`, the layers'
+/// own recorded kernel versions are written.
+std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays,
+                                      const KernelVersionFn &versions = {});
 /// Write to `path` atomically (a temporary file renamed over it). CA_EIO names the path.
-void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path);
+void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path,
+               const KernelVersionFn &versions = {});
 
 /// Decode untrusted bytes (any alignment). CA_EFORMAT / CA_EVERSION with a message.
 FileContents load_bytes(const void *data, size_t size);

@@ -40,6 +40,10 @@ struct Layer {
 # its payload: INT64 the value, FLOAT64 the IEEE bits, KEY the dependency slot, LIST the item count,
 # STRING/BYTES an index into blobs, TUPLE an index into tuples, SLICE an index into slices, NONE 0.
 # A KEY's block index is the next argB[i] values of refIndex (argB is 0 for other kinds).
+# kernelVersions (appended to format version 1, which it leaves unchanged) is parallel to kernels: the
+# version of each kernel the graph was saved against, 0 = not recorded (any version accepted). Empty
+# in files written before it existed (and by writers that record nothing); readers that predate the
+# field ignore it.
 struct Materialized {
   kernels @0 :List(Text);
   keys @1 :List(Int64);
@@ -52,6 +56,7 @@ struct Materialized {
   blobs @8 :List(Data);
   tuples @9 :List(List(Int64));
   slices @10 :List(Slice);
+  kernelVersions @11 :List(Int32);
 }
 
 struct Slice {
@@ -68,6 +73,7 @@ struct Blockwise {
   hasChunks @2 :Bool;        # chunks given (needed by BlockOrigin/BlockShape arguments)
   chunks @3 :List(List(Int64));
   args @4 :List(BlockwiseArg);
+  kernelVersion @5 :Int32;   # the kernel's version when saved; 0 = not recorded (older files)
 }
 
 struct BlockwiseArg {

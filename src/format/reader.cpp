@@ -94,6 +94,19 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
     CA_CHECK(good_name(k), CA_EFORMAT, where, ": a kernel name is empty or has a NUL byte");
     l->kernels_.push_back(text(k));
   }
+  // Recorded kernel versions: parallel to the kernels, or empty (files that record none).
+  auto kv = m.getKernelVersions();
+  CA_CHECK(kv.size() == 0 || kv.size() == kernels.size(), CA_EFORMAT, where, ": ", kv.size(),
+           " kernel versions for ", kernels.size(), " kernels");
+  if (kv.size() != 0) {
+    std::vector<int32_t> versions(kv.size());
+    for (unsigned i = 0; i < kv.size(); ++i) {
+      versions[i] = kv[i];
+      CA_CHECK(versions[i] >= 0, CA_EFORMAT, where, ": kernel '", l->kernels_[i], "' has negative version ",
+               versions[i]);
+    }
+    l->set_kernel_versions(std::move(versions));
+  }
   auto keys = m.getKeys();
   auto tk = m.getTaskKernel();
   auto tn = m.getTaskNargs();
@@ -317,6 +330,8 @@ LayerPtr read_blockwise(const std::string &name, int32_t nindex, std::vector<std
   const std::string where = layer_text(name);
   CA_CHECK(good_name(b.getKernel()), CA_EFORMAT, where, ": the kernel name is empty or has a NUL byte");
   std::string kernel = text(b.getKernel());
+  const int32_t kernel_version = b.getKernelVersion();  // 0 in files that record none
+  CA_CHECK(kernel_version >= 0, CA_EFORMAT, where, ": kernel '", kernel, "' has negative version ", kernel_version);
   std::vector<Index> nb = int_list(b.getNumblocks());
   CA_CHECK(int32_t(nb.size()) == nindex, CA_EFORMAT, where, ": ", nb.size(), " block counts for keys of ", nindex,
            " indices");
@@ -411,9 +426,12 @@ LayerPtr read_blockwise(const std::string &name, int32_t nindex, std::vector<std
       default: fail(CA_EFORMAT, where, ": argument ", i, " is of an unknown kind");
     }
   }
-  if (has_chunks)
-    return std::make_shared<BlockwiseLayer>(name, std::move(chunks), std::move(kernel), std::move(deps), std::move(args));
-  return std::make_shared<BlockwiseLayer>(name, std::move(nb), std::move(kernel), std::move(deps), std::move(args));
+  std::shared_ptr<BlockwiseLayer> layer =
+      has_chunks
+          ? std::make_shared<BlockwiseLayer>(name, std::move(chunks), std::move(kernel), std::move(deps), std::move(args))
+          : std::make_shared<BlockwiseLayer>(name, std::move(nb), std::move(kernel), std::move(deps), std::move(args));
+  if (kernel_version != 0) layer->set_kernel_versions({kernel_version});
+  return layer;
 }
 
 LayerPtr read_data(const std::string &name, int32_t nindex, s::DataLayer::Reader r) {

@@ -178,7 +178,28 @@ void check_count(size_t n, const std::string &layer, const char *what) {
            ": a graph file list holds at most 2^29 - 1");
 }
 
-void save_materialized(const MaterializedLayer &l, s::Materialized::Builder b) {
+// The versions to record for `names` (kernels of `src`, or of its materialized form): empty if none
+// is recorded.
+std::vector<int32_t> versions_for(const Layer &src, const std::vector<std::string> &names,
+                                  const KernelVersionFn &fn) {
+  std::vector<int32_t> v(names.size());
+  bool any = false;
+  for (size_t i = 0; i < names.size(); ++i) {
+    int32_t recorded = src.kernel_version_of(names[i]);
+    v[i] = fn ? fn(src, names[i], recorded) : recorded;
+    CA_CHECK(v[i] >= 0, CA_EINTERNAL, "layer '", src.name(), "': kernel '", names[i], "' would be saved with version ",
+             v[i]);
+    any = any || v[i] != 0;
+  }
+  if (!any) v.clear();
+  return v;
+}
+
+// `src` is the layer whose recorded kernel versions apply (the layer itself, or the layer `l` is the
+// materialized form of).
+void save_materialized(const MaterializedLayer &l, const Layer &src, const KernelVersionFn &versions,
+                       s::Materialized::Builder b) {
+  std::vector<int32_t> kv = versions_for(src, l.kernel_names(), versions);
   FlatEmitter e;
   int64_t n = l.num_tasks();
   std::vector<int64_t> keys(size_t(n) * size_t(l.nindex()));
@@ -193,6 +214,7 @@ void save_materialized(const MaterializedLayer &l, s::Materialized::Builder b) {
   check_count(e.ref_index.size(), l.name(), "reference indices");
   auto ks = b.initKernels(unsigned(l.kernel_names().size()));
   for (size_t i = 0; i < l.kernel_names().size(); ++i) ks.set(unsigned(i), l.kernel_names()[i].c_str());
+  if (!kv.empty()) fill(b.initKernelVersions(unsigned(kv.size())), kv);
   fill(b.initKeys(unsigned(keys.size())), keys);
   fill(b.initTaskKernel(unsigned(e.task_kernel.size())), e.task_kernel);
   fill(b.initTaskNargs(unsigned(e.task_nargs.size())), e.task_nargs);
@@ -241,8 +263,10 @@ void save_literal(const ca_arg_t &a, s::Literal::Builder b) {
   }
 }
 
-void save_blockwise(const BlockwiseLayer &l, s::Blockwise::Builder b) {
+void save_blockwise(const BlockwiseLayer &l, const KernelVersionFn &versions, s::Blockwise::Builder b) {
   b.setKernel(l.kernel().c_str());
+  std::vector<int32_t> kv = versions_for(l, {l.kernel()}, versions);
+  if (!kv.empty()) b.setKernelVersion(kv[0]);
   auto nb = l.numblocks();
   fill(b.initNumblocks(unsigned(nb.size())), nb);
   b.setHasChunks(!l.chunks().empty());
@@ -302,7 +326,8 @@ void save_data(const DataLayer &l, s::DataLayer::Builder b) {
   }
 }
 
-void build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<ArrayEntry> &arrays) {
+void build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<ArrayEntry> &arrays,
+           const KernelVersionFn &versions) {
   auto f = msg.initRoot<s::File>();
   f.setVersion(kFormatVersion);
   f.setProducer("chunkarray " CA_VERSION_STRING);
@@ -316,13 +341,15 @@ void build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<A
     for (size_t d = 0; d < l.deps().size(); ++d) deps.set(unsigned(d), l.deps()[d].c_str());
     switch (l.kind()) {
       case LayerKind::Materialized:
-        save_materialized(static_cast<const MaterializedLayer &>(l), lb.initMaterialized());
+        save_materialized(static_cast<const MaterializedLayer &>(l), l, versions, lb.initMaterialized());
         break;
-      case LayerKind::Blockwise: save_blockwise(static_cast<const BlockwiseLayer &>(l), lb.initBlockwise()); break;
+      case LayerKind::Blockwise:
+        save_blockwise(static_cast<const BlockwiseLayer &>(l), versions, lb.initBlockwise());
+        break;
       case LayerKind::Data: save_data(static_cast<const DataLayer &>(l), lb.initData()); break;
       default: {
         Materializer m(l);
-        save_materialized(m.run(), lb.initMaterialized());
+        save_materialized(m.run(), l, versions, lb.initMaterialized());
         break;
       }
     }
@@ -358,10 +385,11 @@ auto capnp_guard(F &&f) -> decltype(f()) {
 
 }  // namespace
 
-std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays) {
+std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays,
+                                      const KernelVersionFn &versions) {
   return capnp_guard([&] {
     capnp::MallocMessageBuilder msg;
-    build(msg, g, arrays);
+    build(msg, g, arrays, versions);
     kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
     auto bytes = words.asBytes();
     std::vector<unsigned char> out(kHeaderSize + bytes.size());
@@ -371,11 +399,12 @@ std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEnt
   });
 }
 
-void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path) {
+void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path,
+               const KernelVersionFn &versions) {
   CA_CHECK(!path.empty(), CA_EINVAL, "the file path is empty");
   capnp_guard([&] {
     capnp::MallocMessageBuilder msg;
-    build(msg, g, arrays);
+    build(msg, g, arrays, versions);
     std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) fail(CA_EIO, "cannot create '", tmp, "': ", std::strerror(errno));

@@ -11,7 +11,23 @@ void Graph::add_layer(LayerPtr layer) {
   if (it != index_.end()) {
     const LayerPtr &old = layers_[it->second];
     if (old == layer) return;
-    if (old->kind() == layer->kind() && old->fingerprint() == layer->fingerprint()) return;
+    if (old->kind() == layer->kind() && old->fingerprint() == layer->fingerprint()) {
+      // The same layer; recorded kernel versions are not part of its content. Both may record a
+      // version for a kernel only if it is the same one; the copy recording more versions is kept
+      // (a graph loaded from a file merged with the in-memory graph it came from keeps the file's).
+      size_t nk = std::min(old->kernel_names().size(), layer->kernel_names().size());
+      size_t n_old = 0, n_new = 0;
+      for (size_t k = 0; k < nk; ++k) {
+        int32_t a = old->kernel_version(k), b = layer->kernel_version(k);
+        if (a != 0 && b != 0 && a != b)
+          fail(CA_EEXISTS, "layer '", layer->name(), "' is in both graphs but records kernel '",
+               old->kernel_names()[k], "' at version ", a, " in one and version ", b, " in the other");
+        n_old += a != 0;
+        n_new += b != 0;
+      }
+      if (n_new > n_old) layers_[it->second] = std::move(layer);
+      return;
+    }
     fail(CA_EEXISTS, "a different layer named '", layer->name(), "' is already in the graph");
   }
   index_.emplace(layer->name(), layers_.size());

@@ -106,6 +106,28 @@ uint64_t hash_literal(uint64_t h, const ca_arg_t &a) {
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
+// Layer: recorded kernel versions
+
+int32_t Layer::kernel_version_of(const std::string &kernel) const {
+  for (size_t i = 0; i < kernels_.size(); ++i)
+    if (kernels_[i] == kernel) return kernel_version(i);
+  return 0;
+}
+
+void Layer::set_kernel_versions(std::vector<int32_t> versions) {
+  CA_CHECK(versions.size() == kernels_.size(), CA_EINVAL, "layer '", name_, "': ", versions.size(),
+           " kernel versions for ", kernels_.size(), " kernels");
+  for (size_t i = 0; i < versions.size(); ++i)
+    CA_CHECK(versions[i] >= 0, CA_EINVAL, "layer '", name_, "': kernel '", kernels_[i], "' has negative version ",
+             versions[i]);
+  versions_ = std::move(versions);
+}
+
+bool Layer::records_kernel_versions() const {
+  return std::any_of(versions_.begin(), versions_.end(), [](int32_t v) { return v != 0; });
+}
+
+// ------------------------------------------------------------------------------------------------
 // MaterializedLayer
 
 MaterializedLayer::MaterializedLayer(std::string name, int32_t nindex) {
@@ -321,6 +343,12 @@ std::shared_ptr<MaterializedLayer> MaterializedLayer::clone(const std::vector<bo
     std::vector<ca_arg_t> args;
     finish_nodes(ce.top, store, args);
     c->add_task(keys_.data() + t * nindex_, kernels_[size_t(ce.kslot)], args.data(), args.size());
+  }
+  // The copy's kernel slots are in order of first use by the kept tasks: versions follow the names.
+  if (records_kernel_versions()) {
+    std::vector<int32_t> v(c->kernels_.size());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = kernel_version_of(c->kernels_[i]);
+    c->versions_ = std::move(v);
   }
   return c;
 }

@@ -67,6 +67,16 @@ class Layer {
   /// Names of the layers whose keys tasks reference (dependency slots).
   const std::vector<std::string> &deps() const { return deps_; }
   const std::vector<std::string> &kernel_names() const { return kernels_; }
+  /// The kernel version recorded for kernel slot `slot` (from a graph file, or set when the layer was
+  /// built): 0 = not recorded, any registered version is accepted.
+  int32_t kernel_version(size_t slot) const { return slot < versions_.size() ? versions_[slot] : 0; }
+  /// The recorded version of the kernel named `kernel` in this layer (0 if unrecorded or unused).
+  int32_t kernel_version_of(const std::string &kernel) const;
+  /// Record versions, one per kernel slot (parallel to kernel_names(); each >= 0). Only on a layer
+  /// not yet shared (layers are immutable once in a graph). CA_EINVAL on a bad count or value.
+  void set_kernel_versions(std::vector<int32_t> versions);
+  /// True if any kernel slot has a recorded (non-zero) version.
+  bool records_kernel_versions() const;
   virtual LayerKind kind() const = 0;
   virtual int64_t num_tasks() const = 0;
   /// Local task id of a key, or -1.
@@ -83,6 +93,8 @@ class Layer {
   int32_t nindex_ = 0;
   std::vector<std::string> deps_;
   std::vector<std::string> kernels_;
+  // Recorded kernel versions per kernel slot; may be shorter than kernels_ (missing = 0, unrecorded).
+  std::vector<int32_t> versions_;
 };
 
 using LayerPtr = std::shared_ptr<const Layer>;

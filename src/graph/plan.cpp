@@ -233,6 +233,12 @@ void Builder::visit(int32_t tid) {
       const std::string &kname = ls.layer->kernel_names()[size_t(kslot_)];
       KernelPtr k = reg_->find(kname);
       if (!k) fail(CA_ENOTFOUND, "task ", key_text(tid), " uses unknown kernel '", kname, "' (not registered)");
+      // Once per layer kernel slot: a version recorded in the graph (from a file) must be the
+      // registered one; 0 (not recorded) accepts any.
+      int32_t want = ls.layer->kernel_version(size_t(kslot_));
+      if (want != 0 && k->version != want)
+        fail(CA_EVERSION, "layer '", ls.layer->name(), "' needs kernel '", kname, "' version ", want,
+             " (recorded in the graph); the registered '", kname, "' is version ", k->version);
       ls.kernels[size_t(kslot_)] = k.get();
       ls.kernel_done[size_t(kslot_)] = true;
       plan_->kernels.push_back(std::move(k));

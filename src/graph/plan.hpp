@@ -59,7 +59,9 @@ struct Plan {
 };
 
 /// Build the plan for `keys`. Kernels are resolved in `registry` (may be null: then kernels are not
-/// resolved, for validation without a context). Throws CA_ENOTFOUND / CA_ECYCLE / CA_EINVAL.
+/// resolved, for validation without a context), once per layer kernel slot, checking the version a
+/// layer records (CA_EVERSION names layer, kernel and both versions). Throws CA_ENOTFOUND / CA_ECYCLE /
+/// CA_EINVAL / CA_EVERSION.
 std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry);
 
 }  // namespace ca

@@ -33,3 +33,23 @@ void register_builtin_kernels(KernelRegistry &reg) {
 }
 
 }  // namespace ca
+
+namespace ca {
+
+const KernelRegistry &builtin_kernel_registry() {
+  // Built once per process (thread-safe static initialization); never destroyed, so it outlives
+  // every saver that may run during exit.
+  static const KernelRegistry *reg = [] {
+    auto *r = new KernelRegistry();
+    register_builtin_kernels(*r);
+    return r;
+  }();
+  return *reg;
+}
+
+int32_t builtin_kernel_version(const std::string &name) {
+  KernelPtr k = builtin_kernel_registry().find(name);
+  return k ? k->version : 0;
+}
+
+}  // namespace ca

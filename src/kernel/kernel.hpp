@@ -89,5 +89,9 @@ class KernelRegistry {
 
 /// Register the library's builtin kernels (array operations; "ca." prefix).
 void register_builtin_kernels(KernelRegistry &reg);
+/// A process-wide registry of the builtin kernels, built on first use (read only).
+const KernelRegistry &builtin_kernel_registry();
+/// The version of the builtin kernel `name` in this library, or 0 if there is none of that name.
+int32_t builtin_kernel_version(const std::string &name);
 
 }  // namespace ca

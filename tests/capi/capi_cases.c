@@ -1473,6 +1473,76 @@ const char *capi_case_graph_validate(void) {
   return NULL;
 }
 
+/* Kernel versions recorded in saved graphs (format.h): the options struct, the save calls with a
+ * context, ca_graph_kernel_version and CA_EVERSION at validate and compute. */
+const char *capi_case_graph_kernel_versions(void) {
+  ca_context_t *ctx = new_ctx(0), *v2 = NULL;
+  ca_graph_t *g = NULL, *h = NULL;
+  ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+  ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+  ca_key_t k;
+  ca_block_t *b = NULL;
+  void *data = SENTINEL;
+  size_t size = 1;
+  int32_t v = -1;
+  ca_status_t st;
+  CHECK(ctx != NULL);
+  CHECK(so.struct_size == sizeof(ca_save_options_t) && so.context == NULL);
+  CHECK_OK(ca_graph_new(&g));
+  CHECK_OK(add_fill(g, "x", 0, 2, 1.5));
+  CHECK_OK(add_ref(g, "y", 0, "total", "x", 0));
+  CHECK_OK(ca_graph_kernel_version(&v, g, "fill"));
+  CHECK(v == 0); /* built in memory: not recorded */
+  v = -1;
+  CHECK_ST(ca_graph_kernel_version(&v, g, "nope"), CA_ENOTFOUND);
+  CHECK(v == 0);
+  CHECK_MSG_HAS("'nope'");
+  CHECK_ST(ca_graph_kernel_version(NULL, g, "fill"), CA_EINVAL);
+  ko.version = 2;
+  CHECK_OK(ca_context_new(&v2, NULL));
+  CHECK_OK(ca_context_register(v2, "fill", k_fill, &ko));
+  CHECK_OK(ca_context_register(v2, "total", k_total, &ko));
+  so.context = v2;
+  st = ca_graph_save_buffer_opts(g, &data, &size, &so);
+  if (st == CA_EUNSUPPORTED) { /* built without Cap'n Proto */
+    CHECK(data == NULL && size == 0);
+    ca_graph_free(g);
+    ca_context_free(v2);
+    ca_context_free(ctx);
+    return NULL;
+  }
+  CHECK_OK(st);
+  CHECK_OK(ca_graph_load_buffer(&h, data, size));
+  ca_buffer_free(data);
+  CHECK_OK(ca_graph_kernel_version(&v, h, "fill"));
+  CHECK(v == 2);
+  CHECK_OK(ca_graph_validate(h, v2, NULL, 0));
+  CHECK_ST(ca_graph_validate(h, ctx, NULL, 0), CA_EVERSION); /* fill is version 1 in ctx */
+  CHECK_MSG_HAS("needs kernel 'fill' version 2 (recorded in the graph); the registered 'fill' is version 1");
+  k = key1("y", 0);
+  b = (ca_block_t *)SENTINEL;
+  CHECK_ST(ca_compute(ctx, h, &k, 1, &b, NULL), CA_EVERSION);
+  CHECK(b == NULL);
+  CHECK_OK(ca_compute(v2, h, &k, 1, &b, NULL));
+  CHECK(*(const double *)ca_block_data(b) == 3.0);
+  ca_block_free(b);
+  /* The original (unrecorded) graph computes in both. */
+  CHECK_OK(ca_compute(ctx, g, &k, 1, &b, NULL));
+  ca_block_free(b);
+  /* A re-save with a context of another version fails; a struct_size of 0 is refused. */
+  so.context = ctx;
+  data = SENTINEL;
+  CHECK_ST(ca_graph_save_buffer_opts(h, &data, &size, &so), CA_EVERSION);
+  CHECK(data == NULL && size == 0);
+  so.struct_size = 0;
+  CHECK_ST(ca_graph_save_buffer_opts(g, &data, &size, &so), CA_EINVAL);
+  ca_graph_free(h);
+  ca_graph_free(g);
+  ca_context_free(v2);
+  ca_context_free(ctx);
+  return NULL;
+}
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Compute options                                                                                   */
 /* ------------------------------------------------------------------------------------------------ */

@@ -43,6 +43,7 @@ extern "C" {
   X(graph_copy)                       \
   X(graph_queries)                    \
   X(graph_validate)                   \
+  X(graph_kernel_versions)            \
   X(compute_progress)                 \
   X(compute_cancel)                   \
   X(null_handles)                     \

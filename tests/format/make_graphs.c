@@ -2,22 +2,71 @@
  * in tests/format/golden are made this way: make_graphs tests/format/golden --no-zarr).
  * Writes DIR/pipelines.cagraph (the arrays of pipelines.c, with a zarr input in DIR/x.zarr) and
  * DIR/expected/<name>.npy computed in this process, for the CLI test to compare against.
- *   usage: make_graphs DIR */
+ * With --versioned, writes the example plugin's graph recording kernel version VERSION (below).
+ *   usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION */
 #include <chunkarray/chunkarray.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipelines.h"
+
+/* Stands in for the example plugin's kernels when saving: only its name and version matter. */
+static ca_status_t stand_in(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *ud) {
+  (void)out;
+  (void)args;
+  (void)nargs;
+  (void)ud;
+  ca_kernel_set_error(kctx, "make_graphs: a stand-in kernel is not meant to run");
+  return CA_EINVAL;
+}
+
+/* make_graphs --versioned OUT.cagraph VERSION: the example plugin's graph (examples/plugin:
+ * affine = example.affine(arange(60), 0.5, -3)) saved with a context where the example.* kernels
+ * have version VERSION, so the file records it. */
+static int versioned(const char *path, int version) {
+  static const char *names[] = {"example.affine", "example.clamp", "example.hypot"};
+  ca_context_t *ctx = NULL;
+  ca_array_t *x = NULL, *aff = NULL;
+  int64_t nb[1] = {4}, sizes[4] = {16, 16, 16, 12};
+  ca_chunks_t ch = {1, nb, sizes};
+  ca_arg_t ab[2];
+  ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+  ca_map_blocks_options_t mo = CA_MAP_BLOCKS_OPTIONS_INIT;
+  ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+  int i, rc = 1;
+  ko.version = version;
+  if (ca_context_new(&ctx, NULL) != CA_OK) goto done;
+  for (i = 0; i < 3; ++i)
+    if (ca_context_register(ctx, names[i], stand_in, &ko) != CA_OK) goto done;
+  if (ca_array_arange(&x, 0, 60, 1, &ch, CA_FLOAT64) != CA_OK) goto done;
+  ab[0] = ca_arg_f64(0.5);
+  ab[1] = ca_arg_f64(-3.0);
+  mo.dtype = CA_FLOAT64;
+  mo.name = "affine";
+  if (ca_array_map_blocks(&aff, "example.affine", (const ca_array_t *const *)&x, 1, ab, 2, &mo) != CA_OK) goto done;
+  so.context = ctx;
+  if (ca_arrays_save_opts((const ca_array_t *const *)&aff, 1, path, &so) != CA_OK) goto done;
+  rc = 0;
+done:
+  if (rc) fprintf(stderr, "make_graphs: %s\n", ca_last_error_message());
+  ca_array_free(aff);
+  ca_array_free(x);
+  ca_context_free(ctx);
+  return rc;
+}
 
 int main(int argc, char **argv) {
   ca_context_t *ctx = NULL;
   ca_array_t *arrays[PIPELINES_MAX];
   size_t n = 0, i;
   char path[4096];
-  int zarr = !(argc == 3 && strcmp(argv[2], "--no-zarr") == 0);
+  int zarr;
+  if (argc == 4 && strcmp(argv[1], "--versioned") == 0) return versioned(argv[2], atoi(argv[3]));
+  zarr = !(argc == 3 && strcmp(argv[2], "--no-zarr") == 0);
   if (argc != 2 && zarr) {
-    fprintf(stderr, "usage: make_graphs DIR [--no-zarr]\n");
+    fprintf(stderr, "usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION\n");
     return 2;
   }
   if (ca_context_new(&ctx, NULL) != CA_OK) return 1;

@@ -131,6 +131,34 @@ with tempfile.TemporaryDirectory() as d:
         check(np.allclose(got, want, rtol=1e-15, atol=0), f"plugin output {f} differs from NumPy")
     check(len(files) == 2, f"plugin run wrote {files}")
 
+    # Kernel versions: info shows what a file records; run and validate refuse a kernel registered at
+    # another version than the file records, with the library's message.
+    r = run("info", example)
+    check("example.affine (version not recorded)" in r.stdout, "info on a file without versions:\n" + r.stdout)
+    r = run("info", graph)
+    check("ca.fused (version 1)" in r.stdout, "info: builtin kernels record their version:\n" + r.stdout)
+    v2 = os.path.join(d, "versioned2.cagraph")
+    subprocess.run([make_graphs, "--versioned", v2, "2"], check=True)
+    r = run("info", v2)
+    check("example.affine (version 2)" in r.stdout, "info on a versioned file:\n" + r.stdout)
+    mismatch = ("needs kernel 'example.affine' version 2 (recorded in the graph); "
+                "the registered 'example.affine' is version 1")
+    for cmd in (["validate", v2, "--plugin", plugin], ["run", v2, "--plugin", plugin, "--quiet"],
+                ["run", v2, "--plugin", plugin, "--out", os.path.join(d, "vout"), "--quiet"]):
+        r = run(*cmd, ok=False)
+        check(r.returncode == 1 and mismatch in r.stderr and "CA_EVERSION" in r.stderr,
+              f"chunkarray {' '.join(cmd)}: exit {r.returncode}, stderr {r.stderr!r}")
+    v1 = os.path.join(d, "versioned1.cagraph")
+    subprocess.run([make_graphs, "--versioned", v1, "1"], check=True)
+    run("validate", v1, "--plugin", plugin)
+    vout = os.path.join(d, "v1out")
+    run("run", v1, "--plugin", plugin, "--out", vout, "--quiet")
+    got = [np.load(os.path.join(vout, f)) for f in os.listdir(vout)]
+    check(len(got) == 1 and np.allclose(got[0], aff, rtol=1e-15, atol=0), "versioned run output differs from NumPy")
+    for cmd in (["info"], ["run"], ["validate"]):
+        r = subprocess.run([cli, *cmd, "--help"], capture_output=True, text=True)
+        check("version" in r.stdout, f"chunkarray {cmd} --help does not mention kernel versions")
+
 if failures:
     print("\n".join(failures))
     sys.exit(1)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -91,6 +92,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         std::fprintf(stderr, "layer '%s' (kind %d) changed on save + load\n", a.name().c_str(), int(a.kind()));
         __builtin_trap();
       }
+      // Recorded kernel versions survive too (by kernel name: a layer saved in materialized form may
+      // order its kernels differently).
+      for (const std::string &k : a.kernel_names())
+        if (a.kernel_version_of(k) != b.kernel_version_of(k)) {
+          std::fprintf(stderr, "layer '%s': kernel '%s' version changed on save + load\n", a.name().c_str(), k.c_str());
+          __builtin_trap();
+        }
     }
   } catch (const ca::Error &e) {
     // Exercising may run out of memory on absurd but valid graphs; nothing else may fail.

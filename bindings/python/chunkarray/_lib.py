@@ -103,6 +103,10 @@ class KernelOptions(ctypes.Structure):
                 ("free_user_data", FREE_FN)]
 
 
+class SaveOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("context", c_vp)]
+
+
 class ReduceOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("split_every", ctypes.c_int32), ("ddof", ctypes.c_int32),
                 ("dtype", c_dtype)]
@@ -387,7 +391,12 @@ _PROTOS = {
 }
 
 # Functions of later library versions: declared when the loaded library has them (None otherwise).
-_OPTIONAL = {}
+_OPTIONAL = {
+    # format.h: saves recording the kernel versions of a context, and what a graph records
+    "ca_graph_save_opts": (c_status, [c_vp, c_char_p, ctypes.POINTER(SaveOptions)]),
+    "ca_arrays_save_opts": (c_status, [ctypes.POINTER(c_vp), ctypes.c_size_t, c_char_p, ctypes.POINTER(SaveOptions)]),
+    "ca_graph_kernel_version": (c_status, [c_i32p, c_vp, c_char_p]),
+}
 
 
 class _Lib:

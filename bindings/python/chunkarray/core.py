@@ -393,12 +393,14 @@ class Context:
         _check(lib().ca_context_get_config(ctypes.byref(out), self.handle, key.encode()))
         return out.value.decode()
 
-    def register_c_kernel(self, name, cfunc):
-        """Register a native ca_kernel_fn (a ctypes CFUNCTYPE of _lib.KERNEL_FN) under ``name``."""
+    def register_c_kernel(self, name, cfunc, version=1):
+        """Register a native ca_kernel_fn (a ctypes CFUNCTYPE of _lib.KERNEL_FN) under ``name``, with
+        kernel ``version`` (what graph files saved with this context record for it)."""
         if not isinstance(cfunc, C.KERNEL_FN):
             cfunc = C.KERNEL_FN(cfunc)
         self._keep = getattr(self, "_keep", []) + [cfunc]
-        _check(lib().ca_context_register(self.handle, name.encode(), cfunc, None))
+        opts = C.KernelOptions(ctypes.sizeof(C.KernelOptions), version, None, C.FREE_FN())
+        _check(lib().ca_context_register(self.handle, name.encode(), cfunc, ctypes.byref(opts)))
         return name
 
     def _sync_kernels(self):
@@ -982,10 +984,19 @@ class Array:
             f.write(self.graph().to_dot())
         return filename
 
-    def save(self, path):
+    def save(self, path, context=None):
         """Save the array (graph, name, chunks, dtype) to a file: ca_array_save. Python kernels are
-        saved by name: a process that loads the file registers them (register_kernel) to compute."""
-        _check(lib().ca_array_save(self._h, str(path).encode()))
+        saved by name: a process that loads the file registers them (register_kernel) to compute.
+
+        With a ``context``, the file records the version of every kernel as registered there
+        (ca_arrays_save_opts; Python kernels are registered in it first), and computing the loaded
+        array where a kernel has another version fails with CA_EVERSION. Without one, builtin kernels
+        record this library's versions and other kernels none (any version computes them)."""
+        if context is None:
+            _check(lib().ca_array_save(self._h, str(path).encode()))
+            return
+        arrays = (c_vp * 1)(self._h)
+        _check(lib_call("ca_arrays_save_opts", arrays, 1, str(path).encode(), _save_options(context)))
 
     # -- NumPy protocols --------------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -1116,15 +1127,41 @@ class Graph:
         finally:
             lib().ca_string_free(out.value)
 
-    def save(self, path):
-        """Save to a file with ca_graph_save."""
-        _check(lib().ca_graph_save(self._h, str(path).encode()))
+    def save(self, path, context=None):
+        """Save to a file with ca_graph_save; with a ``context``, recording the versions of the kernels
+        registered there (ca_graph_save_opts, see Array.save)."""
+        if context is None:
+            _check(lib().ca_graph_save(self._h, str(path).encode()))
+            return
+        _check(lib_call("ca_graph_save_opts", self._h, str(path).encode(), _save_options(context)))
+
+    def kernel_version(self, kernel):
+        """The version of ``kernel`` the graph records (from the file it was loaded from), 0 if none
+        (NotFoundError if no task calls it; ChunkArrayError CA_EVERSION if layers disagree)."""
+        v = ctypes.c_int32()
+        _check(lib_call("ca_graph_kernel_version", ctypes.byref(v), self._h, kernel.encode()))
+        return v.value
 
     @staticmethod
     def load(path):
         h = c_vp()
         _check(lib().ca_graph_load(ctypes.byref(h), str(path).encode()))
         return Graph(h.value)
+
+
+def lib_call(name, *args):
+    """Call an optional library function; UnsupportedError if the loaded library lacks it."""
+    f = getattr(lib(), name, None)
+    if f is None:
+        raise UnsupportedError(-13, f"{name} is not in the loaded library")  # CA_EUNSUPPORTED
+    return f(*args)
+
+
+def _save_options(context):
+    """ca_save_options_t recording the versions of ``context`` (its Python kernels registered first,
+    as a compute would)."""
+    context._sync_kernels()
+    return ctypes.byref(C.SaveOptions(ctypes.sizeof(C.SaveOptions), context.handle))
 
 
 def load(path):

@@ -296,6 +296,56 @@ def test_c_kernel_through_ctypes():
     ctx.close()
 
 
+def test_save_with_context_records_kernel_versions(tmp_path):
+    """Array.save/Graph.save with a context record its kernel versions; computing where a kernel has
+    another version fails with CA_EVERSION; without a context only builtin kernels are recorded."""
+    from chunkarray import _lib as C
+    if not ca.has_function("ca_arrays_save_opts"):
+        pytest.skip("library without ca_arrays_save_opts")
+
+    @C.KERNEL_FN
+    def negate(out, args, nargs, kctx, ud):
+        out[0] = ca.core._new_block(-ca.core._block_view(args[0].u.block))
+        return 0
+
+    saved, other = ca.Context(num_threads=2), ca.Context(num_threads=1)
+    saved.register_c_kernel("test.vneg", negate, version=3)
+    other.register_c_kernel("test.vneg", negate, version=1)
+    doubled = ca.register_kernel("test.vdouble", lambda b: b * 2)  # a Python kernel: version 1
+    x, _ = both()
+    y = ca.map_blocks(doubled, ca.map_blocks("test.vneg", x))
+    p = tmp_path / "v.cagraph"
+    y.save(p, context=saved)
+    z = ca.load(p)
+    g = ca.Graph.load(p)
+    assert g.kernel_version("test.vneg") == 3
+    assert g.kernel_version(doubled) == 1
+    with pytest.raises(ca.NotFoundError):
+        g.kernel_version("test.not_there")
+    np.testing.assert_array_equal(z.compute(ctx=saved), -2 * X)
+    with pytest.raises(ca.ChunkArrayError) as e:
+        z.compute(ctx=other)
+    assert e.value.code == "CA_EVERSION"
+    assert "needs kernel 'test.vneg' version 3 (recorded in the graph)" in e.value.message
+    assert "the registered 'test.vneg' is version 1" in e.value.message
+    # Graph.save with a context; a context without the kernel cannot record it.
+    q = tmp_path / "g.cagraph"
+    y.graph().save(q, context=saved)
+    assert ca.Graph.load(q).kernel_version("test.vneg") == 3
+    bare = ca.Context(num_threads=1)
+    with pytest.raises(ca.NotFoundError) as e:
+        y.save(tmp_path / "missing.cagraph", context=bare)
+    assert "'test.vneg'" in e.value.message
+    # Without a context: user kernels unrecorded (any version computes), builtins recorded.
+    r = tmp_path / "plain.cagraph"
+    y.save(r)
+    h = ca.Graph.load(r)
+    assert h.kernel_version("test.vneg") == 0
+    np.testing.assert_array_equal(ca.load(r).compute(ctx=other), -2 * X)
+    for c in (saved, other, bare):
+        c.close()
+
+
 def test_blockwise():
     x, d = both()
     v = RNG.standard_normal(17)

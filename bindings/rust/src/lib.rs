@@ -112,6 +112,9 @@ pub fn has_function(name: &str) -> bool {
             "ca_graph_load" => l.ca_graph_load.is_some(),
             "ca_array_save" => l.ca_array_save.is_some(),
             "ca_array_load" => l.ca_array_load.is_some(),
+            "ca_graph_save_opts" => l.ca_graph_save_opts.is_some(),
+            "ca_arrays_save_opts" => l.ca_arrays_save_opts.is_some(),
+            "ca_graph_kernel_version" => l.ca_graph_kernel_version.is_some(),
             _ => false,
         },
         Err(_) => false,
@@ -929,6 +932,19 @@ impl Array {
         let p = cstring(path)?;
         check(unsafe { f(self.h, p.as_ptr()) })
     }
+    /// Save, recording the version of every kernel as registered in `ctx` (ca_arrays_save_opts):
+    /// computing the loaded array where a kernel has another version fails with CA_EVERSION; a kernel
+    /// missing from `ctx` fails the save with CA_ENOTFOUND.
+    pub fn save_with_context(&self, path: &str, ctx: &Context) -> Result<()> {
+        let l = lib()?;
+        let f = l
+            .ca_arrays_save_opts
+            .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_arrays_save_opts is not in the loaded library"))?;
+        let p = cstring(path)?;
+        let o = ca_save_options_t { struct_size: std::mem::size_of::<ca_save_options_t>() as u32, context: ctx.h };
+        let arrays = [self.h as *const ca_opaque];
+        check(unsafe { f(arrays.as_ptr(), 1, p.as_ptr(), &o) })
+    }
 }
 
 /// A task graph.
@@ -967,6 +983,29 @@ impl Graph {
         let f = l.ca_graph_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_save is not in the loaded library"))?;
         let p = cstring(path)?;
         check(unsafe { f(self.h, p.as_ptr()) })
+    }
+    /// Save, recording the kernel versions registered in `ctx` (ca_graph_save_opts; see
+    /// `Array::save_with_context`).
+    pub fn save_with_context(&self, path: &str, ctx: &Context) -> Result<()> {
+        let l = lib()?;
+        let f = l
+            .ca_graph_save_opts
+            .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_save_opts is not in the loaded library"))?;
+        let p = cstring(path)?;
+        let o = ca_save_options_t { struct_size: std::mem::size_of::<ca_save_options_t>() as u32, context: ctx.h };
+        check(unsafe { f(self.h, p.as_ptr(), &o) })
+    }
+    /// The version of `kernel` the graph records (from the file it was loaded from); 0 if none.
+    /// CA_ENOTFOUND if no task calls it, CA_EVERSION if two layers record different versions.
+    pub fn kernel_version(&self, kernel: &str) -> Result<i32> {
+        let l = lib()?;
+        let f = l
+            .ca_graph_kernel_version
+            .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_kernel_version is not in the loaded library"))?;
+        let k = cstring(kernel)?;
+        let mut v = 0i32;
+        check(unsafe { f(&mut v, self.h, k.as_ptr()) })?;
+        Ok(v)
     }
     pub fn load(path: &str) -> Result<Graph> {
         let l = lib()?;

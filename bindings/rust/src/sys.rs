@@ -161,6 +161,12 @@ pub struct ca_kernel_options_t {
 }
 
 #[repr(C)]
+pub struct ca_save_options_t {
+    pub struct_size: u32,
+    pub context: *const ca_context_t,
+}
+
+#[repr(C)]
 pub struct ca_reduce_options_t {
     pub struct_size: u32,
     pub split_every: i32,
@@ -303,6 +309,9 @@ api! {
         ca_graph_load: fn(*mut P, *const c_char) -> S;
         ca_array_save: fn(CP, *const c_char) -> S;
         ca_array_load: fn(*mut P, *const c_char) -> S;
+        ca_graph_save_opts: fn(CP, *const c_char, *const ca_save_options_t) -> S;
+        ca_arrays_save_opts: fn(*const CP, usize, *const c_char, *const ca_save_options_t) -> S;
+        ca_graph_kernel_version: fn(*mut i32, CP, *const c_char) -> S;
     }
 }
 

@@ -241,6 +241,44 @@ fn graph_and_array_files_when_available() {
 }
 
 #[test]
+fn save_with_context_records_kernel_versions() {
+    if !has_function("ca_arrays_save_opts") || !has_function("ca_graph_kernel_version") {
+        return;
+    }
+    let ctx = Context::new(1).unwrap();
+    ctx.register_kernel("rust.vtwice", |ka| {
+        let b = ka.args[0].block().ok_or("not a block")?;
+        let xs = b.as_slice::<f64>().ok_or("not float64")?;
+        let out: Vec<f64> = xs.iter().map(|v| v * 2.0).collect();
+        Block::from_vec(&b.shape(), &out).map_err(|e| e.to_string())
+    })
+    .unwrap();
+    let x = Array::arange(0.0, 6.0, 1.0, 4, DType::Float64).unwrap();
+    let y = x.map_blocks("rust.vtwice", &[], &[], None).unwrap();
+    let dir = std::env::temp_dir();
+    let ap = dir.join(format!("chunkarray-rust-{}-v.array", std::process::id()));
+    let gp = dir.join(format!("chunkarray-rust-{}-v.graph", std::process::id()));
+    // With the context: the registered version (1) is recorded; without: user kernels are not.
+    y.save_with_context(ap.to_str().unwrap(), &ctx).unwrap();
+    let g = Graph::load(ap.to_str().unwrap()).unwrap();
+    assert_eq!(g.kernel_version("rust.vtwice").unwrap(), 1);
+    assert_eq!(g.kernel_version("no.such").unwrap_err().code(), "CA_ENOTFOUND");
+    let z = Array::load(ap.to_str().unwrap()).unwrap();
+    assert_eq!(z.compute_vec::<f64>(&ctx).unwrap(), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+    y.graph().unwrap().save_with_context(gp.to_str().unwrap(), &ctx).unwrap();
+    assert_eq!(Graph::load(gp.to_str().unwrap()).unwrap().kernel_version("rust.vtwice").unwrap(), 1);
+    y.save(ap.to_str().unwrap()).unwrap();
+    assert_eq!(Graph::load(ap.to_str().unwrap()).unwrap().kernel_version("rust.vtwice").unwrap(), 0);
+    // A context without the kernel cannot record its version.
+    let bare = Context::new(1).unwrap();
+    let e = y.save_with_context(ap.to_str().unwrap(), &bare).unwrap_err();
+    assert_eq!(e.code(), "CA_ENOTFOUND");
+    assert!(e.message.contains("'rust.vtwice'"), "{}", e.message);
+    std::fs::remove_file(&ap).ok();
+    std::fs::remove_file(&gp).ok();
+}
+
+#[test]
 fn operator_traits() {
     let ctx = Context::new(1).unwrap();
     let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4], &[3]).unwrap();
