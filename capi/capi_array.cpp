@@ -220,9 +220,13 @@ CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_d
                                         const int64_t *shape, const int64_t *strides, const ca_chunks_t *chunks,
                                         uint32_t flags, void (*release)(void *), void *ud) {
   bool borrow = (flags & CA_BUFFER_BORROW) != 0;
-  if (!out || !chunks || (ndim > 0 && !shape) || ndim < 0 || ndim > CA_MAX_NDIM) {
+  const uint32_t known = CA_BUFFER_BORROW | CA_BUFFER_UNIQUE_NAME;
+  if (!out || !chunks || (ndim > 0 && !shape) || ndim < 0 || ndim > CA_MAX_NDIM || (flags & ~known)) {
     if (borrow && release) release(ud);
     if (out) *out = nullptr;
+    if (out && chunks && (flags & ~known))
+      return set_error(CA_EINVAL, ca::str("ca_array_from_buffer: unknown flags 0x", std::hex, flags & ~known,
+                                          " (CA_BUFFER_BORROW and CA_BUFFER_UNIQUE_NAME are defined)"));
     return set_error(CA_EINVAL, !out ? "ca_array_from_buffer: out is NULL"
                                      : !chunks ? "ca_array_from_buffer: chunks is NULL"
                                                : "ca_array_from_buffer: bad ndim or NULL shape");
@@ -241,7 +245,7 @@ CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_d
     throw;
   }
   // from_buffer calls release itself on failure.
-  *out = wrap(ca::from_buffer(data, dtype, sh, strides, ch, borrow, release, ud));
+  *out = wrap(ca::from_buffer(data, dtype, sh, strides, ch, borrow, release, ud, (flags & CA_BUFFER_UNIQUE_NAME) != 0));
   if (!borrow && release) release(ud);
   return CA_OK;
   CA_CATCH

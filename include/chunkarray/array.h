@@ -121,9 +121,18 @@ CA_API const char *ca_array_meta(const ca_array_t *a);
 #define CA_BUFFER_COPY 0u   /**< copy the data now; the caller's buffer is free afterwards */
 #define CA_BUFFER_BORROW 1u /**< zero-copy: blocks view the buffer where they are contiguous; @p release
                                  runs once when no array or block needs the buffer any more */
+#define CA_BUFFER_UNIQUE_NAME 2u /**< a fresh name instead of a token of the contents (dask's
+                                      name=False): no pass over the data to hash it */
 
 /**
  * An array over a caller's buffer (dask's from_array).
+ *
+ * Its name is a token of its contents, as dask's from_array tokenizes a NumPy array: the dtype, the
+ * chunks and the bytes of every block (one fast hashing pass, ~10 GB/s). The same data with the same
+ * chunks gives the same name, copied or borrowed, so expressions over it share graph entries and two
+ * arrays over equal buffers combine. With CA_BUFFER_UNIQUE_NAME every call gets a new name.
+ * @param flags CA_BUFFER_COPY or CA_BUFFER_BORROW, optionally | CA_BUFFER_UNIQUE_NAME; other bits
+ *        are CA_EINVAL.
  * @param strides byte strides per dimension, NULL for C-contiguous; may be negative or zero.
  * @param chunks normalized chunks for @p shape (e.g. from ca_normalize_chunks()).
  * @param release with CA_BUFFER_BORROW: called exactly once when the buffer is no longer needed (also

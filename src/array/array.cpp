@@ -1,6 +1,7 @@
 #include "array/array.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -157,6 +158,12 @@ Tokenizer &Tokenizer::add_bytes(const void *p, size_t n) {
   h1_ = hash_bytes(h1_, p, n);
   h2_ = hash_bytes(h2_ ^ 0x9E3779B97F4A7C15ULL, p, n) + (h1_ >> 7);
   return *this;
+}
+Tokenizer &Tokenizer::add_data(const void *p, size_t n) {
+  uint64_t len = n;
+  add_bytes(&len, sizeof len);
+  const uint64_t d = hash_data(h1_ ^ h2_, p, n);
+  return add_bytes(&d, sizeof d);
 }
 Tokenizer &Tokenizer::add(const std::string &s) {
   uint64_t n = s.size();
@@ -676,7 +683,7 @@ void shared_release_cb(void *p) { static_cast<SharedRelease *>(p)->drop(); }
 }  // namespace
 
 ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &shape, const int64_t *strides,
-                     const Chunks &chunks, bool borrow, void (*release)(void *), void *ud) {
+                     const Chunks &chunks, bool borrow, void (*release)(void *), void *ud, bool unique_name) {
   SharedRelease *owner = nullptr;
   if (borrow) {
     owner = new SharedRelease();
@@ -765,9 +772,15 @@ ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &sh
         }
       }
     }
+    // The name: a token of the contents (copied or borrowed alike), or a fresh one.
     Tokenizer tok("array");
-    tok.add(reinterpret_cast<int64_t>(data)).add(chunks).add(int64_t(dtype)).add(int64_t(borrow));
-    for (const Block *b : blocks) tok.add(reinterpret_cast<int64_t>(b));
+    tok.add(int64_t(dtype)).add(chunks);
+    if (unique_name) {
+      static std::atomic<uint64_t> counter{0};
+      tok.add(counter.fetch_add(1, std::memory_order_relaxed)).add(reinterpret_cast<int64_t>(data));
+    } else {
+      for (const Block *b : blocks) tok.add_data(b->data, size_t(b->nbytes));
+    }
     if (owner) owner->drop();  // the blocks hold their own references
     return from_blocks(tok.name(), chunks, dtype, std::move(blocks));
   } catch (...) {

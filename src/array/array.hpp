@@ -85,6 +85,8 @@ class Tokenizer {
   Tokenizer &add(const Chunks &c);
   Tokenizer &add(const std::vector<Index> &v);
   Tokenizer &add_bytes(const void *p, size_t n);
+  /// The contents of a (large) buffer, with the fast hash_data.
+  Tokenizer &add_data(const void *p, size_t n);
   Tokenizer &add_arg(const ca_arg_t &a);
   std::string name() const;
 
@@ -168,9 +170,12 @@ ArrayPtr rechunk_generated(const ArrayPtr &a, const Chunks &chunks);
 /// Materialize an array from blocks held in memory (adopts the block references).
 ArrayPtr from_blocks(const std::string &name, Chunks chunks, DType dtype, std::vector<const Block *> blocks);
 /// dask's from_array over a caller's buffer. borrow: blocks view contiguous regions (release once
-/// when no block needs the buffer), others are copied.
+/// when no block needs the buffer), others are copied. The name is a token of the contents (dtype,
+/// chunks and the bytes of every block, as dask tokenizes a NumPy array), or with unique_name a
+/// fresh one (dask's name=False: no pass over the data).
 ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &shape, const int64_t *strides,
-                     const Chunks &chunks, bool borrow, void (*release)(void *), void *ud);
+                     const Chunks &chunks, bool borrow, void (*release)(void *), void *ud,
+                     bool unique_name = false);
 
 /// The fused expression of `a` as blockwise arguments over a's output grid: [program bytes, leaf
 /// blocks...] (see array/expr.hpp). For an array without expr: the program is the identity on one

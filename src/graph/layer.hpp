@@ -232,5 +232,7 @@ std::string key_str(const std::string &name, const Index *idx, int32_t n);
 /// FNV-1a style mixing helpers for fingerprints.
 uint64_t hash_mix(uint64_t h, uint64_t v);
 uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+/// A fast hash of a large buffer (content tokens of arrays: ~10 GB/s); not the same as hash_bytes.
+uint64_t hash_data(uint64_t h, const void *p, size_t n);
 
 }  // namespace ca

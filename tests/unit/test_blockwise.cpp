@@ -375,3 +375,116 @@ TEST(Blockwise, ZeroDEmptyAndSizeOne) {
 }
 
 }  // namespace
+
+// dask's from_array names a NumPy array by a token of its contents: the same data gives the same
+// name (copied or borrowed), other data, chunks, dtype or shape another; name=False (here
+// CA_BUFFER_UNIQUE_NAME) a fresh one. Equal-named arrays combine, and so do arrays persisted twice.
+TEST(Blockwise, FromBufferNamesAreContentTokens) {
+  Ctx c;
+  std::vector<double> v = iota(24, 0.5), w = v;
+  std::vector<int64_t> nb, sz;
+  int64_t shape[2] = {4, 6}, shape2[2] = {6, 4}, shape1[1] = {24};
+  ca_chunks_t ch = view({{1, 3}, {6}}, nb, sz);
+  auto make = [&](const void *data, ca_dtype_t dt, int64_t *sh, int32_t nd, const ca_chunks_t *chunks, uint32_t flags) {
+    ca_array_t *a = nullptr;
+    EXPECT_EQ(ca_array_from_buffer(&a, data, dt, nd, sh, nullptr, chunks, flags, nullptr, nullptr), CA_OK)
+        << ca_last_error_message();
+    return a;
+  };
+  auto name = [](const ca_array_t *a) { return std::string(ca_array_name(a)); };
+  ca_array_t *a = make(v.data(), CA_FLOAT64, shape, 2, &ch, CA_BUFFER_COPY);
+  ca_array_t *b = make(w.data(), CA_FLOAT64, shape, 2, &ch, CA_BUFFER_COPY);      // equal data elsewhere
+  ca_array_t *bb = make(w.data(), CA_FLOAT64, shape, 2, &ch, CA_BUFFER_BORROW);   // borrowed, same values
+  EXPECT_EQ(name(a), name(b));
+  EXPECT_EQ(name(a), name(bb));
+  EXPECT_EQ(name(a).rfind("array-", 0), 0u) << name(a);
+  // Other values (one element), other chunks, dtype (the same bytes as int64), shape: other names.
+  w[23] += 1;
+  ca_array_t *d1 = make(w.data(), CA_FLOAT64, shape, 2, &ch, CA_BUFFER_COPY);
+  w[23] -= 1;
+  std::vector<int64_t> nb2, sz2;
+  ca_chunks_t ch2 = view({{2, 2}, {6}}, nb2, sz2);
+  ca_array_t *d2 = make(v.data(), CA_FLOAT64, shape, 2, &ch2, CA_BUFFER_COPY);
+  ca_array_t *d3 = make(v.data(), CA_INT64, shape, 2, &ch, CA_BUFFER_COPY);
+  std::vector<int64_t> nb3, sz3, nb4, sz4;
+  ca_chunks_t ch3 = view({{6}, {4}}, nb3, sz3), ch4 = view({{24}}, nb4, sz4);
+  ca_array_t *d4 = make(v.data(), CA_FLOAT64, shape2, 2, &ch3, CA_BUFFER_COPY);
+  ca_array_t *d5 = make(v.data(), CA_FLOAT64, shape1, 1, &ch4, CA_BUFFER_COPY);
+  for (ca_array_t *d : {d1, d2, d3, d4, d5}) EXPECT_NE(name(a), name(d));
+  EXPECT_NE(name(d4), name(d5));
+  // A fresh name per call with CA_BUFFER_UNIQUE_NAME (copied or borrowed).
+  ca_array_t *u1 = make(v.data(), CA_FLOAT64, shape, 2, &ch, CA_BUFFER_COPY | CA_BUFFER_UNIQUE_NAME);
+  ca_array_t *u2 = make(v.data(), CA_FLOAT64, shape, 2, &ch, CA_BUFFER_COPY | CA_BUFFER_UNIQUE_NAME);
+  ca_array_t *u3 = make(v.data(), CA_FLOAT64, shape, 2, &ch, CA_BUFFER_BORROW | CA_BUFFER_UNIQUE_NAME);
+  EXPECT_NE(name(u1), name(u2));
+  EXPECT_NE(name(u1), name(u3));
+  EXPECT_NE(name(u1), name(a));
+  // Unknown flag bits: a clear error (release still runs once for a borrow).
+  g_released = 0;
+  ca_array_t *bad = reinterpret_cast<ca_array_t *>(0x1);
+  EXPECT_EQ(ca_array_from_buffer(&bad, v.data(), CA_FLOAT64, 2, shape, nullptr, &ch, CA_BUFFER_BORROW | 8u, on_release,
+                                 nullptr),
+            CA_EINVAL);
+  EXPECT_EQ(bad, nullptr);
+  EXPECT_EQ(g_released, 1);
+  EXPECT_NE(std::string(ca_last_error_message()).find("unknown flags 0x8"), std::string::npos)
+      << ca_last_error_message();
+
+  // Equal-named arrays combine: their graphs merge (one shared layer), computed together or
+  // concatenated; so do two persists of the same array.
+  {
+    ca_graph_t *ga = nullptr, *gb = nullptr;
+    ASSERT_EQ(ca_array_graph(&ga, a), CA_OK);
+    ASSERT_EQ(ca_array_graph(&gb, bb), CA_OK);
+    EXPECT_EQ(ca_graph_merge(ga, gb), CA_OK) << ca_last_error_message();
+    EXPECT_EQ(ca_graph_num_layers(ga), 1);
+    ca_graph_free(ga);
+    ca_graph_free(gb);
+    const ca_array_t *pair[2] = {a, bb};
+    ca_block_t *outs[2] = {nullptr, nullptr};
+    ASSERT_EQ(ca_array_compute_many(outs, c.ctx, pair, 2, nullptr), CA_OK) << ca_last_error_message();
+    for (ca_block_t *o : outs) {
+      ASSERT_NE(o, nullptr);
+      EXPECT_EQ(std::memcmp(ca_block_data(o), v.data(), 24 * sizeof(double)), 0);
+      ca_block_free(o);
+    }
+    ca_array_t *cat = nullptr;
+    ASSERT_EQ(ca_array_concatenate(&cat, pair, 2, 0), CA_OK) << ca_last_error_message();
+    std::vector<double> vv(v);
+    vv.insert(vv.end(), v.begin(), v.end());
+    ca::test::expect_equal(compute(c.ctx, cat), ca::test::npy_of(CA_FLOAT64, {8, 6}, vv.data()), "concatenate");
+    ca_array_free(cat);
+  }
+  std::vector<double> twice(24), thrice(24);
+  for (size_t i = 0; i < 24; ++i) twice[i] = 2 * v[i], thrice[i] = 3 * v[i];
+  ca_array_t *s = nullptr, *p1 = nullptr, *p2 = nullptr, *s2 = nullptr, *s3 = nullptr;
+  ASSERT_EQ(ca_array_binary(&s, CA_OP_ADD, a, b), CA_OK) << ca_last_error_message();
+  ca::test::expect_equal(compute(c.ctx, s), ca::test::npy_of(CA_FLOAT64, {4, 6}, twice.data()), "a + b over equal buffers");
+  ASSERT_EQ(ca_array_binary(&s2, CA_OP_ADD, s, bb), CA_OK) << ca_last_error_message();
+  ca::test::expect_equal(compute(c.ctx, s2), ca::test::npy_of(CA_FLOAT64, {4, 6}, thrice.data()), "a + b + borrowed");
+  ASSERT_EQ(ca_array_persist(&p1, c.ctx, a, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_persist(&p2, c.ctx, a, nullptr), CA_OK);
+  EXPECT_EQ(name(p1), name(p2));
+  const ca_array_t *pp[2] = {p1, p2};
+  ASSERT_EQ(ca_array_concatenate(&s3, pp, 2, 1), CA_OK) << ca_last_error_message();
+  {
+    std::vector<double> side(48);
+    for (size_t i = 0; i < 4; ++i)
+      for (size_t j = 0; j < 12; ++j) side[i * 12 + j] = v[i * 6 + j % 6];
+    ca::test::expect_equal(compute(c.ctx, s3), ca::test::npy_of(CA_FLOAT64, {4, 12}, side.data()), "persisted twice");
+  }
+  // 0-d and empty arrays are named by their contents too.
+  double x0 = 7, y0 = 7;
+  ca_chunks_t c0{0, nullptr, nullptr};
+  ca_array_t *z1 = make(&x0, CA_FLOAT64, nullptr, 0, &c0, CA_BUFFER_COPY);
+  ca_array_t *z2 = make(&y0, CA_FLOAT64, nullptr, 0, &c0, CA_BUFFER_COPY);
+  EXPECT_EQ(name(z1), name(z2));
+  int64_t eshape[1] = {0};
+  std::vector<int64_t> nb5, sz5;
+  ca_chunks_t ce = view({{0}}, nb5, sz5);
+  ca_array_t *e1 = make(nullptr, CA_FLOAT64, eshape, 1, &ce, CA_BUFFER_COPY);
+  ca_array_t *e2 = make(nullptr, CA_FLOAT64, eshape, 1, &ce, CA_BUFFER_COPY);
+  EXPECT_EQ(name(e1), name(e2));
+  EXPECT_NE(name(e1), name(z1));
+  for (ca_array_t *x : {a, b, bb, d1, d2, d3, d4, d5, u1, u2, u3, s, s2, s3, p1, p2, z1, z2, e1, e2}) ca_array_free(x);
+}

@@ -1180,7 +1180,12 @@ def asarray(x, chunks="auto"):
 
 
 def from_array(x, chunks="auto", name=None):
-    """An array over a copy of a NumPy-like ``x`` (dask.array.from_array)."""
+    """An array over a copy of a NumPy-like ``x`` (dask.array.from_array).
+
+    As in dask, the array's name is a token of its contents (dtype, chunks, data), so the same data
+    gives the same name; ``name=False`` gives a fresh name without hashing the data. A string
+    ``name`` (xarray passes one) is accepted, and the array is still named by its contents.
+    """
     if isinstance(x, Array):
         return x.rechunk(chunks) if chunks != "auto" else x
     x = np.asarray(x)
@@ -1195,7 +1200,8 @@ def from_array(x, chunks="auto", name=None):
         ch = normalize_chunks(chunks, x.shape, dtype=x.dtype)
     st, keep = _chunks_struct(ch)
     return Array._new(lib().ca_array_from_buffer, x.ctypes.data if x.nbytes else None, dt, x.ndim,
-                      _i64arr(x.shape), None, ctypes.byref(st), C.BUFFER_COPY, C.FREE_FN(), None)
+                      _i64arr(x.shape), None, ctypes.byref(st),
+                      C.BUFFER_COPY | (C.BUFFER_UNIQUE_NAME if name is False else 0), C.FREE_FN(), None)
 
 
 def _shape_chunks(shape, chunks, dtype):

@@ -613,3 +613,23 @@ def test_slicing_random_against_numpy():
             def nz(ch):
                 return tuple(tuple(c for c in dim if c) for dim in ch)
             assert nz(got.chunks) == nz(e.chunks), (idx, got.chunks, e.chunks)
+
+
+def test_from_array_names_are_content_tokens():
+    # As dask.array.from_array: the same data gives the same name, other data or chunks another;
+    # name=False a fresh one; a string name (xarray passes one) is accepted.
+    x = np.arange(12.0).reshape(3, 4)
+    a, b = ca.from_array(x, chunks=2), ca.from_array(x.copy(), chunks=2)
+    assert a.name == b.name
+    assert da.from_array(x, chunks=2).name == da.from_array(x.copy(), chunks=2).name  # dask agrees
+    assert ca.from_array(x + 1, chunks=2).name != a.name
+    assert ca.from_array(x, chunks=3).name != a.name
+    assert ca.from_array(x.astype(np.float32), chunks=2).name != a.name
+    u1, u2 = ca.from_array(x, chunks=2, name=False), ca.from_array(x, chunks=2, name=False)
+    assert len({u1.name, u2.name, a.name}) == 3
+    assert ca.from_array(x, chunks=2, name="xarray-abc").name == a.name
+    # Equal-named arrays combine.
+    np.testing.assert_array_equal(ca.concatenate([a, b]).compute(), np.concatenate([x, x]))
+    r1, r2 = ca.compute(a, b)
+    np.testing.assert_array_equal(r1, x)
+    np.testing.assert_array_equal(r2, x)
