@@ -215,17 +215,73 @@ CA_API ca_status_t ca_graph_kernel_version(int32_t *out, const ca_graph_t *graph
 
 #ifdef CA_HAVE_CAPNP
 
-CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path) {
-  return ca_graph_save_opts(graph, path, nullptr);
-}
+}  // extern "C"
 
-CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path, const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL(graph);
-  CA_ARG_NOT_NULL(path);
+namespace {
+
+// The save calls with and without options share these; `fn` is the public name errors give.
+ca_status_t graph_save(const char *fn, const ca_graph_t *graph, const char *path, const ca_save_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, graph);
+  CA_ARG_NOT_NULL_IN(fn, path);
   CA_TRY
-  fmt::save_file(graph->g, {}, path, save_versions(opts, "ca_graph_save_opts"));
+  fmt::save_file(graph->g, {}, path, save_versions(opts, fn));
   return CA_OK;
   CA_CATCH
+}
+
+ca_status_t graph_save_buffer(const char *fn, const ca_graph_t *graph, void **data, size_t *size,
+                              const ca_save_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, data);
+  *data = nullptr;
+  CA_ARG_NOT_NULL_IN(fn, size);
+  *size = 0;
+  CA_ARG_NOT_NULL_IN(fn, graph);
+  CA_TRY
+  auto bytes = fmt::save_bytes(graph->g, {}, save_versions(opts, fn));
+  *data = copy_out(bytes);
+  *size = bytes.size();
+  return CA_OK;
+  CA_CATCH
+}
+
+ca_status_t arrays_save(const char *fn, const ca_array_t *const *arrays, size_t n, const char *path,
+                        const ca_save_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, path);
+  CA_TRY
+  auto versions = save_versions(opts, fn);
+  std::vector<fmt::ArrayEntry> entries;
+  auto g = merged(arrays, n, entries, fn);
+  fmt::save_file(*g, entries, path, versions);
+  return CA_OK;
+  CA_CATCH
+}
+
+ca_status_t arrays_save_buffer(const char *fn, const ca_array_t *const *arrays, size_t n, void **data, size_t *size,
+                               const ca_save_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, data);
+  *data = nullptr;
+  CA_ARG_NOT_NULL_IN(fn, size);
+  *size = 0;
+  CA_TRY
+  auto versions = save_versions(opts, fn);
+  std::vector<fmt::ArrayEntry> entries;
+  auto g = merged(arrays, n, entries, fn);
+  auto bytes = fmt::save_bytes(*g, entries, versions);
+  *data = copy_out(bytes);
+  *size = bytes.size();
+  return CA_OK;
+  CA_CATCH
+}
+
+}  // namespace
+
+extern "C" {
+
+CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path) {
+  return graph_save("ca_graph_save", graph, path, nullptr);
+}
+CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path, const ca_save_options_t *opts) {
+  return graph_save("ca_graph_save_opts", graph, path, opts);
 }
 
 CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *path) {
@@ -238,22 +294,11 @@ CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *path) {
 }
 
 CA_API ca_status_t ca_graph_save_buffer(const ca_graph_t *graph, void **data, size_t *size) {
-  return ca_graph_save_buffer_opts(graph, data, size, nullptr);
+  return graph_save_buffer("ca_graph_save_buffer", graph, data, size, nullptr);
 }
-
 CA_API ca_status_t ca_graph_save_buffer_opts(const ca_graph_t *graph, void **data, size_t *size,
                                              const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL(data);
-  *data = nullptr;
-  CA_ARG_NOT_NULL(size);
-  *size = 0;
-  CA_ARG_NOT_NULL(graph);
-  CA_TRY
-  auto bytes = fmt::save_bytes(graph->g, {}, save_versions(opts, "ca_graph_save_buffer_opts"));
-  *data = copy_out(bytes);
-  *size = bytes.size();
-  return CA_OK;
-  CA_CATCH
+  return graph_save_buffer("ca_graph_save_buffer_opts", graph, data, size, opts);
 }
 
 CA_API ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *data, size_t size) {
@@ -266,40 +311,19 @@ CA_API ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *data, size
 }
 
 CA_API ca_status_t ca_arrays_save(const ca_array_t *const *arrays, size_t n, const char *path) {
-  return ca_arrays_save_opts(arrays, n, path, nullptr);
+  return arrays_save("ca_arrays_save", arrays, n, path, nullptr);
 }
-
 CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *arrays, size_t n, const char *path,
                                        const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL(path);
-  CA_TRY
-  auto versions = save_versions(opts, "ca_arrays_save_opts");
-  std::vector<fmt::ArrayEntry> entries;
-  auto g = merged(arrays, n, entries, "ca_arrays_save");
-  fmt::save_file(*g, entries, path, versions);
-  return CA_OK;
-  CA_CATCH
+  return arrays_save("ca_arrays_save_opts", arrays, n, path, opts);
 }
 
 CA_API ca_status_t ca_arrays_save_buffer(const ca_array_t *const *arrays, size_t n, void **data, size_t *size) {
-  return ca_arrays_save_buffer_opts(arrays, n, data, size, nullptr);
+  return arrays_save_buffer("ca_arrays_save_buffer", arrays, n, data, size, nullptr);
 }
-
 CA_API ca_status_t ca_arrays_save_buffer_opts(const ca_array_t *const *arrays, size_t n, void **data, size_t *size,
                                               const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL(data);
-  *data = nullptr;
-  CA_ARG_NOT_NULL(size);
-  *size = 0;
-  CA_TRY
-  auto versions = save_versions(opts, "ca_arrays_save_buffer_opts");
-  std::vector<fmt::ArrayEntry> entries;
-  auto g = merged(arrays, n, entries, "ca_arrays_save_buffer");
-  auto bytes = fmt::save_bytes(*g, entries, versions);
-  *data = copy_out(bytes);
-  *size = bytes.size();
-  return CA_OK;
-  CA_CATCH
+  return arrays_save_buffer("ca_arrays_save_buffer_opts", arrays, n, data, size, opts);
 }
 
 CA_API ca_status_t ca_arrays_load(ca_array_t ***out, size_t *n, const char *path) {

@@ -65,3 +65,8 @@ std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *wh
   do {                                                                                \
     if (!(p)) return ::ca::capi::set_error(CA_EINVAL, std::string(__func__) + ": " #p " is NULL"); \
   } while (0)
+/// The same, naming the public function `fn` (for implementations shared by several entry points).
+#define CA_ARG_NOT_NULL_IN(fn, p)                                                                 \
+  do {                                                                                           \
+    if (!(p)) return ::ca::capi::set_error(CA_EINVAL, std::string(fn) + ": " #p " is NULL");     \
+  } while (0)

@@ -1498,6 +1498,16 @@ const char *capi_case_graph_kernel_versions(void) {
   CHECK(v == 0);
   CHECK_MSG_HAS("'nope'");
   CHECK_ST(ca_graph_kernel_version(NULL, g, "fill"), CA_EINVAL);
+  /* The save calls with and without options share their implementation; errors name the one called. */
+  CHECK_ST(ca_graph_save(NULL, "unused.cagraph"), CA_EINVAL);
+  CHECK_MSG_HAS("ca_graph_save: graph is NULL");
+  CHECK_ST(ca_graph_save_opts(NULL, "unused.cagraph", &so), CA_EINVAL);
+  CHECK_MSG_HAS("ca_graph_save_opts: graph is NULL");
+  CHECK_ST(ca_arrays_save_buffer(NULL, 1, &data, &size), CA_EINVAL);
+  CHECK_MSG_HAS("ca_arrays_save_buffer:");
+  CHECK(data == NULL && size == 0);
+  data = SENTINEL;
+  size = 1;
   ko.version = 2;
   CHECK_OK(ca_context_new(&v2, NULL));
   CHECK_OK(ca_context_register(v2, "fill", k_fill, &ko));
