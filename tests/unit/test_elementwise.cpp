@@ -920,20 +920,6 @@ namespace {
 
 constexpr Index kRows = 3, kCols = 1300;  // blocks of 2 x 1300 and 1 x 1300: 5 tiles + a remainder
 
-ca_scalar_t f64s(double v) {
-  ca_scalar_t s{};
-  s.kind = CA_FLOAT64;
-  s.re = v;
-  return s;
-}
-ca_scalar_t i64s(int64_t v) {
-  ca_scalar_t s{};
-  s.kind = CA_INT64;
-  s.i64 = v;
-  s.re = double(v);
-  return s;
-}
-
 template <class T>
 std::vector<T> computed(const ArrayPtr &a) {
   Npy n = ca::test::compute_npy(a);
@@ -961,9 +947,9 @@ TEST(Elementwise, ManyTilesPerBlockVsLoops) {
   ArrayPtr S = from_buffer(one.data(), CA_FLOAT64, {1, 1}, nullptr, {{1}, {1}}, false, nullptr, nullptr);
 
   // e = ((a + 1.5) * row - col) / 2 + maximum(a, col) * s: five registers live at once.
-  ArrayPtr t1 = elementwise_scalar(CA_OP_ADD, A, f64s(1.5), false);
+  ArrayPtr t1 = elementwise_scalar(CA_OP_ADD, A, py_float(1.5), false);
   ArrayPtr t2 = elementwise_binary(CA_OP_SUB, elementwise_binary(CA_OP_MUL, t1, R), C);
-  ArrayPtr t3 = elementwise_scalar(CA_OP_DIV, t2, f64s(2.0), false);
+  ArrayPtr t3 = elementwise_scalar(CA_OP_DIV, t2, py_float(2.0), false);
   ArrayPtr e = elementwise_binary(CA_OP_ADD, t3, elementwise_binary(CA_OP_MUL, elementwise_binary(CA_OP_MAXIMUM, A, C), S));
   std::vector<double> want(static_cast<size_t>(n));
   for (Index i = 0; i < kRows; ++i)
@@ -1020,7 +1006,7 @@ TEST(Elementwise, ManyTilesPerBlockVsLoops) {
   std::vector<uint8_t> gu8 = computed<uint8_t>(elementwise_binary(CA_OP_SUB, U8, elementwise_binary(CA_OP_MUL, U8, U8)));
   std::vector<int32_t> g32i = computed<int32_t>(elementwise_binary(CA_OP_MUL, I32, I32));
   std::vector<int64_t> g64 = computed<int64_t>(
-      elementwise_scalar(CA_OP_MOD, elementwise_scalar(CA_OP_MUL, I64, i64s(3), false), i64s(1009), false));
+      elementwise_scalar(CA_OP_MOD, elementwise_scalar(CA_OP_MUL, I64, py_int(3), false), py_int(1009), false));
   for (Index k = 0; k < n; ++k) {
     const size_t q = size_t(k);
     ASSERT_EQ(g8[q], int8_t(uint8_t(uint8_t(i8[q]) * uint8_t(i8[q]) + uint8_t(i8[q])))) << k;
@@ -1037,7 +1023,7 @@ TEST(Elementwise, ManyTilesPerBlockVsLoops) {
   std::vector<std::complex<double>> gz =
       computed<std::complex<double>>(elementwise_binary(CA_OP_ADD, elementwise_binary(CA_OP_MUL, Z, Z), A));
   ArrayPtr mask = elementwise_binary(CA_OP_AND, elementwise_binary(CA_OP_GT, A, R),
-                                     elementwise_binary(CA_OP_LT, A, elementwise_scalar(CA_OP_ADD, C, f64s(10), false)));
+                                     elementwise_binary(CA_OP_LT, A, elementwise_scalar(CA_OP_ADD, C, py_float(10), false)));
   std::vector<bool> wantb(static_cast<size_t>(n));
   std::vector<uint8_t> gb(static_cast<size_t>(n));
   {
