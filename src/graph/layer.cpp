@@ -71,8 +71,8 @@ uint64_t hash_data(uint64_t h, const void *p, size_t n) {
       v[k] = rotl(v[k] + w * P2, 31) * P1;
     }
   }
-  uint64_t r = rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18);
-  return hash_bytes(hash_mix(r, uint64_t(n)), c + i, n - i);
+  const uint64_t r = hash_mix(rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18), uint64_t(n));
+  return i < n ? hash_bytes(r, c + i, n - i) : r;  // p may be NULL when n is 0
 }
 
 std::string key_str(const std::string &name, const Index *idx, int32_t n) {
