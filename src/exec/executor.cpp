@@ -6,6 +6,10 @@
 
 namespace ca {
 
+namespace detail {
+void (*g_completion_probe)() = nullptr;
+}  // namespace detail
+
 namespace {
 constexpr size_t kCacheLine = 64;
 constexpr int64_t kRootBatch = 4;
@@ -69,8 +73,14 @@ class Run : public std::enable_shared_from_this<Run> {
   }
 
   void check_complete() {
-    if (inflight.load(std::memory_order_acquire) != 0) return;
+    // The roots first, then the in-flight count. A worker claims roots by raising `inflight` before
+    // it advances `cursor`, so once every root is seen claimed, a zero count includes every claim.
+    // (Read the other way round, a zero count could be followed by a claim of the last roots and then
+    // an exhausted cursor: the run ended with those roots still to run, and its plan was freed under
+    // them.)
     if (cursor.load(std::memory_order_acquire) < nroots && !cancelled.load(std::memory_order_acquire)) return;
+    if (detail::g_completion_probe) detail::g_completion_probe();
+    if (inflight.load(std::memory_order_acquire) != 0) return;
     if (signalled.exchange(true, std::memory_order_acq_rel)) return;
     std::lock_guard<std::mutex> lk(mu);
     complete = true;

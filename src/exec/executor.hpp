@@ -80,4 +80,10 @@ class Executor {
   friend class Run;
 };
 
+namespace detail {
+/// Test hook (nullptr outside tests): called while a run checks whether it is complete, between its
+/// read of the root cursor and its read of the in-flight count, so a test can widen that window.
+extern void (*g_completion_probe)();
+}  // namespace detail
+
 }  // namespace ca

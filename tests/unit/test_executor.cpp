@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/block.hpp"
+#include "exec/executor.hpp"
 
 namespace {
 
@@ -97,6 +98,12 @@ ca_status_t k_fail_at(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_c
 }
 
 // slow(x): sleeps 2 ms, polls cancellation
+// const, after a short pause: the roots of a run finish at different times.
+ca_status_t k_slow_const(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *kc, void *) {
+  std::this_thread::sleep_for(std::chrono::microseconds(50 + 97 * (int64_t(scalar(a[0])) % 7)));
+  return k_const(out, a, n, kc, nullptr);
+}
+
 ca_status_t k_slow(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *kc, void *) {
   for (int i = 0; i < 20 && !ca_kernel_cancelled(kc); ++i) std::this_thread::sleep_for(std::chrono::microseconds(100));
   return k_add(out, a, n, kc, nullptr);
@@ -114,6 +121,7 @@ struct Env {
     EXPECT_EQ(ca_context_register(ctx, "ones", k_ones, nullptr), CA_OK);
     EXPECT_EQ(ca_context_register(ctx, "addc", k_addc, nullptr), CA_OK);
     EXPECT_EQ(ca_context_register(ctx, "slow", k_slow, nullptr), CA_OK);
+    EXPECT_EQ(ca_context_register(ctx, "slow_const", k_slow_const, nullptr), CA_OK);
     EXPECT_EQ(ca_graph_new(&g), CA_OK);
   }
   ~Env() {
@@ -342,6 +350,50 @@ TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
     });
   for (auto &t : ts) t.join();
   EXPECT_EQ(ok.load(), 20);
+}
+
+// Regression: a run was declared complete by reading the in-flight count and then the root cursor.
+// A worker claiming the last roots raises the count and then advances the cursor, so a finishing
+// worker preempted between its two reads saw a zero count and an exhausted cursor while those roots
+// were still to run: compute returned early and the plan was freed under the running task (ASan:
+// heap-use-after-free in unit/reduce under parallel test load). A stress test: the probe sleeps
+// between the two reads; with the old order this crashed in about 1 of 4 runs at 4 workers
+// (0 of 60 runs fail with the fix).
+TEST_P(ExecutorTest, CompletionWaitsForEveryClaimedRoot) {
+  Env e(GetParam());
+  constexpr int64_t kRoots = 202;  // tiny tasks: the workers are often all between claims at once
+  std::vector<ca_arg_t> refs;
+  std::vector<int64_t> idx(kRoots);
+  for (int64_t i = 0; i < kRoots; ++i) {
+    idx[size_t(i)] = i;
+    ca_key_t k{"leaf", &idx[size_t(i)], 1};
+    ca_arg_t c = ca_arg_f64(double(i + 1));
+    ASSERT_EQ(ca_graph_add_task(e.g, &k, "const", &c, 1), CA_OK);
+    refs.push_back(ca_arg_key("leaf", &idx[size_t(i)], 1));
+  }
+  int64_t z = 0;
+  ca_key_t total{"total", &z, 1};
+  ASSERT_EQ(ca_graph_add_task(e.g, &total, "add", refs.data(), refs.size()), CA_OK);
+  static std::atomic<int> calls{0};
+  struct Probe {
+    Probe() {
+      ca::detail::g_completion_probe = [] {
+        std::this_thread::sleep_for(std::chrono::microseconds(5 + 37 * (calls.fetch_add(1) % 11)));
+      };
+    }
+    ~Probe() { ca::detail::g_completion_probe = nullptr; }
+  } probe;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
+  int bad = 0, runs = 0;
+  while (std::chrono::steady_clock::now() < deadline && bad == 0) {
+    ca_block_t *r = nullptr;
+    if (ca_compute(e.ctx, e.g, &total, 1, &r, nullptr) != CA_OK || !r ||
+        *static_cast<double *>(ca_block_data(r)) != double(kRoots * (kRoots + 1) / 2))
+      ++bad;
+    ca_block_free(r);
+    ++runs;
+  }
+  EXPECT_EQ(bad, 0) << "a compute returned before its tasks ran (" << runs << " computes)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(0, 1, 2, 4),
