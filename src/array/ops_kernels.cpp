@@ -8,18 +8,15 @@
 // over __restrict pointers, compiled for baseline x86-64 and for AVX2). Register buffers are reused
 // once their value is dead, so a long chain needs only a few tiles of scratch memory.
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <memory>
-#include <type_traits>
 
 #include "array/create.hpp"
 #include "array/expr.hpp"
 #include "array/expr_instr.hpp"
-#include "core/isa.hpp"
 #include "kernel/kernel.hpp"
 
 namespace ca {
