@@ -424,6 +424,31 @@ func (a *Array) Save(path string) error {
 	return call(func() C.ca_status_t { return C.cag_ca_array_save(a.h, p) })
 }
 
+// SaveWithContext is Save recording, for every kernel the graph uses, the version registered in ctx
+// (a loaded graph then refuses to compute where another version is registered). Needs
+// ca_arrays_save_opts in the library.
+func (a *Array) SaveWithContext(path string, ctx *Context) error {
+	if !HasFunction("ca_arrays_save_opts") {
+		return &Error{Status: -13, Message: "ca_arrays_save_opts is not in the loaded library"}
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	o := saveOptions(ctx)
+	arr := (**C.ca_array_t)(C.malloc(C.size_t(unsafe.Sizeof(a.h))))
+	defer C.free(unsafe.Pointer(arr))
+	*arr = a.h
+	return call(func() C.ca_status_t { return C.cag_ca_arrays_save_opts(arr, 1, p, &o) })
+}
+
+func saveOptions(ctx *Context) C.ca_save_options_t {
+	var o C.ca_save_options_t
+	o.struct_size = C.uint32_t(unsafe.Sizeof(o))
+	if ctx != nil {
+		o.context = ctx.h
+	}
+	return o
+}
+
 // Graph is the array's task graph.
 func (a *Array) Graph() (*Graph, error) {
 	var g *C.ca_graph_t
@@ -474,6 +499,30 @@ func (g *Graph) Save(path string) error {
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
 	return call(func() C.ca_status_t { return C.cag_ca_graph_save(g.h, p) })
+}
+
+// SaveWithContext is Save recording the kernel versions registered in ctx (see Array.SaveWithContext).
+func (g *Graph) SaveWithContext(path string, ctx *Context) error {
+	if !HasFunction("ca_graph_save_opts") {
+		return &Error{Status: -13, Message: "ca_graph_save_opts is not in the loaded library"}
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	o := saveOptions(ctx)
+	return call(func() C.ca_status_t { return C.cag_ca_graph_save_opts(g.h, p, &o) })
+}
+
+// KernelVersion is the version of kernel the graph records (0: not recorded, any version runs it);
+// an error if no task uses that kernel or its layers record different versions.
+func (g *Graph) KernelVersion(kernel string) (int32, error) {
+	if !HasFunction("ca_graph_kernel_version") {
+		return 0, &Error{Status: -13, Message: "ca_graph_kernel_version is not in the loaded library"}
+	}
+	k := C.CString(kernel)
+	defer C.free(unsafe.Pointer(k))
+	var v C.int32_t
+	err := call(func() C.ca_status_t { return C.cag_ca_graph_kernel_version(&v, g.h, k) })
+	return int32(v), err
 }
 
 // LoadGraph reads a graph saved with Save (needs ca_graph_load in the library).

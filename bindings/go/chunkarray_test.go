@@ -306,6 +306,38 @@ func TestComputeManyPersistPictures(t *testing.T) {
 	near(t, mk(mk(FromNpy(path)).ComputeFloat64s(ctx)), v)
 }
 
+func TestSaveWithContextRecordsKernelVersions(t *testing.T) {
+	if !HasFunction("ca_graph_save_opts") || !HasFunction("ca_graph_kernel_version") {
+		t.Skip("the loaded library has no kernel versions in graph files")
+	}
+	ctx := ctxT(t, 1)
+	x := mk(mk(Arange(0, 12, 1, 5, Float64)).Scalar(OpMul, 2, false))
+	g := mk(x.Graph())
+	if v, err := g.KernelVersion("ca.fused"); err != nil || v != 0 {
+		t.Fatalf("in memory: version %d, %v; want 0 (not recorded)", v, err)
+	}
+	if _, err := g.KernelVersion("nope"); err == nil || err.(*Error).Code() != "CA_ENOTFOUND" {
+		t.Fatalf("unused kernel: %v", err)
+	}
+	dir := t.TempDir()
+	ok(t, g.SaveWithContext(filepath.Join(dir, "g"), ctx))
+	h := mk(LoadGraph(filepath.Join(dir, "g")))
+	if v, err := h.KernelVersion("ca.fused"); err != nil || v != 1 {
+		t.Fatalf("loaded: version %d, %v; want 1", v, err)
+	}
+	ok(t, x.SaveWithContext(filepath.Join(dir, "a"), ctx))
+	y := mk(Load(filepath.Join(dir, "a")))
+	want := make([]float64, 12)
+	for i := range want {
+		want[i] = 2 * float64(i)
+	}
+	near(t, mk(y.ComputeFloat64s(ctx)), want)
+	hy := mk(y.Graph())
+	if v, err := hy.KernelVersion("ca.fused"); err != nil || v != 1 {
+		t.Fatalf("loaded array: version %d, %v; want 1", v, err)
+	}
+}
+
 func TestGraphAndArrayFiles(t *testing.T) {
 	ctx := ctxT(t, 1)
 	x := mk(mk(Arange(0, 12, 1, 5, Float64)).Scalar(OpMul, 2, false))

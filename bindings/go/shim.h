@@ -112,7 +112,11 @@ ca_status_t cag_register_go_kernel(ca_context_t *ctx, const char *name, uintptr_
   X(ca_status_t, ca_graph_save, (const ca_graph_t *g, const char *p), (g, p)) \
   X(ca_status_t, ca_graph_load, (ca_graph_t **o, const char *p), (o, p)) \
   X(ca_status_t, ca_array_save, (const ca_array_t *a, const char *p), (a, p)) \
-  X(ca_status_t, ca_array_load, (ca_array_t **o, const char *p), (o, p))
+  X(ca_status_t, ca_array_load, (ca_array_t **o, const char *p), (o, p)) \
+  X(ca_status_t, ca_graph_save_opts, (const ca_graph_t *g, const char *p, const ca_save_options_t *o), (g, p, o)) \
+  X(ca_status_t, ca_arrays_save_opts, (const ca_array_t *const *a, size_t n, const char *p, \
+      const ca_save_options_t *o), (a, n, p, o)) \
+  X(ca_status_t, ca_graph_kernel_version, (int32_t *o, const ca_graph_t *g, const char *k), (o, g, k))
 
 #define CAG_DECL_VOID(name, params, args) void cag_##name params;
 CAG_FUNCS(CAG_DECL)
