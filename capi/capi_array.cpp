@@ -45,8 +45,9 @@ std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *
   return std::vector<ca::Index>(shape, shape + ndim);
 }
 
-const ca::ArrayPtr &arr(const ca_array_t *a, const char *what) {
-  CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
+// The engine array behind public parameter `param` (the headers name a lone array `a`).
+const ca::ArrayPtr &arr(const ca_array_t *a, const char *what, const char *param = "a") {
+  CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
   return a->a;
 }
 
@@ -337,7 +338,7 @@ CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t
 CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_t *a, const ca_array_t *b) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_binary(op, arr(a, "ca_array_binary"), arr(b, "ca_array_binary")));
+  *out = wrap(ca::elementwise_binary(op, arr(a, "ca_array_binary"), arr(b, "ca_array_binary", "b")));
   return CA_OK;
   CA_CATCH
 }
@@ -353,7 +354,7 @@ CA_API ca_status_t ca_array_where(ca_array_t **out, const ca_array_t *cond, cons
                                   ca_scalar_t sa, ca_scalar_t sb) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_where(arr(cond, "ca_array_where"), a ? a->a : nullptr, b ? b->a : nullptr, sa, sb));
+  *out = wrap(ca::elementwise_where(arr(cond, "ca_array_where", "cond"), a ? a->a : nullptr, b ? b->a : nullptr, sa, sb));
   return CA_OK;
   CA_CATCH
 }
@@ -464,7 +465,8 @@ CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, con
   OUT_INIT(out);
   CA_ARG_NOT_NULL(kernel);
   CA_TRY
-  CA_CHECK(narrays >= 1 && arrays, CA_EINVAL, "ca_array_map_blocks: at least one array is needed");
+  CA_CHECK(arrays || narrays == 0, CA_EINVAL, "ca_array_map_blocks: arrays is NULL with narrays ", narrays);
+  CA_CHECK(narrays >= 1, CA_EINVAL, "ca_array_map_blocks: at least one array is needed");
   CA_CHECK(extra || nextra == 0, CA_EINVAL, "ca_array_map_blocks: extra is NULL with nextra ", nextra);
   ca_map_blocks_options_t o = CA_MAP_BLOCKS_OPTIONS_INIT;
   if (opts) {

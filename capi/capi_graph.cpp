@@ -23,21 +23,21 @@ ca_keylist *keylist_from_names(const std::vector<std::string> &names) {
 
 extern "C" {
 
-CA_API size_t ca_keylist_size(const ca_keylist_t *l) { return l ? l->names.size() : 0; }
+CA_API size_t ca_keylist_size(const ca_keylist_t *list) { return list ? list->names.size() : 0; }
 
-CA_API ca_status_t ca_keylist_get(const ca_keylist_t *l, size_t i, ca_key_t *out) {
-  CA_ARG_NOT_NULL(l);
+CA_API ca_status_t ca_keylist_get(const ca_keylist_t *list, size_t i, ca_key_t *out) {
+  CA_ARG_NOT_NULL(list);
   CA_ARG_NOT_NULL(out);
-  if (i >= l->names.size())
+  if (i >= list->names.size())
     return set_error(CA_EINVAL, "ca_keylist_get: index " + std::to_string(i) + " is out of range (size " +
-                                    std::to_string(l->names.size()) + ")");
-  out->name = l->names[i].c_str();
-  out->index = l->idx[i].empty() ? nullptr : l->idx[i].data();
-  out->nindex = int32_t(l->idx[i].size());
+                                    std::to_string(list->names.size()) + ")");
+  out->name = list->names[i].c_str();
+  out->index = list->idx[i].empty() ? nullptr : list->idx[i].data();
+  out->nindex = int32_t(list->idx[i].size());
   return CA_OK;
 }
 
-CA_API void ca_keylist_free(ca_keylist_t *l) { delete l; }
+CA_API void ca_keylist_free(ca_keylist_t *list) { delete list; }
 
 CA_API ca_status_t ca_graph_new(ca_graph_t **out) {
   CA_ARG_NOT_NULL(out);
@@ -48,32 +48,32 @@ CA_API ca_status_t ca_graph_new(ca_graph_t **out) {
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_copy(ca_graph_t **out, const ca_graph_t *g) {
+CA_API ca_status_t ca_graph_copy(ca_graph_t **out, const ca_graph_t *graph) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_TRY
-  *out = new ca_graph(*g);
+  *out = new ca_graph(*graph);
   return CA_OK;
   CA_CATCH
 }
 
-CA_API void ca_graph_free(ca_graph_t *g) { delete g; }
+CA_API void ca_graph_free(ca_graph_t *graph) { delete graph; }
 
-CA_API ca_status_t ca_graph_add_task(ca_graph_t *g, const ca_key_t *key, const char *kernel, const ca_arg_t *args,
+CA_API ca_status_t ca_graph_add_task(ca_graph_t *graph, const ca_key_t *key, const char *kernel, const ca_arg_t *args,
                                      size_t nargs) {
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(key);
   CA_ARG_NOT_NULL(kernel);
   CA_TRY
-  g->g.add_task(key_ref(key), kernel, args, nargs);
+  graph->g.add_task(key_ref(key), kernel, args, nargs);
   return CA_OK;
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_add_blockwise(ca_graph_t *g, const char *name, const char *out_index, const char *kernel,
+CA_API ca_status_t ca_graph_add_blockwise(ca_graph_t *graph, const char *name, const char *out_index, const char *kernel,
                                           const ca_arg_t *args, size_t nargs, const ca_blockwise_options_t *opts) {
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(name);
   CA_ARG_NOT_NULL(out_index);
   CA_ARG_NOT_NULL(kernel);
@@ -83,45 +83,45 @@ CA_API ca_status_t ca_graph_add_blockwise(ca_graph_t *g, const char *name, const
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "blockwise options struct_size is too small");
     if (opts->struct_size >= offsetof(ca_blockwise_options_t, numblocks) + sizeof(void *)) nb = opts->numblocks;
   }
-  g->g.add_blockwise(name, out_index, kernel, args, nargs, nb);
+  graph->g.add_blockwise(name, out_index, kernel, args, nargs, nb);
   return CA_OK;
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_add_partial_reduce(ca_graph_t *g, const char *name, const char *input, const int64_t *split,
+CA_API ca_status_t ca_graph_add_partial_reduce(ca_graph_t *graph, const char *name, const char *input, const int64_t *split,
                                                int32_t nsplit, const char *kernel, const ca_arg_t *extra,
                                                size_t nextra) {
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(name);
   CA_ARG_NOT_NULL(input);
   CA_ARG_NOT_NULL(kernel);
   if (nsplit < 0 || (nsplit > 0 && !split)) return set_error(CA_EINVAL, "ca_graph_add_partial_reduce: bad split");
   CA_TRY
-  g->g.add_partial_reduce(name, input, std::vector<int64_t>(split, split + nsplit), kernel, extra, nextra);
+  graph->g.add_partial_reduce(name, input, std::vector<int64_t>(split, split + nsplit), kernel, extra, nextra);
   return CA_OK;
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_merge(ca_graph_t *g, const ca_graph_t *other) {
-  CA_ARG_NOT_NULL(g);
+CA_API ca_status_t ca_graph_merge(ca_graph_t *graph, const ca_graph_t *other) {
+  CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(other);
   CA_TRY
-  ca::Graph merged = g->g;  // all or nothing
+  ca::Graph merged = graph->g;  // all or nothing
   merged.merge(other->g);
-  g->g = std::move(merged);
+  graph->g = std::move(merged);
   return CA_OK;
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys) {
+CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   if (!keys && nkeys) return set_error(CA_EINVAL, "ca_graph_cull: keys is NULL with nkeys > 0");
   CA_TRY
   std::vector<ca::KeyRef> refs;
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
-  auto plan = ca::build_plan(g->g, refs.data(), refs.size(), nullptr);
+  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), nullptr);
   // Needed tasks per layer.
   std::unordered_map<const ca::Layer *, std::vector<bool>> keep;
   for (const ca::PlanTask &t : plan->tasks) {
@@ -130,7 +130,7 @@ CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *g, const ca
     v[size_t(t.local)] = true;
   }
   auto res = std::make_unique<ca_graph>();
-  for (const ca::LayerPtr &l : g->g.layers()) {
+  for (const ca::LayerPtr &l : graph->g.layers()) {
     auto it = keep.find(l.get());
     if (it == keep.end()) continue;
     if (l->kind() == ca::LayerKind::Materialized)
@@ -143,37 +143,37 @@ CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *g, const ca
   CA_CATCH
 }
 
-CA_API int64_t ca_graph_num_tasks(const ca_graph_t *g) { return g ? g->g.num_tasks() : -1; }
-CA_API int64_t ca_graph_num_layers(const ca_graph_t *g) { return g ? int64_t(g->g.layers().size()) : -1; }
+CA_API int64_t ca_graph_num_tasks(const ca_graph_t *graph) { return graph ? graph->g.num_tasks() : -1; }
+CA_API int64_t ca_graph_num_layers(const ca_graph_t *graph) { return graph ? int64_t(graph->g.layers().size()) : -1; }
 
-CA_API bool ca_graph_has_key(const ca_graph_t *g, const ca_key_t *key) {
-  if (!g || !key) return false;
+CA_API bool ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key) {
+  if (!graph || !key) return false;
   try {
-    return g->g.has_key(key_ref(key));
+    return graph->g.has_key(key_ref(key));
   } catch (...) {
     return false;
   }
 }
 
-CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *g) {
+CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *graph) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_TRY
   std::vector<std::string> names;
-  for (auto &l : g->g.layers()) names.push_back(l->name());
+  for (auto &l : graph->g.layers()) names.push_back(l->name());
   *out = keylist_from_names(names);
   return CA_OK;
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_graph_t *g, const char *layer) {
+CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_graph_t *graph, const char *layer) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(layer);
   CA_TRY
-  const ca::Layer *l = g->g.find(layer);
+  const ca::Layer *l = graph->g.find(layer);
   if (!l) ca::fail(CA_ENOTFOUND, "no layer named '", layer, "'");
   *out = keylist_from_names(l->deps());
   return CA_OK;
@@ -203,14 +203,14 @@ class DepCollector final : public ca::TaskEmitter {
 };
 }  // namespace
 
-CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *g, const ca_key_t *key) {
+CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *graph, const ca_key_t *key) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(key);
   CA_ARG_NOT_NULL(key->name);
   CA_TRY
-  const ca::Layer *l = g->g.find(key->name);
+  const ca::Layer *l = graph->g.find(key->name);
   int64_t local = l && l->nindex() == key->nindex ? l->find(key->index) : -1;
   if (local < 0) ca::fail(CA_ENOTFOUND, "key ", ca::key_str(key->name, key->index, key->nindex), " is not in the graph");
   auto kl = std::make_unique<ca_keylist>();
@@ -221,13 +221,13 @@ CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *g
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *g, const char *layer) {
+CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *graph, const char *layer) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(layer);
   CA_TRY
-  const ca::Layer *l = g->g.find(layer);
+  const ca::Layer *l = graph->g.find(layer);
   if (!l) ca::fail(CA_ENOTFOUND, "no layer named '", layer, "'");
   auto kl = std::make_unique<ca_keylist>();
   int64_t n = l->num_tasks();
@@ -248,8 +248,8 @@ CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *g, 
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_validate(const ca_graph_t *g, const ca_context_t *ctx, const ca_key_t *keys, size_t nkeys) {
-  CA_ARG_NOT_NULL(g);
+CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t *ctx, const ca_key_t *keys, size_t nkeys) {
+  CA_ARG_NOT_NULL(graph);
   if (!keys && nkeys) return set_error(CA_EINVAL, "ca_graph_validate: keys is NULL with nkeys > 0");
   CA_TRY
   std::vector<ca::KeyRef> refs;
@@ -258,18 +258,18 @@ CA_API ca_status_t ca_graph_validate(const ca_graph_t *g, const ca_context_t *ct
   if (keys) {
     for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
   } else {
-    for (auto &l : g->g.layers()) {
+    for (auto &l : graph->g.layers()) {
       for (int64_t t = 0; t < l->num_tasks(); ++t) {
         store.emplace_back(size_t(l->nindex()));
         l->key_at(t, store.back().data());
       }
     }
     size_t s = 0;
-    for (auto &l : g->g.layers())
+    for (auto &l : graph->g.layers())
       for (int64_t t = 0; t < l->num_tasks(); ++t, ++s)
         refs.push_back({l->name().c_str(), store[s].data(), l->nindex()});
   }
-  ca::build_plan(g->g, refs.data(), refs.size(), ctx ? &ctx->registry : nullptr);
+  ca::build_plan(graph->g, refs.data(), refs.size(), ctx ? &ctx->registry : nullptr);
   return CA_OK;
   CA_CATCH
 }
@@ -291,19 +291,19 @@ CA_API void ca_cancel_reset(ca_cancel_t *c) {
 }
 CA_API void ca_cancel_free(ca_cancel_t *c) { delete c; }
 
-CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys,
+CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,
                               ca_block_t **results, const ca_compute_options_t *opts) {
   if (results)
     for (size_t i = 0; i < nkeys; ++i) results[i] = nullptr;
   CA_ARG_NOT_NULL(ctx);
-  CA_ARG_NOT_NULL(g);
+  CA_ARG_NOT_NULL(graph);
   if (nkeys && (!keys || !results)) return set_error(CA_EINVAL, "ca_compute: keys or results is NULL with nkeys > 0");
   CA_TRY
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   std::vector<ca::KeyRef> refs;
   refs.reserve(nkeys);
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
-  auto plan = ca::build_plan(g->g, refs.data(), refs.size(), &ctx->registry);
+  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->registry);
   auto exec = ctx->executor();
   std::vector<ca::Block *> outs = exec->run(*plan, ro);
   for (size_t i = 0; i < nkeys; ++i) results[i] = outs[i];

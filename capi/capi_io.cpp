@@ -22,8 +22,8 @@ std::optional<ca::Chunks> chunks_in(const ca_chunks_t *c, const char *what) {
   return ca::capi::chunks_in(c, what);
 }
 
-ca::ArrayPtr arr(const ca_array_t *a, const char *what) {
-  CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
+ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *param = "a") {
+  CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
   return ca_capi_unwrap(a);
 }
 

@@ -62,10 +62,10 @@ CA_API void ca_kernel_free(ca_kernel_t *k) { ca::kernel_release(k); }
 CA_API const char *ca_kernel_name(const ca_kernel_t *k) { return k ? k->name.c_str() : nullptr; }
 CA_API int32_t ca_kernel_version(const ca_kernel_t *k) { return k ? k->version : -1; }
 
-CA_API ca_status_t ca_kernel_call(ca_block_t **out, const ca_kernel_t *k, const ca_arg_t *args, size_t nargs) {
+CA_API ca_status_t ca_kernel_call(ca_block_t **out, const ca_kernel_t *kernel, const ca_arg_t *args, size_t nargs) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
-  CA_ARG_NOT_NULL(k);
+  CA_ARG_NOT_NULL(kernel);
   if (!args && nargs) return set_error(CA_EINVAL, "ca_kernel_call: args is NULL with nargs > 0");
   for (size_t i = 0; i < nargs; ++i)
     if (args[i].kind == CA_ARG_KEY || args[i].kind == CA_ARG_INDEXED)
@@ -74,7 +74,7 @@ CA_API ca_status_t ca_kernel_call(ca_block_t **out, const ca_kernel_t *k, const 
   CA_TRY
   ca_kernel_ctx kc;
   kc.key_name = "";
-  *out = ca::kernel_invoke(k, args, nargs, &kc);
+  *out = ca::kernel_invoke(kernel, args, nargs, &kc);
   return CA_OK;
   CA_CATCH
 }

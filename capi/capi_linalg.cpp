@@ -66,6 +66,8 @@ CA_API ca_status_t ca_linalg_outer(ca_array_t **out, const ca_array_t *a, const 
 }
 
 CA_API ca_status_t ca_linalg_qr(ca_array_t **q, ca_array_t **r, const ca_array_t *a) {
+  // Every output is NULL on failure, also when another output pointer is the NULL argument.
+  if (r) *r = nullptr;
   OUT_INIT(q);
   OUT_INIT(r);
   CA_TRY
@@ -83,6 +85,8 @@ CA_API ca_status_t ca_linalg_qr(ca_array_t **q, ca_array_t **r, const ca_array_t
 }
 
 CA_API ca_status_t ca_linalg_svd(ca_array_t **u, ca_array_t **s, ca_array_t **v, const ca_array_t *a) {
+  if (s) *s = nullptr;
+  if (v) *v = nullptr;
   OUT_INIT(u);
   OUT_INIT(s);
   OUT_INIT(v);
@@ -130,10 +134,10 @@ CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, boo
 
 CA_API ca_status_t ca_linalg_lstsq(ca_array_t **x, ca_array_t **residuals, ca_array_t **rank, ca_array_t **s,
                                    const ca_array_t *a, const ca_array_t *b) {
-  OUT_INIT(x);
   if (residuals) *residuals = nullptr;
   if (rank) *rank = nullptr;
   if (s) *s = nullptr;
+  OUT_INIT(x);
   CA_TRY
   ca::linalg::Lstsq f = ca::linalg::lstsq(arr(a, "ca_linalg_lstsq", "a"), arr(b, "ca_linalg_lstsq", "b"));
   ca_array_t *w[4] = {nullptr, nullptr, nullptr, nullptr};

@@ -79,7 +79,8 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
   OUT_INIT(out);
   CA_ARG_NOT_NULL(kernel);
   CA_TRY
-  CA_CHECK(narrays >= 1 && arrays, CA_EINVAL, "ca_array_map_overlap: at least one array is needed");
+  CA_CHECK(arrays || narrays == 0, CA_EINVAL, "ca_array_map_overlap: arrays is NULL with narrays ", narrays);
+  CA_CHECK(narrays >= 1, CA_EINVAL, "ca_array_map_overlap: at least one array is needed");
   CA_CHECK(extra || nextra == 0, CA_EINVAL, "ca_array_map_overlap: extra is NULL with nextra ", nextra);
   ca_map_overlap_options_t o =
       options_in(opts, ca_map_overlap_options_t CA_MAP_OVERLAP_OPTIONS_INIT, "ca_array_map_overlap");

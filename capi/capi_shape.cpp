@@ -10,8 +10,8 @@ ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
 
 namespace {
 
-ca::ArrayPtr in(const ca_array_t *a, const char *what) {
-  CA_CHECK(a, CA_EINVAL, what, ": array is NULL");
+ca::ArrayPtr in(const ca_array_t *a, const char *what, const char *param = "a") {
+  CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
   return ca_capi_unwrap(a);
 }
 

@@ -10,7 +10,7 @@ ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
 
 namespace {
 
-const ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *which = "array") {
+const ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *which = "a") {
   CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
   return ca_capi_unwrap(a);
 }

@@ -36,8 +36,8 @@ ca::RechunkOptions rechunk_options(const ca_context_t *ctx, const ca_rechunk_opt
   return ro;
 }
 
-const ca::ArrayPtr &arr(const ca::ArrayPtr &p, const char *what) {
-  CA_CHECK(p, CA_EINVAL, what, ": array is NULL");
+const ca::ArrayPtr &arr(const ca::ArrayPtr &p, const char *what, const char *param = "a") {
+  CA_CHECK(p, CA_EINVAL, what, ": ", param, " is NULL");
   return p;
 }
 

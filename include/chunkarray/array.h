@@ -137,6 +137,7 @@ CA_API const char *ca_array_meta(const ca_array_t *a);
  * @param chunks normalized chunks for @p shape (e.g. from ca_normalize_chunks()).
  * @param release with CA_BUFFER_BORROW: called exactly once when the buffer is no longer needed (also
  *        on failure); may be NULL.
+ * @param user_data passed to @p release; may be NULL.
  */
 CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_dtype_t dtype, int32_t ndim,
                                         const int64_t *shape, const int64_t *strides, const ca_chunks_t *chunks,
@@ -303,6 +304,7 @@ typedef struct ca_reduce_options {
 /**
  * A builtin reduction over @p naxes axes (naxes 0 with axes NULL: all axes; negative axes count from
  * the end). arg-reductions take one axis or all (flattened index).
+ * @param opts borrowed, may be NULL (the defaults of CA_REDUCE_OPTIONS_INIT).
  */
 CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
                                    int32_t naxes, bool keepdims, const ca_reduce_options_t *opts);
@@ -380,6 +382,9 @@ typedef struct ca_map_blocks_options {
 /**
  * dask's map_blocks: @p kernel on each block of the inputs (aligned by broadcasting like blockwise),
  * followed by @p extra literal arguments (and block_info when asked).
+ * @param arrays borrowed, narrays ≥ 1 entries, none NULL.
+ * @param extra borrowed, may be NULL when nextra is 0.
+ * @param opts borrowed, may be NULL (the defaults of CA_MAP_BLOCKS_OPTIONS_INIT).
  */
 CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, const ca_array_t *const *arrays,
                                        size_t narrays, const ca_arg_t *extra, size_t nextra,
@@ -404,16 +409,20 @@ CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *ar
  * finish and freed at once: peak memory is the result plus the blocks in flight.
  * Fails as ca_compute() does; e.g. CA_EVERSION for an array loaded from a graph file that records a
  * kernel version other than the registered one (format.h). The same holds for every compute call here.
+ * @param opts borrowed, may be NULL (no progress callback, no cancellation), here and in every
+ *        compute call below.
  */
 CA_API ca_status_t ca_array_compute(ca_block_t **out, ca_context_t *ctx, const ca_array_t *a,
                                     const ca_compute_options_t *opts);
 /** Compute into a caller's C-order buffer of exactly ca_array_nbytes() bytes. */
 CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a, void *buffer, size_t nbytes,
                                          const ca_compute_options_t *opts);
-/** Compute several arrays in one pass over their merged graph (shared work runs once). */
+/** Compute several arrays in one pass over their merged graph (shared work runs once).
+ *  @param opts borrowed, may be NULL. */
 CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, const ca_array_t *const *arrays,
                                          size_t narrays, const ca_compute_options_t *opts);
-/** dask's persist: compute and keep the blocks in memory as a new array with the same chunks. */
+/** dask's persist: compute and keep the blocks in memory as a new array with the same chunks.
+ *  @param opts borrowed, may be NULL. */
 CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const ca_array_t *a,
                                     const ca_compute_options_t *opts);
 

@@ -39,6 +39,7 @@ CA_API ca_status_t ca_block_new_zeroed(ca_block_t **out, ca_dtype_t dtype, int32
  * @param data borrowed until @p release runs; must stay valid and unchanged while any reference lives.
  * @param release called exactly once, on any thread, when the last reference goes (also when this call
  *        fails); may be NULL.
+ * @param user_data passed to @p release; may be NULL.
  */
 CA_API ca_status_t ca_block_wrap(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape,
                                  void *data, void (*release)(void *user_data), void *user_data);

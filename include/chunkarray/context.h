@@ -57,7 +57,8 @@ CA_API ca_status_t ca_context_get_config(const char **out, const ca_context_t *c
  * @return CA_OK, CA_EEXISTS (a kernel of that name is registered; use @p replace), CA_EINVAL.
  */
 CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel, bool replace);
-/** Convenience: ca_kernel_new() + ca_context_add_kernel(). free_user_data runs once, also on failure. */
+/** Convenience: ca_kernel_new() + ca_context_add_kernel(). free_user_data runs once, also on failure.
+ *  @param opts borrowed, may be NULL (version 1, no user data), as in ca_kernel_new(). */
 CA_API ca_status_t ca_context_register(ca_context_t *ctx, const char *name, ca_kernel_fn fn,
                                        const ca_kernel_options_t *opts);
 /** Convenience: ca_kernel_new_ffi() + ca_context_add_kernel(). */

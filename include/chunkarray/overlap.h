@@ -139,6 +139,8 @@ typedef struct ca_map_overlap_options {
  * @param kernel borrowed: the name of a kernel registered in the context that computes the result.
  * @param arrays borrowed, @p narrays >= 1 arrays.
  * @param extra borrowed literal arguments appended to every call (may be NULL when nextra is 0).
+ * @param boundary borrowed, ndim entries; NULL: CA_BOUNDARY_NONE on every axis.
+ * @param opts borrowed, may be NULL (the defaults of CA_MAP_OVERLAP_OPTIONS_INIT).
  * @return CA_OK; CA_EINVAL / CA_EUNSUPPORTED as ca_array_overlap(); CA_ETYPE (bad dtype).
  *
  * Example: a 3-point Laplacian `lap(x)[i] = x[i-1] - 2 x[i] + x[i+1]` with zero boundaries:

@@ -94,6 +94,7 @@ CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx
  * The number of rechunk stages (layers) a rechunk of @p a to @p chunks builds: 0 when it returns
  * @p a, 1 for a direct rechunk, more when intermediate chunkings are planned.
  * @param[out] out receives the count (0 on failure).
+ * @param ctx borrowed, may be NULL (then 128 MiB blocks). @param opts borrowed, may be NULL.
  * @return CA_OK; CA_EINVAL (NULL argument, chunks of another shape).
  */
 CA_API ca_status_t ca_array_rechunk_nstages(int64_t *out, const ca_context_t *ctx, const ca_array_t *a,
@@ -133,7 +134,8 @@ CA_API void ca_store_set_error(const ca_store_region_t *region, const char *mess
  * computed, then free it (unless another task still needs it).
  * @param ctx borrowed: its executor, kernels and memory limit run the compute.
  * @param a borrowed.
- * @param sink called for every block; @p user_data is passed through (borrowed).
+ * @param sink called for every block.
+ * @param user_data passed through to @p sink (borrowed); may be NULL.
  * @param opts borrowed, may be NULL: progress, cancellation.
  * @return CA_OK once every block was stored; CA_EINVAL (NULL argument); the sink's status (message:
  *         the block's key and the sink's message); CA_EKERNEL (a kernel failed); CA_ECANCELED;
@@ -147,6 +149,8 @@ CA_API ca_status_t ca_array_store(ca_context_t *ctx, const ca_array_t *a, ca_sto
  * Store several arrays in one compute (work they share is done once); region->array tells which
  * array a block belongs to.
  * @param arrays borrowed, @p narrays entries (0 is allowed: nothing happens).
+ * @param user_data passed through to @p sink (borrowed); may be NULL.
+ * @param opts borrowed, may be NULL: progress, cancellation.
  * @return as ca_array_store().
  */
 CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *const *arrays, size_t narrays,

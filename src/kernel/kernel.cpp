@@ -8,7 +8,7 @@ KernelPtr kernel_new(const std::string &name, ca_kernel_fn fn, int32_t version, 
   try {
     CA_CHECK(!name.empty(), CA_EINVAL, "kernel name is empty");
     CA_CHECK(name.find('\0') == std::string::npos, CA_EINVAL, "kernel name contains a NUL byte");
-    CA_CHECK(fn != nullptr, CA_EINVAL, "kernel function of '", name, "' is NULL");
+    CA_CHECK(fn != nullptr, CA_EINVAL, "fn (the kernel function of '", name, "') is NULL");
     // Graph files record versions as non-negative numbers (0: not recorded).
     CA_CHECK(version >= 0, CA_EINVAL, "kernel '", name, "' has negative version ", version);
   } catch (...) {
