@@ -6,6 +6,7 @@
 #include <chunkarray/chunkarray.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <vector>
@@ -243,6 +244,49 @@ TEST(Overflow, MaterializedKeyIndexInt64Max) {
   key.index = ok;
   EXPECT_EQ(ca_graph_add_task(g, &key, "ca.identity", &arg, 1), CA_OK) << last_msg();
   ca_graph_free(g);
+}
+
+TEST(Overflow, GraphFileKeyIndexInt64Max) {
+  // A saved graph whose one key index is patched to INT64_MAX (what libFuzzer found): the loader
+  // refuses it with CA_EFORMAT instead of overflowing numblocks (max index + 1).
+  const int64_t marker = 0x1122334455667788;  // below 2^62, found once in the file
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_graph_new(&g), CA_OK);
+  int64_t idx[1] = {marker};
+  ca_key_t key{"x", idx, 1};
+  ca_arg_t arg = ca_arg_i64(7);
+  ASSERT_EQ(ca_graph_add_task(g, &key, "ca.identity", &arg, 1), CA_OK) << last_msg();
+  const std::string path = ::testing::TempDir() + "overflow_key_index.cag";
+  ASSERT_EQ(ca_graph_save(g, path.c_str()), CA_OK) << last_msg();
+  ca_graph_free(g);
+  std::string bytes;
+  {
+    FILE *f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, n);
+    std::fclose(f);
+  }
+  const std::string needle(reinterpret_cast<const char *>(&marker), sizeof marker);
+  const size_t at = bytes.find(needle);
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(bytes.find(needle, at + 1), std::string::npos);
+  const int64_t patched = kMax;
+  bytes.replace(at, sizeof patched, reinterpret_cast<const char *>(&patched), sizeof patched);
+  {
+    FILE *f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+  }
+  ca_graph_t *loaded = nullptr;
+  ca_status_t st = ca_graph_load(&loaded, path.c_str());
+  EXPECT_EQ(st, CA_EFORMAT) << last_msg();
+  EXPECT_NE(last_msg().find("key index 9223372036854775807 along dimension 0 is not below 2^62"), std::string::npos)
+      << last_msg();
+  EXPECT_EQ(loaded, nullptr);
+  std::remove(path.c_str());
 }
 
 // ---- context configuration -----------------------------------------------------------------------
