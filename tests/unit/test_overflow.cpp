@@ -13,7 +13,9 @@
 
 #include "core/checked.hpp"
 #include "format/format.hpp"
+#include "core/block.hpp"
 #include "graph/layer.hpp"
+#include "kernel/kernel.hpp"
 
 namespace {
 
@@ -287,6 +289,36 @@ TEST(Overflow, GraphFileKeyIndexInt64Max) {
       << last_msg();
   EXPECT_EQ(loaded, nullptr);
   std::remove(path.c_str());
+}
+
+TEST(Overflow, ReduceAggChecksPartialsBeforeAllocating) {
+  // A mutated graph file's ca.reduce_agg task: an output block shape of 2^40 elements over a partial
+  // of 16 bytes. The partials are checked first: CA_EINVAL, no 2^40-element accumulator.
+  ca::KernelRegistry reg;
+  ca::register_builtin_kernels(reg);
+  ca::KernelPtr k = reg.find("ca.reduce_agg");
+  ASSERT_TRUE(k);
+  const int64_t pshape[2] = {1, 16};
+  ca::BlockRef part(ca::block_new(CA_RAW, 2, pshape, true));
+  ca_arg_t items[1];
+  items[0] = ca_arg_none();
+  items[0].kind = CA_ARG_BLOCK;
+  items[0].u.block = part.get();
+  const int64_t spec[6] = {CA_RED_SUM, CA_FLOAT64, CA_FLOAT64, 1, -1, 0};
+  for (int64_t extent : {k2_40, kMax}) {
+    const int64_t oshape[1] = {extent};
+    ca_arg_t args[3] = {ca_arg_list(items, 1), ca_arg_tuple(spec, 6), ca_arg_tuple(oshape, 1)};
+    ca_kernel_ctx_t kctx;
+    ca_block_t *out = nullptr;
+    EXPECT_EQ(k->fn(&out, args, 3, &kctx, k->user_data), CA_EINVAL) << extent;
+    EXPECT_EQ(out, nullptr);
+    EXPECT_FALSE(kctx.error.empty());
+  }
+  ca_arg_t none[3] = {ca_arg_list(nullptr, 0), ca_arg_tuple(spec, 6), ca_arg_tuple(&k2_40, 1)};
+  ca_kernel_ctx_t kctx;
+  ca_block_t *out = nullptr;
+  EXPECT_EQ(k->fn(&out, none, 3, &kctx, k->user_data), CA_EINVAL);
+  EXPECT_NE(kctx.error.find("no partials"), std::string::npos) << kctx.error;
 }
 
 // ---- context configuration -----------------------------------------------------------------------
