@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "array/array.hpp"
+#include "core/checked.hpp"
 #include "capi_internal.hpp"
 
 namespace {
@@ -59,8 +61,8 @@ std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *wh
   std::vector<std::vector<int64_t>> out(size_t(c->ndim));
   int64_t k = 0;
   for (int32_t d = 0; d < c->ndim; ++d) {
-    CA_CHECK(c->numblocks[d] >= 1 && c->numblocks[d] <= (int64_t(1) << 40), CA_EINVAL, what, ": axis ", d, " has ",
-             c->numblocks[d], " blocks (at least one is needed)");
+    CA_CHECK(c->numblocks[d] >= 1 && c->numblocks[d] <= ca::kMaxBlocksPerAxis, CA_EINVAL, what, ": axis ", d,
+             " has ", c->numblocks[d], " blocks (1..", ca::kMaxBlocksPerAxis, " allowed)");
     out[size_t(d)].assign(c->sizes + k, c->sizes + k + c->numblocks[d]);
     k += c->numblocks[d];
   }

@@ -44,7 +44,9 @@ int64_t parse_bytes(const std::string &s) {
   else if (unit == "gib") mult = 1024.0 * 1024 * 1024;
   else if (unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
   else ca::fail(CA_EINVAL, "'", s, "' has an unknown unit '", unit, "'");
-  return int64_t(v * mult);
+  const double bytes = v * mult;  // 2^63 is exact in a double; everything below it converts
+  if (!(bytes < 9223372036854775808.0)) ca::fail(CA_EINVAL, "'", s, "' is ", bytes, " bytes, more than 2^63-1");
+  return int64_t(bytes);
 }
 
 thread_local std::string t_config_value;

@@ -131,6 +131,9 @@ CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const 
   auto x = arr(a, "ca_array_vindex");
   CA_CHECK(nidx >= 0 && (indices || nidx == 0), CA_EINVAL, "ca_array_vindex: bad indices (nidx ", nidx, ")");
   CA_CHECK(n >= 0, CA_EINVAL, "ca_array_vindex: negative number of points ", n);
+  // Before indices[0..nidx) is read: the caller's array has at most ndim entries.
+  CA_CHECK(nidx <= x->ndim(), CA_EINVAL, "ca_array_vindex: too many indices for array: ", nidx,
+           " index arrays for an array of ", x->ndim(), " dimensions");
   std::vector<std::vector<ca::Index>> store(static_cast<size_t>(nidx));
   std::vector<const std::vector<ca::Index> *> ptrs(static_cast<size_t>(nidx), nullptr);
   for (int32_t d = 0; d < nidx; ++d) {

@@ -5,11 +5,13 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "array/expr.hpp"
+#include "core/checked.hpp"
 #include "exec/executor.hpp"
 #include "graph/plan.hpp"
 #include "kernel/kernel.hpp"
@@ -20,19 +22,12 @@ namespace ca {
 // model
 
 Index Array::size() const {
-  Index n = 1;
-  for (Index s : shape) {
+  for (Index s : shape)
     if (s == kUnknownChunk) return kUnknownChunk;
-    n *= s;
-  }
-  return n;
+  return shape_size(shape);
 }
 
-Index Array::nblocks() const {
-  Index n = 1;
-  for (Index s : numblocks) n *= s;
-  return n;
-}
+Index Array::nblocks() const { return blocks_product(numblocks.data(), numblocks.size(), "array"); }
 
 std::vector<Index> chunks_shape(const Chunks &chunks) {
   CA_CHECK(chunks.size() <= CA_MAX_NDIM, CA_EINVAL, "arrays have at most ", CA_MAX_NDIM, " dimensions, got ",
@@ -41,6 +36,8 @@ std::vector<Index> chunks_shape(const Chunks &chunks) {
   for (size_t d = 0; d < chunks.size(); ++d) {
     Index s = 0;
     CA_CHECK(!chunks[d].empty(), CA_EINVAL, "chunks along axis ", d, " are empty: every dimension has at least one block");
+    CA_CHECK(Index(chunks[d].size()) <= kMaxBlocksPerAxis, CA_EINVAL, "chunks along axis ", d, " have ",
+             chunks[d].size(), " blocks, more than the ", kMaxBlocksPerAxis, " blocks per axis allowed");
     bool unknown = false;
     for (Index c : chunks[d]) {
       if (c == kUnknownChunk) {
@@ -48,7 +45,7 @@ std::vector<Index> chunks_shape(const Chunks &chunks) {
         continue;
       }
       CA_CHECK(c >= 0, CA_EINVAL, "chunk size ", c, " along axis ", d, " is negative");
-      s += c;
+      if (__builtin_add_overflow(s, c, &s)) fail(CA_EINVAL, "chunks along axis ", d, " sum to more than 2^63-1");
     }
     shape.push_back(unknown ? kUnknownChunk : s);
   }
@@ -78,7 +75,7 @@ std::vector<std::vector<Index>> chunk_offsets(const Chunks &chunks) {
     Index acc = 0;
     for (Index c : chunks[d]) {
       off[d].push_back(acc);
-      acc = (acc == kUnknownChunk || c == kUnknownChunk) ? kUnknownChunk : acc + c;
+      acc = (acc == kUnknownChunk || c == kUnknownChunk) ? kUnknownChunk : checked_add(acc, c, "chunk offsets");
     }
   }
   return off;
@@ -107,6 +104,15 @@ ArrayPtr array_from_layer(GraphPtr graph, const std::string &name, Chunks chunks
   auto a = std::make_shared<Array>();
   a->shape = chunks_shape(chunks);
   for (auto &c : chunks) a->numblocks.push_back(Index(c.size()));
+  // Sizes are checked once here, so size(), nbytes(), nblocks() and the offsets and strides
+  // derived from them fit in int64 everywhere after (unknown extents count as 1).
+  {
+    std::vector<Index> known = a->shape;
+    for (Index &e : known)
+      if (e == kUnknownChunk) e = 1;
+    (void)shape_nbytes(known, dtype_size(dtype));
+    (void)blocks_product(a->numblocks.data(), a->numblocks.size(), "array");
+  }
   a->graph = std::move(graph);
   a->name = name;
   a->chunks = std::move(chunks);
@@ -206,9 +212,14 @@ std::string Tokenizer::name() const {
 
 std::vector<Index> blocks_of(Index extent, Index size) {
   CA_CHECK(size > 0, CA_EINVAL, "block size ", size, " must be positive");
+  CA_CHECK(extent >= 0, CA_EINVAL, "extent ", extent, " is negative");
   std::vector<Index> v;
   if (extent == 0) return {0};
-  for (Index s = 0; s < extent; s += size) v.push_back(std::min(size, extent - s));
+  const Index n = extent / size + (extent % size != 0);
+  CA_CHECK(n <= kMaxBlocksPerAxis, CA_EINVAL, "blocks of ", size, " over an extent of ", extent, " make ", n,
+           " blocks, more than the ", kMaxBlocksPerAxis, " blocks per axis allowed");
+  v.reserve(size_t(n));
+  for (Index i = 0; i < n; ++i) v.push_back(std::min(size, extent - i * size));
   return v;
 }
 
@@ -220,9 +231,14 @@ Chunks normalize_chunks(const std::vector<DimChunks> &spec0, const std::vector<I
            shape.size());
   for (size_t d = 0; d < shape.size(); ++d)
     CA_CHECK(shape[d] >= 0, CA_EINVAL, "extent ", shape[d], " of axis ", d, " is negative");
+  (void)shape_nbytes(shape, std::max<size_t>(dtype_size(dtype), 1));  // no array of that shape could exist
   Chunks out(shape.size());
   std::vector<size_t> autos;
+  // Bytes of one block over the non-auto dimensions (saturating: only a budget heuristic).
   Index fixed_bytes = Index(std::max<size_t>(dtype_size(dtype), 1));
+  auto scale = [&fixed_bytes](Index f) {
+    if (__builtin_mul_overflow(fixed_bytes, f, &fixed_bytes)) fixed_bytes = std::numeric_limits<Index>::max();
+  };
   for (size_t d = 0; d < shape.size(); ++d) {
     const DimChunks &c = spec[d];
     if (c.size == CA_CHUNKS_EXPLICIT) {
@@ -230,19 +246,21 @@ Chunks normalize_chunks(const std::vector<DimChunks> &spec0, const std::vector<I
       CA_CHECK(!c.sizes.empty(), CA_EINVAL, "explicit chunks along axis ", d, " are empty");
       for (Index s : c.sizes) {
         CA_CHECK(s >= 0, CA_EINVAL, "chunk size ", s, " along axis ", d, " is negative");
-        sum += s;
+        if (__builtin_add_overflow(sum, s, &sum))
+          fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to more than 2^63-1, shape is ",
+               shape[d]);
       }
       if (sum != shape[d])
         fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to ", sum, ", shape is ",
              shape[d]);
       out[d] = c.sizes;
-      fixed_bytes *= std::max<Index>(*std::max_element(c.sizes.begin(), c.sizes.end()), 1);
+      scale(std::max<Index>(*std::max_element(c.sizes.begin(), c.sizes.end()), 1));
     } else if (c.size == CA_CHUNKS_WHOLE) {
       out[d] = {shape[d]};
-      fixed_bytes *= std::max<Index>(shape[d], 1);
+      scale(std::max<Index>(shape[d], 1));
     } else if (c.size > 0) {
       out[d] = blocks_of(shape[d], c.size);
-      fixed_bytes *= std::max<Index>(std::min(c.size, shape[d]), 1);
+      scale(std::max<Index>(std::min(c.size, shape[d]), 1));
     } else if (c.size == CA_CHUNKS_AUTO) {
       autos.push_back(d);
     } else {
@@ -273,9 +291,12 @@ Chunks normalize_chunks(const std::vector<DimChunks> &spec0, const std::vector<I
       }
     }
     for (size_t d : left) {
-      Index size = std::max<Index>(1, Index(per));
-      Index nblocks = (shape[d] + size - 1) / size;
-      Index even = (shape[d] + nblocks - 1) / nblocks;  // equalize block sizes
+      Index size = per >= double(shape[d]) ? std::max<Index>(shape[d], 1) : std::max<Index>(1, Index(per));
+      Index nblocks = shape[d] / size + (shape[d] % size != 0);
+      CA_CHECK(nblocks <= kMaxBlocksPerAxis, CA_EINVAL, "automatic chunks of ", size, " along axis ", d,
+               " of extent ", shape[d], " make ", nblocks, " blocks, more than the ", kMaxBlocksPerAxis,
+               " blocks per axis allowed: give a larger chunk-size limit");
+      Index even = nblocks == 0 ? 1 : shape[d] / nblocks + (shape[d] % nblocks != 0);  // equalize block sizes
       out[d] = blocks_of(shape[d], std::max<Index>(even, 1));
     }
   }
@@ -305,7 +326,7 @@ struct SpecParser {
     if (p < s.size() && (s[p] == '-' || s[p] == '+')) ++p;
     while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) ++p;
     if (start == p || (p == start + 1 && !std::isdigit(static_cast<unsigned char>(s[start])))) bad("expected a number");
-    return std::stoll(s.substr(start, p - start));
+    return parse_index(s.substr(start, p - start), "chunks specification number");
   }
   bool word(const char *w) {
     ws();
@@ -358,7 +379,7 @@ std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, 
                                                           {"gib", 1073741824.0}};
       auto it = units.find(unit);
       if (it == units.end() || !(v > 0)) fail(CA_EINVAL, "bad chunks specification '", spec, "'");
-      if (limit_override) *limit_override = Index(v * it->second);
+      if (limit_override) *limit_override = checked_index_from_double(v * it->second, "chunk-size limit (bytes)");
       return std::vector<DimChunks>(size_t(ndim));
     }
   }
@@ -548,6 +569,11 @@ std::vector<ArrayPtr> unify_chunks(const std::vector<ArrayPtr> &arrays, const st
 ArrayPtr blockwise(const std::string &prefix, const std::string &kernel, const std::string &out_index,
                    std::vector<ArrayArg> args, DType dtype, const std::vector<std::pair<char, Index>> &new_axes,
                    const Chunks *explicit_chunks, bool concatenate) {
+  CA_CHECK(out_index.size() <= CA_MAX_NDIM, CA_EINVAL, "blockwise: output index '", out_index, "' has ",
+           out_index.size(), " letters (at most ", CA_MAX_NDIM, ")");
+  for (size_t i = 0; i < out_index.size(); ++i)
+    CA_CHECK(out_index.find(out_index[i]) == i, CA_EINVAL, "blockwise: repeated elements not allowed in output index '",
+             out_index, "' (letter '", out_index[i], "')");
   std::vector<ArrayPtr> arrs;
   std::vector<std::string> inds;
   for (auto &a : args)
@@ -701,8 +727,8 @@ ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &sh
              for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
              return s;
            }(), ")");
-    Index total = 1;
-    for (Index s : shape) total *= s;
+    (void)shape_nbytes(shape, dtype_size(dtype));  // checked once: the products below fit
+    const Index total = shape_size(shape);
     CA_CHECK(data || total == 0, CA_EINVAL, "data is NULL for an array of ", total, " elements");
     size_t isz = dtype_size(dtype);
     int32_t nd = int32_t(shape.size());
@@ -719,8 +745,7 @@ ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &sh
     auto offs = chunk_offsets(chunks);
     std::vector<Index> nb;
     for (auto &c : chunks) nb.push_back(Index(c.size()));
-    Index nblocks = 1;
-    for (Index n : nb) nblocks *= n;
+    const Index nblocks = blocks_product(nb.data(), nb.size(), "from_buffer");
     std::vector<Index> bi(static_cast<size_t>(nd)), bshape(static_cast<size_t>(nd));
     for (Index lin = 0; lin < nblocks; ++lin) {
       Index r = lin;
@@ -733,7 +758,7 @@ ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &sh
       for (int32_t d = 0; d < nd; ++d) {
         bshape[size_t(d)] = chunks[size_t(d)][size_t(bi[size_t(d)])];
         bsize *= bshape[size_t(d)];
-        if (base) base += offs[size_t(d)][size_t(bi[size_t(d)])] * st[size_t(d)];
+        if (base) base += checked_mul(offs[size_t(d)][size_t(bi[size_t(d)])], st[size_t(d)], "from_buffer: a block's byte offset");
       }
       // In a C-contiguous buffer a block is one contiguous region iff, after its first dimension of
       // extent > 1, every dimension is whole.
@@ -806,7 +831,9 @@ void copy_block_into(const Block *b, void *dst, const std::vector<Index> &shape,
   }
   char *base = static_cast<char *>(dst);
   for (int32_t d = 0; d < nd; ++d) {
-    CA_CHECK(origin[d] + b->shape[d] <= shape[size_t(d)], CA_EKERNEL, "a block of extent ", b->shape[d],
+    CA_CHECK(b->shape[d] >= 0 && origin[d] >= 0 && origin[d] <= shape[size_t(d)] &&
+                 b->shape[d] <= shape[size_t(d)] - origin[d],
+             CA_EKERNEL, "a block of extent ", b->shape[d],
              " at offset ", origin[d], " overflows axis ", d, " of extent ", shape[size_t(d)]);
     base += origin[d] * st[size_t(d)];
   }
@@ -878,6 +905,10 @@ void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<Arr
     size_t ai = ks.owner[out_index].first;
     const Array &a = *arrays[ai];
     const std::vector<Index> &idx = ks.idx[out_index];
+    // The rank first: b->shape has b->ndim entries.
+    if (b->ndim != a.ndim())
+      fail(CA_EKERNEL, "block ", key_str(a.name, idx.data(), a.ndim()), " has ", b->ndim,
+           " dimensions, the array has ", a.ndim());
     Index origin[CA_MAX_NDIM + 1];
     for (int32_t d = 0; d < a.ndim(); ++d) {
       origin[d] = offs[ai][size_t(d)][size_t(idx[size_t(d)])];
@@ -886,9 +917,6 @@ void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<Arr
         fail(CA_EKERNEL, "block ", key_str(a.name, idx.data(), a.ndim()), " has extent ", b->shape[d], " along axis ",
              d, ", its chunks say ", want);
     }
-    if (b->ndim != a.ndim())
-      fail(CA_EKERNEL, "block ", key_str(a.name, idx.data(), a.ndim()), " has ", b->ndim,
-           " dimensions, the array has ", a.ndim());
     if (b->dtype != a.dtype)
       fail(CA_EKERNEL, "block ", key_str(a.name, idx.data(), a.ndim()), " has dtype ", dtype_name(b->dtype),
            ", the array has ", dtype_name(a.dtype));

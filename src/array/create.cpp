@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "array/expr.hpp"
+#include "core/checked.hpp"
 #include "graph/graph.hpp"
 #include "graph/layer.hpp"
 
@@ -33,6 +34,7 @@ void check_shape(const std::vector<Index> &shape, const char *what) {
   for (size_t d = 0; d < shape.size(); ++d)
     CA_CHECK(shape[d] >= 0, CA_EINVAL, what, ": negative dimensions are not allowed (shape[", d, "] = ", shape[d],
              ")");
+  (void)shape_size(shape);  // "shape (...) has more than 2^63-1 elements"
 }
 
 // An array whose one layer is a blockwise layer over `chunks` without inputs.
@@ -69,11 +71,8 @@ void check_chunks_shape(const Chunks &chunks, const std::vector<Index> &shape, c
   CA_CHECK(chunks.size() == shape.size(), CA_EINVAL, what, ": chunks have ", chunks.size(),
            " dimensions, shape ", shape.size(), " (Chunks and shape must be of the same length/dimension)");
   for (size_t d = 0; d < shape.size(); ++d) {
-    Index sum = 0;
-    for (Index c : chunks[d]) {
-      CA_CHECK(c >= 0, CA_EINVAL, what, ": negative block size ", c, " along axis ", d);
-      sum += c;
-    }
+    for (Index c : chunks[d]) CA_CHECK(c >= 0, CA_EINVAL, what, ": negative block size ", c, " along axis ", d);
+    const Index sum = chunks_sum(chunks[d], d, what);
     CA_CHECK(sum == shape[d], CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to ", sum,
              ", shape is ", shape[d], " (", what, ")");
   }

@@ -93,6 +93,9 @@ ca_status_t k_overlap_block(ca_block_t **out, const ca_arg_t *args, size_t nargs
       const int64_t *g = geom + OverlapGeom::kPerDim * d;
       int64_t lo = g[1], hi = g[2], ext = c->shape[d];
       int32_t lm = int32_t(g[3]), rm = int32_t(g[4]);
+      // From a task's arguments (a graph file's): overlap() keeps every depth within every block.
+      CA_CHECK(lo >= 0 && hi >= 0 && lo <= ext && hi <= ext, CA_EINVAL, "ca.overlap_block: depth (", lo, ", ", hi,
+               ") along axis ", d, " is negative or larger than the block's extent ", ext);
       int64_t e = lo + ext + hi;
       oshape[size_t(d)] = e;
       AxisMap &m = maps[size_t(d)];
@@ -247,12 +250,13 @@ ca_status_t k_overlap_trim(ca_block_t **out, const ca_arg_t *args, size_t nargs,
     for (int32_t d = 0; d < nd; ++d) {
       int64_t lo = g[4 * d], hi = g[4 * d + 1], n = g[4 * d + 2];
       bool none = g[4 * d + 3] != 0;
+      CA_CHECK(lo >= 0 && hi >= 0, CA_EINVAL, "ca.overlap_trim: negative depth (", lo, ", ", hi, ") along axis ", d);
       int64_t front = (idx[d] == 0 && none) ? 0 : lo;
-      int64_t back = (idx[d] == n - 1 && none) ? 0 : hi;
+      int64_t back = (n >= 1 && idx[d] == n - 1 && none) ? 0 : hi;
+      CA_CHECK(front <= b->shape[d] && back <= b->shape[d] - front, CA_EINVAL, "ca.overlap_trim: block of extent ",
+               b->shape[d], " along axis ", d, " is shorter than the trimmed ", front, " + ", back);
       len[size_t(d)] = b->shape[d] - front - back;
       start[size_t(d)] = front;
-      CA_CHECK(len[size_t(d)] >= 0, CA_EINVAL, "ca.overlap_trim: block of extent ", b->shape[d], " along axis ", d,
-               " is shorter than the trimmed ", front, " + ", back);
     }
     BlockRef res(block_new(b->dtype, nd, len.data()));
     size_t isz = dtype_size(b->dtype);

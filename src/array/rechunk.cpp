@@ -1,5 +1,6 @@
 // rechunk: dask's planner (plan_rechunk and helpers), chunk requests, the assemble stage and kernel.
 #include "array/rechunk.hpp"
+#include "core/checked.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -130,7 +131,8 @@ Chunks find_merge_rechunk(const Chunks &old_chunks, const Chunks &new_chunks, do
   Chunks chunks = old_chunks;
   bool hit = false;
   for (size_t d : cand) {
-    Index new_largest = largest * new_w[d] / (old_w[d] ? old_w[d] : 1);
+    // In 128 bits: largest * new_w may pass 2^63 before the division brings it back.
+    Index new_largest = Index(__int128(largest) * new_w[d] / (old_w[d] ? old_w[d] : 1));
     if (double(new_largest) <= block_size_limit) {
       chunks[d] = new_chunks[d];
       largest = new_largest;
@@ -141,7 +143,7 @@ Chunks find_merge_rechunk(const Chunks &old_chunks, const Chunks &new_chunks, do
       std::vector<Index> c = divide_to_width(new_chunks[d], std::max<Index>(chunk_limit, 1));
       if (c.size() <= old_chunks[d].size()) {
         chunks[d] = c;
-        largest = largest * max_of(c) / (lw ? lw : 1);
+        largest = Index(__int128(largest) * max_of(c) / (lw ? lw : 1));
       }
       hit = true;
     }
@@ -157,7 +159,7 @@ Chunks find_split_rechunk(const Chunks &old_chunks, const Chunks &new_chunks, do
     if (graph_size > graph_size_limit) break;
     if (old_chunks[d].size() > new_chunks[d].size()) continue;  // not interesting to split
     // Merge the new chunks so as to stay within the graph size budget.
-    Index max_number = Index(double(old_chunks[d].size()) * graph_size_limit / graph_size);
+    Index max_number = Index(std::min(double(old_chunks[d].size()) * graph_size_limit / graph_size, 0x1p62));
     std::vector<Index> c = merge_to_number(new_chunks[d], max_number);
     if (c.size() >= old_chunks[d].size() && max_of(c) <= max_of(old_chunks[d])) chunks[d] = c;
   }
@@ -321,11 +323,7 @@ struct LitParser {
         integer = false;
     if (integer) {
       l.kind = Lit::Int;
-      try {
-        l.i = std::stoll(w);
-      } catch (...) {
-        bad("number out of range");
-      }
+      l.i = parse_index(w, "rechunk: number");
       return l;
     }
     l.kind = Lit::Str;
@@ -354,7 +352,10 @@ Index parse_bytes(const std::string &s0) {
       {"ki", 1024.0}, {"mi", 1048576.0}, {"gi", 1073741824.0}, {"ti", 1099511627776.0}, {"pi", 1125899906842624.0}};
   auto it = units.find(suffix);
   if (it == units.end()) fail(CA_EINVAL, "could not interpret '", suffix, "' as a byte unit in '", s0, "'");
-  return Index(n * it->second);
+  const double bytes = n * it->second;
+  if (!(bytes >= 0 && bytes < 9223372036854775808.0))  // 2^63 is exact in a double; NaN fails too
+    fail(CA_EINVAL, "'", s0, "' is ", bytes, " bytes, not a byte size in 0..2^63-1");
+  return Index(bytes);
 }
 
 // One dimension of a request after dask's rechunk() preprocessing.
@@ -546,7 +547,9 @@ Chunks rechunk_chunks(const Array &a, const std::string &spec, Index limit) {
       Index sum = 0;
       for (Index s : req[d].sizes) {
         CA_CHECK(s >= 0, CA_EINVAL, "chunk size ", s, " along axis ", d, " is negative");
-        sum += s;
+        if (__builtin_add_overflow(sum, s, &sum))
+          fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to more than 2^63-1, shape is ",
+               a.shape[d]);
       }
       if (sum != a.shape[d])
         fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to ", sum, ", shape is ",
@@ -609,8 +612,7 @@ ArrayPtr rechunk_stage(const ArrayPtr &a, const Chunks &chunks) {
   auto layer = std::make_shared<MaterializedLayer>(name, nd);
   std::vector<Index> nb;
   for (auto &c : chunks) nb.push_back(Index(c.size()));
-  Index total = 1;
-  for (Index n : nb) total *= n;
+  const Index total = blocks_product(nb.data(), nb.size(), "rechunk");
   std::vector<Index> oidx(static_cast<size_t>(nd)), counts(static_cast<size_t>(nd)), pos(static_cast<size_t>(nd));
   std::vector<std::vector<Index>> keys;
   std::vector<std::vector<int64_t>> geoms;

@@ -26,6 +26,7 @@
 #include "core/isa.hpp"
 #include "array/reduce.hpp"
 #include "core/block.hpp"
+#include "core/checked.hpp"
 #include "kernel/kernel.hpp"
 
 namespace ca {
@@ -156,10 +157,11 @@ void flatten_blocks(const ca_arg_t &a, std::vector<const Block *> &out) {
   }
 }
 
+// Elements of a block shape from a task's arguments (a graph file's, so checked: CA_EINVAL for a
+// negative extent or a product past 2^63-1).
 Index prod(const std::vector<Index> &v) {
-  Index n = 1;
-  for (Index x : v) n *= x;
-  return n;
+  for (Index x : v) CA_CHECK(x >= 0, CA_EINVAL, "block shape ", shape_str(v), " has a negative extent");
+  return shape_size(v);
 }
 
 // ---- families -------------------------------------------------------------------------------------
@@ -846,16 +848,21 @@ ca_status_t k_reduce_agg(ca_block_t **out, const ca_arg_t *args, size_t nargs, c
         ++od;
       }
     }
+    CA_CHECK(!parts.empty(), CA_EINVAL, "ca.reduce_agg: no partials");
     const Index n = prod(oshape);
     with_family(s, [&](auto ft) {
       using Fam = typename decltype(ft)::type;
       using P = typename Fam::P;
       using Out = typename Fam::Out;
+      // The partials' sizes first: the accumulators are then no larger than a partial in memory.
+      Index want;
+      const bool fits = !__builtin_mul_overflow(n, Index(sizeof(P)), &want);
+      for (const Block *b : parts)
+        CA_CHECK(fits && b->dtype == CA_RAW && b->nbytes == want, CA_EINVAL, "ca.reduce_agg: a partial of ",
+                 b->nbytes, " bytes for ", n, " outputs");
       std::vector<P> acc(static_cast<size_t>(n));
       for (auto &p : acc) Fam::init(p);
       for (const Block *b : parts) {
-        CA_CHECK(b->dtype == CA_RAW && b->nbytes == n * Index(sizeof(P)), CA_EINVAL,
-                 "ca.reduce_agg: a partial of ", b->nbytes, " bytes for ", n, " outputs");
         const P *p = static_cast<const P *>(b->data);
         for (Index i = 0; i < n; ++i) Fam::merge(acc[size_t(i)], p[i]);
       }

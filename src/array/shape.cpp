@@ -6,20 +6,16 @@
 #include <complex>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "array/create.hpp"
 #include "array/expr.hpp"
+#include "core/checked.hpp"
 
 namespace ca {
 
 namespace {
-
-std::string shape_str(const std::vector<Index> &s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  return r + (s.size() == 1 ? ",)" : ")");
-}
 
 char letter(size_t i) { return i < 26 ? char('a' + i) : char('A' + (i - 26)); }
 
@@ -42,8 +38,7 @@ Index prod(const std::vector<Index> &v, size_t lo, size_t hi) {
 
 template <class F>
 void for_each_block(const std::vector<Index> &nb, F &&f) {
-  Index total = 1;
-  for (Index n : nb) total *= n;
+  const Index total = blocks_product(nb.data(), nb.size(), "the result");
   std::vector<Index> idx(nb.size(), 0);
   for (Index lin = 0; lin < total; ++lin) {
     f(idx.data());
@@ -346,15 +341,19 @@ ArrayPtr reshape(const ArrayPtr &a, std::vector<Index> shape) {
   CA_CHECK(shape.size() <= CA_MAX_NDIM, CA_EINVAL, "reshape: ", shape.size(), " dimensions (at most ", CA_MAX_NDIM,
            ")");
   int unknown = -1;
-  Index known = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == -1) {
       CA_CHECK(unknown < 0, CA_EINVAL, "reshape: can only specify one unknown dimension");
       unknown = int(d);
     } else {
       CA_CHECK(shape[d] >= 0, CA_EINVAL, "reshape: extent ", shape[d], " of axis ", d, " is negative");
-      known *= shape[d];
     }
+  }
+  Index known;  // the product of the given extents (checked: CA_EINVAL past 2^63-1)
+  {
+    std::vector<Index> given = shape;
+    if (unknown >= 0) given[size_t(unknown)] = 1;
+    known = shape_size(given);
   }
   Index size = a->size();
   if (unknown >= 0) {
@@ -698,6 +697,24 @@ ArrayPtr repeat(const ArrayPtr &a, int64_t repeats, int64_t axis0) {
   int32_t nd = a->ndim();
   int32_t axis = normalize_axis(axis0, nd, "repeat");
   if (repeats == 1) return a;
+  require_known_chunks(*a, "repeat", axis);
+  {
+    // The result's extent along the axis, and at most min(repeats, extent) slabs per block, checked
+    // before the slab tables are built.
+    std::vector<Index> shape = a->shape;
+    for (Index &e : shape)
+      if (e == kUnknownChunk) e = 1;
+    shape[size_t(axis)] = checked_mul(shape[size_t(axis)], repeats, "repeat: the repeated extent");
+    (void)shape_nbytes(shape, dtype_size(a->dtype));
+    // At most repeats - 1 slabs per block, and at most one per element.
+    Index slabs;
+    if (__builtin_mul_overflow(a->numblocks[size_t(axis)], std::max<Index>(repeats - 1, 1), &slabs))
+      slabs = std::numeric_limits<Index>::max();
+    slabs = std::min(slabs, a->shape[size_t(axis)]);
+    CA_CHECK(slabs <= kMaxBlocksPerAxis, CA_EINVAL, "repeat: ", repeats, " repeats of ", a->numblocks[size_t(axis)],
+             " blocks of extent ", a->shape[size_t(axis)], " along axis ", axis, " make ", slabs,
+             " blocks, more than the ", kMaxBlocksPerAxis, " blocks per axis allowed");
+  }
   // dask: each block is cut into slabs at round(linspace(start, stop, repeats)); each slab repeated
   // is one output block. repeats == 0: one empty block along the axis.
   struct Piece {
@@ -708,9 +725,15 @@ ArrayPtr repeat(const ArrayPtr &a, int64_t repeats, int64_t axis0) {
     Index off = 0;
     for (size_t j = 0; j < a->chunks[size_t(axis)].size(); ++j) {
       Index c = a->chunks[size_t(axis)][j];
-      std::vector<Index> ls = linspace_round(off, off + c, repeats);
-      for (size_t k = 0; k + 1 < ls.size(); ++k)
-        if (ls[k] != ls[k + 1]) pieces.push_back({Index(j), ls[k] - off, ls[k + 1] - off});
+      if (repeats > c) {
+        // linspace(off, off + c, repeats) steps by at most 1: rounded, it hits every integer, so the
+        // slabs are single elements (and the repeats points need not be listed).
+        for (Index i = 0; i < c; ++i) pieces.push_back({Index(j), i, i + 1});
+      } else {
+        std::vector<Index> ls = linspace_round(off, off + c, repeats);
+        for (size_t k = 0; k + 1 < ls.size(); ++k)
+          if (ls[k] != ls[k + 1]) pieces.push_back({Index(j), ls[k] - off, ls[k + 1] - off});
+      }
       off += c;
     }
   }
@@ -745,6 +768,20 @@ ArrayPtr tile(const ArrayPtr &a0, std::vector<int64_t> reps) {
   }
   std::vector<int64_t> r(static_cast<size_t>(nd) - reps.size(), 1);
   r.insert(r.end(), reps.begin(), reps.end());
+  {
+    // The tiled shape, and the chunk tables (numblocks * reps entries per axis), checked before
+    // either is built.
+    std::vector<Index> shape(static_cast<size_t>(nd));
+    for (int32_t d = 0; d < nd; ++d) {
+      const Index e = a->shape[size_t(d)] == kUnknownChunk ? 1 : a->shape[size_t(d)];
+      shape[size_t(d)] = checked_mul(e, r[size_t(d)], str("tile: the tiled extent of axis ", d).c_str());
+      Index nb;
+      CA_CHECK(!__builtin_mul_overflow(a->numblocks[size_t(d)], r[size_t(d)], &nb) && nb <= kMaxBlocksPerAxis,
+               CA_EINVAL, "tile: ", r[size_t(d)], " repeats of ", a->numblocks[size_t(d)], " blocks along axis ", d,
+               " make more than the ", kMaxBlocksPerAxis, " blocks per axis allowed");
+    }
+    (void)shape_nbytes(shape, dtype_size(a->dtype));
+  }
   bool all_nonzero = std::find(reps.begin(), reps.end(), 0) == reps.end();
   if (!all_nonzero) {
     // dask: empty(shape) with automatic chunks.
@@ -820,6 +857,17 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
   bool any = false;
   for (int32_t d = 0; d < nd; ++d) any = any || before[size_t(d)] > 0 || after[size_t(d)] > 0;
   if (!any) return a;
+  {
+    // The padded shape fits in int64 (and its bytes too), so the products below cannot overflow.
+    std::vector<Index> padded = a->shape;
+    for (int32_t d = 0; d < nd; ++d) {
+      Index &e = padded[size_t(d)];
+      if (e == kUnknownChunk) e = 0;
+      const std::string what = str("pad: the padded extent of axis ", d);
+      e = checked_add(checked_add(e, before[size_t(d)], what.c_str()), after[size_t(d)], what.c_str());
+    }
+    (void)shape_nbytes(padded, dtype_size(a->dtype));
+  }
   // Per dimension, in order, dask's concatenate([before, x, after], axis=d) with empty parts dropped.
   std::vector<std::vector<Seg>> segs(static_cast<size_t>(nd));
   std::vector<Index> cur = a->shape;

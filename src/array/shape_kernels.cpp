@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "array/shape.hpp"
+#include "core/checked.hpp"
 #include "kernel/kernel.hpp"
 
 namespace ca {
@@ -103,11 +104,8 @@ Block *k_reshape(const ca_arg_t *args, size_t nargs) {
   const Block *b = block_arg(args, nargs, 0);
   const ca_arg_t &t = tuple_arg(args, nargs, 1);
   CA_CHECK(t.u.tuple.len <= CA_MAX_NDIM, CA_EINVAL, "shape has ", t.u.tuple.len, " dimensions");
-  int64_t n = 1;
-  for (size_t d = 0; d < t.u.tuple.len; ++d) {
-    CA_CHECK(t.u.tuple.items[d] >= 0, CA_EINVAL, "negative extent in shape");
-    n *= t.u.tuple.items[d];
-  }
+  for (size_t d = 0; d < t.u.tuple.len; ++d) CA_CHECK(t.u.tuple.items[d] >= 0, CA_EINVAL, "negative extent in shape");
+  const int64_t n = shape_size(t.u.tuple.items, t.u.tuple.len);
   CA_CHECK(n == b->size, CA_EINVAL, "cannot reshape a block of ", b->size, " elements into ", n);
   if (b->size == 0) return block_new(b->dtype, int32_t(t.u.tuple.len), t.u.tuple.items);
   block_retain(b);
@@ -176,11 +174,15 @@ Block *k_strided(const ca_arg_t *args, size_t nargs) {
     CA_CHECK(count >= 0, CA_EINVAL, "negative count along axis ", d);
     if (count == 0) empty = true;
     oshape[size_t(d)] = count;
-    ost[size_t(d)] = step * st[size_t(d)];
+    ost[size_t(d)] = 0;
     if (count > 0) {
-      int64_t last = start + (count - 1) * step;
-      CA_CHECK(start >= 0 && start < b->shape[d] && last >= 0 && last < b->shape[d], CA_EINVAL,
-               "geometry is out of bounds along axis ", d, " (extent ", b->shape[d], ")");
+      // Checked: the geometry comes from a task's arguments (a graph file's).
+      int64_t span = 0, last = 0;
+      CA_CHECK(!__builtin_mul_overflow(count - 1, step, &span) && !__builtin_add_overflow(start, span, &last) &&
+                   start >= 0 && start < b->shape[d] && last >= 0 && last < b->shape[d],
+               CA_EINVAL, "geometry is out of bounds along axis ", d, " (extent ", b->shape[d], ")");
+      // |step| * (count - 1) < extent, so the byte stride is within the block.
+      if (count > 1) ost[size_t(d)] = step * st[size_t(d)];
     }
   }
   BlockRef r(block_new(b->dtype, nd, oshape.data()));
@@ -216,7 +218,7 @@ Block *k_repeat(const ca_arg_t *args, size_t nargs) {
   CA_CHECK(axis >= 0 && axis < b->ndim, CA_EINVAL, "axis ", axis, " is out of range");
   CA_CHECK(start >= 0 && start <= stop && stop <= b->shape[axis] && rep >= 0, CA_EINVAL, "bad range or repeats");
   std::vector<int64_t> oshape(b->shape, b->shape + b->ndim);
-  oshape[size_t(axis)] = (stop - start) * rep;
+  oshape[size_t(axis)] = checked_mul(stop - start, rep, "ca.repeat: the repeated extent");
   BlockRef r(block_new(b->dtype, b->ndim, oshape.data()));
   if (r->size == 0) return r.release();
   size_t isz = dtype_size(b->dtype);

@@ -13,6 +13,7 @@
 #include "exec/executor.hpp"
 #include "graph/plan.hpp"
 #include "kernel/kernel.hpp"
+#include "core/checked.hpp"
 
 namespace ca {
 
@@ -164,8 +165,7 @@ std::vector<Index> numblocks_of(const Chunks &c) {
 /// Iterate the C-order product of per-axis counts.
 template <class F>
 void for_each_index(const std::vector<Index> &counts, F &&f) {
-  Index total = 1;
-  for (Index c : counts) total *= c;
+  const Index total = blocks_product(counts.data(), counts.size(), "the result");
   std::vector<Index> idx(counts.size(), 0);
   for (Index lin = 0; lin < total; ++lin) {
     Index r = lin;

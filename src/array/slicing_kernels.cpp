@@ -133,8 +133,9 @@ std::vector<AxisSel> parse_sel(const std::vector<Index> &spec, size_t &pos, cons
       CA_CHECK(s.start >= 0 && s.start < ext, CA_EINVAL, kernel, ": index ", s.start, " is out of bounds for a block of ",
                ext, " along axis ", d);
     } else if (s.count > 0) {
-      Index last = s.start + (s.count - 1) * s.step;
-      CA_CHECK(s.step != 0 && s.start >= 0 && s.start < ext && last >= 0 && last < ext, CA_EINVAL, kernel,
+      Index span = 0, last = 0;  // checked: the spec comes from a task's arguments (a graph file's)
+      const bool fits = !__builtin_mul_overflow(s.count - 1, s.step, &span) && !__builtin_add_overflow(s.start, span, &last);
+      CA_CHECK(fits && s.step != 0 && s.start >= 0 && s.start < ext && last >= 0 && last < ext, CA_EINVAL, kernel,
                ": selection out of bounds for a block of ", ext, " along axis ", d);
     }
     sel[size_t(d)] = s;

@@ -18,6 +18,7 @@
 #include <unordered_set>
 
 #include "core/block.hpp"
+#include "core/checked.hpp"
 #include "format/format.hpp"
 #include "format/graph_file.capnp.h"
 
@@ -142,6 +143,9 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
   for (size_t t = 0; t < ntasks; ++t)
     for (int32_t d = 0; d < nindex; ++d) {
       Index v = keyp[t * size_t(nindex) + size_t(d)];
+      // As MaterializedLayer::add_task: block indices below 2^62 (numblocks is max + 1).
+      CA_CHECK(v < kMaxLayerTasks, CA_EFORMAT, where, ": key index ", v, " along dimension ", d,
+               " is not below 2^62");
       if (v > l->max_idx_[size_t(d)]) l->max_idx_[size_t(d)] = v;
     }
   // Per-task kernel slots and argument counts.

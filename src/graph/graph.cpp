@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace ca {
 
@@ -81,7 +82,8 @@ void Graph::merge(const Graph &other) {
 
 int64_t Graph::num_tasks() const {
   int64_t n = 0;
-  for (auto &l : layers_) n += l->num_tasks();
+  for (auto &l : layers_)  // saturating: each layer has at most 2^62 tasks, a graph may have more layers
+    if (__builtin_add_overflow(n, l->num_tasks(), &n)) return std::numeric_limits<int64_t>::max();
   return n;
 }
 
@@ -230,7 +232,7 @@ void Graph::add_partial_reduce(const std::string &name, const std::string &input
       m.kind = DimMap::Group;
       m.value = split[d];
     }
-    out_nb.push_back((in_nb[d] + split[d] - 1) / split[d]);
+    out_nb.push_back(in_nb[d] / split[d] + (in_nb[d] % split[d] != 0));
     b.dims.push_back(m);
   }
   std::vector<BlockwiseArg> bargs;

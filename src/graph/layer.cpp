@@ -1,6 +1,7 @@
 #include "graph/layer.hpp"
 
 #include "core/block.hpp"
+#include "core/checked.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -13,8 +14,8 @@ namespace ca {
 
 void *Arena::alloc(size_t n, size_t align) {
   size_t pad = cur_ ? (align - reinterpret_cast<uintptr_t>(cur_) % align) % align : 0;
-  if (!cur_ || n + pad > left_) {
-    size_t size = std::max<size_t>(n + align, 64 * 1024);
+  if (!cur_ || checked_add(n, pad, "arena allocation (bytes)") > left_) {
+    size_t size = std::max<size_t>(checked_add(n, align, "arena allocation (bytes)"), 64 * 1024);
     chunks_.emplace_back(new char[size]);
     cur_ = chunks_.back().get();
     left_ = size;
@@ -28,14 +29,14 @@ void *Arena::alloc(size_t n, size_t align) {
 }
 
 const char *Arena::copy_bytes(const void *data, size_t n) {
-  char *p = static_cast<char *>(alloc(n + 1, 1));
+  char *p = static_cast<char *>(alloc(checked_add(n, size_t(1), "string argument (bytes)"), 1));
   if (n) std::memcpy(p, data, n);
   p[n] = '\0';
   return p;
 }
 
 const int64_t *Arena::copy_i64(const int64_t *data, size_t n) {
-  int64_t *p = static_cast<int64_t *>(alloc(sizeof(int64_t) * (n ? n : 1), 8));
+  int64_t *p = static_cast<int64_t *>(alloc(checked_mul(sizeof(int64_t), n ? n : 1, "tuple argument (bytes)"), 8));
   if (n) std::memcpy(p, data, n * sizeof(int64_t));
   return p;
 }
@@ -241,6 +242,9 @@ void MaterializedLayer::store_arg(const ca_arg_t &a, int depth) {
 void MaterializedLayer::add_task(const Index *idx, const std::string &kernel, const ca_arg_t *args, size_t nargs) {
   CA_CHECK(!kernel.empty(), CA_EINVAL, "kernel name is empty for key ", key_str(name_, idx, nindex_));
   CA_CHECK(args || nargs == 0, CA_EINVAL, "args is NULL with nargs ", nargs);
+  for (int32_t d = 0; d < nindex_; ++d)
+    CA_CHECK(idx[d] < kMaxLayerTasks, CA_EINVAL, "key ", key_str(name_, idx, nindex_), " has index ", idx[d],
+             " along dimension ", d, ": block indices are below 2^62");
   if (find(idx) >= 0) fail(CA_EEXISTS, "duplicate key ", key_str(name_, idx, nindex_));
   size_t stored_mark = stored_.size();
   size_t deps_mark = deps_.size();
@@ -418,7 +422,7 @@ BlockwiseLayer::BlockwiseLayer(std::string name, std::vector<std::vector<Index>>
     Index acc = 0;
     for (size_t i = 0; i < c.size(); ++i) {
       o[i] = acc;
-      acc = (acc < 0 || c[i] < 0) ? -1 : acc + c[i];  // -1: unknown block sizes (CA_CHUNK_UNKNOWN)
+      acc = (acc < 0 || c[i] < 0) ? -1 : checked_add(acc, c[i], "block offsets");  // -1: unknown (CA_CHUNK_UNKNOWN)
     }
     origins_.push_back(std::move(o));
   }
@@ -428,11 +432,11 @@ BlockwiseLayer::BlockwiseLayer(std::string name, std::vector<std::vector<Index>>
 void BlockwiseLayer::init() {
   nindex_ = int32_t(numblocks_.size());
   CA_CHECK(nindex_ <= CA_MAX_NDIM, CA_EINVAL, "layer '", name_, "' has ", nindex_, " dimensions (max ", CA_MAX_NDIM, ")");
-  ntasks_ = 1;
-  for (Index n : numblocks_) {
-    CA_CHECK(n >= 0, CA_EINVAL, "layer '", name_, "' has a negative block count ", n);
-    ntasks_ *= n;
-  }
+  for (Index n : numblocks_) CA_CHECK(n >= 0, CA_EINVAL, "layer '", name_, "' has a negative block count ", n);
+  ntasks_ = blocks_product(numblocks_.data(), numblocks_.size(), str("layer '", name_, "'").c_str());
+  // The same bound a graph file holds a layer to: what can be built can be saved and loaded.
+  CA_CHECK(ntasks_ <= kMaxLayerTasks, CA_EINVAL, "layer '", name_, "': numblocks ", shape_str(numblocks_), " make ",
+           ntasks_, " blocks, more than 2^62");
   for (auto &a : args_) {
     if (a.is_ref) {
       CA_CHECK(a.dep_slot >= 0 && size_t(a.dep_slot) < deps_.size(), CA_EINTERNAL, "bad dependency slot");
@@ -441,6 +445,11 @@ void BlockwiseLayer::init() {
                      (m.out_dim >= 0 && m.out_dim < nindex_),
                  CA_EINTERNAL, "blockwise dimension map refers to output dimension ", m.out_dim);
         CA_CHECK(m.kind != DimMap::Group || m.value >= 1, CA_EINVAL, "group size must be >= 1");
+        Index top;  // emit_ref's last group ends at numblocks * value + value
+        CA_CHECK(m.kind != DimMap::Group || (!__builtin_mul_overflow(numblocks_[size_t(m.out_dim)], m.value, &top) &&
+                                             !__builtin_add_overflow(top, m.value, &top)),
+                 CA_EINVAL, "layer '", name_, "': group size ", m.value, " over ", numblocks_[size_t(m.out_dim)],
+                 " blocks is more than 2^63-1 blocks");
       }
     } else if (a.block_index) {
       a.special = BlockwiseArg::BlockIndex;
@@ -558,8 +567,9 @@ DataLayer::DataLayer(std::string name, std::vector<Index> numblocks, std::vector
   deps_ = {};
   kernels_ = {"ca.data"};
   Index n = 1;
-  for (Index b : numblocks_) n *= b;
-  if (n != Index(blocks_.size())) {
+  bool overflow = false;
+  for (Index b : numblocks_) overflow |= b < 0 || __builtin_mul_overflow(n, b, &n);
+  if (overflow || n != Index(blocks_.size())) {
     size_t have = blocks_.size();
     for (const Block *b : blocks_) block_release(b);
     blocks_.clear();

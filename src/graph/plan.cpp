@@ -259,7 +259,7 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
     // Reserve for every task of the graph (address space only: pages are touched when used), so
     // the arrays never move while a million tasks are added.
     int64_t total = 0;
-    for (const LayerPtr &l : g_.layers()) total += l->num_tasks();
+    for (const LayerPtr &l : g_.layers()) total = std::min(total + std::min(l->num_tasks(), int64_t(1) << 27), int64_t(1) << 27);
     size_t n = size_t(std::min<int64_t>(total, int64_t(1) << 27));
     Plan &p = *plan_;
     p.tasks.reserve(n);

@@ -9,6 +9,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "graph/graph.hpp"
 #include "graph/layer.hpp"
@@ -48,11 +49,8 @@ void check_chunks(const Chunks &chunks, const std::vector<Index> &shape, const c
            shape.size());
   for (size_t d = 0; d < shape.size(); ++d) {
     CA_CHECK(!chunks[d].empty(), CA_EINVAL, what, ": no blocks along axis ", d);
-    Index sum = 0;
-    for (Index c : chunks[d]) {
-      CA_CHECK(c >= 0, CA_EINVAL, what, ": negative block size ", c, " along axis ", d);
-      sum += c;
-    }
+    for (Index c : chunks[d]) CA_CHECK(c >= 0, CA_EINVAL, what, ": negative block size ", c, " along axis ", d);
+    const Index sum = chunks_sum(chunks[d], d, what);
     CA_CHECK(sum == shape[d], CA_EINVAL, what, ": chunks along axis ", d, " sum to ", sum, ", shape is ", shape[d]);
   }
 }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "io/fs.hpp"
 #include "io/layout.hpp"
@@ -302,7 +303,8 @@ NpyWriter::NpyWriter(const std::string &path, DType dtype, std::vector<Index> sh
   do fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) fail(CA_EIO, "cannot create '", tmp_, "': ", std::strerror(errno));
-  size_t total = data_offset_ + size_t(element_count(int(shape_.size()), shape_.data())) * dtype_size(dtype);
+  const size_t total =
+      size_t(checked_add(Index(data_offset_), shape_nbytes(shape_, dtype_size(dtype)), "the .npy file size (bytes)"));
   if (::ftruncate(fd_, off_t(total)) != 0) {
     int e = errno;
     ::close(fd_);

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "io/fs.hpp"
+#include "core/checked.hpp"
 #include "io/layout.hpp"
 
 namespace ca::io {
@@ -280,6 +281,7 @@ void validate_zarr_meta(const ZarrMeta &m) {
              " dimensions has too many elements");
     elems *= m.chunks[d];
   }
+  (void)shape_nbytes(m.shape, dtype_size(m.dtype));  // CA_EINVAL past 2^63-1 elements or bytes
   CA_CHECK(m.order == 'C' || m.order == 'F', CA_EINVAL, "order '", m.order, "' is neither 'C' nor 'F'");
   CA_CHECK(m.dimension_separator == '.' || m.dimension_separator == '/', CA_EINVAL, "dimension_separator '",
            m.dimension_separator, "' is neither '.' nor '/'");
@@ -337,6 +339,11 @@ ZarrMeta parse_zarray(const std::string &text, const std::string &where) {
   for (Index c : m.chunks) {
     if (elems > (Index(1) << 50) / c) fail(CA_EFORMAT, where, ": chunks ", o["chunks"].dump(), " are too large");
     elems *= c;
+  }
+  try {
+    (void)shape_nbytes(m.shape, dtype_size(m.dtype));
+  } catch (const Error &e) {
+    fail(CA_EFORMAT, where, ": ", e.message());
   }
   return m;
 }

@@ -1,5 +1,6 @@
 // Linear algebra graphs (see linalg.hpp). Kernels: linalg_kernels.cpp.
 #include "linalg/linalg.hpp"
+#include "core/checked.hpp"
 
 #include <chunkarray/array.h>
 
@@ -16,13 +17,6 @@
 namespace ca::linalg {
 
 namespace {
-
-std::string shape_str(const std::vector<Index> &s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-  if (s.size() == 1) r += ",";
-  return r + ")";
-}
 
 void check_array(const ArrayPtr &a, const char *what, const char *which) {
   CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
