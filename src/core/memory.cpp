@@ -81,8 +81,10 @@ std::string MemoryBudget::describe() const {
 // Charging allocations
 
 namespace {
-// initial-exec: one TLS access without a __tls_get_addr call (mimalloc, loaded with us, does the same).
-thread_local detail::ChargeState t_charge __attribute__((tls_model("initial-exec")));
+// The default TLS model: the library is dlopen()ed (Python's ctypes), where initial-exec TLS can fail
+// to load ("cannot allocate memory in static TLS block"). The executor looks the state up once per
+// worker, and block_new only for blocks of kChargeMin bytes or more, so the lookup is off the hot path.
+thread_local detail::ChargeState t_charge;
 }  // namespace
 
 namespace {
