@@ -571,6 +571,10 @@ CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, co
     as.push_back(arr(arrays[i], "ca_array_compute"));
     // Unknown block sizes (dask's NaN chunks): compute the blocks first, then assemble them.
     if (!ca::chunks_known(as.back()->chunks)) as.back() = ca::persist(*ctx->executor(), ctx->registry, as.back(), ro);
+    // The result is charged to the context's memory budget before it is allocated: one that cannot
+    // fit fails here with CA_ENOMEM instead of being paged in until the process is killed.
+    ca::wait_to_fit(*ctx->budget, as.back()->nbytes(), ca::str("the result of ca_array_compute (array ", i, ")"));
+    ca::ChargeScope charge(ctx->budget);
     blocks.emplace_back(ca::block_new(as.back()->dtype, as.back()->ndim(), as.back()->shape.data()));
     bufs.push_back(blocks.back()->data);
   }

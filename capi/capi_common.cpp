@@ -50,7 +50,8 @@ ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts) 
     ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
   }
   std::lock_guard<std::mutex> lk(ctx->mu);
-  ro.memory_limit = ctx->memory_limit;
+  ro.budget = ctx->budget;
+  ro.max_tasks = ctx->task_budget();
   return ro;
 }
 

@@ -51,6 +51,9 @@ int64_t parse_bytes(const std::string &s) {
 
 thread_local std::string t_config_value;
 
+// memory_limit / memory-limit: 0 = the machine's default (core/memory.hpp), -1 = none.
+int64_t resolve_memory_limit(int64_t v) { return v == 0 ? ca::default_memory_limit() : v < 0 ? 0 : v; }
+
 }  // namespace
 
 extern "C" {
@@ -69,12 +72,13 @@ CA_API ca_status_t ca_context_new(ca_context_t **out, const ca_context_options_t
   }
   CA_CHECK(o.num_threads >= -1 && o.num_threads <= 4096, CA_EINVAL, "num_threads ", o.num_threads,
            " is out of range (-1..4096)");
-  CA_CHECK(o.memory_limit >= 0, CA_EINVAL, "memory_limit ", o.memory_limit, " is negative");
+  CA_CHECK(o.memory_limit >= -1, CA_EINVAL, "memory_limit ", o.memory_limit,
+           " is out of range (bytes; 0 = the machine's default, -1 = none)");
   CA_CHECK(o.chunk_size >= 0, CA_EINVAL, "chunk_size ", o.chunk_size, " is negative");
   auto ctx = std::make_unique<ca_context>();
   ctx->opts = o;
   ctx->num_threads = resolve_threads(o.num_threads);
-  ctx->memory_limit = o.memory_limit;
+  ctx->budget->set_limit(resolve_memory_limit(o.memory_limit));
   if (o.chunk_size > 0) ctx->chunk_size = o.chunk_size;
   if (o.builtin_kernels) ca::register_builtin_kernels(ctx->registry);
   *out = ctx.release();
@@ -98,7 +102,15 @@ CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, con
     CA_CHECK(b > 0, CA_EINVAL, "array.chunk-size must be positive, got '", v, "'");
     ctx->chunk_size = b;
   } else if (k == "memory-limit") {
-    ctx->memory_limit = parse_bytes(v);
+    if (v == "auto") ctx->budget->set_limit(ca::default_memory_limit());
+    else if (v == "none" || v == "-1") ctx->budget->set_limit(0);
+    else ctx->budget->set_limit(resolve_memory_limit(parse_bytes(v)));
+  } else if (k == "graph.max-tasks") {
+    char *end = nullptr;
+    long long n = std::strtoll(value, &end, 10);
+    CA_CHECK(end != value && *end == '\0' && n >= 0 && n < INT32_MAX, CA_EINVAL, "graph.max-tasks '", v,
+             "' is not an integer in 0..", INT32_MAX - 1, " (0 = derived from the memory limit)");
+    ctx->max_tasks = n;
   } else if (k == "num-threads") {
     char *end = nullptr;
     long n = std::strtol(value, &end, 10);
@@ -107,7 +119,7 @@ CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, con
     ctx->num_threads = resolve_threads(int32_t(n));
   } else {
     ca::fail(CA_ENOTFOUND, "unknown configuration key '", k,
-             "' (known: array.chunk-size, memory-limit, num-threads)");
+             "' (known: array.chunk-size, graph.max-tasks, memory-limit, num-threads)");
   }
   return CA_OK;
   CA_CATCH
@@ -123,7 +135,8 @@ CA_API ca_status_t ca_context_get_config(const char **out, const ca_context_t *c
   auto *c = const_cast<ca_context_t *>(ctx);
   std::lock_guard<std::mutex> lk(c->mu);
   if (k == "array.chunk-size") t_config_value = std::to_string(c->chunk_size);
-  else if (k == "memory-limit") t_config_value = std::to_string(c->memory_limit);
+  else if (k == "memory-limit") t_config_value = c->budget->limited() ? std::to_string(c->budget->limit()) : "none";
+  else if (k == "graph.max-tasks") t_config_value = std::to_string(c->task_budget());
   else if (k == "num-threads") t_config_value = std::to_string(c->num_threads);
   else ca::fail(CA_ENOTFOUND, "unknown configuration key '", k, "'");
   *out = t_config_value.c_str();

@@ -252,6 +252,10 @@ CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t
   CA_ARG_NOT_NULL(graph);
   if (!keys && nkeys) return set_error(CA_EINVAL, "ca_graph_validate: keys is NULL with nkeys > 0");
   CA_TRY
+  // The task budget first, from the layers' counts (symbolic layers are not materialized for it):
+  // a small file may declare more tasks than memory can hold.
+  int64_t max_tasks = ctx ? ctx->task_budget() : 0;
+  if (!keys) ca::check_task_budget(ca::graph_num_tasks(graph->g), max_tasks, "the graph");
   std::vector<ca::KeyRef> refs;
   std::vector<std::vector<int64_t>> store;
   std::vector<std::string> names;
@@ -269,7 +273,7 @@ CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t
       for (int64_t t = 0; t < l->num_tasks(); ++t, ++s)
         refs.push_back({l->name().c_str(), store[s].data(), l->nindex()});
   }
-  ca::build_plan(graph->g, refs.data(), refs.size(), ctx ? &ctx->registry : nullptr);
+  ca::build_plan(graph->g, refs.data(), refs.size(), ctx ? &ctx->registry : nullptr, max_tasks);
   return CA_OK;
   CA_CATCH
 }
@@ -303,7 +307,7 @@ CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *graph, const 
   std::vector<ca::KeyRef> refs;
   refs.reserve(nkeys);
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
-  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->registry);
+  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->registry, ro.max_tasks);
   auto exec = ctx->executor();
   std::vector<ca::Block *> outs = exec->run(*plan, ro);
   for (size_t i = 0; i < nkeys; ++i) results[i] = outs[i];

@@ -22,9 +22,18 @@ struct ca_context {
   std::mutex mu;  // guards exec and config
   std::shared_ptr<ca::Executor> exec;
   int32_t num_threads = 0;
-  int64_t memory_limit = 0;
+  /// Every block of this context's computations is charged here (core/memory.hpp); its limit is the
+  /// memory-limit configuration. Owned reference.
+  ca::MemoryBudget *budget = ca::MemoryBudget::create(0);
+  /// Most tasks one plan may materialize (config graph.max-tasks); 0 = derived from the memory limit.
+  int64_t max_tasks = 0;
   int64_t chunk_size = 128 * 1024 * 1024;
   std::shared_ptr<ca::Executor> executor();
+  int64_t task_budget() const { return max_tasks > 0 ? max_tasks : ca::default_max_tasks(budget->limit()); }
+  ca_context() = default;
+  ca_context(const ca_context &) = delete;
+  ca_context &operator=(const ca_context &) = delete;
+  ~ca_context() { budget->release(); }
 };
 
 struct ca_graph {

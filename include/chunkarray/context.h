@@ -22,7 +22,14 @@ typedef struct ca_context_options {
   /** Worker threads: -1 = one per core; 0 = synchronous mode (everything runs on the calling
    *  thread, in priority order: for debugging); N > 0 = N workers. */
   int32_t num_threads;
-  /** Soft limit on bytes held by live intermediate blocks of one compute; 0 = none. */
+  /** Limit on the bytes of blocks this context's computations hold at once — intermediates, results
+   *  and persisted arrays, every block of at least 16 KiB a kernel allocates, until it is freed.
+   *  Enforced before allocating: new root tasks wait for memory to be freed; a computation fails
+   *  with CA_ENOMEM (naming the limit) only when one block alone exceeds it, or when the next task
+   *  does not fit beside what is held and nothing running can free any.
+   *  0 = the machine's default: 3/4 of the smallest of physical RAM, the cgroup memory limit (v2
+   *  memory.max / v1 memory.limit_in_bytes) and RLIMIT_AS/RLIMIT_DATA (the environment variable
+   *  CA_MEMORY_LIMIT, a byte count, replaces it); -1 = no limit. */
   int64_t memory_limit;
   /** Target chunk size in bytes for "auto" chunking (dask's array.chunk-size); 0 = 128 MiB. */
   int64_t chunk_size;
@@ -44,7 +51,11 @@ CA_API int32_t ca_context_num_threads(const ca_context_t *ctx);
 
 /**
  * Set a configuration value by name (dask's config keys): "array.chunk-size" ("128MiB", "64e6"),
- * "memory-limit" (bytes or "2GiB"), "num-threads" (applies to the next compute).
+ * "memory-limit" (bytes or "2GiB"; "auto" or 0 = the machine's default, "none" or -1 = no limit;
+ * see ca_context_options_t.memory_limit; ca_context_get_config() reports the bytes or "none"),
+ * "graph.max-tasks" (most tasks one computation or ca_graph_validate() may materialize; 0 = the
+ * default: a quarter of the memory limit at ~256 bytes per task, at least 4,194,304),
+ * "num-threads" (applies to the next compute).
  * @return CA_OK, CA_EINVAL (bad value), CA_ENOTFOUND (unknown key).
  */
 CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, const char *value);

@@ -123,6 +123,9 @@ CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *gra
  * (CA_ENOTFOUND names the key and the task referencing it), no cycle (CA_ECYCLE names the keys on
  * it), every kernel exists in @p ctx's registry if ctx is not NULL (CA_ENOTFOUND), at the version the
  * graph records for it, if any (CA_EVERSION names the layer, the kernel and both versions).
+ * With @p keys NULL, the graph's task count (symbolic layers counted, not materialized) is checked
+ * first against the task budget of @p ctx (config "graph.max-tasks"; the default when ctx is NULL):
+ * CA_ENOMEM "the graph has N tasks, more than the task budget of M ..." before anything is built.
  */
 CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t *ctx, const ca_key_t *keys,
                                      size_t nkeys);
@@ -161,7 +164,13 @@ typedef struct ca_compute_options {
  *         CA_EVERSION (a kernel registered at another version than the graph records, format.h:
  *         layer, kernel and both versions named),
  *         CA_EKERNEL (the first failing kernel's message; no further task started),
- *         CA_ECANCELED, CA_ENOMEM, CA_EINVAL.
+ *         CA_ECANCELED, CA_EINVAL,
+ *         CA_ENOMEM (out of memory in a kernel; a block larger than the context's memory limit; the
+ *         next task does not fit beside the blocks still held and nothing running can free any; more
+ *         tasks than the context's task budget, "graph.max-tasks"; the message names the budget).
+ * Memory: every block of at least 16 KiB that the computation's kernels allocate is charged to the
+ * context's memory limit (context.h) until it is freed, including results returned here; new root
+ * tasks wait for memory rather than exceed it.
  * Blocks the calling thread; may run concurrently with other computes on the same context.
  */
 CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,

@@ -108,7 +108,9 @@ typedef struct ca_kernel_ctx ca_kernel_ctx_t;
  * @param args borrowed; KEY arguments arrive as CA_ARG_BLOCK.
  * @param kctx borrowed, valid during the call; NULL when called outside a compute (ca_kernel_call).
  * @return CA_OK, or a non-zero status: the compute is cancelled and fails with CA_EKERNEL carrying the
- *         message set with ca_kernel_set_error(). If the kernel failed, *out is ignored and freed.
+ *         message set with ca_kernel_set_error() — CA_ENOMEM instead when the status is CA_ENOMEM
+ *         (out of memory, e.g. ca_block_new's status passed on). If the kernel failed, *out is ignored
+ *         and freed.
  * Runs concurrently on any worker thread.
  */
 typedef ca_status_t (*ca_kernel_fn)(ca_block_t **out, const ca_arg_t *args, size_t nargs,

@@ -897,7 +897,7 @@ void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<Arr
     ks.refs.push_back({a.name.c_str(), ks.idx[k].data(), a.ndim()});
   }
   auto g = merge_graphs(arrays);
-  auto plan = build_plan(*g, ks.refs.data(), ks.refs.size(), &reg);
+  auto plan = build_plan(*g, ks.refs.data(), ks.refs.size(), &reg, opts0.max_tasks);
   std::vector<std::vector<std::vector<Index>>> offs;
   for (auto &a : arrays) offs.push_back(chunk_offsets(a->chunks));
   RunOptions opts = opts0;
@@ -929,7 +929,7 @@ ArrayPtr persist(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, con
   KeySet ks;
   add_keys(ks, *a, 0);
   for (auto &i : ks.idx) ks.refs.push_back({a->name.c_str(), i.data(), a->ndim()});
-  auto plan = build_plan(*a->graph, ks.refs.data(), ks.refs.size(), &reg);
+  auto plan = build_plan(*a->graph, ks.refs.data(), ks.refs.size(), &reg, opts0.max_tasks);
   std::vector<const Block *> blocks(ks.refs.size(), nullptr);
   RunOptions opts = opts0;
   opts.on_output = [&](size_t i, const Block *b) {

@@ -700,7 +700,7 @@ ArrayPtr compute_chunk_sizes(Executor &ex, const KernelRegistry &reg, const Arra
   for_each_index(a->numblocks, [&](const std::vector<Index> &i) { keys.push_back(i); });
   std::vector<KeyRef> refs;
   for (auto &k : keys) refs.push_back({name.c_str(), k.data(), nd});
-  auto plan = build_plan(g, refs.data(), refs.size(), &reg);
+  auto plan = build_plan(g, refs.data(), refs.size(), &reg, opts0.max_tasks);
   std::vector<std::vector<Index>> shapes(keys.size());
   RunOptions opts = opts0;
   opts.on_output = [&](size_t i, const Block *blk) {

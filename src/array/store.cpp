@@ -47,7 +47,7 @@ void store(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> 
   }
   if (refs.empty()) return;
   auto g = merge_graphs(arrays);
-  auto plan = build_plan(*g, refs.data(), refs.size(), &reg);
+  auto plan = build_plan(*g, refs.data(), refs.size(), &reg, opts0.max_tasks);
   RunOptions opts = opts0;
   opts.on_output = [&](size_t i, const Block *b) {
     const Out &o = outs[i];

@@ -43,7 +43,8 @@ static void usage_run(FILE *f) {
           "\n"
           "  --plugin SO          load a kernel plugin first (repeatable)\n"
           "  --threads N          worker threads (0 = synchronous; default: one per core)\n"
-          "  --memory-limit B     soft limit on intermediate bytes (\"2GiB\", \"500e6\")\n"
+          "  --memory-limit B     limit on the bytes of blocks held (\"2GiB\", \"500e6\", \"none\";\n"
+          "                       default: 3/4 of RAM or of the cgroup limit)\n"
           "  --out DIR            output directory (created)\n"
           "  --format F           npy (default) or zarr\n"
           "  --compressor C       zarr: none, zlib, gzip, zstd, blosc, blosc-lz4, blosc-lz4hc,\n"
@@ -332,7 +333,15 @@ static int cmd_run(int argc, char **argv) {
     size_t nlists = 0, nkeys = 0;
     ca_key_t *keys = NULL;
     ca_block_t **results;
+    const char *budget_text = NULL;
     if (out) fprintf(stderr, "%s: note: %s holds a graph without arrays: nothing is written to %s\n", prog, file, out);
+    /* More tasks than the context's task budget (a small file may declare 1e8 symbolic tasks): refused
+       before its keys are listed; ca_graph_validate() checks the count first and names both. */
+    if (ca_context_get_config(&budget_text, ctx, "graph.max-tasks") == CA_OK &&
+        ca_graph_num_tasks(g) > atoll(budget_text) && ca_graph_validate(g, ctx, NULL, 0) != CA_OK) {
+      rc = fail_call(file);
+      goto done;
+    }
     if (final_keys(g, &lists, &nlists, &keys, &nkeys) != 0) {
       rc = fail_call("listing the graph's keys");
       goto done;

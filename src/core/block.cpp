@@ -2,6 +2,8 @@
 
 #include <mimalloc.h>
 
+#include "core/memory.hpp"
+
 #include <cstring>
 #include <new>
 
@@ -46,10 +48,19 @@ Block *block_new(DType dtype, int32_t ndim, const int64_t *shape, bool zero) {
   int64_t n = checked_size(dtype, ndim, shape);
   size_t hb = header_bytes(ndim);
   size_t total = hb + size_t(n) * dtype_size(dtype);
+  MemoryBudget *budget = detail::charge_current(int64_t(total));  // before allocating
   void *mem = zero ? mi_zalloc_aligned(total, kBlockAlign) : mi_malloc_aligned(total, kBlockAlign);
-  if (!mem) fail(CA_ENOMEM, "out of memory allocating a block of ", total, " bytes");
+  if (!mem) {
+    if (budget) {
+      budget->give_back(int64_t(total));
+      budget->release();
+    }
+    detail::fail_alloc(
+        str("out of memory allocating a block of ", total, " bytes (", bytes_str(int64_t(total)), ")"));
+  }
   Block *b = static_cast<Block *>(mem);
   init_header(b, dtype, ndim, shape, n);
+  b->release_ud = budget;  // owned block: release_ud holds its budget
   b->data = static_cast<char *>(mem) + hb;
   g_live_bytes.fetch_add(int64_t(total), std::memory_order_relaxed);
   g_live_count.fetch_add(1, std::memory_order_relaxed);
@@ -67,7 +78,7 @@ Block *block_wrap(DType dtype, int32_t ndim, const int64_t *shape, void *data, v
     init_header(b, dtype, ndim, shape, n);
     b->data = data;
     b->release = release;
-    b->release_ud = ud;
+    b->release_ud = release ? ud : nullptr;  // without release, release_ud would read as a budget
     g_live_bytes.fetch_add(int64_t(hb), std::memory_order_relaxed);
     g_live_count.fetch_add(1, std::memory_order_relaxed);
     return b;
@@ -87,6 +98,11 @@ void block_destroy(Block *b) noexcept {
   }
   g_live_bytes.fetch_sub(total, std::memory_order_relaxed);
   g_live_count.fetch_sub(1, std::memory_order_relaxed);
+  if (b->release_ud && !b->release) {  // owned block charged to a budget
+    MemoryBudget *budget = static_cast<MemoryBudget *>(b->release_ud);
+    budget->give_back(total);
+    budget->release();
+  }
   mi_free(b);
 }
 

@@ -9,6 +9,10 @@
 
 #include "core/dtype.hpp"
 
+namespace ca {
+class MemoryBudget;
+}
+
 struct ca_block {
   std::atomic<int64_t> refs;
   ca_dtype_t dtype;
@@ -17,6 +21,8 @@ struct ca_block {
   int64_t nbytes;  // size * itemsize
   void *data;
   void (*release)(void *);  // wrapped blocks only
+  // Wrapped blocks: release's argument. Owned blocks: the ca::MemoryBudget charged with this block's
+  // allocation (core/memory.hpp), or null. (One field for both keeps the header in 64 bytes.)
   void *release_ud;
   int64_t shape[CA_MAX_NDIM > 0 ? 1 : 1];  // ndim entries follow in the same allocation
 };
@@ -28,7 +34,9 @@ using Block = ca_block;
 /// Allocation granularity and alignment of block data.
 constexpr size_t kBlockAlign = 64;
 
-/// New block, uninitialized data. Throws CA_EINVAL / CA_ETYPE / CA_ENOMEM.
+/// New block, uninitialized data. Throws CA_EINVAL / CA_ETYPE / CA_ENOMEM. Charged to the thread's
+/// current memory budget (core/memory.hpp) until destroyed; CA_ENOMEM naming the budget when the
+/// block alone exceeds its limit (checked before allocating).
 Block *block_new(DType dtype, int32_t ndim, const int64_t *shape, bool zero = false);
 /// Wrap caller memory; `release(ud)` runs once when the last reference goes (also if this throws).
 Block *block_wrap(DType dtype, int32_t ndim, const int64_t *shape, void *data, void (*release)(void *), void *ud);

@@ -24,6 +24,7 @@ struct Node {
   std::atomic<int32_t> pending;    // unfinished dependencies
   std::atomic<int32_t> consumers;  // dependents not yet run (+ output references)
   Block *result;
+  int64_t reserved;  // bytes reserved on the budget for this root before it was handed out
 };
 
 struct TaskItem {
@@ -32,7 +33,7 @@ struct TaskItem {
 
 class Run : public std::enable_shared_from_this<Run> {
  public:
-  Run(Plan &p, const RunOptions &o) : plan(p), opts(o), n(p.size()) {
+  Run(Plan &p, const RunOptions &o, int32_t nworkers_) : plan(p), opts(o), n(p.size()), nworkers(nworkers_) {
     // Node is trivially destructible; its memory comes from mimalloc (kept mapped between computes).
     nodes.reset(static_cast<Node *>(mi_malloc_aligned(sizeof(Node) * size_t(n ? n : 1), alignof(Node))));
     if (!nodes) throw std::bad_alloc();
@@ -42,9 +43,14 @@ class Run : public std::enable_shared_from_this<Run> {
       nd.pending.store(plan.tasks[size_t(t)].dep_end - plan.tasks[size_t(t)].dep_begin, std::memory_order_relaxed);
       nd.consumers.store(plan.nconsumers[size_t(t)], std::memory_order_relaxed);
       nd.result = nullptr;
+      nd.reserved = 0;
     }
     nroots = int64_t(plan.roots.size());
-    track_memory = opts.memory_limit > 0;
+    budget = opts.budget;
+    if (budget) {
+      budget->retain();
+      budget->active_runs.fetch_add(1, std::memory_order_relaxed);
+    }
     if (opts.on_output) {
       out_head.assign(size_t(n ? n : 1), -1);
       out_next.assign(plan.outputs.size(), -1);
@@ -55,16 +61,88 @@ class Run : public std::enable_shared_from_this<Run> {
     }
   }
 
-  // Take up to `max` roots in priority order; returns how many were written to out.
+  ~Run() {
+    if (budget) {
+      budget->active_runs.fetch_sub(1, std::memory_order_relaxed);
+      budget->release();
+    }
+  }
+
+  // Take up to `max` roots in priority order; returns how many were written to out. With a limited
+  // budget, only as many as fit (see executor.hpp); 0 with `throttled` set when none does.
   int64_t take_roots(Node **out, int64_t max) {
     if (cancelled.load(std::memory_order_relaxed) || cursor.load(std::memory_order_relaxed) >= nroots) return 0;
+    int64_t each = 0;  // bytes reserved per root
+    bool probe = false;
+    if (budget && budget->limited()) {
+      int64_t est = root_est.load(std::memory_order_relaxed);
+      if (est < 0) {
+        // Nothing measured yet: one root alone, to learn what a root allocates.
+        if (probing.exchange(true, std::memory_order_acq_rel)) {
+          throttled.store(true, std::memory_order_relaxed);
+          return 0;
+        }
+        probe = true;
+        max = 1;
+      } else if (est > 0) {
+        int64_t limit = budget->limit();
+        int64_t headroom = task_est.load(std::memory_order_relaxed) * nworkers;
+        int64_t k = max;
+        while (k > 0 && !budget->try_reserve(est * k, limit - headroom)) k >>= 1;
+        // Nothing of this run in flight: whatever fits at all may start (else nothing ever would).
+        if (k == 0 && inflight.load(std::memory_order_acquire) == 0 && budget->try_reserve(est, limit)) k = 1;
+        if (k == 0) {
+          throttled.store(true, std::memory_order_relaxed);
+          return 0;
+        }
+        max = k;
+        each = est;
+      }
+      if (throttled.load(std::memory_order_relaxed)) throttled.store(false, std::memory_order_relaxed);
+    }
     inflight.fetch_add(max, std::memory_order_acq_rel);
     int64_t i = cursor.fetch_add(max, std::memory_order_acq_rel);
     int64_t got = std::max<int64_t>(0, std::min(max, nroots - i));
     if (cancelled.load(std::memory_order_acquire)) got = 0;
-    for (int64_t k = 0; k < got; ++k) out[k] = &nodes[size_t(plan.roots[size_t(i + k)])];
-    if (got < max) finish(max - got);
+    for (int64_t k = 0; k < got; ++k) {
+      out[k] = &nodes[size_t(plan.roots[size_t(i + k)])];
+      out[k]->reserved = each;
+    }
+    if (got < max) {
+      if (each) budget->give_back(each * (max - got));
+      if (probe) probing.store(false, std::memory_order_release);
+      finish(max - got);
+    }
     return got;
+  }
+
+  // A root finished its kernel having charged `bytes` (any task: `root` false).
+  void measured(bool root, int64_t bytes) {
+    int64_t t = task_est.load(std::memory_order_relaxed);
+    while (bytes > t && !task_est.compare_exchange_weak(t, bytes, std::memory_order_relaxed)) {
+    }
+    if (!root) return;
+    int64_t e = root_est.load(std::memory_order_relaxed);
+    while (bytes > e && !root_est.compare_exchange_weak(e, bytes, std::memory_order_relaxed)) {
+    }
+  }
+
+  // Called by the thread waiting for the run. A run held back for memory with nothing in flight can
+  // only go on if memory is freed by another computation on the budget; with none, it fails.
+  // Returns true if roots may fit again (the caller wakes workers).
+  bool check_stuck() {
+    if (!budget || !throttled.load(std::memory_order_acquire) || cancelled.load(std::memory_order_acquire)) return false;
+    if (cursor.load(std::memory_order_acquire) >= nroots) return false;
+    int64_t est = std::max<int64_t>(root_est.load(std::memory_order_relaxed), 0);
+    int64_t limit = budget->limit();
+    if (limit <= 0 || budget->held() + est <= limit) return true;
+    if (inflight.load(std::memory_order_acquire) != 0) return false;
+    if (budget->active_runs.load(std::memory_order_relaxed) > 1) return false;
+    fail(CA_ENOMEM, str("out of memory: the next task needs about ", est, " bytes (", bytes_str(est),
+                        ") and nothing running can free any: ", budget->describe(),
+                        " (free persisted arrays or results, or raise memory-limit)"));
+    check_complete();
+    return false;
   }
 
   // `count` owned tasks are finished (or dropped).
@@ -101,6 +179,8 @@ class Run : public std::enable_shared_from_this<Run> {
   Plan &plan;
   RunOptions opts;
   int32_t n;
+  int32_t nworkers;
+  MemoryBudget *budget = nullptr;
   struct MiFree {
     void operator()(Node *p) const { mi_free(p); }
   };
@@ -115,6 +195,11 @@ class Run : public std::enable_shared_from_this<Run> {
   std::atomic<int64_t> peak_bytes{0};
   std::atomic<bool> cancelled{false};
   std::atomic<bool> signalled{false};
+  // Memory admission (take_roots): most bytes one root / any task charged; -1 = not yet measured.
+  alignas(kCacheLine) std::atomic<int64_t> root_est{-1};
+  std::atomic<int64_t> task_est{0};
+  std::atomic<bool> probing{false};
+  std::atomic<bool> throttled{false};
   std::mutex mu;
   std::condition_variable cv;
   bool complete = false;
@@ -227,10 +312,12 @@ struct DoneCounter {
 };
 
 template <class Push>
-void execute(Node *node, Push &&push, DoneCounter &dc) {
+void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) {
   Run &r = *node->run;
   Plan &plan = r.plan;
   if (r.cancelled.load(std::memory_order_relaxed)) {
+    if (node->reserved) r.budget->give_back(node->reserved);
+    node->reserved = 0;
     dc.flush();
     r.finish(1);
     return;
@@ -249,23 +336,26 @@ void execute(Node *node, Push &&push, DoneCounter &dc) {
   kc.nindex = pt.layer->nindex();
   kc.cancelled = &r.cancelled;
   Block *out = nullptr;
-  try {
-    out = kernel_invoke(pt.kernel, plan.args.data() + pt.arg_begin, pt.nargs, &kc);
-    if (r.track_memory) {
-      int64_t live = r.live_bytes.fetch_add(out->nbytes, std::memory_order_relaxed) + out->nbytes;
-      int64_t peak = r.peak_bytes.load(std::memory_order_relaxed);
-      while (live > peak && !r.peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  {
+    // Blocks the kernel allocates are charged to the run's budget, the root's reservation first.
+    ChargeScope scope(cs, r.budget, node->reserved);
+    node->reserved = 0;
+    try {
+      out = kernel_invoke(pt.kernel, plan.args.data() + pt.arg_begin, pt.nargs, &kc);
+      if (r.track_memory) {
+        int64_t live = r.live_bytes.fetch_add(out->nbytes, std::memory_order_relaxed) + out->nbytes;
+        int64_t peak = r.peak_bytes.load(std::memory_order_relaxed);
+        while (live > peak && !r.peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+        }
       }
-      if (r.opts.memory_limit > 0 && live > r.opts.memory_limit)
-        fail(CA_ENOMEM, "memory limit of ", r.opts.memory_limit, " bytes exceeded: results held reach ", live,
-             " bytes");
+    } catch (const Error &e) {
+      r.fail(e.code(), str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.message()));
+    } catch (const std::bad_alloc &) {
+      r.fail(CA_ENOMEM, str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": out of memory"));
+    } catch (const std::exception &e) {
+      r.fail(CA_EINTERNAL, str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.what()));
     }
-  } catch (const Error &e) {
-    r.fail(e.code(), str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.message()));
-  } catch (const std::bad_alloc &) {
-    r.fail(CA_ENOMEM, str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": out of memory"));
-  } catch (const std::exception &e) {
-    r.fail(CA_EINTERNAL, str("task ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.what()));
+    if (r.budget) r.measured(pt.dep_begin == pt.dep_end, scope.charged());
   }
   node->result = out;  // released at the end of the run if the run failed
   if (!out || r.cancelled.load(std::memory_order_relaxed)) {
@@ -381,27 +471,29 @@ void Executor::notify_all() {
 
 bool Executor::take_root(Worker &w, TaskItem &out) {
   Node *batch[kRootBatch];
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    if (w.cur) {
-      int64_t got = w.cur->take_roots(batch, kRootBatch);
-      if (got > 0) {
-        for (int64_t k = got - 1; k >= 1; --k) w.deque.push(batch[k]);
-        if (got > 1) notify_one();
-        out.node = batch[0];
-        return true;
-      }
-      w.cur.reset();
-    }
+  int64_t got = 0;
+  if (w.cur) {
+    got = w.cur->take_roots(batch, kRootBatch);
+    if (got == 0) w.cur.reset();
+  }
+  if (got == 0) {
+    // Every other active run, in order: one held back for memory must not starve the others.
     std::lock_guard<std::mutex> lk(runs_mu_);
     for (auto &r : runs_) {
-      if (!r->cancelled.load(std::memory_order_relaxed) && r->cursor.load(std::memory_order_relaxed) < r->nroots) {
+      if (r->cancelled.load(std::memory_order_relaxed) || r->cursor.load(std::memory_order_relaxed) >= r->nroots)
+        continue;
+      got = r->take_roots(batch, kRootBatch);
+      if (got > 0) {
         w.cur = r;
         break;
       }
     }
-    if (!w.cur) return false;
   }
-  return false;
+  if (got == 0) return false;
+  for (int64_t k = got - 1; k >= 1; --k) w.deque.push(batch[k]);
+  if (got > 1) notify_one();
+  out.node = batch[0];
+  return true;
 }
 
 bool Executor::find_work(Worker &w, TaskItem &out) {
@@ -430,6 +522,7 @@ bool Executor::find_work(Worker &w, TaskItem &out) {
 
 void Executor::worker_loop(size_t id) {
   Worker &w = *workers_[id];
+  detail::ChargeState &cs = detail::charge_state();
   auto push = [this, &w](Node *n) {
     w.deque.push(n);
     notify_one();
@@ -437,7 +530,7 @@ void Executor::worker_loop(size_t id) {
   TaskItem item{};
   while (!stop_.load(std::memory_order_relaxed)) {
     if (find_work(w, item)) {
-      execute(item.node, push, w.dc);
+      execute(item.node, push, w.dc, cs);
       continue;
     }
     // Spin a little as a thief before sleeping.
@@ -447,7 +540,7 @@ void Executor::worker_loop(size_t id) {
       found = find_work(w, item);
     }
     if (found) {
-      execute(item.node, push, w.dc);
+      execute(item.node, push, w.dc, cs);
       continue;
     }
     w.dc.reset();
@@ -456,7 +549,7 @@ void Executor::worker_loop(size_t id) {
     uint64_t e = epoch_.load(std::memory_order_seq_cst);
     if (find_work(w, item)) {
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
-      execute(item.node, push, w.dc);
+      execute(item.node, push, w.dc, cs);
       continue;
     }
     {
@@ -469,7 +562,7 @@ void Executor::worker_loop(size_t id) {
 }
 
 std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats *stats) {
-  auto run = std::make_shared<Run>(plan, opts);
+  auto run = std::make_shared<Run>(plan, opts, std::max<int32_t>(1, num_threads()));
   if (stats) run->track_memory = true;
   auto interval = std::chrono::microseconds(opts.progress_interval_us > 0 ? opts.progress_interval_us : 100000);
   auto poll = std::min<std::chrono::microseconds>(interval, std::chrono::microseconds(20000));
@@ -487,6 +580,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       // Synchronous mode: the caller runs every task in priority order.
       std::vector<Node *> stack;
       DoneCounter dc;
+      detail::ChargeState &cs = detail::charge_state();
       auto push = [&stack](Node *n) { stack.push_back(n); };
       int64_t k = 0;
       while (true) {
@@ -495,9 +589,15 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
           n = stack.back();
           stack.pop_back();
         } else if (run->take_roots(&n, 1) == 0) {
+          // Held back for memory: fails unless another computation can free some; then wait for it.
+          if (run->throttled.load() && !run->cancelled.load() && run->cursor.load() < run->nroots) {
+            if (!run->check_stuck() && !run->cancelled.load()) run->budget->wait_for_release(20);
+            if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) run->fail(CA_ECANCELED, "computation cancelled");
+            continue;
+          }
           break;
         }
-        execute(n, push, dc);
+        execute(n, push, dc, cs);
         if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) run->fail(CA_ECANCELED, "computation cancelled");
         if ((++k & 63) == 0) {
           dc.flush();
@@ -520,6 +620,12 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
           lk.unlock();
           run->check_complete();
           lk.lock();
+        }
+        if (run->throttled.load(std::memory_order_relaxed)) {
+          lk.unlock();
+          if (run->check_stuck()) notify_all();  // memory was freed: workers asleep may start roots
+          lk.lock();
+          if (run->complete) break;
         }
         lk.unlock();
         report(false);

@@ -9,6 +9,13 @@
 //   producers only take the lock when someone sleeps. No lost wake-ups.
 // - The first failure wins: it cancels the run, no further task starts, and every intermediate
 //   result is released.
+// - Memory is bounded by the run's budget (core/memory.hpp): blocks kernels allocate are charged to
+//   it, and a root is started only when its estimated bytes (the most any root of this run charged
+//   so far; the first root runs alone to measure it) fit under the limit minus a headroom of one
+//   task's bytes per worker, which covers what tasks already in flight still allocate. Non-root
+//   tasks are never held back: they finish what is started and free their inputs. A run that is
+//   held back with nothing in flight fails with CA_ENOMEM naming the budget unless another
+//   computation on the same budget can still free memory (then it waits).
 #pragma once
 
 #include <atomic>
@@ -21,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/memory.hpp"
 #include "graph/plan.hpp"
 
 namespace ca {
@@ -30,7 +38,11 @@ struct RunOptions {
   void *progress_ud = nullptr;
   int64_t progress_interval_us = 100000;
   const std::atomic<bool> *cancel = nullptr;  // external cancellation flag
-  int64_t memory_limit = 0;                   // bytes of live results; 0 = none
+  /// Borrowed; the run retains it. Blocks allocated by its kernels are charged to it and new roots
+  /// wait for memory under its limit. nullptr: nothing charged, nothing held back.
+  MemoryBudget *budget = nullptr;
+  /// Task budget for the plans built for this run (build_plan's max_tasks; 0 = default).
+  int64_t max_tasks = 0;
   /// Streaming outputs: when set, each requested result is handed to this callback (on a worker
   /// thread, concurrently) as soon as its task finishes, then released; run() returns no blocks.
   /// The callback may throw ca::Error to fail the run.

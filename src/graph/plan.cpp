@@ -1,9 +1,36 @@
 #include "graph/plan.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <unordered_map>
 
+#include "core/memory.hpp"
+
 namespace ca {
+
+int64_t default_max_tasks(int64_t memory_limit) {
+  int64_t machine = default_memory_limit();
+  int64_t base = memory_limit > 0 ? memory_limit : machine;
+  int64_t cap = int64_t(INT32_MAX) - 1;
+  if (base <= 0) return cap;
+  int64_t floor = int64_t(1) << 22;
+  if (machine > 0) floor = std::min(floor, machine / kPlanBytesPerTask);
+  return std::min(cap, std::max(floor, base / 4 / kPlanBytesPerTask));
+}
+
+int64_t graph_num_tasks(const Graph &g) {
+  int64_t total = 0;
+  for (const LayerPtr &l : g.layers())
+    if (__builtin_add_overflow(total, l->num_tasks(), &total)) return INT64_MAX;
+  return total;
+}
+
+void check_task_budget(int64_t ntasks, int64_t max_tasks, const char *what) {
+  if (max_tasks <= 0) max_tasks = default_max_tasks(0);
+  if (ntasks > max_tasks)
+    fail(CA_ENOMEM, what, " has ", ntasks, " tasks, more than the task budget of ", max_tasks,
+         " (config graph.max-tasks; about ", kPlanBytesPerTask, " bytes of plan per task)");
+}
 
 std::string Plan::key_of(int32_t t) const {
   const PlanTask &pt = tasks[size_t(t)];
@@ -18,6 +45,7 @@ struct LayerState {
   const Layer *layer = nullptr;
   LayerPtr ptr;
   std::vector<int32_t> ids;          // local -> task id, -1 if not yet
+  std::unordered_map<int64_t, int32_t> sparse_ids;  // instead, for a layer larger than the task budget
   std::vector<int32_t> dep_states;   // per dependency slot: state index, -2 unresolved, -1 missing
   std::vector<Kernel *> kernels;     // per kernel slot, resolved lazily
   std::vector<bool> kernel_done;
@@ -33,7 +61,8 @@ struct TmpArg {
 // decides the order roots are handed out.
 class Builder final : public TaskEmitter {
  public:
-  Builder(const Graph &g, const KernelRegistry *reg) : g_(g), reg_(reg) {}
+  Builder(const Graph &g, const KernelRegistry *reg, int64_t max_tasks)
+      : g_(g), reg_(reg), max_tasks_(max_tasks > 0 ? max_tasks : default_max_tasks(0)) {}
 
   std::unique_ptr<Plan> run(const KeyRef *keys, size_t nkeys);
 
@@ -102,6 +131,7 @@ class Builder final : public TaskEmitter {
 
   const Graph &g_;
   const KernelRegistry *reg_;
+  int64_t max_tasks_;
   std::unique_ptr<Plan> plan_;
   std::vector<LayerState> states_;
   std::unordered_map<const Layer *, int32_t> state_index_;
@@ -135,10 +165,21 @@ int32_t Builder::state_of(const std::string &name) {
 
 int32_t Builder::discover(int32_t state, int64_t local) {
   LayerState &s = states_[size_t(state)];
-  if (s.ids.empty()) s.ids.assign(size_t(s.layer->num_tasks()), -1);
-  int32_t &id = s.ids[size_t(local)];
+  // A dense map costs 4 bytes per task of the layer; one larger than the budget can only be used
+  // partly (culled), so it gets a hash map of the tasks actually reached.
+  int64_t layer_tasks = s.layer->num_tasks();
+  int32_t *idp;
+  if (layer_tasks > max_tasks_) {
+    idp = &s.sparse_ids.try_emplace(local, -1).first->second;
+  } else {
+    if (s.ids.empty()) s.ids.assign(size_t(layer_tasks), -1);
+    idp = &s.ids[size_t(local)];
+  }
+  int32_t &id = *idp;
   if (id < 0) {
-    CA_CHECK(plan_->tasks.size() < size_t(INT32_MAX), CA_ENOMEM, "more than 2^31 tasks in one compute");
+    if (int64_t(plan_->tasks.size()) >= max_tasks_)
+      fail(CA_ENOMEM, "the computation needs more than ", max_tasks_, " tasks, the task budget (config ",
+           "graph.max-tasks; about ", kPlanBytesPerTask, " bytes of plan per task)");
     id = int32_t(plan_->tasks.size());
     PlanTask t{};
     t.layer = s.layer;
@@ -258,17 +299,28 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
   {
     // Reserve for every task of the graph (address space only: pages are touched when used), so
     // the arrays never move while a million tasks are added.
-    int64_t total = 0;
-    for (const LayerPtr &l : g_.layers()) total = std::min(total + std::min(l->num_tasks(), int64_t(1) << 27), int64_t(1) << 27);
-    size_t n = size_t(std::min<int64_t>(total, int64_t(1) << 27));
+    // Never more than the task budget allows; and only a hint: with too little address space
+    // (RLIMIT_AS) the arrays grow as needed instead.
+    int64_t total = graph_num_tasks(g_);
+    size_t n = size_t(std::min<int64_t>({total, max_tasks_, int64_t(1) << 27}));
     Plan &p = *plan_;
-    p.tasks.reserve(n);
-    p.args.reserve(n * 2);
-    p.patches.reserve(n);
-    p.deps.reserve(n);
-    task_state_.reserve(n);
-    color_.reserve(n);
-    dep_stamp_.reserve(n);
+    try {
+      p.tasks.reserve(n);
+      p.args.reserve(n * 2);
+      p.patches.reserve(n);
+      p.deps.reserve(n);
+      task_state_.reserve(n);
+      color_.reserve(n);
+      dep_stamp_.reserve(n);
+    } catch (const std::bad_alloc &) {
+      p.tasks.shrink_to_fit();
+      p.args.shrink_to_fit();
+      p.patches.shrink_to_fit();
+      p.deps.shrink_to_fit();
+      task_state_.shrink_to_fit();
+      color_.shrink_to_fit();
+      dep_stamp_.shrink_to_fit();
+    }
   }
   std::vector<int32_t> out_ids;
   for (size_t k = 0; k < nkeys; ++k) {
@@ -345,8 +397,9 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
 
 }  // namespace
 
-std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry) {
-  Builder b(g, registry);
+std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry,
+                                 int64_t max_tasks) {
+  Builder b(g, registry, max_tasks);
   return b.run(keys, nkeys);
 }
 

@@ -8,7 +8,9 @@
 
 #include <mimalloc.h>
 
+#include <cstddef>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -34,10 +36,42 @@ struct Patch {
   int32_t task;  // whose result goes there
 };
 
+/// mimalloc as an STL allocator that throws std::bad_alloc when memory runs out. (mimalloc's own
+/// mi_stl_allocator calls mi_new_n, whose C build — Debian's libmimalloc — abort()s instead.)
+template <class T>
+struct MiAllocator {
+  using value_type = T;
+  MiAllocator() noexcept = default;
+  template <class U>
+  MiAllocator(const MiAllocator<U> &) noexcept {}
+  T *allocate(size_t n) {
+    size_t bytes;
+    if (__builtin_mul_overflow(n, sizeof(T), &bytes)) throw std::bad_alloc();
+    void *p = alignof(T) > alignof(std::max_align_t) ? mi_malloc_aligned(bytes, alignof(T)) : mi_malloc(bytes);
+    if (!p) throw std::bad_alloc();
+    return static_cast<T *>(p);
+  }
+  void deallocate(T *p, size_t) noexcept { mi_free(p); }
+  template <class U>
+  bool operator==(const MiAllocator<U> &) const noexcept {
+    return true;
+  }
+};
+
 /// Plan arrays live in mimalloc: freed pages stay mapped for the next compute instead of being
 /// returned to the OS and faulted in again (glibc unmaps large vectors on free).
 template <class T>
-using PlanVec = std::vector<T, mi_stl_allocator<T>>;
+using PlanVec = std::vector<T, MiAllocator<T>>;
+
+/// What one materialized task costs in a plan and its run, roughly (PlanTask, arguments, patches,
+/// dependency lists, the builder's per-task state, the executor's Node): for task budgets.
+constexpr int64_t kPlanBytesPerTask = 256;
+
+/// The default task budget of a plan under a memory limit (0 = the machine's default limit): a plan
+/// may take a quarter of the limit (limit / 4 / kPlanBytesPerTask), and never fewer than 4,194,304
+/// tasks (1 GiB of plan, so a small block limit still allows million-task graphs) unless the machine
+/// itself has less memory. At most INT32_MAX - 1 (task ids are int32).
+int64_t default_max_tasks(int64_t memory_limit);
 
 struct Plan {
   PlanVec<PlanTask> tasks;  // in post-order (= priority: lower runs first)
@@ -60,8 +94,15 @@ struct Plan {
 
 /// Build the plan for `keys`. Kernels are resolved in `registry` (may be null: then kernels are not
 /// resolved, for validation without a context), once per layer kernel slot, checking the version a
-/// layer records (CA_EVERSION names layer, kernel and both versions). Throws CA_ENOTFOUND / CA_ECYCLE /
-/// CA_EINVAL / CA_EVERSION.
-std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry);
+/// layer records (CA_EVERSION names layer, kernel and both versions). At most `max_tasks` tasks are
+/// materialized (0: default_max_tasks(0)); more is CA_ENOMEM naming the count and the budget.
+/// Throws CA_ENOTFOUND / CA_ECYCLE / CA_EINVAL / CA_EVERSION / CA_ENOMEM.
+std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry,
+                                 int64_t max_tasks = 0);
+
+/// Tasks of every layer of `g` (symbolic layers counted, not materialized), saturating at INT64_MAX.
+int64_t graph_num_tasks(const Graph &g);
+/// CA_ENOMEM naming `what`, the count and the budget when `ntasks` > `max_tasks` (0: the default).
+void check_task_budget(int64_t ntasks, int64_t max_tasks, const char *what);
 
 }  // namespace ca

@@ -170,7 +170,7 @@ void compute_blocks(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, 
     refs.push_back({a->name.c_str(), idx.data() + size_t(lin) * nd, a->ndim()});
   }
   auto offs = chunk_offsets(a->chunks);
-  auto plan = build_plan(*a->graph, refs.data(), refs.size(), &reg);
+  auto plan = build_plan(*a->graph, refs.data(), refs.size(), &reg, run0.max_tasks);
   RunOptions run = run0;
   run.on_output = [&](size_t i, const Block *b) {
     const Index *bi = idx.data() + i * nd;

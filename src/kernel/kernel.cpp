@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/memory.hpp"
+
 namespace ca {
 
 KernelPtr kernel_new(const std::string &name, ca_kernel_fn fn, int32_t version, void *ud, void (*free_ud)(void *)) {
@@ -37,12 +39,21 @@ Block *kernel_invoke(const Kernel *k, const ca_arg_t *args, size_t nargs, ca_ker
     st = k->fn(&out, args, nargs, kctx, k->user_data);
   } catch (const Error &e) {  // builtin kernels may throw internally
     block_release(out);
-    fail(CA_EKERNEL, "kernel '", k->name, "': ", e.message());
+    // Out of memory stays CA_ENOMEM (a block over the memory limit, a failed allocation).
+    fail(e.code() == CA_ENOMEM ? CA_ENOMEM : CA_EKERNEL, "kernel '", k->name, "': ", e.message());
+  } catch (const std::bad_alloc &) {
+    block_release(out);
+    fail(CA_ENOMEM, "kernel '", k->name, "': out of memory");
   }
   if (st != CA_OK) {
     block_release(out);
     std::string msg = kctx && !kctx->error.empty() ? kctx->error : std::string(ca_status_str(st));
-    fail(CA_EKERNEL, "kernel '", k->name, "' failed: ", msg);
+    if (st == CA_ENOMEM && (!kctx || kctx->error.empty())) {
+      std::string why = detail::take_alloc_failure();  // e.g. ca_block_new's CA_ENOMEM passed on
+      if (!why.empty()) msg = why;
+    }
+    // A kernel reporting CA_ENOMEM (e.g. passing on ca_block_new's status) ran out of memory.
+    fail(st == CA_ENOMEM ? CA_ENOMEM : CA_EKERNEL, "kernel '", k->name, "' failed: ", msg);
   }
   if (!out) fail(CA_EKERNEL, "kernel '", k->name, "' returned success but no result block");
   return out;

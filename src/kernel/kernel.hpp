@@ -70,7 +70,8 @@ KernelPtr kernel_new(const std::string &name, ca_kernel_fn fn, int32_t version, 
 KernelPtr kernel_new_ffi(const std::string &name, void (*fn)(void), const std::string &signature, int32_t version,
                          void *ud, void (*free_ud)(void *));
 
-/// Call a kernel; returns its block or throws Error(CA_EKERNEL, message).
+/// Call a kernel; returns its block or throws Error(CA_EKERNEL, message) — CA_ENOMEM when it ran out of
+/// memory (returned CA_ENOMEM, threw std::bad_alloc or an out-of-memory Error).
 Block *kernel_invoke(const Kernel *k, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx);
 
 class KernelRegistry {
