@@ -936,10 +936,24 @@ class Array:
     def conj(self):
         return self._unop(71)
 
-    def astype(self, dtype):
-        if np.dtype(dtype) == self.dtype:
-            return self
-        return Array._new(lib().ca_array_astype, self._h, _ca_dtype(dtype))
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        """NumPy's astype, lazily. ``casting`` is checked with np.can_cast on the dtypes (TypeError as
+        NumPy's); with ``copy=False`` and the dtype already right, this array itself is returned,
+        else a new Array object (sharing the native array when the dtype is unchanged: arrays are
+        immutable, but ``__setitem__`` rebinds the object it is called on). ``order`` and ``subok``
+        are accepted for NumPy's signature (results are C-ordered NumPy arrays)."""
+        dt = np.dtype(dtype)
+        if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+            raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', "
+                             f"not {casting!r}")
+        if order not in ("K", "A", "C", "F", None):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        if not np.can_cast(self.dtype, dt, casting=casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to the rule "
+                            f"{casting!r}")
+        if dt == self.dtype:
+            return self._another() if copy else self
+        return Array._new(lib().ca_array_astype, self._h, _ca_dtype(dt))
 
     def round(self, decimals=0):
         return Array._new(lib().ca_array_round, self._h, int(decimals))
@@ -1160,11 +1174,27 @@ class Array:
         return NotImplemented
 
     def __array_function__(self, func, types, args, kwargs):
+        # NEP 18: another duck array type among the arguments decides for itself
+        if any(not issubclass(t, (Array, np.ndarray)) for t in types):
+            return NotImplemented
         impl = _NUMPY_FUNCTIONS.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
-        # Not lazily supported: compute the arrays and call NumPy.
+        # Not lazily supported: compute the arrays and call NumPy, saying so (as dask does).
+        import warnings
+        fname = f"{getattr(func, '__module__', 'numpy')}.{getattr(func, '__name__', func)}"
+        warnings.warn(f"{fname} is not implemented lazily by chunkarray: its chunkarray arguments are computed "
+                      "and NumPy's function is called (map_blocks keeps it lazy)", ComputeWarning, stacklevel=3)
         return func(*_computed(args), **_computed(kwargs))
+
+    @property
+    def _meta(self):
+        """dask's _meta: an empty NumPy array of the blocks' type, dtype and ndim."""
+        return np.empty((0,) * self.ndim, dtype=self.dtype)
+
+
+class ComputeWarning(UserWarning):
+    """A NumPy function that chunkarray does not implement lazily computed its array arguments."""
 
 
 def _computed(x):
