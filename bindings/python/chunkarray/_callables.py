@@ -140,3 +140,62 @@ class ScanStep:
             return carry if lp is None else np.asarray(self.binop(carry, lp), dtype=self.dtype)
         carry, b = args
         return np.asarray(self.binop(carry, b), dtype=self.dtype)
+
+
+class SerializableLock:
+    """A lock that pickles (dask's SerializableLock): every copy of one lock, in this process, is the
+    same threading.Lock; in another process, the copies made there share one lock there."""
+
+    _locks = {}  # token -> threading.Lock, per process
+    _guard = __import__("threading").Lock()
+
+    def __init__(self, token=None):
+        import uuid
+        self.token = token or uuid.uuid4().hex
+        with SerializableLock._guard:
+            self.lock = SerializableLock._locks.setdefault(self.token, __import__("threading").Lock())
+
+    def acquire(self, *args, **kwargs):
+        return self.lock.acquire(*args, **kwargs)
+
+    def release(self):
+        return self.lock.release()
+
+    def __enter__(self):
+        self.lock.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.lock.release()
+
+    def locked(self):
+        return self.lock.locked()
+
+    def __reduce__(self):
+        return (SerializableLock, (self.token,))
+
+    def __repr__(self):
+        return f"<SerializableLock {self.token}>"
+
+
+class GetterCall:
+    """from_array over an array-like: one ``source[slices]`` per block, under ``lock`` if any (with
+    ``asarray``, the conversion to NumPy happens under the lock too, as dask's getter does)."""
+
+    def __init__(self, source, lock, asarray):
+        self.source, self.lock, self.asarray = source, lock, asarray
+
+    def _get(self, key):
+        c = self.source[key]
+        return np.asarray(c) if self.asarray else c
+
+    def __call__(self, *slices):
+        key = tuple(slices)
+        if self.lock is not None:
+            with self.lock:
+                return self._get(key)
+        return self._get(key)
+
+    @property
+    def __name__(self):
+        return "getitem"

@@ -1356,15 +1356,41 @@ def asarray(x, chunks="auto"):
     return from_array(x, chunks=chunks)
 
 
-def from_array(x, chunks="auto", name=None):
-    """An array over a copy of a NumPy-like ``x`` (dask.array.from_array).
+def _is_lazy_source(x):
+    """An array-like read block by block (shape, dtype and __getitem__), not an in-memory NumPy value."""
+    return (not isinstance(x, (np.ndarray, np.generic, list, tuple)) and hasattr(x, "shape")
+            and hasattr(x, "dtype") and hasattr(x, "__getitem__")
+            and not type(x).__module__.startswith("pandas"))  # label-indexed: taken as values
 
-    As in dask, the array's name is a token of its contents (dtype, chunks, data), so the same data
-    gives the same name; ``name=False`` gives a fresh name without hashing the data. A string
+
+def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
+               inline_array=False):
+    """dask.array.from_array: a chunked array over ``x``.
+
+    A NumPy array (or anything else np.asarray takes: lists, scalars) is copied into the graph now.
+    As in dask, the array's name is then a token of its contents (dtype, chunks, data), so the same
+    data gives the same name; ``name=False`` gives a fresh name without hashing the data. A string
     ``name`` (xarray passes one) is accepted, and the array is still named by its contents.
+
+    Any other array-like with ``shape``, ``dtype`` and ``__getitem__`` (zarr, h5py, netCDF variables,
+    xarray's lazy backend arrays) is read lazily as dask does: nothing is read now, and computing runs
+    one ``x[slices]`` per block (a Python kernel holding ``x``; ``x`` pickles with the array). ``lock``:
+    True for a new lock shared by the block reads (a SerializableLock), or any lock object, held
+    around each read; ``asarray``: whether np.asarray is applied to each read under the lock (default:
+    when ``x`` has no __array_function__), blocks become NumPy arrays in any case. ``name``: a string
+    names the array (dask's semantics: equal names must mean equal data), else a fresh name.
+    ``chunks="auto"`` follows ``x.chunks`` where it has them. ``meta`` may only be NumPy's (the blocks
+    are NumPy arrays); ``fancy`` and ``inline_array`` change nothing here.
     """
     if isinstance(x, Array):
         return x.rechunk(chunks) if chunks != "auto" else x
+    if getitem is not None:
+        raise NotImplementedError("from_array(getitem=...): chunkarray reads blocks with x[slices]")
+    if meta is not None and not (meta is np.ndarray or isinstance(meta, np.ndarray)
+                                 or (isinstance(meta, type) and issubclass(meta, np.ndarray))):
+        raise NotImplementedError(f"from_array(meta={meta!r}): chunkarray blocks are NumPy arrays")
+    if _is_lazy_source(x):
+        return _from_array_lazy(x, chunks, name, lock, asarray)
     x = np.asarray(x)
     if not x.flags.c_contiguous:
         x = x.copy(order="C")
@@ -1379,6 +1405,42 @@ def from_array(x, chunks="auto", name=None):
     return Array._new(lib().ca_array_from_buffer, x.ctypes.data if x.nbytes else None, dt, x.ndim,
                       _i64arr(x.shape), None, ctypes.byref(st),
                       C.BUFFER_COPY | (C.BUFFER_UNIQUE_NAME if name is False else 0), C.FREE_FN(), None)
+
+
+def _from_array_lazy(x, chunks, name, lock, asarray):
+    from ._slicing import materialize
+    shape = tuple(int(s) for s in x.shape)
+    dt = np.dtype(x.dtype)
+    native = dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+    _ca_dtype(native)  # unsupported dtypes fail now, not at compute
+    prev = getattr(x, "chunks", None)
+    if not (isinstance(prev, tuple) and len(prev) == len(shape)
+            and all(isinstance(c, (numbers.Integral, tuple)) for c in prev)):
+        prev = None
+    if _is_explicit(chunks) and shape:
+        ch = normalize_chunks(chunks)
+    elif prev is not None and (chunks is None or (isinstance(chunks, str) and chunks == "auto")):
+        ch = normalize_chunks(tuple(None for _ in shape), shape, dtype=native, previous_chunks=prev)
+    else:
+        ch = normalize_chunks(chunks, shape, dtype=native, previous_chunks=prev)
+    if any(sum(c) != s for c, s in zip(ch, shape)):
+        raise InvalidArgumentError(-1, f"from_array: chunks {ch} do not add up to shape {shape}")
+    if lock is True:
+        lock = _callables.SerializableLock()
+    elif lock is False:
+        lock = None
+    if asarray is None:
+        asarray = not hasattr(x, "__array_function__")
+    kname = _py_kernel(_callables.GetterCall(x, lock, bool(asarray)), "from_array", native)
+    if not isinstance(name, str) or not name:
+        name = f"array-{os.urandom(16).hex()}"
+    starts = [np.cumsum((0,) + tuple(c)) for c in ch]
+    tasks = []
+    for idx in np.ndindex(*[len(c) for c in ch]):
+        idx = tuple(int(i) for i in idx)
+        sl = [slice(int(st[i]), int(st[i + 1])) for st, i in zip(starts, idx)]
+        tasks.append((name, idx, kname, sl))
+    return materialize([], name, ch, native, tasks)
 
 
 def _shape_chunks(shape, chunks, dtype):
