@@ -9,6 +9,15 @@ not keep the input arrays and their graphs alive).
 import numpy as np
 
 
+class _Repr:
+    """Kernel callables show the user's function (what a PicklingError names)."""
+
+    def __repr__(self):
+        inner = getattr(self, "func", None) or getattr(self, "f", None) or getattr(self, "ufunc", None) \
+            or getattr(self, "source", None)
+        return f"{type(self).__name__}({inner!r})"
+
+
 def _fill(lits, positions, blocks):
     full = list(lits)
     for p, b in zip(positions, blocks):
@@ -16,7 +25,7 @@ def _fill(lits, positions, blocks):
     return full
 
 
-class MapBlocksCall:
+class MapBlocksCall(_Repr):
     """map_blocks: ``func(*args, **kwargs)`` with the blocks at ``positions`` of ``lits``; with
     ``want_id``/``want_info`` the kernel receives the block index and location after the blocks and
     passes ``block_id``/``block_info`` (``chunks`` is set once the output array exists)."""
@@ -41,7 +50,7 @@ class MapBlocksCall:
         return self.func(*_fill(self.lits, self.positions, blocks), **kw)
 
 
-class BlockwiseCall:
+class BlockwiseCall(_Repr):
     """blockwise / map_overlap: ``func`` with the blocks put back among the literal arguments;
     ``want_id``: the kernel receives (block index, location) after the blocks (map_overlap)."""
 
@@ -56,7 +65,7 @@ class BlockwiseCall:
         return self.func(*_fill(self.lits, self.positions, blocks), **kw)
 
 
-class UfuncCall:
+class UfuncCall(_Repr):
     """A NumPy ufunc (pickled by reference) with keyword arguments, applied to blocks."""
 
     def __init__(self, ufunc, kwargs):
@@ -79,7 +88,7 @@ def concat_nested(x, axes):
     return np.concatenate(parts, axis=ax) if len(parts) > 1 else parts[0]
 
 
-class ReductionChunk:
+class ReductionChunk(_Repr):
     """reduction's chunk step: ``f(block, axis=axes, keepdims=True, **kwargs)``."""
 
     def __init__(self, f, axes, kwargs):
@@ -89,7 +98,7 @@ class ReductionChunk:
         return self.f(b, axis=self.axes, keepdims=True, **self.kwargs)
 
 
-class ReductionCombine:
+class ReductionCombine(_Repr):
     """reduction's combine/aggregate step over the partials (concatenated along the axes when
     ``concatenate``)."""
 
@@ -102,7 +111,7 @@ class ReductionCombine:
         return self.f(parts, axis=self.axes, keepdims=True, **self.kwargs)
 
 
-class GufuncCall:
+class GufuncCall(_Repr):
     """apply_gufunc: ``f(*blocks, **kwargs)``; with several outputs the kernel's last argument is the
     output's position."""
 
@@ -115,7 +124,7 @@ class GufuncCall:
         return self.f(*blocks, **self.kwargs)
 
 
-class ScanStep:
+class ScanStep(_Repr):
     """generic_scan's four kernels (``which``: block, first, carry, apply): dask's sequential
     cumreduction with scanned_k = func(block_k), carry_0 = ident, carry_k = binop(carry_{k-1},
     last(scanned_{k-1})), out_k = binop(carry_k, scanned_k)."""
@@ -178,7 +187,7 @@ class SerializableLock:
         return f"<SerializableLock {self.token}>"
 
 
-class GetterCall:
+class GetterCall(_Repr):
     """from_array over an array-like: one ``source[slices]`` per block, under ``lock`` if any (with
     ``asarray``, the conversion to NumPy happens under the lock too, as dask's getter does)."""
 

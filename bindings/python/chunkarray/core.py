@@ -667,6 +667,10 @@ class Array:
     __array_priority__ = 20
 
     def __init__(self, handle):
+        """Take ownership of a native array reference (an owned ``ca_array_t*`` from a C call). Given
+        an Array, share its native array through a new reference (as copy.copy)."""
+        if isinstance(handle, Array):
+            handle = lib().ca_array_retain(handle.handle)
         if not handle:
             raise ValueError("NULL array handle")
         self._h = handle  # owned reference
