@@ -31,6 +31,10 @@ def block_sum_id(block, block_id=None):
     return block + sum(block_id)
 
 
+def row_sum(b):
+    return b.sum(-1)
+
+
 def np_sum(x, axis=None, keepdims=False):
     return np.sum(x, axis=axis, keepdims=keepdims)
 
@@ -72,6 +76,10 @@ def _cases():
         ("reduction", ca.reduction(x, np_sum, np_sum, axis=1), A.sum(axis=1)),
         ("generic-scan", ca.scan(np.maximum.accumulate, np.maximum, -np.inf, x, axis=0), np.maximum.accumulate(A, 0)),
         ("persisted", (x * 2).persist(), A * 2),
+        ("gufunc", ca.apply_gufunc(row_sum, "(i)->()", x.rechunk({1: -1})), A.sum(-1)),
+        ("gufunc-vectorize", ca.apply_gufunc(np.linalg.norm, "(i)->()", x.rechunk({1: -1}), vectorize=True,
+                                             output_dtypes=float), np.linalg.norm(A, axis=-1)),
+        ("map_overlap", ca.map_overlap(np.negative, x, depth=1, boundary="reflect"), -A),
         ("matmul", x @ x.T, A @ A.T),
     ]
     r = ca.random.normal(size=(9, 8), chunks=(4, 3), seed=5)
