@@ -288,8 +288,11 @@ def _after_fork_in_child():
     the parent is unusable there (computing would wait forever for threads that do not exist).
     They are marked closed (their native memory is left alone) and the default context is recreated
     on first use."""
-    global _process_token, _default_ctx
+    global _process_token, _default_ctx, _py_kernels_lock, _kernel_exc_lock, _deferred_lock, _default_ctx_lock
     _process_token = _new_process_token()
+    # locks another parent thread held at the fork would stay held here forever
+    _py_kernels_lock, _kernel_exc_lock = threading.Lock(), threading.Lock()
+    _deferred_lock, _default_ctx_lock = threading.Lock(), threading.Lock()
     for c in list(_all_contexts):
         c._h = None
         c._forked = True
