@@ -268,7 +268,9 @@ def test_gc_on_a_worker_thread_frees_arrays_and_defers_contexts():
         ctxs = [ca.Context(num_threads=1) for _ in range(3)]
         z = ca.map_blocks(collect_in_kernel, x, ctx_box=ctxs, dtype=x.dtype)
         del ctxs
-        np.testing.assert_allclose(z.compute(), np.arange(8.0) + 1)
+        with ca.Context(num_threads=1) as one:  # one kernel at a time: each gc.collect() finds its garbage
+            np.testing.assert_allclose(z.compute(ctx=one), np.arange(8.0) + 1)
+        assert len(ca.core._deferred_contexts) == 3  # collected inside kernels: not freed there
         gc.collect()
         np.testing.assert_allclose(_GLOBAL_ARRAY[0].compute(), np.ones(5))
         x.sum().compute()  # frees the deferred contexts here, on this thread
