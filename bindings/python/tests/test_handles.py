@@ -196,7 +196,7 @@ def test_pickle_of_unpicklable_literal_is_a_clear_error():
 def test_unpickled_kernel_names_do_not_meet_other_kernels():
     # a kernel name from another process is never one this process already uses for another function
     x = ca.from_array(A, chunks=CH)
-    y = ca.map_blocks(double_plus, x, k=1.0)
+    ca.map_blocks(double_plus, x, k=1.0)  # registers a kernel
     names = ca.core._py_kernels.keys()
     tok = ca.core._process_token
     assert all(tok in n for n in names if n.startswith("py."))
