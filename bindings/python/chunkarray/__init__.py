@@ -14,6 +14,8 @@ from .core import map_overlap, overlap, trim_internal  # noqa: F401
 from .linalg import dot, matmul, outer, tensordot  # noqa: F401
 from ._indexing import IndexingError  # noqa: F401
 from . import linalg  # noqa: F401
+from . import _protocol  # noqa: F401 - metadata and *_like NumPy functions without computing
+from .core import ComputeWarning  # noqa: F401
 from .chunkmanager import ChunkArrayManager  # noqa: F401
 from ._lib import lib as _lib_handle
 

@@ -389,6 +389,16 @@ _PROTOS = {
     "ca_array_save": (c_status, [c_vp, c_char_p]),
     "ca_array_load": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
     "ca_format_version": (ctypes.c_int32, []),
+    "ca_graph_copy": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_graph_kernels": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_graph_save_buffer": (c_status, [c_vp, ctypes.POINTER(c_vp), ctypes.POINTER(ctypes.c_size_t)]),
+    "ca_graph_load_buffer": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_size_t]),
+    "ca_arrays_save_buffer": (c_status, [ctypes.POINTER(c_vp), ctypes.c_size_t, ctypes.POINTER(c_vp),
+                                         ctypes.POINTER(ctypes.c_size_t)]),
+    "ca_arrays_load_buffer": (c_status, [ctypes.POINTER(ctypes.POINTER(c_vp)), ctypes.POINTER(ctypes.c_size_t),
+                                         c_vp, ctypes.c_size_t]),
+    "ca_arrays_free": (None, [ctypes.POINTER(c_vp), ctypes.c_size_t]),
+    "ca_buffer_free": (None, [c_vp]),
 }
 
 # Functions of later library versions: declared when the loaded library has them (None otherwise).

@@ -4,6 +4,7 @@ import ctypes
 import numpy as np
 
 from . import _lib as C
+from ._callables import ScanStep
 from ._lib import lib
 from .core import (Array, _ArgBuilder, _KeyRef, _ca_dtype, _check, _chunks_struct, _i64arr, _py_kernel, _token,
                    InvalidArgumentError)
@@ -45,25 +46,8 @@ def generic_scan(func, binop, ident, x, axis, dtype):
     carry_k = binop(carry_{k-1}, last(scanned_{k-1})); out_k = binop(carry_k, scanned_k)."""
     tok = _token(x.name, repr(func), repr(binop), repr(ident), axis, str(dtype))
 
-    def last(b):
-        return np.take(b, [b.shape[axis] - 1], axis=axis) if b.shape[axis] else None
-
-    def k_block(b):
-        return np.asarray(func(b, axis=axis), dtype=dtype)
-
-    def k_first(b):
-        shape = list(b.shape)
-        shape[axis] = 1
-        return np.full(shape, ident, dtype=dtype)
-
-    def k_carry(carry, prev):
-        lp = last(prev)
-        return carry if lp is None else np.asarray(binop(carry, lp), dtype=dtype)
-
-    def k_apply(carry, b):
-        return np.asarray(binop(carry, b), dtype=dtype)
-
-    kb, kf, kc, ka = (_py_kernel(f, "scan", dtype) for f in (k_block, k_first, k_carry, k_apply))
+    kb, kf, kc, ka = (_py_kernel(ScanStep(which, func, binop, ident, axis, dtype), f"scan.{which}", dtype)
+                      for which in ("block", "first", "carry", "apply"))
     blk, car, out = f"scan-block-{tok}", f"scan-carry-{tok}", f"scan-{tok}"
     tasks = []
     for idx in np.ndindex(*x.numblocks):

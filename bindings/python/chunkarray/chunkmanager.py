@@ -48,9 +48,11 @@ class ChunkArrayManager(_Base):
         return core.normalize_chunks(chunks, shape, limit=limit, dtype=dtype, previous_chunks=previous_chunks)
 
     def from_array(self, data: Any, chunks: Any, **kwargs: Any) -> core.Array:
+        """Lazy over array-likes (xarray's backend arrays: nothing is read until compute), a copy of
+        in-memory data; ``name``, ``lock``, ``inline_array``, ``asarray``, ``meta`` as dask's."""
         if isinstance(data, core.Array):
             return data.rechunk(chunks)
-        return core.from_array(np.asarray(data), chunks=chunks)
+        return core.from_array(data, chunks=chunks, **kwargs)
 
     def rechunk(self, data: core.Array, chunks: Any, **kwargs: Any) -> core.Array:
         return data.rechunk(chunks, **kwargs)

@@ -5,10 +5,13 @@ import hashlib
 import inspect
 import itertools
 import numbers
+import os
 import threading
+import weakref
 
 import numpy as np
 
+from . import _callables
 from . import _lib as C
 from ._lib import lib
 
@@ -27,6 +30,9 @@ class ChunkArrayError(Exception):
         self.code = C.STATUS_NAMES.get(status, "CA_E?")
         self.message = message
         super().__init__(f"{self.code}: {message}")
+
+    def __reduce__(self):  # errors cross process boundaries (concurrent.futures) intact
+        return (type(self), (self.status, self.message))
 
 
 class InvalidArgumentError(ChunkArrayError, ValueError):
@@ -267,6 +273,38 @@ _py_kernels_lock = threading.Lock()
 _kernel_counter = itertools.count()
 
 
+def _new_process_token():
+    return os.urandom(6).hex()
+
+
+# Kernel names carry a token of the process that made them: a graph pickled in one process and
+# unpickled in another brings its Python kernels by name, and must not meet another kernel that the
+# receiving process numbered the same way. A forked child draws a new token.
+_process_token = _new_process_token()
+
+
+def _after_fork_in_child():
+    """A forked child has none of the parent's native worker threads: every Context inherited from
+    the parent is unusable there (computing would wait forever for threads that do not exist).
+    They are marked closed (their native memory is left alone) and the default context is recreated
+    on first use."""
+    global _process_token, _default_ctx, _py_kernels_lock, _kernel_exc_lock, _deferred_lock, _default_ctx_lock
+    _process_token = _new_process_token()
+    # locks another parent thread held at the fork would stay held here forever
+    _py_kernels_lock, _kernel_exc_lock = threading.Lock(), threading.Lock()
+    _deferred_lock, _default_ctx_lock = threading.Lock(), threading.Lock()
+    for c in list(_all_contexts):
+        c._h = None
+        c._forked = True
+    _all_contexts.clear()
+    _default_ctx = None
+    del _deferred_contexts[:]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class _PyKernel:
     """A native kernel calling a Python function: fn(*args) -> ndarray (or a scalar)."""
 
@@ -280,7 +318,11 @@ class _PyKernel:
         opts = C.KernelOptions(ctypes.sizeof(C.KernelOptions), 1, None, C.FREE_FN())
         return lib().ca_context_register(ctx_handle, self.name.encode(), self.cfn, ctypes.byref(opts))
 
+    def __reduce__(self):  # the ctypes callback is rebuilt, the function pickled (by reference)
+        return (_PyKernel, (self.name, self.fn, self.dtype))
+
     def _call(self, out, args, nargs, kctx, user_data):
+        _in_kernel.depth = getattr(_in_kernel, "depth", 0) + 1
         try:
             pyargs = [_arg_to_py(args[i]) for i in range(nargs)]
             res = np.asarray(self.fn(*pyargs))
@@ -294,10 +336,12 @@ class _PyKernel:
                 _kernel_exceptions[msg] = e
             lib().ca_kernel_set_error(kctx, msg.encode("utf-8", "replace"))
             return C.CA_EKERNEL
+        finally:
+            _in_kernel.depth -= 1
 
 
 def _py_kernel(fn, prefix, dtype=None):
-    name = f"py.{prefix}.{getattr(fn, '__name__', 'fn')}.{next(_kernel_counter)}"
+    name = f"py.{prefix}.{getattr(fn, '__name__', 'fn')}.{_process_token}.{next(_kernel_counter)}"
     k = _PyKernel(name, fn, dtype)
     with _py_kernels_lock:
         _py_kernels[name] = k
@@ -317,6 +361,10 @@ class _FfiKernel:
     def register(self, ctx_handle):
         return lib().ca_context_register_ffi(ctx_handle, self.name.encode(), self.addr, self.signature.encode(),
                                              None)
+
+    def __reduce__(self):
+        raise TypeError(f"kernel {self.name!r} is a C function registered with register_ffi (a machine address): "
+                        "it cannot be pickled; register it under the same name in the receiving process")
 
 
 def register_ffi(name, fn, signature, ctx=None):
@@ -346,8 +394,31 @@ def register_kernel(name, fn, ctx=None):
 # Context
 # ------------------------------------------------------------------------------------------------
 
+# Set while a Python kernel runs (on a context's worker thread). A Context object collected there
+# (the garbage collector runs on whatever thread allocates) must not free its native context at once:
+# ca_context_free joins the worker threads, possibly the current one. Such frees are deferred to the
+# next Context call on another thread, or exit.
+_in_kernel = threading.local()
+_all_contexts = weakref.WeakSet()  # to mark them unusable in a forked child
+_deferred_contexts = []
+_deferred_lock = threading.Lock()
+
+
+def _free_deferred_contexts():
+    if getattr(_in_kernel, "depth", 0) or not _deferred_contexts:
+        return
+    with _deferred_lock:
+        todo = list(_deferred_contexts)
+        del _deferred_contexts[:]
+    for h in todo:
+        lib().ca_context_free(h)
+
+
 class Context:
-    """Worker threads, configuration and the kernel registry (ca_context_t)."""
+    """Worker threads, configuration and the kernel registry (ca_context_t).
+
+    A Context can be closed from any thread except from inside a kernel it runs (then the native
+    context is freed later, outside). It cannot be copied or pickled (TypeError)."""
 
     def __init__(self, num_threads=-1, memory_limit=0, chunk_size=0, builtin_kernels=True):
         o = C.ContextOptions(ctypes.sizeof(C.ContextOptions), num_threads, memory_limit, chunk_size,
@@ -357,17 +428,26 @@ class Context:
         self._h = h.value
         self._registered = set()
         self._lock = threading.Lock()
+        _all_contexts.add(self)
 
     @property
     def handle(self):
         if not self._h:
+            if getattr(self, "_forked", False):
+                raise ValueError("context was created in the parent of this forked process, whose worker "
+                                 "threads do not exist here: create a new Context (default_context() does)")
             raise ValueError("context is closed")
         return self._h
 
     def close(self):
-        if getattr(self, "_h", None):
-            lib().ca_context_free(self._h)
+        h = getattr(self, "_h", None)
+        if h:
             self._h = None
+            if getattr(_in_kernel, "depth", 0):
+                with _deferred_lock:
+                    _deferred_contexts.append(h)
+            else:
+                lib().ca_context_free(h)
 
     def __del__(self):
         try:
@@ -380,6 +460,22 @@ class Context:
 
     def __exit__(self, *exc):
         self.close()
+
+    # A context owns worker threads and a kernel registry that cannot be shared by reference count
+    # nor sent to another process: copying or pickling one is refused (rather than two objects
+    # freeing one native context).
+    def _refuse(self, what):
+        raise TypeError(f"chunkarray.Context cannot be {what}: it owns native worker threads and a kernel "
+                        "registry; create a new Context (or use chunkarray.default_context()) instead")
+
+    def __copy__(self):
+        self._refuse("copied")
+
+    def __deepcopy__(self, memo):
+        self._refuse("deep-copied")
+
+    def __reduce_ex__(self, protocol):
+        self._refuse("pickled")
 
     @property
     def num_threads(self):
@@ -404,6 +500,7 @@ class Context:
         return name
 
     def _sync_kernels(self):
+        _free_deferred_contexts()
         with self._lock:
             with _py_kernels_lock:
                 todo = [k for n, k in _py_kernels.items() if n not in self._registered]
@@ -417,19 +514,25 @@ class Context:
 
 
 _default_ctx = None
+_default_ctx_lock = threading.Lock()
 
 
 def default_context():
     global _default_ctx
-    if _default_ctx is None or not _default_ctx._h:
-        _default_ctx = Context()
-    return _default_ctx
+    ctx = _default_ctx
+    if ctx is None or not ctx._h:
+        with _default_ctx_lock:  # one default context, also when threads ask at once
+            if _default_ctx is None or not _default_ctx._h:
+                _default_ctx = Context()
+            ctx = _default_ctx
+    return ctx
 
 
 @atexit.register
 def _close_default():
     if _default_ctx is not None:
         _default_ctx.close()
+    _free_deferred_contexts()
 
 
 def _compute_options(progress):
@@ -567,6 +670,10 @@ class Array:
     __array_priority__ = 20
 
     def __init__(self, handle):
+        """Take ownership of a native array reference (an owned ``ca_array_t*`` from a C call). Given
+        an Array, share its native array through a new reference (as copy.copy)."""
+        if isinstance(handle, Array):
+            handle = lib().ca_array_retain(handle.handle)
         if not handle:
             raise ValueError("NULL array handle")
         self._h = handle  # owned reference
@@ -588,9 +695,38 @@ class Array:
                 pass
             self._h = None
 
+    # -- Python object protocols -------------------------------------------------------------------
+    # Every Array object owns one reference to its native array (ca_array_retain/ca_array_free), so
+    # the default copy/pickle (which would copy the raw handle into a second owner) is replaced:
+    # copies share the immutable native array through a new reference; pickles carry its graph.
+    def _another(self):
+        """A new object of this type owning a new reference to the same native array."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_h"})
+        new._h = lib().ca_array_retain(self.handle)
+        return new
+
+    def __copy__(self):
+        return self._another()
+
+    def __deepcopy__(self, memo):
+        new = self._another()  # immutable: sharing the native array is a deep copy
+        memo[id(self)] = new
+        return new
+
+    def __reduce__(self):
+        """Pickle as the array's graph (the bytes Array.save writes) and its Python kernels: loads in
+        another process (multiprocessing, concurrent.futures); see chunkarray._serialize."""
+        from . import _serialize
+        return (_serialize.load_array, _serialize.dumps_array(self))
+
     # -- model ----------------------------------------------------------------------------------
     @property
     def handle(self):
+        """The native ca_array_t*, borrowed: valid while this object lives (ca_array_retain it to
+        keep it longer; never pass it to Array(), which takes ownership)."""
+        if not self._h:
+            raise ValueError("chunkarray.Array has no native array (freed)")
         return self._h
 
     @property
@@ -807,10 +943,24 @@ class Array:
     def conj(self):
         return self._unop(71)
 
-    def astype(self, dtype):
-        if np.dtype(dtype) == self.dtype:
-            return self
-        return Array._new(lib().ca_array_astype, self._h, _ca_dtype(dtype))
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        """NumPy's astype, lazily. ``casting`` is checked with np.can_cast on the dtypes (TypeError as
+        NumPy's); with ``copy=False`` and the dtype already right, this array itself is returned,
+        else a new Array object (sharing the native array when the dtype is unchanged: arrays are
+        immutable, but ``__setitem__`` rebinds the object it is called on). ``order`` and ``subok``
+        are accepted for NumPy's signature (results are C-ordered NumPy arrays)."""
+        dt = np.dtype(dtype)
+        if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+            raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', "
+                             f"not {casting!r}")
+        if order not in ("K", "A", "C", "F", None):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        if not np.can_cast(self.dtype, dt, casting=casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dt!r} according to the rule "
+                            f"{casting!r}")
+        if dt == self.dtype:
+            return self._another() if copy else self
+        return Array._new(lib().ca_array_astype, self._h, _ca_dtype(dt))
 
     def round(self, decimals=0):
         return Array._new(lib().ca_array_round, self._h, int(decimals))
@@ -1027,15 +1177,31 @@ class Array:
                                    kwargs.get("dtype"))
         # Anything else: elementwise through a Python kernel over the blocks.
         if method == "__call__" and ufunc.nout == 1:
-            return elemwise(lambda *bs: ufunc(*bs, **kwargs), *inputs)
+            return elemwise(_callables.UfuncCall(ufunc, kwargs), *inputs)
         return NotImplemented
 
     def __array_function__(self, func, types, args, kwargs):
+        # NEP 18: another duck array type among the arguments decides for itself
+        if any(not issubclass(t, (Array, np.ndarray)) for t in types):
+            return NotImplemented
         impl = _NUMPY_FUNCTIONS.get(func)
         if impl is not None:
             return impl(*args, **kwargs)
-        # Not lazily supported: compute the arrays and call NumPy.
+        # Not lazily supported: compute the arrays and call NumPy, saying so (as dask does).
+        import warnings
+        fname = f"{getattr(func, '__module__', 'numpy')}.{getattr(func, '__name__', func)}"
+        warnings.warn(f"{fname} is not implemented lazily by chunkarray: its chunkarray arguments are computed "
+                      "and NumPy's function is called (map_blocks keeps it lazy)", ComputeWarning, stacklevel=3)
         return func(*_computed(args), **_computed(kwargs))
+
+    @property
+    def _meta(self):
+        """dask's _meta: an empty NumPy array of the blocks' type, dtype and ndim."""
+        return np.empty((0,) * self.ndim, dtype=self.dtype)
+
+
+class ComputeWarning(UserWarning):
+    """A NumPy function that chunkarray does not implement lazily computed its array arguments."""
 
 
 def _computed(x):
@@ -1084,7 +1250,25 @@ class Graph:
     """A task graph (ca_graph_t): what an array's computation consists of."""
 
     def __init__(self, handle):
-        self._h = handle
+        if not handle:
+            raise ValueError("NULL graph handle")
+        self._h = handle  # owned
+
+    # Each Graph object owns its native graph: a copy is a new native graph sharing the layers
+    # (ca_graph_copy), a pickle carries the graph file bytes and its Python kernels.
+    def __copy__(self):
+        h = c_vp()
+        _check(lib().ca_graph_copy(ctypes.byref(h), self.handle))
+        return Graph(h.value)
+
+    def __deepcopy__(self, memo):
+        new = self.__copy__()
+        memo[id(self)] = new
+        return new
+
+    def __reduce__(self):
+        from . import _serialize
+        return (_serialize.load_graph, _serialize.dumps_graph(self))
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -1179,15 +1363,41 @@ def asarray(x, chunks="auto"):
     return from_array(x, chunks=chunks)
 
 
-def from_array(x, chunks="auto", name=None):
-    """An array over a copy of a NumPy-like ``x`` (dask.array.from_array).
+def _is_lazy_source(x):
+    """An array-like read block by block (shape, dtype and __getitem__), not an in-memory NumPy value."""
+    return (not isinstance(x, (np.ndarray, np.generic, list, tuple)) and hasattr(x, "shape")
+            and hasattr(x, "dtype") and hasattr(x, "__getitem__")
+            and not type(x).__module__.startswith("pandas"))  # label-indexed: taken as values
 
-    As in dask, the array's name is a token of its contents (dtype, chunks, data), so the same data
-    gives the same name; ``name=False`` gives a fresh name without hashing the data. A string
+
+def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
+               inline_array=False):
+    """dask.array.from_array: a chunked array over ``x``.
+
+    A NumPy array (or anything else np.asarray takes: lists, scalars) is copied into the graph now.
+    As in dask, the array's name is then a token of its contents (dtype, chunks, data), so the same
+    data gives the same name; ``name=False`` gives a fresh name without hashing the data. A string
     ``name`` (xarray passes one) is accepted, and the array is still named by its contents.
+
+    Any other array-like with ``shape``, ``dtype`` and ``__getitem__`` (zarr, h5py, netCDF variables,
+    xarray's lazy backend arrays) is read lazily as dask does: nothing is read now, and computing runs
+    one ``x[slices]`` per block (a Python kernel holding ``x``; ``x`` pickles with the array). ``lock``:
+    True for a new lock shared by the block reads (a SerializableLock), or any lock object, held
+    around each read; ``asarray``: whether np.asarray is applied to each read under the lock (default:
+    when ``x`` has no __array_function__), blocks become NumPy arrays in any case. ``name``: a string
+    names the array (dask's semantics: equal names must mean equal data), else a fresh name.
+    ``chunks="auto"`` follows ``x.chunks`` where it has them. ``meta`` may only be NumPy's (the blocks
+    are NumPy arrays); ``fancy`` and ``inline_array`` change nothing here.
     """
     if isinstance(x, Array):
         return x.rechunk(chunks) if chunks != "auto" else x
+    if getitem is not None:
+        raise NotImplementedError("from_array(getitem=...): chunkarray reads blocks with x[slices]")
+    if meta is not None and not (meta is np.ndarray or isinstance(meta, np.ndarray)
+                                 or (isinstance(meta, type) and issubclass(meta, np.ndarray))):
+        raise NotImplementedError(f"from_array(meta={meta!r}): chunkarray blocks are NumPy arrays")
+    if _is_lazy_source(x):
+        return _from_array_lazy(x, chunks, name, lock, asarray)
     x = np.asarray(x)
     if not x.flags.c_contiguous:
         x = x.copy(order="C")
@@ -1202,6 +1412,42 @@ def from_array(x, chunks="auto", name=None):
     return Array._new(lib().ca_array_from_buffer, x.ctypes.data if x.nbytes else None, dt, x.ndim,
                       _i64arr(x.shape), None, ctypes.byref(st),
                       C.BUFFER_COPY | (C.BUFFER_UNIQUE_NAME if name is False else 0), C.FREE_FN(), None)
+
+
+def _from_array_lazy(x, chunks, name, lock, asarray):
+    from ._slicing import materialize
+    shape = tuple(int(s) for s in x.shape)
+    dt = np.dtype(x.dtype)
+    native = dt.newbyteorder("=") if dt.byteorder not in ("=", "|") else dt
+    _ca_dtype(native)  # unsupported dtypes fail now, not at compute
+    prev = getattr(x, "chunks", None)
+    if not (isinstance(prev, tuple) and len(prev) == len(shape)
+            and all(isinstance(c, (numbers.Integral, tuple)) for c in prev)):
+        prev = None
+    if _is_explicit(chunks) and shape:
+        ch = normalize_chunks(chunks)
+    elif prev is not None and (chunks is None or (isinstance(chunks, str) and chunks == "auto")):
+        ch = normalize_chunks(tuple(None for _ in shape), shape, dtype=native, previous_chunks=prev)
+    else:
+        ch = normalize_chunks(chunks, shape, dtype=native, previous_chunks=prev)
+    if any(sum(c) != s for c, s in zip(ch, shape)):
+        raise InvalidArgumentError(-1, f"from_array: chunks {ch} do not add up to shape {shape}")
+    if lock is True:
+        lock = _callables.SerializableLock()
+    elif lock is False:
+        lock = None
+    if asarray is None:
+        asarray = not hasattr(x, "__array_function__")
+    kname = _py_kernel(_callables.GetterCall(x, lock, bool(asarray)), "from_array", native)
+    if not isinstance(name, str) or not name:
+        name = f"array-{os.urandom(16).hex()}"
+    starts = [np.cumsum((0,) + tuple(c)) for c in ch]
+    tasks = []
+    for idx in np.ndindex(*[len(c) for c in ch]):
+        idx = tuple(int(i) for i in idx)
+        sl = [slice(int(st[i]), int(st[i + 1])) for st, i in zip(starts, idx)]
+        tasks.append((name, idx, kname, sl))
+    return materialize([], name, ch, native, tasks)
 
 
 def _shape_chunks(shape, chunks, dtype):
@@ -1412,28 +1658,13 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
         dtype = arrays[0].dtype
     dtype = np.dtype(dtype)
 
-    holder = {}
     positions = [i for i, a in enumerate(args) if isinstance(a, Array)]
     # the kernel outlives this call: it must not keep the input arrays (and their graphs) alive
     lits = [None if isinstance(a, Array) else a for a in args]
-
-    def call(*blocks):
-        if wants_info:
-            blocks, bidx, bloc = blocks[:-2], blocks[-2], blocks[-1]
-        full_args = list(lits)
-        for p, b in zip(positions, blocks):
-            full_args[p] = b
-        kw = dict(kwargs)
-        if wants_info:
-            ch = holder["chunks"]
-            if "block_id" in params:
-                kw["block_id"] = tuple(bidx)
-            if "block_info" in params:
-                loc = [(sum(ch[d][:i]), sum(ch[d][:i + 1])) for d, i in enumerate(bidx)]
-                kw["block_info"] = {None: {"chunk-location": tuple(bidx), "array-location": loc,
-                                           "shape": tuple(sum(c) for c in ch), "num-chunks": tuple(len(c) for c in ch),
-                                           "chunk-shape": tuple(b - a for a, b in loc), "dtype": dtype}}
-        return func(*full_args, **kw)
+    call = None
+    if callable(func) and not isinstance(func, str):
+        call = _callables.MapBlocksCall(func, lits, positions, kwargs, wants_info and "block_id" in params,
+                                        wants_info and "block_info" in params, dtype)
 
     if isinstance(func, str) or not callable(func):
         kname, _ = _kernel_name(func, "map_blocks")
@@ -1469,7 +1700,8 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
     ins = (c_vp * len(arrays))(*[a._h for a in arrays])
     out = Array._new(lib().ca_array_map_blocks, kname.encode(), ins, len(arrays), ex, len(extra),
                      ctypes.byref(opts))
-    holder["chunks"] = out.chunks
+    if call is not None:
+        call.chunks = out.chunks
     del keep
     return out
 
@@ -1509,13 +1741,7 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, concatenate=None,
     if py:
         positions = [i for i, (a, ind) in enumerate(pairs) if ind is not None]
         lits = [None if ind is not None else a for a, ind in pairs]  # no references to the input arrays
-
-        def call(*blocks):
-            full = list(lits)
-            for p, b in zip(positions, blocks):
-                full[p] = b
-            return func(*full, **kwargs)
-
+        call = _callables.BlockwiseCall(func, lits, positions, kwargs)
         kname = _py_kernel(call, "blockwise." + getattr(func, "__name__", "fn"), dtype)
     else:
         kname, _ = _kernel_name(func, "blockwise")
@@ -1554,12 +1780,7 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, concatenate=None,
     return out
 
 
-def _concat_nested(x, axes):
-    if not isinstance(x, list):
-        return x
-    ax = axes[0] if axes else -1
-    parts = [_concat_nested(i, axes[1:]) for i in x]
-    return np.concatenate(parts, axis=ax) if len(parts) > 1 else parts[0]
+_concat_nested = _callables.concat_nested
 
 
 def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_every=None, combine=None,
@@ -1578,9 +1799,8 @@ def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_
         if isinstance(f, str) or f is None:
             return f
         if is_chunk:
-            return lambda b: f(b, axis=tuple(saxes), keepdims=True, **kwargs)
-        return lambda parts: f(_concat_nested(parts, saxes) if concatenate else parts, axis=tuple(saxes),
-                               keepdims=True, **kwargs)
+            return _callables.ReductionChunk(f, saxes, kwargs)
+        return _callables.ReductionCombine(f, saxes, concatenate, kwargs)
 
     names = []
     for f, is_chunk, what in ((chunk, True, "chunk"), (combine, False, "combine"), (aggregate, False, "aggregate")):
@@ -1690,12 +1910,7 @@ def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, o
     if len(output_dtypes) != nout:
         raise ValueError(f"apply_gufunc: {len(output_dtypes)} output dtypes for {nout} outputs")
     dts = (ctypes.c_int32 * nout)(*[_ca_dtype(d) for d in output_dtypes])
-    if nout == 1:
-        def call(*blocks):
-            return f(*blocks, **kwargs)
-    else:
-        def call(*blocks):
-            return f(*blocks[:-1], **kwargs)[blocks[-1]]
+    call = _callables.GufuncCall(f, kwargs, nout != 1)
     kname = _py_kernel(call, "gufunc." + getattr(func, "__name__", "fn"))
     o = C.gufunc_options(output_dtypes=dts, keepdims=1 if keepdims else 0, allow_rechunk=1 if allow_rechunk else 0,
                          name=getattr(func, "__name__", "apply_gufunc").encode())
@@ -1802,16 +2017,7 @@ def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=
         block_info = 1 if wants_id else 0
         positions = [i for i, a in enumerate(args) if isinstance(a, (Array, np.ndarray))]
         lits = [None if isinstance(a, (Array, np.ndarray)) else a for a in args]
-
-        def call(*blocks):
-            kw = dict(kwargs)
-            if wants_id:
-                blocks, bidx = blocks[:-2], blocks[-2]
-                kw["block_id"] = tuple(bidx)
-            full = list(lits)
-            for p, b in zip(positions, blocks):
-                full[p] = b
-            return func(*full, **kw)
+        call = _callables.BlockwiseCall(func, lits, positions, kwargs, want_id=wants_id)
 
         if dtype is None:
             dtype = _infer_dtype(func, arrays, [], kwargs, arrays[0].dtype) if not wants_id else arrays[0].dtype

@@ -1,0 +1,175 @@
+"""NumPy functions on chunkarray arrays without computing them (the __array_function__ table).
+
+Three kinds, added to core._NUMPY_FUNCTIONS next to the lazy implementations of _api.py:
+- metadata functions answered from shape and dtype alone: np.result_type, np.shape, np.ndim, np.size,
+  np.iscomplexobj, np.isrealobj, np.can_cast, np.min_scalar_type (arrays of one or more dimensions),
+  np.common_type. As in dask, an array counts by its dtype (NumPy 1.x's value-based casting of 0-d
+  arrays would need the value);
+- the *_like constructors, built lazily with the array's chunks;
+- further functions chunkarray implements (np.copy, np.real, np.imag, np.take, np.diag, np.ptp,
+  np.count_nonzero, np.iscomplex, np.isreal, np.shares_memory, np.may_share_memory).
+Anything else computes the arrays with a ComputeWarning naming the function (core.Array.__array_function__).
+"""
+import numbers
+
+import numpy as np
+
+from . import core
+from .core import Array
+
+
+def _dt(x):
+    return x.dtype if isinstance(x, Array) else x
+
+
+def result_type(*arrays_and_dtypes):
+    return np.result_type(*[_dt(a) for a in arrays_and_dtypes])
+
+
+def can_cast(from_, to, casting="safe"):
+    return np.can_cast(_dt(from_), _dt(to), casting=casting)
+
+
+def min_scalar_type(a):
+    if a.ndim == 0:  # depends on the value: computed (one element)
+        return np.min_scalar_type(a.compute())
+    return a.dtype  # NumPy: "for non-scalar array a, returns the vector's dtype unmodified"
+
+
+def common_type(*arrays):
+    return np.common_type(*[np.empty((0,), a.dtype) if isinstance(a, Array) else a for a in arrays])
+
+
+def shape(a):
+    return a.shape
+
+
+def ndim(a):
+    return a.ndim
+
+
+def size(a, axis=None):
+    return a.size if axis is None else a.shape[axis]
+
+
+def iscomplexobj(x):
+    return issubclass(x.dtype.type, np.complexfloating)
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def _like_shape_chunks(a, dtype, shape):
+    dt = np.dtype(dtype) if dtype is not None else a.dtype
+    if shape is not None:
+        shape = (int(shape),) if isinstance(shape, (numbers.Integral, np.integer)) else tuple(int(s) for s in shape)
+    if shape is None or shape == a.shape:
+        if not a.chunks_known:
+            raise core.InvalidArgumentError(-1, "*_like of an array with unknown chunk sizes: call "
+                                            "x.compute_chunk_sizes() first")
+        return a.shape, a.chunks, dt
+    return shape, "auto", dt
+
+
+def _check_like_args(name, order, subok):
+    if order not in ("K", "A", "C", "F", None):
+        raise ValueError(f"{name}: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None):
+    _check_like_args("zeros_like", order, subok)
+    shp, ch, dt = _like_shape_chunks(a, dtype, shape)
+    return core.zeros(shp, chunks=ch, dtype=dt)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None):
+    _check_like_args("ones_like", order, subok)
+    shp, ch, dt = _like_shape_chunks(a, dtype, shape)
+    return core.ones(shp, chunks=ch, dtype=dt)
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None):
+    _check_like_args("empty_like", order, subok)
+    shp, ch, dt = _like_shape_chunks(prototype, dtype, shape)
+    return core.empty(shp, chunks=ch, dtype=dt)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    _check_like_args("full_like", order, subok)
+    shp, ch, dt = _like_shape_chunks(a, dtype, shape)
+    if isinstance(fill_value, Array) or np.ndim(fill_value) != 0:
+        # a fill array broadcasts (NumPy's copyto): lazily, as fill + zeros
+        return (core.zeros(shp, chunks=ch, dtype=dt) + core.asarray(fill_value)).astype(dt, copy=False)
+    # NumPy casts the fill value to the dtype (unsafe), so 2.7 fills an int array with 2
+    v = np.array(fill_value).astype(dt, casting="unsafe")
+    return core.full(shp, v.item(), chunks=ch, dtype=dt)
+
+
+def copy(a, order="K", subok=False):
+    return a.astype(a.dtype, copy=True)
+
+
+def real(val):
+    return val.real
+
+
+def imag(val):
+    return val.imag
+
+
+def iscomplex(x):
+    if not iscomplexobj(x):
+        return zeros_like(x, dtype=bool)
+    return x.imag != 0
+
+
+def isreal(x):
+    if not iscomplexobj(x):
+        return ones_like(x, dtype=bool)
+    return x.imag == 0
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    if out is not None or mode != "raise":
+        raise NotImplementedError("take(out=..., mode=...) on chunkarray arrays")
+    if axis is None:
+        a, axis = a.ravel(), 0
+    axis = core._axes(axis, a.ndim)[0]
+    return a[(slice(None),) * axis + (indices,)]
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    if out is not None:
+        raise NotImplementedError("ptp(out=...) on chunkarray arrays")
+    return a.max(axis=axis, keepdims=keepdims) - a.min(axis=axis, keepdims=keepdims)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return (a != 0).astype(np.intp).sum(axis=axis, keepdims=keepdims)
+
+
+def diag(v, k=0):
+    return core.diag(v, k)
+
+
+def shares_memory(a, b, max_work=None):
+    """A chunkarray array has no memory of its own to share (computing gives a new ndarray)."""
+    return False
+
+
+def may_share_memory(a, b, max_work=None):
+    return False
+
+
+_TABLE = {
+    np.result_type: result_type, np.can_cast: can_cast, np.min_scalar_type: min_scalar_type,
+    np.common_type: common_type, np.shape: shape, np.ndim: ndim, np.size: size,
+    np.iscomplexobj: iscomplexobj, np.isrealobj: isrealobj,
+    np.zeros_like: zeros_like, np.ones_like: ones_like, np.empty_like: empty_like, np.full_like: full_like,
+    np.copy: copy, np.real: real, np.imag: imag, np.iscomplex: iscomplex, np.isreal: isreal, np.take: take,
+    np.ptp: ptp, np.count_nonzero: count_nonzero, np.diag: diag, np.shares_memory: shares_memory,
+    np.may_share_memory: may_share_memory,
+}
+
+core._NUMPY_FUNCTIONS.update(_TABLE)
