@@ -398,6 +398,19 @@ TEST(KilledWrite, NpyTargetStaysOldAndTheNextWriteCleansUp) {
   io::create_zarr_array(z, m, "", true);
   EXPECT_FALSE(fs::exists(z + "/.0." + dead + "-7.partial"));
   EXPECT_TRUE(io::is_zarr_array(z));
+
+  // Graph files: the same temporaries, cleaned by the next save of the same file.
+  std::string gfile = d / "g.cagraph";
+  write_text(d / (".g.cagraph." + dead + "-0.partial"), "torn graph");
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_graph_new(&g), CA_OK);
+  ca_status_t st = ca_graph_save(g, gfile.c_str());
+  ca_graph_free(g);
+  if (st != CA_EUNSUPPORTED) {  // built without Cap'n Proto: no graph files
+    EXPECT_EQ(st, CA_OK) << ca_last_error_message();
+    EXPECT_FALSE(fs::exists(d / (".g.cagraph." + dead + "-0.partial")));
+    EXPECT_TRUE(fs::exists(gfile));
+  }
 }
 
 TEST(KilledWrite, FsyncSwitch) {
