@@ -60,8 +60,9 @@ extern "C" {
  *        reads its box, touching only the chunk files it overlaps.
  * The array's dtype is the store's (native byte order; big-endian and F-order stores are converted).
  * @return CA_OK; CA_EINVAL (NULL argument, chunks that do not match the shape); CA_ENOTFOUND (no
- *         <path>/.zarray); CA_EFORMAT (corrupt .zarray); CA_EVERSION (zarr_format other than 2);
- *         CA_EUNSUPPORTED (filters, unknown compressor or dtype); CA_ENOMEM.
+ *         <path>/.zarray); CA_EFORMAT (corrupt .zarray, or one over the budgets above); CA_EVERSION
+ *         (zarr_format other than 2); CA_EUNSUPPORTED (filters, unknown compressor or dtype); CA_EIO
+ *         (.zarray is no regular file, or cannot be read); CA_ENOMEM.
  *         Computing may fail with CA_EKERNEL naming a corrupt chunk file.
  */
 CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const ca_chunks_t *chunks);
@@ -147,8 +148,9 @@ CA_API ca_status_t ca_io_check_name(const char *name, const char *what);
  * @param[out] out owned (ca_array_free()); NULL on failure.
  * @param path borrowed.
  * @param chunks borrowed, may be NULL: automatic chunks of about 128 MiB.
- * @return CA_OK; CA_EINVAL; CA_ENOTFOUND; CA_EFORMAT (bad header); CA_EVERSION; CA_EUNSUPPORTED
- *         (structured, object, string, float16 dtypes); CA_EIO; CA_ENOMEM.
+ * @return CA_OK; CA_EINVAL; CA_ENOTFOUND; CA_EFORMAT (bad header, header over 1 MiB, data shorter than
+ *         the header says); CA_EVERSION; CA_EUNSUPPORTED (structured, object, string, float16 dtypes);
+ *         CA_EIO (no regular file: a FIFO, device or directory; or a read error); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const ca_chunks_t *chunks);
 
