@@ -8,6 +8,7 @@
 #include "array/array.hpp"
 #include "capi_internal.hpp"
 #include "io/array_io.hpp"
+#include "io/fs.hpp"
 
 // Array handles are defined in capi_array.cpp. Its two helpers below wrap an ArrayPtr into a new
 // handle (refcount 1) and read the ArrayPtr of a handle.
@@ -104,6 +105,14 @@ CA_API ca_status_t ca_zarr_create_group(const char *path, const char *attrs_json
   CA_ARG_NOT_NULL(path);
   CA_TRY
   ca::io::create_group(path, attrs_json ? attrs_json : "");
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_io_check_name(const char *name, const char *what) {
+  CA_ARG_NOT_NULL(name);
+  CA_TRY
+  ca::io::check_path_component(name, what && *what ? what : "name");
   return CA_OK;
   CA_CATCH
 }

@@ -7,6 +7,21 @@
  * array and writes every block as soon as it is ready, then frees it: memory stays bounded by the blocks
  * in flight, not the array's size.
  *
+ * Untrusted stores: reads accept regular files only (a FIFO, device, socket or directory in place of a
+ * chunk, .zarray or .npy file is CA_EIO naming it; a symbolic link to one is followed and refused the
+ * same way) and never read more than the file can hold: metadata files (.zarray, .zattrs) at most
+ * 16 MiB and 64 levels of JSON nesting (CA_EFORMAT), a chunk file at most its decoded size (uncompressed)
+ * or that plus 1/16 and 64 KiB (compressed), a .npy header at most 1 MiB. Error messages quote at most
+ * a short excerpt of a file's content.
+ *
+ * Durable writes: every file (chunk, metadata, .npy) is written under a hidden temporary name in the
+ * target's directory (".<name>.<pid>-<n>.partial"), fsync'ed, renamed over the target, and the
+ * directory is fsync'ed, so after a crash or power loss the target is the old file or the new one, never
+ * a torn one. Setting the environment variable CA_IO_NO_FSYNC=1 skips both fsyncs (faster; the rename
+ * stays atomic for other processes but not durable across power loss). Temporaries that a killed
+ * process left behind are removed by the next write of the same file (ca_array_to_npy()), or of the same
+ * zarr array (ca_array_to_zarr() with overwrite) or metadata file.
+ *
  * Thread safety: every function may be called from any thread. Writing the same store or file from
  * two calls at once is undefined; reading a store while it is written sees each chunk file either old or
  * new (chunk files are replaced atomically).
@@ -45,8 +60,9 @@ extern "C" {
  *        reads its box, touching only the chunk files it overlaps.
  * The array's dtype is the store's (native byte order; big-endian and F-order stores are converted).
  * @return CA_OK; CA_EINVAL (NULL argument, chunks that do not match the shape); CA_ENOTFOUND (no
- *         <path>/.zarray); CA_EFORMAT (corrupt .zarray); CA_EVERSION (zarr_format other than 2);
- *         CA_EUNSUPPORTED (filters, unknown compressor or dtype); CA_ENOMEM.
+ *         <path>/.zarray); CA_EFORMAT (corrupt .zarray, or one over the budgets above); CA_EVERSION
+ *         (zarr_format other than 2); CA_EUNSUPPORTED (filters, unknown compressor or dtype); CA_EIO
+ *         (.zarray is no regular file, or cannot be read); CA_ENOMEM.
  *         Computing may fail with CA_EKERNEL naming a corrupt chunk file.
  */
 CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const ca_chunks_t *chunks);
@@ -82,8 +98,13 @@ typedef struct ca_zarr_options {
  * @param path borrowed; created (with parent directories) if missing.
  * @param opts borrowed, may be NULL (defaults).
  * @param copts borrowed, may be NULL: progress, cancellation.
+ * With overwrite, an existing zarr array at @p path is replaced: exactly its metadata, chunk files and
+ * temporaries are removed first. Nothing else is ever removed: a zarr group, a directory that holds
+ * anything besides a zarr array's files, or a non-empty directory that is not zarr is CA_EEXISTS
+ * (naming what is in the way), also with overwrite.
  * @return CA_OK; CA_EINVAL (NULL argument, bad option such as a chunk size < 1, order or separator);
- *         CA_EEXISTS (a store or a non-empty non-zarr directory exists at path and overwrite is 0);
+ *         CA_EEXISTS (a store or a non-empty non-zarr directory exists at path and overwrite is 0; with
+ *         overwrite, a group or a directory holding more than a zarr array);
  *         CA_EUNSUPPORTED (unknown compressor, dtype zarr cannot store); CA_EFORMAT (fill value does not
  *         fit the dtype); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM. On a compute failure the store
  *         exists with the chunks written so far.
@@ -101,6 +122,20 @@ CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, cons
  */
 CA_API ca_status_t ca_zarr_create_group(const char *path, const char *attrs_json);
 
+/**
+ * Check that @p name can be used as one file name inside a directory, as everything that makes a path
+ * from a name it did not choose must (the chunkarray CLI checks each array name of a graph file before
+ * writing DIR/<name>.npy or the zarr array DIR/<name>). Refused: an empty name, "." and "..", a '/' or
+ * '\', a control character (a byte below 0x20, or 0x7f), more than 255 bytes. A refused name is never
+ * renamed into an allowed one (two names could then meet in one file).
+ * @param name borrowed, NUL-terminated. @param what borrowed, may be NULL: what the name is, for the
+ *        message ("array name"; NULL = "name").
+ * @return CA_OK; CA_EINVAL (NULL name, or a name that is no single file name: the message quotes it,
+ *         control bytes escaped, and gives the reason, e.g. "array name '..' cannot be used as a file
+ *         name (it is '..', which names the parent directory)").
+ */
+CA_API ca_status_t ca_io_check_name(const char *name, const char *what);
+
 /* ------------------------------------------------------------------------------------------------ */
 /* .npy                                                                                              */
 /* ------------------------------------------------------------------------------------------------ */
@@ -113,14 +148,16 @@ CA_API ca_status_t ca_zarr_create_group(const char *path, const char *attrs_json
  * @param[out] out owned (ca_array_free()); NULL on failure.
  * @param path borrowed.
  * @param chunks borrowed, may be NULL: automatic chunks of about 128 MiB.
- * @return CA_OK; CA_EINVAL; CA_ENOTFOUND; CA_EFORMAT (bad header); CA_EVERSION; CA_EUNSUPPORTED
- *         (structured, object, string, float16 dtypes); CA_EIO; CA_ENOMEM.
+ * @return CA_OK; CA_EINVAL; CA_ENOTFOUND; CA_EFORMAT (bad header, header over 1 MiB, data shorter than
+ *         the header says); CA_EVERSION; CA_EUNSUPPORTED (structured, object, string, float16 dtypes);
+ *         CA_EIO (no regular file: a FIFO, device or directory; or a read error); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const ca_chunks_t *chunks);
 
 /**
  * Compute @p a and write it to @p path as a .npy file (little-endian, C order), block by block with
- * bounded memory. The file appears atomically once complete; on failure nothing is left behind.
+ * bounded memory. The file appears atomically (and durably, see above) once complete; on failure nothing
+ * is left behind, and temporaries of an earlier write of @p path that was killed are removed.
  * @param ctx, a, path borrowed. @param copts borrowed, may be NULL.
  * @return CA_OK; CA_EINVAL; CA_EUNSUPPORTED (CA_RAW arrays); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM.
  * Blocks the calling thread.

@@ -71,8 +71,12 @@ typedef ca_status_t (*ca_plugin_init_fn)(ca_context_t *ctx, int32_t abi_version)
  *         CA_EIO (dlopen failed: not a shared object, missing dependency; dlerror()'s text);
  *         CA_EVERSION (the plugin was built for another plugin ABI version: both are named);
  *         otherwise the status ca_plugin_init() returned (e.g. CA_EEXISTS for a kernel name already
- *         registered), with the message prefixed by the plugin path.
- * On any failure before init, the object is unloaded again.
+ *         registered), with the message prefixed by the plugin path; a return value that is no
+ *         chunkarray status (a positive number such as 7, or an unknown negative one) is CA_EKERNEL,
+ *         the message giving the value.
+ * On any failure before init, the object is unloaded again. When init fails, every registration it
+ * made in @p ctx is undone (kernels it added are removed, kernels it replaced are restored); the object
+ * stays loaded. Do not register kernels into @p ctx from another thread while a plugin loads.
  */
 CA_API ca_status_t ca_plugin_load(ca_context_t *ctx, const char *path);
 

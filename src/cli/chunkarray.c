@@ -138,7 +138,10 @@ static int parse_i64(const char *s, long long *out) {
 static int mkdir_p(const char *dir) {
   char buf[4096];
   size_t n = strlen(dir), i;
-  if (n == 0 || n >= sizeof buf) return -1;
+  if (n == 0 || n >= sizeof buf) {
+    errno = n == 0 ? ENOENT : ENAMETOOLONG;
+    return -1;
+  }
   memcpy(buf, dir, n + 1);
   for (i = 1; i <= n; ++i) {
     if (buf[i] == '/' || buf[i] == '\0') {
@@ -148,14 +151,37 @@ static int mkdir_p(const char *dir) {
       buf[i] = c;
     }
   }
+  {
+    struct stat st;
+    if (stat(dir, &st) != 0) return -1;
+    if (!S_ISDIR(st.st_mode)) {
+      errno = ENOTDIR;
+      return -1;
+    }
+  }
   return 0;
 }
 
-/* A file-name-safe copy of an array name. */
-static void safe_name(char *dst, size_t cap, const char *name) {
-  size_t i;
-  for (i = 0; name[i] && i + 1 < cap; ++i) dst[i] = (name[i] == '/' || name[i] == '\\') ? '_' : name[i];
-  dst[i] = '\0';
+/* Every array name must be one file name (the library's rule: not "", ".", "..", no '/', '\\' or
+ * control character) and names must differ, since each becomes DIR/<name>.npy or the zarr array
+ * DIR/<name>. A name is never renamed into an allowed one: two names could then meet in one file.
+ * Checked for all arrays before anything is created or written. */
+static int check_output_names(ca_array_t **arrays, size_t n) {
+  size_t i, j;
+  for (i = 0; i < n; ++i) {
+    const char *name = ca_array_name(arrays[i]);
+    if (!name || ca_io_check_name(name, "array name") != CA_OK) {
+      fprintf(stderr, "%s: refusing to write: %s (%s); nothing was written\n", prog,
+              name ? ca_last_error_message() : "an array has no name", name ? ca_status_str(ca_last_error_code()) : "");
+      return 1;
+    }
+    for (j = 0; j < i; ++j)
+      if (strcmp(name, ca_array_name(arrays[j])) == 0) {
+        fprintf(stderr, "%s: refusing to write: two arrays are named '%s'; nothing was written\n", prog, name);
+        return 1;
+      }
+  }
+  return 0;
 }
 
 static void print_shape(FILE *f, const ca_array_t *a) {
@@ -187,49 +213,79 @@ static int load_plugins(ca_context_t *ctx, const char **plugins, int nplugins) {
   return 0;
 }
 
-/* Keys of every task no other task depends on (the graph's results), for graph files. */
-static int final_keys(const ca_graph_t *g, ca_keylist_t ***lists, size_t *nlists, ca_key_t **keys, size_t *nkeys) {
+/* Keys of every task no other task depends on (the graph's results), for graph files. Any failure
+ * returns -1 with the library's error set (or errno for an allocation) and nothing allocated. */
+static void free_lists(ca_keylist_t **lists, size_t nlists) {
+  size_t i;
+  for (i = 0; i < nlists; ++i) ca_keylist_free(lists[i]);
+  free(lists);
+}
+
+static int final_keys(const ca_graph_t *g, ca_keylist_t ***lists, size_t *nlists, ca_key_t **keys, size_t *nkeys,
+                      const char **what) {
   ca_keylist_t *layers = NULL;
   size_t nl, i, j, k = 0;
-  char *used;
+  char *used = NULL;
+  int rc = -1;
+  *lists = NULL;
+  *nlists = 0;
+  *keys = NULL;
+  *nkeys = 0;
+  *what = "listing the graph's layers";
   if (ca_graph_layers(&layers, g) != CA_OK) return -1;
   nl = ca_keylist_size(layers);
   used = (char *)calloc(nl ? nl : 1, 1);
   *lists = (ca_keylist_t **)calloc(nl ? nl : 1, sizeof(ca_keylist_t *));
-  *nlists = 0;
+  *what = "out of memory listing the graph's keys";
+  if (!used || !*lists) goto done;
   for (i = 0; i < nl; ++i) {
     ca_key_t li;
     ca_keylist_t *deps = NULL;
-    ca_keylist_get(layers, i, &li);
-    if (ca_graph_layer_dependencies(&deps, g, li.name) != CA_OK) continue;
+    *what = "listing a layer's dependencies";
+    if (ca_keylist_get(layers, i, &li) != CA_OK || ca_graph_layer_dependencies(&deps, g, li.name) != CA_OK) goto done;
     for (j = 0; j < ca_keylist_size(deps); ++j) {
       ca_key_t d;
       size_t m;
-      ca_keylist_get(deps, j, &d);
+      if (ca_keylist_get(deps, j, &d) != CA_OK) {
+        ca_keylist_free(deps);
+        goto done;
+      }
       for (m = 0; m < nl; ++m) {
         ca_key_t lm;
-        ca_keylist_get(layers, m, &lm);
-        if (strcmp(lm.name, d.name) == 0) used[m] = 1;
+        if (ca_keylist_get(layers, m, &lm) == CA_OK && strcmp(lm.name, d.name) == 0) used[m] = 1;
       }
     }
     ca_keylist_free(deps);
   }
-  *nkeys = 0;
   for (i = 0; i < nl; ++i) {
     ca_key_t li;
     ca_keylist_t *ks = NULL;
     if (used[i]) continue;
-    ca_keylist_get(layers, i, &li);
-    if (ca_graph_layer_keys(&ks, g, li.name) != CA_OK) continue;
+    *what = "listing the keys of a final layer";
+    if (ca_keylist_get(layers, i, &li) != CA_OK || ca_graph_layer_keys(&ks, g, li.name) != CA_OK) goto done;
     (*lists)[(*nlists)++] = ks;
     *nkeys += ca_keylist_size(ks);
   }
+  *what = "out of memory listing the graph's keys";
   *keys = (ca_key_t *)calloc(*nkeys ? *nkeys : 1, sizeof(ca_key_t));
+  if (!*keys) goto done;
+  *what = "listing the graph's keys";
   for (i = 0; i < *nlists; ++i)
-    for (j = 0; j < ca_keylist_size((*lists)[i]); ++j) ca_keylist_get((*lists)[i], j, &(*keys)[k++]);
+    for (j = 0; j < ca_keylist_size((*lists)[i]); ++j)
+      if (ca_keylist_get((*lists)[i], j, &(*keys)[k++]) != CA_OK) goto done;
+  rc = 0;
+done:
+  if (rc != 0) {
+    free(*keys);
+    *keys = NULL;
+    free_lists(*lists, *nlists);
+    *lists = NULL;
+    *nlists = 0;
+    *nkeys = 0;
+  }
   free(used);
   ca_keylist_free(layers);
-  return 0;
+  return rc;
 }
 
 /* ---- run --------------------------------------------------------------------------------------- */
@@ -317,6 +373,10 @@ static int cmd_run(int argc, char **argv) {
   opts.progress = on_progress;
   opts.progress_user_data = &prog_state;
   opts.progress_interval_us = prog_state.tty ? 100000 : 500000;
+  if (out && check_output_names(arrays, n) != 0) {
+    rc = 1;
+    goto done;
+  }
   if (out) {
     if (mkdir_p(out) != 0) {
       fprintf(stderr, "%s: cannot create directory '%s': %s\n", prog, out, strerror(errno));
@@ -334,6 +394,7 @@ static int cmd_run(int argc, char **argv) {
     ca_key_t *keys = NULL;
     ca_block_t **results;
     const char *budget_text = NULL;
+    const char *what = NULL;
     if (out) fprintf(stderr, "%s: note: %s holds a graph without arrays: nothing is written to %s\n", prog, file, out);
     /* More tasks than the context's task budget (a small file may declare 1e8 symbolic tasks): refused
        before its keys are listed; ca_graph_validate() checks the count first and names both. */
@@ -342,37 +403,52 @@ static int cmd_run(int argc, char **argv) {
       rc = fail_call(file);
       goto done;
     }
-    if (final_keys(g, &lists, &nlists, &keys, &nkeys) != 0) {
-      rc = fail_call("listing the graph's keys");
+    if (final_keys(g, &lists, &nlists, &keys, &nkeys, &what) != 0) {
+      if (ca_last_error_code() != CA_OK && strncmp(what, "out of memory", 13) != 0)
+        rc = fail_call(what);
+      else {
+        fprintf(stderr, "%s: %s\n", prog, what);
+        rc = 1;
+      }
       goto done;
     }
     results = (ca_block_t **)calloc(nkeys ? nkeys : 1, sizeof(ca_block_t *));
-    progress_start(&prog_state, "graph");
-    if (ca_compute(ctx, g, keys, nkeys, results, &opts) != CA_OK) {
-      progress_end(&prog_state);
-      rc = fail_call("compute");
+    if (!results) {
+      fprintf(stderr, "%s: out of memory for %zu results\n", prog, nkeys);
+      rc = 1;
     } else {
-      progress_end(&prog_state);
-      printf("computed %lld final task(s) of %lld\n", (long long)nkeys, (long long)ca_graph_num_tasks(g));
+      progress_start(&prog_state, "graph");
+      if (ca_compute(ctx, g, keys, nkeys, results, &opts) != CA_OK) {
+        progress_end(&prog_state);
+        rc = fail_call("compute");
+      } else {
+        progress_end(&prog_state);
+        printf("computed %lld final task(s) of %lld\n", (long long)nkeys, (long long)ca_graph_num_tasks(g));
+      }
+      for (k = 0; k < nkeys; ++k) ca_block_free(results[k]);
+      free(results);
     }
-    for (k = 0; k < nkeys; ++k) ca_block_free(results[k]);
-    free(results);
     free(keys);
-    for (k = 0; k < nlists; ++k) ca_keylist_free(lists[k]);
-    free(lists);
+    free_lists(lists, nlists);
     goto done;
   }
   for (k = 0; k < n && rc == 0; ++k) {
     const char *name = ca_array_name(arrays[k]);
-    char safe[1024], path[4096 + 1100];
+    char path[8192];
     double t0 = now_s();
-    safe_name(safe, sizeof safe, name);
-    progress_start(&prog_state, safe);
+    int len = 0;
+    progress_start(&prog_state, name);
+    if (out) {
+      len = snprintf(path, sizeof path, !strcmp(format, "npy") ? "%s/%s.npy" : "%s/%s", out, name);
+      if (len < 0 || (size_t)len >= sizeof path) {
+        fprintf(stderr, "%s: output path for array '%s' is too long\n", prog, name);
+        rc = 1;
+        break;
+      }
+    }
     if (out && !strcmp(format, "npy")) {
-      snprintf(path, sizeof path, "%s/%s.npy", out, safe);
       if (ca_array_to_npy(ctx, arrays[k], path, &opts) != CA_OK) rc = fail_call(name);
     } else if (out) {
-      snprintf(path, sizeof path, "%s/%s", out, safe);
       if (ca_array_to_zarr(ctx, arrays[k], path, &zo, &opts) != CA_OK) rc = fail_call(name);
     } else {
       ca_block_t *b = NULL;
@@ -439,23 +515,35 @@ static int cmd_info(int argc, char **argv) {
   if (r) return r < 0 ? 0 : r;
   if (ca_file_load(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
   f = fopen(file, "rb");
-  if (f && fread(hdr, 1, 16, f) == 16 && stat(file, &st) == 0)
-    printf("file: %s\nformat version: %u\nsize: %lld bytes\n", file,
-           (unsigned)(hdr[8] | hdr[9] << 8 | hdr[10] << 16 | (unsigned)hdr[11] << 24), (long long)st.st_size);
-  if (f) fclose(f);
+  if (!f || fread(hdr, 1, 16, f) != 16 || fstat(fileno(f), &st) != 0) {
+    fprintf(stderr, "%s: cannot read the header of '%s': %s\n", prog, file, f && !ferror(f) ? "file too short" : strerror(errno));
+    if (f) fclose(f);
+    r = 1;
+    goto done;
+  }
+  fclose(f);
+  printf("file: %s\nformat version: %u\nsize: %lld bytes\n", file,
+         (unsigned)(hdr[8] | hdr[9] << 8 | hdr[10] << 16 | (unsigned)hdr[11] << 24), (long long)st.st_size);
   printf("layers: %lld\ntasks: %lld\n", (long long)ca_graph_num_layers(g), (long long)ca_graph_num_tasks(g));
-  if (ca_graph_layers(&layers, g) == CA_OK) {
-    for (i = 0; i < ca_keylist_size(layers); ++i) {
-      ca_key_t k;
-      ca_layer_info_t li = CA_LAYER_INFO_INIT;
-      ca_keylist_get(layers, i, &k);
-      if (ca_graph_layer_info(g, k.name, &li) != CA_OK) continue;
+  if (ca_graph_layers(&layers, g) != CA_OK) {
+    r = fail_call("listing the layers");
+    goto done;
+  }
+  for (i = 0; i < ca_keylist_size(layers) && r == 0; ++i) {
+    ca_key_t k;
+    ca_layer_info_t li = CA_LAYER_INFO_INIT;
+    if (ca_keylist_get(layers, i, &k) != CA_OK) {
+      r = fail_call("listing the layers");
+    } else if (ca_graph_layer_info(g, k.name, &li) != CA_OK) {
+      r = fail_call(k.name);
+    } else {
       printf("  %-48s %-12s %10lld tasks  %d index(es)", k.name, kind_name(li.kind), (long long)li.num_tasks, li.nindex);
       if (li.kind == CA_LAYER_DATA) printf("  %lld bytes", (long long)li.data_bytes);
       printf("\n");
     }
-    ca_keylist_free(layers);
   }
+  ca_keylist_free(layers);
+  if (r) goto done;
   printf("arrays: %zu\n", n);
   for (i = 0; i < n; ++i) {
     printf("  %s shape ", ca_array_name(arrays[i]));
@@ -464,24 +552,33 @@ static int cmd_info(int argc, char **argv) {
     print_chunks(stdout, arrays[i]);
     printf(" dtype %s (%lld bytes)\n", ca_dtype_name(ca_array_dtype(arrays[i])), (long long)ca_array_nbytes(arrays[i]));
   }
-  if (ca_graph_kernels(&kernels, g) == CA_OK) {
-    printf("kernels: %zu\n", ca_keylist_size(kernels));
-    for (i = 0; i < ca_keylist_size(kernels); ++i) {
-      ca_key_t k;
-      int32_t version = 0;
-      ca_keylist_get(kernels, i, &k);
-      if (ca_graph_kernel_version(&version, g, k.name) != CA_OK)
-        printf("  %s (%s)\n", k.name, ca_last_error_message());
-      else if (version > 0)
-        printf("  %s (version %d)\n", k.name, (int)version);
-      else
-        printf("  %s (version not recorded)\n", k.name);
-    }
-    ca_keylist_free(kernels);
+  if (ca_graph_kernels(&kernels, g) != CA_OK) {
+    r = fail_call("listing the kernels");
+    goto done;
   }
+  printf("kernels: %zu\n", ca_keylist_size(kernels));
+  for (i = 0; i < ca_keylist_size(kernels); ++i) {
+    ca_key_t k;
+    int32_t version = 0;
+    if (ca_keylist_get(kernels, i, &k) != CA_OK) {
+      r = fail_call("listing the kernels");
+      break;
+    }
+    /* A kernel whose version cannot be read is shown with the reason, and fails the command. */
+    if (ca_graph_kernel_version(&version, g, k.name) != CA_OK) {
+      printf("  %s (%s)\n", k.name, ca_last_error_message());
+      r = fail_call(k.name);
+    } else if (version > 0) {
+      printf("  %s (version %d)\n", k.name, (int)version);
+    } else {
+      printf("  %s (version not recorded)\n", k.name);
+    }
+  }
+  ca_keylist_free(kernels);
+done:
   ca_arrays_free(arrays, n);
   ca_graph_free(g);
-  return 0;
+  return r;
 }
 
 static int cmd_dot(int argc, char **argv) {
@@ -540,7 +637,20 @@ static int cmd_validate(int argc, char **argv) {
   return r;
 }
 
-int main(int argc, char **argv) {
+/* Output that could not be written (a full disk, a closed pipe) is a failure too. */
+static int finish(int rc) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "%s: cannot write the output: %s\n", prog, strerror(errno));
+    return rc ? rc : 1;
+  }
+  return rc;
+}
+
+static int dispatch(int argc, char **argv);
+
+int main(int argc, char **argv) { return finish(dispatch(argc, argv)); }
+
+static int dispatch(int argc, char **argv) {
   const char *cmd;
   if (argc < 2) {
     usage_main(stderr);

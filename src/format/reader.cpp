@@ -598,7 +598,8 @@ FileContents load_bytes(const void *data, size_t size) {
 
 FileContents load_file(const std::string &path) {
   CA_CHECK(!path.empty(), CA_EINVAL, "the file path is empty");
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in place of the file must not block the open (it is then refused below).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) {
     int err = errno;
     fail(err == ENOENT ? CA_ENOTFOUND : CA_EIO, "cannot open '", path, "': ", std::strerror(err));
@@ -606,7 +607,7 @@ FileContents load_file(const std::string &path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    fail(CA_EIO, "'", path, "' is not a regular file");
+    fail(CA_EIO, "'", path, "' is not a regular file", S_ISFIFO(st.st_mode) ? " (a FIFO)" : S_ISDIR(st.st_mode) ? " (a directory)" : "");
   }
   size_t size = size_t(st.st_size);
   if (size == 0) {

@@ -16,6 +16,7 @@
 #include "graph/graph.hpp"
 #include "format/format.hpp"
 #include "format/graph_file.capnp.h"
+#include "io/fs.hpp"
 
 namespace ca::format {
 
@@ -405,8 +406,11 @@ void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std:
   capnp_guard([&] {
     capnp::MallocMessageBuilder msg;
     build(msg, g, arrays, versions);
-    std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // A hidden temporary next to the target (io::temp_path_for), fsync'ed before the rename and the
+    // directory after it (io/fs.hpp: CA_IO_NO_FSYNC=1 skips); temporaries of killed savers are removed.
+    io::remove_stale_temporaries(path);
+    std::string tmp = io::temp_path_for(path);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) fail(CA_EIO, "cannot create '", tmp, "': ", std::strerror(errno));
     unsigned char h[kHeaderSize];
     header(h);
@@ -422,6 +426,13 @@ void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std:
     } else {
       why = std::strerror(errno);
     }
+    if (ok) {
+      int e = io::sync_fd(fd);
+      if (e != 0) {
+        ok = false;
+        why = std::strerror(e);
+      }
+    }
     if (::close(fd) != 0 && ok) {
       ok = false;
       why = std::strerror(errno);
@@ -431,6 +442,7 @@ void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std:
       ::unlink(tmp.c_str());
       fail(CA_EIO, "cannot write '", path, "': ", why);
     }
+    io::sync_parent_dir(path);
     return 0;
   });
 }

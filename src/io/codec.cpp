@@ -204,6 +204,11 @@ std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, si
   return std::string(buf.get(), size_t(r));
 }
 
+size_t max_encoded_size(const Compressor &c, size_t nbytes) noexcept {
+  if (c.id.empty()) return nbytes;
+  return nbytes + nbytes / 16 + (size_t(64) << 10);
+}
+
 void decode_chunk(const Compressor &c, const void *src, size_t srclen, void *dst, size_t nbytes,
                   const std::string &what) {
   check_compressor(c);

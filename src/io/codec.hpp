@@ -35,6 +35,12 @@ void check_compressor(const Compressor &c);
 /// CA_EINVAL (too large for blosc: 2 GiB) or CA_EINTERNAL if the library fails.
 std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, size_t typesize);
 
+/// The largest encoded chunk of `nbytes` decoded bytes a reader accepts: `nbytes` uncompressed, else
+/// nbytes + nbytes/16 + 64 KiB, above the worst case of every codec here (zstd, zlib/gzip, blosc all
+/// stay within nbytes + nbytes/256 + a few hundred bytes on incompressible data). A chunk file larger
+/// than this is corrupt, and is refused before it is read.
+size_t max_encoded_size(const Compressor &c, size_t nbytes) noexcept;
+
 /// Decompress `srclen` bytes into exactly `nbytes` bytes at `dst`. Corrupt data, or data that decodes to a
 /// different size, throws CA_EFORMAT with a message naming `what` (the chunk file), the expected and the
 /// actual size where known. Never writes past dst + nbytes.

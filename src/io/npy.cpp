@@ -19,6 +19,8 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
+// NumPy writes headers of at most a few hundred bytes (and refuses to read more than 10000 by default).
+constexpr size_t kMaxNpyHeader = size_t(1) << 20;
 
 // A tiny reader for the Python dict literal of a .npy header.
 struct Lit {
@@ -26,7 +28,10 @@ struct Lit {
   size_t n, i = 0;
   const std::string &where;
   [[noreturn]] void bad(const char *what) const {
-    fail(CA_EFORMAT, where, ": malformed .npy header (", what, " at offset ", i, "): ", std::string(s, n));
+    // A bounded excerpt around the offset: the header may be megabytes of garbage.
+    size_t from = i > 40 ? i - 40 : 0, len = n - from < 80 ? n - from : 80;
+    fail(CA_EFORMAT, where, ": malformed .npy header (", what, " at offset ", i, "), near ",
+         quote_for_message(std::string_view(s + from, len)));
   }
   void ws() {
     while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) ++i;
@@ -127,6 +132,8 @@ NpyHeader parse_npy_header(const void *data0, size_t size, const std::string &wh
     hlen = size_t(data[8]) | size_t(data[9]) << 8 | size_t(data[10]) << 16 | size_t(data[11]) << 24;
     prefix = 12;
   }
+  if (hlen > kMaxNpyHeader)
+    fail(CA_EFORMAT, where, ": .npy header of ", hlen, " bytes is larger than the ", kMaxNpyHeader, " bytes allowed");
   if (size < prefix + hlen)
     fail(CA_EFORMAT, where, ": truncated .npy header (", prefix + hlen, " bytes expected, ", size, " present)");
   h.data_offset = prefix + hlen;
@@ -181,19 +188,9 @@ NpyHeader read_npy_header(const std::string &path) {
 }
 
 std::shared_ptr<const NpyFile> NpyFile::open(const std::string &path) {
-  int fd;
-  do fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) fail(CA_ENOTFOUND, ".npy file '", path, "' does not exist");
-    fail(CA_EIO, "cannot open '", path, "': ", std::strerror(errno));
-  }
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    fail(CA_EIO, "cannot stat '", path, "': ", std::strerror(e));
-  }
+  // Regular files only: a FIFO would block, a device would map or read without end.
+  int fd = open_regular_file(path, st, false, ".npy file");
   size_t size = size_t(st.st_size);
   if (size < 10) {
     ::close(fd);
@@ -298,8 +295,8 @@ NpyWriter::NpyWriter(const std::string &path, DType dtype, std::vector<Index> sh
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   CA_CHECK(!base.empty(), CA_EINVAL, "cannot write to '", path, "': no file name");
   make_dirs(dir);
-  static std::atomic<uint64_t> counter{0};
-  tmp_ = join_path(dir, str(".", base, ".", ::getpid(), "-", counter.fetch_add(1), ".partial"));
+  remove_stale_temporaries(path);
+  tmp_ = temp_path_for(path);
   do fd_ = ::open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   while (fd_ < 0 && errno == EINTR);
   if (fd_ < 0) fail(CA_EIO, "cannot create '", tmp_, "': ", std::strerror(errno));
@@ -378,8 +375,9 @@ void NpyWriter::commit() {
   CA_CHECK(fd_ >= 0, CA_EINVAL, "the .npy writer for '", path_, "' is already committed");
   int fd = fd_;
   fd_ = -1;
-  if (::close(fd) != 0) {
-    int e = errno;
+  int se = sync_fd(fd);
+  if (::close(fd) != 0 || se != 0) {
+    int e = se != 0 ? se : errno;
     ::unlink(tmp_.c_str());
     fail(CA_EIO, "cannot write '", path_, "': ", std::strerror(e));
   }
@@ -388,6 +386,7 @@ void NpyWriter::commit() {
     ::unlink(tmp_.c_str());
     fail(CA_EIO, "cannot rename '", tmp_, "' to '", path_, "': ", std::strerror(e));
   }
+  sync_parent_dir(path_);
 }
 
 }  // namespace ca::io

@@ -1,8 +1,10 @@
 #include "io/zarr_array.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "io/fs.hpp"
@@ -44,7 +46,7 @@ bool load_chunk(const std::string &path, const ZarrMeta &meta, std::span<const I
     if (meta.big_endian) byteswap_elements(dst, meta.chunk_elems(), meta.dtype);
     return true;
   }
-  auto data = read_file_if_exists(file);
+  auto data = read_file_if_exists(file, max_encoded_size(meta.compressor, nb), "chunk file");
   if (!data) return false;
   if (!fortran) {
     decode_chunk(meta.compressor, data->data(), data->size(), dst, nb, file);
@@ -133,16 +135,74 @@ std::string zarr_chunk_key(const ZarrMeta &meta, std::span<const Index> idx) {
   return key;
 }
 
+namespace {
+
+// A chunk key part: digits, or digits joined by '.' ("0", "12.3.0").
+bool is_chunk_name(std::string_view n) noexcept {
+  if (n.empty() || n.front() == '.' || n.back() == '.') return false;
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (n[i] == '.' ? n[i - 1] == '.' : (n[i] < '0' || n[i] > '9')) return false;
+  }
+  return true;
+}
+
+// A temporary of write_file_atomic (".<name>.<pid>-<n>.partial").
+bool is_temporary_name(std::string_view n) noexcept { return n.size() > 9 && n[0] == '.' && n.ends_with(".partial"); }
+
+// Collects what overwriting the zarr array in `dir` removes: its metadata, chunk files (nested chunk
+// directories for the '/' separator) and temporaries. Anything else is returned in `foreign` (and
+// nothing is removed): overwrite only ever replaces a zarr array, never data that merely sits in it.
+void collect_array_entries(const std::filesystem::path &dir, bool top, std::vector<std::filesystem::path> &files,
+                           std::vector<std::filesystem::path> &dirs, std::string &foreign) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    fs::file_status st = it->symlink_status(ec);
+    if (ec) break;
+    bool is_dir = fs::is_directory(st);  // a symbolic link is never followed: it is removed as a file
+    if (is_dir && is_chunk_name(name) && name.find('.') == std::string::npos) {
+      collect_array_entries(it->path(), false, files, dirs, foreign);
+      dirs.push_back(it->path());
+    } else if (!is_dir && (is_chunk_name(name) || is_temporary_name(name) ||
+                           (top && (name == ".zarray" || name == ".zattrs")))) {
+      files.push_back(it->path());
+    } else if (foreign.empty()) {
+      foreign = it->path().string();
+    }
+    if (!foreign.empty()) return;
+  }
+  if (ec) fail(CA_EIO, "cannot list '", dir.string(), "': ", ec.message());
+}
+
+}  // namespace
+
 void create_zarr_array(const std::string &path, const ZarrMeta &meta, const std::string &attrs_json,
                        bool overwrite) {
   validate_zarr_meta(meta);
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (is_zarr_array(path) || is_zarr_group(path)) {
-    CA_CHECK(overwrite, CA_EEXISTS, "'", path, "' already holds a zarr ",
-             is_zarr_array(path) ? "array" : "group", " (pass overwrite to replace it)");
-    fs::remove_all(path, ec);
-    if (ec) fail(CA_EIO, "cannot remove the old zarr store '", path, "': ", ec.message());
+  if (is_zarr_array(path)) {
+    CA_CHECK(overwrite, CA_EEXISTS, "'", path, "' already holds a zarr array (pass overwrite to replace it)");
+    CA_CHECK(!fs::is_symlink(fs::symlink_status(path, ec)), CA_EEXISTS, "'", path,
+             "' is a symbolic link to a zarr array: overwrite replaces an array only at the path itself");
+    // Remove exactly the old array's files, and only if nothing else is there.
+    std::vector<fs::path> files, dirs;
+    std::string foreign;
+    collect_array_entries(path, true, files, dirs, foreign);
+    CA_CHECK(foreign.empty(), CA_EEXISTS, "'", path, "' holds a zarr array and also '", foreign,
+             "', which is not part of a zarr array: not replaced (remove it yourself)");
+    // Chunks first, metadata last: if a removal fails, the directory is still an array to retry on.
+    std::stable_partition(files.begin(), files.end(), [](const fs::path &f) {
+      return f.filename() != ".zarray" && f.filename() != ".zattrs";
+    });
+    for (const fs::path &f : files)
+      if (!fs::remove(f, ec) && ec) fail(CA_EIO, "cannot remove '", f.string(), "': ", ec.message());
+    for (const fs::path &d : dirs)
+      if (!fs::remove(d, ec) && ec) fail(CA_EIO, "cannot remove '", d.string(), "': ", ec.message());
+  } else if (is_zarr_group(path)) {
+    fail(CA_EEXISTS, "'", path, "' is a zarr group; ", overwrite ? "overwrite replaces a zarr array only, never a "
+         "group and its members" : "cannot create an array there");
   } else if (is_directory(path)) {
     bool empty = fs::is_empty(path, ec);
     CA_CHECK(!ec && empty, CA_EEXISTS, "'", path, "' is a non-empty directory that is not a zarr store");

@@ -25,8 +25,10 @@ namespace ca::io {
 std::string zarr_chunk_key(const ZarrMeta &meta, std::span<const Index> chunk_index);
 
 /// Create an array: write <path>/.zarray (and .zattrs unless attrs_json is empty). If <path> already
-/// holds a zarr array or group: with overwrite its chunk files and metadata are removed first, otherwise
-/// CA_EEXISTS. A non-empty directory that is not zarr is never removed (CA_EEXISTS).
+/// holds a zarr array: with overwrite its chunk files, metadata and stale temporaries are removed
+/// first (nothing else: a directory holding anything more is CA_EEXISTS naming the entry, and nothing
+/// is removed), otherwise CA_EEXISTS. A zarr group is never replaced (CA_EEXISTS, also with
+/// overwrite: it would take its members with it), nor is a non-empty directory that is not zarr.
 void create_zarr_array(const std::string &path, const ZarrMeta &meta, const std::string &attrs_json = "",
                        bool overwrite = false);
 

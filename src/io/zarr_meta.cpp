@@ -44,6 +44,79 @@ ZarrMeta make_zarr_meta(DType dtype, std::vector<Index> shape, std::vector<Index
 
 namespace {
 
+// -- untrusted JSON ------------------------------------------------------------------------------------
+
+// More chunks along one axis than any real store has (each needs a file): 2^26.
+constexpr Index kMaxChunksPerAxis = Index(1) << 26;
+
+// Deeper nesting than any zarr metadata needs; nlohmann's dump() and comparisons recurse per level.
+constexpr int kMaxJsonDepth = 64;
+
+// Nesting depth of JSON text (brackets outside strings), stopping at the first level past `limit`.
+// Never recursive, so it is safe on any input; run before the parser sees the text.
+int json_depth(const std::string &s, int limit) noexcept {
+  int depth = 0, max = 0;
+  bool in_str = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (in_str) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_str = false;
+    } else if (c == '"') {
+      in_str = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max && (max = depth) > limit) return max;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return max;
+}
+
+std::string clip(std::string s, size_t n = 120) {
+  if (s.size() > n) {
+    s.resize(n);
+    s += "...";
+  }
+  return s;
+}
+
+// A bounded rendering of (untrusted) JSON for messages: two levels of containers at most (deeper ones as
+// [...] / {...}), the first 8 items or keys of each, scalars clipped. Never follows the input's depth.
+std::string brief(const json &v, int levels = 2) {
+  if (!v.is_structured()) return clip(v.dump(-1, ' ', false, json::error_handler_t::replace), 60);
+  if (v.empty()) return v.is_array() ? "[]" : "{}";
+  if (levels == 0) return v.is_array() ? "[...]" : "{...}";
+  std::string out = v.is_array() ? "[" : "{";
+  size_t i = 0;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (i == 8) {
+      out += str(", ... (", v.size(), " items)");
+      break;
+    }
+    out += i++ ? ", " : "";
+    if (v.is_object()) out += clip(json(it.key()).dump(-1, ' ', false, json::error_handler_t::replace), 40) + ": ";
+    out += brief(*it, levels - 1);
+  }
+  return out + (v.is_array() ? "]" : "}");
+}
+
+// Parse untrusted JSON text: at most kMaxMetadataBytes and kMaxJsonDepth levels, checked before parsing.
+// Failures are `code` (CA_EFORMAT for files, CA_EINVAL for caller-given text) with `where` and a bounded
+// message.
+json parse_json_bounded(const std::string &text, const std::string &where, ca_status_t code, const char *what) {
+  if (text.size() > kMaxMetadataBytes)
+    fail(code, where, ": ", what, " of ", text.size(), " bytes is larger than the ", kMaxMetadataBytes,
+         " bytes allowed");
+  if (json_depth(text, kMaxJsonDepth) > kMaxJsonDepth)
+    fail(code, where, ": ", what, " is nested deeper than ", kMaxJsonDepth, " levels");
+  try {
+    return json::parse(text);
+  } catch (const json::exception &e) {
+    fail(code, where, ": ", what, " is corrupt JSON (", clip(e.what(), 200), ")");
+  }
+}
+
 // -- fill value ----------------------------------------------------------------------------------------
 
 double special_float(const json &v, const std::string &where) {
@@ -54,7 +127,7 @@ double special_float(const json &v, const std::string &where) {
     if (s == "Infinity" || s == "inf") return std::numeric_limits<double>::infinity();
     if (s == "-Infinity" || s == "-inf") return -std::numeric_limits<double>::infinity();
   }
-  fail(CA_EFORMAT, where, ": fill_value ", v.dump(), " is not a number");
+  fail(CA_EFORMAT, where, ": fill_value ", brief(v), " is not a number");
 }
 
 FillValue parse_fill(const json &v, DType dtype, const std::string &where) {
@@ -80,7 +153,7 @@ FillValue parse_fill(const json &v, DType dtype, const std::string &where) {
       if (v.is_number() || v.is_string()) return std::complex<double>(special_float(v, where), 0.0);
       break;
   }
-  fail(CA_EFORMAT, where, ": fill_value ", v.dump(), " does not fit dtype ", dtype_name(dtype));
+  fail(CA_EFORMAT, where, ": fill_value ", brief(v), " does not fit dtype ", dtype_name(dtype));
 }
 
 // Every alternative as double/complex, for float and complex dtypes.
@@ -153,9 +226,9 @@ T get_or(const json &o, const char *key, T def, const std::string &where) {
   auto it = o.find(key);
   if (it == o.end() || it->is_null()) return def;
   if constexpr (std::is_same_v<T, std::string>) {
-    if (!it->is_string()) fail(CA_EFORMAT, where, ": compressor key '", key, "' is ", it->dump(), ", expected a string");
+    if (!it->is_string()) fail(CA_EFORMAT, where, ": compressor key '", key, "' is ", brief(*it), ", expected a string");
   } else {
-    if (!it->is_number_integer()) fail(CA_EFORMAT, where, ": compressor key '", key, "' is ", it->dump(), ", expected an integer");
+    if (!it->is_number_integer()) fail(CA_EFORMAT, where, ": compressor key '", key, "' is ", brief(*it), ", expected an integer");
   }
   return it->get<T>();
 }
@@ -163,7 +236,7 @@ T get_or(const json &o, const char *key, T def, const std::string &where) {
 Compressor parse_compressor(const json &v, const std::string &where) {
   if (v.is_null()) return Compressor::none();
   if (!v.is_object() || !v.contains("id") || !v["id"].is_string())
-    fail(CA_EFORMAT, where, ": compressor ", v.dump(), " is neither null nor an object with a string 'id'");
+    fail(CA_EFORMAT, where, ": compressor ", brief(v), " is neither null nor an object with a string 'id'");
   Compressor c;
   c.id = v["id"].get<std::string>();
   if (c.id == "zlib" || c.id == "gzip" || c.id == "zstd") {
@@ -202,11 +275,11 @@ json compressor_to_json(const Compressor &c) {
 std::vector<Index> parse_extents(const json &o, const char *key, const std::string &where, Index min) {
   auto it = o.find(key);
   if (it == o.end()) fail(CA_EFORMAT, where, ": key '", key, "' is missing");
-  if (!it->is_array()) fail(CA_EFORMAT, where, ": '", key, "' is ", it->dump(), ", expected a list of integers");
+  if (!it->is_array()) fail(CA_EFORMAT, where, ": '", key, "' is ", brief(*it), ", expected a list of integers");
   std::vector<Index> v;
   for (const json &e : *it) {
     if (!e.is_number_integer() || e.get<int64_t>() < min)
-      fail(CA_EFORMAT, where, ": '", key, "' is ", it->dump(), ", expected a list of integers >= ", min);
+      fail(CA_EFORMAT, where, ": '", key, "' is ", brief(*it), ", expected a list of integers >= ", min);
     v.push_back(e.get<int64_t>());
   }
   if (v.size() > size_t(CA_MAX_NDIM)) fail(CA_EUNSUPPORTED, where, ": ", v.size(), " dimensions, at most ", CA_MAX_NDIM);
@@ -290,17 +363,12 @@ void validate_zarr_meta(const ZarrMeta &m) {
 }
 
 ZarrMeta parse_zarray(const std::string &text, const std::string &where) {
-  json o;
-  try {
-    o = json::parse(text);
-  } catch (const json::exception &e) {
-    fail(CA_EFORMAT, where, ": corrupt JSON (", e.what(), ")");
-  }
+  json o = parse_json_bounded(text, where, CA_EFORMAT, "zarr array metadata");
   if (!o.is_object()) fail(CA_EFORMAT, where, ": expected a JSON object, found ", o.type_name());
   auto fmt = o.find("zarr_format");
   if (fmt == o.end()) fail(CA_EFORMAT, where, ": key 'zarr_format' is missing");
   if (!fmt->is_number_integer() || fmt->get<int64_t>() != 2)
-    fail(CA_EVERSION, where, ": zarr_format is ", fmt->dump(), ", only zarr v2 (2) is supported");
+    fail(CA_EVERSION, where, ": zarr_format is ", brief(*fmt), ", only zarr v2 (2) is supported");
   ZarrMeta m;
   m.shape = parse_extents(o, "shape", where, 0);
   m.chunks = parse_extents(o, "chunks", where, 1);
@@ -309,12 +377,12 @@ ZarrMeta parse_zarray(const std::string &text, const std::string &where) {
   auto dt = o.find("dtype");
   if (dt == o.end()) fail(CA_EFORMAT, where, ": key 'dtype' is missing");
   if (!dt->is_string())
-    fail(CA_EUNSUPPORTED, where, ": dtype ", dt->dump(), " is not supported (structured dtypes are not)");
+    fail(CA_EUNSUPPORTED, where, ": dtype ", brief(*dt), " is not supported (structured dtypes are not)");
   parse_numpy_typestr(dt->get<std::string>(), where, m.dtype, m.big_endian);
   auto ord = o.find("order");
   if (ord == o.end()) fail(CA_EFORMAT, where, ": key 'order' is missing");
   if (!ord->is_string() || (*ord != "C" && *ord != "F"))
-    fail(CA_EFORMAT, where, ": order is ", ord->dump(), ", expected \"C\" or \"F\"");
+    fail(CA_EFORMAT, where, ": order is ", brief(*ord), ", expected \"C\" or \"F\"");
   m.order = ord->get<std::string>()[0];
   auto fv = o.find("fill_value");
   m.fill_value = fv == o.end() ? FillValue{} : parse_fill(*fv, m.dtype, where);
@@ -325,25 +393,33 @@ ZarrMeta parse_zarray(const std::string &text, const std::string &where) {
   }
   auto flt = o.find("filters");
   if (flt != o.end() && !flt->is_null() && !(flt->is_array() && flt->empty()))
-    fail(CA_EUNSUPPORTED, where, ": filters ", flt->dump(), " are not supported (only \"filters\": null)");
+    fail(CA_EUNSUPPORTED, where, ": filters ", brief(*flt), " are not supported (only \"filters\": null)");
   auto comp = o.find("compressor");
   if (comp == o.end()) fail(CA_EFORMAT, where, ": key 'compressor' is missing");
   m.compressor = parse_compressor(*comp, where);
   auto sep = o.find("dimension_separator");
   if (sep != o.end() && !sep->is_null()) {
     if (!sep->is_string() || (*sep != "." && *sep != "/"))
-      fail(CA_EFORMAT, where, ": dimension_separator is ", sep->dump(), ", expected \".\" or \"/\"");
+      fail(CA_EFORMAT, where, ": dimension_separator is ", brief(*sep), ", expected \".\" or \"/\"");
     m.dimension_separator = sep->get<std::string>()[0];
   }
   Index elems = 1;
   for (Index c : m.chunks) {
-    if (elems > (Index(1) << 50) / c) fail(CA_EFORMAT, where, ": chunks ", o["chunks"].dump(), " are too large");
+    if (elems > (Index(1) << 50) / c) fail(CA_EFORMAT, where, ": chunks ", brief(o["chunks"]), " are too large");
     elems *= c;
   }
   try {
     (void)shape_nbytes(m.shape, dtype_size(m.dtype));
   } catch (const Error &e) {
     fail(CA_EFORMAT, where, ": ", e.message());
+  }
+  // The chunk grid must be small enough to list: at most kMaxChunksPerAxis chunks along an axis (a
+  // store with more is not a real store).
+  for (size_t d = 0; d < m.shape.size(); ++d) {
+    Index grid = m.shape[d] / m.chunks[d] + (m.shape[d] % m.chunks[d] != 0);
+    if (grid > kMaxChunksPerAxis)
+      fail(CA_EFORMAT, where, ": shape ", brief(o["shape"]), " and chunks ", brief(o["chunks"]), " give ", grid,
+           " chunks along axis ", d, ", more than the ", kMaxChunksPerAxis, " allowed");
   }
   return m;
 }
@@ -365,7 +441,7 @@ std::string zarray_to_json(const ZarrMeta &m) {
 
 ZarrMeta read_zarr_meta(const std::string &path) {
   std::string file = join_path(path, ".zarray");
-  auto text = read_file_if_exists(file);
+  auto text = read_file_if_exists(file, kMaxMetadataBytes, "zarr metadata file");
   if (!text) {
     if (!path_exists(path)) fail(CA_ENOTFOUND, "zarr array '", path, "' does not exist");
     fail(CA_ENOTFOUND, "'", path, "' is not a zarr array: ", file, " is missing");
@@ -375,24 +451,31 @@ ZarrMeta read_zarr_meta(const std::string &path) {
 
 void write_zarr_meta(const std::string &path, const ZarrMeta &meta, const std::string &attrs_json) {
   std::string text = zarray_to_json(meta);
-  write_file_atomic(join_path(path, ".zarray"), text.data(), text.size());
+  std::string file = join_path(path, ".zarray");
+  remove_stale_temporaries(file);
+  write_file_atomic(file, text.data(), text.size());
   if (!attrs_json.empty()) write_zattrs(path, attrs_json);
 }
 
 std::string read_zattrs(const std::string &path) {
-  auto text = read_file_if_exists(join_path(path, ".zattrs"));
-  return text ? *text : std::string("{}");
+  std::string file = join_path(path, ".zattrs");
+  auto text = read_file_if_exists(file, kMaxMetadataBytes, "zarr attributes file");
+  if (!text) return "{}";
+  // Returned raw, but only if it is a JSON object within the budgets (callers parse it).
+  check_attrs_json(*text, file, CA_EFORMAT);
+  return *text;
+}
+
+void check_attrs_json(const std::string &text, const std::string &where, ca_status_t code) {
+  json o = parse_json_bounded(without_nan_tokens(text), where, code, "the text");
+  if (!o.is_object()) fail(code, where, ": attributes must be a JSON object, got ", o.type_name());
 }
 
 void write_zattrs(const std::string &path, const std::string &attrs_json) {
-  json o;
-  try {
-    o = json::parse(without_nan_tokens(attrs_json));
-  } catch (const json::exception &e) {
-    fail(CA_EINVAL, "attributes are not valid JSON (", e.what(), ")");
-  }
-  CA_CHECK(o.is_object(), CA_EINVAL, "attributes must be a JSON object, got ", o.type_name());
-  write_file_atomic(join_path(path, ".zattrs"), attrs_json.data(), attrs_json.size());
+  check_attrs_json(attrs_json, "attributes", CA_EINVAL);
+  std::string file = join_path(path, ".zattrs");
+  remove_stale_temporaries(file);
+  write_file_atomic(file, attrs_json.data(), attrs_json.size());
 }
 
 bool is_zarr_array(const std::string &path) noexcept { return path_exists(join_path(path, ".zarray")); }
@@ -402,7 +485,9 @@ void create_group(const std::string &path, const std::string &attrs_json) {
   CA_CHECK(!is_zarr_array(path), CA_EEXISTS, "'", path, "' is a zarr array, cannot create a group there");
   if (!is_zarr_group(path)) {
     static const char kGroup[] = "{\n    \"zarr_format\": 2\n}";
-    write_file_atomic(join_path(path, ".zgroup"), kGroup, sizeof kGroup - 1);
+    std::string file = join_path(path, ".zgroup");
+    remove_stale_temporaries(file);
+    write_file_atomic(file, kGroup, sizeof kGroup - 1);
   }
   if (!attrs_json.empty()) write_zattrs(path, attrs_json);
 }
@@ -414,7 +499,9 @@ std::vector<ZarrMember> list_group(const std::string &path) {
   for (auto it = std::filesystem::directory_iterator(path, ec); !ec && it != std::filesystem::directory_iterator();
        it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (name.empty() || name[0] == '.') continue;
+    // Hidden entries (metadata, temporaries) are no members; nor is a name that is no single path
+    // component (a directory entry always is one, but the rule is the same everywhere).
+    if (name.empty() || name[0] == '.' || path_component_problem(name)) continue;
     std::string sub = join_path(path, name);
     if (is_zarr_group(sub)) out.push_back({name, true});
     else if (is_zarr_array(sub)) out.push_back({name, false});

@@ -47,8 +47,9 @@ ZarrMeta make_zarr_meta(DType dtype, std::vector<Index> shape, std::vector<Index
 /// Check shapes, dtype, order, separator, compressor and fill value. Throws CA_EINVAL / CA_EUNSUPPORTED.
 void validate_zarr_meta(const ZarrMeta &meta);
 
-/// Parse .zarray text; `where` names the file in messages. Throws CA_EFORMAT (corrupt JSON, missing or
-/// malformed keys), CA_EVERSION (zarr_format other than 2), CA_EUNSUPPORTED (filters, unknown compressor,
+/// Parse .zarray text; `where` names the file in messages. Throws CA_EFORMAT (corrupt JSON, text over
+/// kMaxMetadataBytes or nested deeper than 64 levels, missing or malformed keys, a shape of more than
+/// 2^63 bytes or of more than 2^26 chunks along an axis), CA_EVERSION (zarr_format other than 2), CA_EUNSUPPORTED (filters, unknown compressor,
 /// dtypes other than bool/int/uint/float32/float64/complex).
 ZarrMeta parse_zarray(const std::string &json_text, const std::string &where = ".zarray");
 /// .zarray text as zarr-python writes it (sorted keys, 4-space indent, fill_value "NaN"/"Infinity").
@@ -60,7 +61,12 @@ ZarrMeta read_zarr_meta(const std::string &path);
 /// <path>/.zattrs. Validates the metadata first.
 void write_zarr_meta(const std::string &path, const ZarrMeta &meta, const std::string &attrs_json = "");
 
-/// The text of <path>/.zattrs, "{}" if there is none. Returned raw (zarr-python may write NaN tokens).
+/// Check attributes text: a JSON object (NaN and Infinity tokens allowed), at most kMaxMetadataBytes and
+/// 64 levels deep. Throws `code` (CA_EFORMAT for files, CA_EINVAL for callers' text) naming `where`.
+void check_attrs_json(const std::string &text, const std::string &where, ca_status_t code);
+
+/// The text of <path>/.zattrs, "{}" if there is none. Returned raw (zarr-python may write NaN tokens),
+/// after check_attrs_json() (CA_EFORMAT); regular files of at most kMaxMetadataBytes only (CA_EIO).
 std::string read_zattrs(const std::string &path);
 /// Write <path>/.zattrs atomically. `attrs_json` must be a JSON object (CA_EINVAL otherwise); NaN and
 /// Infinity tokens are accepted as Python's json module writes them.

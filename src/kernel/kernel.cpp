@@ -90,6 +90,21 @@ size_t KernelRegistry::size() const {
   return map_.size();
 }
 
+KernelRegistry::Snapshot KernelRegistry::snapshot() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return map_;
+}
+
+void KernelRegistry::restore(Snapshot s) {
+  Snapshot old;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    old.swap(map_);
+    map_.swap(s);
+  }
+  // `old` releases the dropped kernels here, outside the lock (their free_user_data may call back).
+}
+
 std::vector<std::string> KernelRegistry::names() const {
   std::lock_guard<std::mutex> lk(mu_);
   std::vector<std::string> v;

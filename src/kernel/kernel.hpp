@@ -83,6 +83,13 @@ class KernelRegistry {
   size_t size() const;
   std::vector<std::string> names() const;
 
+  /// Every registration as it is now, and putting them back: a plugin whose init fails is rolled back
+  /// with these (kernels it added removed, kernels it replaced restored). Registrations other threads
+  /// make between the two are lost too: load plugins before sharing the context.
+  using Snapshot = std::unordered_map<std::string, KernelPtr>;
+  Snapshot snapshot() const;
+  void restore(Snapshot s);
+
  private:
   mutable std::mutex mu_;
   std::unordered_map<std::string, KernelPtr> map_;

@@ -3,7 +3,11 @@
  * Writes DIR/pipelines.cagraph (the arrays of pipelines.c, with a zarr input in DIR/x.zarr) and
  * DIR/expected/<name>.npy computed in this process, for the CLI test to compare against.
  * With --versioned, writes the example plugin's graph recording kernel version VERSION (below).
- *   usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION */
+ * With --named, writes one array arange(5) (chunks (3, 2), float64) named NAME, whatever NAME is (the
+ * CLI must refuse names such as ".." before writing anything). With --huge, a graph file without arrays
+ * whose one blockwise layer has 2^40 tasks (listing its keys fails; the CLI must say so and exit 1).
+ *   usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION
+ *          make_graphs --named OUT.cagraph NAME | make_graphs --huge OUT.cagraph */
 #include <chunkarray/chunkarray.h>
 
 #include <stdio.h>
@@ -57,6 +61,46 @@ done:
   return rc;
 }
 
+/* make_graphs --named OUT.cagraph NAME: NAME = ca.identity(arange(5)), saved as the file's array. */
+static int named(const char *path, const char *name) {
+  int64_t nb[1] = {2}, sizes[2] = {3, 2};
+  ca_chunks_t ch = {1, nb, sizes};
+  ca_array_t *x = NULL, *y = NULL;
+  ca_graph_t *g = NULL;
+  ca_arg_t arg;
+  int rc = 1;
+  if (ca_array_arange(&x, 0, 5, 1, &ch, CA_FLOAT64) != CA_OK || ca_array_graph(&g, x) != CA_OK) goto done;
+  arg = ca_arg_indexed(ca_array_name(x), "i");
+  if (ca_graph_add_blockwise(g, name, "i", "ca.identity", &arg, 1, NULL) != CA_OK) goto done;
+  if (ca_array_new(&y, g, name, &ch, CA_FLOAT64) != CA_OK) goto done;
+  if (ca_arrays_save((const ca_array_t *const *)&y, 1, path) != CA_OK) goto done;
+  rc = 0;
+done:
+  if (rc) fprintf(stderr, "make_graphs --named: %s\n", ca_last_error_message());
+  ca_array_free(y);
+  ca_array_free(x);
+  ca_graph_free(g);
+  return rc;
+}
+
+/* make_graphs --huge OUT.cagraph: a graph (no arrays) with one symbolic layer of 2^40 tasks. */
+static int huge(const char *path) {
+  ca_graph_t *g = NULL;
+  int64_t numblocks[2] = {1 << 20, 1 << 20};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  ca_arg_t arg = ca_arg_i64(1);
+  int rc = 1;
+  bo.numblocks = numblocks;
+  if (ca_graph_new(&g) != CA_OK) goto done;
+  if (ca_graph_add_blockwise(g, "huge", "ij", "ca.identity", &arg, 1, &bo) != CA_OK) goto done;
+  if (ca_graph_save(g, path) != CA_OK) goto done;
+  rc = 0;
+done:
+  if (rc) fprintf(stderr, "make_graphs --huge: %s\n", ca_last_error_message());
+  ca_graph_free(g);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   ca_context_t *ctx = NULL;
   ca_array_t *arrays[PIPELINES_MAX];
@@ -64,6 +108,8 @@ int main(int argc, char **argv) {
   char path[4096];
   int zarr;
   if (argc == 4 && strcmp(argv[1], "--versioned") == 0) return versioned(argv[2], atoi(argv[3]));
+  if (argc == 4 && strcmp(argv[1], "--named") == 0) return named(argv[2], argv[3]);
+  if (argc == 3 && strcmp(argv[1], "--huge") == 0) return huge(argv[2]);
   zarr = !(argc == 3 && strcmp(argv[2], "--no-zarr") == 0);
   if (argc != 2 && zarr) {
     fprintf(stderr, "usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION\n");

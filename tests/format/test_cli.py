@@ -159,6 +159,84 @@ with tempfile.TemporaryDirectory() as d:
         r = subprocess.run([cli, *cmd, "--help"], capture_output=True, text=True)
         check("version" in r.stdout, f"chunkarray {cmd} --help does not mention kernel versions")
 
+    # Names from a graph file never reach outside --out, and nothing is deleted: a graph naming its
+    # array "..", "." or "a/../../x" once replaced the parent store or emptied the output directory.
+    base = os.path.join(d, "names")
+    parent = os.path.join(base, "parent")
+    outdir = os.path.join(parent, "out")
+    os.makedirs(outdir)
+    sentinels = {os.path.join(parent, ".zgroup"): '{"zarr_format": 2}',  # the parent is a zarr group
+                 os.path.join(parent, "keep.txt"): "parent data",
+                 os.path.join(outdir, "keep.txt"): "output dir data",
+                 os.path.join(base, "x.npy"): "not to be replaced",
+                 os.path.join(base, "x", "keep.txt"): "not to be replaced"}
+
+    def write_sentinels():
+        for path, text in sentinels.items():
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write(text)
+
+    def sentinels_intact(what):
+        for path, text in sentinels.items():
+            ok = os.path.exists(path) and open(path).read() == text
+            check(ok, f"{what}: {path} was deleted or changed")
+
+    write_sentinels()
+    tested = []
+    for name in ("..", ".", "a/../../x", "a/b", "../x", "x\x01y", "x\\y"):
+        gfile = os.path.join(d, "named.cagraph")
+        made = subprocess.run([make_graphs, "--named", gfile, name], capture_output=True, text=True)
+        if made.returncode != 0:  # the library refused the name itself: nothing to run
+            continue
+        tested.append(name)
+        for fmt in ("zarr", "npy"):
+            r = run("run", gfile, "--out", outdir, "--format", fmt, "--quiet", ok=False)
+            check(r.returncode == 1 and "cannot be used as a file name" in r.stderr and "nothing was written" in r.stderr,
+                  f"run --format {fmt} with array name {name!r}: exit {r.returncode}, stderr {r.stderr!r}")
+            sentinels_intact(f"array name {name!r}, --format {fmt}")
+            check(sorted(os.listdir(outdir)) == ["keep.txt"], f"array name {name!r}: {os.listdir(outdir)} in --out")
+    check(".." in tested and "." in tested and "a/../../x" in tested, f"names tested: {tested}")
+    # A good name writes exactly DIR/<name>; a second run replaces that array and nothing else; an array
+    # directory holding something foreign is not replaced (exit 1, the file survives).
+    gfile = os.path.join(d, "named.cagraph")
+    subprocess.run([make_graphs, "--named", gfile, "good"], check=True)
+    for _ in range(2):
+        run("run", gfile, "--out", outdir, "--format", "zarr", "--quiet")
+        sentinels_intact("array name 'good'")
+    import zarr as _zarr_check  # noqa: F401  (python3-zarr is a test dependency)
+    check(np.array_equal(_zarr_check.open(os.path.join(outdir, "good"), mode="r")[...], np.arange(5.0)),
+          "zarr array 'good' differs from arange(5)")
+    with open(os.path.join(outdir, "good", "notes.txt"), "w") as f:
+        f.write("mine")
+    r = run("run", gfile, "--out", outdir, "--format", "zarr", "--quiet", ok=False)
+    check(r.returncode == 1 and "notes.txt" in r.stderr and "CA_EEXISTS" in r.stderr, "foreign file in array: " + r.stderr)
+    check(os.path.exists(os.path.join(outdir, "good", "notes.txt")), "overwrite removed a foreign file")
+    # --out naming a zarr group (the array's parent): the group is never replaced.
+    r = run("run", gfile, "--out", parent, "--format", "zarr", "--quiet")
+    sentinels_intact("--out on an existing group")
+
+    # Errors are loud: a graph whose final layer's keys cannot be listed (2^40 tasks) fails with the
+    # reason and exit 1 (it once printed "computed 0 final task(s)" and exited 0).
+    hfile = os.path.join(d, "huge.cagraph")
+    subprocess.run([make_graphs, "--huge", hfile], check=True)
+    r = run("run", hfile, "--quiet", ok=False)
+    check(r.returncode == 1 and "computed" not in r.stdout and "listing the keys" in r.stderr and "CA_E" in r.stderr,
+          f"run on a graph whose keys cannot be listed: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
+    # A FIFO in place of the graph file fails at once (it blocked forever).
+    fifo = os.path.join(d, "fifo.cagraph")
+    os.mkfifo(fifo)
+    for cmd in ("run", "info", "validate", "dot"):
+        try:
+            r = subprocess.run([cli, cmd, fifo], capture_output=True, text=True, timeout=20)
+            check(r.returncode == 1 and "regular file" in r.stderr, f"{cmd} on a FIFO: {r.returncode} {r.stderr!r}")
+        except subprocess.TimeoutExpired:
+            failures.append(f"chunkarray {cmd} on a FIFO hangs")
+    # Output that cannot be written (stdout is /dev/full) is an error.
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([cli, "info", graph], stdout=full, stderr=subprocess.PIPE, text=True)
+    check(r.returncode == 1 and "cannot write" in r.stderr, f"info > /dev/full: {r.returncode} {r.stderr!r}")
+
 if failures:
     print("\n".join(failures))
     sys.exit(1)

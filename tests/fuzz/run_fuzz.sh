@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Run the graph-file loader fuzzer for a while over a scratch copy of the seed corpus.
 #   run_fuzz.sh FUZZER SEED_CORPUS_DIR
-# CA_FUZZ_SECONDS (default 30) sets the run time: e.g. CA_FUZZ_SECONDS=3600 for a long run.
+# CA_FUZZ_SECONDS sets the run time (default CA_FUZZ_SECONDS_DEFAULT, else 30): e.g. 3600 for a long run.
 # CA_FUZZ_CORPUS=DIR keeps the grown corpus in DIR (default: a temporary directory, removed).
 # Crashing inputs are kept as crash-* in the current directory (meson's test working dir) and
 # the script exits non-zero.
 set -euo pipefail
 fuzzer=$1
 seeds=$2
-seconds=${CA_FUZZ_SECONDS:-30}
+seconds=${CA_FUZZ_SECONDS:-${CA_FUZZ_SECONDS_DEFAULT:-30}}
 work=${CA_FUZZ_CORPUS:-}
 cleanup=0
 if [[ -z $work ]]; then
