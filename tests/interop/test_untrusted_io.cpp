@@ -190,7 +190,7 @@ TEST(CorruptStore, ZarrMetadata) {
       {"zarr_format 3", zarray_with("zarr_format", "3"), {CA_EVERSION, CA_EFORMAT}, ""},
       {"huge shape", zarray_with("shape", "[4611686018427387904, 4611686018427387904]"), {CA_EFORMAT}, ""},
       {"huge bytes", R"({"zarr_format": 2, "shape": [2305843009213693952], "chunks": [1099511627776], "dtype": "<f8",
-        "order": "C", "fill_value": 0, "filters": null, "compressor": null})", {CA_EFORMAT}, "2^63 bytes"},
+        "order": "C", "fill_value": 0, "filters": null, "compressor": null})", {CA_EFORMAT}, "more than 2^63-1 bytes"},
       {"too many chunks", R"({"zarr_format": 2, "shape": [1099511627776], "chunks": [1], "dtype": "<f8",
         "order": "C", "fill_value": 0, "filters": null, "compressor": null})", {CA_EFORMAT}, "chunks along axis"},
       {"deep arrays", deep, {CA_EFORMAT}, "nested deeper"},
