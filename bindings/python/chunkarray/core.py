@@ -1736,7 +1736,15 @@ def blockwise(func, out_ind, *args, dtype=None, new_axes=None, concatenate=None,
     dtype = np.dtype(dtype)
     new_axes = dict(new_axes or {})
     nl = "".join(letters_of([k]) for k in new_axes)
-    nls = [int(v) for v in new_axes.values()]
+    nls = []
+    for key, v in new_axes.items():
+        if isinstance(v, numbers.Integral):
+            nls.append(int(v))
+        elif len(tuple(v)) == 1:  # dask also takes the new axis's chunks: one chunk is its size
+            nls.append(int(tuple(v)[0]))
+        else:
+            raise NotImplementedError(f"blockwise: new axis {key!r} with chunks {tuple(v)}: a new axis is one "
+                                      "block here (rechunk the result)")
     py = callable(func) and not isinstance(func, str)
     if py:
         positions = [i for i, (a, ind) in enumerate(pairs) if ind is not None]

@@ -209,7 +209,6 @@ def test_map_blocks():
     check(lambda ds: xr.map_blocks(lambda b: b * 2 + 1, ds.t))
 
 
-@xfail("blockwise(new_axes=) with chunk tuples (dask accepts {'k': (2, 1)}) is not supported")
 def test_interp():
     check(lambda ds: ds.p.interp(x=[0.1, 0.35, 0.9]), chunks={"time": 7, "y": 3, "x": -1})
 
