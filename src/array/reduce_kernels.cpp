@@ -302,10 +302,20 @@ struct MeanFam {
     }
   }
   static void finalize(const P &p, Out &o, const Spec &s) {
-    if constexpr (std::is_integral_v<A>)
+    if constexpr (std::is_integral_v<A>) {
       o = p.n == 0 ? nan_of<double>() : wrap_to(p.s, s.out) / p.n;
-    else
+    } else if constexpr (kCplx<A>) {
+      // NumPy divides by the count as a complex number (n + 0i, Smith's algorithm): a NaN or inf in
+      // one part reaches the other through the 0 * part terms.
+      if (p.n == 0) {
+        o = nan_of<A>();
+      } else {
+        const double scl = 1.0 / p.n, re = p.s.real(), im = p.s.imag();
+        o = A((re + im * 0.0) * scl, (im - re * 0.0) * scl);
+      }
+    } else {
       o = p.n == 0 ? nan_of<A>() : A(p.s / p.n);
+    }
   }
 };
 

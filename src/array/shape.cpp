@@ -387,7 +387,15 @@ ArrayPtr reshape(const ArrayPtr &a, std::vector<Index> shape) {
     for (auto &m : maps) m.kind = DimMap::Const, m.value = 0, m.extent = 1;
     return reshape_blockwise(name, a1, maps, out);
   }
-  auto [inchunks, outchunks] = reshape_rechunk(a->shape, shape, a->chunks);
+  // Empty blocks (chunks (0, 1) after slicing) carry nothing: drop them so the block plan sees only
+  // blocks with elements.
+  Chunks nz = a->chunks;
+  for (auto &c : nz)
+    if (c.size() > 1) {
+      c.erase(std::remove(c.begin(), c.end(), Index(0)), c.end());
+      if (c.empty()) c.push_back(0);
+    }
+  auto [inchunks, outchunks] = reshape_rechunk(a->shape, shape, nz);
   ArrayPtr a2 = rechunk(a, inchunks);
   std::vector<Index> in_multi, out_multi;
   for (Index n : a2->numblocks)
