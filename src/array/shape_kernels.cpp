@@ -114,10 +114,17 @@ Block *k_reshape(const ca_arg_t *args, size_t nargs) {
       if (b->shape[d] != 1) have.push_back(b->shape[d]);
     for (size_t d = 0; d < shape.size(); ++d)
       if (shape[d] != 1) want.push_back(d);
+    const auto nunknown = std::count(shape.begin(), shape.end(), int64_t(-1));
     if (have.size() == want.size()) {
       for (size_t k = 0; k < want.size(); ++k)
         if (shape[want[k]] == -1) shape[want[k]] = have[k];
-    } else {  // an unknown extent of 1: the block's other extents are the known ones
+    } else if (nunknown == 1) {  // the one unknown extent from the block's size
+      int64_t known = 1;
+      for (int64_t e : shape)
+        if (e != -1) known *= e;
+      for (auto &e : shape)
+        if (e == -1) e = known ? b->size / known : 0;
+    } else {  // unknown extents of 1: the block's other extents are the known ones
       for (auto &e : shape)
         if (e == -1) e = 1;
     }

@@ -6,8 +6,10 @@ arrays and NumPy scalars promote as arrays of their dtype (no value-based castin
 only Python scalars are value-based (NumPy 1.x). Invalid programs must raise the exception type NumPy
 raises (ValueError/TypeError/IndexError families), never crash.
 
-Budget: CA_FUZZ_EXAMPLES examples per test (default 150, derandomized: the same programs every run).
-`./dev fuzz-py [MINUTES]` runs it longer with fresh seeds.
+Budget: CA_FUZZ_EXAMPLES examples per test (default 800, twice that many random programs;
+derandomized: the same programs every run, about a minute). CA_FUZZ_RANDOM=1 draws fresh ones;
+`./dev fuzz-py [MINUTES]` runs rounds of those until the time is up. A failure prints the program
+and a @reproduce_failure blob.
 """
 import math
 import os
@@ -22,10 +24,11 @@ from hypothesis import strategies as st  # noqa: E402
 
 import chunkarray as ca  # noqa: E402
 
-EXAMPLES = int(os.environ.get("CA_FUZZ_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("CA_FUZZ_EXAMPLES", "800"))
 SEEDED = os.environ.get("CA_FUZZ_RANDOM", "") == ""
 SETTINGS = settings(max_examples=EXAMPLES, derandomize=SEEDED, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck), print_blob=True)
+PROGRAM_SETTINGS = settings(SETTINGS, max_examples=2 * EXAMPLES)
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float32", "float64", "complex64", "complex128"]
@@ -476,7 +479,7 @@ def run_program(data, n_ops):
             return
 
 
-@SETTINGS
+@PROGRAM_SETTINGS
 @given(st.data(), st.integers(2, 5))
 def test_random_programs(data, n_ops):
     run_program(data, n_ops)
@@ -505,11 +508,6 @@ def test_scalar_operands(a, s, name, flip):
 def test_reductions_and_scans(a, name, data):
     x = ca.from_array(a, chunks=data.draw(chunkings(a.shape)))
     fn = op_scan if name in SCANS else op_reduce
-
-    def draw(strategy, label=None):
-        if strategy is not None and getattr(strategy, "_name_hint", None):
-            pass
-        return data.draw(strategy)
     try:
         got, want, hint = fn(lambda s: data.draw(s), x, a)
     except Skip:
