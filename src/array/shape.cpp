@@ -387,6 +387,7 @@ ArrayPtr reshape(const ArrayPtr &a, std::vector<Index> shape) {
     for (auto &m : maps) m.kind = DimMap::Const, m.value = 0, m.extent = 1;
     return reshape_blockwise(name, a1, maps, out);
   }
+  require_known_chunks(*a, "reshape");  // as dask (one block of unknown size is fine: above)
   // Empty blocks (chunks (0, 1) after slicing) carry nothing: drop them so the block plan sees only
   // blocks with elements.
   Chunks nz = a->chunks;
