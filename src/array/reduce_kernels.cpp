@@ -410,7 +410,8 @@ struct VarFam {
 template <class T>
 struct MinMaxP {
   T v;
-  int64_t n;
+  int64_t n;     // values taken (NaNs skipped by nanmin/nanmax are not)
+  int64_t seen;  // values visited: 0 only for an empty reduction
 };
 
 template <class T, bool SKIP, bool MAX>
@@ -420,8 +421,9 @@ struct MinMaxFam {
   using Out = T;
   static constexpr bool kArg = false;
   static bool better(const T &x, const T &cur) { return MAX ? lt(cur, x) : lt(x, cur); }
-  static void init(P &p) { p.v = T{}, p.n = 0; }
+  static void init(P &p) { p.v = T{}, p.n = 0, p.seen = 0; }
   static void put(P &a, const T &x) {
+    a.seen++;
     if constexpr (kFloaty<T>) {
       if (is_nan(x)) {
         if (SKIP) return;
@@ -436,9 +438,12 @@ struct MinMaxFam {
     a.n++;
   }
   static void merge(P &a, const P &b) {
+    a.seen += b.seen;
     if (b.n == 0) return;
     if (a.n == 0) {
+      const int64_t seen = a.seen;
       a = b;
+      a.seen = seen;
       return;
     }
     if (!is_nan(a.v) && (is_nan(b.v) || better(b.v, a.v))) a.v = b.v;
@@ -451,6 +456,7 @@ struct MinMaxFam {
       for (Index i = 0; i < n; ++i) m = better(x[i], m) ? x[i] : m;
       acc.v = m;
       acc.n += n;
+      acc.seen += n;
     } else {
       for (Index i = 0; i < n; ++i) put(acc, x[i]);
     }
@@ -459,10 +465,11 @@ struct MinMaxFam {
     for (Index j = 0; j < n; ++j) put(acc[j], x[j]);
   }
   static void finalize(const P &p, Out &o, const Spec &) {
-    // Only reachable for min/max with unknown block sizes that turn out empty (x[mask].min()):
-    // known empty extents fail when the graph is built.
-    if (!SKIP && p.n == 0)
-      fail(CA_EINVAL, "zero-size array to reduction operation ", MAX ? "maximum" : "minimum", " which has no identity");
+    // Only reachable with unknown block sizes that turn out empty (x[mask].min(), nanmin too):
+    // known empty extents fail when the graph is built. All-NaN slices of nanmin/nanmax are NaN.
+    if (p.seen == 0)
+      fail(CA_EINVAL, "zero-size array to reduction operation ", SKIP ? (MAX ? "fmax" : "fmin") : (MAX ? "maximum" : "minimum"),
+           " which has no identity");
     o = p.n == 0 ? nan_of<T>() : p.v;
   }
 };
