@@ -191,6 +191,9 @@ inline A op2(A a, A b) {
       return A(wide_u<A>(a) * wide_u<A>(b));
     else
       return A(wide_u<A>(a) + wide_u<A>(b));
+  } else if constexpr (PROD && kCplx<A>) {
+    // NumPy's complex product, without C's Annex G recovery of infinities (as the elementwise *)
+    return A(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
   } else if constexpr (PROD) {
     return a * b;
   } else {
