@@ -815,6 +815,14 @@ ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s,
         break;
       }
   }
+  if (s.kind == CA_INT64 && !(s.flags & CA_SCALAR_TYPED) && op == CA_OP_ARCTAN2 && dtype_is_integer(a->dtype)) {
+    // arctan2's float loop takes the value's own smallest integer type (uint16 array with -1: int8,
+    // float32), not its promotion with the array (int32, which would make it float64).
+    const int64_t v = s.i64;
+    ct = v >= -128 && v <= 255 ? (v < 0 ? CA_INT8 : CA_UINT8)
+         : v >= -32768 && v <= 65535 ? (v < 0 ? CA_INT16 : CA_UINT16)
+                                     : CA_INT64;
+  }
   const DType dt = scalar_first ? binary_result_dtype(op, ct, a->dtype) : binary_result_dtype(op, a->dtype, ct);
   check_scalar_pow(op, dt, s, scalar_first);
   ExprPtr c = make_const(s, ct);

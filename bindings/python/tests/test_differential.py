@@ -6,7 +6,7 @@ arrays and NumPy scalars promote as arrays of their dtype (no value-based castin
 only Python scalars are value-based (NumPy 1.x). Invalid programs must raise the exception type NumPy
 raises (ValueError/TypeError/IndexError families), never crash.
 
-Budget: CA_FUZZ_EXAMPLES examples per test (default 800, twice that many random programs;
+Budget: CA_FUZZ_EXAMPLES examples per test (default 2000, twice that many random programs;
 derandomized: the same programs every run, about a minute). CA_FUZZ_RANDOM=1 draws fresh ones;
 `./dev fuzz-py [MINUTES]` runs rounds of those until the time is up. A failure prints the program
 and a @reproduce_failure blob.
@@ -24,7 +24,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import chunkarray as ca  # noqa: E402
 
-EXAMPLES = int(os.environ.get("CA_FUZZ_EXAMPLES", "800"))
+EXAMPLES = int(os.environ.get("CA_FUZZ_EXAMPLES", "2000"))
 SEEDED = os.environ.get("CA_FUZZ_RANDOM", "") == ""
 SETTINGS = settings(max_examples=EXAMPLES, derandomize=SEEDED, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck), print_blob=True)
