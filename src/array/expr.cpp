@@ -791,7 +791,8 @@ ArrayPtr elementwise_binary(int32_t op, const ArrayPtr &a, const ArrayPtr &b) {
 
 ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first) {
   if (!a) fail(CA_EINVAL, "array is null");
-  DType ct = scalar_promote(a->dtype, s);
+  // A typed scalar is an operand of its own dtype, as an array would be (arctan2's loop follows it).
+  DType ct = (s.flags & CA_SCALAR_TYPED) ? scalar_value(s).dtype : scalar_promote(a->dtype, s);
   if (s.kind == CA_INT64 && !(s.flags & CA_SCALAR_TYPED) && dtype_is_integer(a->dtype) &&
       (op == CA_OP_FLOORDIV || op == CA_OP_MOD || op == CA_OP_BITAND || op == CA_OP_BITOR || op == CA_OP_BITXOR)) {
     // These ufuncs resolve their loop by NumPy's linear search (first loop the array casts to safely

@@ -117,3 +117,17 @@ def test_unknown_chunk_sizes_like_dask():
     np.testing.assert_array_equal(ca.stack([y, y]).compute(), da.stack([dy, dy]).compute())
     np.testing.assert_array_equal(ca.squeeze(y[None]).compute(), da.squeeze(dy[None]).compute())
     np.testing.assert_array_equal(ca.cumsum(y, axis=0).compute(), da.cumsum(dy, axis=0).compute())
+
+
+def test_complex_matmul_overflow_blas():
+    a = np.zeros((2, 1, 5), np.complex64)
+    a[1, 0, 4] = 1e30
+    want = quiet(lambda: np.matmul(a, np.swapaxes(a, -1, -2))).ravel()
+    x = ca.from_array(a)
+    got = quiet(lambda: ca.matmul(x, ca.swapaxes(x, -1, -2)).compute()).ravel()
+    np.testing.assert_array_equal(got.real, want.real)  # 0 and inf
+    assert want.imag[1] == 0 and np.isnan(got.imag[1])  # BLAS's alpha = 1+0i times inf
+    # an outer product (contracted extent 1) follows NumPy exactly
+    b = np.array([0.25 - 2.75j, 1e30], np.complex64)
+    np.testing.assert_array_equal(quiet(lambda: ca.outer(ca.from_array(b), ca.from_array(b)).compute()),
+                                  quiet(lambda: np.outer(b, b)))
