@@ -230,7 +230,8 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint6
 #define CA_OP_ARCTANH 59
 #define CA_OP_FLOOR 60
 #define CA_OP_CEIL 61
-#define CA_OP_ROUND 62   /**< round half to even, as np.round */
+#define CA_OP_ROUND 62   /**< round half to even, as np.rint: integer and bool inputs give a float dtype
+                             (float32 up to 16 bits, float64 wider); ca_array_round keeps integers */
 #define CA_OP_ISNAN 63
 #define CA_OP_ISINF 64
 #define CA_OP_ISFINITE 65
@@ -244,12 +245,24 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint6
 #define CA_OP_IMAG 73
 #define CA_OP_TRUNC 74
 
-/** A scalar operand (NumPy's Python-scalar rules: it does not upcast an array of the same kind). */
+/** ca_scalar_t::flags: the scalar is typed (a NumPy scalar such as np.float32(1.5), a Rust f32): it
+ *  promotes like an array of dtype `kind` (NumPy 2's rule, NEP 50), e.g. uint8 array + float32 scalar
+ *  is float32 and bool array + int16 scalar is int16. Without it the scalar is a Python scalar. */
+#define CA_SCALAR_TYPED 1
+
+/** A scalar operand.
+ *
+ *  A Python scalar (flags 0; kind CA_BOOL, CA_INT64, CA_FLOAT64 or CA_COMPLEX128: which Python type
+ *  it is, or CA_UINT64 for a Python int in [2**63, 2**64)) follows NumPy 1.x's value-based rules: it
+ *  does not upcast an array of the same kind (int8 array + 1 is int8). A typed scalar (flags
+ *  CA_SCALAR_TYPED, kind any numeric dtype) promotes like an array of that dtype.
+ *  The value: `i64` for bool and signed integer kinds, `i64` reinterpreted as uint64 for unsigned
+ *  kinds (set `re` to the value too), `re` for float kinds, `re` and `im` for complex kinds. */
 typedef struct ca_scalar {
-  ca_dtype_t kind; /**< CA_BOOL, CA_INT64, CA_FLOAT64 or CA_COMPLEX128: which Python type it is */
-  int32_t reserved;
+  ca_dtype_t kind; /**< which type it is (see above) */
+  int32_t flags;   /**< 0 or CA_SCALAR_TYPED */
   double re, im;   /**< value (im only for complex) */
-  int64_t i64;     /**< exact value for CA_INT64 and CA_BOOL */
+  int64_t i64;     /**< exact value for integer and bool kinds (unsigned: the uint64 bits) */
 } ca_scalar_t;
 
 CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t *a);

@@ -543,8 +543,19 @@ std::vector<Index> common_blockdim(const std::vector<std::vector<Index>> &dims) 
   return out;
 }
 
-std::vector<ArrayPtr> unify_chunks(const std::vector<ArrayPtr> &arrays, const std::vector<std::string> &indices) {
-  CA_CHECK(arrays.size() == indices.size(), CA_EINTERNAL, "unify_chunks: arrays and indices differ in count");
+std::vector<ArrayPtr> unify_chunks(const std::vector<ArrayPtr> &arrays0, const std::vector<std::string> &indices) {
+  CA_CHECK(arrays0.size() == indices.size(), CA_EINTERNAL, "unify_chunks: arrays and indices differ in count");
+  // An extent-1 dimension split into several blocks (chunks (0, 1)) becomes one block first, so it
+  // broadcasts like any extent-1 dimension.
+  std::vector<ArrayPtr> arrays1 = arrays0;
+  for (auto &a : arrays1) {
+    Chunks c = a->chunks;
+    bool change = false;
+    for (size_t d = 0; d < c.size(); ++d)
+      if (a->shape[d] == 1 && c[d].size() > 1) c[d] = {1}, change = true;
+    if (change) a = rechunk(a, c);
+  }
+  const std::vector<ArrayPtr> &arrays = arrays1;
   std::map<char, std::vector<std::vector<Index>>> by_letter;
   for (size_t i = 0; i < arrays.size(); ++i) {
     CA_CHECK(int32_t(indices[i].size()) == arrays[i]->ndim(), CA_EINVAL, "unify_chunks: index '", indices[i],

@@ -92,16 +92,57 @@ int category(DType t) {
   return k == 'b' ? 0 : (k == 'i' || k == 'u') ? 1 : 2;
 }
 
-/// The Python scalar's default dtype (bool, int64, float64, complex128).
-DType scalar_default(const ca_scalar_t &s) {
-  switch (s.kind) {
-    case CA_BOOL: return CA_BOOL;
-    case CA_INT64: return CA_INT64;
-    case CA_FLOAT64: return CA_FLOAT64;
-    case CA_COMPLEX128: return CA_COMPLEX128;
-    default: fail(CA_ETYPE, "scalar kind ", s.kind, " is not CA_BOOL, CA_INT64, CA_FLOAT64 or CA_COMPLEX128");
+}  // namespace
+
+ScalarValue scalar_value(const ca_scalar_t &s) {
+  ScalarValue v;
+  v.typed = (s.flags & CA_SCALAR_TYPED) != 0;
+  if (s.flags & ~int32_t(CA_SCALAR_TYPED)) fail(CA_EINVAL, "scalar flags ", s.flags, " has unknown bits");
+  if (v.typed) {
+    if (!dtype_valid(s.kind) || s.kind == CA_RAW) fail(CA_ETYPE, "typed scalar kind ", s.kind, " is not a numeric dtype");
+  } else if (s.kind != CA_BOOL && s.kind != CA_INT64 && s.kind != CA_UINT64 && s.kind != CA_FLOAT64 &&
+             s.kind != CA_COMPLEX128) {
+    fail(CA_ETYPE, "scalar kind ", s.kind,
+         " is not CA_BOOL, CA_INT64, CA_UINT64, CA_FLOAT64 or CA_COMPLEX128 (set CA_SCALAR_TYPED for other dtypes)");
   }
+  v.dtype = s.kind;
+  v.kind = dtype_kind(s.kind);
+  switch (v.kind) {
+    case 'b': v.i = s.i64 != 0, v.re = double(v.i); break;
+    case 'i': v.i = s.i64, v.re = double(v.i); break;
+    case 'u':
+      v.u = uint64_t(s.i64), v.re = double(v.u);
+      if (!v.typed && v.u < (uint64_t(1) << 63))
+        fail(CA_EINVAL, "a Python-int scalar of kind CA_UINT64 must be >= 2**63 (smaller ones are CA_INT64), got ", v.u);
+      break;
+    case 'f': v.re = s.re; break;
+    default: v.re = s.re, v.im = s.im; break;
+  }
+  // A typed scalar holds a value of its dtype (the narrow integer and float32 values as they convert).
+  if (v.typed) {
+    dispatch_dtype(v.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, bool>) {
+      } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+        if (v.i != int64_t(T(v.i))) fail(CA_EINVAL, "typed scalar value ", v.i, " does not fit ", dtype_name(v.dtype));
+      } else if constexpr (std::is_integral_v<T>) {
+        if (v.u != uint64_t(T(v.u))) fail(CA_EINVAL, "typed scalar value ", v.u, " does not fit ", dtype_name(v.dtype));
+      } else if constexpr (std::is_floating_point_v<T>) {
+        v.re = double(T(v.re));
+      } else {
+        using F = typename T::value_type;
+        v.re = double(F(v.re)), v.im = double(F(v.im));
+      }
+    });
+  }
+  return v;
 }
+
+namespace {
+
+/// The scalar's own dtype: a Python scalar's default (bool, int64, uint64, float64, complex128), or
+/// a typed scalar's dtype.
+DType scalar_default(const ca_scalar_t &s) { return scalar_value(s).dtype; }
 
 // ---- byte format -----------------------------------------------------------------------------------
 
@@ -264,16 +305,18 @@ struct Compiler {
       ExprInstr ins;
       ins.op = kOpConst;
       ins.dtype = ins.in_dtype = e->dtype;
-      const ca_scalar_t &s = e->scalar;
-      const bool integral = s.kind == CA_INT64 || s.kind == CA_BOOL;
-      const int64_t iv = s.kind == CA_BOOL ? (s.i64 != 0) : s.i64;
-      if (integral) {
-        ins.value = std::complex<double>(double(iv), 0);
-        ins.ivalue = e->dtype == CA_BOOL ? (iv != 0) : iv;
-        ins.uvalue = uint64_t(iv);
+      const ScalarValue v = scalar_value(e->scalar);
+      if (v.kind == 'b' || v.kind == 'i') {
+        ins.value = std::complex<double>(double(v.i), 0);
+        ins.ivalue = e->dtype == CA_BOOL ? (v.i != 0) : v.i;
+        ins.uvalue = uint64_t(v.i);
+      } else if (v.kind == 'u') {
+        ins.value = std::complex<double>(double(v.u), 0);
+        ins.ivalue = e->dtype == CA_BOOL ? (v.u != 0) : int64_t(v.u);
+        ins.uvalue = v.u;
       } else {
-        ins.value = std::complex<double>(s.re, s.kind == CA_COMPLEX128 ? s.im : 0);
-        ins.ivalue = e->dtype == CA_BOOL ? (s.re != 0 || (s.kind == CA_COMPLEX128 && s.im != 0)) : 0;
+        ins.value = std::complex<double>(v.re, v.im);
+        ins.ivalue = e->dtype == CA_BOOL ? (v.re != 0 || v.im != 0) : 0;
       }
       r = emit(ins);
     } else {
@@ -431,8 +474,9 @@ ExprPtr node_of(const ArrayPtr &a) { return expr_of(a); }
 
 void check_scalar_pow(int32_t op, DType result, const ca_scalar_t &s, bool scalar_first) {
   if (op != CA_OP_POW || scalar_first || !dtype_is_integer(result)) return;
-  if ((s.kind == CA_INT64 && s.i64 < 0))
-    fail(CA_EINVAL, "Integers to negative integer powers are not allowed (exponent ", s.i64, ")");
+  const ScalarValue v = scalar_value(s);
+  if (v.kind == 'i' && v.i < 0)
+    fail(CA_EINVAL, "Integers to negative integer powers are not allowed (exponent ", v.i, ")");
 }
 
 }  // namespace
@@ -573,7 +617,10 @@ DType unary_result_dtype(int32_t op, DType t) {
     case CA_OP_TRUNC:
       if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
       return inexact ? t : math_float(t);
-    case CA_OP_ROUND: return k == 'b' ? math_float(t) : t;  // NumPy: rint on bool gives float16
+    case CA_OP_ROUND:  // np.rint: a float loop only (float16 for bool/8-bit, float32 for 16-bit ints; no
+                       // float16 here, so float32 for both), float64 for wider integers
+      if (k == 'c') return t;
+      return inexact ? t : math_float(t);
     case CA_OP_ISNAN:
     case CA_OP_ISINF:
     case CA_OP_ISFINITE:
@@ -624,13 +671,17 @@ DType binary_result_dtype(int32_t op, DType a, DType b) {
 
 DType scalar_promote(DType array_dtype, const ca_scalar_t &s) {
   check_numeric(array_dtype);
-  const DType def = scalar_default(s);
+  const ScalarValue sv = scalar_value(s);
+  // A typed (NumPy) scalar promotes as an array of its dtype (NEP 50).
+  if (sv.typed) return dtype_promote(array_dtype, sv.dtype);
+  const DType def = sv.dtype;
   // NumPy 1.x: a Python scalar is value-based only when its category does not exceed the array's.
   if (category(def) > category(array_dtype)) return dtype_promote(array_dtype, def);
   DType min_t = def;
   bool small_unsigned = false;  // a non-negative value that also fits the signed type of that size
   switch (s.kind) {
     case CA_BOOL: min_t = CA_BOOL; break;
+    case CA_UINT64: min_t = CA_UINT64; break;  // a Python int >= 2**63
     case CA_INT64: {
       const int64_t v = s.i64;
       if (v >= 0) {
@@ -740,8 +791,9 @@ ArrayPtr elementwise_binary(int32_t op, const ArrayPtr &a, const ArrayPtr &b) {
 
 ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first) {
   if (!a) fail(CA_EINVAL, "array is null");
-  DType ct = scalar_promote(a->dtype, s);
-  if (s.kind == CA_INT64 && dtype_is_integer(a->dtype) &&
+  // A typed scalar is an operand of its own dtype, as an array would be (arctan2's loop follows it).
+  DType ct = (s.flags & CA_SCALAR_TYPED) ? scalar_value(s).dtype : scalar_promote(a->dtype, s);
+  if (s.kind == CA_INT64 && !(s.flags & CA_SCALAR_TYPED) && dtype_is_integer(a->dtype) &&
       (op == CA_OP_FLOORDIV || op == CA_OP_MOD || op == CA_OP_BITAND || op == CA_OP_BITOR || op == CA_OP_BITXOR)) {
     // These ufuncs resolve their loop by NumPy's linear search (first loop the array casts to safely
     // and the value fits), not result_type: uint8 // 300 is int16 where uint8 + 300 is uint16.
@@ -763,6 +815,14 @@ ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s,
         ct = t;
         break;
       }
+  }
+  if (s.kind == CA_INT64 && !(s.flags & CA_SCALAR_TYPED) && op == CA_OP_ARCTAN2 && dtype_is_integer(a->dtype)) {
+    // arctan2's float loop takes the value's own smallest integer type (uint16 array with -1: int8,
+    // float32), not its promotion with the array (int32, which would make it float64).
+    const int64_t v = s.i64;
+    ct = v >= -128 && v <= 255 ? (v < 0 ? CA_INT8 : CA_UINT8)
+         : v >= -32768 && v <= 65535 ? (v < 0 ? CA_INT16 : CA_UINT16)
+                                     : CA_INT64;
   }
   const DType dt = scalar_first ? binary_result_dtype(op, ct, a->dtype) : binary_result_dtype(op, a->dtype, ct);
   check_scalar_pow(op, dt, s, scalar_first);
@@ -828,10 +888,11 @@ ArrayPtr elementwise_astype(const ArrayPtr &a, DType dtype) {
 ArrayPtr elementwise_round(const ArrayPtr &a, int32_t decimals) {
   if (!a) fail(CA_EINVAL, "array is null");
   check_numeric(a->dtype);
-  if (decimals == 0) return elementwise_unary(CA_OP_ROUND, a);
-  if (a->dtype == CA_BOOL) fail(CA_ETYPE, "round with decimals is not supported for bool");
   if (decimals < -400 || decimals > 400) fail(CA_EINVAL, "round: decimals ", decimals, " out of range");
-  if (dtype_is_integer(a->dtype) && decimals > 0) return a;  // NumPy: integers unchanged
+  // np.round keeps integer dtypes (unchanged for decimals >= 0); rint (CA_OP_ROUND) gives floats.
+  if (dtype_is_integer(a->dtype) && decimals >= 0) return a;
+  if (decimals == 0) return elementwise_unary(CA_OP_ROUND, a);  // bool: rint's float (NumPy: float16)
+  if (a->dtype == CA_BOOL) fail(CA_ETYPE, "round with decimals is not supported for bool");
   const DType dt = a->dtype;
   auto rebuild = [dt, decimals](const std::vector<ExprPtr> &o) { return make_op(kOpRoundDec, dt, {o[0]}, decimals); };
   return finish("round", rebuild({node_of(a)}), {a}, rebuild);

@@ -114,7 +114,20 @@ ExprPtr expr_of(const ArrayPtr &a);
 /// NumPy result dtypes.
 DType unary_result_dtype(int32_t op, DType in);
 DType binary_result_dtype(int32_t op, DType a, DType b);
-/// NumPy's dtype for an array combined with a Python scalar (value-based casting of NumPy 1.x).
+/// A scalar operand decoded and validated (CA_ETYPE/CA_EINVAL for kinds, flags or values that do
+/// not go together): its dtype (a Python scalar's default: bool, int64, uint64 for ints >= 2**63,
+/// float64, complex128; or a typed scalar's dtype) and its value in the field of its kind.
+struct ScalarValue {
+  DType dtype = 0;
+  bool typed = false;
+  char kind = 0;          // 'b', 'i', 'u', 'f', 'c'
+  int64_t i = 0;          // 'b', 'i'
+  uint64_t u = 0;         // 'u'
+  double re = 0, im = 0;  // 'f', 'c'; the value as a double for the others
+};
+ScalarValue scalar_value(const ca_scalar_t &s);
+/// NumPy's dtype for an array combined with a scalar: value-based casting of NumPy 1.x for a Python
+/// scalar, the typed scalar's dtype as an array's (NEP 50) for a typed one.
 DType scalar_promote(DType array_dtype, const ca_scalar_t &s);
 
 /// Build elementwise arrays (fused): validate ops/dtypes, broadcast shapes, unify chunks.

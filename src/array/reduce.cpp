@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "array/expr.hpp"
 #include "graph/graph.hpp"
 
 namespace ca {
@@ -245,10 +246,35 @@ DType scan_result_dtype(int32_t op, DType in, DType requested) {
   return sum_dtype(in);
 }
 
-ArrayPtr reduce(int32_t op, const ArrayPtr &a, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
+namespace {
+
+/// The input of a sum/prod/mean with an integer `dtype=` over floats: NumPy casts each element to that
+/// dtype (as astype) before it sums in it; the nan-variants replace NaN first. Fused into the chunk
+/// step (no extra pass). Other combinations convert exactly, or modulo 2**bits, in the kernels.
+ArrayPtr reduce_input(int32_t op, const ArrayPtr &a, DType requested) {
+  const int32_t b = base_op(op);
+  if (!requested || !(dtype_is_float(a->dtype) || dtype_is_complex(a->dtype))) return a;
+  if (dtype_kind(requested) != 'i' && dtype_kind(requested) != 'u') return a;
+  if (b != CA_RED_SUM && b != CA_RED_PROD && b != CA_RED_MEAN) return a;
+  CA_CHECK(op != CA_RED_NANMEAN && op != CA_RED_NANVAR && op != CA_RED_NANSTD, CA_ETYPE, red_name(op),
+           ": if the input is inexact, then dtype must be inexact, got ", dtype_name(requested));
+  ArrayPtr x = a;
+  if (op == CA_RED_NANSUM || op == CA_RED_NANPROD) {
+    ca_scalar_t id{};
+    id.kind = CA_INT64, id.i64 = op == CA_RED_NANPROD ? 1 : 0, id.re = double(id.i64);
+    x = elementwise_where(elementwise_unary(CA_OP_ISNAN, a), nullptr, a, id, ca_scalar_t{});
+  }
+  return elementwise_astype(x, requested);
+}
+
+}  // namespace
+
+ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
                 int32_t ddof, DType dtype) {
-  CA_CHECK(a, CA_EINVAL, "array is NULL");
+  CA_CHECK(a_in, CA_EINVAL, "array is NULL");
   CA_CHECK(op >= CA_RED_SUM && op <= CA_RED_NANARGMAX, CA_EINVAL, "unknown reduction op ", op);
+  reduce_result_dtype(op, a_in->dtype, dtype);  // validates the dtypes first
+  const ArrayPtr a = reduce_input(op, a_in, dtype);
   const DType in = a->dtype;
   const DType out = reduce_result_dtype(op, in, dtype);
   const int32_t nd = a->ndim();
@@ -384,7 +410,6 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   CA_CHECK(a, CA_EINVAL, "array is NULL");
   const DType out = scan_result_dtype(op, a->dtype, dtype);
   const int32_t nd = a->ndim();
-  require_known_chunks(*a, scan_name(op));
   CA_CHECK(axis >= -nd && axis < nd, CA_EINVAL, "axis ", axis, " is out of bounds for array of dimension ", nd);
   if (axis < 0) axis += nd;
   // nan-variants of NaN-free dtypes are the plain scans
@@ -400,6 +425,9 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   const std::vector<int64_t> spec{kop, a->dtype, out, axis};
 
   FusedArgs fa = fused_args(a);
+  // Unknown block sizes (after x[mask]) are fine, as in dask: the carry chain follows block indices
+  // and each block's extent is its own. Only generated inputs need the blocks' origins.
+  if (fa.coords) require_known_chunks(*a, scan_name(op));
   std::shared_ptr<Graph> g = merge_graphs(leaf_arrays(fa));
   const bool single = a->numblocks[size_t(axis)] <= 1;
   const std::string block_name = single ? final_name : str(prefix, "-block-", hex);

@@ -69,11 +69,23 @@ inline To cvt(const From &x) {
   } else if constexpr (kCplx<From>) {
     return cvt<To>(x.real());
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    // Out-of-range float -> int is undefined in C++; NumPy gives the minimum on x86.
-    constexpr double lo = double(std::numeric_limits<To>::min());
-    constexpr double hi = double(std::numeric_limits<To>::max());
-    if (!(double(x) >= lo && double(x) < hi)) return std::numeric_limits<To>::min();
-    return To(x);
+    // Out-of-range float -> int is undefined in C++. NumPy's astype on x86-64 (cvttsd2si, as
+    // array/expr_instr.inc's cvt): through int64 for int64 and uint32, through int32 for the narrower
+    // types, the indefinite integer (the minimum) when out of that range; uint64 above 2**63 by offset.
+    const double d = double(x);
+    auto i64 = [](double v) {
+      return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? int64_t(v)
+                                                                          : std::numeric_limits<int64_t>::min();
+    };
+    if constexpr (std::is_same_v<To, uint64_t>) {
+      if (d != d) return uint64_t(1) << 63;
+      if (d < 9223372036854775808.0) return uint64_t(i64(d));
+      return uint64_t(i64(d - 9223372036854775808.0)) ^ (uint64_t(1) << 63);
+    } else if constexpr (std::is_same_v<To, int64_t> || std::is_same_v<To, uint32_t>) {
+      return To(i64(d));
+    } else {
+      return To((d > -2147483649.0 && d < 2147483648.0) ? int32_t(d) : std::numeric_limits<int32_t>::min());
+    }
   } else {
     return To(x);
   }
@@ -168,12 +180,27 @@ Index prod(const std::vector<Index> &v) {
 // Each: P (partial), Out (final value type), init, merge, horiz (a run into one partial), vert (a run
 // into consecutive partials), finalize.
 
+// Integer sums and products wrap around like NumPy's: computed in the unsigned type (at least
+// `unsigned int`, so narrow types do not promote to a signed int), where overflow is defined, and
+// converted back (modular since C++20). Signed overflow would be undefined behaviour.
+template <class A>
+using wide_u = std::conditional_t<(sizeof(A) < sizeof(unsigned)), unsigned, std::make_unsigned_t<A>>;
+
 template <class A, bool PROD>
 inline A op2(A a, A b) {
-  if constexpr (PROD)
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>) {
+    if constexpr (PROD)
+      return A(wide_u<A>(a) * wide_u<A>(b));
+    else
+      return A(wide_u<A>(a) + wide_u<A>(b));
+  } else if constexpr (PROD && kCplx<A>) {
+    // NumPy's complex product, without C's Annex G recovery of infinities (as the elementwise *)
+    return A(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+  } else if constexpr (PROD) {
     return a * b;
-  else
+  } else {
     return a + b;
+  }
 }
 
 template <class A, bool SKIP, bool PROD, class T>
@@ -244,29 +271,56 @@ struct MeanP {
   A s;
 };
 
+/// The integer `v` wrapped to the integer dtype `t` (NumPy sums in the requested dtype), as a double.
+template <class A>
+double wrap_to(A v, DType t) {
+  double r = double(v);
+  dispatch_dtype(t, [&](auto tt) {
+    using R = typename decltype(tt)::type;
+    if constexpr (std::is_integral_v<R> && !std::is_same_v<R, bool>) r = double(R(v));
+  });
+  return r;
+}
+
+// A mean with an integer result dtype (mean(dtype='int8')) sums in an integer accumulator A, wrapped to
+// that dtype before the division as NumPy does (it sums in the dtype, then divides); else A is double
+// or complex<double>.
 template <class T, class A, bool SKIP>
 struct MeanFam {
   using In = T;
   using P = MeanP<A>;
-  using Out = A;
+  using Out = std::conditional_t<std::is_integral_v<A>, double, A>;
   static constexpr bool kArg = false;
   static void init(P &p) { p.n = 0, p.s = A(0); }
-  static void merge(P &a, const P &b) { a.n += b.n, a.s += b.s; }
+  static void merge(P &a, const P &b) { a.n += b.n, a.s = op2<A, false>(a.s, b.s); }
   static void horiz(P &acc, const T *x, Index n) {
-    acc.s += fold_run<A, SKIP, false>(x, n);
+    acc.s = op2<A, false>(acc.s, fold_run<A, SKIP, false>(x, n));
     acc.n += double(SKIP ? count_valid(x, n) : n);
   }
   static void vert(P *acc, const T *x, Index n) {
     for (Index j = 0; j < n; ++j) {
-      acc[j].s += load<A, SKIP, false>(x[j]);
+      acc[j].s = op2<A, false>(acc[j].s, load<A, SKIP, false>(x[j]));
       if constexpr (SKIP && kFloaty<T>)
         acc[j].n += is_nan(x[j]) ? 0.0 : 1.0;
       else
         acc[j].n += 1.0;
     }
   }
-  static void finalize(const P &p, Out &o, const Spec &) {
-    o = p.n == 0 ? nan_of<A>() : A(p.s / p.n);
+  static void finalize(const P &p, Out &o, const Spec &s) {
+    if constexpr (std::is_integral_v<A>) {
+      o = p.n == 0 ? nan_of<double>() : wrap_to(p.s, s.out) / p.n;
+    } else if constexpr (kCplx<A>) {
+      // NumPy divides by the count as a complex number (n + 0i, Smith's algorithm): a NaN or inf in
+      // one part reaches the other through the 0 * part terms.
+      if (p.n == 0) {
+        o = nan_of<A>();
+      } else {
+        const double scl = 1.0 / p.n, re = p.s.real(), im = p.s.imag();
+        o = A((re + im * 0.0) * scl, (im - re * 0.0) * scl);
+      }
+    } else {
+      o = p.n == 0 ? nan_of<A>() : A(p.s / p.n);
+    }
   }
 };
 
@@ -347,6 +401,12 @@ struct VarFam {
   }
   static void finalize(const P &p, Out &o, const Spec &s) {
     double d = std::max(p.n - double(s.ddof), 0.0);
+    // var/std divide by max(n - ddof, 0) (inf or NaN at 0, with NumPy's warning); nanvar/nanstd give
+    // NaN when the degrees of freedom are <= 0.
+    if (d == 0 && (s.op == CA_RED_NANVAR || s.op == CA_RED_NANSTD)) {
+      o = nan_of<double>();
+      return;
+    }
     double v = p.m2 / d;
     o = (s.op == CA_RED_STD || s.op == CA_RED_NANSTD) ? std::sqrt(v) : v;
   }
@@ -355,7 +415,8 @@ struct VarFam {
 template <class T>
 struct MinMaxP {
   T v;
-  int64_t n;
+  int64_t n;     // values taken (NaNs skipped by nanmin/nanmax are not)
+  int64_t seen;  // values visited: 0 only for an empty reduction
 };
 
 template <class T, bool SKIP, bool MAX>
@@ -365,8 +426,9 @@ struct MinMaxFam {
   using Out = T;
   static constexpr bool kArg = false;
   static bool better(const T &x, const T &cur) { return MAX ? lt(cur, x) : lt(x, cur); }
-  static void init(P &p) { p.v = T{}, p.n = 0; }
+  static void init(P &p) { p.v = T{}, p.n = 0, p.seen = 0; }
   static void put(P &a, const T &x) {
+    a.seen++;
     if constexpr (kFloaty<T>) {
       if (is_nan(x)) {
         if (SKIP) return;
@@ -381,9 +443,12 @@ struct MinMaxFam {
     a.n++;
   }
   static void merge(P &a, const P &b) {
+    a.seen += b.seen;
     if (b.n == 0) return;
     if (a.n == 0) {
+      const int64_t seen = a.seen;
       a = b;
+      a.seen = seen;
       return;
     }
     if (!is_nan(a.v) && (is_nan(b.v) || better(b.v, a.v))) a.v = b.v;
@@ -396,6 +461,7 @@ struct MinMaxFam {
       for (Index i = 0; i < n; ++i) m = better(x[i], m) ? x[i] : m;
       acc.v = m;
       acc.n += n;
+      acc.seen += n;
     } else {
       for (Index i = 0; i < n; ++i) put(acc, x[i]);
     }
@@ -404,10 +470,11 @@ struct MinMaxFam {
     for (Index j = 0; j < n; ++j) put(acc[j], x[j]);
   }
   static void finalize(const P &p, Out &o, const Spec &) {
-    // Only reachable for min/max with unknown block sizes that turn out empty (x[mask].min()):
-    // known empty extents fail when the graph is built.
-    if (!SKIP && p.n == 0)
-      fail(CA_EINVAL, "zero-size array to reduction operation ", MAX ? "maximum" : "minimum", " which has no identity");
+    // Only reachable with unknown block sizes that turn out empty (x[mask].min(), nanmin too):
+    // known empty extents fail when the graph is built. All-NaN slices of nanmin/nanmax are NaN.
+    if (p.seen == 0)
+      fail(CA_EINVAL, "zero-size array to reduction operation ", SKIP ? (MAX ? "fmax" : "fmin") : (MAX ? "maximum" : "minimum"),
+           " which has no identity");
     o = p.n == 0 ? nan_of<T>() : p.v;
   }
 };
@@ -526,6 +593,18 @@ void with_family(const Spec &s, Fn &&fn) {
       }
       case CA_RED_MEAN:
       case CA_RED_NANMEAN:
+        if (dtype_kind(s.out) == 'i' || dtype_kind(s.out) == 'u') {
+          if constexpr (!kCplx<T>) {
+            if (dtype_kind(s.out) == 'u') {
+              if (nan && F) fn(TypeTag<MeanFam<T, uint64_t, F>>{});
+              else fn(TypeTag<MeanFam<T, uint64_t, false>>{});
+            } else {
+              if (nan && F) fn(TypeTag<MeanFam<T, int64_t, F>>{});
+              else fn(TypeTag<MeanFam<T, int64_t, false>>{});
+            }
+            return;
+          }
+        }
         if (dtype_is_complex(s.out)) {
           if (nan && F) fn(TypeTag<MeanFam<T, std::complex<double>, F>>{});
           else fn(TypeTag<MeanFam<T, std::complex<double>, false>>{});
@@ -928,7 +1007,7 @@ void scan_inplace(R *x, Index outer, Index n, Index inner) {
         if constexpr (std::is_same_v<R, bool>)
           cur[i] = PROD ? (prev[i] && cur[i]) : (prev[i] || cur[i]);
         else
-          cur[i] = PROD ? R(prev[i] * cur[i]) : R(prev[i] + cur[i]);
+          cur[i] = op2<R, PROD>(prev[i], cur[i]);
       }
     }
   }
@@ -951,20 +1030,30 @@ ca_status_t k_scan_block(ca_block_t **out, const ca_arg_t *args, size_t nargs, c
       val = BlockRef(block_retain(leaves[0]));
     else
       val = BlockRef(eval_prepared_program(pp, leaves.data(), leaves.size(), prog.coords ? &coords : nullptr));
-    BlockRef r(cast_block(val.get(), s.out));
+    const bool prodop = scan_is_prod(s.op);
+    // nancumsum/nancumprod replace NaN by the identity before the cast to the result dtype (NumPy's
+    // order: nancumsum([1., nan], dtype='int16') is [1, 1]).
+    BlockRef r;
+    if (scan_is_nan(s.op) && (dtype_is_float(val->dtype) || dtype_is_complex(val->dtype))) {
+      r = BlockRef(cast_block(val.get(), val->dtype));  // a private copy
+      dispatch_dtype(r->dtype, [&](auto tt) {
+        using V = typename decltype(tt)::type;
+        if constexpr (kFloaty<V>) {
+          V *x = static_cast<V *>(r->data);
+          const V id = prodop ? V(1) : V(0);
+          for (Index i = 0; i < r->size; ++i) x[i] = is_nan(x[i]) ? id : x[i];
+        }
+      });
+      if (s.out != r->dtype) r = BlockRef(cast_block(r.get(), s.out));
+    } else {
+      r = BlockRef(cast_block(val.get(), s.out));
+    }
     val = BlockRef();
     Index outer, n, inner;
     split_axis(r.get(), s.axis, outer, n, inner);
-    const bool prodop = scan_is_prod(s.op);
     dispatch_dtype(s.out, [&](auto tt) {
       using R = typename decltype(tt)::type;
       R *x = static_cast<R *>(r->data);
-      if constexpr (kFloaty<R>) {
-        if (scan_is_nan(s.op)) {
-          const R id = prodop ? R(1) : R(0);
-          for (Index i = 0; i < r->size; ++i) x[i] = is_nan(x[i]) ? id : x[i];
-        }
-      }
       if (prodop)
         scan_inplace<R, true>(x, outer, n, inner);
       else
@@ -979,7 +1068,7 @@ inline R combine2(R a, R b) {
   if constexpr (std::is_same_v<R, bool>)
     return PROD ? (a && b) : (a || b);
   else
-    return PROD ? R(a * b) : R(a + b);
+    return op2<R, PROD>(a, b);
 }
 
 ca_status_t k_scan_carry(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {

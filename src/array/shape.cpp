@@ -186,7 +186,12 @@ std::vector<ArrayPtr> unify_except(std::vector<ArrayPtr> seq, int32_t skip) {
   for (int32_t d = 0; d < nd; ++d) {
     if (d == skip) continue;
     std::vector<std::vector<Index>> dims;
-    for (auto &a : seq) dims.push_back(a->chunks[size_t(d)]);
+    bool same = true;
+    for (auto &a : seq) {
+      dims.push_back(a->chunks[size_t(d)]);
+      same = same && dims.back() == dims.front();
+    }
+    if (same) continue;  // nothing to unify (also for unknown sizes: dask stacks x[m] with itself)
     Index ext = seq[0]->shape[size_t(d)];
     std::vector<Index> common = ext <= 1 ? std::vector<Index>{ext} : common_blockdim(dims);
     for (auto &a : seq)
@@ -223,14 +228,16 @@ std::string scalar_bytes(DType dt, const ca_scalar_t &v) {
   dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T x{};
-    bool is_int = v.kind == CA_INT64 || v.kind == CA_BOOL;
-    double re = is_int ? double(v.i64) : v.re, im = v.kind == CA_COMPLEX128 ? v.im : 0.0;
+    const ScalarValue sv = scalar_value(v);
+    const bool is_int = sv.kind == 'b' || sv.kind == 'i' || sv.kind == 'u';
+    const double re = sv.re, im = sv.im;
     if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
       x = T(typename T::value_type(re), typename T::value_type(im));
     } else if constexpr (std::is_same_v<T, bool>) {
-      x = is_int ? v.i64 != 0 : (re != 0 || im != 0);
+      x = is_int ? (sv.i != 0 || sv.u != 0) : (re != 0 || im != 0);
     } else if constexpr (std::is_integral_v<T>) {
-      x = is_int ? T(v.i64) : (std::isfinite(re) ? T(int64_t(re)) : T(0));
+      x = is_int ? (sv.kind == 'u' ? T(sv.u) : T(sv.i))
+                 : ((re > -9223372036854775808.0 && re < 9223372036854775808.0) ? T(int64_t(re)) : T(0));
     } else {
       x = T(re);
     }
@@ -379,7 +386,16 @@ ArrayPtr reshape(const ArrayPtr &a, std::vector<Index> shape) {
     for (auto &m : maps) m.kind = DimMap::Const, m.value = 0, m.extent = 1;
     return reshape_blockwise(name, a1, maps, out);
   }
-  auto [inchunks, outchunks] = reshape_rechunk(a->shape, shape, a->chunks);
+  require_known_chunks(*a, "reshape");  // as dask (one block of unknown size is fine: above)
+  // Empty blocks (chunks (0, 1) after slicing) carry nothing: drop them so the block plan sees only
+  // blocks with elements.
+  Chunks nz = a->chunks;
+  for (auto &c : nz)
+    if (c.size() > 1) {
+      c.erase(std::remove(c.begin(), c.end(), Index(0)), c.end());
+      if (c.empty()) c.push_back(0);
+    }
+  auto [inchunks, outchunks] = reshape_rechunk(a->shape, shape, nz);
   ArrayPtr a2 = rechunk(a, inchunks);
   std::vector<Index> in_multi, out_multi;
   for (Index n : a2->numblocks)
@@ -500,10 +516,13 @@ ArrayPtr squeeze(const ArrayPtr &a, std::vector<int64_t> axes, bool all) {
   if (std::find(drop.begin(), drop.end(), true) == drop.end()) return a;
   ArrayPtr a1 = a;
   {
+    // Only the dropped axes may need a rechunk (a size-1 axis split as (0, 1, 0)); the others may be
+    // of unknown size (dask squeezes x[mask][None]).
     Chunks c = a->chunks;
+    bool change = false;
     for (int32_t d = 0; d < nd; ++d)
-      if (drop[size_t(d)]) c[size_t(d)] = {1};
-    a1 = rechunk(a, c);
+      if (drop[size_t(d)] && c[size_t(d)] != std::vector<Index>{1}) c[size_t(d)] = {1}, change = true;
+    if (change) a1 = rechunk(a, c);
   }
   std::vector<DimMap> maps;
   Chunks out;
@@ -847,6 +866,13 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
              after[size_t(d)], ") of axis ", d, " are negative (index can't contain negative values)");
     Index s = a->shape[size_t(d)];
     bool padded = before[size_t(d)] > 0 || after[size_t(d)] > 0;
+    // Unknown block sizes (after x[mask]), as dask: a constant pad of the unknown axes themselves works
+    // (the padding blocks' shapes are known); edge/reflect, and padding blocks that span an unknown
+    // axis, need the sizes.
+    if (padded) {
+      for (int32_t e = 0; e < nd; ++e)
+        if (e != d || mode != kPadConstant) require_known_chunks(*a, "pad", e);
+    }
     if (mode != kPadConstant && padded)
       CA_CHECK(s > 0, CA_EINVAL, "pad: can't extend empty axis ", d, " using modes other than 'constant'");
     if (mode == kPadReflect && padded)
@@ -872,12 +898,14 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
   std::vector<std::vector<Seg>> segs(static_cast<size_t>(nd));
   std::vector<Index> cur = a->shape;
   for (int32_t d = 0; d < nd; ++d) {
-    Index others = 1;
+    // The number of elements across the other axes is 0, positive, or unknown (taken as positive:
+    // dask keeps parts of unknown size).
+    bool others_empty = false;
     for (int32_t e = 0; e < nd; ++e)
-      if (e != d) others *= cur[size_t(e)];
+      if (e != d && cur[size_t(e)] == 0) others_empty = true;
     const std::vector<Index> &ch = a->chunks[size_t(d)];
     Index s = a->shape[size_t(d)], bw = before[size_t(d)], aw = after[size_t(d)];
-    bool keep_b = others * bw > 0, keep_c = others * s > 0, keep_a = others * aw > 0;
+    bool keep_b = !others_empty && bw > 0, keep_c = !others_empty && s != 0, keep_a = !others_empty && aw > 0;
     if (!keep_b && !keep_c && !keep_a) keep_b = keep_c = keep_a = true;
     auto side = [&](bool left, Index w) {
       std::vector<Seg> r;
@@ -905,7 +933,7 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
       auto r = side(false, aw);
       segs[size_t(d)].insert(segs[size_t(d)].end(), r.begin(), r.end());
     }
-    cur[size_t(d)] = s + bw + aw;
+    cur[size_t(d)] = s == kUnknownChunk ? s : s + bw + aw;
   }
   Chunks chunks(static_cast<size_t>(nd));
   for (int32_t d = 0; d < nd; ++d)

@@ -1,5 +1,6 @@
 // Kernels of the shape operations (array/shape.cpp). Each works on one block and never allocates
 // more than its output; ca.reshape shares its input's buffer (zero copy).
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -104,12 +105,37 @@ Block *k_reshape(const ca_arg_t *args, size_t nargs) {
   const Block *b = block_arg(args, nargs, 0);
   const ca_arg_t &t = tuple_arg(args, nargs, 1);
   CA_CHECK(t.u.tuple.len <= CA_MAX_NDIM, CA_EINVAL, "shape has ", t.u.tuple.len, " dimensions");
-  for (size_t d = 0; d < t.u.tuple.len; ++d) CA_CHECK(t.u.tuple.items[d] >= 0, CA_EINVAL, "negative extent in shape");
-  const int64_t n = shape_size(t.u.tuple.items, t.u.tuple.len);
+  std::vector<int64_t> shape(t.u.tuple.items, t.u.tuple.items + t.u.tuple.len);
+  // Unknown extents (CA_CHUNK_UNKNOWN, a block of x[mask] under expand_dims/squeeze): the block's
+  // extents other than 1, in order, fill the shape's entries other than 1.
+  if (std::find(shape.begin(), shape.end(), int64_t(-1)) != shape.end()) {
+    std::vector<int64_t> have;
+    std::vector<size_t> want;
+    for (int32_t d = 0; d < b->ndim; ++d)
+      if (b->shape[d] != 1) have.push_back(b->shape[d]);
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] != 1) want.push_back(d);
+    const auto nunknown = std::count(shape.begin(), shape.end(), int64_t(-1));
+    if (have.size() == want.size()) {
+      for (size_t k = 0; k < want.size(); ++k)
+        if (shape[want[k]] == -1) shape[want[k]] = have[k];
+    } else if (nunknown == 1) {  // the one unknown extent from the block's size
+      int64_t known = 1;
+      for (int64_t e : shape)
+        if (e != -1) known = checked_mul(known, e, "reshape extent");
+      for (auto &e : shape)
+        if (e == -1) e = known ? b->size / known : 0;
+    } else {  // unknown extents of 1: the block's other extents are the known ones
+      for (auto &e : shape)
+        if (e == -1) e = 1;
+    }
+  }
+  for (size_t d = 0; d < shape.size(); ++d) CA_CHECK(shape[d] >= 0, CA_EINVAL, "negative extent in shape");
+  const int64_t n = shape_size(shape);
   CA_CHECK(n == b->size, CA_EINVAL, "cannot reshape a block of ", b->size, " elements into ", n);
-  if (b->size == 0) return block_new(b->dtype, int32_t(t.u.tuple.len), t.u.tuple.items);
+  if (b->size == 0) return block_new(b->dtype, int32_t(shape.size()), shape.data());
   block_retain(b);
-  return block_wrap(b->dtype, int32_t(t.u.tuple.len), t.u.tuple.items, b->data, release_block_cb,
+  return block_wrap(b->dtype, int32_t(shape.size()), shape.data(), b->data, release_block_cb,
                     const_cast<Block *>(b));
 }
 

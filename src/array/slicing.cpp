@@ -10,6 +10,7 @@
 #include <map>
 
 #include "array/expr.hpp"
+#include "array/shape.hpp"
 #include "exec/executor.hpp"
 #include "graph/plan.hpp"
 #include "kernel/kernel.hpp"
@@ -273,18 +274,19 @@ std::vector<Index> bool_list_to_ints(const std::vector<Index> &mask, Index dim, 
 /// Scalar converted to dtype `dt` as NumPy's assignment does (truncation for integers).
 std::vector<char> scalar_bytes(const ca_scalar_t &s, DType dt) {
   std::vector<char> out(dtype_size(dt));
-  const bool is_int = s.kind == CA_INT64 || s.kind == CA_BOOL;
-  const double re = is_int ? double(s.i64) : s.re, im = s.kind == CA_COMPLEX128 ? s.im : 0.0;
+  const ScalarValue sv = scalar_value(s);
+  const bool is_int = sv.kind == 'b' || sv.kind == 'i' || sv.kind == 'u';
+  const double re = sv.re, im = sv.im;
   dispatch_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v{};
     if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
       v = T(typename T::value_type(re), typename T::value_type(im));
     } else if constexpr (std::is_same_v<T, bool>) {
-      v = is_int ? s.i64 != 0 : (re != 0.0 || im != 0.0);
+      v = is_int ? (sv.i != 0 || sv.u != 0) : (re != 0.0 || im != 0.0);
     } else if constexpr (std::is_integral_v<T>) {
       if (is_int) {
-        v = T(s.i64);
+        v = sv.kind == 'u' ? T(sv.u) : T(sv.i);
       } else {
         CA_CHECK(std::isfinite(re), CA_EINVAL, "cannot convert float ", re, " to integer");
         CA_CHECK(re > double(std::numeric_limits<T>::min()) - 1.0 && re < double(std::numeric_limits<T>::max()) + 1.0,
@@ -907,7 +909,12 @@ ArrayPtr setitem_impl(const ArrayPtr &a, const std::vector<IndexItem> &index, co
     CA_CHECK(*value, CA_EINVAL, "setitem: value is NULL");
     v = *value;
     require_known_chunks(*v, "setitem value");
-    const int32_t nt = int32_t(p.target.size()), nv = v->ndim();
+    // NumPy drops the value's leading size-1 dimensions beyond the target's (x[1] = [[3]]).
+    const int32_t nt = int32_t(p.target.size());
+    std::vector<int64_t> lead;
+    for (int32_t e = 0; e + nt < v->ndim() && v->shape[size_t(e)] == 1; ++e) lead.push_back(e);
+    if (!lead.empty()) v = squeeze(v, lead, false);
+    const int32_t nv = v->ndim();
     bool ok = nv <= nt;
     for (int32_t e = 0; ok && e < nv; ++e) {
       Index ve = v->shape[size_t(e)], te = p.target[size_t(e + nt - nv)];

@@ -104,6 +104,28 @@ void gemm_loop(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, in
   }
 }
 
+/// C (+)= op(A) op(B) for complex T with NumPy's complex arithmetic: (a+bi)(c+di) = (ac-bd) + (ad+bc)i,
+/// summed from zero. BLAS (and C's Annex G multiplication) differ where infinities meet zeros: zgemm
+/// scales by alpha = 1+0i, so a -inf+infi entry becomes NaN; NumPy's outer, and matmul/dot over a
+/// contracted extent of 1, use such a plain loop, giving -inf+infi.
+template <class T>
+void gemm_naive_complex(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B,
+                        int64_t ldb, T *C, int64_t ldc, bool accumulate) {
+  using R = typename T::value_type;
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      R re = 0, im = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const T a = ta ? A[k * lda + i] : A[i * lda + k];
+        const T b = tb ? B[j * ldb + k] : B[k * ldb + j];
+        re += a.real() * b.real() - a.imag() * b.imag();
+        im += a.real() * b.imag() + a.imag() * b.real();
+      }
+      T &c = C[i * ldc + j];
+      c = accumulate ? T(c.real() + re, c.imag() + im) : T(re, im);
+    }
+}
+
 }  // namespace
 
 void blas_init() noexcept {
@@ -132,7 +154,24 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t
     } else if constexpr (std::is_same_v<T, double>) {
       cblas_dgemm(CblasRowMajor, TA, TB, m, n, k, 1.0, A, la, B, lb, accumulate ? 1.0 : 0.0, C, lc);
     } else {
-      const T one(1), beta(accumulate ? 1 : 0);
+      if (K == 1 || accumulate) {
+        // NumPy's plain loop for K == 1 (outer products); and an accumulation C += AB without zgemm's
+        // beta = 1+0i (which turns an infinite partial sum into NaN).
+        if (K == 1) {
+          gemm_naive_complex<T>(ta, tb, M, N, K, A, lda, B, ldb, C, ldc, accumulate);
+          return;
+        }
+        std::vector<T> tmp(static_cast<size_t>(M) * static_cast<size_t>(N));
+        gemm<T>(ta, tb, M, N, K, A, lda, B, ldb, tmp.data(), N, false);
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) {
+            T &c = C[i * ldc + j];
+            const T &t = tmp[size_t(i * N + j)];
+            c = T(c.real() + t.real(), c.imag() + t.imag());
+          }
+        return;
+      }
+      const T one(1), beta(0);
       if constexpr (std::is_same_v<T, cfloat>)
         cblas_cgemm(CblasRowMajor, TA, TB, m, n, k, &one, A, la, B, lb, &beta, C, lc);
       else

@@ -2550,3 +2550,75 @@ const char *capi_known_bug_chunks_str_tuple_then_whole(void) {
   ca_chunkset_free(cs);
   return NULL;
 }
+
+/* Typed scalars (CA_SCALAR_TYPED, issue 14): a scalar of any dtype promotes as an array of that dtype
+ * (NEP 50), a Python int in [2**63, 2**64) is kind CA_UINT64, and bad kinds/flags/values fail. */
+const char *capi_case_typed_scalar_operands(void) {
+  ca_context_t *ctx = new_ctx(1);
+  int64_t shape[1] = {3};
+  const uint8_t u8[3] = {1, 2, 255};
+  const uint64_t u64[3] = {1, 2, 3};
+  ca_array_t *a = NULL, *b = NULL, *r = NULL;
+  ca_scalar_t s;
+  ca_block_t *res = NULL;
+  const int64_t nb[1] = {2}, sizes[2] = {2, 1};
+  ca_chunks_t ch;
+  int i;
+  ch.ndim = 1;
+  ch.numblocks = nb;
+  ch.sizes = sizes;
+  CHECK(ctx != NULL);
+  CHECK_OK(ca_array_from_buffer(&a, u8, CA_UINT8, 1, shape, NULL, &ch, CA_BUFFER_COPY, NULL, NULL));
+  /* uint8 + float32(1.5) is float32 (a Python float keeps the array's kind rule: float64) */
+  memset(&s, 0, sizeof s);
+  s.kind = CA_FLOAT32;
+  s.flags = CA_SCALAR_TYPED;
+  s.re = 1.5;
+  CHECK_OK(ca_array_binary_scalar(&r, CA_OP_ADD, a, s, false));
+  CHECK(ca_array_dtype(r) == CA_FLOAT32);
+  CHECK_OK(ca_array_compute(&res, ctx, r, NULL));
+  for (i = 0; i < 3; ++i) CHECK(((const float *)ca_block_data(res))[i] == (float)u8[i] + 1.5f);
+  ca_block_free(res);
+  ca_array_free(r);
+  /* uint8 + int16(1000) scalar first: int16 */
+  s.kind = CA_INT16;
+  s.i64 = 1000;
+  s.re = 1000;
+  CHECK_OK(ca_array_binary_scalar(&r, CA_OP_SUB, a, s, true));
+  CHECK(ca_array_dtype(r) == CA_INT16);
+  CHECK_OK(ca_array_compute(&res, ctx, r, NULL));
+  for (i = 0; i < 3; ++i) CHECK(((const int16_t *)ca_block_data(res))[i] == 1000 - u8[i]);
+  ca_block_free(res);
+  ca_array_free(r);
+  /* a typed value outside its dtype, unknown flags, a non-numeric kind: errors */
+  s.kind = CA_INT8;
+  s.i64 = 300;
+  r = (ca_array_t *)SENTINEL;
+  CHECK_ST(ca_array_binary_scalar(&r, CA_OP_ADD, a, s, false), CA_EINVAL);
+  CHECK(r == NULL);
+  s.i64 = 1;
+  s.flags = 6;
+  CHECK_ST(ca_array_binary_scalar(&r, CA_OP_ADD, a, s, false), CA_EINVAL);
+  s.flags = CA_SCALAR_TYPED;
+  s.kind = CA_RAW;
+  CHECK_ST(ca_array_binary_scalar(&r, CA_OP_ADD, a, s, false), CA_ETYPE);
+  /* a Python int 2**64 - 1 (kind CA_UINT64, no flag) with a uint64 array: uint64, exact */
+  CHECK_OK(ca_array_from_buffer(&b, u64, CA_UINT64, 1, shape, NULL, &ch, CA_BUFFER_COPY, NULL, NULL));
+  memset(&s, 0, sizeof s);
+  s.kind = CA_UINT64;
+  s.i64 = -1; /* the bits of 2**64 - 1 */
+  s.re = 18446744073709551615.0;
+  CHECK_OK(ca_array_binary_scalar(&r, CA_OP_ADD, b, s, false));
+  CHECK(ca_array_dtype(r) == CA_UINT64);
+  CHECK_OK(ca_array_compute(&res, ctx, r, NULL));
+  for (i = 0; i < 3; ++i) CHECK(((const uint64_t *)ca_block_data(res))[i] == u64[i] - 1u);
+  ca_block_free(res);
+  ca_array_free(r);
+  /* ... but below 2**63 it must be CA_INT64 */
+  s.i64 = 5;
+  CHECK_ST(ca_array_binary_scalar(&r, CA_OP_ADD, b, s, false), CA_EINVAL);
+  ca_array_free(b);
+  ca_array_free(a);
+  ca_context_free(ctx);
+  return NULL;
+}

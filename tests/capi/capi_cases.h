@@ -11,6 +11,7 @@ extern "C" {
 #endif
 
 #define CAPI_CASES(X)                 \
+  X(typed_scalar_operands)             \
   X(version)                          \
   X(status_str)                       \
   X(last_error)                       \

@@ -502,6 +502,62 @@ TEST(Reduce, Scans) {
   run_cases(cases, inputs);
 }
 
+// Issue 14: integer sums/products/scans wrap like NumPy's without signed-overflow UB (UBSan checks
+// this test in the sanitizer build), dtype= casts each element as astype, NaN is replaced before the
+// cast in nancumsum/nancumprod, and nanvar/nanstd with ddof >= count are NaN.
+TEST(Reduce, WrapAroundDtypeCastsAndDdof) {
+  std::map<std::string, Npy> in;
+  in["big"] = npy_of<int64_t>({5}, {int64_t(1) << 62, 4, 3, INT64_MAX, INT64_MIN + 1});
+  in["i32"] = npy_of<int32_t>({4}, {INT32_MAX, 2, INT32_MAX, -7});
+  in["u16"] = npy_of<uint16_t>({3}, {65535, 65535, 3});
+  in["i8"] = npy_of<int8_t>({2}, {-6, 4});
+  in["h"] = npy_of<int64_t>({3}, {100, 100, 100});
+  in["f"] = npy_of<double>({4}, {-1.5, -2, 3.25, 1});
+  in["fn"] = npy_of<double>({3}, {1, NAN, 2});
+  in["w"] = npy_of<double>({2, 3}, {1, NAN, 3, NAN, NAN, 2});
+  const Chunks c1{{2, 2, 1}};
+  ArrayPtr big = make(in["big"], c1);
+  ArrayPtr i32 = make(in["i32"], {{1, 3}});
+  ArrayPtr u16 = make(in["u16"], {{2, 1}});
+  ArrayPtr i8 = make(in["i8"], {{1, 1}});
+  ArrayPtr h = make(in["h"], {{2, 1}});
+  ArrayPtr f = make(in["f"], {{3, 1}});
+  ArrayPtr fn = make(in["fn"], {{2, 1}});
+  ArrayPtr w = make(in["w"], {{1, 1}, {2, 1}});
+  std::vector<Case> cases;
+  for (int32_t op : {CA_RED_SUM, CA_RED_PROD, CA_RED_NANSUM, CA_RED_NANPROD})
+    for (auto [xn, x] : {std::pair{"big", big}, std::pair{"i32", i32}, std::pair{"u16", u16}}) {
+      cases.push_back({str("np.", kOpNames[op], "(", xn, ")"), [=] { return reduce(op, x, {}, false, 0, 0, 0); }});
+      cases.push_back({str("np.", kOpNames[op], "(", xn, ", dtype=", xn, ".dtype)"),
+                       [=] { return reduce(op, x, {}, false, 0, 0, x->dtype); }});
+    }
+  const char *scans[] = {"", "cumsum", "cumprod", "nancumsum", "nancumprod"};
+  for (int32_t op = 1; op <= 4; ++op)
+    for (auto [xn, x] : {std::pair{"big", big}, std::pair{"i32", i32}, std::pair{"u16", u16}}) {
+      cases.push_back({str("np.", scans[op], "(", xn, ")"), [=] { return scan(op, x, 0, 0); }});
+      cases.push_back({str("np.", scans[op], "(", xn, ", dtype=", xn, ".dtype)"), [=] { return scan(op, x, 0, x->dtype); }});
+    }
+  cases.push_back({"i8.mean(dtype=np.uint32)", [=] { return reduce(CA_RED_MEAN, i8, {}, false, 0, 0, CA_UINT32); }});
+  cases.push_back({"h.mean(dtype=np.int8)", [=] { return reduce(CA_RED_MEAN, h, {}, false, 0, 0, CA_INT8); }});
+  cases.push_back({"f.sum(dtype=np.uint32)", [=] { return reduce(CA_RED_SUM, f, {}, false, 0, 0, CA_UINT32); }});
+  cases.push_back({"f.prod(dtype=np.int16)", [=] { return reduce(CA_RED_PROD, f, {}, false, 0, 0, CA_INT16); }});
+  cases.push_back({"f.mean(dtype=np.uint8)", [=] { return reduce(CA_RED_MEAN, f, {}, false, 0, 0, CA_UINT8); }});
+  cases.push_back({"np.nansum(fn, dtype=np.int64)", [=] { return reduce(CA_RED_NANSUM, fn, {}, false, 0, 0, CA_INT64); }});
+  cases.push_back({"np.nancumsum(fn, dtype=np.int16)", [=] { return scan(CA_SCAN_NANCUMSUM, fn, 0, CA_INT16); }});
+  cases.push_back({"np.nancumprod(fn, dtype=np.uint8)", [=] { return scan(CA_SCAN_NANCUMPROD, fn, 0, CA_UINT8); }});
+  cases.push_back({"np.cumsum(f, dtype=np.uint32)", [=] { return scan(CA_SCAN_CUMSUM, f, 0, CA_UINT32); }});
+  for (int32_t ddof : {1, 2, 3})
+    for (int32_t op : {CA_RED_NANVAR, CA_RED_NANSTD, CA_RED_VAR})
+      for (int32_t ax : {-1, 0, 1}) {
+        std::vector<int32_t> axes;
+        if (ax >= 0) axes.push_back(ax);
+        cases.push_back({str("np.", kOpNames[op], "(w, axis=", ax < 0 ? std::string("None") : std::to_string(ax),
+                             ", ddof=", ddof, ")"),
+                         [=] { return reduce(op, w, axes, false, 0, ddof, 0); }});
+      }
+  run_cases(cases, in);
+}
+
 TEST(Reduce, GenericReductionWithUserKernels) {
   std::vector<double> v(20 * 12);
   for (size_t i = 0; i < v.size(); ++i) v[i] = double(i % 13) * 0.5 - 2;

@@ -29,6 +29,8 @@ DTYPE_NAMES = {
     9: "uint64", 10: "float32", 11: "float64", 12: "complex64", 13: "complex128", 14: "uint8",
 }
 CA_BOOL, CA_INT64, CA_FLOAT64, CA_COMPLEX128, CA_RAW = 1, 5, 11, 13, 14
+CA_UINT64 = 9
+CA_SCALAR_TYPED = 1
 
 # argument kinds (kernel.h)
 ARG_NONE, ARG_INT64, ARG_FLOAT64, ARG_STRING, ARG_BYTES, ARG_TUPLE, ARG_SLICE, ARG_KEY, ARG_BLOCK, \
@@ -86,7 +88,7 @@ class DimChunks(ctypes.Structure):
 
 
 class Scalar(ctypes.Structure):
-    _fields_ = [("kind", c_dtype), ("reserved", ctypes.c_int32), ("re", ctypes.c_double),
+    _fields_ = [("kind", c_dtype), ("flags", ctypes.c_int32), ("re", ctypes.c_double),
                 ("im", ctypes.c_double), ("i64", ctypes.c_int64)]
 
 

@@ -115,16 +115,33 @@ def _i32arr(values):
 
 
 def _scalar(v):
-    """A Python/NumPy scalar as ca_scalar_t (NumPy's Python-scalar rules)."""
+    """A Python or NumPy scalar as ca_scalar_t: a NumPy scalar (np.float32(1.5)) is typed
+    (CA_SCALAR_TYPED: it promotes as an array of its dtype), a Python scalar follows NumPy's
+    value-based rules."""
+    s = C.Scalar()
+    if isinstance(v, np.generic) and v.dtype.kind in "biufc":
+        s.kind, s.flags = _ca_dtype(v.dtype), C.CA_SCALAR_TYPED
+        k = v.dtype.kind
+        if k in "bi":
+            s.i64, s.re = int(v), float(v)
+        elif k == "u":
+            s.i64, s.re = int(v) - (1 << 64) if int(v) >= 1 << 63 else int(v), float(v)
+        elif k == "f":
+            s.re = float(v)
+        else:
+            s.re, s.im = float(v.real), float(v.imag)
+        return s
     if isinstance(v, np.generic):
         v = v.item()
-    s = C.Scalar()
     if isinstance(v, bool):
         s.kind, s.i64, s.re = C.CA_BOOL, int(v), float(v)
     elif isinstance(v, numbers.Integral):
         v = int(v)
+        if 2**63 <= v < 2**64:  # a Python int only uint64 holds (NumPy: uint64, or float64 with signed arrays)
+            s.kind, s.i64, s.re = C.CA_UINT64, v - 2**64, float(v)
+            return s
         if not -2**63 <= v < 2**63:
-            raise OverflowError(f"integer {v} does not fit int64")
+            raise OverflowError(f"Python int {v} too large to convert to C long")
         s.kind, s.i64, s.re = C.CA_INT64, v, float(v)
     elif isinstance(v, numbers.Real):
         s.kind, s.re = C.CA_FLOAT64, float(v)

@@ -1,0 +1,133 @@
+"""Each row of docs/numpy-differences.md: NumPy 1.24 does one thing, chunkarray deliberately another.
+Both sides are asserted, so a change in either library shows up here."""
+import warnings
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import chunkarray as ca
+
+NUMPY_1 = np.lib.NumpyVersion(np.__version__) < "2.0.0"
+
+
+def quiet(f):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return f()
+
+
+def test_zero_d_array_operand_is_not_value_based():
+    a, z = np.array([1, 2], np.int8), np.array(1, np.int64)
+    if NUMPY_1:
+        assert (a + z).dtype == np.int8
+    r = ca.from_array(a) + ca.from_array(z)
+    assert r.dtype == np.int64
+    np.testing.assert_array_equal(r.compute(), a.astype(np.int64) + 1)
+    # a reduction's 0-d result keeps its dtype in later arithmetic
+    s = ca.from_array(np.array([100, 100], np.int64)).sum()
+    assert (ca.from_array(a) + s).dtype == np.int64
+
+
+def test_zero_d_array_with_python_scalar():
+    z = np.array(1, np.int8)
+    if NUMPY_1:
+        assert (z + 1).dtype == np.int64
+    r = ca.from_array(z) + 1
+    assert r.dtype == np.int8 and r.compute() == 2
+
+
+@pytest.mark.parametrize("adt,scalar,want", [("int8", np.int64(3), "int64"), ("float32", np.float64(0.1), "float64"),
+                                             ("uint8", np.uint16(2), "uint16")])
+def test_numpy_scalar_keeps_its_type(adt, scalar, want):
+    a = np.array([1, 2], adt)
+    if NUMPY_1:
+        assert (a + scalar).dtype == np.dtype(adt)
+    r = ca.from_array(a) + scalar
+    assert r.dtype == np.dtype(want)
+    np.testing.assert_array_equal(r.compute(), a.astype(want) + np.array(scalar).astype(want))
+
+
+@pytest.mark.parametrize("fn", ["sqrt", "rint", "sin", "exp"])
+@pytest.mark.parametrize("dt", ["bool", "int8", "uint8"])
+def test_no_float16(fn, dt):
+    a = np.array([1, 0, 1], dt)
+    assert getattr(np, fn)(a).dtype == np.float16
+    r = getattr(ca, fn)(ca.from_array(a))
+    assert r.dtype == np.float32
+    np.testing.assert_allclose(r.compute(), getattr(np, fn)(a.astype(np.float32)), rtol=1e-6)
+
+
+def test_assignment_out_of_range_float_raises():
+    a = np.zeros(3, np.int8)
+    quiet(lambda: a.__setitem__(0, 1e10))  # NumPy stores something, without an error
+    x = ca.from_array(np.zeros(3, np.int8), chunks=2)
+    with pytest.raises(ValueError, match="out of bounds"):
+        x[0] = 1e10
+    x[0] = 2.7  # in range: truncated as NumPy does
+    assert x.compute()[0] == 2
+
+
+def test_python_int_beyond_uint64_raises():
+    a = np.array([1], np.uint64)
+    if NUMPY_1:
+        assert quiet(lambda: a + 2**64).dtype == object
+    with pytest.raises(OverflowError):
+        ca.from_array(a) + 2**64
+    assert (ca.from_array(a) + 2**63).compute()[0] == 2**63 + 1
+
+
+def test_data_dependent_error_is_kernel_error():
+    a = np.array([1., 2.])
+    with pytest.raises(ValueError):
+        a[a > 9].min()
+    x = ca.from_array(a, chunks=1)
+    with pytest.raises(ca.KernelError, match="zero-size array to reduction operation minimum"):
+        x[x > 9].min().compute()
+    assert issubclass(ca.KernelError, RuntimeError)
+
+
+def test_complex_power_nonfinite_uses_cpow():
+    a = np.array([16 + 0j], np.complex64)
+    want = quiet(lambda: np.power(a, 64))  # overflows complex64
+    got = quiet(lambda: ca.power(ca.from_array(a), 64).compute())
+    assert got.dtype == want.dtype == np.complex64
+    assert np.isnan(want.real[0]) and np.isnan(want.imag[0])  # npy_cpow: nan+nanj
+    assert np.isinf(got.real[0])  # C's cpowf: inf in the real part
+
+
+def test_pad_reflect_wider_than_axis():
+    a = np.arange(3.)
+    assert np.pad(a, 3, mode="reflect").shape == (9,)
+    with pytest.raises(ValueError, match="wider reflections are not supported"):
+        ca.pad(ca.from_array(a), 3, mode="reflect")
+
+
+def test_unknown_chunk_sizes_like_dask():
+    a = np.array([1., -2., 3., 4.])
+    x = ca.from_array(a, chunks=2)
+    d = da.from_array(a, chunks=2)
+    y, dy = x[x > 0], d[d > 0]
+    for mode in ("edge", "reflect"):
+        with pytest.raises(ValueError):
+            da.pad(dy, 1, mode=mode)
+        with pytest.raises(ValueError, match="compute_chunk_sizes"):
+            ca.pad(y, 1, mode=mode)
+    np.testing.assert_array_equal(ca.pad(y, 1).compute(), da.pad(dy, 1).compute())
+    np.testing.assert_array_equal(ca.stack([y, y]).compute(), da.stack([dy, dy]).compute())
+    np.testing.assert_array_equal(ca.squeeze(y[None]).compute(), da.squeeze(dy[None]).compute())
+    np.testing.assert_array_equal(ca.cumsum(y, axis=0).compute(), da.cumsum(dy, axis=0).compute())
+
+
+def test_complex_matmul_overflow_blas():
+    a = np.zeros((2, 1, 5), np.complex64)
+    a[1, 0, 4] = 1e30
+    want = quiet(lambda: np.matmul(a, np.swapaxes(a, -1, -2))).ravel()
+    x = ca.from_array(a)
+    got = quiet(lambda: ca.matmul(x, ca.swapaxes(x, -1, -2)).compute()).ravel()
+    np.testing.assert_array_equal(got.real, want.real)  # 0 and inf
+    assert want.imag[1] == 0 and np.isnan(got.imag[1])  # BLAS's alpha = 1+0i times inf
+    # an outer product (contracted extent 1) follows NumPy exactly
+    b = np.array([0.25 - 2.75j, 1e30], np.complex64)
+    np.testing.assert_array_equal(quiet(lambda: ca.outer(ca.from_array(b), ca.from_array(b)).compute()),
+                                  quiet(lambda: np.outer(b, b)))
