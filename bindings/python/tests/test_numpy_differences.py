@@ -131,3 +131,12 @@ def test_complex_matmul_overflow_blas():
     b = np.array([0.25 - 2.75j, 1e30], np.complex64)
     np.testing.assert_array_equal(quiet(lambda: ca.outer(ca.from_array(b), ca.from_array(b)).compute()),
                                   quiet(lambda: np.outer(b, b)))
+
+
+def test_max_min_of_signed_zeros_returns_first_operand():
+    a, b = np.array([0.0, -0.0]), np.array([-0.0, 0.0])
+    for fn in ("maximum", "minimum"):
+        got = getattr(ca, fn)(ca.from_array(a), ca.from_array(b)).compute()
+        want = getattr(np, fn)(a, b)
+        np.testing.assert_array_equal(got, want)  # equal values: +0.0 == -0.0
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(a))  # the first operand's zero
