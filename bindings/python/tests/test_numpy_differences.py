@@ -140,3 +140,16 @@ def test_max_min_of_signed_zeros_returns_first_operand():
         want = getattr(np, fn)(a, b)
         np.testing.assert_array_equal(got, want)  # equal values: +0.0 == -0.0
         np.testing.assert_array_equal(np.signbit(got), np.signbit(a))  # the first operand's zero
+
+
+def test_complex_prod_with_inf_follows_dask():
+    # NaN parts of complex products with inf depend on the multiplication order and on the levels of
+    # the reduction tree: chunkarray's tree gives what dask's gives, not always NumPy's flat loop.
+    for a in (np.array([np.inf + 0j]), np.array([np.inf + 0j, 2 + 0j]), np.array([1 + 0j, np.inf + 0j, 2 + 1j])):
+        for chunks in (1, a.size):
+            with np.errstate(all="ignore"):
+                want = da.from_array(a, chunks=chunks).prod().compute()
+            got = ca.from_array(a, chunks=chunks).prod().compute()
+            np.testing.assert_array_equal(np.isnan([got.real, got.imag]), np.isnan([want.real, want.imag]))
+    with np.errstate(all="ignore"):
+        assert np.isnan(np.prod(np.array([np.inf + 0j])).imag) and np.isinf(np.prod(np.array([np.inf + 0j])).real)
