@@ -22,6 +22,9 @@
 #   --workers  threads on both sides (default 2)
 #   --tmp      parent of the scratch directory (default /var/tmp; must be a local disk)
 set -euo pipefail
+# zarr-python does not fsync; chunkarray's writes do by default (durability). Measure like for like;
+# set CA_IO_NO_FSYNC=0 to include the fsync cost.
+export CA_IO_NO_FSYNC=${CA_IO_NO_FSYNC:-1}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="build"
