@@ -4,19 +4,15 @@ everyday workflow compared with the same workflow on dask.
 xarray 2023.08.0 (the release whose ChunkManagerEntrypoint API the chunk manager implements) comes from
 ../shared/vendor/ beside the repository (or $CHUNKARRAY_VENDOR): Debian 12's xarray predates chunk
 managers. It is unpacked into a temporary directory with two entry-point metadata folders, as the
-vendor README describes, and put first on sys.path. Without the tarball the module is skipped, saying so.
+vendor README describes, and put first on sys.path (tests/conftest.py does it before any test module is
+imported). Without the tarball the module is skipped, saying so.
 
 Each workflow runs twice, on dask and on chunkarray, from the same NumPy data and chunks. It passes
 when the chunkarray result stays lazy (its variables hold chunkarray arrays until compute) and its
 values equal dask's. Workflows that do not work yet are marked xfail(strict=True) with the reason
 measured here, so one that starts working fails the suite until its mark is removed.
 """
-import atexit
 import os
-import shutil
-import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,25 +26,8 @@ if not TARBALL.is_file():
     pytest.skip(f"SKIPPED: the vendored xarray is not at {TARBALL}: the xarray workflow suite did not run",
                 allow_module_level=True)
 
-
-def _install_vendored_xarray():
-    tmp = Path(tempfile.mkdtemp(prefix="ca_xarray_"))
-    atexit.register(shutil.rmtree, tmp, True)
-    with tarfile.open(TARBALL) as t:
-        t.extractall(tmp / "src", filter="data") if hasattr(tarfile, "data_filter") else t.extractall(tmp / "src")
-    meta = tmp / "meta"
-    for name, version, eps in (
-            ("chunkarray", "0.1.0", "chunkarray = chunkarray.chunkmanager:ChunkArrayManager"),
-            ("xarray", "2023.8.0", "dask = xarray.core.daskmanager:DaskManager")):
-        d = meta / f"{name}-{version}.dist-info"
-        d.mkdir(parents=True)
-        (d / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-        (d / "entry_points.txt").write_text(f"[xarray.chunkmanagers]\n{eps}\n")
-    sys.path[:0] = [str(tmp / "src"), str(meta)]
-
-
-_install_vendored_xarray()
-
+# conftest.py put the vendored xarray first on sys.path before any test imported chunkarray.chunkmanager
+# (whose base class comes from the xarray it finds first).
 import dask  # noqa: E402
 import dask.array as da  # noqa: E402
 import pandas as pd  # noqa: E402
