@@ -216,12 +216,14 @@ with tempfile.TemporaryDirectory() as d:
     r = run("run", gfile, "--out", parent, "--format", "zarr", "--quiet")
     sentinels_intact("--out on an existing group")
 
-    # Errors are loud: a graph whose final layer's keys cannot be listed (2^40 tasks) fails with the
-    # reason and exit 1 (it once printed "computed 0 final task(s)" and exited 0).
+    # Errors are loud: a graph of 2^40 tasks (whose final layer's keys cannot be listed) fails with the
+    # reason and exit 1 (it once printed "computed 0 final task(s)" and exited 0). The task budget now
+    # refuses it before its keys are listed, naming the count and the budget.
     hfile = os.path.join(d, "huge.cagraph")
     subprocess.run([make_graphs, "--huge", hfile], check=True)
     r = run("run", hfile, "--quiet", ok=False)
-    check(r.returncode == 1 and "computed" not in r.stdout and "listing the keys" in r.stderr and "CA_E" in r.stderr,
+    check(r.returncode == 1 and "computed" not in r.stdout and "1099511627776 tasks" in r.stderr
+          and "task budget" in r.stderr and "CA_E" in r.stderr,
           f"run on a graph whose keys cannot be listed: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
     # A FIFO in place of the graph file fails at once (it blocked forever).
     fifo = os.path.join(d, "fifo.cagraph")
