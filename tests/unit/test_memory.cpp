@@ -16,34 +16,16 @@
 #include "core/block.hpp"
 #include "core/memory.hpp"
 
+#include "support/test_kernels.hpp"
+
 namespace {
+
+using ca_test::k_ones;
+using ca_test::sum_arg;
 
 constexpr int64_t kMiB = 1024 * 1024;
 
-// ones(n): 1-d float64 block of n ones
-ca_status_t k_ones(ca_block_t **out, const ca_arg_t *a, size_t, ca_kernel_ctx_t *, void *) {
-  int64_t n = a[0].u.i64;
-  ca_status_t st = ca_block_new(out, CA_FLOAT64, 1, &n);
-  if (st) return st;
-  double *d = static_cast<double *>(ca_block_data(*out));
-  for (int64_t i = 0; i < n; ++i) d[i] = 1.0;
-  return CA_OK;
-}
 
-double sum_arg(const ca_arg_t &a) {
-  if (a.kind == CA_ARG_LIST) {
-    double s = 0;
-    for (size_t i = 0; i < a.u.list.len; ++i) s += sum_arg(a.u.list.items[i]);
-    return s;
-  }
-  if (a.kind == CA_ARG_BLOCK) {
-    const double *d = static_cast<const double *>(ca_block_data(a.u.block));
-    double s = 0;
-    for (int64_t i = 0; i < ca_block_size(a.u.block); ++i) s += d[i];
-    return s;
-  }
-  return 0;
-}
 
 // sum(args...): 0-d float64 sum of every block (lists recursed)
 ca_status_t k_sum(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *, void *) {
