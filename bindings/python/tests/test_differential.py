@@ -621,3 +621,87 @@ def test_invalid_input_raises(data):
                 np.subtract(a, a)
             with pytest.raises(TypeError):
                 ca.subtract(x, x).compute()
+
+
+# ---- dask.array: the same operation on the same chunks gives dask's chunks and values -------------
+
+def _dask_chunking(draw, shape):
+    """A chunking without empty blocks next to others (dask's from_array and graph builders mishandle those)."""
+    c = draw(chunkings(shape))
+    if any(0 in cs and len(cs) > 1 for cs in c):
+        raise Skip()
+    return c
+
+
+def _dask_cases(draw, a, chunks):
+    """(name, chunkarray thunk, dask thunk) for one operation whose output chunks dask defines."""
+    import dask.array as da
+    x, d = ca.from_array(a, chunks=chunks), da.from_array(a, chunks=chunks)
+    k = draw(st.sampled_from(["binary", "reduce", "cumsum", "rechunk", "transpose", "getitem", "concat",
+                              "matmul"]))
+    if k == "binary":
+        shp = draw(st.sampled_from([a.shape, a.shape[1:], ()]))
+        b = draw(arrays(dtype=a.dtype, shape=shp))
+        bc = _dask_chunking(draw, b.shape)
+        return k, lambda: x + ca.from_array(b, chunks=bc), lambda: d + da.from_array(b, chunks=bc)
+    if k == "reduce":
+        axis = axis_choice(draw, a.ndim)
+        keep = draw(st.booleans())
+        name = draw(st.sampled_from(["sum", "max", "mean", "any"]))
+        if name == "max" and (a.size == 0 or a.dtype.kind == "c"):
+            raise Skip()
+        return (k, lambda: getattr(ca, name)(x, axis=axis, keepdims=keep),
+                lambda: getattr(da, name)(d, axis=axis, keepdims=keep))
+    if k == "cumsum":
+        if a.ndim == 0:
+            raise Skip()
+        axis = draw(st.integers(0, a.ndim - 1))
+        return k, lambda: ca.cumsum(x, axis=axis), lambda: da.cumsum(d, axis=axis)
+    if k == "rechunk":
+        new = _dask_chunking(draw, a.shape)
+        return k, lambda: x.rechunk(new), lambda: d.rechunk(new)
+    if k == "transpose":
+        return k, lambda: x.T, lambda: d.T
+    if k == "getitem":
+        idx = draw(index_exprs(a.shape))
+        return k, lambda: x[idx], lambda: d[idx]
+    if k == "concat":
+        if a.ndim == 0:
+            raise Skip()
+        axis = draw(st.integers(0, a.ndim - 1))
+        return k, lambda: ca.concatenate([x, x], axis=axis), lambda: da.concatenate([d, d], axis=axis)
+    if a.ndim != 2 or a.dtype.kind == "b":
+        raise Skip()
+    return k, lambda: x @ x.T, lambda: d @ d.T
+
+
+@SETTINGS
+@given(st.data())
+def test_dask_chunks_and_values(data):
+    """One operation on the same input and chunks: chunkarray's output chunks are dask's and its values
+    equal dask's (dask's semantics are NumPy's for these)."""
+    a = data.draw(arrays(), label="input")
+    chunks = data.draw(chunkings(a.shape), label="chunks")
+    if any(0 in c and len(c) > 1 for c in chunks):
+        return  # empty blocks inside an axis: dask's from_array normalizes them differently
+    try:
+        name, fc, fd = _dask_cases(data.draw, a, chunks)
+    except Skip:
+        return
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            want = fd()
+            want_v = np.asarray(want.compute(scheduler="synchronous"))
+        except ERRORS:
+            with pytest.raises(ERRORS):
+                fc().compute()
+            return
+        got = fc()
+        note(f"{name}: dask chunks {want.chunks}, chunkarray chunks {got.chunks}")
+        assert tuple(map(tuple, got.chunks)) == tuple(map(tuple, want.chunks))
+        got_v = got.compute()
+    assert got_v.shape == want_v.shape
+    # dtypes are checked against NumPy by the programs above; dask's may differ (e.g. int64 for an empty
+    # int8 matmul): values compared in chunkarray's dtype
+    assert_same(np.asarray(got_v), want_v.astype(got_v.dtype), "approx")
