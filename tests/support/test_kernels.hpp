@@ -41,4 +41,14 @@ inline ca_status_t k_ones(ca_block_t **out, const ca_arg_t *a, size_t, ca_kernel
   return CA_OK;
 }
 
+/// sum(args...): a 0-d float64 block holding the sum of every argument (blocks summed, lists recursed).
+inline ca_status_t k_sum(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *, void *) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += sum_arg(a[i]);
+  ca_status_t st = ca_block_new(out, CA_FLOAT64, 0, nullptr);
+  if (st) return st;
+  *static_cast<double *>(ca_block_data(*out)) = s;
+  return CA_OK;
+}
+
 }  // namespace ca_test

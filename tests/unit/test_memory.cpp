@@ -21,21 +21,10 @@
 namespace {
 
 using ca_test::k_ones;
+using ca_test::k_sum;
 using ca_test::sum_arg;
 
 constexpr int64_t kMiB = 1024 * 1024;
-
-
-
-// sum(args...): 0-d float64 sum of every block (lists recursed)
-ca_status_t k_sum(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *, void *) {
-  double s = 0;
-  for (size_t i = 0; i < n; ++i) s += sum_arg(a[i]);
-  ca_status_t st = ca_block_new(out, CA_FLOAT64, 0, nullptr);
-  if (st) return st;
-  *static_cast<double *>(ca_block_data(*out)) = s;
-  return CA_OK;
-}
 
 ca_status_t k_throw_bad_alloc(ca_block_t **, const ca_arg_t *, size_t, ca_kernel_ctx_t *, void *) {
   throw std::bad_alloc();
