@@ -71,8 +71,9 @@ def doc_before(text, pos):
                 # Keep going only if the comment is directly above another comment.
             i -= 1
             continue
-        if ln.startswith('CA_API') or (doc == [] and ln and not ln.startswith('#')):
-            # Declarations grouped under one comment share it; continuation lines of them too.
+        if doc == [] and (ln.startswith('CA_API') or (ln.endswith((',', ');')) and not ln.startswith(('}', '#')))):
+            # Declarations grouped under one comment share it; continuation lines of them too. Nothing
+            # else is walked over, so a struct's or another section's comment is never borrowed.
             i -= 1
             continue
         break
