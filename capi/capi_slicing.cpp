@@ -1,6 +1,9 @@
 // The indexing API (chunkarray/slicing.h): thin wrappers over src/array/slicing.
 #include <chunkarray/slicing.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "array/slicing.hpp"
 #include "capi_internal.hpp"
 
@@ -142,6 +145,34 @@ CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const 
     ptrs[size_t(d)] = &store[size_t(d)];
   }
   *out = ca_capi_wrap_array(ca::vindex(x, ptrs));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_index(ca_array_t **out, const ca_array_t *a, const ca_index_t *idx, size_t n,
+                                  const ca_index_options_t *opts) {
+  OUT_INIT(out);
+  CA_TRY
+  auto x = arr(a, "ca_array_index");
+  ca_index_options_t o = CA_INDEX_OPTIONS_INIT;
+  if (opts) {
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_array_index: opts->struct_size is too small");
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
+  }
+  std::vector<ca::IndexItem> items = index_in(idx, n, "ca_array_index");
+  if (o.ndims) {
+    for (size_t k = 0; k < n; ++k) {
+      if (idx[k].kind != CA_IDX_ARRAY && idx[k].kind != CA_IDX_BOOL) continue;
+      const int32_t nd = o.ndims[k];
+      CA_CHECK(nd >= 0 && nd <= 64, CA_EINVAL, "ca_array_index: index item ", k, " has ", nd, " dimensions");
+      if (nd == 1) continue;
+      CA_CHECK(nd == 0 || (o.shapes && o.shapes[k]), CA_EINVAL, "ca_array_index: opts->shapes[", k,
+               "] is NULL for a ", nd, "-d index item");
+      items[k].has_list_shape = true;
+      items[k].list_shape.assign(o.shapes ? o.shapes[k] : nullptr, (o.shapes && o.shapes[k]) ? o.shapes[k] + nd : nullptr);
+    }
+  }
+  *out = ca_capi_wrap_array(ca::getitem_advanced(x, items, ca::IndexMode(o.mode)));
   return CA_OK;
   CA_CATCH
 }

@@ -159,6 +159,60 @@ CA_API ca_status_t ca_array_compute_chunk_sizes(ca_array_t **out, ca_context_t *
 CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const int64_t *const *indices,
                                    int32_t nidx, int64_t n);
 
+/* ca_index_options_t.mode values (32-bit, pinned). */
+#define CA_INDEX_NUMPY 0      /**< NumPy's x[...] (see ca_array_index()) */
+#define CA_INDEX_VECTORIZED 1 /**< dask's x.vindex[...] */
+#define CA_INDEX_OUTER 2      /**< x.oindex[...] (zarr's and xarray's outer / orthogonal indexing) */
+
+/** Options of ca_array_index(). Fields are only appended; set struct_size (CA_INDEX_OPTIONS_INIT). */
+typedef struct ca_index_options {
+  uint32_t struct_size; /**< sizeof(ca_index_options_t) */
+  int32_t mode;         /**< CA_INDEX_NUMPY (default), CA_INDEX_VECTORIZED or CA_INDEX_OUTER */
+  /** Per index item (the `n` items of the call), the number of dimensions of a CA_IDX_ARRAY or
+   *  CA_IDX_BOOL item: its `nindices` values are then an array of shape `shapes[k][0..ndims[k])` in
+   *  C order (0 for a 0-d integer array). NULL: every such item is 1-d. Ignored for other kinds. */
+  const int32_t *ndims;
+  /** Per index item, its shape when `ndims` is set (an entry may be NULL for items that are not
+   *  arrays or are 1-d); borrowed for the call. */
+  const int64_t *const *shapes;
+} ca_index_options_t;
+
+#define CA_INDEX_OPTIONS_INIT {sizeof(ca_index_options_t), CA_INDEX_NUMPY, NULL, NULL}
+
+/**
+ * x[idx[0], ..., idx[n-1]] with advanced indexing:
+ * - CA_INDEX_NUMPY: NumPy's rules. Any number of integer arrays (CA_IDX_ARRAY, any shape) and
+ *   boolean arrays (CA_IDX_BOOL, any shape: a k-d boolean array covers k axes and stands for its
+ *   nonzero positions) broadcast together; integers among them count as 0-d arrays. The broadcast
+ *   dimensions replace the indexed axes when all advanced items are adjacent, and come first
+ *   otherwise (x[:, [0, 1], [1, 2]] has shape (d0, 2); x[[0, 1], :, 0] has shape (2, d1)). Slices,
+ *   None and one Ellipsis mix freely. An index with at most one 1-d array is ca_array_getitem()
+ *   (dask's take chunks, lazy CA_IDX_INDEX_ARRAY / CA_IDX_MASK allowed).
+ * - CA_INDEX_VECTORIZED: dask's vindex. Integers drop their axis and slices apply first; the
+ *   integer arrays broadcast together and their dimensions always come first, followed by the
+ *   remaining axes. No None and no boolean arrays; with slices only, the slices must select
+ *   everything (the array itself is returned).
+ * - CA_INDEX_OUTER: each 1-d integer or boolean array (also a lazy CA_IDX_INDEX_ARRAY or 1-d
+ *   CA_IDX_MASK) selects along its own axis independently (the result has one axis per array, as
+ *   np.ix_); integers drop their axis.
+ * Points are gathered as dask's _vindex_array: the point axis is split into blocks of
+ * prod(largest input chunk along the indexed axes) points, and each output block reads only the
+ * input blocks its points fall in. Outer indexing is one take per array (dask's chunks).
+ * @param[out] out the result (NULL on failure).
+ * @param a borrowed.
+ * @param idx @p n items (may be NULL when n is 0), borrowed for the call.
+ * @param opts borrowed, may be NULL (CA_INDEX_OPTIONS_INIT: NumPy mode, 1-d arrays).
+ * @return CA_OK; CA_EINVAL for a NULL @p a, @p out or @p idx (with n > 0), an unknown mode or item
+ *         kind, an array shape whose product is not `nindices`, too many indices, an index out of
+ *         bounds ("index 10 is out of bounds for axis 0 with size 10"), arrays that do not broadcast
+ *         ("shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)"),
+ *         a boolean array of the wrong shape, None or boolean arrays in vindex, a 2+-d array in outer
+ *         mode, a lazy index array combined with other arrays outside outer mode, or unknown chunk
+ *         sizes along an indexed axis.
+ */
+CA_API ca_status_t ca_array_index(ca_array_t **out, const ca_array_t *a, const ca_index_t *idx, size_t n,
+                                  const ca_index_options_t *opts);
+
 /**
  * x[idx] = value as a new array (dask's setitem; @p a is unchanged). @p idx holds integers, slices
  * (any step), at most one integer or boolean list (CA_IDX_ARRAY / CA_IDX_BOOL: unsorted, negative

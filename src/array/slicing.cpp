@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "array/expr.hpp"
 #include "array/shape.hpp"
@@ -728,6 +729,126 @@ ArrayPtr compute_chunk_sizes(Executor &ex, const KernelRegistry &reg, const Arra
 
 // ---- vindex --------------------------------------------------------------------------------------
 
+ArrayPtr vindex_points(const ArrayPtr &a, const std::vector<int32_t> &axes, const std::vector<std::vector<Index>> &coords,
+                       Index n) {
+  CA_CHECK(a, CA_EINVAL, "vindex: array is NULL");
+  const int32_t nd = a->ndim();
+  const size_t k = axes.size();
+  CA_CHECK(k > 0 && coords.size() == k && n >= 0, CA_EINVAL, "vindex needs at least one index array");
+  require_known_chunks(*a, "vindex");
+  std::vector<bool> indexed(size_t(nd), false);
+  for (size_t j = 0; j < k; ++j) {
+    CA_CHECK(axes[j] >= 0 && axes[j] < nd && !indexed[size_t(axes[j])], CA_EINVAL, "vindex: bad axis ", axes[j]);
+    CA_CHECK(Index(coords[j].size()) == n, CA_EINVAL, "vindex: axis ", axes[j], " has ", coords[j].size(),
+             " coordinates, expected ", n);
+    indexed[size_t(axes[j])] = true;
+  }
+  std::vector<int32_t> others;
+  for (int32_t d = 0; d < nd; ++d)
+    if (!indexed[size_t(d)]) others.push_back(d);
+  // Points per output block: the largest input block's point count (dask's max_chunk_point_dimensions).
+  Index per_block = 1;
+  std::vector<std::vector<Index>> bounds;
+  std::vector<Index> nblk;
+  for (int32_t ax : axes) {
+    const auto &c = a->chunks[size_t(ax)];
+    per_block = checked_mul(per_block, std::max<Index>(1, *std::max_element(c.begin(), c.end())), "vindex block size");
+    bounds.push_back(cumsum(c));
+    nblk.push_back(Index(c.size()));
+  }
+  Tokenizer tok("vindex");
+  tok.add(*a).add(n);
+  for (size_t j = 0; j < k; ++j) tok.add(int64_t(axes[j])).add(coords[j]);
+  const std::string token = tok.name();
+  const std::string hex = token.substr(token.find('-') + 1);
+  const std::string merge_name = "vindex-merge-" + hex, slice_name = "vindex-slice-" + hex;
+
+  Chunks out_chunks(1);
+  for (Index s = 0; s < n; s += per_block) out_chunks[0].push_back(std::min(per_block, n - s));
+  if (n == 0) out_chunks[0].push_back(0);
+  std::vector<Index> ocounts;
+  for (int32_t d : others) {
+    out_chunks.push_back(a->chunks[size_t(d)]);
+    ocounts.push_back(a->numblocks[size_t(d)]);
+  }
+  const int32_t ond = int32_t(out_chunks.size());
+  auto merge = std::make_shared<MaterializedLayer>(merge_name, ond);
+  auto slices = std::make_shared<MaterializedLayer>(slice_name, ond);  // (group, other blocks...)
+  std::vector<int64_t> axes_t(axes.begin(), axes.end());
+  std::vector<Index> in_idx(static_cast<size_t>(nd)), okey(static_cast<size_t>(ond)), skey(static_cast<size_t>(ond));
+  // Per point: the linear index of its input block over the indexed axes, and its local coordinates.
+  std::vector<Index> lin(static_cast<size_t>(n));
+  std::vector<Index> local(static_cast<size_t>(n) * k);
+  for (Index p = 0; p < n; ++p) {
+    Index l = 0;
+    for (size_t j = 0; j < k; ++j) {
+      const Index c = coords[j][size_t(p)];
+      const auto &bd = bounds[j];
+      CA_CHECK(c >= 0 && c < (bd.empty() ? 0 : bd.back()), CA_EINVAL, "index ", c, " is out of bounds for axis ",
+               axes[j], " with size ", bd.empty() ? 0 : bd.back());
+      const Index b = Index(std::upper_bound(bd.begin(), bd.end(), c) - bd.begin());
+      local[size_t(p) * k + j] = b > 0 ? c - bd[size_t(b - 1)] : c;
+      l = l * nblk[j] + b;
+    }
+    lin[size_t(p)] = l;
+  }
+  // Groups of each output block: points in the same input block, in order of first appearance.
+  struct Group {
+    Index block;                               // linear input block over the indexed axes
+    std::vector<int64_t> pos, coords;          // positions within the output block, local coordinates
+  };
+  std::vector<std::vector<Group>> groups(out_chunks[0].size());
+  std::unordered_map<Index, size_t> group_of;
+  for (size_t ob = 0; ob < groups.size(); ++ob) {
+    group_of.clear();
+    const Index s = Index(ob) * per_block, e = std::min(n, s + per_block);
+    for (Index p = s; p < e; ++p) {
+      auto [it, fresh] = group_of.try_emplace(lin[size_t(p)], groups[ob].size());
+      if (fresh) groups[ob].push_back(Group{lin[size_t(p)], {}, {}});
+      Group &g = groups[ob][it->second];
+      g.pos.push_back(p - s);
+      g.coords.insert(g.coords.end(), local.begin() + p * Index(k), local.begin() + (p + 1) * Index(k));
+    }
+  }
+  Index gcount = 0;
+  for_each_index(ocounts, [&](const std::vector<Index> &oi) {
+    for (size_t j = 0; j < others.size(); ++j) in_idx[size_t(others[j])] = oi[j];
+    for (size_t ob = 0; ob < groups.size(); ++ob) {
+      std::vector<int64_t> oshape{out_chunks[0][ob]};
+      for (size_t j = 0; j < others.size(); ++j) oshape.push_back(a->chunks[size_t(others[j])][size_t(oi[j])]);
+      std::vector<ca_arg_t> items;
+      std::vector<std::vector<Index>> skeys;
+      skeys.reserve(groups[ob].size());
+      for (const Group &g : groups[ob]) {
+        Index r = g.block;
+        for (size_t j = k; j-- > 0;) {
+          in_idx[size_t(axes[j])] = r % nblk[j];
+          r /= nblk[j];
+        }
+        skey[0] = gcount++;
+        std::copy(oi.begin(), oi.end(), skey.begin() + 1);
+        skeys.push_back(skey);
+        ca_arg_t sargs[3] = {ca_arg_key(a->name.c_str(), in_idx.data(), nd), ca_arg_tuple(axes_t.data(), axes_t.size()),
+                             ca_arg_tuple(g.coords.data(), g.coords.size())};
+        slices->add_task(skeys.back().data(), "ca.vindex_slice", sargs, 3);
+      }
+      for (size_t gi = 0; gi < groups[ob].size(); ++gi) {
+        items.push_back(ca_arg_tuple(groups[ob][gi].pos.data(), groups[ob][gi].pos.size()));
+        items.push_back(ca_arg_key(slice_name.c_str(), skeys[gi].data(), ond));
+      }
+      okey[0] = Index(ob);
+      std::copy(oi.begin(), oi.end(), okey.begin() + 1);
+      ca_arg_t margs[3] = {ca_arg_tuple(oshape.data(), oshape.size()), ca_arg_i64(a->dtype),
+                           ca_arg_list(items.data(), items.size())};
+      merge->add_task(okey.data(), "ca.vindex_merge", margs, 3);
+    }
+  });
+  auto g = std::make_shared<Graph>(*a->graph);
+  if (slices->num_tasks() > 0) g->add_layer(slices);
+  g->add_layer(merge);
+  return array_from_layer(g, merge_name, out_chunks, a->dtype);
+}
+
 ArrayPtr vindex(const ArrayPtr &a, const std::vector<const std::vector<Index> *> &indices) {
   CA_CHECK(a, CA_EINVAL, "vindex: array is NULL");
   const int32_t nd = a->ndim();
@@ -749,88 +870,290 @@ ArrayPtr vindex(const ArrayPtr &a, const std::vector<const std::vector<Index> *>
     }
   }
   CA_CHECK(!axes.empty(), CA_EINVAL, "vindex needs at least one index array");
-  const size_t k = axes.size();
-  std::vector<std::vector<Index>> bounds;
-  for (int32_t ax : axes) bounds.push_back(cumsum(a->chunks[size_t(ax)]));
-  // Points grouped by block (in order of first appearance, as dask's groupby).
-  std::vector<std::vector<Index>> group_blocks;
-  std::vector<std::vector<int64_t>> group_pos, group_coords;
-  std::map<std::vector<Index>, size_t> group_of;
-  std::vector<Index> bidx(k), local(k);
-  for (Index p = 0; p < n; ++p) {
-    for (size_t j = 0; j < k; ++j) {
-      const std::vector<Index> &v = *indices[size_t(axes[j])];
-      Index c = posify(v[v.size() == 1 ? 0 : size_t(p)], a->shape[size_t(axes[j])], axes[j]);
-      Index b = Index(std::upper_bound(bounds[j].begin(), bounds[j].end(), c) - bounds[j].begin());
-      bidx[j] = b;
-      local[j] = b > 0 ? c - bounds[j][size_t(b - 1)] : c;
-    }
-    auto it = group_of.find(bidx);
-    size_t gi;
-    if (it == group_of.end()) {
-      gi = group_blocks.size();
-      group_of[bidx] = gi;
-      group_blocks.push_back(bidx);
-      group_pos.emplace_back();
-      group_coords.emplace_back();
-    } else {
-      gi = it->second;
-    }
-    group_pos[gi].push_back(p);
-    group_coords[gi].insert(group_coords[gi].end(), local.begin(), local.end());
+  std::vector<std::vector<Index>> coords;
+  for (int32_t ax : axes) {
+    const std::vector<Index> &v = *indices[size_t(ax)];
+    std::vector<Index> c(static_cast<size_t>(n));
+    for (Index p = 0; p < n; ++p) c[size_t(p)] = posify(v[v.size() == 1 ? 0 : size_t(p)], a->shape[size_t(ax)], ax);
+    coords.push_back(std::move(c));
   }
-  std::vector<bool> indexed(size_t(nd), false);
-  for (int32_t ax : axes) indexed[size_t(ax)] = true;
-  std::vector<int32_t> others;
-  for (int32_t d = 0; d < nd; ++d)
-    if (!indexed[size_t(d)]) others.push_back(d);
+  return vindex_points(a, axes, coords, n);
+}
 
-  Tokenizer tok("vindex");
-  tok.add(*a).add(n);
-  for (size_t j = 0; j < k; ++j) tok.add(int64_t(axes[j])).add(*indices[size_t(axes[j])]);
-  const std::string token = tok.name();
-  const std::string hex = token.substr(token.find('-') + 1);
-  const std::string merge_name = "vindex-merge-" + hex, slice_name = "vindex-slice-" + hex;
-  Chunks out_chunks{{n}};
-  std::vector<Index> ocounts;
-  for (int32_t d : others) {
-    out_chunks.push_back(a->chunks[size_t(d)]);
-    ocounts.push_back(a->numblocks[size_t(d)]);
+// ---- advanced indexing ---------------------------------------------------------------------------
+
+namespace {
+
+/// Checks an item's declared shape against its values; returns its shape.
+std::vector<Index> item_shape(const IndexItem &it, size_t k) {
+  if (!it.has_list_shape) return {Index(it.list.size())};
+  Index size = 1;
+  for (Index e : it.list_shape) {
+    CA_CHECK(e >= 0, CA_EINVAL, "index item ", k, " has a negative extent in its shape ", shape_text(it.list_shape));
+    size = checked_mul(size, e, "index array size");
   }
-  const int32_t ond = int32_t(out_chunks.size());
-  auto merge = std::make_shared<MaterializedLayer>(merge_name, ond);
-  auto slices = std::make_shared<MaterializedLayer>(slice_name, ond);  // (group, other blocks...)
-  std::vector<int64_t> axes_t(axes.begin(), axes.end());
-  std::vector<Index> in_idx(static_cast<size_t>(nd)), okey(static_cast<size_t>(ond));
-  for_each_index(ocounts, [&](const std::vector<Index> &oi) {
-    std::vector<int64_t> oshape{n};
-    for (size_t j = 0; j < others.size(); ++j) oshape.push_back(a->chunks[size_t(others[j])][size_t(oi[j])]);
-    std::vector<ca_arg_t> items;
-    std::vector<std::vector<Index>> skeys(group_blocks.size());
-    for (size_t gi = 0; gi < group_blocks.size(); ++gi) {
-      for (size_t j = 0; j < k; ++j) in_idx[size_t(axes[j])] = group_blocks[gi][j];
-      for (size_t j = 0; j < others.size(); ++j) in_idx[size_t(others[j])] = oi[j];
-      skeys[gi].assign(1, Index(gi));
-      skeys[gi].insert(skeys[gi].end(), oi.begin(), oi.end());
-      ca_arg_t sargs[3] = {ca_arg_key(a->name.c_str(), in_idx.data(), nd),
-                           ca_arg_tuple(axes_t.data(), axes_t.size()),
-                           ca_arg_tuple(group_coords[gi].data(), group_coords[gi].size())};
-      slices->add_task(skeys[gi].data(), "ca.vindex_slice", sargs, 3);
+  CA_CHECK(size == Index(it.list.size()), CA_EINVAL, "index item ", k, " has shape ", shape_text(it.list_shape),
+           " but ", it.list.size(), " values");
+  return it.list_shape;
+}
+
+}  // namespace
+
+ArrayPtr getitem_advanced(const ArrayPtr &a0, const std::vector<IndexItem> &index, IndexMode mode) {
+  CA_CHECK(a0, CA_EINVAL, "getitem: array is NULL");
+  CA_CHECK(mode == IndexMode::NumPy || mode == IndexMode::Vectorized || mode == IndexMode::Outer, CA_EINVAL,
+           "unknown index mode ", int32_t(mode), " (0 NumPy, 1 vectorized, 2 outer)");
+  const char *what = mode == IndexMode::Vectorized ? "vindex" : mode == IndexMode::Outer ? "oindex" : "getitem";
+  const int32_t nd0 = a0->ndim();
+  // Check the items; count the axes each consumes (a k-d boolean array consumes k).
+  size_t narrays = 0;
+  bool multi = false;  // an integer or boolean list of other than one dimension
+  int32_t consumed = 0, ell = 0;
+  std::vector<std::vector<Index>> shapes0(index.size());
+  for (size_t k = 0; k < index.size(); ++k) {
+    const IndexItem &it = index[k];
+    CA_CHECK(it.kind >= IndexItem::Int && it.kind <= IndexItem::IntArray, CA_EINVAL, "unknown index kind ", it.kind);
+    if (mode == IndexMode::Vectorized) {
+      CA_CHECK(it.kind != IndexItem::NewAxis, CA_EINVAL, "vindex does not support indexing with None (np.newaxis)");
+      CA_CHECK(it.kind != IndexItem::BoolList && it.kind != IndexItem::BoolArray, CA_EINVAL,
+               "vindex does not support indexing with boolean arrays");
     }
-    for (size_t gi = 0; gi < group_blocks.size(); ++gi) {
-      items.push_back(ca_arg_tuple(group_pos[gi].data(), group_pos[gi].size()));
-      items.push_back(ca_arg_key(slice_name.c_str(), skeys[gi].data(), ond));
+    if (it.kind == IndexItem::Ellipsis) ++ell;
+    else if (it.kind != IndexItem::NewAxis) ++consumed;
+    if (it.kind == IndexItem::IntList || it.kind == IndexItem::BoolList) {
+      shapes0[k] = item_shape(it, k);
+      const size_t m = shapes0[k].size();
+      CA_CHECK(mode != IndexMode::Outer || m == 1, CA_EINVAL, "oindex: index item ", k, " is a ", m,
+               "-d array; outer indexing takes 1-d arrays");
+      CA_CHECK(it.kind == IndexItem::IntList || m > 0, CA_EINVAL,
+               "a 0-d boolean index (x[True]) is not supported; index item ", k);
+      if (it.kind == IndexItem::BoolList) consumed += int32_t(m) - 1;
+      multi = multi || m != 1;
+      ++narrays;
+    } else if (it.kind == IndexItem::IntArray || it.kind == IndexItem::BoolArray) {
+      ++narrays;
     }
-    okey[0] = 0;
-    for (size_t j = 0; j < oi.size(); ++j) okey[j + 1] = oi[j];
-    ca_arg_t margs[3] = {ca_arg_tuple(oshape.data(), oshape.size()), ca_arg_i64(a->dtype),
-                         ca_arg_list(items.data(), items.size())};
-    merge->add_task(okey.data(), "ca.vindex_merge", margs, 3);
-  });
-  auto g = std::make_shared<Graph>(*a->graph);
-  if (slices->num_tasks() > 0) g->add_layer(slices);
-  g->add_layer(merge);
-  return array_from_layer(g, merge_name, out_chunks, a->dtype);
+  }
+  if (mode == IndexMode::NumPy && narrays <= 1 && !multi) {
+    // One 1-d array: dask's take. NumPy puts its axis first when an integer (also advanced) is
+    // separated from it by a slice, None or a non-empty Ellipsis (x[0, :, [1, 2]] has shape (2, d1)).
+    const int32_t ell_axes = std::max(0, nd0 - consumed);
+    int32_t last = -1, opos = 0, arr_out = -1;
+    bool adjacent = true;
+    for (size_t k = 0; k < index.size(); ++k) {
+      const IndexItem &it = index[k];
+      const bool is_arr = it.kind == IndexItem::IntList || it.kind == IndexItem::BoolList ||
+                          it.kind == IndexItem::IntArray || it.kind == IndexItem::BoolArray;
+      if (is_arr || it.kind == IndexItem::Int) {
+        if (last >= 0 && last != int32_t(k) - 1) adjacent = false;
+        last = int32_t(k);
+        if (is_arr) arr_out = opos;
+      }
+      if (it.kind == IndexItem::Ellipsis && ell_axes == 0) last = last >= 0 ? int32_t(k) : last;  // no axes: no gap
+      if (it.kind == IndexItem::Ellipsis) opos += ell_axes;
+      else if (it.kind != IndexItem::Int) ++opos;
+    }
+    ArrayPtr r = getitem(a0, index);
+    if (adjacent || arr_out <= 0) return r;
+    std::vector<int64_t> perm{arr_out};
+    for (int32_t q = 0; q < r->ndim(); ++q)
+      if (q != arr_out) perm.push_back(q);
+    return transpose(r, perm);
+  }
+  CA_CHECK(ell <= 1, CA_EINVAL, "an index can only have a single ellipsis ('...')");
+  if (consumed > nd0)
+    fail(CA_EINVAL, "too many indices for array: array is ", nd0, "-dimensional, but ", consumed, " were indexed");
+  // Expand the Ellipsis (and the missing trailing axes) to ':' and a k-d boolean array to k integer
+  // arrays of its nonzero positions, checking its shape against the axes it covers.
+  std::vector<IndexItem> ex;
+  {
+    int32_t d = 0;
+    for (size_t k = 0; k < index.size(); ++k) {
+      const IndexItem &it = index[k];
+      if (it.kind == IndexItem::Ellipsis) {
+        for (int32_t q = 0; q < nd0 - consumed; ++q, ++d) ex.push_back(IndexItem::all());
+        continue;
+      }
+      if (it.kind == IndexItem::BoolList) {
+        const std::vector<Index> &shp = shapes0[k];
+        for (size_t j = 0; j < shp.size(); ++j) {
+          const Index dim = a0->shape[size_t(d) + j];
+          require_known_chunks(*a0, what, d + int32_t(j));
+          if (dim != shp[j])
+            fail(CA_EINVAL, "boolean index did not match indexed array along axis ", d + int32_t(j),
+                 "; size of axis is ", dim, " but size of corresponding boolean axis is ", shp[j]);
+        }
+        std::vector<IndexItem> per(shp.size());
+        std::vector<Index> strides(shp.size(), 1);
+        for (size_t j = shp.size() - 1; j-- > 0;) strides[j] = strides[j + 1] * shp[j + 1];
+        for (size_t e = 0; e < it.list.size(); ++e)
+          if (it.list[e])
+            for (size_t j = 0; j < shp.size(); ++j) per[j].list.push_back((Index(e) / strides[j]) % shp[j]);
+        for (auto &p : per) {
+          p.kind = IndexItem::IntList;
+          ex.push_back(std::move(p));
+        }
+        d += int32_t(shp.size());
+        continue;
+      }
+      ex.push_back(it);
+      if (it.kind != IndexItem::NewAxis) ++d;
+    }
+    for (; d < nd0; ++d) ex.push_back(IndexItem::all());
+  }
+  ArrayPtr a = a0;
+  // Lazy boolean arrays along one axis: outer indexing applies them first (the axis stays).
+  {
+    int32_t d = 0;
+    for (auto &it : ex) {
+      if (it.kind == IndexItem::NewAxis) continue;
+      if (it.kind == IndexItem::BoolArray) {
+        CA_CHECK(mode == IndexMode::Outer, CA_EINVAL, what,
+                 ": a boolean chunkarray array can only be combined with other index arrays in outer indexing");
+        CA_CHECK(it.array && it.array->ndim() == 1, CA_EINVAL, "oindex: the boolean array of axis ", d,
+                 " must be 1-d");
+        a = mask_select_axis(a, it.array, d);
+        it = IndexItem::all();
+      } else if (it.kind == IndexItem::IntArray) {
+        CA_CHECK(mode == IndexMode::Outer, CA_EINVAL, what,
+                 ": an integer chunkarray array can only be combined with other index arrays in outer indexing");
+        CA_CHECK(it.array, CA_EINVAL, "oindex: the index array of axis ", d, " is NULL");
+      }
+      ++d;
+    }
+  }
+  // Basic part: ints drop their axis, slices and newaxes apply, arrays become ':'. Record, per
+  // array item, its axis in the input and in the basic result, and whether the advanced items
+  // (arrays, and ints once an array is present) are adjacent.
+  struct Adv {
+    int32_t in_axis, out_axis;
+    const IndexItem *item;
+  };
+  std::vector<Adv> adv;
+  std::vector<IndexItem> basic;
+  int32_t first_adv_out = -1, last_adv_pos = -1;
+  bool adjacent = true;
+  {
+    int32_t d = 0, opos = 0;
+    for (size_t k = 0; k < ex.size(); ++k) {
+      const IndexItem &it = ex[k];
+      const bool is_array = it.kind == IndexItem::IntList || it.kind == IndexItem::IntArray;
+      const bool is_adv = is_array || it.kind == IndexItem::Int;
+      if (is_adv && mode == IndexMode::NumPy) {
+        if (last_adv_pos >= 0 && last_adv_pos != int32_t(k) - 1) adjacent = false;
+        if (first_adv_out < 0) first_adv_out = opos;
+        last_adv_pos = int32_t(k);
+      }
+      if (is_array) {
+        adv.push_back({d, opos, &it});
+        basic.push_back(IndexItem::all());
+        ++opos;
+      } else {
+        basic.push_back(it);
+        if (it.kind != IndexItem::Int) ++opos;
+      }
+      if (it.kind != IndexItem::NewAxis) ++d;
+    }
+  }
+  if (adv.empty()) {
+    // dask's vindex: only slices (and ints) need something to vectorize over, unless they select all.
+    bool only_slices = true;
+    for (auto &it : ex) only_slices = only_slices && it.kind == IndexItem::Slice;
+    if (mode == IndexMode::Vectorized && only_slices) {
+      bool all_full = true;
+      for (size_t d = 0; d < ex.size(); ++d)
+        if (a->shape[d] == kUnknownChunk || !is_full(normalize_slice(ex[d], a->shape[d]), a->shape[d]))
+          all_full = false;
+      CA_CHECK(all_full, CA_EINVAL,
+               "vindex requires at least one non-slice to vectorize over when the slices are not over the entire "
+               "array (i.e, x[:]); use normal slicing instead");
+      return a;
+    }
+    return basic_getitem(a, ex);
+  }
+  // Out-of-bounds and shape errors name the original axes: check before slicing.
+  for (auto &v : adv)
+    if (v.item->kind != IndexItem::IntArray) {
+      require_known_chunks(*a, what, v.in_axis);
+      const Index dim = a->shape[size_t(v.in_axis)];
+      for (Index i : v.item->list) posify(i, dim, v.in_axis);
+    }
+  ArrayPtr y = basic_getitem(a, basic);
+  if (mode == IndexMode::Outer) {
+    for (auto &v : adv) {
+      if (v.item->kind == IndexItem::IntArray) {
+        y = take_array(y, v.item->array, v.out_axis);
+      } else {
+        y = take(y, v.item->list, v.out_axis);
+      }
+    }
+    return y;
+  }
+  // Broadcast the index arrays (NumPy's rules) and flatten their points.
+  std::vector<std::vector<Index>> shapes;
+  std::vector<std::vector<Index>> lists;
+  for (auto &v : adv) {
+    lists.push_back(v.item->list);
+    shapes.push_back(v.item->has_list_shape ? v.item->list_shape : std::vector<Index>{Index(v.item->list.size())});
+  }
+  size_t bnd = 0;
+  for (auto &s : shapes) bnd = std::max(bnd, s.size());
+  std::vector<Index> bshape(bnd, 1);
+  for (auto &s : shapes)
+    for (size_t j = 0; j < s.size(); ++j) {
+      Index &b = bshape[bnd - s.size() + j];
+      const Index e = s[j];
+      if (b == 1) b = e;
+      else if (e != 1 && e != b) {
+        std::string txt;
+        for (auto &t : shapes) txt += (txt.empty() ? "" : " ") + shape_text(t);
+        fail(CA_EINVAL, "shape mismatch: indexing arrays could not be broadcast together with shapes ", txt);
+      }
+    }
+  const Index n = shape_size(bshape);
+  std::vector<int32_t> axes;
+  std::vector<std::vector<Index>> coords;
+  for (size_t j = 0; j < adv.size(); ++j) {
+    const auto &s = shapes[j];
+    // Strides of this array inside the broadcast shape (0 along broadcast axes).
+    std::vector<Index> st(bnd, 0);
+    Index acc = 1;
+    for (size_t q = s.size(); q-- > 0;) {
+      if (s[q] != 1) st[bnd - s.size() + q] = acc;
+      acc *= s[q];
+    }
+    std::vector<Index> c(static_cast<size_t>(n));
+    std::vector<Index> ix(bnd, 0);
+    const Index dim = a->shape[size_t(adv[j].in_axis)];
+    Index off = 0;
+    for (Index p = 0; p < n; ++p) {
+      c[size_t(p)] = posify(lists[j][size_t(off)], dim, adv[j].in_axis);
+      for (size_t q = bnd; q-- > 0;) {  // odometer over the broadcast shape
+        off += st[q];
+        if (++ix[q] < bshape[q]) break;
+        off -= st[q] * ix[q];
+        ix[q] = 0;
+      }
+    }
+    axes.push_back(adv[j].out_axis);
+    coords.push_back(std::move(c));
+  }
+  ArrayPtr r = vindex_points(y, axes, coords, n);
+  if (bnd != 1) {
+    std::vector<Index> shp = bshape;
+    shp.insert(shp.end(), r->shape.begin() + 1, r->shape.end());
+    r = reshape(r, shp);
+  }
+  // NumPy: adjacent advanced indices put the broadcast dimensions where they stood.
+  if (mode == IndexMode::NumPy && adjacent && first_adv_out > 0) {
+    const int32_t rnd = r->ndim(), b = int32_t(bnd);
+    std::vector<int64_t> perm;
+    for (int32_t q = 0; q < first_adv_out; ++q) perm.push_back(b + q);
+    for (int32_t q = 0; q < b; ++q) perm.push_back(q);
+    for (int32_t q = b + first_adv_out; q < rnd; ++q) perm.push_back(q);
+    r = transpose(r, perm);
+  }
+  return r;
 }
 
 // ---- setitem -------------------------------------------------------------------------------------

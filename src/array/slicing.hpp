@@ -36,6 +36,8 @@ struct IndexItem {
   bool has_start = false, has_stop = false, has_step = false;
   Index start = 0, stop = 0, step = 1;  // Slice
   std::vector<Index> list;              // IntList (may be negative), BoolList (0/1 per element)
+  bool has_list_shape = false;          // IntList / BoolList of list_shape (C order) instead of 1-d
+  std::vector<Index> list_shape;
   ArrayPtr array;                       // BoolArray: a 1-d boolean array along this axis;
                                         // IntArray: a 1-d integer array of indices (take_array)
   static IndexItem integer(Index v) {
@@ -95,9 +97,36 @@ ArrayPtr mask_select_axis(const ArrayPtr &a, const ArrayPtr &mask, int32_t axis)
 /// array (same graph and name) with known chunks. Arrays whose chunks are known are returned as is.
 ArrayPtr compute_chunk_sizes(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const RunOptions &opts);
 
+/// How getitem_advanced combines integer arrays (ca_index_options_t.mode).
+enum class IndexMode : int32_t {
+  NumPy = 0,       ///< NumPy's x[...]: arrays (and ints among them) broadcast together; the broadcast
+                   ///< dimensions replace the indexed axes when those are adjacent, else go first.
+  Vectorized = 1,  ///< dask's x.vindex[...]: arrays broadcast, their dimensions always first; ints drop
+                   ///< their axis, slices apply first; no None, no boolean arrays.
+  Outer = 2,       ///< x.oindex[...] (zarr, xarray): every 1-d array indexes its own axis independently.
+};
+
+/// x[index] with NumPy's advanced indexing (any number of integer arrays of any shape, boolean arrays
+/// of any dimension as their nonzero positions), dask's vindex or outer indexing. An index with at
+/// most one 1-d array in NumPy mode is getitem() (dask's take chunks). Integer arrays broadcast as
+/// NumPy; their points are gathered by vindex_points (dask's _vindex_array). Errors (CA_EINVAL) name
+/// the offending index and axis: out of bounds ("index 10 is out of bounds for axis 0 with size 10"),
+/// shapes that do not broadcast ("shape mismatch: indexing arrays could not be broadcast together
+/// with shapes (2,) (3,)"), a boolean array of the wrong shape.
+ArrayPtr getitem_advanced(const ArrayPtr &a, const std::vector<IndexItem> &index, IndexMode mode);
+
+/// dask's _vindex_array over already-broadcast flat coordinates: `coords[j]` holds the n coordinates
+/// (non-negative, in bounds) along axis `axes[j]`. The result has shape (n,) + the other axes'
+/// extents. The point axis is split into blocks of prod(max chunk along the indexed axes) points
+/// (dask >= 2024's rule, so no output block is larger than the largest input block); each output
+/// block gathers its points from the input blocks they fall in (one slice task per touched block,
+/// grouped in O(points)).
+ArrayPtr vindex_points(const ArrayPtr &a, const std::vector<int32_t> &axes, const std::vector<std::vector<Index>> &coords,
+                       Index n);
+
 /// Pointwise indexing (dask's vindex): `indices[d]` is the point coordinates along axis d (all of
 /// the same length n, negative counting from the end) or null for a whole axis. The result has shape
-/// (n,) + the whole axes' extents; its first axis is one block.
+/// (n,) + the whole axes' extents; the point axis is chunked as vindex_points.
 ArrayPtr vindex(const ArrayPtr &a, const std::vector<const std::vector<Index> *> &indices);
 
 /// x[index] = value as a new array (dask's setitem: the input is unchanged). `index`: ints, slices,

@@ -640,6 +640,100 @@ TEST(Vindex, PointsMatchNumPy) {
   EXPECT_THROW(vindex(a, {&i0, &two}), Error);
 }
 
+// ---- advanced indexing (getitem_advanced) -------------------------------------------------------
+
+IndexItem nd_ints(std::vector<Index> v, std::vector<Index> shape) {
+  IndexItem r = IndexItem::ints(std::move(v));
+  r.has_list_shape = true;
+  r.list_shape = std::move(shape);
+  return r;
+}
+
+TEST(AdvancedIndex, NumPyAxisOrderAndBroadcasting) {
+  Npy x = iota({7, 9, 5}, CA_FLOAT64);
+  ArrayPtr a = make(x, {{3, 1, 3}, {4, 0, 4, 1}, {2, 3}});
+  // adjacent arrays after a slice: the broadcast dimension stays at position 1
+  test::expect_equal(compute(getitem_advanced(a, {IndexItem::all(), IndexItem::ints({0, 3, 3, -1}),
+                                                  IndexItem::ints({1, 0, 4, 2})}, IndexMode::NumPy)),
+                     test::run_numpy("result = x[:, [0, 3, 3, -1], [1, 0, 4, 2]]", {{"x", x}}));
+  // separated by a slice: the broadcast dimension goes first
+  ArrayPtr sep = getitem_advanced(a, {IndexItem::ints({0, 6}), IndexItem::all(), IndexItem::ints({1, 4})},
+                                  IndexMode::NumPy);
+  EXPECT_EQ(sep->shape, (std::vector<Index>{2, 9}));
+  test::expect_equal(compute(sep), test::run_numpy("result = x[[0, 6], :, [1, 4]]", {{"x", x}}));
+  // an integer counts as advanced: x[0, :, [1, 4, 2]] has shape (3, 9)
+  ArrayPtr ia = getitem_advanced(a, {IndexItem::integer(0), IndexItem::all(), IndexItem::ints({1, 4, 2})},
+                                 IndexMode::NumPy);
+  EXPECT_EQ(ia->shape, (std::vector<Index>{3, 9}));
+  test::expect_equal(compute(ia), test::run_numpy("result = x[0, :, [1, 4, 2]]", {{"x", x}}));
+  // 2-d arrays broadcasting to (2, 2), then a whole axis
+  test::expect_equal(compute(getitem_advanced(a, {nd_ints({0, 1, 5, 6}, {2, 2}), nd_ints({2, 7}, {2, 1})},
+                                              IndexMode::NumPy)),
+                     test::run_numpy("result = x[[[0, 1], [5, 6]], [[2], [7]]]", {{"x", x}}));
+  // a 2-d boolean mask over the first two axes
+  IndexItem m;
+  m.kind = IndexItem::BoolList;
+  for (Index i = 0; i < 63; ++i) m.list.push_back((i * 7) % 3 == 0);
+  m.has_list_shape = true;
+  m.list_shape = {7, 9};
+  test::expect_equal(compute(getitem_advanced(a, {m}, IndexMode::NumPy)),
+                     test::run_numpy("result = x[(np.arange(63).reshape(7, 9) * 7) % 3 == 0]", {{"x", x}}));
+  // empty broadcast
+  Npy e = compute(getitem_advanced(a, {nd_ints({}, {0, 3}), IndexItem::all(), nd_ints({0, 1, 2}, {1, 3})},
+                                   IndexMode::NumPy));
+  EXPECT_EQ(e.shape, (std::vector<Index>{0, 3, 9}));
+}
+
+TEST(AdvancedIndex, VindexOindexAndErrors) {
+  Npy x = iota({7, 9, 5}, CA_INT32);
+  ArrayPtr a = make(x, {{3, 1, 3}, {4, 0, 4, 1}, {2, 3}});
+  // vindex: the point dimensions always first
+  test::expect_equal(compute(getitem_advanced(a, {IndexItem::all(), IndexItem::ints({0, 3, 8}),
+                                                  IndexItem::ints({1, 0, 4})}, IndexMode::Vectorized)),
+                     test::run_numpy("result = np.moveaxis(x[:, [0, 3, 8], [1, 0, 4]], 1, 0)", {{"x", x}}));
+  // outer: each array on its own axis
+  test::expect_equal(compute(getitem_advanced(a, {IndexItem::ints({6, 0, 0}), IndexItem::slice(1, 8, 3),
+                                                  IndexItem::ints({4, 1})}, IndexMode::Outer)),
+                     test::run_numpy("result = x[np.ix_([6, 0, 0], np.arange(1, 8, 3), [4, 1])]", {{"x", x}}));
+  auto expect_msg = [](const std::function<void()> &f, const std::string &needle) {
+    try {
+      f();
+      ADD_FAILURE() << "no error, expected " << needle;
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), CA_EINVAL);
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_msg([&] { getitem_advanced(a, {IndexItem::ints({0, 7}), IndexItem::ints({1, 1})}, IndexMode::NumPy); },
+             "index 7 is out of bounds for axis 0 with size 7");
+  expect_msg([&] { getitem_advanced(a, {IndexItem::ints({0, 1}), IndexItem::all(), IndexItem::ints({1, -6})},
+                                    IndexMode::NumPy); },
+             "index -6 is out of bounds for axis 2 with size 5");
+  expect_msg([&] { getitem_advanced(a, {IndexItem::ints({0, 1}), IndexItem::ints({1, 2, 3})}, IndexMode::NumPy); },
+             "shape mismatch: indexing arrays could not be broadcast together with shapes (2,) (3,)");
+  expect_msg([&] { getitem_advanced(a, {nd_ints({0, 1}, {1, 2})}, IndexMode::Outer); },
+             "outer indexing takes 1-d arrays");
+  expect_msg([&] { getitem_advanced(a, {IndexItem::newaxis(), IndexItem::ints({0})}, IndexMode::Vectorized); },
+             "vindex does not support indexing with None");
+  expect_msg([&] { getitem_advanced(a, {nd_ints({0, 1, 2}, {2, 2})}, IndexMode::NumPy); },
+             "has shape (2, 2) but 3 values");
+}
+
+TEST(AdvancedIndex, PointBlocksAreBoundedAndGroupedPerInputBlock) {
+  Npy x = iota({20, 10}, CA_INT64);
+  ArrayPtr a = make(x, {{4, 4, 4, 4, 4}, {3, 3, 3, 1}});
+  std::vector<Index> i, j;
+  for (Index p = 0; p < 100; ++p) {
+    i.push_back(p % 20);
+    j.push_back((p * 7) % 10);
+  }
+  ArrayPtr r = vindex(a, {&i, &j});
+  EXPECT_EQ(chunks_str(r->chunks), "((12, 12, 12, 12, 12, 12, 12, 12, 4),)");
+  Npy got = compute(r);
+  const int64_t *g = reinterpret_cast<const int64_t *>(got.data.data());
+  for (size_t p = 0; p < 100; ++p) EXPECT_EQ(g[p], i[p] * 10 + j[p]);
+}
+
 // ---- setitem -------------------------------------------------------------------------------------
 
 TEST(Setitem, RegionsScalarsAndArrays) {

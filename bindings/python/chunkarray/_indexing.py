@@ -46,26 +46,55 @@ def _canonical_slice(sl, n, chunks, allow_flip):
     return slice(r[0], r[-1] - 1 if r[-1] > 0 else None, step), False
 
 
-class _Items:
-    """A ca_index_t array built from a Python index, keeping its buffers alive."""
+def _consumes(it):
+    """How many of the array's axes an index item consumes."""
+    if it is None or it is Ellipsis:
+        return 0
+    if isinstance(it, (Array, np.ndarray)) and it.dtype == np.bool_:
+        return max(it.ndim, 1)
+    return 1
 
-    def __init__(self, x, index, setitem=False):
+
+def _as_index_array(it):
+    """A NumPy index array (integer or boolean) from a list / tuple / ndarray item."""
+    a = np.asarray(it)
+    if a.dtype == object or a.dtype.kind not in "biu":
+        if a.size == 0 and isinstance(it, (list, tuple)):
+            return a.astype(np.int64)
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                         f"integer or boolean arrays are valid indices, not {it!r}")
+    return a
+
+
+def _is_array_item(it):
+    return not (it is None or it is Ellipsis or isinstance(it, slice) or _is_int(it)
+                or (isinstance(it, np.ndarray) and it.ndim == 0 and it.dtype.kind in "iu"))
+
+
+class _Items:
+    """A ca_index_t array built from a Python index, keeping its buffers alive; ``ndims``/``shapes``
+    give the shapes of N-d arrays (ca_index_options_t)."""
+
+    def __init__(self, x, index, setitem=False, allow_flip=True):
         if not isinstance(index, tuple):
             index = (index,)
         self.keep = []
         self.flip_axes = []  # output axes to reverse afterwards (see _canonical_slice)
         items = []
+        ndims, shapes = [], []
         shape, chunks = x.shape, x.chunks
         n_ell = sum(1 for i in index if i is Ellipsis)
-        consumed = sum(0 if (i is None or i is Ellipsis) else (i.ndim if isinstance(i, Array) and i.dtype == bool
-                                                                   else 1) for i in index)
+        consumed = sum(_consumes(i) for i in index)
         axis = out_axis = 0
         for it in index:
             if isinstance(it, slice) and axis < len(shape) and shape[axis] == shape[axis]:
-                it, flip = _canonical_slice(it, shape[axis], chunks[axis], not setitem)
+                it, flip = _canonical_slice(it, shape[axis], chunks[axis], allow_flip and not setitem)
                 if flip:
                     self.flip_axes.append(out_axis)
-            items.append(self._item(x, it, setitem))
+            item, nd, shp = self._item(x, it, setitem)
+            items.append(item)
+            ndims.append(nd)
+            shapes.append(shp)
             if it is Ellipsis and n_ell == 1:
                 k = max(0, x.ndim - consumed)
                 axis, out_axis = axis + k, out_axis + k
@@ -78,6 +107,11 @@ class _Items:
                 out_axis += 0 if _is_int(it) or (isinstance(it, np.ndarray) and it.ndim == 0) else 1
         self.n = len(items)
         self.arr = (C.Index * max(1, self.n))(*items)
+        self.ndims = (ctypes.c_int32 * max(1, self.n))(*ndims)
+        self.shapes = (C.c_i64p * max(1, self.n))(*shapes)
+
+    def options(self, mode):
+        return C.IndexOptions(ctypes.sizeof(C.IndexOptions), mode, self.ndims, self.shapes)
 
     def _item(self, x, it, setitem):
         r = C.Index()
@@ -104,50 +138,52 @@ class _Items:
                 r.kind = C.IDX_MASK
             elif it.dtype.kind in "iu":
                 if it.ndim != 1:
-                    raise NotImplementedError(f"indexing with a {it.ndim}-d integer Array (1-d only)")
+                    raise NotImplementedError(f"indexing with a {it.ndim}-d integer chunkarray Array (1-d only; "
+                                              "compute it to index with NumPy's rules)")
                 r.kind = C.IDX_INDEX_ARRAY
             else:
                 raise IndexError(f"arrays used as indices must be of integer or boolean type, not {it.dtype}")
             r.array = it.handle
             self.keep.append(it)
         else:
-            a = np.asarray(it)
-            if a.dtype == object or a.dtype.kind not in "biu":
-                if a.size == 0 and isinstance(it, (list, tuple)):
-                    a = a.astype(np.int64)
-                else:
-                    raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
-                                     f"integer or boolean arrays are valid indices, not {it!r}")
-            if a.ndim != 1:
-                raise NotImplementedError(f"indexing with a {a.ndim}-d {'boolean' if a.dtype == bool else 'integer'} "
-                                          "array: use 1-d lists along one axis, a boolean chunkarray.Array of "
-                                          "the array's shape, or x.vindex[...]")
+            a = _as_index_array(it)
+            if setitem and a.ndim != 1:
+                raise NotImplementedError(f"x[{a.ndim}-d array] = v: assignment takes 1-d index lists")
             if a.dtype == np.bool_:
-                buf = (ctypes.c_bool * max(1, a.size))(*a.tolist())
-                r.kind, r.bools, r.nindices = C.IDX_BOOL, buf, a.size
+                buf = np.ascontiguousarray(a, dtype=np.bool_).ravel()
+                r.kind, r.bools, r.nindices = C.IDX_BOOL, buf.ctypes.data_as(ctypes.POINTER(ctypes.c_bool)), a.size
             else:
-                buf = (ctypes.c_int64 * max(1, a.size))(*[int(v) for v in a.tolist()])
-                r.kind, r.indices, r.nindices = C.IDX_ARRAY, buf, a.size
+                if a.dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
+                    raise IndexError(f"index {int(a.max())} is out of bounds")
+                buf = np.ascontiguousarray(a, dtype=np.int64).ravel()
+                r.kind, r.indices, r.nindices = C.IDX_ARRAY, buf.ctypes.data_as(C.c_i64p), a.size
             self.keep.append(buf)
-        return r
+            shp = np.asarray(a.shape, dtype=np.int64)
+            self.keep.append(shp)
+            return r, a.ndim, shp.ctypes.data_as(C.c_i64p)
+        return r, 1, None
 
 
-def getitem(x, index):
-    """NumPy/dask indexing: ints, slices (any step), None, Ellipsis, one integer list/array or
-    boolean list/array along an axis, boolean chunkarray Arrays (unknown chunk sizes), 1-d integer
-    chunkarray Arrays."""
-    if isinstance(index, np.ndarray) and index.dtype == np.bool_ and index.ndim > 1:
-        # a NumPy mask over several axes: its true positions as points (known sizes)
-        if index.shape != x.shape[:index.ndim]:
-            raise IndexError(f"boolean index did not match indexed array: array shape {x.shape}, mask shape "
-                             f"{index.shape}")
-        return vindex(x, tuple(np.nonzero(index)))
-    it = _Items(x, index)
-    out = _new(lib().ca_array_getitem, x.handle, it.arr, it.n)
+def _index(x, index, mode):
+    if not isinstance(index, tuple):
+        index = (index,)
+    arrays = [i for i in index if _is_array_item(i)]
+    simple = mode == C.INDEX_NUMPY and (len(arrays) == 0 or (len(arrays) == 1 and (
+        isinstance(arrays[0], Array) or np.ndim(arrays[0]) == 1)))
+    it = _Items(x, index, allow_flip=simple)
+    opts = it.options(mode)
+    out = _new(lib().ca_array_index, x.handle, it.arr, it.n, ctypes.byref(opts))
     if it.flip_axes:
         from ._shape import flip
         out = flip(out, it.flip_axes)
     return out
+
+
+def getitem(x, index):
+    """NumPy/dask indexing: ints, slices (any step), None, Ellipsis, integer and boolean arrays of any
+    shape with NumPy's broadcasting and axis-order rules, boolean chunkarray Arrays (unknown chunk
+    sizes), 1-d integer chunkarray Arrays."""
+    return _index(x, index, C.INDEX_NUMPY)
 
 
 def setitem(x, index, value):
@@ -170,37 +206,18 @@ def setitem(x, index, value):
 
 
 def vindex(x, index):
-    """Pointwise indexing (dask's x.vindex[...]): integer arrays broadcast against each other; the
-    points form the leading axes of the result, whole axes (':' or missing) follow."""
+    """Pointwise indexing (dask's x.vindex[...]): integer arrays broadcast against each other; their
+    dimensions form the leading axes of the result, the sliced axes follow."""
     if not isinstance(index, tuple):
         index = (index,)
-    if any(i is None or i is Ellipsis for i in index):
-        raise IndexError("vindex does not support None or Ellipsis; use x[...] for basic indexing")
-    if len(index) > x.ndim:
-        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but {len(index)} were indexed")
-    pre = []
-    for it in index:  # slices other than ':' are applied first
-        pre.append(it if isinstance(it, slice) else slice(None))
-    if any(s != slice(None) for s in pre):
-        x = getitem(x, tuple(pre))
-    arrays = [None if isinstance(it, slice) else np.asarray(it.compute() if isinstance(it, Array) else it)
-              for it in index]
-    pts = [a for a in arrays if a is not None]
-    if not pts:
-        return x
-    for a in pts:
-        if a.dtype.kind not in "iu":
-            raise IndexError(f"vindex needs integer indices, got {a.dtype}")
-    bshape = np.broadcast_shapes(*[a.shape for a in pts])
-    flat = [None if a is None else np.ascontiguousarray(np.broadcast_to(a, bshape).ravel(), dtype=np.int64)
-            for a in arrays]
-    n = int(np.prod(bshape))
-    ptrs = (C.c_i64p * len(flat))(*[None if f is None else f.ctypes.data_as(C.c_i64p) for f in flat])
-    out = _new(lib().ca_array_vindex, x.handle, ptrs, len(flat), n)
-    del flat
-    if len(bshape) != 1:
-        out = out.reshape(tuple(bshape) + out.shape[1:])
-    return out
+    index = tuple(np.asarray(i.compute()) if isinstance(i, Array) else i for i in index)
+    return _index(x, index, C.INDEX_VECTORIZED)
+
+
+def oindex(x, index):
+    """Outer (orthogonal) indexing, as zarr's and xarray's: each 1-d integer or boolean array selects
+    along its own axis independently (np.ix_); integers drop their axis."""
+    return _index(x, index, C.INDEX_OUTER)
 
 
 class _VIndexer:
@@ -209,3 +226,11 @@ class _VIndexer:
 
     def __getitem__(self, index):
         return vindex(self._x, index)
+
+
+class _OIndexer:
+    def __init__(self, x):
+        self._x = x
+
+    def __getitem__(self, index):
+        return oindex(self._x, index)

@@ -157,6 +157,15 @@ class Index(ctypes.Structure):
 
 
 IDX_INT, IDX_SLICE, IDX_NEWAXIS, IDX_ELLIPSIS, IDX_ARRAY, IDX_BOOL, IDX_MASK, IDX_INDEX_ARRAY = range(8)
+INDEX_NUMPY, INDEX_VECTORIZED, INDEX_OUTER = 0, 1, 2
+
+
+class IndexOptions(ctypes.Structure):
+    """ca_index_options_t (slicing.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("mode", ctypes.c_int32),
+                ("ndims", ctypes.POINTER(ctypes.c_int32)), ("shapes", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)))]
+
+
 CHUNK_UNKNOWN = -1
 PAD_CONSTANT, PAD_EDGE, PAD_REFLECT = 0, 1, 2
 BOUNDARY_NONE, BOUNDARY_REFLECT, BOUNDARY_PERIODIC, BOUNDARY_NEAREST, BOUNDARY_CONSTANT = range(5)
@@ -339,6 +348,8 @@ _PROTOS = {
     "ca_array_mask_select_axis": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int32]),
     "ca_array_chunks_known": (ctypes.c_bool, [c_vp]),
     "ca_array_compute_chunk_sizes": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.POINTER(ComputeOptions)]),
+    "ca_array_index": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t,
+                                  ctypes.POINTER(IndexOptions)]),
     "ca_array_vindex": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(c_i64p), ctypes.c_int32, ctypes.c_int64]),
     "ca_array_setitem": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t, c_vp]),
     "ca_array_setitem_scalar": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t, Scalar]),

@@ -1078,6 +1078,12 @@ class Array:
         return _VIndexer(self)
 
     @property
+    def oindex(self):
+        """Outer indexing: x.oindex[[0, 2], [1, 3]] is x[np.ix_([0, 2], [1, 3])] (zarr's and xarray's)."""
+        from ._indexing import _OIndexer
+        return _OIndexer(self)
+
+    @property
     def T(self):
         return self.transpose()
 
