@@ -124,11 +124,18 @@ def test_isel_sel_basic():
     check(lambda ds: ds.sel(y=slice(10, 30)).sel(x=0.4, method="nearest"))
 
 
-@xfail("NumPy's broadcast indexing with several integer arrays is not implemented (issue 12, item 5)")
 def test_isel_vectorized():
     idx = xr.DataArray([0, 3, 5], dims="pts")
     idy = xr.DataArray([1, 2, 4], dims="pts")
     check(lambda ds: ds.t.isel(x=idx, y=idy))
+    # xarray indexes a non-dask chunked array through NdArrayLikeIndexingAdapter (indexing.py:723):
+    # NumpyVIndexAdapter's x[key] + np.moveaxis for vectorized keys, _outer_to_numpy_indexer for outer
+    # ones; only DaskIndexingAdapter (indexing.py:721, is_duck_dask_array) is dask's, and not needed.
+    check(lambda ds: ds.t.isel(time=xr.DataArray([[1, 20], [5, 5]], dims=("a", "b")), x=idx))
+    check(lambda ds: ds.sel(x=xr.DataArray([0.1, 0.9], dims="pts"), y=xr.DataArray([0.0, 40.0], dims="pts"),
+                            method="nearest"))
+    check(lambda ds: ds.t.isel(y=[4, 0, 1], x=[5, 1]))  # outer indexing with two lists
+    check(lambda ds: ds.t[:, [0, 2], [1, 3, 5]])
 
 
 def test_concat_merge_align_reindex():
