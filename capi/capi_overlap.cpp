@@ -110,4 +110,23 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_sliding_window_view(ca_array_t **out, const ca_array_t *a, const int64_t *window_shape,
+                                                size_t nwindow, const int32_t *axis) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(a);
+  CA_TRY
+  CA_CHECK(window_shape || nwindow == 0, CA_EINVAL, "ca_array_sliding_window_view: window_shape is NULL with nwindow ",
+           nwindow);
+  std::vector<ca::Index> w(window_shape, window_shape + nwindow);
+  std::vector<int64_t> ax;
+  if (axis) ax.assign(axis, axis + nwindow);
+  ca::ArrayPtr x = ca_capi_unwrap(a);
+  if (!axis)
+    CA_CHECK(nwindow == size_t(x->ndim()), CA_EINVAL, "ca_array_sliding_window_view: since axis is NULL, window_shape "
+             "must have one entry per dimension (", x->ndim(), "), got ", nwindow);
+  *out = ca_capi_wrap_array(ca::sliding_window_view(x, w, ax));
+  return CA_OK;
+  CA_CATCH
+}
+
 }  // extern "C"

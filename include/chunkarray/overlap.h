@@ -154,6 +154,25 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
                                         size_t narrays, const int64_t *depth, const ca_boundary_t *boundary,
                                         const ca_arg_t *extra, size_t nextra, const ca_map_overlap_options_t *opts);
 
+/**
+ * numpy.lib.stride_tricks.sliding_window_view(a, window_shape, axis), lazily, as
+ * dask.array.overlap.sliding_window_view: the blocks are rechunked to hold at least one window
+ * (dask's ensure_minimum_chunksize), overlapped by window - 1 elements on their right and each block
+ * copies out its windows. The result has a's axes, each windowed axis shortened by window - 1,
+ * followed by one axis per window (one block each). Unlike NumPy's view, the result is a new array.
+ * @param[out] out the result (NULL on failure).
+ * @param a borrowed.
+ * @param window_shape @p nwindow window extents (>= 1), borrowed; may be NULL only when nwindow is 0.
+ * @param axis @p nwindow axes (negative count from the end, repeats compose), borrowed; NULL: every
+ *        axis in order (nwindow must then be a's number of dimensions).
+ * @return CA_OK; CA_EINVAL for a NULL @p a or @p out, NULL @p window_shape with nwindow > 0, a
+ *         negative or zero window, an axis out of range, a window larger than its axis ("window shape
+ *         cannot be larger than input array shape"), nwindow not ndim with @p axis NULL, or unknown
+ *         chunk sizes.
+ */
+CA_API ca_status_t ca_array_sliding_window_view(ca_array_t **out, const ca_array_t *a, const int64_t *window_shape,
+                                                size_t nwindow, const int32_t *axis);
+
 #ifdef __cplusplus
 }
 #endif

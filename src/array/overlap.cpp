@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/checked.hpp"
+
 
 namespace ca {
 
@@ -372,6 +374,78 @@ ArrayPtr map_overlap(const std::string &kernel, const std::vector<ArrayPtr> &arr
   if (!any || !opts.trim) return y;
   // The trim uses the highest-rank input's depth and boundary: all nd axes.
   return trim_internal(y, depth, boundary);
+}
+
+
+ArrayPtr sliding_window_view(const ArrayPtr &x0, const std::vector<Index> &window_shape,
+                             const std::vector<int64_t> &axis0) {
+  CA_CHECK(x0, CA_EINVAL, "sliding_window_view: array is NULL");
+  const int32_t nd = x0->ndim();
+  std::vector<int64_t> axis = axis0;
+  if (axis.empty()) {
+    CA_CHECK(Index(window_shape.size()) == nd, CA_EINVAL, "sliding_window_view: since axis is None, window_shape must ",
+             "have the same length as the array's number of dimensions (", nd, "), got ", window_shape.size());
+    for (int32_t d = 0; d < nd; ++d) axis.push_back(d);
+  }
+  CA_CHECK(axis.size() == window_shape.size(), CA_EINVAL, "sliding_window_view: must provide matching length ",
+           "window_shape and axis; got ", window_shape.size(), " window_shape elements and ", axis.size(),
+           " axes elements");
+  require_known_chunks(*x0, "sliding_window_view");
+  std::vector<Index> depth(size_t(nd), 0);
+  for (size_t j = 0; j < axis.size(); ++j) {
+    CA_CHECK(axis[j] >= -nd && axis[j] < nd, CA_EINVAL, "sliding_window_view: axis ", axis[j],
+             " is out of bounds for array of dimension ", nd);
+    if (axis[j] < 0) axis[j] += nd;
+    CA_CHECK(window_shape[j] >= 0, CA_EINVAL, "sliding_window_view: `window_shape` cannot contain negative values");
+    CA_CHECK(window_shape[j] >= 1, CA_EINVAL, "sliding_window_view: a window of extent 0 (axis ", axis[j],
+             ") is not supported");
+    depth[size_t(axis[j])] += window_shape[j] - 1;
+  }
+  for (int32_t d = 0; d < nd; ++d)
+    CA_CHECK(depth[size_t(d)] < x0->shape[size_t(d)] || depth[size_t(d)] == 0, CA_EINVAL,
+             "sliding_window_view: window shape cannot be larger than input array shape (axis ", d, ": windows of ",
+             depth[size_t(d)] + 1, " elements over ", x0->shape[size_t(d)], ")");
+  // dask: every block must leave at least one element after windowing.
+  ArrayPtr x = x0;
+  {
+    Chunks safe = x->chunks;
+    for (int32_t d = 0; d < nd; ++d)
+      if (x->shape[size_t(d)] > 0) safe[size_t(d)] = ensure_minimum_chunksize(depth[size_t(d)] + 1, safe[size_t(d)]);
+    if (safe != x->chunks) x = rechunk(x, safe);
+  }
+  Chunks out_chunks = x->chunks;
+  for (int32_t d = 0; d < nd; ++d) out_chunks[size_t(d)].back() -= depth[size_t(d)];
+  for (Index w : window_shape) out_chunks.push_back({w});
+  Depth dp;
+  dp.lo.assign(size_t(nd), 0);
+  dp.hi = depth;
+  std::vector<BoundarySpec> none(static_cast<size_t>(nd));
+  bool any = false;
+  for (Index v : depth) any = any || v > 0;
+  ArrayPtr ov = any ? overlap(x, dp, none, false) : x;
+  std::vector<int64_t> w(window_shape.begin(), window_shape.end());
+  Tokenizer tok("sliding_window_view");
+  tok.add(*ov).add(std::vector<Index>(w.begin(), w.end())).add(std::vector<Index>(axis.begin(), axis.end()));
+  const std::string name = tok.name();
+  // One task per block: its overlapped block's windows (the window axes have one block each).
+  const int32_t ond = int32_t(out_chunks.size());
+  auto layer = std::make_shared<MaterializedLayer>(name, ond);
+  std::vector<Index> key(size_t(ond), 0), idx(size_t(nd), 0);
+  const Index total = blocks_product(x->numblocks.data(), x->numblocks.size(), "sliding_window_view");
+  for (Index lin = 0; lin < total; ++lin) {
+    Index r = lin;
+    for (int32_t d = nd - 1; d >= 0; --d) {
+      idx[size_t(d)] = r % x->numblocks[size_t(d)];
+      r /= x->numblocks[size_t(d)];
+    }
+    std::copy(idx.begin(), idx.end(), key.begin());
+    ca_arg_t args[3] = {ca_arg_key(ov->name.c_str(), idx.data(), nd), ca_arg_tuple(w.data(), w.size()),
+                        ca_arg_tuple(axis.data(), axis.size())};
+    layer->add_task(key.data(), "ca.sliding_window", args, 3);
+  }
+  auto g = std::make_shared<Graph>(*ov->graph);
+  g->add_layer(layer);
+  return array_from_layer(g, name, out_chunks, x->dtype);
 }
 
 }  // namespace ca

@@ -78,4 +78,11 @@ ArrayPtr map_overlap(const std::string &kernel, const std::vector<ArrayPtr> &arr
                      const std::vector<BoundarySpec> &boundary, const std::vector<ca_arg_t> &extra,
                      const MapOverlapOptions &opts);
 
+/// numpy.lib.stride_tricks.sliding_window_view as dask.array.overlap.sliding_window_view: blocks are
+/// rechunked to hold at least a window, overlapped by window - 1 elements on their right (boundary
+/// none) and each block gives its windows (`ca.sliding_window`, a copy). The result has x's axes
+/// (shortened by window - 1 along each windowed axis) followed by one axis per window, one block
+/// each. `axis` empty: every axis (window_shape then has one entry per axis); repeated axes compose.
+ArrayPtr sliding_window_view(const ArrayPtr &x, const std::vector<Index> &window_shape, const std::vector<int64_t> &axis);
+
 }  // namespace ca

@@ -293,11 +293,65 @@ ca_status_t k_overlap_trim(ca_block_t **out, const ca_arg_t *args, size_t nargs,
   }
 }
 
+// ca.sliding_window(block, window_shape, axes): NumPy's sliding_window_view of one overlapped block,
+// copied out (a block owns its data): output (i..., j...) = block[i + sum of j_k over axes[k] == d].
+ca_status_t k_sliding_window(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  try {
+    CA_CHECK(nargs == 3 && args[0].kind == CA_ARG_BLOCK && args[1].kind == CA_ARG_TUPLE && args[2].kind == CA_ARG_TUPLE &&
+                 args[1].u.tuple.len == args[2].u.tuple.len,
+             CA_EINVAL, "ca.sliding_window takes (block, window shape, axes)");
+    const Block *b = args[0].u.block;
+    const int32_t nd = b->ndim;
+    const size_t k = args[1].u.tuple.len;
+    const int64_t *w = args[1].u.tuple.items, *ax = args[2].u.tuple.items;
+    std::vector<int64_t> oshape(b->shape, b->shape + nd);
+    const size_t isz = dtype_size(b->dtype);
+    std::vector<int64_t> st(size_t(nd) + k);
+    int64_t acc = int64_t(isz);
+    for (int32_t d = nd - 1; d >= 0; --d) {
+      st[size_t(d)] = acc;
+      acc *= b->shape[d];
+    }
+    for (size_t j = 0; j < k; ++j) {
+      CA_CHECK(ax[j] >= 0 && ax[j] < nd && w[j] >= 1, CA_EINVAL, "ca.sliding_window: bad window ", w[j], " on axis ",
+               ax[j]);
+      oshape[size_t(ax[j])] -= w[j] - 1;
+      CA_CHECK(oshape[size_t(ax[j])] >= 0, CA_EINVAL, "ca.sliding_window: block of extent ", b->shape[ax[j]],
+               " along axis ", ax[j], " is shorter than the window");
+      oshape.push_back(w[j]);
+      st[size_t(nd) + j] = st[size_t(ax[j])];
+    }
+    const int32_t ond = int32_t(oshape.size());
+    BlockRef res(block_new(b->dtype, ond, oshape.data()));
+    if (res->size > 0) {
+      std::vector<int64_t> pos(size_t(ond), 0);
+      unsigned char *o = static_cast<unsigned char *>(res->data);
+      const unsigned char *base = static_cast<const unsigned char *>(b->data);
+      const int64_t inner = oshape[size_t(ond - 1)], inner_st = st[size_t(ond - 1)];
+      const int64_t rows = res->size / inner;
+      for (int64_t r = 0; r < rows; ++r) {
+        const unsigned char *s = base;
+        for (int32_t d = 0; d < ond - 1; ++d) s += pos[size_t(d)] * st[size_t(d)];
+        for (int64_t i = 0; i < inner; ++i, o += isz) std::memcpy(o, s + i * inner_st, isz);
+        for (int32_t d = ond - 2; d >= 0; --d) {
+          if (++pos[size_t(d)] < oshape[size_t(d)]) break;
+          pos[size_t(d)] = 0;
+        }
+      }
+    }
+    *out = res.release();
+    return CA_OK;
+  } catch (...) {
+    return kernel_error(kctx, std::current_exception());
+  }
+}
+
 }  // namespace
 
 void register_overlap_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.overlap_block", k_overlap_block, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.overlap_trim", k_overlap_trim, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.sliding_window", k_sliding_window, 1, nullptr, nullptr), true);
 }
 
 }  // namespace ca

@@ -387,6 +387,8 @@ _PROTOS = {
     "ca_array_overlap": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.POINTER(Boundary), ctypes.POINTER(OverlapOptions)]),
     "ca_array_trim_internal": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.POINTER(Boundary),
                                           ctypes.POINTER(OverlapOptions)]),
+    "ca_array_sliding_window_view": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_size_t,
+                                                ctypes.POINTER(ctypes.c_int32)]),
     "ca_array_map_overlap": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(c_vp), ctypes.c_size_t, c_i64p,
                                         ctypes.POINTER(Boundary), ctypes.POINTER(Arg), ctypes.c_size_t,
                                         ctypes.POINTER(MapOverlapOptions)]),

@@ -7,7 +7,8 @@ Three kinds, added to core._NUMPY_FUNCTIONS next to the lazy implementations of 
   arrays would need the value);
 - the *_like constructors, built lazily with the array's chunks;
 - further functions chunkarray implements (np.copy, np.real, np.imag, np.take, np.diag, np.ptp,
-  np.count_nonzero, np.iscomplex, np.isreal, np.shares_memory, np.may_share_memory).
+  np.count_nonzero, np.iscomplex, np.isreal, np.shares_memory, np.may_share_memory,
+  np.lib.stride_tricks.sliding_window_view, np.einsum).
 Anything else computes the arrays with a ComputeWarning naming the function (core.Array.__array_function__).
 """
 import numbers
@@ -171,5 +172,9 @@ _TABLE = {
     np.ptp: ptp, np.count_nonzero: count_nonzero, np.diag: diag, np.shares_memory: shares_memory,
     np.may_share_memory: may_share_memory,
 }
+
+from ._window import sliding_window_view  # noqa: E402
+
+_TABLE[np.lib.stride_tricks.sliding_window_view] = sliding_window_view
 
 core._NUMPY_FUNCTIONS.update(_TABLE)
