@@ -2,6 +2,7 @@
 #include <chunkarray/linalg.h>
 
 #include "capi_internal.hpp"
+#include "array/einsum.hpp"
 #include "linalg/linalg.hpp"
 
 // capi_array.cpp (hidden).
@@ -61,6 +62,22 @@ CA_API ca_status_t ca_linalg_outer(ca_array_t **out, const ca_array_t *a, const 
   OUT_INIT(out);
   CA_TRY
   *out = ca_capi_wrap_array(ca::linalg::outer(arr(a, "ca_linalg_outer", "a"), arr(b, "ca_linalg_outer", "b")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_linalg_einsum(ca_array_t **out, const char *subscripts, const ca_array_t *const *operands,
+                                    size_t noperands, ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(subscripts);
+  CA_TRY
+  CA_CHECK(operands || noperands == 0, CA_EINVAL, "ca_linalg_einsum: operands is NULL with noperands ", noperands);
+  std::vector<ca::ArrayPtr> ops;
+  for (size_t k = 0; k < noperands; ++k) {
+    CA_CHECK(operands[k], CA_EINVAL, "ca_linalg_einsum: operands[", k, "] is NULL");
+    ops.push_back(ca_capi_unwrap(operands[k]));
+  }
+  *out = ca_capi_wrap_array(ca::einsum(subscripts, ops, dtype));
   return CA_OK;
   CA_CATCH
 }

@@ -66,6 +66,28 @@ CA_API ca_status_t ca_linalg_tensordot(ca_array_t **out, const ca_array_t *a, co
 CA_API ca_status_t ca_linalg_outer(ca_array_t **out, const ca_array_t *a, const ca_array_t *b);
 
 /**
+ * numpy.einsum(subscripts, *operands), lazily, as dask.array.einsum: blockwise over the subscript
+ * letters (the operands rechunked to one chunking per letter), a per-block einsum kernel, and a sum
+ * over the blocks of the contracted letters. Subscripts are NumPy's: letters a-z A-Z, ',' between
+ * operands, an optional explicit output after '->' (otherwise the letters that appear once, in
+ * ASCII order), '...' for broadcast dimensions, a repeated letter within an operand for its diagonal
+ * ('ii->i'); extents 1 broadcast. The result dtype is NumPy's promotion of the operands' dtypes unless
+ * @p dtype is given; bool operands multiply as AND and sum as OR, integers wrap.
+ * @param[out] out the result (NULL on failure).
+ * @param subscripts NUL-terminated, borrowed.
+ * @param operands @p noperands arrays (>= 1), borrowed.
+ * @param dtype the result dtype; CA_DTYPE_INVALID (0): promotion of the operands' dtypes.
+ * @return CA_OK; CA_EINVAL for NULL @p out, @p subscripts or @p operands (or an entry), no operand,
+ *         bad subscripts (an invalid character, a count that does not match the operands or their
+ *         dimensions, an output letter repeated or absent from the inputs, an output without '...'
+ *         while operands have broadcast dimensions), extents that do not broadcast ("einsum: operands
+ *         could not be broadcast together with remapped shapes ..."), or unknown chunk sizes;
+ *         CA_ETYPE for an operand or @p dtype that is not a number.
+ */
+CA_API ca_status_t ca_linalg_einsum(ca_array_t **out, const char *subscripts, const ca_array_t *const *operands,
+                                    size_t noperands, ca_dtype_t dtype);
+
+/**
  * Reduced QR of a 2-d array with one column block (dask's tsqr) or one row block (short-and-fat,
  * dask's sfqr: the row block's columns are gathered into one task): a = q @ r, q (m, k) with a's row
  * chunks and orthonormal columns, r (k, n) upper triangular with a's column chunks, k = min(m, n).

@@ -29,6 +29,8 @@ void register_array_kernels(KernelRegistry &reg) {
   register_shape_kernels(reg);
   void register_slicing_kernels(KernelRegistry &);  // array/slicing_kernels.cpp
   register_slicing_kernels(reg);
+  void register_einsum_kernels(KernelRegistry &);  // array/einsum.cpp
+  register_einsum_kernels(reg);
 }
 
 }  // namespace ca

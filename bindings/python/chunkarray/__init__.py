@@ -10,6 +10,7 @@ from .core import (Array, ChunkArrayError, Context, DTypeError, Graph, InvalidAr
 from ._api import *  # noqa: F401,F403 - the NumPy-style functions
 from ._api import abs, around, clip, conj, round, where  # noqa: F401,A004
 from ._window import sliding_window_view  # noqa: F401
+from ._einsum import einsum  # noqa: F401
 from ._shape import *  # noqa: F401,F403 - reshape, concatenate, stack, ...
 from .core import map_overlap, overlap, trim_internal  # noqa: F401
 from .linalg import dot, matmul, outer, tensordot  # noqa: F401

@@ -376,6 +376,7 @@ _PROTOS = {
     "ca_linalg_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_linalg_tensordot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_i32p, c_i32p, ctypes.c_int32, ctypes.c_int32]),
     "ca_linalg_outer": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_linalg_einsum": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(c_vp), ctypes.c_size_t, c_dtype]),
     "ca_linalg_qr": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp]),
     "ca_linalg_svd": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp]),
     "ca_linalg_solve": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),

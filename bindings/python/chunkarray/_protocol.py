@@ -175,6 +175,9 @@ _TABLE = {
 
 from ._window import sliding_window_view  # noqa: E402
 
+from ._einsum import einsum  # noqa: E402
+
 _TABLE[np.lib.stride_tricks.sliding_window_view] = sliding_window_view
+_TABLE[np.einsum] = einsum
 
 core._NUMPY_FUNCTIONS.update(_TABLE)

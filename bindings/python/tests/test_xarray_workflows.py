@@ -205,14 +205,15 @@ def test_interp():
     check(lambda ds: ds.p.interp(x=[0.1, 0.35, 0.9]), chunks={"time": 7, "y": 3, "x": -1})
 
 
-@xfail("weighted uses np.einsum (xr.dot), which has no chunkarray implementation: computed eagerly")
 def test_weighted():
     check(lambda ds: ds.t.fillna(0).weighted(ds.w).mean("y"))
+    check(lambda ds: ds.t.weighted(ds.w).sum(("y", "x")))
 
 
-@xfail("xr.dot uses np.einsum, which has no chunkarray implementation: computed eagerly (issue 16)")
 def test_dot():
     check(lambda ds: xr.dot(ds.t.fillna(0), ds.p, dims="x"))
+    check(lambda ds: xr.dot(ds.t.fillna(0), ds.w))  # all common dims
+    check(lambda ds: xr.dot(ds.p, ds.w, dims=[]))  # no contraction: broadcasting product
 
 
 def test_cov_corr():
