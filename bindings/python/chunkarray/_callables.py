@@ -187,6 +187,26 @@ class SerializableLock:
         return f"<SerializableLock {self.token}>"
 
 
+class CustomGetterCall(_Repr):
+    """from_array(getitem=f): ``f(source, slices, [asarray=...], [lock=...])`` per block, as dask's
+    graph_from_arraylike calls it (asarray only when given, lock only when one is used)."""
+
+    def __init__(self, source, getitem, lock, asarray):
+        self.source, self.getitem, self.lock, self.asarray = source, getitem, lock, asarray
+
+    def __call__(self, *slices):
+        kw = {}
+        if self.asarray is not None:
+            kw["asarray"] = self.asarray
+        if self.lock is not None:
+            kw["lock"] = self.lock
+        return np.asarray(self.getitem(self.source, tuple(slices), **kw))
+
+    @property
+    def __name__(self):
+        return getattr(self.getitem, "__name__", "getitem")
+
+
 class GetterCall(_Repr):
     """from_array over an array-like: one ``source[slices]`` per block, under ``lock`` if any (with
     ``asarray``, the conversion to NumPy happens under the lock too, as dask's getter does)."""

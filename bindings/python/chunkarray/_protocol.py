@@ -177,6 +177,89 @@ from ._window import sliding_window_view  # noqa: E402
 
 from ._einsum import einsum  # noqa: E402
 
+
+# NEP 35: np.ones(..., like=x) with a chunkarray x reaches x.__array_function__ (without `like`):
+# dispatched to chunkarray's namespace, as dask does for its arrays. Lazy constructors where chunkarray
+# has them; the others (np.frombuffer, np.loadtxt, ...) build NumPy's value (no chunkarray argument is
+# computed: `like` was the only one) and wrap it with from_array.
+def _order_ok(order, name):
+    if order not in (None, "C", "K", "A", "F"):
+        raise ValueError(f"{name}: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def _like_ones(shape, dtype=None, order="C"):
+    _order_ok(order, "ones")
+    return core.ones(shape, dtype=float if dtype is None else dtype)
+
+
+def _like_zeros(shape, dtype=float, order="C"):
+    _order_ok(order, "zeros")
+    return core.zeros(shape, dtype=float if dtype is None else dtype)
+
+
+def _like_empty(shape, dtype=float, order="C"):
+    _order_ok(order, "empty")
+    return core.empty(shape, dtype=float if dtype is None else dtype)
+
+
+def _like_full(shape, fill_value, dtype=None, order="C"):
+    _order_ok(order, "full")
+    if isinstance(fill_value, Array):
+        fill_value = fill_value.compute()
+    return core.full(shape, fill_value, dtype=dtype)
+
+
+def _like_arange(*args, dtype=None, **kwargs):
+    start, stop, step = (list(args) + [None, None, None])[:3]
+    start = kwargs.pop("start", start)
+    stop = kwargs.pop("stop", stop)
+    step = kwargs.pop("step", step)
+    if kwargs:
+        raise TypeError(f"arange() got unexpected keyword arguments {sorted(kwargs)}")
+    return core.arange(start, stop, 1 if step is None else step, dtype=dtype)
+
+
+def _like_eye(N, M=None, k=0, dtype=float, order="C"):
+    _order_ok(order, "eye")
+    return core.eye(N, M, k, dtype=dtype)
+
+
+def _like_identity(n, dtype=None):
+    return core.eye(n, dtype=float if dtype is None else dtype)
+
+
+def _like_tri(N, M=None, k=0, dtype=float):
+    return core.tri(N, M, k, dtype=dtype)
+
+
+def _like_array(obj, dtype=None, *args, **kwargs):
+    if isinstance(obj, Array) and not args and not kwargs.get("ndmin"):
+        return core.asarray(obj, dtype=dtype)
+    return core.from_array(np.array(obj, dtype, *args, **kwargs))
+
+
+def _like_asarray(a, dtype=None, order=None):
+    if isinstance(a, Array):
+        return core.asarray(a, dtype=dtype)
+    return core.from_array(np.asarray(a, dtype=dtype, order=order))
+
+
+def _like_generic(func):
+    def build(*args, **kwargs):
+        return core.from_array(func(*args, **kwargs))
+    build.__name__ = func.__name__
+    return build
+
+
+_TABLE.update({
+    np.ones: _like_ones, np.zeros: _like_zeros, np.empty: _like_empty, np.full: _like_full, np.arange: _like_arange,
+    np.eye: _like_eye, np.identity: _like_identity, np.tri: _like_tri, np.array: _like_array,
+    np.asarray: _like_asarray, np.asanyarray: _like_asarray, np.ascontiguousarray: _like_asarray,
+})
+for _f in (np.frombuffer, np.fromfunction, np.fromiter, np.fromstring, np.fromfile, np.loadtxt, np.genfromtxt,
+           np.require, np.asfortranarray):
+    _TABLE.setdefault(_f, _like_generic(_f))
+
 _TABLE[np.lib.stride_tricks.sliding_window_view] = sliding_window_view
 _TABLE[np.einsum] = einsum
 

@@ -1380,9 +1380,24 @@ def load(path):
 # Creation
 # ------------------------------------------------------------------------------------------------
 
-def asarray(x, chunks="auto"):
+def _check_like(like, fname):
+    """NEP 35's ``like=`` in a creation function: the reference decides the blocks' type. chunkarray's
+    blocks are NumPy arrays, so a chunkarray array, a NumPy array or None is accepted; anything else
+    (CuPy, sparse, ...) asks for another block type and is refused."""
+    if like is None or isinstance(like, (Array, np.ndarray, np.generic)):
+        return
+    raise NotImplementedError(f"{fname}(like=<{type(like).__module__}.{type(like).__name__}>): chunkarray's blocks "
+                              "are NumPy arrays; like= must be a chunkarray Array, a NumPy array or None")
+
+
+def asarray(x, chunks="auto", dtype=None, *, like=None):
+    """dask.array.asarray: ``x`` itself when it is a chunkarray Array (cast to ``dtype`` if given), else
+    from_array. ``like``: see _check_like."""
+    _check_like(like, "asarray")
     if isinstance(x, Array):
-        return x
+        return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
+    if dtype is not None:
+        x = np.asarray(x, dtype=dtype)
     return from_array(x, chunks=chunks)
 
 
@@ -1410,12 +1425,25 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
     when ``x`` has no __array_function__), blocks become NumPy arrays in any case. ``name``: a string
     names the array (dask's semantics: equal names must mean equal data), else a fresh name.
     ``chunks="auto"`` follows ``x.chunks`` where it has them. ``meta`` may only be NumPy's (the blocks
-    are NumPy arrays); ``fancy`` and ``inline_array`` change nothing here.
+    are NumPy arrays).
+
+    ``getitem``: dask's; a callable read as ``getitem(x, slices)`` per block at compute time, with
+    ``asarray=`` passed when it is not None and ``lock=`` when a lock is used (the callable then takes
+    the lock, as dask's ``getter`` does); any ``x`` (NumPy too) is then read lazily through it.
+    ``fancy``: dask passes fancy (list/array) indexes into the source read only when True; chunkarray
+    reads every block with a tuple of slices and applies indexing afterwards, so a source without
+    fancy indexing (``fancy=False``) is always safe. ``inline_array``: in dask, whether the source is
+    embedded in every task or held once under an ``original-`` key; here the layer's read kernel holds
+    the source once and every task references it, so both values give the same graph and values.
     """
     if isinstance(x, Array):
         return x.rechunk(chunks) if chunks != "auto" else x
     if getitem is not None:
-        raise NotImplementedError("from_array(getitem=...): chunkarray reads blocks with x[slices]")
+        if not callable(getitem):
+            raise TypeError(f"from_array(getitem=...) must be callable, got {type(getitem).__name__}")
+        if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+            x = np.asarray(x)
+        return _from_array_lazy(x, chunks, name, lock, asarray, getitem=getitem)
     if meta is not None and not (meta is np.ndarray or isinstance(meta, np.ndarray)
                                  or (isinstance(meta, type) and issubclass(meta, np.ndarray))):
         raise NotImplementedError(f"from_array(meta={meta!r}): chunkarray blocks are NumPy arrays")
@@ -1437,7 +1465,7 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
                       C.BUFFER_COPY | (C.BUFFER_UNIQUE_NAME if name is False else 0), C.FREE_FN(), None)
 
 
-def _from_array_lazy(x, chunks, name, lock, asarray):
+def _from_array_lazy(x, chunks, name, lock, asarray, getitem=None):
     from ._slicing import materialize
     shape = tuple(int(s) for s in x.shape)
     dt = np.dtype(x.dtype)
@@ -1459,9 +1487,12 @@ def _from_array_lazy(x, chunks, name, lock, asarray):
         lock = _callables.SerializableLock()
     elif lock is False:
         lock = None
-    if asarray is None:
-        asarray = not hasattr(x, "__array_function__")
-    kname = _py_kernel(_callables.GetterCall(x, lock, bool(asarray)), "from_array", native)
+    if getitem is not None:
+        kname = _py_kernel(_callables.CustomGetterCall(x, getitem, lock, asarray), "from_array", native)
+    else:
+        if asarray is None:
+            asarray = not hasattr(x, "__array_function__")
+        kname = _py_kernel(_callables.GetterCall(x, lock, bool(asarray)), "from_array", native)
     if not isinstance(name, str) or not name:
         name = f"array-{os.urandom(16).hex()}"
     starts = [np.cumsum((0,) + tuple(c)) for c in ch]
@@ -1482,7 +1513,8 @@ def _shape_chunks(shape, chunks, dtype):
     return shape, st, keep
 
 
-def full(shape, fill_value, chunks="auto", dtype=None):
+def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
+    _check_like(like, "full")
     if dtype is None:
         dtype = np.array(fill_value).dtype
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
@@ -1491,22 +1523,26 @@ def full(shape, fill_value, chunks="auto", dtype=None):
                       v.real, v.imag)
 
 
-def zeros(shape, chunks="auto", dtype=float):
+def zeros(shape, chunks="auto", dtype=float, *, like=None):
+    _check_like(like, "zeros")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_zeros, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
-def ones(shape, chunks="auto", dtype=float):
+def ones(shape, chunks="auto", dtype=float, *, like=None):
+    _check_like(like, "ones")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_ones, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
-def empty(shape, chunks="auto", dtype=float):
+def empty(shape, chunks="auto", dtype=float, *, like=None):
+    _check_like(like, "empty")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_empty, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
-def arange(start, stop=None, step=1, chunks="auto", dtype=None):
+def arange(start, stop=None, step=1, chunks="auto", dtype=None, *, like=None):
+    _check_like(like, "arange")
     if stop is None:
         start, stop = 0, start
     if dtype is None:
@@ -1518,21 +1554,24 @@ def arange(start, stop=None, step=1, chunks="auto", dtype=None):
                       _ca_dtype(dtype))
 
 
-def linspace(start, stop, num=50, endpoint=True, chunks="auto", dtype=float):
+def linspace(start, stop, num=50, endpoint=True, chunks="auto", dtype=float, *, like=None):
+    _check_like(like, "linspace")
     ch = normalize_chunks(chunks, (int(num),), dtype=dtype)
     st, keep = _chunks_struct(ch)
     return Array._new(lib().ca_array_linspace, float(start), float(stop), int(num), bool(endpoint),
                       ctypes.byref(st), _ca_dtype(dtype))
 
 
-def eye(N, M=None, k=0, chunks="auto", dtype=float):
+def eye(N, M=None, k=0, chunks="auto", dtype=float, *, like=None):
+    _check_like(like, "eye")
     M = N if M is None else M
     ch = normalize_chunks(chunks, (N, M), dtype=dtype)
     st, keep = _chunks_struct(ch)
     return Array._new(lib().ca_array_eye, int(N), int(M), int(k), ctypes.byref(st), _ca_dtype(dtype))
 
 
-def tri(N, M=None, k=0, chunks="auto", dtype=float):
+def tri(N, M=None, k=0, chunks="auto", dtype=float, *, like=None):
+    _check_like(like, "tri")
     M = N if M is None else M
     ch = normalize_chunks(chunks, (N, M), dtype=dtype)
     st, keep = _chunks_struct(ch)
