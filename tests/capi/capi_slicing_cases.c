@@ -206,3 +206,63 @@ done:
   ca_context_free(ctx);
   return failure;
 }
+
+/* ca_array_index: NumPy mode with a 2-d and a 1-d array broadcasting (options with shapes), outer mode,
+ * and an out-of-bounds error naming the axis. Expected values from plain loops. */
+const char *capi_slicing_case_advanced_index(void) {
+  const char *failure = NULL;
+  ca_context_t *ctx = NULL;
+  ca_array_t *x = make_x(), *r = NULL;
+  int64_t rows[4] = {3, 0, 1, -1}, cols[2] = {4, 0}, bad[1] = {5};
+  int64_t rshape[2] = {2, 2};
+  const int64_t *shapes[2];
+  int32_t ndims[2] = {2, 1};
+  ca_index_t idx[2] = {CA_INDEX_SLICE_INIT, CA_INDEX_SLICE_INIT};
+  ca_index_options_t opts = CA_INDEX_OPTIONS_INIT;
+  double want[20];
+  int64_t n = 0, i, j;
+  const int64_t *shape;
+  shapes[0] = rshape;
+  shapes[1] = NULL;
+  CHECK(x != NULL, "make_x failed");
+  CHECK(ca_context_new(&ctx, NULL) == CA_OK, "context");
+  idx[0].kind = CA_IDX_ARRAY;
+  idx[0].indices = rows;
+  idx[0].nindices = 4;
+  idx[1].kind = CA_IDX_ARRAY;
+  idx[1].indices = cols;
+  idx[1].nindices = 2;
+  /* x[[[3, 0], [1, -1]], [4, 0]]: shape (2, 2), element (i, j) = x[rows[2i+j], cols[j]] */
+  opts.ndims = ndims;
+  opts.shapes = shapes;
+  CHECK(ca_array_index(&r, x, idx, 2, &opts) == CA_OK, "numpy mode");
+  shape = ca_array_shape(r);
+  CHECK(ca_array_ndim(r) == 2 && shape[0] == 2 && shape[1] == 2, "numpy mode shape");
+  for (i = 0; i < 2; ++i)
+    for (j = 0; j < 2; ++j) want[n++] = (double)(((rows[2 * i + j] + 4) % 4) * 5 + cols[j]);
+  CHECK(values_equal(ctx, r, want, n), "numpy mode values");
+  ca_array_free(r);
+  r = NULL;
+  /* outer: x.oindex[[3, 0, 1, -1], [4, 0]] has shape (4, 2) */
+  opts.mode = CA_INDEX_OUTER;
+  opts.ndims = NULL;
+  opts.shapes = NULL;
+  CHECK(ca_array_index(&r, x, idx, 2, &opts) == CA_OK, "outer mode");
+  n = 0;
+  for (i = 0; i < 4; ++i)
+    for (j = 0; j < 2; ++j) want[n++] = (double)(((rows[i] + 4) % 4) * 5 + cols[j]);
+  CHECK(values_equal(ctx, r, want, n), "outer mode values");
+  ca_array_free(r);
+  r = NULL;
+  /* out of bounds names the axis */
+  idx[1].indices = bad;
+  idx[1].nindices = 1;
+  CHECK(ca_array_index(&r, x, idx, 2, NULL) == CA_EINVAL && r == NULL, "out of bounds status");
+  CHECK(strstr(ca_last_error_message(), "index 5 is out of bounds for axis 1 with size 5") != NULL,
+        "out of bounds message");
+done:
+  ca_array_free(r);
+  ca_array_free(x);
+  ca_context_free(ctx);
+  return failure;
+}

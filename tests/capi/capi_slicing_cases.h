@@ -9,7 +9,8 @@ extern "C" {
 #define CAPI_SLICING_CASES(X) \
   X(basic)                    \
   X(mask_unknown)             \
-  X(take_vindex_setitem)
+  X(take_vindex_setitem)      \
+  X(advanced_index)
 
 #define CAPI_SLICING_DECLARE(name) const char *capi_slicing_case_##name(void);
 CAPI_SLICING_CASES(CAPI_SLICING_DECLARE)
