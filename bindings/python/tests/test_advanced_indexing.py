@@ -49,6 +49,8 @@ NUMPY_KEYS = [
     (np.zeros((0,), dtype=np.int64), [1]),               # empty broadcast
     (np.zeros((0, 3), dtype=np.int64), slice(None), np.zeros((1, 3), dtype=np.int64)),
     ([5], [8], [4]),                                     # size-1, every axis indexed
+    ([0, 6], slice(None, None, -1), [1, 4]),             # negative step over an axis with an empty block
+    ([[0], [6]], slice(7, 0, -3), slice(None, None, -1)),
 ]
 
 
