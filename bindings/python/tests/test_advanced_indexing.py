@@ -184,8 +184,21 @@ def test_vindex_and_oindex_errors():
         a.oindex[:, [9]]
 
 
+class _Counting:
+    def __init__(self, a):
+        self.a, self.reads = a, []
+        self.shape, self.dtype, self.ndim = a.shape, a.dtype, a.ndim
+
+    def __getitem__(self, key):
+        self.reads.append(key)
+        return self.a[key]
+
+
 def test_stays_lazy_and_reads_only_needed_blocks():
-    a = arr()
-    r = a[[0, 1], :, [1, 2]]
-    assert isinstance(r, ca.Array)
-    assert r.shape == (2, 9)
+    src = _Counting(X3)
+    a = ca.from_array(src, chunks=CH3)
+    r = a[[0, 1], :, [1, 2]]  # points (0, 1) and (1, 2): row block 0, column blocks 0 and 1
+    assert isinstance(r, ca.Array) and r.shape == (2, 9) and src.reads == []
+    np.testing.assert_array_equal(r.compute(), X3[[0, 1], :, [1, 2]])
+    assert len(src.reads) == 4 * 2  # every block of axis 1, only the touched blocks of axes 0 and 2
+    assert all(k[0] == slice(0, 3) for k in src.reads)
