@@ -228,9 +228,11 @@ CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_d
     if (out && chunks && (flags & ~known))
       return set_error(CA_EINVAL, ca::str("ca_array_from_buffer: unknown flags 0x", std::hex, flags & ~known,
                                           " (CA_BUFFER_BORROW and CA_BUFFER_UNIQUE_NAME are defined)"));
-    return set_error(CA_EINVAL, !out ? "ca_array_from_buffer: out is NULL"
-                                     : !chunks ? "ca_array_from_buffer: chunks is NULL"
-                                               : "ca_array_from_buffer: bad ndim or NULL shape");
+    if (!out) return set_error(CA_EINVAL, "ca_array_from_buffer: out is NULL");
+    if (!chunks) return set_error(CA_EINVAL, "ca_array_from_buffer: chunks is NULL");
+    if (ndim < 0 || ndim > CA_MAX_NDIM)
+      return set_error(CA_EINVAL, ca::str("ca_array_from_buffer: ndim ", ndim, " is out of range 0..", CA_MAX_NDIM));
+    return set_error(CA_EINVAL, ca::str("ca_array_from_buffer: shape is NULL with ndim ", ndim));
   }
   *out = nullptr;
   CA_TRY

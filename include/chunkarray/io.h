@@ -104,7 +104,8 @@ typedef struct ca_zarr_options {
  * (naming what is in the way), also with overwrite.
  * @return CA_OK; CA_EINVAL (NULL argument, bad option such as a chunk size < 1, order or separator);
  *         CA_EEXISTS (a store or a non-empty non-zarr directory exists at path and overwrite is 0; with
- *         overwrite, a group or a directory holding more than a zarr array);
+ *         overwrite, a group or a directory holding more than a zarr array; a file where a directory
+ *         of the path should be);
  *         CA_EUNSUPPORTED (unknown compressor, dtype zarr cannot store); CA_EFORMAT (fill value does not
  *         fit the dtype); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM. On a compute failure the store
  *         exists with the chunks written so far.
@@ -159,7 +160,9 @@ CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const c
  * bounded memory. The file appears atomically (and durably, see above) once complete; on failure nothing
  * is left behind, and temporaries of an earlier write of @p path that was killed are removed.
  * @param ctx, a, path borrowed. @param copts borrowed, may be NULL.
- * @return CA_OK; CA_EINVAL; CA_EUNSUPPORTED (CA_RAW arrays); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM.
+ * @return CA_OK; CA_EINVAL; CA_EUNSUPPORTED (CA_RAW arrays); CA_EEXISTS (a file stands where a directory
+ *         of @p path should be, e.g. "/dev/null/x.npy"; the message names it); CA_EIO; CA_EKERNEL;
+ *         CA_ECANCELED; CA_ENOMEM.
  * Blocks the calling thread.
  */
 CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const char *path,

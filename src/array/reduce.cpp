@@ -47,8 +47,8 @@ int32_t base_op(int32_t op) {
 }
 
 void check_numeric(DType t, const char *what) {
-  CA_CHECK(dtype_valid(t) && t != CA_RAW, CA_ETYPE, what, " needs a numeric dtype, got ",
-           dtype_name(t) ? dtype_name(t) : "invalid");
+  CA_CHECK(dtype_valid(t), CA_ETYPE, what, " needs a numeric dtype, got invalid dtype ", t);
+  CA_CHECK(t != CA_RAW, CA_ETYPE, what, " needs a numeric dtype, got ", dtype_name(t));
 }
 
 // Sum-like default: bool/ints -> int64, uints -> uint64, floats/complex keep.
@@ -203,12 +203,17 @@ std::vector<int32_t> normalize_axes(std::vector<int32_t> axes, int32_t ndim) {
     for (int32_t d = 0; d < ndim; ++d) axes.push_back(d);
     return axes;
   }
+  const std::vector<int32_t> given = axes;
   for (int32_t &ax : axes) {
     CA_CHECK(ax >= -ndim && ax < ndim, CA_EINVAL, "axis ", ax, " is out of bounds for array of dimension ", ndim);
     if (ax < 0) ax += ndim;
   }
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (axes[i] == axes[j])
+        fail(CA_EINVAL, "duplicate value in 'axis': axis ", axes[i], " is given twice (as ", given[j], " and ",
+             given[i], ")");
   std::sort(axes.begin(), axes.end());
-  CA_CHECK(std::adjacent_find(axes.begin(), axes.end()) == axes.end(), CA_EINVAL, "duplicate value in 'axis'");
   return axes;
 }
 

@@ -1,7 +1,6 @@
 #include "core/block.hpp"
 
-#include <mimalloc.h>
-
+#include "core/alloc.hpp"
 #include "core/memory.hpp"
 
 #include <cstring>
@@ -49,7 +48,7 @@ Block *block_new(DType dtype, int32_t ndim, const int64_t *shape, bool zero) {
   size_t hb = header_bytes(ndim);
   size_t total = hb + size_t(n) * dtype_size(dtype);
   MemoryBudget *budget = detail::charge_current(int64_t(total));  // before allocating
-  void *mem = zero ? mi_zalloc_aligned(total, kBlockAlign) : mi_malloc_aligned(total, kBlockAlign);
+  void *mem = zero ? detail::mem_zalloc_aligned(total, kBlockAlign) : detail::mem_alloc_aligned(total, kBlockAlign);
   if (!mem) {
     if (budget) {
       budget->give_back(int64_t(total));
@@ -72,7 +71,7 @@ Block *block_wrap(DType dtype, int32_t ndim, const int64_t *shape, void *data, v
     int64_t n = checked_size(dtype, ndim, shape);
     CA_CHECK(data != nullptr || n == 0, CA_EINVAL, "data is NULL for a block of ", n, " elements");
     size_t hb = header_bytes(ndim);
-    void *mem = mi_malloc_aligned(hb, kBlockAlign);
+    void *mem = detail::mem_alloc_aligned(hb, kBlockAlign);
     if (!mem) fail(CA_ENOMEM, "out of memory allocating a block header");
     Block *b = static_cast<Block *>(mem);
     init_header(b, dtype, ndim, shape, n);
@@ -103,7 +102,7 @@ void block_destroy(Block *b) noexcept {
     budget->give_back(total);
     budget->release();
   }
-  mi_free(b);
+  detail::mem_free(b);
 }
 
 int64_t block_live_bytes() noexcept { return g_live_bytes.load(std::memory_order_relaxed); }

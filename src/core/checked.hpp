@@ -150,14 +150,17 @@ inline Index checked_index_from_double(double v, const char *what) {
 
 /// A decimal integer (optional sign, digits only) that fits in int64, else CA_EINVAL
 /// "<what> '99999999999999999999' does not fit in 64 bits (at most 2^63-1 in magnitude)".
-inline Index parse_index(const std::string &digits, const char *what) {
+/// The text is quoted in the message up to 40 bytes (then "...").
+inline Index parse_index(const std::string &digits0, const char *what) {
+  const std::string &text = digits0;
+  const std::string digits = text.size() <= 40 ? text : text.substr(0, 40) + "...";  // for messages
   size_t i = 0;
   bool neg = false;
-  if (i < digits.size() && (digits[i] == '-' || digits[i] == '+')) neg = digits[i++] == '-';
-  CA_CHECK(i < digits.size(), CA_EINVAL, what, " '", digits, "' is not a number");
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) neg = text[i++] == '-';
+  CA_CHECK(i < text.size(), CA_EINVAL, what, " '", digits, "' is not a number");
   Index r = 0;
-  for (; i < digits.size(); ++i) {
-    char c = digits[i];
+  for (; i < text.size(); ++i) {
+    char c = text[i];
     CA_CHECK(c >= '0' && c <= '9', CA_EINVAL, what, " '", digits, "' is not a number");
     if (__builtin_mul_overflow(r, Index(10), &r) ||
         (neg ? __builtin_sub_overflow(r, Index(c - '0'), &r) : __builtin_add_overflow(r, Index(c - '0'), &r)))

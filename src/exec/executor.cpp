@@ -1,5 +1,8 @@
 #include "exec/executor.hpp"
 
+#include "core/alloc.hpp"
+#include "core/sanitizer.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <new>
@@ -34,8 +37,9 @@ struct TaskItem {
 class Run : public std::enable_shared_from_this<Run> {
  public:
   Run(Plan &p, const RunOptions &o, int32_t nworkers_) : plan(p), opts(o), n(p.size()), nworkers(nworkers_) {
-    // Node is trivially destructible; its memory comes from mimalloc (kept mapped between computes).
-    nodes.reset(static_cast<Node *>(mi_malloc_aligned(sizeof(Node) * size_t(n ? n : 1), alignof(Node))));
+    // Node is trivially destructible; its memory comes from the library allocator (core/alloc.hpp;
+    // mimalloc keeps it mapped between computes).
+    nodes.reset(static_cast<Node *>(detail::mem_alloc_aligned(sizeof(Node) * size_t(n ? n : 1), alignof(Node))));
     if (!nodes) throw std::bad_alloc();
     for (int32_t t = 0; t < n; ++t) {
       Node &nd = *new (&nodes[size_t(t)]) Node;
@@ -182,7 +186,7 @@ class Run : public std::enable_shared_from_this<Run> {
   int32_t nworkers;
   MemoryBudget *budget = nullptr;
   struct MiFree {
-    void operator()(Node *p) const { mi_free(p); }
+    void operator()(Node *p) const { detail::mem_free(p); }
   };
   std::unique_ptr<Node[], MiFree> nodes;
   std::vector<int32_t> out_head, out_next;  // streaming outputs: task -> output indices
@@ -210,8 +214,37 @@ class Run : public std::enable_shared_from_this<Run> {
 
 // ------------------------------------------------------------------------------------------------
 // Chase-Lev work-stealing deque (Lê, Pop, Cohen, Zappa Nardelli, PPoPP 2013).
+//
+// The paper's C11 version orders its accesses with standalone fences: a release fence in push
+// before publishing `bottom` (the slot, and the task it points to, are visible to a thief that reads
+// the new bottom), and seq_cst fences between pop's store of `bottom` and load of `top` and between
+// steal's loads of `top` and `bottom` (the store-load order that stops the owner and a thief both
+// taking the last task). ThreadSanitizer does not model standalone fences, so under TSan (CA_TSAN)
+// the same orders are carried by the accesses themselves: every store of `bottom` is a release (push
+// publishes with it; pop's restores keep the publication of the tasks below), and pop's store of
+// `bottom` / load of `top` and steal's loads are seq_cst, which gives the store-load order through
+// the single total order of seq_cst operations. Both versions are correct; normal builds keep the
+// paper's fences and relaxed accesses (the fast path).
 
 class WorkDeque {
+#if CA_TSAN
+  static constexpr std::memory_order kBottomStore = std::memory_order_seq_cst;
+  static constexpr std::memory_order kSyncLoad = std::memory_order_seq_cst;
+#else
+  static constexpr std::memory_order kBottomStore = std::memory_order_relaxed;
+  static constexpr std::memory_order kSyncLoad = std::memory_order_relaxed;
+#endif
+  static void fence_release() {
+#if !CA_TSAN
+    std::atomic_thread_fence(std::memory_order_release);
+#endif
+  }
+  static void fence_seq_cst() {
+#if !CA_TSAN
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+  }
+
  public:
   WorkDeque() : array_(new Array(1024)) { garbage_.emplace_back(array_.load(std::memory_order_relaxed)); }
 
@@ -221,34 +254,34 @@ class WorkDeque {
     Array *a = array_.load(std::memory_order_relaxed);
     if (b - t > a->cap - 1) a = grow(a, b, t);
     a->put(b, x);
-    std::atomic_thread_fence(std::memory_order_release);
-    bottom_.store(b + 1, std::memory_order_relaxed);
+    fence_release();
+    bottom_.store(b + 1, CA_TSAN ? std::memory_order_release : std::memory_order_relaxed);
   }
 
   Node *pop() {
     int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     Array *a = array_.load(std::memory_order_relaxed);
-    bottom_.store(b, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    int64_t t = top_.load(std::memory_order_relaxed);
+    bottom_.store(b, kBottomStore);
+    fence_seq_cst();
+    int64_t t = top_.load(kSyncLoad);
     Node *x = nullptr;
     if (t <= b) {
       x = a->get(b);
       if (t == b) {
         if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed))
           x = nullptr;
-        bottom_.store(b + 1, std::memory_order_relaxed);
+        bottom_.store(b + 1, kBottomStore);
       }
     } else {
-      bottom_.store(b + 1, std::memory_order_relaxed);
+      bottom_.store(b + 1, kBottomStore);
     }
     return x;
   }
 
   Node *steal() {
-    int64_t t = top_.load(std::memory_order_acquire);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    int64_t b = bottom_.load(std::memory_order_acquire);
+    int64_t t = top_.load(CA_TSAN ? std::memory_order_seq_cst : std::memory_order_acquire);
+    fence_seq_cst();
+    int64_t b = bottom_.load(CA_TSAN ? std::memory_order_seq_cst : std::memory_order_acquire);
     if (t < b) {
       Array *a = array_.load(std::memory_order_acquire);
       Node *x = a->get(t);

@@ -6,14 +6,13 @@
 // starting new roots, so a reduction holds few blocks).
 #pragma once
 
-#include <mimalloc.h>
-
 #include <cstddef>
 #include <memory>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "core/alloc.hpp"
 #include "graph/graph.hpp"
 #include "kernel/kernel.hpp"
 
@@ -36,7 +35,8 @@ struct Patch {
   int32_t task;  // whose result goes there
 };
 
-/// mimalloc as an STL allocator that throws std::bad_alloc when memory runs out. (mimalloc's own
+/// The library allocator (core/alloc.hpp: mimalloc, or the system allocator in -Dallocator=system
+/// builds) as an STL allocator that throws std::bad_alloc when memory runs out. (mimalloc's own
 /// mi_stl_allocator calls mi_new_n, whose C build — Debian's libmimalloc — abort()s instead.)
 template <class T>
 struct MiAllocator {
@@ -47,11 +47,12 @@ struct MiAllocator {
   T *allocate(size_t n) {
     size_t bytes;
     if (__builtin_mul_overflow(n, sizeof(T), &bytes)) throw std::bad_alloc();
-    void *p = alignof(T) > alignof(std::max_align_t) ? mi_malloc_aligned(bytes, alignof(T)) : mi_malloc(bytes);
+    void *p = alignof(T) > alignof(std::max_align_t) ? detail::mem_alloc_aligned(bytes, alignof(T))
+                                                     : detail::mem_alloc(bytes);
     if (!p) throw std::bad_alloc();
     return static_cast<T *>(p);
   }
-  void deallocate(T *p, size_t) noexcept { mi_free(p); }
+  void deallocate(T *p, size_t) noexcept { detail::mem_free(p); }
   template <class U>
   bool operator==(const MiAllocator<U> &) const noexcept {
     return true;

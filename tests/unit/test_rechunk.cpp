@@ -287,6 +287,50 @@ TEST(Rechunk, RequestErrors) {
   ca_array_free(a);
 }
 
+// Found by fuzz_chunks_str: the literal parser recursed once per nesting level ("((((...": a stack
+// overflow at ~100,000 levels), and messages quoted the whole request (a 1 MB string gave a 1 MB
+// message). Both kinds of chunk string now fail with CA_EINVAL and a short message.
+TEST(Rechunk, DeepOrHugeRequestsFailWithShortMessages) {
+  Ctx c;
+  ca::ArrayPtr x = ca::ones({10, 20}, uniform({10, 20}, {5, 5}), CA_FLOAT64);
+  const std::string deep = std::string(200000, '(') + "5" + std::string(200000, ')');
+  const std::string deep_dict = [] {
+    std::string s;
+    for (int i = 0; i < 100000; ++i) s += "{0: ";
+    return s + "5" + std::string(100000, '}');
+  }();
+  const std::string digits(1 << 20, '9');
+  const std::string junk = "(5, " + std::string(1 << 20, 'x') + ")";
+  for (const std::string *spec : {&deep, &deep_dict, &digits, &junk}) {
+    try {
+      ca::rechunk(x, *spec, ca::RechunkOptions{});
+      ADD_FAILURE() << "accepted a request of " << spec->size() << " bytes";
+    } catch (const ca::Error &e) {
+      EXPECT_EQ(e.code(), CA_EINVAL);
+      EXPECT_LT(e.message().size(), 400u) << e.message().substr(0, 400);
+    }
+    // normalize_chunks_str's parser too.
+    ca_chunkset_t *cs = nullptr;
+    const int64_t shape[2] = {10, 20};
+    EXPECT_EQ(ca_normalize_chunks_str(&cs, c.ctx, spec->c_str(), 2, shape, CA_FLOAT64), CA_EINVAL);
+    EXPECT_EQ(cs, nullptr);
+    EXPECT_LT(std::strlen(ca_last_error_message()), 400u);
+  }
+  try {
+    ca::rechunk(x, deep, ca::RechunkOptions{});
+  } catch (const ca::Error &e) {
+    EXPECT_NE(e.message().find("nested more than 32 levels deep"), std::string::npos) << e.message().substr(0, 400);
+  }
+  // 32 levels are still parsed (and then refused for what they say, not for their depth).
+  const std::string ok_depth = std::string(31, '(') + "5" + std::string(31, ')');
+  try {
+    ca::rechunk(x, ok_depth, ca::RechunkOptions{});
+    ADD_FAILURE() << "accepted " << ok_depth;
+  } catch (const ca::Error &e) {
+    EXPECT_EQ(e.message().find("nested"), std::string::npos) << e.message();
+  }
+}
+
 // ---- values against NumPy -----------------------------------------------------------------------
 
 // x = arange(size) cast to dtype and reshaped, in memory or computed (arange blocks).
