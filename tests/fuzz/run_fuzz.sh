@@ -3,6 +3,7 @@
 #   run_fuzz.sh FUZZER SEED_CORPUS_DIR
 # CA_FUZZ_SECONDS sets the run time (default CA_FUZZ_SECONDS_DEFAULT, else 30): e.g. 3600 for a long run.
 # CA_FUZZ_CORPUS=DIR keeps the grown corpus in DIR (default: a temporary directory, removed).
+# CA_FUZZ_TIMEOUT: seconds one input may take before it counts as a hang (default 20).
 # Crashing inputs are kept as crash-* in the current directory (meson's test working dir) and
 # the script exits non-zero.
 set -euo pipefail
@@ -22,5 +23,5 @@ trap '((cleanup)) && rm -rf "$work"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 echo "fuzzing for ${seconds}s, seeds from $seeds"
-"$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -max_len=65536 \
+"$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${CA_FUZZ_TIMEOUT:-20}" -max_len=65536 \
   -print_final_stats=1 "$work" "$seeds"
