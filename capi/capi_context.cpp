@@ -8,6 +8,8 @@
 
 #include "capi_internal.hpp"
 
+#include "builtins/builtins.hpp"
+
 using ca::capi::set_error;
 
 std::shared_ptr<ca::Executor> ca_context::executor() {

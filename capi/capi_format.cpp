@@ -7,6 +7,7 @@
 #include <set>
 
 #include "array/array.hpp"
+#include "builtins/builtins.hpp"
 #include "capi_internal.hpp"
 #ifdef CA_HAVE_CAPNP
 #include "format/format.hpp"
@@ -112,7 +113,7 @@ fmt::KernelVersionFn save_versions(const ca_save_options_t *opts, const char *wh
              " is too small");
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
   }
-  return fmt::kernel_version_resolver(o.context ? &o.context->registry : nullptr);
+  return fmt::kernel_version_resolver(o.context ? &o.context->registry : nullptr, &ca::builtin_kernel_registry());
 }
 
 void *copy_out(const std::vector<unsigned char> &bytes) {
