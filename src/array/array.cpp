@@ -1,5 +1,7 @@
 #include "array/array.hpp"
 
+#include "core/bytesize.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -364,22 +366,18 @@ struct SpecParser {
 
 std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, Index *limit_override) {
   std::string t = spec;
-  // Byte sizes: "64MiB", "1e6", "100 MB" -> auto with that limit.
+  // Byte sizes: "64MiB", "1e6", "100 kB", "1TB" (one word with a letter, not auto/None; dask reads any
+  // such string with parse_bytes) -> auto with that limit.
   {
-    std::string low;
-    for (char c : t) low += char(std::tolower(static_cast<unsigned char>(c)));
-    if (low.find("b") != std::string::npos && low.find('(') == std::string::npos && low.find('{') == std::string::npos) {
-      char *end = nullptr;
-      double v = std::strtod(t.c_str(), &end);
-      std::string unit;
-      for (; end && *end; ++end)
-        if (!std::isspace(static_cast<unsigned char>(*end))) unit += char(std::tolower(static_cast<unsigned char>(*end)));
-      static const std::map<std::string, double> units = {{"b", 1},       {"kb", 1e3},       {"mb", 1e6},
-                                                          {"gb", 1e9},     {"kib", 1024.0},   {"mib", 1048576.0},
-                                                          {"gib", 1073741824.0}};
-      auto it = units.find(unit);
-      if (it == units.end() || !(v > 0)) fail(CA_EINVAL, "bad chunks specification '", spec, "'");
-      if (limit_override) *limit_override = checked_index_from_double(v * it->second, "chunk-size limit (bytes)");
+    std::string word;
+    for (char c : t)
+      if (!std::isspace(static_cast<unsigned char>(c))) word += c;
+    const bool structured = word.find_first_of("({,:") != std::string::npos;
+    const bool letters = std::any_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (!structured && letters && word != "auto" && word != "None") {
+      const int64_t bytes = parse_bytes(t);
+      if (bytes <= 0) fail(CA_EINVAL, "bad chunks specification '", spec, "': a byte size must be positive");
+      if (limit_override) *limit_override = Index(bytes);
       return std::vector<DimChunks>(size_t(ndim));
     }
   }

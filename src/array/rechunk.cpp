@@ -1,5 +1,6 @@
 // rechunk: dask's planner (plan_rechunk and helpers), chunk requests, the assemble stage and kernel.
 #include "array/rechunk.hpp"
+#include "core/bytesize.hpp"
 #include "core/checked.hpp"
 
 #include <algorithm>
@@ -332,32 +333,6 @@ struct LitParser {
   }
 };
 
-// dask.utils.parse_bytes.
-Index parse_bytes(const std::string &s0) {
-  std::string s;
-  for (char c : s0)
-    if (c != ' ') s += c;
-  if (std::none_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) s = "1" + s;
-  size_t idx = s.size();
-  while (idx > 0 && std::isalpha(static_cast<unsigned char>(s[idx - 1]))) --idx;
-  std::string prefix = s.substr(0, idx), suffix = s.substr(idx);
-  for (char &c : suffix) c = char(std::tolower(static_cast<unsigned char>(c)));
-  char *end = nullptr;
-  double n = std::strtod(prefix.c_str(), &end);
-  if (prefix.empty() || !end || *end) fail(CA_EINVAL, "could not interpret '", prefix, "' as a number in '", s0, "'");
-  static const std::map<std::string, double> units = {
-      {"", 1},       {"b", 1},        {"kb", 1e3},     {"mb", 1e6},     {"gb", 1e9},        {"tb", 1e12},
-      {"pb", 1e15},  {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
-      {"pib", 1125899906842624.0}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}, {"p", 1e15},
-      {"ki", 1024.0}, {"mi", 1048576.0}, {"gi", 1073741824.0}, {"ti", 1099511627776.0}, {"pi", 1125899906842624.0}};
-  auto it = units.find(suffix);
-  if (it == units.end()) fail(CA_EINVAL, "could not interpret '", suffix, "' as a byte unit in '", s0, "'");
-  const double bytes = n * it->second;
-  if (!(bytes >= 0 && bytes < 9223372036854775808.0))  // 2^63 is exact in a double; NaN fails too
-    fail(CA_EINVAL, "'", s0, "' is ", bytes, " bytes, not a byte size in 0..2^63-1");
-  return Index(bytes);
-}
-
 // One dimension of a request after dask's rechunk() preprocessing.
 struct Req {
   enum Kind { Size, Explicit, Auto } kind = Size;
@@ -377,7 +352,7 @@ Req req_of(const Lit &l, size_t d, const Array &a, Index *limit, bool *limit_set
       return r;
     case Lit::Str:
       if (l.s != "auto") {
-        Index b = parse_bytes(l.s);
+        Index b = Index(parse_bytes(l.s));
         CA_CHECK(b > 0, CA_EINVAL, "byte size '", l.s, "' along axis ", d, " must be positive");
         if (*limit_set && b != *limit)
           fail(CA_EINVAL, "only one consistent value of limit or chunk is allowed: ", b, " != ", *limit);
