@@ -12,7 +12,6 @@
 struct ca_array {
   std::atomic<int64_t> refs{1};
   ca::ArrayPtr a;
-  ca::Chunks chunks_flat_holder;        // unused; chunks live in a
   std::vector<int64_t> view_numblocks;  // for ca_array_chunks_view
   std::vector<int64_t> view_sizes;
 };

@@ -4,6 +4,7 @@
 
 #include "array/array.hpp"
 #include "core/checked.hpp"
+#include "core/status.hpp"
 #include "capi_internal.hpp"
 
 namespace {
@@ -80,25 +81,7 @@ CA_API int32_t ca_version_number(void) { return CA_VERSION_NUMBER; }
 CA_API const char *ca_version_string(void) { return CA_VERSION_STRING; }
 CA_API int32_t ca_abi_version(void) { return CA_ABI_VERSION; }
 
-CA_API const char *ca_status_str(ca_status_t s) {
-  switch (s) {
-    case CA_OK: return "CA_OK";
-    case CA_EINVAL: return "CA_EINVAL";
-    case CA_ENOMEM: return "CA_ENOMEM";
-    case CA_ENOTFOUND: return "CA_ENOTFOUND";
-    case CA_ECYCLE: return "CA_ECYCLE";
-    case CA_EKERNEL: return "CA_EKERNEL";
-    case CA_EIO: return "CA_EIO";
-    case CA_EFORMAT: return "CA_EFORMAT";
-    case CA_ECANCELED: return "CA_ECANCELED";
-    case CA_EINTERNAL: return "CA_EINTERNAL";
-    case CA_EEXISTS: return "CA_EEXISTS";
-    case CA_ETYPE: return "CA_ETYPE";
-    case CA_EVERSION: return "CA_EVERSION";
-    case CA_EUNSUPPORTED: return "CA_EUNSUPPORTED";
-    default: return "CA_E?";
-  }
-}
+CA_API const char *ca_status_str(ca_status_t s) { return ca::status_name(s); }
 
 CA_API const char *ca_last_error_message(void) { return t_error_msg.c_str(); }
 CA_API ca_status_t ca_last_error_code(void) { return t_error_code; }

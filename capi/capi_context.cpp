@@ -8,6 +8,9 @@
 
 #include "capi_internal.hpp"
 
+#include "builtins/builtins.hpp"
+#include "core/bytesize.hpp"
+
 using ca::capi::set_error;
 
 std::shared_ptr<ca::Executor> ca_context::executor() {
@@ -22,31 +25,6 @@ int32_t resolve_threads(int32_t n) {
   if (n >= 0) return n;
   unsigned hc = std::thread::hardware_concurrency();
   return hc ? int32_t(hc) : 1;
-}
-
-// "128MiB", "64e6", "2GB", "1000" -> bytes
-int64_t parse_bytes(const std::string &s) {
-  const char *p = s.c_str();
-  char *end = nullptr;
-  double v = std::strtod(p, &end);
-  if (end == p || !std::isfinite(v) || v < 0) ca::fail(CA_EINVAL, "'", s, "' is not a byte size");
-  std::string unit;
-  for (; *end; ++end)
-    if (!std::isspace(static_cast<unsigned char>(*end))) unit += char(std::tolower(static_cast<unsigned char>(*end)));
-  double mult = 1;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "kb") mult = 1e3;
-  else if (unit == "mb") mult = 1e6;
-  else if (unit == "gb") mult = 1e9;
-  else if (unit == "tb") mult = 1e12;
-  else if (unit == "kib") mult = 1024.0;
-  else if (unit == "mib") mult = 1024.0 * 1024;
-  else if (unit == "gib") mult = 1024.0 * 1024 * 1024;
-  else if (unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
-  else ca::fail(CA_EINVAL, "'", s, "' has an unknown unit '", unit, "'");
-  const double bytes = v * mult;  // 2^63 is exact in a double; everything below it converts
-  if (!(bytes < 9223372036854775808.0)) ca::fail(CA_EINVAL, "'", s, "' is ", bytes, " bytes, more than 2^63-1");
-  return int64_t(bytes);
 }
 
 thread_local std::string t_config_value;
@@ -98,13 +76,13 @@ CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, con
   std::string k(key), v(value);
   std::lock_guard<std::mutex> lk(ctx->mu);
   if (k == "array.chunk-size") {
-    int64_t b = parse_bytes(v);
+    int64_t b = ca::parse_bytes(v);
     CA_CHECK(b > 0, CA_EINVAL, "array.chunk-size must be positive, got '", v, "'");
     ctx->chunk_size = b;
   } else if (k == "memory-limit") {
     if (v == "auto") ctx->budget->set_limit(ca::default_memory_limit());
     else if (v == "none" || v == "-1") ctx->budget->set_limit(0);
-    else ctx->budget->set_limit(resolve_memory_limit(parse_bytes(v)));
+    else ctx->budget->set_limit(resolve_memory_limit(ca::parse_bytes(v)));
   } else if (k == "graph.max-tasks") {
     char *end = nullptr;
     long long n = std::strtoll(value, &end, 10);

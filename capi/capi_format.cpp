@@ -7,6 +7,7 @@
 #include <set>
 
 #include "array/array.hpp"
+#include "builtins/builtins.hpp"
 #include "capi_internal.hpp"
 #ifdef CA_HAVE_CAPNP
 #include "format/format.hpp"
@@ -112,7 +113,7 @@ fmt::KernelVersionFn save_versions(const ca_save_options_t *opts, const char *wh
              " is too small");
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
   }
-  return fmt::kernel_version_resolver(o.context ? &o.context->registry : nullptr);
+  return fmt::kernel_version_resolver(o.context ? &o.context->registry : nullptr, &ca::builtin_kernel_registry());
 }
 
 void *copy_out(const std::vector<unsigned char> &bytes) {
@@ -153,7 +154,15 @@ CA_API ca_status_t ca_graph_layer_info(const ca_graph_t *graph, const char *laye
   if (!l) return set_error(CA_ENOTFOUND, std::string("ca_graph_layer_info: no layer named '") + layer + "'");
   ca_layer_info_t info{};
   info.struct_size = out->struct_size;
-  info.kind = int32_t(l->kind());
+  switch (l->kind()) {  // every engine kind has its public constant (format.h)
+    case ca::LayerKind::Materialized: info.kind = CA_LAYER_MATERIALIZED; break;
+    case ca::LayerKind::Blockwise: info.kind = CA_LAYER_BLOCKWISE; break;
+    case ca::LayerKind::Data: info.kind = CA_LAYER_DATA; break;
+    case ca::LayerKind::Overlap: info.kind = CA_LAYER_OVERLAP; break;
+    default:
+      return set_error(CA_EINTERNAL, std::string("ca_graph_layer_info: layer '") + layer + "' has kind " +
+                                         std::to_string(int(l->kind())) + ", which has no CA_LAYER_* constant");
+  }
   info.nindex = l->nindex();
   info.nkernels = int32_t(l->kernel_names().size());
   info.num_tasks = l->num_tasks();

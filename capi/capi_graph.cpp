@@ -121,23 +121,8 @@ CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *graph, cons
   CA_TRY
   std::vector<ca::KeyRef> refs;
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
-  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), nullptr);
-  // Needed tasks per layer.
-  std::unordered_map<const ca::Layer *, std::vector<bool>> keep;
-  for (const ca::PlanTask &t : plan->tasks) {
-    auto &v = keep[t.layer];
-    if (v.empty()) v.assign(size_t(t.layer->num_tasks()), false);
-    v[size_t(t.local)] = true;
-  }
   auto res = std::make_unique<ca_graph>();
-  for (const ca::LayerPtr &l : graph->g.layers()) {
-    auto it = keep.find(l.get());
-    if (it == keep.end()) continue;
-    if (l->kind() == ca::LayerKind::Materialized)
-      res->g.add_layer(static_cast<const ca::MaterializedLayer &>(*l).clone(&it->second));
-    else
-      res->g.add_layer(l);
-  }
+  res->g = graph->g.cull(refs.data(), refs.size());
   *out = res.release();
   return CA_OK;
   CA_CATCH

@@ -205,6 +205,7 @@ CA_API ca_status_t ca_file_load(ca_graph_t **graph, ca_array_t ***arrays, size_t
 #define CA_LAYER_MATERIALIZED 0 /**< tasks stored one by one (ca_graph_add_task) */
 #define CA_LAYER_BLOCKWISE 1    /**< symbolic: blockwise, partial reduce, array operations */
 #define CA_LAYER_DATA 2         /**< blocks held in memory */
+#define CA_LAYER_OVERLAP 3      /**< symbolic: blocks with their neighbours' margins (ca_array_overlap) */
 
 /** What ca_graph_layer_info() reports about one layer. */
 typedef struct ca_layer_info {

@@ -1,5 +1,7 @@
 #include "array/array.hpp"
 
+#include "core/bytesize.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -426,34 +428,6 @@ ArrayPtr blockwise(const std::string &prefix, const std::string &kernel, const s
     return array_from_layer(g2, res->name, *explicit_chunks, dtype);
   }
   return res;
-}
-
-ArrayPtr partial_reduce(const std::string &name, const ArrayPtr &a, const std::vector<Index> &split,
-                        const std::string &kernel, const std::vector<ca_arg_t> &extra, DType dtype,
-                        const Chunks &out_chunks) {
-  CA_CHECK(int32_t(split.size()) == a->ndim(), CA_EINTERNAL, "partial_reduce: split has ", split.size(),
-           " entries for ", a->ndim(), " dimensions");
-  BlockwiseArg b;
-  b.is_ref = true;
-  b.dep_slot = 0;
-  for (size_t d = 0; d < split.size(); ++d) {
-    CA_CHECK(split[d] >= 1, CA_EINVAL, "partial_reduce: split ", split[d], " must be >= 1");
-    DimMap m;
-    m.extent = a->numblocks[d];
-    m.out_dim = int32_t(d);
-    m.kind = split[d] == 1 ? DimMap::Out : DimMap::Group;
-    m.value = split[d];
-    b.dims.push_back(m);
-    CA_CHECK(Index(out_chunks[d].size()) == (a->numblocks[d] + split[d] - 1) / split[d], CA_EINTERNAL,
-             "partial_reduce: output chunks do not match the grouping along axis ", d);
-  }
-  std::vector<BlockwiseArg> bargs;
-  bargs.push_back(std::move(b));
-  for (auto &e : extra) bargs.push_back(blockwise_literal(e));
-  auto g = std::make_shared<Graph>(*a->graph);
-  g->add_layer(std::make_shared<BlockwiseLayer>(name, out_chunks, kernel, std::vector<std::string>{a->name},
-                                                std::move(bargs)));
-  return array_from_layer(g, name, out_chunks, dtype);
 }
 
 // rechunk lives in array/rechunk.cpp.

@@ -153,10 +153,6 @@ std::vector<ArrayPtr> unify_chunks(const std::vector<ArrayPtr> &arrays, const st
 /// Common refinement of block boundaries (dask's common_blockdim); extent-1 dims broadcast.
 std::vector<Index> common_blockdim(const std::vector<std::vector<Index>> &dims);
 
-/// One tree level of a reduction: partial_reduce over `a` with group sizes per dimension.
-ArrayPtr partial_reduce(const std::string &name, const ArrayPtr &a, const std::vector<Index> &split,
-                        const std::string &kernel, const std::vector<ca_arg_t> &extra, DType dtype,
-                        const Chunks &out_chunks);
 
 // ---- structure ----------------------------------------------------------------------------------
 

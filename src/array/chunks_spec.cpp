@@ -16,6 +16,7 @@
 #include "array/array.hpp"
 #include "array/rechunk.hpp"
 #include "chunkarray/array.h"
+#include "core/bytesize.hpp"
 #include "core/checked.hpp"
 
 namespace ca {
@@ -190,22 +191,18 @@ struct SpecParser {
 
 std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, Index *limit_override) {
   std::string t = spec;
-  // Byte sizes: "64MiB", "1e6", "100 MB" -> auto with that limit.
+  // Byte sizes: "64MiB", "1e6", "100 kB", "1TB" (one word with a letter, not auto/None; dask reads any
+  // such string with parse_bytes) -> auto with that limit.
   {
-    std::string low;
-    for (char c : t) low += char(std::tolower(static_cast<unsigned char>(c)));
-    if (low.find("b") != std::string::npos && low.find('(') == std::string::npos && low.find('{') == std::string::npos) {
-      char *end = nullptr;
-      double v = std::strtod(t.c_str(), &end);
-      std::string unit;
-      for (; end && *end; ++end)
-        if (!std::isspace(static_cast<unsigned char>(*end))) unit += char(std::tolower(static_cast<unsigned char>(*end)));
-      static const std::map<std::string, double> units = {{"b", 1},       {"kb", 1e3},       {"mb", 1e6},
-                                                          {"gb", 1e9},     {"kib", 1024.0},   {"mib", 1048576.0},
-                                                          {"gib", 1073741824.0}};
-      auto it = units.find(unit);
-      if (it == units.end() || !(v > 0)) fail(CA_EINVAL, "bad chunks specification '", excerpt(spec), "'");
-      if (limit_override) *limit_override = checked_index_from_double(v * it->second, "chunk-size limit (bytes)");
+    std::string word;
+    for (char c : t)
+      if (!std::isspace(static_cast<unsigned char>(c))) word += c;
+    const bool structured = word.find_first_of("({,:") != std::string::npos;
+    const bool letters = std::any_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+    if (!structured && letters && word != "auto" && word != "None") {
+      const int64_t bytes = parse_bytes(t);
+      if (bytes <= 0) fail(CA_EINVAL, "bad chunks specification '", excerpt(spec), "': a byte size must be positive");
+      if (limit_override) *limit_override = Index(bytes);
       return std::vector<DimChunks>(size_t(ndim));
     }
   }
@@ -387,32 +384,6 @@ struct LitParser {
   }
 };
 
-// dask.utils.parse_bytes.
-Index parse_bytes(const std::string &s0) {
-  std::string s;
-  for (char c : s0)
-    if (c != ' ') s += c;
-  if (std::none_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) s = "1" + s;
-  size_t idx = s.size();
-  while (idx > 0 && std::isalpha(static_cast<unsigned char>(s[idx - 1]))) --idx;
-  std::string prefix = s.substr(0, idx), suffix = s.substr(idx);
-  for (char &c : suffix) c = char(std::tolower(static_cast<unsigned char>(c)));
-  char *end = nullptr;
-  double n = std::strtod(prefix.c_str(), &end);
-  if (prefix.empty() || !end || *end) fail(CA_EINVAL, "could not interpret '", excerpt(prefix), "' as a number in '", excerpt(s0), "'");
-  static const std::map<std::string, double> units = {
-      {"", 1},       {"b", 1},        {"kb", 1e3},     {"mb", 1e6},     {"gb", 1e9},        {"tb", 1e12},
-      {"pb", 1e15},  {"kib", 1024.0}, {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
-      {"pib", 1125899906842624.0}, {"k", 1e3}, {"m", 1e6}, {"g", 1e9}, {"t", 1e12}, {"p", 1e15},
-      {"ki", 1024.0}, {"mi", 1048576.0}, {"gi", 1073741824.0}, {"ti", 1099511627776.0}, {"pi", 1125899906842624.0}};
-  auto it = units.find(suffix);
-  if (it == units.end()) fail(CA_EINVAL, "could not interpret '", excerpt(suffix), "' as a byte unit in '", excerpt(s0), "'");
-  const double bytes = n * it->second;
-  if (!(bytes >= 0 && bytes < 9223372036854775808.0))  // 2^63 is exact in a double; NaN fails too
-    fail(CA_EINVAL, "'", excerpt(s0), "' is ", bytes, " bytes, not a byte size in 0..2^63-1");
-  return Index(bytes);
-}
-
 // One dimension of a request after dask's rechunk() preprocessing.
 struct Req {
   enum Kind { Size, Explicit, Auto } kind = Size;
@@ -432,7 +403,7 @@ Req req_of(const Lit &l, size_t d, const Array &a, Index *limit, bool *limit_set
       return r;
     case Lit::Str:
       if (l.s != "auto") {
-        Index b = parse_bytes(l.s);
+        Index b = Index(parse_bytes(l.s));
         CA_CHECK(b > 0, CA_EINVAL, "byte size '", excerpt(l.s), "' along axis ", d, " must be positive");
         if (*limit_set && b != *limit)
           fail(CA_EINVAL, "only one consistent value of limit or chunk is allowed: ", b, " != ", *limit);

@@ -1,5 +1,6 @@
 // rechunk: dask's planner (plan_rechunk and helpers), chunk requests, the assemble stage and kernel.
 #include "array/rechunk.hpp"
+#include "core/bytesize.hpp"
 #include "core/checked.hpp"
 
 #include <algorithm>

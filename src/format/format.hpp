@@ -55,9 +55,10 @@ using KernelVersionFn = std::function<int32_t(const Layer &layer, const std::str
 /// The library's rule (ca_graph_save_opts): a layer's own recorded version is kept; with a registry
 /// (a context's), every kernel must be registered there (CA_ENOTFOUND names kernel and layer) at the
 /// recorded version if there is one (CA_EVERSION names both), and unrecorded kernels record the
-/// registered version; without one, unrecorded "ca.*" kernels record the builtin version of this
-/// library and other kernels stay unrecorded.
-KernelVersionFn kernel_version_resolver(const KernelRegistry *registry);
+/// registered version; without one, unrecorded "ca.*" kernels record their version in `builtins`
+/// (the library's builtin registry, builtins/builtins.hpp: passed in because the format layer sits
+/// below it; 0 if absent or null) and other kernels stay unrecorded.
+KernelVersionFn kernel_version_resolver(const KernelRegistry *registry, const KernelRegistry *builtins);
 
 /// Serialize: the header followed by the message (flat, unpacked). Without `versions`, the layers'
 /// own recorded kernel versions are written.

@@ -5,8 +5,8 @@
 
 namespace ca::format {
 
-KernelVersionFn kernel_version_resolver(const KernelRegistry *registry) {
-  return [registry](const Layer &layer, const std::string &kernel, int32_t recorded) -> int32_t {
+KernelVersionFn kernel_version_resolver(const KernelRegistry *registry, const KernelRegistry *builtins) {
+  return [registry, builtins](const Layer &layer, const std::string &kernel, int32_t recorded) -> int32_t {
     if (registry) {
       KernelPtr k = registry->find(kernel);
       if (!k)
@@ -18,7 +18,10 @@ KernelVersionFn kernel_version_resolver(const KernelRegistry *registry) {
       return k->version;
     }
     if (recorded != 0) return recorded;
-    if (kernel.compare(0, 3, "ca.") == 0) return builtin_kernel_version(kernel);
+    if (builtins && kernel.compare(0, 3, "ca.") == 0) {
+      KernelPtr k = builtins->find(kernel);
+      return k ? k->version : 0;
+    }
     return 0;
   };
 }

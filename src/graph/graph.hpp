@@ -28,6 +28,10 @@ class Graph {
   const std::vector<LayerPtr> &layers() const { return layers_; }
   int64_t num_tasks() const;
   bool has_key(const KeyRef &key) const;
+  /// The graph of only the tasks `keys` need (dask's cull): each layer some requested key reaches,
+  /// materialized layers copied with only their reached tasks, symbolic layers shared whole, in
+  /// this graph's order. CA_ENOTFOUND for a key that names no task, CA_ECYCLE for a cycle.
+  Graph cull(const KeyRef *keys, size_t nkeys) const;
 
   /// Blockwise layer from dask-style index notation (see ca_graph_add_blockwise).
   void add_blockwise(const std::string &name, const std::string &out_index, const std::string &kernel,

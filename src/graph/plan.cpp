@@ -403,4 +403,27 @@ std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkey
   return b.run(keys, nkeys);
 }
 
+// Graph::cull (graph.hpp) lives with the planner it walks the graph with; graph.cpp stays free of
+// the planner (the loader fuzzer links graph.cpp without it).
+Graph Graph::cull(const KeyRef *keys, size_t nkeys) const {
+  auto plan = build_plan(*this, keys, nkeys, nullptr);
+  // Needed tasks per layer.
+  std::unordered_map<const Layer *, std::vector<bool>> keep;
+  for (const PlanTask &t : plan->tasks) {
+    auto &v = keep[t.layer];
+    if (v.empty()) v.assign(size_t(t.layer->num_tasks()), false);
+    v[size_t(t.local)] = true;
+  }
+  Graph res;
+  for (const LayerPtr &l : layers_) {
+    auto it = keep.find(l.get());
+    if (it == keep.end()) continue;
+    if (l->kind() == LayerKind::Materialized)
+      res.add_layer(static_cast<const MaterializedLayer &>(*l).clone(&it->second));
+    else
+      res.add_layer(l);
+  }
+  return res;
+}
+
 }  // namespace ca

@@ -179,12 +179,6 @@ bool read_exact_if_exists(const std::string &path, void *dst, size_t n, const st
   return true;
 }
 
-std::string read_file(const std::string &path, size_t max_bytes, const char *what) {
-  auto data = read_file_if_exists(path, max_bytes, what);
-  if (!data) fail(CA_ENOTFOUND, what, " '", path, "' does not exist");
-  return std::move(*data);
-}
-
 void make_dirs(const std::string &path) {
   if (path.empty() || is_directory(path)) return;
   std::string parent = parent_of(path);

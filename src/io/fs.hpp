@@ -57,10 +57,6 @@ std::optional<std::string> read_file_if_exists(const std::string &path, size_t m
 /// buffer.
 bool read_exact_if_exists(const std::string &path, void *dst, size_t n, const std::string &what);
 
-/// The whole file, at most `max_bytes`. Throws CA_ENOTFOUND naming `what` and the path if it is
-/// missing, else as read_file_if_exists().
-std::string read_file(const std::string &path, size_t max_bytes, const char *what = "file");
-
 /// Write `size` bytes to `path` atomically and durably: a hidden temporary file in the same directory
 /// (".<name>.<pid>-<n>.partial"), fsync, rename(2) over `path`, fsync of the directory (both skipped
 /// with CA_IO_NO_FSYNC=1). Readers see the old file or the new one, never a partial one. Creates

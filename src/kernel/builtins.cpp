@@ -1,4 +1,5 @@
-// The builtin kernels every context starts with (unless builtin_kernels = 0).
+// The kernel layer's own builtin kernels (ca.identity, ca.data). The full builtin set, which also
+// holds every upper layer's kernels, is assembled by register_builtin_kernels (builtins/builtins.cpp).
 #include "kernel/kernel.hpp"
 
 namespace ca {
@@ -24,32 +25,9 @@ ca_status_t k_data(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
 }
 }  // namespace
 
-void register_array_kernels(KernelRegistry &reg);
-
-void register_builtin_kernels(KernelRegistry &reg) {
+void register_core_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.identity", k_identity, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.data", k_data, 1, nullptr, nullptr), true);
-  register_array_kernels(reg);
-}
-
-}  // namespace ca
-
-namespace ca {
-
-const KernelRegistry &builtin_kernel_registry() {
-  // Built once per process (thread-safe static initialization); never destroyed, so it outlives
-  // every saver that may run during exit.
-  static const KernelRegistry *reg = [] {
-    auto *r = new KernelRegistry();
-    register_builtin_kernels(*r);
-    return r;
-  }();
-  return *reg;
-}
-
-int32_t builtin_kernel_version(const std::string &name) {
-  KernelPtr k = builtin_kernel_registry().find(name);
-  return k ? k->version : 0;
 }
 
 }  // namespace ca

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/memory.hpp"
+#include "core/status.hpp"
 
 namespace ca {
 
@@ -47,7 +48,7 @@ Block *kernel_invoke(const Kernel *k, const ca_arg_t *args, size_t nargs, ca_ker
   }
   if (st != CA_OK) {
     block_release(out);
-    std::string msg = kctx && !kctx->error.empty() ? kctx->error : std::string(ca_status_str(st));
+    std::string msg = kctx && !kctx->error.empty() ? kctx->error : std::string(status_name(st));
     if (st == CA_ENOMEM && (!kctx || kctx->error.empty())) {
       std::string why = detail::take_alloc_failure();  // e.g. ca_block_new's CA_ENOMEM passed on
       if (!why.empty()) msg = why;

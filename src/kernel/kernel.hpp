@@ -95,11 +95,9 @@ class KernelRegistry {
   std::unordered_map<std::string, KernelPtr> map_;
 };
 
-/// Register the library's builtin kernels (array operations; "ca." prefix).
-void register_builtin_kernels(KernelRegistry &reg);
-/// A process-wide registry of the builtin kernels, built on first use (read only).
-const KernelRegistry &builtin_kernel_registry();
-/// The version of the builtin kernel `name` in this library, or 0 if there is none of that name.
-int32_t builtin_kernel_version(const std::string &name);
+/// Register the kernel layer's own kernels (ca.identity, ca.data). The library's whole builtin set
+/// is register_builtin_kernels (builtins/builtins.hpp), which calls this and every upper layer's
+/// registration function.
+void register_core_kernels(KernelRegistry &reg);
 
 }  // namespace ca

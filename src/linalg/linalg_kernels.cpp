@@ -731,8 +731,3 @@ void register_linalg_kernels(KernelRegistry &reg) {
 }
 
 }  // namespace ca::linalg
-
-namespace ca {
-/// Called by register_array_kernels (array/kernels.cpp).
-void register_linalg_kernels_entry(KernelRegistry &reg) { linalg::register_linalg_kernels(reg); }
-}  // namespace ca

@@ -155,6 +155,27 @@ TEST(Format, MaterializedAndSymbolicRoundTrip) {
   ca_graph_free(h);
 }
 
+// Every engine layer kind reports its public constant: an overlap array's layer is CA_LAYER_OVERLAP
+// (the engine's value 3 used to leak through with no name).
+TEST(Format, LayerInfoNamesOverlapLayers) {
+  const int64_t shape[1] = {10}, nb[1] = {2}, sizes[2] = {5, 5}, depth[1] = {1};
+  ca_chunks_t chunks{1, nb, sizes};
+  ca_array_t *a = nullptr, *o = nullptr;
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 1, 1, shape, &chunks, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  ASSERT_EQ(ca_array_overlap(&o, a, depth, nullptr, nullptr), CA_OK) << ca_last_error_message();
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, o), CA_OK);
+  ca_layer_info_t info = CA_LAYER_INFO_INIT;
+  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(o), &info), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(info.kind, CA_LAYER_OVERLAP);
+  EXPECT_EQ(info.num_tasks, 2);
+  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(a), &info), CA_OK);
+  EXPECT_EQ(info.kind, CA_LAYER_BLOCKWISE);
+  ca_graph_free(g);
+  ca_array_free(o);
+  ca_array_free(a);
+}
+
 TEST(Format, FileRoundTripAndInfo) {
   ca_graph_t *g = rich_graph();
   std::string path = tmpdir() + "/rich.cagraph";

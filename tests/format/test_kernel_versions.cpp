@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "capi_internal.hpp"
+#include "builtins/builtins.hpp"
 #include "core/block.hpp"
 #include "format/graph_file.capnp.h"
 

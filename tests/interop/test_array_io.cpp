@@ -12,6 +12,7 @@
 
 #include "array/array.hpp"
 #include "array/create.hpp"
+#include "builtins/builtins.hpp"
 #include "core/error.hpp"
 #include "exec/executor.hpp"
 #include "graph/graph.hpp"

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "builtins/builtins.hpp"
 #include "core/block.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/checked.hpp"
+#include "builtins/builtins.hpp"
 #include "format/format.hpp"
 #include "core/block.hpp"
 #include "graph/layer.hpp"

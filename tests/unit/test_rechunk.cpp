@@ -13,6 +13,7 @@
 #include "array/rechunk.hpp"
 #include "array/reduce.hpp"
 #include "array/store.hpp"
+#include "core/bytesize.hpp"
 #include "numpy_ref.hpp"
 
 namespace {
@@ -564,6 +565,82 @@ TEST(Rechunk, NoLeaksOnFailure) {
                  ca::Error);
   }
   EXPECT_EQ(ca::block_live_count(), live0);
+}
+
+// ---- byte sizes: one parser (core/bytesize.hpp) behind set_config, chunk specs and rechunk ----------
+
+// Every byte-size string, against dask.utils.parse_bytes.
+TEST(ByteSizes, ParseMatchesDask) {
+  const std::vector<std::string> ok = {"0",     "1000",   "1B",    "1 b",   "100 kB", "100k",  "64MiB", "64Mi",
+                                       "64 mib", "2GB",   "2g",    "2 GiB", "1TB",    "1t",    "3TiB",  "1PB",
+                                       "1 PiB", "1e6",    "1.5e3 MB", "2.5kB", "MiB",   "kB",    "0.5 B"};
+  std::ostringstream py;
+  py << "from dask.utils import parse_bytes\nresult = np.array([";
+  for (auto &t : ok) py << "parse_bytes('" << t << "'),";
+  py << "], dtype=np.int64)\n";
+  Npy want = ca::test::run_numpy(py.str());
+  ASSERT_EQ(want.size(), ok.size());
+  for (size_t i = 0; i < ok.size(); ++i) EXPECT_EQ(ca::parse_bytes(ok[i]), want.as<int64_t>()[i]) << ok[i];
+  // dask raises ValueError for each of these but "-1" and "1e30 PB", which it returns as they are; a
+  // byte size here is one in 0..2^63-1, so those are errors too, naming the text.
+  for (const char *bad : {"lots", "1 XB", "1e", "0x10", "-1", "1e30 PB", "inf", "nan", "1..2 MB"}) {
+    try {
+      ca::parse_bytes(bad);
+      ADD_FAILURE() << "'" << bad << "' parsed";
+    } catch (const ca::Error &e) {
+      EXPECT_EQ(e.code(), CA_EINVAL) << bad;
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
+}
+
+// The same units through the C API: a chunk specification string (dask's normalize_chunks reads any
+// string but "auto" as a byte limit) is "auto" under that many bytes (dask.utils.parse_bytes), and a
+// context's chunk-size and memory-limit take it too.
+TEST(ByteSizes, EveryEntryPointTakesTheSameUnits) {
+  const std::vector<std::string> specs = {"1TB", "100k", "64Mi", "1e6", "100 kB", "2 GiB", "64MiB", "1PB", "3 kib"};
+  std::ostringstream py;
+  py << "from dask.utils import parse_bytes\nresult = np.array([";
+  for (auto &s : specs) py << "parse_bytes('" << s << "'),";
+  py << "], dtype=np.int64)\n";
+  Npy want = ca::test::run_numpy(py.str());
+  ASSERT_EQ(want.size(), specs.size());
+  auto chunks_of = [](ca_context_t *ctx, const char *spec) {
+    const int64_t shape[2] = {10000000, 3};
+    ca_chunkset_t *cs = nullptr;
+    Chunks got;
+    EXPECT_EQ(ca_normalize_chunks_str(&cs, ctx, spec, 2, shape, CA_FLOAT64), CA_OK) << spec << ": "
+                                                                                  << ca_last_error_message();
+    for (int32_t k = 0; cs && k < ca_chunkset_ndim(cs); ++k) {
+      int64_t n = 0;
+      const int64_t *v = ca_chunkset_sizes(cs, k, &n);
+      got.emplace_back(v, v + n);
+    }
+    ca_chunkset_free(cs);
+    return got;
+  };
+  Ctx c;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string &s = specs[i];
+    Ctx limited;
+    const std::string bytes = std::to_string(want.as<int64_t>()[i]);
+    ASSERT_EQ(ca_context_set_config(limited.ctx, "array.chunk-size", bytes.c_str()), CA_OK) << bytes;
+    EXPECT_EQ(chunks_of(c.ctx, s.c_str()), chunks_of(limited.ctx, "auto")) << s;
+    Ctx named;
+    EXPECT_EQ(ca_context_set_config(named.ctx, "array.chunk-size", s.c_str()), CA_OK) << s << ": " << ca_last_error_message();
+    EXPECT_EQ(chunks_of(named.ctx, "auto"), chunks_of(limited.ctx, "auto")) << s;
+    EXPECT_EQ(ca_context_set_config(c.ctx, "memory-limit", s.c_str()), CA_OK) << s << ": " << ca_last_error_message();
+  }
+  const int64_t shape[2] = {10000000, 3};
+  ca_chunkset_t *cs = nullptr;
+  EXPECT_EQ(ca_normalize_chunks_str(&cs, c.ctx, "1 XB", 2, shape, CA_FLOAT64), CA_EINVAL);
+  EXPECT_NE(std::string(ca_last_error_message()).find("XB"), std::string::npos) << ca_last_error_message();
+  EXPECT_EQ(ca_normalize_chunks_str(&cs, c.ctx, "0 MB", 2, shape, CA_FLOAT64), CA_EINVAL);
+  EXPECT_EQ(ca_context_set_config(c.ctx, "array.chunk-size", "1 XB"), CA_EINVAL);
+  // rechunk requests parse the same way.
+  ca::ArrayPtr x = ca::ones({100000}, {ca::blocks_of(100000, 1000)}, CA_FLOAT64);
+  EXPECT_EQ(ca::rechunk_chunks(*x, "'1TB'", Index(128) << 20), Chunks{{100000}});
+  EXPECT_EQ(ca::rechunk_chunks(*x, "'80k'", Index(128) << 20), Chunks{ca::blocks_of(100000, 10000)});
 }
 
 }  // namespace
