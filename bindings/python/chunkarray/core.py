@@ -194,7 +194,8 @@ def _scalar(v):
 
 
 def _is_scalar(v):
-    return isinstance(v, (numbers.Number, np.generic)) and np.ndim(v) == 0
+    """A number (Python or NumPy, datetime64/timedelta64 included); strings are 0-d arrays."""
+    return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, (str, bytes)) and np.ndim(v) == 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -949,7 +950,7 @@ class Array:
             return Array._new(L.ca_array_binary, op, a._h, b._h)
         if _is_scalar(other):
             return Array._new(L.ca_array_binary_scalar, op, self._h, _scalar(other), reflected)
-        if isinstance(other, (np.ndarray, list)):
+        if isinstance(other, (np.ndarray, list, str, bytes)):  # a string: a 0-d bytes/unicode array
             o = from_array(np.asarray(other), chunks=-1)
             return self._binop(op, o, reflected)
         return NotImplemented
