@@ -130,12 +130,12 @@ const (
 
 // Units of datetime64/timedelta64 (CA_UNIT_*), coarse to fine.
 const (
-	UnitY, UnitM, UnitW, UnitD          = C.CA_UNIT_Y, C.CA_UNIT_M, C.CA_UNIT_W, C.CA_UNIT_D
-	UnitH, UnitMin, UnitS               = C.CA_UNIT_H, C.CA_UNIT_MIN, C.CA_UNIT_S
-	UnitMS, UnitUS, UnitNS, UnitPS      = C.CA_UNIT_MS, C.CA_UNIT_US, C.CA_UNIT_NS, C.CA_UNIT_PS
-	UnitFS, UnitAS                      = C.CA_UNIT_FS, C.CA_UNIT_AS
-	dtypeKindBits                       = C.CA_DTYPE_KIND_BITS
-	dtypeKindMask                       = C.CA_DTYPE_KIND_MASK
+	UnitY, UnitM, UnitW, UnitD     = C.CA_UNIT_Y, C.CA_UNIT_M, C.CA_UNIT_W, C.CA_UNIT_D
+	UnitH, UnitMin, UnitS          = C.CA_UNIT_H, C.CA_UNIT_MIN, C.CA_UNIT_S
+	UnitMS, UnitUS, UnitNS, UnitPS = C.CA_UNIT_MS, C.CA_UNIT_US, C.CA_UNIT_NS, C.CA_UNIT_PS
+	UnitFS, UnitAS                 = C.CA_UNIT_FS, C.CA_UNIT_AS
+	dtypeKindBits                  = C.CA_DTYPE_KIND_BITS
+	dtypeKindMask                  = C.CA_DTYPE_KIND_MASK
 )
 
 // MakeDType is CA_DTYPE_MAKE: a parametric dtype from its kind and unit or length (unchecked; the
