@@ -235,9 +235,12 @@ FillValue parse_fill(const json &v, DType dtype, const std::string &where) {
         if (base64_decode(t, raw)) return raw;
         return t;  // zarr-python is lenient with older files: the text's bytes
       }
+      // A number: zarr-python reads it through NumPy, np.array(0, 'S4') is b'0'.
+      if (v.is_number_integer()) return v.is_number_unsigned() ? std::to_string(v.get<uint64_t>()) : std::to_string(v.get<int64_t>());
       break;
     case 'U':
       if (v.is_string()) return v.get<std::string>();
+      if (v.is_number_integer()) return v.is_number_unsigned() ? std::to_string(v.get<uint64_t>()) : std::to_string(v.get<int64_t>());
       break;
     case 'b':
       if (v.is_boolean()) return v.get<bool>();
