@@ -115,7 +115,38 @@ const (
 	Float32    DType = 10
 	Float64    DType = 11
 	Complex128 DType = 13
+	Float16    DType = C.CA_FLOAT16
 )
+
+// Kinds of the dtypes that carry a parameter (common.h): a DType's bits 0..7 are its kind, the bits
+// above its unit (datetime64/timedelta64) or length in characters (bytes/unicode). Build one with
+// MakeDType(DateTime64, UnitNS); the values are checked against the C header at compile time.
+const (
+	DateTime64  DType = C.CA_DATETIME64
+	TimeDelta64 DType = C.CA_TIMEDELTA64
+	Bytes       DType = C.CA_BYTES
+	Unicode     DType = C.CA_UNICODE
+)
+
+// Units of datetime64/timedelta64 (CA_UNIT_*), coarse to fine.
+const (
+	UnitY, UnitM, UnitW, UnitD     = C.CA_UNIT_Y, C.CA_UNIT_M, C.CA_UNIT_W, C.CA_UNIT_D
+	UnitH, UnitMin, UnitS          = C.CA_UNIT_H, C.CA_UNIT_MIN, C.CA_UNIT_S
+	UnitMS, UnitUS, UnitNS, UnitPS = C.CA_UNIT_MS, C.CA_UNIT_US, C.CA_UNIT_NS, C.CA_UNIT_PS
+	UnitFS, UnitAS                 = C.CA_UNIT_FS, C.CA_UNIT_AS
+	dtypeKindBits                  = C.CA_DTYPE_KIND_BITS
+	dtypeKindMask                  = C.CA_DTYPE_KIND_MASK
+)
+
+// MakeDType is CA_DTYPE_MAKE: a parametric dtype from its kind and unit or length (unchecked; the
+// library rejects invalid ones with CA_ETYPE).
+func MakeDType(kind DType, param int64) DType { return kind | DType(param<<dtypeKindBits) }
+
+// Kind is the dtype's kind code (DateTime64 for every datetime64 unit).
+func (d DType) Kind() DType { return d & dtypeKindMask }
+
+// Param is the dtype's unit or length (0 for dtypes without one).
+func (d DType) Param() int64 { return int64(d >> dtypeKindBits) }
 
 // Elementwise operators (CA_OP_*), reductions (CA_RED_*) and scans (CA_SCAN_*).
 const (

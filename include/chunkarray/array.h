@@ -255,9 +255,11 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint6
  *  A Python scalar (flags 0; kind CA_BOOL, CA_INT64, CA_FLOAT64 or CA_COMPLEX128: which Python type
  *  it is, or CA_UINT64 for a Python int in [2**63, 2**64)) follows NumPy 1.x's value-based rules: it
  *  does not upcast an array of the same kind (int8 array + 1 is int8). A typed scalar (flags
- *  CA_SCALAR_TYPED, kind any numeric dtype) promotes like an array of that dtype.
+ *  CA_SCALAR_TYPED, kind any numeric dtype, float16, or a datetime64/timedelta64 dtype with its unit)
+ *  promotes like an array of that dtype; bytes/unicode values are passed as 0-d arrays instead.
  *  The value: `i64` for bool and signed integer kinds, `i64` reinterpreted as uint64 for unsigned
- *  kinds (set `re` to the value too), `re` for float kinds, `re` and `im` for complex kinds. */
+ *  kinds (set `re` to the value too), `re` for float kinds, `re` and `im` for complex kinds, `i64`
+ *  (the ticks, CA_NAT for NaT) for datetime64/timedelta64 kinds. */
 typedef struct ca_scalar {
   ca_dtype_t kind; /**< which type it is (see above) */
   int32_t flags;   /**< 0 or CA_SCALAR_TYPED */

@@ -100,21 +100,98 @@ typedef int32_t ca_dtype_t;
 #define CA_COMPLEX64 12
 #define CA_COMPLEX128 13
 #define CA_RAW 14 /**< untyped bytes (itemsize 1): opaque intermediates of user reductions */
+#define CA_FLOAT16 15 /**< IEEE 754 binary16 (NumPy's float16, "<f2"); arithmetic rounds per operation */
+/** NumPy's datetime64: int64 ticks of a unit since 1970-01-01T00:00 (no leap seconds); NaT is INT64_MIN.
+ *  A kind code: a usable dtype carries its unit, CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS). */
+#define CA_DATETIME64 16
+/** NumPy's timedelta64: int64 ticks of a unit; NaT is INT64_MIN. A kind code (needs a unit). */
+#define CA_TIMEDELTA64 17
+/** NumPy's fixed-width bytes "S<n>": n bytes, NUL padded. A kind code: the dtype carries n >= 1. */
+#define CA_BYTES 18
+/** NumPy's fixed-width unicode "U<n>": n UCS4 code points (4n bytes, native order), NUL padded. */
+#define CA_UNICODE 19
 
-/** @return the item size in bytes, or 0 for an invalid dtype. */
+/**
+ * @name Parametric dtypes
+ * A ca_dtype_t is a 32-bit value, never negative. Bits 0..7 are the kind: one of the codes above
+ * (1..19; the codes 1..15 are complete dtypes by themselves). Bits 8..30 are the kind's parameter:
+ * - CA_DATETIME64 / CA_TIMEDELTA64: bits 8..15 the unit (CA_UNIT_*), bits 16..30 zero (reserved
+ *   for NumPy's unit multiplier as in "M8[5s]", which chunkarray rejects with CA_ETYPE today);
+ * - CA_BYTES / CA_UNICODE: bits 8..30 the length in characters, 1..CA_DTYPE_MAX_LENGTH;
+ * - every other kind: zero.
+ * Bit 31 is always zero. Existing codes keep their values, so a dtype written by an older reader or
+ * file stays valid; a new kind or unit is only ever appended. A value with an unknown kind, unit or
+ * nonzero reserved bits is invalid everywhere (CA_ETYPE, or CA_EFORMAT in a file).
+ * Examples: CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS) is NumPy's "<M8[ns]" (0xA10 = 2576);
+ * CA_DTYPE_MAKE(CA_UNICODE, 8) is "<U8" (0x813 = 2067, item size 32 bytes).
+ * @{
+ */
+#define CA_DTYPE_KIND_BITS 8
+#define CA_DTYPE_KIND_MASK 0xff
+/** The longest S/U dtype, in characters (23 bits). */
+#define CA_DTYPE_MAX_LENGTH 8388607
+/** A parametric dtype from a kind and its parameter (no checks: ca_dtype_make checks). */
+#define CA_DTYPE_MAKE(kind, param) ((ca_dtype_t)((int32_t)(kind) | ((int32_t)(param) << CA_DTYPE_KIND_BITS)))
+
+/* Units of datetime64 / timedelta64, coarse to fine (values pinned; NumPy's letters in comments). */
+#define CA_UNIT_Y 1   /**< years ("Y"); a calendar unit for datetime64 */
+#define CA_UNIT_M 2   /**< months ("M"); a calendar unit for datetime64 */
+#define CA_UNIT_W 3   /**< weeks ("W") */
+#define CA_UNIT_D 4   /**< days ("D") */
+#define CA_UNIT_H 5   /**< hours ("h") */
+#define CA_UNIT_MIN 6 /**< minutes ("m") */
+#define CA_UNIT_S 7   /**< seconds ("s") */
+#define CA_UNIT_MS 8  /**< milliseconds ("ms") */
+#define CA_UNIT_US 9  /**< microseconds ("us") */
+#define CA_UNIT_NS 10 /**< nanoseconds ("ns") */
+#define CA_UNIT_PS 11 /**< picoseconds ("ps") */
+#define CA_UNIT_FS 12 /**< femtoseconds ("fs") */
+#define CA_UNIT_AS 13 /**< attoseconds ("as") */
+/** NaT ("not a time"), the missing value of datetime64 and timedelta64. */
+#define CA_NAT INT64_MIN
+/** @} */
+
+/**
+ * Make a dtype from a kind and its parameter, checked.
+ * @param[out] out the dtype; CA_DTYPE_INVALID on failure.
+ * @param kind one of the kind codes (CA_BOOL .. CA_UNICODE).
+ * @param param the unit (CA_UNIT_*) for CA_DATETIME64 / CA_TIMEDELTA64, the length in characters
+ *        (1..CA_DTYPE_MAX_LENGTH) for CA_BYTES / CA_UNICODE, 0 for every other kind.
+ * @return CA_OK; CA_EINVAL if out is NULL; CA_ETYPE for an unknown kind or a parameter out of range.
+ */
+CA_API ca_status_t ca_dtype_make(ca_dtype_t *out, int32_t kind, int64_t param);
+/** @return the kind code of a valid dtype (bits 0..7, e.g. CA_DATETIME64), CA_DTYPE_INVALID otherwise. */
+CA_API int32_t ca_dtype_kind(ca_dtype_t dtype);
+/**
+ * @return the parameter of a valid dtype: the unit (CA_UNIT_*) of a datetime64/timedelta64, the
+ * length in characters of a bytes/unicode dtype, 0 for the other kinds; -1 for an invalid dtype.
+ */
+CA_API int64_t ca_dtype_param(ca_dtype_t dtype);
+
+/** @return the item size in bytes (4 * length for CA_UNICODE), or 0 for an invalid dtype. */
 CA_API size_t ca_dtype_size(ca_dtype_t dtype);
-/** @return NumPy's name ("float64", "int32", "bool", "complex128", "raw"), or NULL if invalid. */
+/**
+ * @return NumPy's name ("float64", "int32", "bool", "complex128", "float16", "datetime64[ns]",
+ * "timedelta64[s]") or, for bytes/unicode, NumPy's short string ("S5", "U8"); "raw" for CA_RAW;
+ * NULL if invalid. The string is static (library-owned, valid for the life of the process).
+ */
 CA_API const char *ca_dtype_name(ca_dtype_t dtype);
 /**
- * Parse a dtype name: NumPy names ("float64"), type codes with byte order ("<f8", "|b1", "i4"),
- * C names ("double", "int64_t").
+ * Parse a dtype name: NumPy names ("float64", "float16", "datetime64[ns]", "timedelta64[s]"), type
+ * codes with byte order ("<f8", "|b1", "i4", "<f2", "<M8[ns]", "m8[s]", "<U8", "|S5", "S5"),
+ * C names ("double", "int64_t"). ca_dtype_name's output parses back to the same dtype.
  * @param[out] out the dtype; CA_DTYPE_INVALID on failure.
- * @return CA_OK, CA_EINVAL for NULL, CA_ETYPE for an unknown name.
+ * @return CA_OK, CA_EINVAL for NULL, CA_ETYPE for an unknown name, a unit NumPy does not have, a
+ * datetime without a unit ("M8") or with a multiplier ("M8[5s]"), or a zero/too large length.
  */
 CA_API ca_status_t ca_dtype_from_name(ca_dtype_t *out, const char *name);
 /**
- * NumPy's type promotion (np.result_type of two dtypes).
- * @return CA_OK or CA_ETYPE (raw, invalid dtypes).
+ * NumPy's type promotion (np.result_type of two dtypes): datetime64 with datetime64 or timedelta64
+ * takes the finer unit (a datetime64), timedelta64 with timedelta64, bool or a signed integer or
+ * uint8..uint32 the finer unit, bytes with bytes the longer, bytes or unicode with unicode the
+ * longer unicode, float16 with int8/uint8 float16 and with int16/uint16 float32.
+ * @return CA_OK; CA_EINVAL if out is NULL; CA_ETYPE for raw or invalid dtypes and pairs NumPy does
+ * not promote (datetime with a number, strings with numbers, timedelta64[Y] with timedelta64[D]).
  */
 CA_API ca_status_t ca_dtype_promote(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b);
 

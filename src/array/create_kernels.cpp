@@ -7,9 +7,12 @@
 #include <complex>
 #include <cstring>
 #include <new>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "array/create.hpp"
+#include "core/half.hpp"
 #include "core/isa.hpp"
 #include "kernel/kernel.hpp"
 
@@ -318,6 +321,16 @@ void gen_linspace(const GenSpec &s, Index glin, Index n, T *p) {
 
 void gen_check(const GenSpec &s) {
   if (!dtype_valid(s.dtype) || s.dtype == CA_RAW) fail(CA_EFORMAT, "generator: invalid dtype ", s.dtype);
+  if (s.kind != GenSpec::Full && !dtype_is_numeric(s.dtype))
+    fail(CA_ETYPE, "generator: only full/zeros/ones/empty make arrays of dtype ", dtype_name(s.dtype));
+  if (s.kind == GenSpec::Full && dtype_is_string(s.dtype) &&
+      !(s.p1 == 0 && s.p0 == std::trunc(s.p0) && std::fabs(s.p0) < 1e15))
+    fail(CA_EUNSUPPORTED, "full: a ", dtype_name(s.dtype), " array is filled with an integer (written as its digits, as "
+         "NumPy's np.full) or zero (empty strings), not ", s.p0, s.p1 != 0 ? " with an imaginary part" : "");
+  if (s.kind == GenSpec::Full && dtype_is_time(s.dtype) &&
+      !(s.p1 == 0 && s.p0 == std::trunc(s.p0) && s.p0 >= -9223372036854775808.0 && s.p0 < 9223372036854775808.0))
+    fail(CA_EINVAL, "full: ", dtype_name(s.dtype), " is filled with an integer number of ticks (or NaT, -2**63), not ",
+         s.p0);
   switch (s.kind) {
     case GenSpec::Full:
     case GenSpec::Linspace: return;
@@ -339,6 +352,30 @@ void gen_check(const GenSpec &s) {
 
 void gen_fill(const GenSpec &s, Index glin, Index n, void *out) {
   if (n <= 0) return;
+  if (!dtype_is_numeric(s.dtype) && s.kind == GenSpec::Full) {
+    // float16, datetime64/timedelta64 (ticks; -2**63 is NaT), bytes/unicode (an integer's digits).
+    if (s.dtype == CA_FLOAT16) {
+      std::fill_n(static_cast<uint16_t *>(out), n, double_to_half(s.p0));
+    } else if (dtype_is_time(s.dtype)) {
+      std::fill_n(static_cast<int64_t *>(out), n, int64_t(s.p0));
+    } else {
+      const size_t isz = dtype_size(s.dtype);
+      const int64_t len = dtype_length(s.dtype);
+      std::string digits = s.p0 == 0 ? std::string() : std::to_string(int64_t(s.p0));
+      if (int64_t(digits.size()) > len) digits.resize(size_t(len));  // NumPy truncates too
+      std::vector<char> elem(isz, 0);
+      for (size_t k = 0; k < digits.size(); ++k) {
+        if (dtype_kind(s.dtype) == 'S') elem[k] = digits[k];
+        else {
+          const uint32_t cp = uint32_t(uint8_t(digits[k]));
+          std::memcpy(elem.data() + 4 * k, &cp, 4);
+        }
+      }
+      char *p = static_cast<char *>(out);
+      for (Index i = 0; i < n; ++i) std::memcpy(p + size_t(i) * isz, elem.data(), isz);
+    }
+    return;
+  }
   dispatch_dtype(s.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T *p = static_cast<T *>(out);

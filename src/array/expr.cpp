@@ -5,6 +5,8 @@
 #include "array/expr.hpp"
 
 #include "array/create.hpp"
+#include "core/datetime.hpp"
+#include "core/half.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +86,80 @@ DType real_dtype(DType t) { return t == CA_COMPLEX64 ? CA_FLOAT32 : t == CA_COMP
 
 void check_numeric(DType t) {
   if (!dtype_valid(t) || t == CA_RAW) fail(CA_ETYPE, "dtype ", t, " is not a numeric dtype");
+  if (dtype_is_string(t)) fail(CA_ETYPE, "arithmetic is not supported for the string dtype ", dtype_name(t));
+  if (dtype_is_time(t)) fail(CA_ETYPE, "this operation is not supported for ", dtype_name(t));
+}
+
+/// The dtype NumPy's loops convert both operands to, for datetime64/timedelta64 operations: the
+/// promotion of two times (the finer unit; a datetime if either is), or the time operand's dtype
+/// (the other, an integer, converts to it).
+DType time_operand_dtype(DType a, DType b) {
+  if (dtype_is_time(a) && dtype_is_time(b)) return dtype_promote(a, b);
+  return dtype_is_time(a) ? a : b;
+}
+
+/// The result of a binary operation involving a datetime64/timedelta64 (NumPy's datetime loops).
+DType time_binary_result(int32_t op, DType a, DType b) {
+  const char ka = dtype_kind(a), kb = dtype_kind(b);
+  auto bad = [&]() -> DType {
+    fail(CA_ETYPE, "ufunc '", op_name(op), "' is not supported for dtypes ", dtype_name(a), " and ", dtype_name(b),
+         " (NumPy raises UFuncTypeError)");
+  };
+  auto integral = [](char k) { return k == 'b' || k == 'i' || k == 'u'; };
+  if (dtype_is_string(a) || dtype_is_string(b) || a == CA_RAW || b == CA_RAW) return bad();
+  const bool ta = ka == 'M' || ka == 'm', tb = kb == 'M' || kb == 'm';
+  if ((!ta && !integral(ka)) || (!tb && !integral(kb))) {
+    if (op == CA_OP_MUL || op == CA_OP_DIV)
+      fail(CA_EUNSUPPORTED, "ufunc '", op_name(op), "' of ", dtype_name(a), " and ", dtype_name(b),
+           " is not supported: multiply or divide timedelta64 by integers");
+    return bad();
+  }
+  if ((ta && tb) || is_comparison(op) || op == CA_OP_MAXIMUM || op == CA_OP_MINIMUM)
+    (void)time_operand_dtype(a, b);  // the units must have a common one (CA_ETYPE otherwise)
+  if ((!ta || !tb) && (ka == 'M' || kb == 'M') && !(op == CA_OP_ADD || op == CA_OP_SUB)) return bad();
+  if (!ta && !tb) return bad();
+  if (!ta && kb == 'm' && (op == CA_OP_SUB || op == CA_OP_DIV || op == CA_OP_FLOORDIV || op == CA_OP_MOD)) return bad();
+  if (!ta && kb == 'M' && op == CA_OP_SUB) return bad();
+  const DType t = time_operand_dtype(a, b);
+  for (DType x : {a, b}) {
+    // A timedelta in years or months converts to a linear unit only by NumPy's unsafe casting.
+    const int32_t u = dtype_unit(x);
+    if (dtype_is_timedelta(x) && (u == CA_UNIT_Y || u == CA_UNIT_M) && dtype_unit(t) != u)
+      fail(CA_ETYPE, "ufunc '", op_name(op), "': cannot cast ", dtype_name(x), " to the unit [", unit_name(dtype_unit(t)),
+           "] according to the rule 'same_kind' (NumPy raises UFuncTypeError)");
+  }
+  switch (op) {
+    case CA_OP_ADD:
+      if (ka == 'M' && kb == 'M') return bad();
+      return t;
+    case CA_OP_SUB:
+      if (ka == 'm' && kb == 'M') return bad();
+      if (ka == 'M' && kb == 'M') return CA_DTYPE_MAKE(CA_TIMEDELTA64, dtype_unit(t));
+      return t;
+    case CA_OP_MUL:
+      if (ta && tb) return bad();
+      return t;
+    case CA_OP_DIV:
+      if (ka != 'm') return bad();
+      return tb ? (kb == 'm' ? DType(CA_FLOAT64) : bad()) : t;
+    case CA_OP_FLOORDIV:  // timedelta // timedelta is int64, timedelta // int a timedelta
+      if (ka != 'm' || (tb && kb != 'm')) return bad();
+      return tb ? DType(CA_INT64) : t;
+    case CA_OP_MOD:
+      if (ka != 'm' || kb != 'm') return bad();
+      return t;
+    case CA_OP_MAXIMUM:
+    case CA_OP_MINIMUM:
+      if (!(ta && tb) || ka != kb) return bad();
+      return t;
+    default:
+      if (is_comparison(op)) {
+        if (ta != tb && (ka == 'M' || kb == 'M')) return bad();
+        if (ta && tb && ka != kb) return bad();
+        return CA_BOOL;
+      }
+      return bad();
+  }
 }
 
 /// NumPy 1.x's "kind category" for value-based casting: bool 0, integers 1, float and complex 2.
@@ -100,6 +176,15 @@ ScalarValue scalar_value(const ca_scalar_t &s) {
   if (s.flags & ~int32_t(CA_SCALAR_TYPED)) fail(CA_EINVAL, "scalar flags ", s.flags, " has unknown bits");
   if (v.typed) {
     if (!dtype_valid(s.kind) || s.kind == CA_RAW) fail(CA_ETYPE, "typed scalar kind ", s.kind, " is not a numeric dtype");
+    if (dtype_is_string(s.kind))
+      fail(CA_ETYPE, "a scalar cannot be of the string dtype ", dtype_name(s.kind), " (pass strings as 0-d arrays)");
+    if (dtype_is_time(s.kind) || s.kind == CA_FLOAT16) {
+      v.dtype = s.kind;
+      v.kind = dtype_kind(s.kind);
+      if (s.kind == CA_FLOAT16) v.re = double(half_to_float(double_to_half(s.re)));
+      else v.i = s.i64, v.re = double(s.i64);
+      return v;
+    }
   } else if (s.kind != CA_BOOL && s.kind != CA_INT64 && s.kind != CA_UINT64 && s.kind != CA_FLOAT64 &&
              s.kind != CA_COMPLEX128) {
     fail(CA_ETYPE, "scalar kind ", s.kind,
@@ -216,6 +301,11 @@ ExprPtr make_op(int32_t op, DType dtype, std::vector<ExprPtr> args, int32_t para
 
 /// The dtype an Op node computes in (operands are cast to it), given its operands.
 DType compute_dtype(const Expr &e) {
+  if (e.op != kOpCast && e.op != kOpWhere && !e.args.empty()) {
+    const DType a0 = e.args[0]->dtype, a1 = e.args.size() > 1 ? e.args[1]->dtype : 0;
+    if (dtype_is_time(a0) || (a1 && dtype_is_time(a1))) return a1 ? time_operand_dtype(a0, a1) : a0;
+    if (dtype_is_string(a0)) return a1 ? dtype_promote(a0, a1) : a0;
+  }
   switch (e.op) {
     case kOpCast: return e.args[0]->dtype;
     case CA_OP_ISNAN:
@@ -275,6 +365,17 @@ struct Compiler {
     auto key = std::make_pair(reg, t);
     auto it = casts.find(key);
     if (it != casts.end()) return it->second;
+    // Casts the instruction functions do in steps: float16 to anything but float32/float64 through
+    // float32; datetime64/timedelta64 to and from numbers (but float16) through int64.
+    DType via = 0;
+    if (have == CA_FLOAT16 && t != CA_FLOAT32 && t != CA_FLOAT64) via = CA_FLOAT32;
+    else if (dtype_is_time(have) && !dtype_is_time(t) && t != CA_INT64 && t != CA_FLOAT16) via = CA_INT64;
+    else if (dtype_is_time(t) && !dtype_is_time(have) && have != CA_INT64) via = CA_INT64;
+    if (via) {
+      const int32_t r = as(as(reg, via), t);
+      casts[key] = r;
+      return r;
+    }
     ExprInstr ins;
     ins.op = kOpCast;
     ins.dtype = t;
@@ -306,7 +407,14 @@ struct Compiler {
       ins.op = kOpConst;
       ins.dtype = ins.in_dtype = e->dtype;
       const ScalarValue v = scalar_value(e->scalar);
-      if (v.kind == 'b' || v.kind == 'i') {
+      if (v.kind == 'M' || v.kind == 'm') {
+        // A datetime64/timedelta64 constant: the scalar's ticks, converted to the constant's unit.
+        if (!dtype_is_time(e->dtype)) fail(CA_ETYPE, "a ", dtype_name(v.dtype), " constant used as ", dtype_name(e->dtype));
+        ins.ivalue = time_convert(v.i, dtype_unit(v.dtype), dtype_unit(e->dtype),
+                                  dtype_is_datetime(v.dtype) && dtype_is_datetime(e->dtype));
+      } else if (dtype_is_time(e->dtype) && (v.kind == 'b' || v.kind == 'i' || v.kind == 'u')) {
+        ins.ivalue = v.kind == 'u' ? int64_t(v.u) : v.i;  // an integer as ticks of the unit
+      } else if (v.kind == 'b' || v.kind == 'i') {
         ins.value = std::complex<double>(double(v.i), 0);
         ins.ivalue = e->dtype == CA_BOOL ? (v.i != 0) : v.i;
         ins.uvalue = uint64_t(v.i);
@@ -340,6 +448,18 @@ struct Compiler {
         if (ops.size() > 1) ins.b = as(ops[1], ins.in_dtype);
       }
       if (e->op == kOpRoundDec) ins.value = std::complex<double>(double(e->param), 0);
+      if (ins.in_dtype == CA_FLOAT16 && e->op != kOpWhere) {
+        // float16 computes in float32 and rounds back to float16 after each operation (NumPy's loops).
+        ins.in_dtype = CA_FLOAT32;
+        for (int32_t *o : {&ins.a, &ins.b, &ins.c})
+          if (*o >= 0) *o = as(*o, CA_FLOAT32);
+        const bool back = ins.dtype == CA_FLOAT16;
+        if (back) ins.dtype = CA_FLOAT32;
+        r = emit(ins);
+        if (back) r = as(r, CA_FLOAT16);
+        memo[e.get()] = r;
+        return r;
+      }
       r = emit(ins);
     }
     memo[e.get()] = r;
@@ -596,6 +716,23 @@ ExprProgram ExprProgram::parse(const void *data, size_t n) {
 // ---- type rules ------------------------------------------------------------------------------------
 
 DType unary_result_dtype(int32_t op, DType t) {
+  if (dtype_is_time(t)) {
+    switch (op) {
+      case CA_OP_ISNAN:  // np.isnat, and np.isnan of datetimes (NumPy >= 1.18)
+      case CA_OP_ISFINITE:
+      case CA_OP_ISINF: return CA_BOOL;
+      case CA_OP_NEG:
+      case CA_OP_ABS:
+      case CA_OP_SIGN:
+        if (dtype_is_timedelta(t)) return t;
+        break;
+      default: break;
+    }
+    fail(CA_ETYPE, "ufunc '", op_name(op) ? op_name(op) : "?", "' is not supported for ", dtype_name(t),
+         " (NumPy raises UFuncTypeError)");
+  }
+  if (dtype_is_string(t))
+    fail(CA_ETYPE, "ufunc '", op_name(op) ? op_name(op) : "?", "' is not supported for the string dtype ", dtype_name(t));
   check_numeric(t);
   const char k = dtype_kind(t);
   const bool inexact = k == 'f' || k == 'c';
@@ -635,6 +772,19 @@ DType unary_result_dtype(int32_t op, DType t) {
 }
 
 DType binary_result_dtype(int32_t op, DType a, DType b) {
+  if (!is_binary_op(op)) fail(CA_EINVAL, "op ", op, " is not a binary elementwise operation");
+  if (dtype_is_string(a) || dtype_is_string(b)) {
+    if (is_comparison(op) && dtype_is_string(a) && dtype_is_string(b)) {
+      (void)dtype_promote(a, b);
+      return CA_BOOL;
+    }
+    fail(CA_ETYPE, "ufunc '", op_name(op), "' is not supported for dtypes ", dtype_name(a) ? dtype_name(a) : "?",
+         " and ", dtype_name(b) ? dtype_name(b) : "?", " (arithmetic on strings; NumPy raises UFuncTypeError)");
+  }
+  if (dtype_is_time(a) || dtype_is_time(b)) {
+    if (!dtype_valid(a) || !dtype_valid(b)) fail(CA_ETYPE, "invalid dtype ", dtype_valid(a) ? b : a);
+    return time_binary_result(op, a, b);
+  }
   check_numeric(a);
   check_numeric(b);
   if (!is_binary_op(op)) fail(CA_EINVAL, "op ", op, " is not a binary elementwise operation");
@@ -670,8 +820,15 @@ DType binary_result_dtype(int32_t op, DType a, DType b) {
 }
 
 DType scalar_promote(DType array_dtype, const ca_scalar_t &s) {
-  check_numeric(array_dtype);
   const ScalarValue sv = scalar_value(s);
+  if (dtype_is_time(array_dtype) || dtype_is_time(sv.dtype)) {
+    // With a time array a Python int is ticks (an int64 operand); a typed scalar is its dtype.
+    if (sv.typed) return dtype_is_time(array_dtype) && dtype_is_time(sv.dtype) ? dtype_promote(array_dtype, sv.dtype) : sv.dtype;
+    if (sv.kind == 'i' || sv.kind == 'b') return CA_INT64;
+    fail(CA_EUNSUPPORTED, "a Python ", sv.kind == 'f' ? "float" : sv.kind == 'c' ? "complex" : "int >= 2**63",
+         " scalar with ", dtype_name(array_dtype), " is not supported (use an integer number of ticks or a timedelta64)");
+  }
+  check_numeric(array_dtype);
   // A typed (NumPy) scalar promotes as an array of its dtype (NEP 50).
   if (sv.typed) return dtype_promote(array_dtype, sv.dtype);
   const DType def = sv.dtype;
@@ -696,8 +853,11 @@ DType scalar_promote(DType array_dtype, const ca_scalar_t &s) {
     }
     case CA_FLOAT64: {
       // float16 if in its range, float32 if in its range (no float16 here: both are "float32 or less").
+      // NumPy's min_scalar_type: float16 strictly inside +-65000 (and nan, inf), float32 inside its range.
       const double a = std::fabs(s.re);
-      min_t = (std::isnan(s.re) || std::isinf(s.re) || a <= 3.4028234663852886e38) ? CA_FLOAT32 : CA_FLOAT64;
+      min_t = (std::isnan(s.re) || std::isinf(s.re) || a < 65000.0)   ? CA_FLOAT16
+              : a <= 3.4028234663852886e38 ? CA_FLOAT32
+                                           : CA_FLOAT64;
       break;
     }
     case CA_COMPLEX128: {
@@ -842,6 +1002,9 @@ ArrayPtr elementwise_where(const ArrayPtr &cond, const ArrayPtr &a, const ArrayP
   else if (a) dt = scalar_promote(a->dtype, sb);
   else if (b) dt = scalar_promote(b->dtype, sa);
   else dt = dtype_promote(scalar_default(sa), scalar_default(sb));
+  for (const ArrayPtr &x : {a, b})
+    if (x && (dtype_is_time(x->dtype) || dtype_is_string(x->dtype)) && dtype_kind(dt) != dtype_kind(x->dtype))
+      fail(CA_ETYPE, "where: ", dtype_name(x->dtype), " and a scalar of another kind have no common dtype");
   std::vector<ArrayPtr> operands{cond};
   if (a) operands.push_back(a);
   if (b) operands.push_back(b);
@@ -878,8 +1041,11 @@ ArrayPtr elementwise_clip(const ArrayPtr &a, const ca_scalar_t *lo, const ca_sca
 
 ArrayPtr elementwise_astype(const ArrayPtr &a, DType dtype) {
   if (!a) fail(CA_EINVAL, "array is null");
-  check_numeric(a->dtype);
-  if (!dtype_valid(dtype) || dtype == CA_RAW) fail(CA_ETYPE, "astype: dtype ", dtype, " is not a numeric dtype");
+  if (!dtype_valid(a->dtype) || a->dtype == CA_RAW) fail(CA_ETYPE, "astype: the array's dtype ", a->dtype, " is not castable");
+  if (!dtype_valid(dtype) || dtype == CA_RAW) fail(CA_ETYPE, "astype: dtype ", dtype, " is not a valid target dtype");
+  if (dtype_is_string(a->dtype) != dtype_is_string(dtype))
+    fail(CA_EUNSUPPORTED, "astype from ", dtype_name(a->dtype), " to ", dtype_name(dtype),
+         " is not supported (strings cast only to other bytes/unicode dtypes)");
   if (dtype == a->dtype) return a;
   auto rebuild = [dtype](const std::vector<ExprPtr> &o) { return make_op(kOpCast, dtype, {o[0]}); };
   return finish("astype", rebuild({node_of(a)}), {a}, rebuild);

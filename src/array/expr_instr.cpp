@@ -55,6 +55,7 @@ Isa active_isa() {
 const char *isa_name(Isa isa) { return isa == Isa::Avx2 ? "avx2" : "baseline"; }
 
 Fn resolve(const ExprInstr &ins, int variant) {
+  if (is_ext_instr(ins)) return resolve_ext(ins, variant);
 #if CA_INSTR_HAVE_AVX2
   if (active_isa() == Isa::Avx2) return avx2::resolve_variant(ins, variant);
 #endif

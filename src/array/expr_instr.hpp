@@ -32,4 +32,9 @@ const char *isa_name(Isa isa);
 /// instruction no function exists for (bad op, dtype or result dtype).
 Fn resolve(const ExprInstr &ins, int variant);
 
+/// Instructions on float16, datetime64/timedelta64 or bytes/unicode (an operand or the result):
+/// their functions are in array/dtype_kernels.cpp (baseline only).
+bool is_ext_instr(const ExprInstr &ins);
+Fn resolve_ext(const ExprInstr &ins, int variant);
+
 }  // namespace ca::instr

@@ -239,7 +239,10 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
   const int64_t T = std::min<int64_t>(kTile, N);
   // Slots are staggered by 5 cache lines so that tiles of different registers do not alias modulo
   // 4 KiB (loads stalling behind stores to a different register: a large slowdown on x86).
-  const size_t slot_bytes = ((size_t(T) * kMaxItem + 63) & ~size_t(63)) + 320;
+  // Registers of bytes/unicode dtypes may be wider than any numeric dtype.
+  size_t max_item = kMaxItem;
+  for (int32_t r = 0; r < nreg; ++r) max_item = std::max(max_item, dtype_size(p.reg_dtype(r)));
+  const size_t slot_bytes = ((size_t(T) * max_item + 63) & ~size_t(63)) + 320;
 
   // Register plan: which registers hold a slot, which are invariant (same in every tile).
   std::vector<InputView> views(nin);

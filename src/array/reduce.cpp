@@ -278,6 +278,8 @@ ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, boo
                 int32_t ddof, DType dtype) {
   CA_CHECK(a_in, CA_EINVAL, "array is NULL");
   CA_CHECK(op >= CA_RED_SUM && op <= CA_RED_NANARGMAX, CA_EINVAL, "unknown reduction op ", op);
+  if (!dtype_is_numeric(a_in->dtype) && a_in->dtype != CA_RAW)
+    if (ArrayPtr r = reduce_special(op, a_in, axes, keepdims, split_every, ddof, dtype)) return r;
   reduce_result_dtype(op, a_in->dtype, dtype);  // validates the dtypes first
   const ArrayPtr a = reduce_input(op, a_in, dtype);
   const DType in = a->dtype;
@@ -413,6 +415,10 @@ ArrayPtr reduction(const ArrayPtr &a, const std::string &chunk, const std::strin
 
 ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   CA_CHECK(a, CA_EINVAL, "array is NULL");
+  if (a->dtype == CA_FLOAT16 && (dtype == 0 || dtype == CA_FLOAT16))  // float32 inside, as reductions
+    return elementwise_astype(scan(op, elementwise_astype(a, CA_FLOAT32), axis, 0), CA_FLOAT16);
+  CA_CHECK(dtype_is_numeric(a->dtype), CA_ETYPE, scan_name(op), " is not supported for ",
+           dtype_name(a->dtype) ? dtype_name(a->dtype) : "an invalid dtype");
   const DType out = scan_result_dtype(op, a->dtype, dtype);
   const int32_t nd = a->ndim();
   CA_CHECK(axis >= -nd && axis < nd, CA_EINVAL, "axis ", axis, " is out of bounds for array of dimension ", nd);

@@ -47,6 +47,11 @@ class KernelRegistry;
 ArrayPtr reduce(int32_t op, const ArrayPtr &a, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
                 int32_t ddof, DType dtype);
 
+/// reduce() of float16, datetime64/timedelta64 and string arrays (array/reduce_dtypes.cpp), built from
+/// numeric reductions; nullptr for the other dtypes.
+ArrayPtr reduce_special(int32_t op, const ArrayPtr &a, const std::vector<int32_t> &axes, bool keepdims,
+                        int32_t split_every, int32_t ddof, DType dtype);
+
 /// Cumulative sum/product (op = CA_SCAN_*) along `axis` (negative counts from the end).
 ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype);
 

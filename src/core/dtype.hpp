@@ -1,4 +1,6 @@
 // dtypes: sizes, names, NumPy promotion, and a compile-time dispatch over the numeric types.
+// A dtype is a ca_dtype_t (common.h): bits 0..7 the kind code, bits 8..30 its parameter (the unit of
+// datetime64/timedelta64, the length of bytes/unicode).
 #pragma once
 
 #include <chunkarray/common.h>
@@ -15,15 +17,32 @@ namespace ca {
 using DType = ca_dtype_t;
 
 size_t dtype_size(DType t) noexcept;
-const char *dtype_name(DType t) noexcept;  // nullptr if invalid
+const char *dtype_name(DType t) noexcept;  // nullptr if invalid; static storage
 bool dtype_valid(DType t) noexcept;
 DType dtype_parse(const std::string &name);  // throws CA_ETYPE
 DType dtype_promote(DType a, DType b);       // throws CA_ETYPE
-char dtype_kind(DType t) noexcept;           // NumPy kind: b i u f c V
+/// A checked dtype from a kind code and its parameter (unit or length; 0 for the others). CA_ETYPE.
+DType dtype_make(int32_t kind, int64_t param);
+/// NumPy kind: b i u f c V, M (datetime64), m (timedelta64), S (bytes), U (unicode); '?' if invalid.
+char dtype_kind(DType t) noexcept;
+/// The kind code (bits 0..7): CA_DATETIME64 for every datetime64 unit. Not validated.
+inline int32_t dtype_base(DType t) noexcept { return t & CA_DTYPE_KIND_MASK; }
+/// The unit (CA_UNIT_*) of a datetime64/timedelta64; 0 for the others.
+int32_t dtype_unit(DType t) noexcept;
+/// The length in characters of a bytes/unicode dtype; 0 for the others.
+int64_t dtype_length(DType t) noexcept;
 bool dtype_is_integer(DType t) noexcept;
-bool dtype_is_float(DType t) noexcept;
+bool dtype_is_float(DType t) noexcept;  // float16, float32, float64
 bool dtype_is_complex(DType t) noexcept;
-/// NumPy's typestr for this machine: "<f8", "|b1", "<c16".
+inline bool dtype_is_datetime(DType t) noexcept { return dtype_kind(t) == 'M'; }
+inline bool dtype_is_timedelta(DType t) noexcept { return dtype_kind(t) == 'm'; }
+inline bool dtype_is_time(DType t) noexcept { return dtype_is_datetime(t) || dtype_is_timedelta(t); }
+inline bool dtype_is_string(DType t) noexcept { return dtype_kind(t) == 'S' || dtype_kind(t) == 'U'; }
+/// A dtype dispatch_dtype handles (bool .. complex128: not raw, float16, times or strings).
+inline bool dtype_is_numeric(DType t) noexcept { return t >= CA_BOOL && t <= CA_COMPLEX128; }
+/// NumPy's unit letters ("ns", "D", ...); nullptr for an unknown unit.
+const char *unit_name(int32_t unit) noexcept;
+/// NumPy's typestr for this machine: "<f8", "|b1", "<c16", "<f2", "<M8[ns]", "|S5", "<U8".
 std::string dtype_typestr(DType t);
 
 template <class T>
@@ -31,7 +50,8 @@ struct TypeTag {
   using type = T;
 };
 
-/// Call f(TypeTag<T>{}) with the C++ type of a numeric dtype. Throws CA_ETYPE for raw/invalid.
+/// Call f(TypeTag<T>{}) with the C++ type of a numeric dtype. Throws CA_ETYPE for the others (raw,
+/// float16, datetime64/timedelta64, strings, invalid): those have their own kernels.
 template <class F>
 decltype(auto) dispatch_dtype(DType t, F &&f) {
   switch (t) {
@@ -48,7 +68,11 @@ decltype(auto) dispatch_dtype(DType t, F &&f) {
     case CA_FLOAT64: return f(TypeTag<double>{});
     case CA_COMPLEX64: return f(TypeTag<std::complex<float>>{});
     case CA_COMPLEX128: return f(TypeTag<std::complex<double>>{});
-    default: fail(CA_ETYPE, "dtype ", t, " is not a numeric dtype");
+    default: {
+      const char *n = dtype_name(t);
+      if (n) fail(CA_ETYPE, "this operation is not supported for dtype ", n);
+      fail(CA_ETYPE, "dtype ", t, " is not a numeric dtype");
+    }
   }
 }
 

@@ -42,6 +42,10 @@ void byteswap_elements(void *data, int64_t nelem, DType dtype) noexcept {
   size_t sz = dtype_size(dtype);
   if (dtype_is_complex(dtype))
     byteswap_scalars(data, size_t(nelem) * 2, sz / 2);
+  else if (dtype_kind(dtype) == 'S')
+    return;  // bytes have no byte order
+  else if (dtype_kind(dtype) == 'U')
+    byteswap_scalars(data, size_t(nelem) * size_t(dtype_length(dtype)), 4);  // UCS4 code points
   else
     byteswap_scalars(data, size_t(nelem), sz);
 }
@@ -165,9 +169,19 @@ void parse_numpy_typestr(const std::string &s, const std::string &where, DType &
     for (DType c = CA_BOOL; c <= CA_COMPLEX128; ++c)
       if (dtype_kind(c) == kind && int(dtype_size(c)) == size) t = c;
   }
+  if (t == CA_DTYPE_INVALID && (std::strchr("fMmSU", kind) != nullptr)) {
+    // float16, datetime64/timedelta64 ("<M8[ns]"), bytes ("|S5"), unicode ("<U8").
+    try {
+      t = dtype_parse(s.substr(p));
+    } catch (const Error &e) {
+      if (kind == 'M' || kind == 'm' || kind == 'S' || kind == 'U')
+        fail(CA_EUNSUPPORTED, where, ": dtype '", s, "' is not supported: ", e.what());
+    }
+    if (t == CA_RAW) t = CA_DTYPE_INVALID;
+  }
   if (t == CA_DTYPE_INVALID)
-    fail(CA_EUNSUPPORTED, where, ": dtype '", s, "' is not supported (bool, int8..64, uint8..64, float32/64, ",
-         "complex64/128 only)");
+    fail(CA_EUNSUPPORTED, where, ": dtype '", s, "' is not supported (bool, int8..64, uint8..64, float16/32/64, ",
+         "complex64/128, datetime64/timedelta64 with a unit, S<n>, U<n> only)");
   dtype = t;
   big = bo == '>' && dtype_size(t) > 1;
 }

@@ -11,6 +11,7 @@
 #include "io/fs.hpp"
 #include "core/checked.hpp"
 #include "io/layout.hpp"
+#include "core/half.hpp"
 
 namespace ca::io {
 
@@ -130,9 +131,117 @@ double special_float(const json &v, const std::string &where) {
   fail(CA_EFORMAT, where, ": fill_value ", brief(v), " is not a number");
 }
 
+// -- base64 (zarr-python's fill_value of bytes dtypes) and UTF-8 (of unicode dtypes) ------------------
+
+const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string base64_encode(const std::string &in) {
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const uint32_t v = uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8 | uint8_t(in[i + 2]);
+    for (int k = 3; k >= 0; --k) out.push_back(kB64[(v >> (6 * k)) & 63]);
+  }
+  if (i < in.size()) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16;
+    if (i + 1 < in.size()) v |= uint32_t(uint8_t(in[i + 1])) << 8;
+    out.push_back(kB64[(v >> 18) & 63]);
+    out.push_back(kB64[(v >> 12) & 63]);
+    out.push_back(i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+bool base64_decode(const std::string &in, std::string &out) {
+  if (in.size() % 4 != 0) return false;
+  out.clear();
+  for (size_t i = 0; i < in.size(); i += 4) {
+    uint32_t v = 0;
+    int pad = 0;
+    for (int k = 0; k < 4; ++k) {
+      const char c = in[i + size_t(k)];
+      const char *p = c ? std::strchr(kB64, c) : nullptr;
+      if (c == '=' && i + 4 == in.size() && k >= 2) {
+        ++pad;
+        v <<= 6;
+        continue;
+      }
+      if (!p || pad) return false;
+      v = (v << 6) | uint32_t(p - kB64);
+    }
+    out.push_back(char((v >> 16) & 0xff));
+    if (pad < 2) out.push_back(char((v >> 8) & 0xff));
+    if (pad < 1) out.push_back(char(v & 0xff));
+  }
+  return true;
+}
+
+std::vector<uint32_t> utf8_decode(const std::string &s, const std::string &where) {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    const uint8_t c = uint8_t(s[i]);
+    const int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + size_t(n) > s.size()) fail(CA_EFORMAT, where, ": fill_value is not valid UTF-8");
+    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1f) : n == 3 ? (c & 0x0f) : (c & 0x07);
+    for (int k = 1; k < n; ++k) {
+      const uint8_t d = uint8_t(s[i + size_t(k)]);
+      if ((d >> 6) != 2) fail(CA_EFORMAT, where, ": fill_value is not valid UTF-8");
+      cp = (cp << 6) | (d & 0x3f);
+    }
+    out.push_back(cp);
+    i += size_t(n);
+  }
+  return out;
+}
+
+std::string utf8_encode(const uint32_t *cp, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t c = cp[i];
+    if (c < 0x80) {
+      out.push_back(char(c));
+    } else if (c < 0x800) {
+      out.push_back(char(0xc0 | (c >> 6)));
+      out.push_back(char(0x80 | (c & 0x3f)));
+    } else if (c < 0x10000) {
+      out.push_back(char(0xe0 | (c >> 12)));
+      out.push_back(char(0x80 | ((c >> 6) & 0x3f)));
+      out.push_back(char(0x80 | (c & 0x3f)));
+    } else {
+      out.push_back(char(0xf0 | ((c >> 18) & 0x07)));
+      out.push_back(char(0x80 | ((c >> 12) & 0x3f)));
+      out.push_back(char(0x80 | ((c >> 6) & 0x3f)));
+      out.push_back(char(0x80 | (c & 0x3f)));
+    }
+  }
+  return out;
+}
+
 FillValue parse_fill(const json &v, DType dtype, const std::string &where) {
   if (v.is_null()) return std::monostate{};
   switch (dtype_kind(dtype)) {
+    case 'M':
+    case 'm':
+      // zarr-python writes the ticks (int(v.view('i8'))); "NaT" is accepted too.
+      if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<int64_t>();
+      if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(INT64_MAX)) return int64_t(v.get<uint64_t>());
+      if (v.is_string() && v.get_ref<const std::string &>() == "NaT") return int64_t(INT64_MIN);
+      break;
+    case 'S':
+      if (v.is_string()) {
+        const std::string &t = v.get_ref<const std::string &>();
+        std::string raw;
+        if (base64_decode(t, raw)) return raw;
+        return t;  // zarr-python is lenient with older files: the text's bytes
+      }
+      // A number: zarr-python reads it through NumPy, np.array(0, 'S4') is b'0'.
+      if (v.is_number_integer()) return v.is_number_unsigned() ? std::to_string(v.get<uint64_t>()) : std::to_string(v.get<int64_t>());
+      break;
+    case 'U':
+      if (v.is_string()) return v.get<std::string>();
+      if (v.is_number_integer()) return v.is_number_unsigned() ? std::to_string(v.get<uint64_t>()) : std::to_string(v.get<int64_t>());
+      break;
     case 'b':
       if (v.is_boolean()) return v.get<bool>();
       if (v.is_number()) return v.get<double>() != 0;
@@ -162,6 +271,7 @@ std::complex<double> fill_complex(const FillValue &f) {
       [](auto &&x) -> std::complex<double> {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::monostate>) return 0.0;
+        else if constexpr (std::is_same_v<T, std::string>) fail(CA_EFORMAT, "fill_value '", x, "' is not a number");
         else if constexpr (std::is_same_v<T, std::complex<double>>) return x;
         else return double(x);
       },
@@ -176,6 +286,8 @@ T fill_integer(const FillValue &f, DType dtype) {
         using V = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<V, std::monostate>) {
           return T(0);
+        } else if constexpr (std::is_same_v<V, std::string>) {
+          return bad("'" + x + "'");
         } else if constexpr (std::is_same_v<V, bool>) {
           return T(x);
         } else if constexpr (std::is_same_v<V, int64_t>) {
@@ -208,6 +320,30 @@ json fill_number_json(double x) {
 json fill_to_json(const ZarrMeta &m) {
   if (std::holds_alternative<std::monostate>(m.fill_value)) return nullptr;
   auto b = m.fill_bytes();  // validates, and gives the value as the dtype holds it
+  const char kind = dtype_kind(m.dtype);
+  if (kind == 'M' || kind == 'm') {
+    int64_t v;
+    std::memcpy(&v, b.data(), 8);
+    return v;
+  }
+  if (m.dtype == CA_FLOAT16) {
+    uint16_t h;
+    std::memcpy(&h, b.data(), 2);
+    return fill_number_json(double(half_to_float(h)));
+  }
+  if (kind == 'S' || kind == 'U') {
+    // As NumPy's scalar holds it: trailing NULs dropped.
+    const size_t n = size_t(dtype_length(m.dtype));
+    if (kind == 'S') {
+      std::string raw(reinterpret_cast<const char *>(b.data()), n);
+      while (!raw.empty() && raw.back() == 0) raw.pop_back();
+      return base64_encode(raw);
+    }
+    std::vector<uint32_t> cps(n);
+    std::memcpy(cps.data(), b.data(), 4 * n);
+    while (!cps.empty() && cps.back() == 0) cps.pop_back();
+    return utf8_encode(cps.data(), cps.size());
+  }
   return dispatch_dtype(m.dtype, [&](auto tag) -> json {
     using T = typename decltype(tag)::type;
     T v;
@@ -311,9 +447,37 @@ std::string without_nan_tokens(const std::string &s) {
 
 }  // namespace
 
-std::array<unsigned char, 16> ZarrMeta::fill_bytes() const {
-  std::array<unsigned char, 16> out{};
+std::vector<unsigned char> ZarrMeta::fill_bytes() const {
+  std::vector<unsigned char> out(std::max<size_t>(16, dtype_size(dtype)), 0);
   if (std::holds_alternative<std::monostate>(fill_value)) return out;
+  const char kind = dtype_kind(dtype);
+  const std::string *text = std::get_if<std::string>(&fill_value);
+  if (kind == 'S' || kind == 'U') {
+    if (!text) fail(CA_EFORMAT, "fill_value of dtype ", dtype_name(dtype), " is not a string");
+    const size_t n = size_t(dtype_length(dtype));
+    if (kind == 'S') {
+      if (text->size() > n) fail(CA_EFORMAT, "fill_value of ", text->size(), " bytes does not fit dtype ", dtype_name(dtype));
+      std::memcpy(out.data(), text->data(), text->size());
+    } else {
+      const std::vector<uint32_t> cps = utf8_decode(*text, "zarr metadata");
+      if (cps.size() > n) fail(CA_EFORMAT, "fill_value of ", cps.size(), " characters does not fit dtype ", dtype_name(dtype));
+      std::memcpy(out.data(), cps.data(), 4 * cps.size());
+    }
+    return out;
+  }
+  if (text) fail(CA_EFORMAT, "a string fill_value does not fit dtype ", dtype_name(dtype));
+  if (kind == 'M' || kind == 'm') {
+    const int64_t v = fill_integer<int64_t>(fill_value, dtype);
+    std::memcpy(out.data(), &v, 8);
+    return out;
+  }
+  if (dtype == CA_FLOAT16) {
+    std::complex<double> c = fill_complex(fill_value);
+    if (c.imag() != 0) fail(CA_EFORMAT, "fill_value ", c, " does not fit dtype ", dtype_name(dtype));
+    const uint16_t h = double_to_half(c.real());
+    std::memcpy(out.data(), &h, 2);
+    return out;
+  }
   dispatch_dtype(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T v;
@@ -322,6 +486,7 @@ std::array<unsigned char, 16> ZarrMeta::fill_bytes() const {
           [](auto &&x) -> bool {
             using V = std::decay_t<decltype(x)>;
             if constexpr (std::is_same_v<V, std::monostate>) return false;
+            else if constexpr (std::is_same_v<V, std::string>) return !x.empty();
             else if constexpr (std::is_same_v<V, std::complex<double>>) return x != std::complex<double>(0.0);
             else return x != 0;
           },

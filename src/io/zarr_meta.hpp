@@ -13,8 +13,10 @@
 
 namespace ca::io {
 
-/// .zarray's fill_value: null, or a number of the dtype's kind (NaN and infinities included).
-using FillValue = std::variant<std::monostate, bool, int64_t, uint64_t, double, std::complex<double>>;
+/// .zarray's fill_value: null, or a number of the dtype's kind (NaN and infinities included); for
+/// datetime64/timedelta64 the ticks as int64 (NaT is -2**63); for bytes the bytes themselves (the
+/// file holds them base64-encoded, as zarr-python writes), for unicode the text in UTF-8.
+using FillValue = std::variant<std::monostate, bool, int64_t, uint64_t, double, std::complex<double>, std::string>;
 
 /// The contents of a .zarray. A plain value: copy it freely, share it between threads read-only.
 struct ZarrMeta {
@@ -38,7 +40,7 @@ struct ZarrMeta {
   std::string typestr() const;
   /// The fill value as one item of `dtype` in native byte order (all zero for a null fill value).
   /// Throws CA_EFORMAT if it does not fit the dtype (NaN for an integer dtype, 300 for uint8).
-  std::array<unsigned char, 16> fill_bytes() const;
+  std::vector<unsigned char> fill_bytes() const;
 };
 
 /// A new metadata value with zarr-python's defaults (order C, no compressor, separator '.').

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -561,4 +562,67 @@ TEST(Format, OverlapLayersSaveMaterialized) {
     ca_array_free(x);
   }
   EXPECT_EQ(ca::block_live_count(), live);
+}
+
+// Parametric dtypes (datetime64 with its unit, unicode with its length, float16) are stored as their
+// 32-bit codes: arrays over them save, load and compute the same; a code of an unknown unit or kind
+// in a file fails to load with CA_EFORMAT (never a crash).
+TEST(Format, ParametricDtypesRoundTrip) {
+  Ctx c;
+  const ca_dtype_t m8ns = CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS), u3 = CA_DTYPE_MAKE(CA_UNICODE, 3);
+  const int64_t n = 6, numblocks[1] = {2}, sizes[2] = {4, 2};
+  const ca_chunks_t ch{1, numblocks, sizes};
+  std::vector<int64_t> t = {1000, 2000, INT64_MIN, 5000, 123456789, 77};
+  std::vector<uint32_t> s(size_t(n) * 3, 0);
+  for (int64_t i = 0; i < n; ++i) s[size_t(i) * 3] = uint32_t('a' + i);
+  std::vector<uint16_t> h = {0x3c00, 0x4000, 0xbc00, 0x7c00, 0x0001, 0x3555};
+  ca_array_t *x = nullptr, *y = nullptr, *z = nullptr, *d = nullptr, *e = nullptr;
+  ASSERT_EQ(ca_array_from_buffer(&x, t.data(), m8ns, 1, &n, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_from_buffer(&y, s.data(), u3, 1, &n, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_from_buffer(&z, h.data(), CA_FLOAT16, 1, &n, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr),
+            CA_OK);
+  ASSERT_EQ(ca_array_binary(&d, CA_OP_SUB, x, x), CA_OK) << ca_last_error_message();  // timedelta64[ns], fused
+  ASSERT_EQ(ca_array_binary(&e, CA_OP_EQ, y, y), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(ca_array_dtype(d), CA_DTYPE_MAKE(CA_TIMEDELTA64, CA_UNIT_NS));
+  ca_array_t *arrays[] = {x, y, z, d, e};
+  const std::string path = tmpdir() + "/dtypes.cagraph";
+  ASSERT_EQ(ca_arrays_save(arrays, 5, path.c_str()), CA_OK) << ca_last_error_message();
+  ca_graph_t *g = nullptr;
+  ca_array_t **loaded = nullptr;
+  size_t m = 0;
+  ASSERT_EQ(ca_file_load(&g, &loaded, &m, path.c_str()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(m, 5u);
+  for (size_t i = 0; i < m; ++i) {
+    EXPECT_EQ(ca_array_dtype(loaded[i]), ca_array_dtype(arrays[i])) << i;
+    std::vector<unsigned char> want(size_t(ca_array_nbytes(arrays[i]))), got(want.size());
+    ASSERT_EQ(ca_array_compute_into(c.ctx, arrays[i], want.data(), want.size(), nullptr), CA_OK) << ca_last_error_message();
+    ASSERT_EQ(ca_array_compute_into(c.ctx, loaded[i], got.data(), got.size(), nullptr), CA_OK) << ca_last_error_message();
+    EXPECT_EQ(got, want) << i;
+  }
+  // NaT - NaT is NaT; the rest are zero.
+  std::vector<int64_t> dv(static_cast<size_t>(n));
+  ASSERT_EQ(ca_array_compute_into(c.ctx, loaded[3], dv.data(), dv.size() * 8, nullptr), CA_OK);
+  EXPECT_EQ(dv, (std::vector<int64_t>{0, 0, INT64_MIN, 0, 0, 0}));
+  ca_arrays_free(loaded, m);
+  ca_graph_free(g);
+
+  // The datetime64[ns] code with an unknown unit (14) instead: every occurrence in the file.
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const int32_t good = m8ns, bad = CA_DTYPE_MAKE(CA_DATETIME64, 14);
+  size_t replaced = 0;
+  for (size_t p = 0; p + 4 <= bytes.size(); ++p) {
+    if (std::memcmp(bytes.data() + p, &good, 4) == 0) {
+      std::memcpy(bytes.data() + p, &bad, 4);
+      ++replaced;
+    }
+  }
+  ASSERT_GT(replaced, 0u);
+  const std::string badpath = tmpdir() + "/dtypes_bad.cagraph";
+  std::ofstream(badpath, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  g = nullptr;
+  loaded = nullptr;
+  EXPECT_EQ(ca_file_load(&g, &loaded, &m, badpath.c_str()), CA_EFORMAT);
+  EXPECT_NE(std::string(ca_last_error_message()).find("dtype"), std::string::npos) << ca_last_error_message();
+  for (ca_array_t *a : arrays) ca_array_free(a);
 }

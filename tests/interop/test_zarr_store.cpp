@@ -127,9 +127,31 @@ TEST(ZarrMeta, JsonRoundTripAndFillValues) {
   EXPECT_TRUE(std::holds_alternative<std::monostate>(io::parse_zarray(base("<i2", "null")).fill_value));
   expect_error([&] { io::parse_zarray(base("<i4", "\"NaN\""), "a/.zarray"); }, CA_EFORMAT, {"a/.zarray", "fill_value"});
   expect_error([&] { io::parse_zarray(base("|u1", "300"), "a/.zarray"); }, CA_EFORMAT, {"300", "uint8"});
-  expect_error([&] { io::parse_zarray(base("<M8[ns]", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"M8"});
-  expect_error([&] { io::parse_zarray(base("<f2", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"<f2"});
-  expect_error([&] { io::parse_zarray(base("|S4", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"S4"});
+  // datetime64/timedelta64 (ticks, "NaT"), float16, bytes (base64; a number is its digits, as
+  // zarr-python reads it through NumPy), unicode (the text); generic units and multipliers are not.
+  auto fill_of = [&](const char *dt, const char *fill) {
+    io::ZarrMeta m = io::parse_zarray(base(dt, fill), "a/.zarray");
+    std::vector<unsigned char> b = m.fill_bytes();
+    b.resize(ca::dtype_size(m.dtype));
+    return std::make_pair(m.dtype, b);
+  };
+  auto i64_bytes = [](int64_t v) {
+    std::vector<unsigned char> b(8);
+    std::memcpy(b.data(), &v, 8);
+    return b;
+  };
+  EXPECT_EQ(fill_of("<M8[ns]", "0"), std::make_pair(CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS), i64_bytes(0)));
+  EXPECT_EQ(fill_of("<m8[s]", "-9223372036854775808"), std::make_pair(CA_DTYPE_MAKE(CA_TIMEDELTA64, CA_UNIT_S), i64_bytes(INT64_MIN)));
+  EXPECT_EQ(fill_of("<M8[D]", "\"NaT\""), std::make_pair(CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_D), i64_bytes(INT64_MIN)));
+  EXPECT_EQ(fill_of("<f2", "1.5"), std::make_pair(ca_dtype_t(CA_FLOAT16), std::vector<unsigned char>{0x00, 0x3e}));
+  EXPECT_EQ(fill_of("|S4", "\"YWI=\""), std::make_pair(CA_DTYPE_MAKE(CA_BYTES, 4), std::vector<unsigned char>{'a', 'b', 0, 0}));
+  EXPECT_EQ(fill_of("|S4", "0"), std::make_pair(CA_DTYPE_MAKE(CA_BYTES, 4), std::vector<unsigned char>{'0', 0, 0, 0}));
+  EXPECT_EQ(fill_of("<U2", "\"\u00e9\""), std::make_pair(CA_DTYPE_MAKE(CA_UNICODE, 2),
+                                                        std::vector<unsigned char>{0xe9, 0, 0, 0, 0, 0, 0, 0}));
+  expect_error([&] { io::parse_zarray(base("|S1", "\"YWI=\""), "a/.zarray").fill_bytes(); }, CA_EFORMAT, {"S1"});
+  expect_error([&] { io::parse_zarray(base("<M8", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"M8"});
+  expect_error([&] { io::parse_zarray(base("<M8[5s]", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"multiplier"});
+  expect_error([&] { io::parse_zarray(base("|V4", "0"), "a/.zarray"); }, CA_EUNSUPPORTED, {"V4"});
 }
 
 // Bad stores on disk: each gives the right code and a message naming the problem.

@@ -140,7 +140,11 @@ version() = unsafe_string(@ccall $(sym(:ca_version_string))()::Cstring)
 
 const DTYPES = Dict{DataType,Int32}(Bool => 1, Int8 => 2, Int16 => 3, Int32 => 4, Int64 => 5, UInt8 => 6,
                                     UInt16 => 7, UInt32 => 8, UInt64 => 9, Float32 => 10, Float64 => 11,
-                                    ComplexF32 => 12, ComplexF64 => 13)
+                                    ComplexF32 => 12, ComplexF64 => 13, Float16 => 15)
+# dtypes with a parameter (common.h): bits 0..7 the kind, the bits above the unit of a
+# datetime64/timedelta64 or the length of a bytes/unicode dtype. No Julia element type maps to them.
+const CA_DATETIME64, CA_TIMEDELTA64, CA_BYTES, CA_UNICODE = Int32(16), Int32(17), Int32(18), Int32(19)
+ca_dtype_make_unchecked(kind::Int32, param::Integer) = kind | (Int32(param) << 8)
 const JULIA_TYPES = Dict(v => k for (k, v) in DTYPES)
 dtype_code(::Type{T}) where {T} = DTYPES[T]
 

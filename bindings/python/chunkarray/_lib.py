@@ -30,6 +30,7 @@ DTYPE_NAMES = {
 }
 CA_BOOL, CA_INT64, CA_FLOAT64, CA_COMPLEX128, CA_RAW = 1, 5, 11, 13, 14
 CA_UINT64 = 9
+CA_FLOAT16, CA_DATETIME64, CA_TIMEDELTA64, CA_BYTES, CA_UNICODE = 15, 16, 17, 18, 19
 CA_SCALAR_TYPED = 1
 
 # argument kinds (kernel.h)
@@ -235,6 +236,9 @@ _PROTOS = {
     "ca_dtype_name": (c_char_p, [c_dtype]),
     "ca_dtype_from_name": (c_status, [ctypes.POINTER(c_dtype), c_char_p]),
     "ca_dtype_promote": (c_status, [ctypes.POINTER(c_dtype), c_dtype, c_dtype]),
+    "ca_dtype_make": (c_status, [ctypes.POINTER(c_dtype), ctypes.c_int32, ctypes.c_int64]),
+    "ca_dtype_kind": (ctypes.c_int32, [c_dtype]),
+    "ca_dtype_param": (ctypes.c_int64, [c_dtype]),
     # block.h
     "ca_block_new": (c_status, [ctypes.POINTER(c_vp), c_dtype, ctypes.c_int32, c_i64p]),
     "ca_block_retain": (c_vp, [c_vp]),

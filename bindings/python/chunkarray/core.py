@@ -88,20 +88,59 @@ def version():
 # dtypes
 # ------------------------------------------------------------------------------------------------
 
+_DTYPE_CODES = {}
+_NP_DTYPES = {}
+
+
 def _ca_dtype(dtype):
+    """The ca_dtype_t of a NumPy dtype: numbers, float16, datetime64/timedelta64 with a unit, and
+    fixed-width bytes/unicode (the code carries the unit or the length, common.h)."""
     dt = np.dtype(dtype)
+    code = _DTYPE_CODES.get(dt)
+    if code is not None:
+        return code
+    # NumPy's names ("float64", "datetime64[ns]"); bytes/unicode by their typestr ("|S5", "<U8").
+    name = dt.str if dt.kind in "SU" else dt.name
     out = ctypes.c_int32()
-    st = lib().ca_dtype_from_name(ctypes.byref(out), dt.name.encode())
+    st = lib().ca_dtype_from_name(ctypes.byref(out), name.encode())
     if st != 0:
-        raise DTypeError(st, f"dtype {dt} is not supported by chunkarray")
+        msg = lib().ca_last_error_message().decode(errors="replace")
+        raise DTypeError(st, f"dtype {dt} is not supported by chunkarray: {msg}")
+    _DTYPE_CODES[dt] = out.value
     return out.value
 
 
 def _np_dtype(code):
-    try:
-        return np.dtype(C.DTYPE_NAMES[code])
-    except KeyError:
-        raise DTypeError(-11, f"unknown chunkarray dtype code {code}") from None
+    dt = _NP_DTYPES.get(code)
+    if dt is not None:
+        return dt
+    if code == C.CA_RAW:
+        dt = np.dtype("uint8")
+    else:
+        name = lib().ca_dtype_name(code)
+        if not name:
+            raise DTypeError(-11, f"unknown chunkarray dtype code {code}")
+        dt = np.dtype(name.decode())
+    _NP_DTYPES[code] = dt
+    return dt
+
+
+def _time_scalar(v):
+    """A NumPy datetime64/timedelta64 scalar as a typed ca_scalar_t (its ticks). NaT of NumPy's
+    generic unit (np.datetime64('NaT')) takes the coarsest unit that promotes to any other: years
+    for datetimes, weeks for timedeltas (NaT is the same value in every unit)."""
+    s = C.Scalar()
+    dt = v.dtype
+    unit, count = np.datetime_data(dt)
+    if unit == "generic":
+        if not np.isnat(v):
+            raise DTypeError(-11, f"{v!r} has no unit: give one, as in np.timedelta64(5, 's')")
+        dt = np.dtype("M8[Y]" if dt.kind == "M" else "m8[W]")
+        v = v.astype(dt)
+    s.kind, s.flags = _ca_dtype(dt), C.CA_SCALAR_TYPED
+    s.i64 = int(v.view("i8"))
+    s.re = float(s.i64)
+    return s
 
 
 def _i64arr(values):
@@ -118,6 +157,8 @@ def _scalar(v):
     """A Python or NumPy scalar as ca_scalar_t: a NumPy scalar (np.float32(1.5)) is typed
     (CA_SCALAR_TYPED: it promotes as an array of its dtype), a Python scalar follows NumPy's
     value-based rules."""
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return _time_scalar(v)
     s = C.Scalar()
     if isinstance(v, np.generic) and v.dtype.kind in "biufc":
         s.kind, s.flags = _ca_dtype(v.dtype), C.CA_SCALAR_TYPED
@@ -153,7 +194,8 @@ def _scalar(v):
 
 
 def _is_scalar(v):
-    return isinstance(v, (numbers.Number, np.generic)) and np.ndim(v) == 0
+    """A number (Python or NumPy, datetime64/timedelta64 included); strings are 0-d arrays."""
+    return isinstance(v, (numbers.Number, np.generic)) and not isinstance(v, (str, bytes)) and np.ndim(v) == 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -908,7 +950,7 @@ class Array:
             return Array._new(L.ca_array_binary, op, a._h, b._h)
         if _is_scalar(other):
             return Array._new(L.ca_array_binary_scalar, op, self._h, _scalar(other), reflected)
-        if isinstance(other, (np.ndarray, list)):
+        if isinstance(other, (np.ndarray, list, str, bytes)):  # a string: a 0-d bytes/unicode array
             o = from_array(np.asarray(other), chunks=-1)
             return self._binop(op, o, reflected)
         return NotImplemented
@@ -1517,6 +1559,13 @@ def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
     _check_like(like, "full")
     if dtype is None:
         dtype = np.array(fill_value).dtype
+    dtype = np.dtype(dtype)
+    if dtype.kind in "MmSU":
+        # Ticks and strings are exact: a 0-d array broadcast (the C full takes a double).
+        from ._shape import broadcast_to
+        shape = (int(shape),) if isinstance(shape, (numbers.Integral, np.integer)) else tuple(int(s) for s in shape)
+        ch = normalize_chunks(chunks, shape, dtype=dtype)
+        return broadcast_to(from_array(np.array(fill_value).astype(dtype)), shape, chunks=ch)
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     v = complex(fill_value)
     return Array._new(lib().ca_array_full, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype),

@@ -153,3 +153,29 @@ def test_complex_prod_with_inf_follows_dask():
             np.testing.assert_array_equal(np.isnan([got.real, got.imag]), np.isnan([want.real, want.imag]))
     with np.errstate(all="ignore"):
         assert np.isnan(np.prod(np.array([np.inf + 0j])).imag) and np.isinf(np.prod(np.array([np.inf + 0j])).real)
+
+
+def test_float16_var_squares_in_float32():
+    a = np.array([0, 300, -300, 10], np.float16)
+    assert np.isinf(quiet(lambda: a.std()))               # NumPy squares in float16: 300**2 overflows
+    x = ca.from_array(a, chunks=3)
+    got = x.std().compute()
+    assert got.dtype == np.float16
+    assert got == a.astype(np.float32).std().astype(np.float16)
+    c = ca.from_array(np.full(300, 0.1, np.float16), chunks=64).cumsum().compute()
+    assert c[-1] == np.float16(np.full(300, 0.1, np.float16).astype(np.float32).cumsum()[-1])
+    assert c[-1] != np.full(300, 0.1, np.float16).cumsum()[-1]
+
+
+def test_timedelta_times_float_unsupported():
+    a = np.array([10, 20], "m8[s]")
+    assert (a * 1.5).dtype == a.dtype                       # NumPy: a timedelta
+    with pytest.raises(ca.ChunkArrayError, match="not supported"):
+        ca.from_array(a, chunks=1) * 1.5
+
+
+def test_unit_multipliers_rejected():
+    np.zeros(2, "M8[5s]")                                   # NumPy has them
+    for dt in ["M8[5s]", "M8", "m8"]:
+        with pytest.raises(ca.DTypeError):
+            ca.from_array(np.zeros(2, dt), chunks=1)

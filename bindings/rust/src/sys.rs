@@ -9,6 +9,33 @@ use std::sync::Once;
 pub type ca_status_t = i32;
 pub type ca_dtype_t = i32;
 
+// dtypes that carry a parameter (common.h): bits 0..7 the kind, the bits above the unit of a
+// datetime64/timedelta64 or the length of a bytes/unicode dtype.
+pub const CA_FLOAT16: ca_dtype_t = 15;
+pub const CA_DATETIME64: ca_dtype_t = 16;
+pub const CA_TIMEDELTA64: ca_dtype_t = 17;
+pub const CA_BYTES: ca_dtype_t = 18;
+pub const CA_UNICODE: ca_dtype_t = 19;
+pub const CA_DTYPE_KIND_BITS: u32 = 8;
+pub const CA_DTYPE_KIND_MASK: ca_dtype_t = 0xff;
+pub const CA_UNIT_Y: i32 = 1;
+pub const CA_UNIT_M: i32 = 2;
+pub const CA_UNIT_W: i32 = 3;
+pub const CA_UNIT_D: i32 = 4;
+pub const CA_UNIT_H: i32 = 5;
+pub const CA_UNIT_MIN: i32 = 6;
+pub const CA_UNIT_S: i32 = 7;
+pub const CA_UNIT_MS: i32 = 8;
+pub const CA_UNIT_US: i32 = 9;
+pub const CA_UNIT_NS: i32 = 10;
+pub const CA_UNIT_PS: i32 = 11;
+pub const CA_UNIT_FS: i32 = 12;
+pub const CA_UNIT_AS: i32 = 13;
+/// CA_DTYPE_MAKE: a parametric dtype (unchecked; ca_dtype_make checks).
+pub const fn ca_dtype_make_unchecked(kind: ca_dtype_t, param: i32) -> ca_dtype_t {
+    kind | (param << CA_DTYPE_KIND_BITS)
+}
+
 pub const CA_OK: i32 = 0;
 pub const CA_EINVAL: i32 = -1;
 pub const CA_ENOTFOUND: i32 = -3;
@@ -244,6 +271,9 @@ api! {
         ca_last_error_message: fn() -> *const c_char;
         ca_dtype_size: fn(ca_dtype_t) -> usize;
         ca_dtype_name: fn(ca_dtype_t) -> *const c_char;
+        ca_dtype_make: fn(*mut ca_dtype_t, i32, i64) -> S;
+        ca_dtype_kind: fn(ca_dtype_t) -> i32;
+        ca_dtype_param: fn(ca_dtype_t) -> i64;
         ca_block_new: fn(*mut P, ca_dtype_t, i32, *const i64) -> S;
         ca_block_retain: fn(CP) -> P;
         ca_block_free: fn(CP) -> ();
