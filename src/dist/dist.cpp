@@ -436,6 +436,10 @@ std::vector<Block *> compute(Executor &ex, Plan &plan, const RunOptions &base, c
   } catch (const std::bad_alloc &) {
     code = CA_ENOMEM;
     msg = "out of memory";
+  } catch (const std::exception &e) {
+    // Whatever failed, the other ranks must hear of it (they may wait for this rank's blocks).
+    code = CA_EINTERNAL;
+    msg = e.what();
   }
   try {
     s.finish(code, msg);
