@@ -52,7 +52,11 @@ def mpi_lib():
         with _mpi_lock:
             if _mpi is None:
                 lib()  # libchunkarray first: libchunkarray_mpi links it
-                m = ctypes.CDLL(mpi_library_path())
+                try:
+                    m = ctypes.CDLL(mpi_library_path())
+                except OSError as e:
+                    raise OSError(f"libchunkarray_mpi could not be loaded ({e}); build chunkarray with "
+                                  "-Dmpi=enabled and set CHUNKARRAY_MPI_LIB to its path") from e
                 m.ca_mpi_transport_new.restype = ctypes.c_int32
                 m.ca_mpi_transport_new.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_int64]
                 m.ca_mpi_transport_free.restype = None
@@ -90,11 +94,12 @@ def compute(array, comm, ctx=None, root=0, placement="locality", stats=None, pro
         raise ValueError(f"placement must be one of {sorted(_PLACEMENTS)}, not {placement!r}")
     if not array.chunks_known:
         raise ValueError("compute(comm=...) needs known chunk sizes (compute_chunk_sizes() first)")
+    handle = _comm_handle(comm)
     ctx = ctx or default_context()
     ctx._sync_kernels()
     m = mpi_lib()
     transport = ctypes.c_void_p()
-    _check(m.ca_mpi_transport_new(ctypes.byref(transport), _comm_handle(comm)))
+    _check(m.ca_mpi_transport_new(ctypes.byref(transport), handle))
     try:
         graph = array.graph()
         idx = list(np.ndindex(*array.numblocks))
