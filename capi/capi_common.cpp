@@ -90,6 +90,18 @@ CA_API void ca_clear_error(void) {
   t_error_code = CA_OK;
 }
 
+CA_API ca_status_t ca_set_error(ca_status_t code, const char *message) {
+  if (code == CA_OK) {
+    ca_clear_error();
+    return CA_OK;
+  }
+  try {
+    return ca::capi::set_error(code, message ? message : "");
+  } catch (...) {
+    return ca::capi::set_error(code, std::string());
+  }
+}
+
 CA_API size_t ca_dtype_size(ca_dtype_t d) { return ca::dtype_size(d); }
 CA_API const char *ca_dtype_name(ca_dtype_t d) { return ca::dtype_name(d); }
 

@@ -20,5 +20,6 @@
 #include "chunkarray/slicing.h"
 #include "chunkarray/format.h"
 #include "chunkarray/plugin.h"
+#include "chunkarray/dist.h"
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -78,6 +78,12 @@ CA_API const char *ca_last_error_message(void);
 CA_API ca_status_t ca_last_error_code(void);
 /** Forget the last error on this thread. */
 CA_API void ca_clear_error(void);
+/**
+ * Set this thread's last error, for libraries layered on chunkarray (libchunkarray_mpi, plugins)
+ * that report failures the same way. @p message is copied; NULL means "". A @p code of CA_OK clears
+ * the error. @return @p code.
+ */
+CA_API ca_status_t ca_set_error(ca_status_t code, const char *message);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* dtypes, NumPy's set. Values are stable.                                                           */

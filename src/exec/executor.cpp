@@ -36,7 +36,9 @@ struct TaskItem {
 
 class Run : public std::enable_shared_from_this<Run> {
  public:
-  Run(Plan &p, const RunOptions &o, int32_t nworkers_) : plan(p), opts(o), n(p.size()), nworkers(nworkers_) {
+  Run(Plan &p, const RunOptions &o, int32_t nworkers_, Executor *ex)
+      : plan(p), opts(o), n(p.size()), nworkers(nworkers_), exec(ex) {
+    const PartialRun *part = opts.partial;
     // Node is trivially destructible; its memory comes from the library allocator (core/alloc.hpp;
     // mimalloc keeps it mapped between computes).
     nodes.reset(static_cast<Node *>(detail::mem_alloc_aligned(sizeof(Node) * size_t(n ? n : 1), alignof(Node))));
@@ -45,11 +47,25 @@ class Run : public std::enable_shared_from_this<Run> {
       Node &nd = *new (&nodes[size_t(t)]) Node;
       nd.run = this;
       nd.pending.store(plan.tasks[size_t(t)].dep_end - plan.tasks[size_t(t)].dep_begin, std::memory_order_relaxed);
-      nd.consumers.store(plan.nconsumers[size_t(t)], std::memory_order_relaxed);
+      nd.consumers.store(part ? part->consumers[size_t(t)] : plan.nconsumers[size_t(t)], std::memory_order_relaxed);
       nd.result = nullptr;
       nd.reserved = 0;
     }
-    nroots = int64_t(plan.roots.size());
+    if (part) {
+      for (int32_t r : plan.roots)
+        if (part->role[size_t(r)] == TaskRole::Local) local_roots.push_back(r);
+      for (int32_t t = 0; t < n; ++t) {
+        if (part->role[size_t(t)] == TaskRole::Local) ++total;
+        else if (part->role[size_t(t)] == TaskRole::Remote) ++remote_waiting;
+      }
+      roots = local_roots.data();
+      nroots = int64_t(local_roots.size());
+      inflight.store(remote_waiting, std::memory_order_relaxed);  // each counts until provided
+    } else {
+      roots = plan.roots.data();
+      nroots = int64_t(plan.roots.size());
+      total = n;
+    }
     budget = opts.budget;
     if (budget) {
       budget->retain();
@@ -109,7 +125,7 @@ class Run : public std::enable_shared_from_this<Run> {
     int64_t got = std::max<int64_t>(0, std::min(max, nroots - i));
     if (cancelled.load(std::memory_order_acquire)) got = 0;
     for (int64_t k = 0; k < got; ++k) {
-      out[k] = &nodes[size_t(plan.roots[size_t(i + k)])];
+      out[k] = &nodes[size_t(roots[size_t(i + k)])];
       out[k]->reserved = each;
     }
     if (got < max) {
@@ -180,10 +196,39 @@ class Run : public std::enable_shared_from_this<Run> {
     cancelled.store(true, std::memory_order_release);
   }
 
+  // Ready tasks made so by provide() (from the waiting thread; workers take them like roots).
+  int64_t take_injected(Node **out, int64_t max) {
+    if (ninjected.load(std::memory_order_acquire) == 0) return 0;
+    std::lock_guard<std::mutex> lk(inj_mu);
+    int64_t got = 0;
+    while (got < max && !injected.empty()) {
+      out[got++] = injected.back();
+      injected.pop_back();
+    }
+    ninjected.store(int64_t(injected.size()), std::memory_order_release);
+    return got;
+  }
+
+  // Remote results not yet provided stop counting as in flight (cancellation; waiting thread only).
+  void drop_remote() {
+    if (remote_waiting == 0) return;
+    int64_t k = remote_waiting;
+    remote_waiting = 0;
+    finish(k);
+  }
+
   Plan &plan;
   RunOptions opts;
   int32_t n;
   int32_t nworkers;
+  Executor *exec;
+  const int32_t *roots = nullptr;
+  std::vector<int32_t> local_roots;  // partial runs: the Local roots, in priority order
+  int64_t total = 0;                 // tasks this run executes (progress)
+  int64_t remote_waiting = 0;        // Remote tasks not yet provided (waiting thread only)
+  std::mutex inj_mu;
+  std::vector<Node *> injected;
+  std::atomic<int64_t> ninjected{0};
   MemoryBudget *budget = nullptr;
   struct MiFree {
     void operator()(Node *p) const { detail::mem_free(p); }
@@ -207,7 +252,7 @@ class Run : public std::enable_shared_from_this<Run> {
   std::mutex mu;
   std::condition_variable cv;
   bool complete = false;
-  std::mutex err_mu;
+  mutable std::mutex err_mu;
   ca_status_t err_code = CA_OK;
   std::string err_msg;
 };
@@ -417,6 +462,22 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
       node->result = nullptr;
     }
   }
+  if (const PartialRun *part = r.opts.partial) {
+    if (part->exported[size_t(t)]) {
+      try {
+        part->on_export(t, block_retain(out));
+      } catch (const Error &e) {
+        r.fail(e.code(), str("sending ", key_str(pt.layer->name(), idx, pt.layer->nindex()), ": ", e.message()));
+      } catch (const std::bad_alloc &) {
+        r.fail(CA_ENOMEM, "out of memory sending a result");
+      }
+    }
+    if (node->result && node->consumers.load(std::memory_order_acquire) == 0) {  // needed elsewhere only
+      if (r.track_memory) r.live_bytes.fetch_sub(out->nbytes, std::memory_order_relaxed);
+      block_release(out);
+      node->result = nullptr;
+    }
+  }
   // Release inputs whose last consumer this was.
   for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) {
     Node &d = r.nodes[size_t(plan.deps[size_t(i)])];
@@ -433,7 +494,9 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
   Node *ready_small[16];
   std::vector<Node *> ready_big;
   int64_t nready = 0;
+  const TaskRole *role = r.opts.partial ? r.opts.partial->role : nullptr;
   for (int32_t i = plan.dependents_off[size_t(t) + 1] - 1; i >= plan.dependents_off[size_t(t)]; --i) {
+    if (role && role[size_t(plan.dependents[size_t(i)])] != TaskRole::Local) continue;
     Node &s = r.nodes[size_t(plan.dependents[size_t(i)])];
     if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       if (nready < 16) {
@@ -456,6 +519,68 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Partial runs: the waiting thread's control
+
+void RunControl::provide(int32_t task, Block *block) {
+  Run &r = run_;
+  if (r.remote_waiting == 0 || !r.opts.partial || task < 0 || task >= r.n ||
+      r.opts.partial->role[size_t(task)] != TaskRole::Remote) {
+    block_release(block);  // dropped after cancellation (or not a Remote task: ignored)
+    return;
+  }
+  --r.remote_waiting;
+  Node &nd = r.nodes[size_t(task)];
+  if (r.cancelled.load(std::memory_order_acquire) || nd.result) {
+    block_release(block);
+    r.finish(1);
+    return;
+  }
+  if (nd.consumers.load(std::memory_order_relaxed) == 0) {
+    block_release(block);
+  } else {
+    nd.result = block;
+    if (r.track_memory) {
+      int64_t live = r.live_bytes.fetch_add(block->nbytes, std::memory_order_relaxed) + block->nbytes;
+      int64_t peak = r.peak_bytes.load(std::memory_order_relaxed);
+      while (live > peak && !r.peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+      }
+    }
+  }
+  const Plan &plan = r.plan;
+  const TaskRole *role = r.opts.partial->role;
+  std::vector<Node *> ready;
+  for (int32_t i = plan.dependents_off[size_t(task) + 1] - 1; i >= plan.dependents_off[size_t(task)]; --i) {
+    int32_t d = plan.dependents[size_t(i)];
+    if (role[size_t(d)] != TaskRole::Local) continue;
+    Node &s = r.nodes[size_t(d)];
+    if (s.pending.fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(&s);
+  }
+  if (ready.empty()) {
+    r.finish(1);
+    return;
+  }
+  if (ready.size() > 1) r.inflight.fetch_add(int64_t(ready.size()) - 1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lk(r.inj_mu);
+    r.injected.insert(r.injected.end(), ready.begin(), ready.end());
+    r.ninjected.store(int64_t(r.injected.size()), std::memory_order_release);
+  }
+  r.exec->notify_all();
+}
+
+void RunControl::fail(ca_status_t code, std::string message) { run_.fail(code, std::move(message)); }
+
+bool RunControl::cancelled() const { return run_.cancelled.load(std::memory_order_acquire); }
+
+int64_t RunControl::waiting() const { return run_.remote_waiting; }
+
+ca_status_t RunControl::error(std::string *message) const {
+  std::lock_guard<std::mutex> lk(run_.err_mu);
+  if (message) *message = run_.err_msg;
+  return run_.err_code;
+}
 
 // ------------------------------------------------------------------------------------------------
 // Executor
@@ -506,13 +631,19 @@ bool Executor::take_root(Worker &w, TaskItem &out) {
   Node *batch[kRootBatch];
   int64_t got = 0;
   if (w.cur) {
-    got = w.cur->take_roots(batch, kRootBatch);
+    got = w.cur->take_injected(batch, kRootBatch);
+    if (got == 0) got = w.cur->take_roots(batch, kRootBatch);
     if (got == 0) w.cur.reset();
   }
   if (got == 0) {
     // Every other active run, in order: one held back for memory must not starve the others.
     std::lock_guard<std::mutex> lk(runs_mu_);
     for (auto &r : runs_) {
+      got = r->take_injected(batch, kRootBatch);
+      if (got > 0) {
+        w.cur = r;
+        break;
+      }
       if (r->cancelled.load(std::memory_order_relaxed) || r->cursor.load(std::memory_order_relaxed) >= r->nroots)
         continue;
       got = r->take_roots(batch, kRootBatch);
@@ -595,7 +726,8 @@ void Executor::worker_loop(size_t id) {
 }
 
 std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats *stats) {
-  auto run = std::make_shared<Run>(plan, opts, std::max<int32_t>(1, num_threads()));
+  auto run = std::make_shared<Run>(plan, opts, std::max<int32_t>(1, num_threads()), this);
+  const PartialRun *part = opts.partial;
   if (stats) run->track_memory = true;
   auto interval = std::chrono::microseconds(opts.progress_interval_us > 0 ? opts.progress_interval_us : 100000);
   auto poll = std::min<std::chrono::microseconds>(interval, std::chrono::microseconds(20000));
@@ -605,7 +737,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
     auto now = std::chrono::steady_clock::now();
     if (!force && now - last_progress < interval) return;
     last_progress = now;
-    opts.progress(std::min<int64_t>(run->done.load(std::memory_order_relaxed), plan.size()), plan.size(),
+    opts.progress(std::min<int64_t>(run->done.load(std::memory_order_relaxed), run->total), run->total,
                   opts.progress_ud);
   };
   if (plan.size() > 0) {
@@ -621,7 +753,18 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
         if (!stack.empty()) {
           n = stack.back();
           stack.pop_back();
-        } else if (run->take_roots(&n, 1) == 0) {
+        } else if (run->take_injected(&n, 1) == 0 && run->take_roots(&n, 1) == 0) {
+          if (part && (run->remote_waiting > 0 || run->ninjected.load() > 0)) {
+            // Waiting for results from elsewhere.
+            if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) run->fail(CA_ECANCELED, "computation cancelled");
+            if (run->cancelled.load()) {
+              run->drop_remote();
+              continue;
+            }
+            RunControl ctl(*run);
+            part->on_poll(ctl);
+            continue;
+          }
           // Held back for memory: fails unless another computation can free some; then wait for it.
           if (run->throttled.load() && !run->cancelled.load() && run->cursor.load() < run->nroots) {
             if (!run->check_stuck() && !run->cancelled.load()) run->budget->wait_for_release(20);
@@ -636,6 +779,10 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
           dc.flush();
           report(false);
         }
+        if (part && (k & 7) == 0 && run->remote_waiting > 0) {
+          RunControl ctl(*run);
+          part->on_poll(ctl);
+        }
       }
       dc.flush();
     } else {
@@ -644,13 +791,28 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
         runs_.push_back(run);
       }
       notify_all();
+      if (part) run->check_complete();  // a partial run may have nothing to do here
       std::unique_lock<std::mutex> lk(run->mu);
       while (!run->complete) {
-        run->cv.wait_for(lk, poll);
+        if (part) {
+          lk.unlock();
+          RunControl ctl(*run);
+          part->on_poll(ctl);
+          if (run->cancelled.load(std::memory_order_acquire)) {
+            // Cancelled from here (a failure elsewhere): with nothing in flight no worker would
+            // look at the run again, so check for completion here.
+            run->drop_remote();
+            run->check_complete();
+          }
+          lk.lock();
+        } else {
+          run->cv.wait_for(lk, poll);
+        }
         if (run->complete) break;
         if (opts.cancel && opts.cancel->load(std::memory_order_relaxed) && !run->cancelled.load()) {
           run->fail(CA_ECANCELED, "computation cancelled");
           lk.unlock();
+          if (part) run->drop_remote();
           run->check_complete();
           lk.lock();
         }
@@ -680,6 +842,10 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
   if (ok && !opts.on_output) {
     for (int32_t o : plan.outputs) {
       Block *b = run->nodes[size_t(o)].result;
+      if (!b && part) {
+        outs.push_back(nullptr);  // not kept here
+        continue;
+      }
       if (!b) {
         ok = false;
         run->err_code = CA_EINTERNAL;
@@ -698,9 +864,9 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
     for (Block *b : outs) block_release(b);
     throw Error(run->err_code, run->err_msg);
   }
-  if (opts.progress) opts.progress(plan.size(), plan.size(), opts.progress_ud);
+  if (opts.progress) opts.progress(run->total, run->total, opts.progress_ud);
   if (stats) {
-    stats->tasks = plan.size();
+    stats->tasks = run->total;
     stats->peak_bytes = run->peak_bytes.load();
   }
   return outs;

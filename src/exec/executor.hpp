@@ -9,6 +9,11 @@
 //   producers only take the lock when someone sleeps. No lost wake-ups.
 // - The first failure wins: it cancels the run, no further task starts, and every intermediate
 //   result is released.
+// - Partial runs (RunOptions::partial, used by the distributed executor in dist/): a run may execute
+//   only some tasks of a plan; others arrive from elsewhere (RunControl::provide, from the thread
+//   waiting for the run) or are skipped, and local results other processes need are handed out as
+//   soon as they exist. Received inputs count as in-flight work until provided (or dropped on
+//   cancellation), so a run never looks complete while it still waits for one.
 // - Memory is bounded by the run's budget (core/memory.hpp): blocks kernels allocate are charged to
 //   it, and a root is started only when its estimated bytes (the most any root of this run charged
 //   so far; the first root runs alone to measure it) fit under the limit minus a headroom of one
@@ -33,6 +38,8 @@
 
 namespace ca {
 
+struct PartialRun;
+
 struct RunOptions {
   void (*progress)(int64_t done, int64_t total, void *ud) = nullptr;
   void *progress_ud = nullptr;
@@ -47,14 +54,58 @@ struct RunOptions {
   /// thread, concurrently) as soon as its task finishes, then released; run() returns no blocks.
   /// The callback may throw ca::Error to fail the run.
   std::function<void(size_t output_index, const Block *block)> on_output;
+  /// Partial run (see above); nullptr: every task of the plan runs here. Outputs whose task is not
+  /// kept here (role Skip, or Local/Remote without an output reference) come back as nullptr.
+  const PartialRun *partial = nullptr;
+};
+
+/// What a partial run does with one task (RunOptions::partial).
+enum class TaskRole : uint8_t {
+  Local = 0,   // runs here
+  Remote = 1,  // computed elsewhere; its result is provided (RunControl::provide) by the waiting thread
+  Skip = 2,    // neither run here nor needed here
+};
+
+class Run;
+
+/// The waiting thread's handle on a partial run (RunOptions::partial's on_poll).
+class RunControl {
+ public:
+  explicit RunControl(Run &r) : run_(r) {}
+  /// Hand in the result of a Remote task (adopts `block`). Wakes workers for tasks it makes ready.
+  /// After cancellation the block is released and nothing else happens. Each Remote task once.
+  void provide(int32_t task, Block *block);
+  /// Fail the run (the first failure wins), as a kernel failure would.
+  void fail(ca_status_t code, std::string message);
+  bool cancelled() const;
+  /// The run's first failure so far: CA_OK if none, else its code (and message in *message).
+  ca_status_t error(std::string *message) const;
+  /// Remote tasks not yet provided.
+  int64_t waiting() const;
+
+ private:
+  Run &run_;
+};
+
+struct PartialRun {
+  /// Per plan task (plan.size() entries).
+  const TaskRole *role = nullptr;
+  /// Per plan task: references the run holds on a Local or Remote task's result — its Local
+  /// dependents plus the times it is kept as an output here. A task with 0 is released once exported.
+  const int32_t *consumers = nullptr;
+  /// Per plan task: nonzero for Local tasks whose result goes to other processes. on_export gets a
+  /// new reference to the result (on a worker thread) as soon as the task finished.
+  const uint8_t *exported = nullptr;
+  std::function<void(int32_t task, Block *ref)> on_export;
+  /// Called repeatedly by the thread waiting for the run (instead of sleeping): it paces itself
+  /// (returns after at most a few ms) and provides Remote results through the control.
+  std::function<void(RunControl &)> on_poll;
 };
 
 struct RunStats {
   int64_t tasks = 0;
   int64_t peak_bytes = 0;  // peak bytes of live results held by the run
 };
-
-class Run;
 
 class Executor {
  public:
@@ -90,6 +141,7 @@ class Executor {
   std::atomic<uint64_t> epoch_{0};
   std::atomic<int32_t> sleepers_{0};
   friend class Run;
+  friend class RunControl;
 };
 
 namespace detail {

@@ -146,6 +146,7 @@ FIXTURES = {
     'const void *': 'F.buffer',
     'void **': '(void **)&F.out_ptr',
     'ca_layer_info_t *': 'F.layer_info',
+    'ca_dist_rank_plan_t *': '(ca_dist_rank_plan_t *)F.buffer',
     'const ca_index_t *': 'F.index',
     'const ca_boundary_t *': 'F.boundary',
     'const ca_store_region_t *': 'F.region',

@@ -16,6 +16,7 @@ from .core import map_overlap, overlap, trim_internal  # noqa: F401
 from .linalg import dot, matmul, outer, tensordot  # noqa: F401
 from ._indexing import IndexingError  # noqa: F401
 from . import linalg  # noqa: F401
+from . import mpi  # noqa: F401 - compute(comm=...) over MPI (libchunkarray_mpi, loaded on first use)
 from . import _protocol  # noqa: F401 - metadata and *_like NumPy functions without computing
 from .core import ComputeWarning  # noqa: F401
 from .chunkmanager import ChunkArrayManager  # noqa: F401

@@ -902,7 +902,10 @@ class Array:
         return [tuple(names + list(i)) for i in np.ndindex(*self.numblocks)]
 
     # -- compute ----------------------------------------------------------------------------------
-    def compute(self, ctx=None, progress=None):
+    def compute(self, ctx=None, progress=None, comm=None):
+        if comm is not None:  # distributed over an mpi4py communicator: the result on rank 0
+            from . import mpi
+            return mpi.compute(self, comm, ctx=ctx, progress=progress)
         ctx = ctx or default_context()
         ctx._sync_kernels()
         if not self.chunks_known:  # the shape is known only from the computed blocks

@@ -1,0 +1,142 @@
+/*
+ * chunkarray — distributed (SPMD) compute over a pluggable transport.
+ *
+ * Every process ("rank") calls ca_dist_compute() on the same graph and keys. Each rank builds the
+ * same plan and computes the same deterministic placement (an owner rank for every task) without
+ * communicating; it runs only the tasks it owns, receives the results of other ranks' tasks that
+ * its own tasks need, and sends its results to the ranks that need them, overlapped with
+ * computation: workers hand finished blocks to the calling thread, which alone talks to the
+ * transport (so an MPI transport needs only MPI_THREAD_FUNNELED, or SERIALIZED when the calling
+ * thread is not the main thread).
+ *
+ * libchunkarray itself knows no MPI: a transport is a table of non-blocking point-to-point calls
+ * plus two collectives. libchunkarray_mpi (chunkarray/mpi.h) provides one over an MPI communicator.
+ */
+#ifndef CHUNKARRAY_DIST_H
+#define CHUNKARRAY_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chunkarray/common.h"
+#include "chunkarray/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A message transport between the ranks of one job. Every callback returns 0 on success and any
+ * other value on failure (the compute then fails with CA_EIO naming the call). All callbacks are
+ * called from the thread that called ca_dist_compute(), never concurrently.
+ * Messages between two ranks with the same tag must arrive in the order they were sent (MPI's
+ * non-overtaking rule). Tags used are 1..4.
+ */
+typedef struct ca_transport {
+  uint32_t struct_size; /**< sizeof(ca_transport_t) */
+  int32_t rank;         /**< this process, 0 <= rank < size */
+  int32_t size;         /**< number of ranks, >= 1 */
+  void *user_data;      /**< passed to every callback */
+  /** Start sending data[0..nbytes) to rank @p dest; data stays valid until test() reports done. */
+  int32_t (*isend)(void *user_data, int32_t dest, int32_t tag, const void *data, size_t nbytes, int64_t *request);
+  /** Start receiving exactly @p nbytes from rank @p source into data. */
+  int32_t (*irecv)(void *user_data, int32_t source, int32_t tag, void *data, size_t nbytes, int64_t *request);
+  /** Is a message with @p tag from any rank waiting? *found = 1 with its *source and *nbytes, else 0. */
+  int32_t (*iprobe)(void *user_data, int32_t tag, int32_t *found, int32_t *source, size_t *nbytes);
+  /** *done = 1 once @p request completed (the request is then released), else 0. */
+  int32_t (*test)(void *user_data, int64_t request, int32_t *done);
+  /** Collective: values[i] becomes the minimum of values[i] over all ranks. */
+  int32_t (*allreduce_min)(void *user_data, int64_t *values, int32_t n);
+  /** Collective: rank @p root's data[0..nbytes) is copied to every rank's data. */
+  int32_t (*bcast)(void *user_data, void *data, size_t nbytes, int32_t root);
+} ca_transport_t;
+
+/** Where results go (ca_dist_options_t.results). */
+typedef int32_t ca_dist_results_t;
+/** Every result is sent to rank `root`; other ranks get NULL. */
+#define CA_DIST_RESULTS_GATHER ((ca_dist_results_t)0)
+/** Each result stays on the rank that computed it (NULL elsewhere): for distributed sinks. */
+#define CA_DIST_RESULTS_LOCAL ((ca_dist_results_t)1)
+
+/** Placement policies (ca_dist_options_t.placement). Both split tasks without inputs (data
+ *  sources: from_zarr, random, creation, in-memory data) into contiguous ranges of each layer's
+ *  blocks, one range per rank, so each rank reads or generates its own blocks. */
+typedef int32_t ca_placement_t;
+/** Every other task runs on the rank holding most of its inputs (ties: the first such input's
+ *  rank). Reductions combine locally first, then across ranks along the tree. The default. */
+#define CA_PLACEMENT_LOCALITY ((ca_placement_t)0)
+/** Every other task goes to rank (task number mod size): a locality-blind baseline to measure
+ *  the locality policy against. */
+#define CA_PLACEMENT_ROUND_ROBIN ((ca_placement_t)1)
+
+/** What one rank did in a distributed compute (filled on return, also on failure). */
+typedef struct ca_dist_stats {
+  uint32_t struct_size;       /**< sizeof(ca_dist_stats_t), set by the caller */
+  int32_t rank;
+  int64_t tasks;              /**< tasks this rank ran */
+  int64_t plan_tasks;         /**< tasks of the whole plan (all ranks) */
+  int64_t blocks_sent;        /**< blocks sent to other ranks (a block once per receiving rank) */
+  int64_t blocks_received;
+  int64_t bytes_sent;         /**< block data bytes sent (headers not counted) */
+  int64_t bytes_received;
+  int64_t wait_us;            /**< time the communication loop slept with nothing to do */
+} ca_dist_stats_t;
+
+typedef struct ca_dist_options {
+  uint32_t struct_size;               /**< sizeof(ca_dist_options_t) */
+  const ca_transport_t *transport;    /**< borrowed; required by ca_dist_compute() */
+  ca_dist_results_t results;          /**< CA_DIST_RESULTS_GATHER (default) or _LOCAL */
+  int32_t root;                       /**< GATHER: the receiving rank (default 0) */
+  ca_placement_t placement;           /**< CA_PLACEMENT_LOCALITY (default) or _ROUND_ROBIN */
+  ca_dist_stats_t *stats;             /**< borrowed, may be NULL: this rank's statistics */
+} ca_dist_options_t;
+
+#define CA_DIST_OPTIONS_INIT {sizeof(ca_dist_options_t), NULL, CA_DIST_RESULTS_GATHER, 0, CA_PLACEMENT_LOCALITY, NULL}
+
+/**
+ * Compute @p keys of @p graph across the ranks of @p transport. Collective: every rank calls it
+ * with the same graph and keys (checked first: a plan hash is compared, and a rank whose graph or
+ * keys differ makes every rank return CA_EINVAL "the graph or keys given to rank R differ from
+ * rank 0's ...").
+ * @param results caller's array of @p nkeys pointers; each receives an owned block (ca_block_free)
+ *        where the results mode puts it (GATHER: all on the root, NULL elsewhere; LOCAL: on the
+ *        rank that computed it), NULL otherwise. On failure every entry is NULL.
+ * @param ctx this rank's context (its threads run this rank's tasks; its kernels must include
+ *        every kernel the graph uses).
+ * @param opts borrowed, may be NULL: progress (this rank's tasks) and cancellation. Cancelling on
+ *        any rank cancels every rank.
+ * @param dopts borrowed, must not be NULL; dopts->transport must not be NULL.
+ * @return CA_OK on every rank, or the same failure on every rank: a kernel failing on any rank
+ *         makes every rank return that rank's status and message (the lowest such rank's when
+ *         several fail); CA_ECANCELED; CA_EINVAL (NULL arguments, a bad option, different graphs);
+ *         CA_EIO (a transport call failed: other ranks may then not return — an MPI transport's
+ *         default error handler ends the job); plus everything ca_compute() returns.
+ *         NULL ctx, graph, dopts or transport: CA_EINVAL (not collective: call it on every rank).
+ */
+CA_API ca_status_t ca_dist_compute(ca_block_t **results, ca_context_t *ctx, const ca_graph_t *graph,
+                                   const ca_key_t *keys, size_t nkeys, const ca_compute_options_t *opts,
+                                   const ca_dist_options_t *dopts);
+
+/** What one rank would do (ca_dist_plan()). */
+typedef struct ca_dist_rank_plan {
+  int64_t tasks;          /**< tasks it runs */
+  int64_t blocks_in;      /**< blocks it receives from other ranks */
+  int64_t blocks_out;     /**< blocks it sends (once per receiving rank) */
+  int64_t peak_blocks;    /**< most results it holds at once, running its tasks in a topological order */
+} ca_dist_rank_plan_t;
+
+/**
+ * Plan a distributed compute on paper: the placement @p placement gives on @p nranks ranks, with
+ * results gathered to rank 0, without running anything or any transport.
+ * @param out caller's array of @p nranks entries, filled.
+ * @return CA_OK; CA_EINVAL (NULL out/graph, nranks outside 1..1048576, unknown placement);
+ *         CA_ENOTFOUND / CA_ECYCLE / CA_ENOMEM as ca_compute() when building the plan.
+ */
+CA_API ca_status_t ca_dist_plan(ca_dist_rank_plan_t *out, const ca_graph_t *graph, const ca_key_t *keys,
+                                size_t nkeys, int32_t nranks, ca_placement_t placement);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHUNKARRAY_DIST_H */

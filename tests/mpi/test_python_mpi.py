@@ -1,0 +1,60 @@
+"""Array.compute(comm=...) under mpirun: the gathered result equals NumPy's and the single-process
+result on rank 0 (None elsewhere); a failing kernel raises the same error on every rank.
+Run: mpirun -np N python3 test_python_mpi.py (CHUNKARRAY_LIB, CHUNKARRAY_MPI_LIB, PYTHONPATH set)."""
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+import chunkarray as ca
+
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print(f"rank {rank}: FAILED {what}", flush=True)
+
+
+x = np.arange(240 * 180, dtype=np.float64).reshape(240, 180)
+a = ca.from_array(x, chunks=(40, 60))
+for name, expr, ref in [
+    ("sum", a.sum(), x.sum()),
+    ("mean axis 0", a.mean(axis=0), x.mean(axis=0)),
+    ("rechunk", a.rechunk((240, 20)), x),
+    ("slice", a[5:200:3, ::-2], x[5:200:3, ::-2]),
+    ("matmul", a @ a.T, x @ x.T),
+]:
+    stats = {}
+    got = ca.mpi.compute(expr, comm, stats=stats)
+    if rank == 0:
+        single = expr.compute()
+        check(got is not None and got.shape == ref.shape, f"{name}: shape")
+        check(got is not None and np.array_equal(got, single), f"{name}: equals the single-process result")
+        check(got is not None and np.allclose(got, ref), f"{name}: equals NumPy")
+    else:
+        check(got is None, f"{name}: None off the root")
+    total = comm.allreduce(stats["tasks"])
+    check(total == stats["plan_tasks"], f"{name}: every task ran once ({total} of {stats['plan_tasks']})")
+    sent = comm.allreduce(stats["bytes_sent"])
+    if name == "sum":
+        check(sent <= 8 * 12, f"sum: only partial sums move ({sent} bytes)")
+
+got = a.sum().compute(comm=comm)
+check((got is None) == (rank != 0), "Array.compute(comm=) gathers to rank 0")
+if rank == 0:
+    check(got == x.sum(), "Array.compute(comm=) value")
+
+try:
+    ca.mpi.compute(a.sum(), "not a communicator")
+    check(False, "a non-communicator is refused")
+except TypeError as e:
+    check("mpi4py communicator" in str(e), "TypeError names mpi4py")
+
+bad = comm.allreduce(len(failures))
+if rank == 0:
+    print(f"{size} ranks: {'OK' if bad == 0 else f'{bad} failures'}", flush=True)
+sys.exit(1 if bad else 0)
