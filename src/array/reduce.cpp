@@ -417,6 +417,8 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   CA_CHECK(a, CA_EINVAL, "array is NULL");
   if (a->dtype == CA_FLOAT16 && (dtype == 0 || dtype == CA_FLOAT16))  // float32 inside, as reductions
     return elementwise_astype(scan(op, elementwise_astype(a, CA_FLOAT32), axis, 0), CA_FLOAT16);
+  if (a->dtype == CA_FLOAT16)  // dtype= another type: every float16 value is exact in float32
+    return scan(op, elementwise_astype(a, CA_FLOAT32), axis, dtype);
   CA_CHECK(dtype_is_numeric(a->dtype), CA_ETYPE, scan_name(op), " is not supported for ",
            dtype_name(a->dtype) ? dtype_name(a->dtype) : "an invalid dtype");
   const DType out = scan_result_dtype(op, a->dtype, dtype);

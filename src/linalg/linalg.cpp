@@ -185,6 +185,19 @@ ca_scalar_t fscalar(double v) {
   return s;
 }
 
+/// The products' dtype rules beyond the BLAS types: float16 computes in float32 and rounds the result
+/// once (NumPy's half matmul/dot loops accumulate in float); datetime/string operands are refused
+/// when the graph is built, not when a kernel meets them. Returns the float16 result when it handled
+/// the product, nullptr otherwise.
+template <class F>
+ArrayPtr product_special_dtypes(const char *what, const ArrayPtr &a, const ArrayPtr &b, F &&product) {
+  for (const ArrayPtr &x : {a, b})
+    if (dtype_is_time(x->dtype) || dtype_is_string(x->dtype) || x->dtype == CA_RAW)
+      fail(CA_ETYPE, what, ": not supported for the dtype ", dtype_name(x->dtype));
+  if (dtype_promote(a->dtype, b->dtype) != CA_FLOAT16) return nullptr;
+  return elementwise_astype(product(elementwise_astype(a, CA_FLOAT32), elementwise_astype(b, CA_FLOAT32)), CA_FLOAT16);
+}
+
 }  // namespace
 
 DType lapack_dtype(DType t) {
@@ -198,6 +211,10 @@ ArrayPtr tensordot(const ArrayPtr &a, const ArrayPtr &b, std::vector<int32_t> a_
                    int32_t split_every) {
   check_array(a, "tensordot", "a");
   check_array(b, "tensordot", "b");
+  if (auto r = product_special_dtypes("tensordot", a, b, [&](const ArrayPtr &x, const ArrayPtr &y) {
+        return tensordot(x, y, a_axes, b_axes, split_every);
+      }))
+    return r;
   CA_CHECK(a_axes.size() == b_axes.size(), CA_EINVAL, "tensordot: the axes lists have different lengths (",
            a_axes.size(), " and ", b_axes.size(), ")");
   const int32_t nda = a->ndim(), ndb = b->ndim();
@@ -263,6 +280,10 @@ ArrayPtr tensordot_n(const ArrayPtr &a, const ArrayPtr &b, int32_t n, int32_t sp
 ArrayPtr matmul(const ArrayPtr &a, const ArrayPtr &b, int32_t split_every) {
   check_array(a, "matmul", "a");
   check_array(b, "matmul", "b");
+  if (auto r = product_special_dtypes("matmul", a, b, [&](const ArrayPtr &x, const ArrayPtr &y) {
+        return matmul(x, y, split_every);
+      }))
+    return r;
   for (int i = 0; i < 2; ++i) {
     const ArrayPtr &x = i ? b : a;
     CA_CHECK(x->ndim() >= 1, CA_EINVAL, "matmul: Input operand ", i,

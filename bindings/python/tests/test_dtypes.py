@@ -92,6 +92,35 @@ def test_float16_promotion():
         _eq((x + ca.from_array(o, chunks=2)).compute(), np.ones(3, "f2") + o)
 
 
+@pytest.mark.parametrize("shape,chunks", [((7, 5), (3, 2)), ((0, 4), (1, 2)), ((1, 1), (1, 1))])
+def test_float16_products_and_scans(shape, chunks):
+    """matmul/tensordot/dot/outer of float16 accumulate in float32 and round once (NumPy's half loops);
+    cumsum with dtype= another type casts the float16 values (exact in float32) first."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape).astype("f2")
+    b = rng.standard_normal(shape[::-1]).astype("f2")
+    x, y = ca.from_array(a, chunks=chunks), ca.from_array(b, chunks=chunks[::-1])
+    for got, want in [(x @ y, a @ b), (ca.tensordot(x, y, 1), np.tensordot(a, b, 1)),
+                      (ca.dot(x, y), np.dot(a, b)), (ca.outer(x.ravel(), y.ravel()), np.outer(a, b))]:
+        assert got.dtype == want.dtype == np.float16
+        np.testing.assert_allclose(got.compute().astype("f4"), want.astype("f4"), rtol=2e-3, atol=2e-2)
+    for dt in ["i4", "f8"]:
+        got = ca.cumsum(x, axis=0, dtype=dt)
+        want = np.cumsum(a, axis=0, dtype=dt)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.compute(), want, rtol=1e-12)
+
+
+def test_products_refuse_time_and_string_dtypes_when_built():
+    t = ca.from_array(np.arange(6, dtype="m8[s]").reshape(2, 3), chunks=2)
+    s = ca.from_array(np.array([["a", "b"], ["c", "d"]]), chunks=1)
+    for x in (t, s):
+        with pytest.raises(DTypeError, match="matmul: not supported for the dtype"):
+            x @ x.T
+        with pytest.raises(DTypeError, match="tensordot: not supported for the dtype"):
+            ca.tensordot(x, x.T, 1)
+
+
 # ---- datetime64 / timedelta64 -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("unit", UNITS)
