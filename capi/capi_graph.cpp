@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
+#include <string>
+#include <vector>
 #include <unordered_map>
 
 using ca::capi::set_error;
@@ -148,6 +151,19 @@ CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *graph) 
   std::vector<std::string> names;
   for (auto &l : graph->g.layers()) names.push_back(l->name());
   *out = keylist_from_names(names);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_graph_kernel_names(ca_keylist_t **out, const ca_graph_t *graph) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(graph);
+  CA_TRY
+  std::set<std::string> names;
+  for (auto &l : graph->g.layers())
+    for (const std::string &k : l->kernel_names()) names.insert(k);
+  *out = keylist_from_names(std::vector<std::string>(names.begin(), names.end()));
   return CA_OK;
   CA_CATCH
 }

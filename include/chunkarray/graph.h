@@ -110,6 +110,12 @@ CA_API int64_t ca_graph_num_layers(const ca_graph_t *graph);
 CA_API bool ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key);
 /** @param[out] out the layer names in insertion order (nindex 0). */
 CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *graph);
+/** The names of the kernels the graph's tasks call, sorted, without repeats (nindex 0): what a context
+ *  must have registered to compute it (ca_graph_validate checks that), and what a binding that owns
+ *  anonymous kernels (Python's map_blocks of a function) keeps alive.
+ *  @param[out] out the names; caller owns it, free with ca_keylist_free. Set to NULL on failure.
+ *  @return CA_OK; CA_EINVAL if @p out or @p graph is NULL; CA_ENOMEM. */
+CA_API ca_status_t ca_graph_kernel_names(ca_keylist_t **out, const ca_graph_t *graph);
 /** @param[out] out names of the layers @p layer depends on (HighLevelGraph.dependencies). */
 CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_graph_t *graph,
                                                const char *layer);

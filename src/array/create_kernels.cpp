@@ -103,7 +103,7 @@ T convert(double re, double im = 0) {
   } else if constexpr (is_complex<T>::value) {
     using R = typename T::value_type;
     return T(R(re), R(im));
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Half>) {
     return T(re);
   } else {
     return cast_int<T>(re);
@@ -321,8 +321,10 @@ void gen_linspace(const GenSpec &s, Index glin, Index n, T *p) {
 
 void gen_check(const GenSpec &s) {
   if (!dtype_valid(s.dtype) || s.dtype == CA_RAW) fail(CA_EFORMAT, "generator: invalid dtype ", s.dtype);
-  if (s.kind != GenSpec::Full && !dtype_is_numeric(s.dtype))
-    fail(CA_ETYPE, "generator: only full/zeros/ones/empty make arrays of dtype ", dtype_name(s.dtype));
+  if (s.kind != GenSpec::Full && !dtype_is_numeric(s.dtype) &&
+      !(s.dtype == CA_FLOAT16 && (s.kind == GenSpec::Arange || s.kind == GenSpec::Linspace)))
+    fail(CA_ETYPE, "generator: only full/zeros/ones/empty", s.dtype == CA_FLOAT16 ? "/arange/linspace" : "",
+         " make arrays of dtype ", dtype_name(s.dtype));
   if (s.kind == GenSpec::Full && dtype_is_string(s.dtype) &&
       !(s.p1 == 0 && s.p0 == std::trunc(s.p0) && std::fabs(s.p0) < 1e15))
     fail(CA_EUNSUPPORTED, "full: a ", dtype_name(s.dtype), " array is filled with an integer (written as its digits, as "
@@ -352,6 +354,25 @@ void gen_check(const GenSpec &s) {
 
 void gen_fill(const GenSpec &s, Index glin, Index n, void *out) {
   if (n <= 0) return;
+  if (s.dtype == CA_FLOAT16 && s.kind == GenSpec::Arange) {
+    // NumPy's HALF_fill: a0 = start, a1 = start + step in float16, then a0 + i * (a1 - a0) in float.
+    const uint16_t a0 = double_to_half(s.p0), a1 = double_to_half(s.p0 + s.p1);
+    const float f0 = half_to_float(a0), delta = half_to_float(a1) - f0;
+    uint16_t *p = static_cast<uint16_t *>(out);
+    for (Index i = 0; i < n; ++i) {
+      const Index g = glin + i;
+      p[i] = g == 0 ? a0 : g == 1 ? a1 : float_to_half(f0 + float(g) * delta);
+    }
+    return;
+  }
+  if (s.dtype == CA_FLOAT16 && s.kind == GenSpec::Linspace) {
+    // NumPy's linspace computes in float64 and casts once.
+    std::vector<double> tmp(static_cast<size_t>(n));
+    gen_linspace(s, glin, n, tmp.data());
+    uint16_t *p = static_cast<uint16_t *>(out);
+    for (Index i = 0; i < n; ++i) p[i] = double_to_half(tmp[size_t(i)]);
+    return;
+  }
   if (!dtype_is_numeric(s.dtype) && s.kind == GenSpec::Full) {
     // float16, datetime64/timedelta64 (ticks; -2**63 is NaT), bytes/unicode (an integer's digits).
     if (s.dtype == CA_FLOAT16) {
@@ -412,7 +433,7 @@ Block *k_eye_tri(const Args &A, bool tri) {
   Index o0 = origin.u.tuple.items[0], o1 = origin.u.tuple.items[1];
   Index h = shape.u.tuple.items[0], w = shape.u.tuple.items[1];
   BlockRef b(new_block(dt, shape, true));
-  dispatch_dtype(dt, [&](auto tag) {
+  dispatch_dtype_f16(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T *p = b.data<T>();
     T one = convert<T>(1.0);

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <string>
+#include <type_traits>
 
 #include "array/expr_instr.hpp"
 #include "core/datetime.hpp"
 #include "core/half.hpp"
+#include "core/numtext.hpp"
 
 namespace ca::instr {
 
@@ -130,6 +133,23 @@ CA_TIME_KERNEL(k_t_max, int64_t, (x == kNaT || y == kNaT) ? kNaT : std::max(x, y
 CA_TIME_KERNEL(k_t_min, int64_t, (x == kNaT || y == kNaT) ? kNaT : std::min(x, y))
 #undef CA_TIME_KERNEL
 
+// timedelta64 * float64 (ivalue 0) or / float64 (ivalue 1): NumPy's m8,f8->m8 loops (NaT for NaT and for
+// a non-finite result; a result beyond int64 is NaT too instead of C's undefined conversion).
+void k_t_scale(const ExprInstr &ins, const void *a, const void *b, const void *, void *r, int64_t n) {
+  const int64_t *pa = static_cast<const int64_t *>(a);
+  const double *pb = static_cast<const double *>(b);
+  int64_t *pr = static_cast<int64_t *>(r);
+  const bool div = ins.ivalue == 1;
+  for (int64_t i = 0; i < n; ++i) {
+    if (pa[i] == kNaT) {
+      pr[i] = kNaT;
+      continue;
+    }
+    const double v = div ? double(pa[i]) / pb[i] : double(pa[i]) * pb[i];
+    pr[i] = (std::isfinite(v) && v > -9223372036854775808.0 && v < 9223372036854775808.0) ? int64_t(v) : kNaT;
+  }
+}
+
 template <class R, class F>
 void time_unary(const void *a, void *r, int64_t n, F f) {
   const int64_t *pa = static_cast<const int64_t *>(a);
@@ -207,6 +227,82 @@ void k_s_cast(const ExprInstr &ins, const void *a, const void *, const void *, v
   }
 }
 
+// Numbers to bytes/unicode (NumPy's str of each value, cut to the width) and back (Python's int() and
+// float() of the text; an error names the text, as NumPy's ValueError does).
+template <class T>
+std::string number_text(const T &v) {
+  if constexpr (std::is_same_v<T, bool>) return v ? "True" : "False";
+  else if constexpr (std::is_same_v<T, Half>) return float_text(double(v), 16);
+  else if constexpr (std::is_same_v<T, float>) return float_text(double(v), 32);
+  else if constexpr (std::is_same_v<T, double>) return float_text(v, 64);
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return complex_text(std::complex<double>(v.real(), v.imag()), 32);
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return complex_text(v, 64);
+  else if constexpr (std::is_signed_v<T>) return int_text(int64_t(v));
+  else return uint_text(uint64_t(v));
+}
+
+template <class T, class C>
+void k_num_to_str(const ExprInstr &ins, const void *a, const void *, const void *, void *r, int64_t n) {
+  const int64_t len = dtype_length(ins.dtype);
+  const T *pa = static_cast<const T *>(a);
+  C *pr = static_cast<C *>(r);
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string t = number_text(pa[i]);
+    C *d = pr + i * len;
+    const int64_t m = std::min<int64_t>(len, int64_t(t.size()));
+    for (int64_t k = 0; k < m; ++k) d[k] = C(uint8_t(t[size_t(k)]));
+    for (int64_t k = m; k < len; ++k) d[k] = 0;
+  }
+}
+
+template <class C>
+std::string element_text(const C *p, int64_t len, DType dt) {
+  int64_t e = len;
+  while (e > 0 && p[e - 1] == 0) --e;  // NumPy strips the NUL padding
+  std::string s;
+  for (int64_t k = 0; k < e; ++k) {
+    if (uint32_t(p[k]) > 127)
+      fail(CA_EINVAL, "astype ", dtype_name(dt), " -> number: character ", uint32_t(p[k]), " is not a digit, sign or ASCII letter");
+    s.push_back(char(p[k]));
+  }
+  return s;
+}
+
+template <class C, class T>
+void k_str_to_num(const ExprInstr &ins, const void *a, const void *, const void *, void *r, int64_t n) {
+  const int64_t len = dtype_length(ins.in_dtype);
+  const C *pa = static_cast<const C *>(a);
+  T *pr = static_cast<T *>(r);
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string t = element_text(pa + i * len, len, ins.in_dtype);
+    if constexpr (std::is_same_v<T, bool>) {
+      pr[i] = parse_int_text(t) != 0;  // NumPy: bool(int(text))
+    } else if constexpr (std::is_integral_v<T>) {
+      pr[i] = T(uint64_t((unsigned __int128)parse_int_text(t)));  // wraps as NumPy's int -> fixed cast
+    } else if constexpr (std::is_same_v<T, Half>) {
+      pr[i] = Half(parse_float_text(t));
+    } else {
+      pr[i] = T(parse_float_text(t));
+    }
+  }
+}
+
+template <class C>
+Fn str_number_fn(const ExprInstr &ins, bool to_str) {
+  const DType num = to_str ? ins.in_dtype : ins.dtype;
+  if (!to_str && dtype_is_complex(num)) bad(ins, "complex from text is not supported");
+  return dispatch_dtype_f16(num, [&](auto tag) -> Fn {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+      if (!to_str) bad(ins, "complex from text is not supported");
+      return &k_num_to_str<T, C>;
+    } else {
+      return to_str ? &k_num_to_str<T, C> : &k_str_to_num<C, T>;
+    }
+  });
+}
+
 Fn time_binary_fn(const ExprInstr &ins) {
   const DType in = ins.in_dtype, out = ins.dtype;
   const bool out_time = dtype_base(out) == CA_DATETIME64 || dtype_base(out) == CA_TIMEDELTA64;
@@ -267,6 +363,10 @@ Fn string_cmp_fn(const ExprInstr &ins) {
 
 Fn cast_fn(const ExprInstr &ins) {
   const DType from = ins.in_dtype, to = ins.dtype;
+  if (dtype_is_string(from) != dtype_is_string(to) && !dtype_is_time(from) && !dtype_is_time(to)) {
+    const bool to_str = dtype_is_string(to);
+    return dtype_kind(to_str ? to : from) == 'S' ? str_number_fn<uint8_t>(ins, to_str) : str_number_fn<uint32_t>(ins, to_str);
+  }
   if (from == CA_FLOAT16) {
     if (to == CA_FLOAT32) return &k_from_half<float>;
     if (to == CA_FLOAT64) return &k_from_half<double>;
@@ -304,6 +404,9 @@ Fn resolve_ext(const ExprInstr &ins, int variant) {
       bad(ins, "no constants of this dtype (strings are 0-d arrays)");
     case kOpCast: return cast_fn(ins);
     case kOpGen: return &k_gen_elsewhere;
+    case kOpTimeScale:
+      if (!dtype_is_timedelta(ins.dtype) || ins.in_dtype != ins.dtype) bad(ins, "scales timedelta64 only");
+      return &k_t_scale;
     case kOpWhere:
       if (ins.in_dtype != ins.dtype) bad(ins, "where computes in its result dtype");
       return &k_where_bytes;

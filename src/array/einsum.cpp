@@ -22,6 +22,7 @@
 #include <map>
 #include <type_traits>
 
+#include "array/expr.hpp"
 #include "array/reduce.hpp"
 #include "core/checked.hpp"
 #include "graph/layer.hpp"
@@ -323,6 +324,12 @@ ArrayPtr einsum(const std::string &subscripts, const std::vector<ArrayPtr> &oper
     const char kind = dtype_kind(dt);
     CA_CHECK(kind == 'b' || kind == 'i' || kind == 'u' || kind == 'f' || kind == 'c', CA_ETYPE,
              "einsum: result dtype ", dtype_name(dt) ? dtype_name(dt) : "?", " is not a number");
+  }
+  if (dt == CA_FLOAT16) {
+    // NumPy's half loops: products summed in float32, the result rounded once to float16.
+    std::vector<ArrayPtr> wide;
+    for (const ArrayPtr &x : operands0) wide.push_back(elementwise_astype(x, CA_FLOAT32));
+    return elementwise_astype(einsum(subscripts, wide, CA_FLOAT32), CA_FLOAT16);
   }
   // Letter ids: output letters first, then contracted ones.
   const std::string letters = spec.output + spec.contracted;

@@ -63,19 +63,20 @@ const char *op_name(int32_t op) {
     case kOpWhere: return "where";
     case kOpRoundDec: return "round";
     case kOpGen: return "generate";
+    case kOpTimeScale: return "timedelta_scale";
     default: return nullptr;
   }
 }
 
 bool known_op(int32_t op) { return op_name(op) != nullptr; }
 
-/// The float dtype NumPy's math functions give for an integer/bool input. NumPy gives float16 for
-/// bool/int8/uint8; chunkarray has no float16 and uses float32 (a documented deviation).
+/// The float dtype NumPy's math functions give for an integer/bool input: the smallest float that
+/// holds every value (float16 for bool/int8/uint8, float32 for 16-bit integers, float64 beyond).
 DType math_float(DType t) {
   switch (t) {
     case CA_BOOL:
     case CA_INT8:
-    case CA_UINT8:
+    case CA_UINT8: return CA_FLOAT16;
     case CA_INT16:
     case CA_UINT16: return CA_FLOAT32;
     default: return CA_FLOAT64;
@@ -109,9 +110,9 @@ DType time_binary_result(int32_t op, DType a, DType b) {
   if (dtype_is_string(a) || dtype_is_string(b) || a == CA_RAW || b == CA_RAW) return bad();
   const bool ta = ka == 'M' || ka == 'm', tb = kb == 'M' || kb == 'm';
   if ((!ta && !integral(ka)) || (!tb && !integral(kb))) {
-    if (op == CA_OP_MUL || op == CA_OP_DIV)
-      fail(CA_EUNSUPPORTED, "ufunc '", op_name(op), "' of ", dtype_name(a), " and ", dtype_name(b),
-           " is not supported: multiply or divide timedelta64 by integers");
+    // timedelta * float, float * timedelta, timedelta / float: a timedelta (NumPy's m8,f8->m8 loops).
+    if (op == CA_OP_MUL && ((ka == 'm' && kb == 'f') || (ka == 'f' && kb == 'm'))) return ka == 'm' ? a : b;
+    if (op == CA_OP_DIV && ka == 'm' && kb == 'f') return a;
     return bad();
   }
   if ((ta && tb) || is_comparison(op) || op == CA_OP_MAXIMUM || op == CA_OP_MINIMUM)
@@ -368,7 +369,7 @@ struct Compiler {
     // Casts the instruction functions do in steps: float16 to anything but float32/float64 through
     // float32; datetime64/timedelta64 to and from numbers (but float16) through int64.
     DType via = 0;
-    if (have == CA_FLOAT16 && t != CA_FLOAT32 && t != CA_FLOAT64) via = CA_FLOAT32;
+    if (have == CA_FLOAT16 && t != CA_FLOAT32 && t != CA_FLOAT64 && !dtype_is_string(t)) via = CA_FLOAT32;
     else if (dtype_is_time(have) && !dtype_is_time(t) && t != CA_INT64 && t != CA_FLOAT16) via = CA_INT64;
     else if (dtype_is_time(t) && !dtype_is_time(have) && have != CA_INT64) via = CA_INT64;
     if (via) {
@@ -426,6 +427,18 @@ struct Compiler {
         ins.value = std::complex<double>(v.re, v.im);
         ins.ivalue = e->dtype == CA_BOOL ? (v.re != 0 || v.im != 0) : 0;
       }
+      r = emit(ins);
+    } else if ((e->op == CA_OP_MUL || e->op == CA_OP_DIV) && e->args.size() == 2 && dtype_is_timedelta(e->dtype) &&
+               (dtype_is_float(e->args[0]->dtype) || dtype_is_float(e->args[1]->dtype))) {
+      // timedelta64 times / divided by a float: ticks scaled in double (NumPy's m8,f8->m8 loops).
+      const int tix = dtype_is_timedelta(e->args[0]->dtype) ? 0 : 1;
+      const int32_t t = compile(e->args[size_t(tix)]), f = compile(e->args[size_t(1 - tix)]);
+      ExprInstr ins;
+      ins.op = kOpTimeScale;
+      ins.dtype = ins.in_dtype = e->dtype;
+      ins.a = as(t, e->dtype);
+      ins.b = as(f, CA_FLOAT64);
+      ins.ivalue = e->op == CA_OP_DIV;
       r = emit(ins);
     } else {
       ExprInstr ins;
@@ -688,7 +701,13 @@ ExprProgram ExprProgram::parse(const void *data, size_t n) {
       if (ins.dtype != ins.in_dtype) fail(CA_EFORMAT, "fused program: generator ", k, " changes dtype");
       gen_check(gen_spec_of(ins));
     }
-    const int arity = ins.op == kOpConst || ins.op == kOpGen ? 0 : ins.op == kOpWhere ? 3 : is_binary_op(ins.op) ? 2 : 1;
+    if (ins.op == kOpTimeScale && (!dtype_is_timedelta(ins.dtype) || ins.in_dtype != ins.dtype ||
+                                   (ins.ivalue != 0 && ins.ivalue != 1)))
+      fail(CA_EFORMAT, "fused program: instruction ", k, " scales a ", dtype_name(ins.dtype), " (mode ", ins.ivalue, ")");
+    const int arity = ins.op == kOpConst || ins.op == kOpGen                          ? 0
+                      : ins.op == kOpWhere                                           ? 3
+                      : is_binary_op(ins.op) || ins.op == kOpTimeScale ? 2
+                                                                                     : 1;
     const int32_t limit = int32_t(nin + k);
     int32_t ops[3] = {ins.a, ins.b, ins.c};
     for (int j = 0; j < 3; ++j) {
@@ -696,7 +715,9 @@ ExprProgram ExprProgram::parse(const void *data, size_t n) {
         if (ops[j] < 0 || ops[j] >= limit)
           fail(CA_EFORMAT, "fused program: instruction ", k, " reads register ", ops[j], " (registers 0..", limit - 1,
                " are defined)");
-        DType want = ins.op == kOpWhere ? (j == 0 ? CA_BOOL : ins.dtype) : ins.in_dtype;
+        DType want = ins.op == kOpWhere       ? (j == 0 ? CA_BOOL : ins.dtype)
+                     : ins.op == kOpTimeScale ? (j == 1 ? DType(CA_FLOAT64) : ins.in_dtype)
+                                              : ins.in_dtype;
         if (p.reg_dtype(ops[j]) != want)
           fail(CA_EFORMAT, "fused program: instruction ", k, " operand ", j, " has dtype ",
                dtype_name(p.reg_dtype(ops[j])), ", expected ", dtype_name(want));
@@ -754,8 +775,8 @@ DType unary_result_dtype(int32_t op, DType t) {
     case CA_OP_TRUNC:
       if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
       return inexact ? t : math_float(t);
-    case CA_OP_ROUND:  // np.rint: a float loop only (float16 for bool/8-bit, float32 for 16-bit ints; no
-                       // float16 here, so float32 for both), float64 for wider integers
+    case CA_OP_ROUND:  // np.rint: a float loop only (float16 for bool/8-bit, float32 for 16-bit ints),
+                       // float64 for wider integers
       if (k == 'c') return t;
       return inexact ? t : math_float(t);
     case CA_OP_ISNAN:
@@ -825,8 +846,9 @@ DType scalar_promote(DType array_dtype, const ca_scalar_t &s) {
     // With a time array a Python int is ticks (an int64 operand); a typed scalar is its dtype.
     if (sv.typed) return dtype_is_time(array_dtype) && dtype_is_time(sv.dtype) ? dtype_promote(array_dtype, sv.dtype) : sv.dtype;
     if (sv.kind == 'i' || sv.kind == 'b') return CA_INT64;
-    fail(CA_EUNSUPPORTED, "a Python ", sv.kind == 'f' ? "float" : sv.kind == 'c' ? "complex" : "int >= 2**63",
-         " scalar with ", dtype_name(array_dtype), " is not supported (use an integer number of ticks or a timedelta64)");
+    if (sv.kind == 'f') return CA_FLOAT64;  // timedelta * 1.5, timedelta / 2.0 (the op's rule checks the rest)
+    fail(CA_EUNSUPPORTED, "a Python ", sv.kind == 'c' ? "complex" : "int >= 2**63", " scalar with ",
+         dtype_name(array_dtype), " is not supported (use an integer number of ticks or a timedelta64)");
   }
   check_numeric(array_dtype);
   // A typed (NumPy) scalar promotes as an array of its dtype (NEP 50).
@@ -1043,9 +1065,14 @@ ArrayPtr elementwise_astype(const ArrayPtr &a, DType dtype) {
   if (!a) fail(CA_EINVAL, "array is null");
   if (!dtype_valid(a->dtype) || a->dtype == CA_RAW) fail(CA_ETYPE, "astype: the array's dtype ", a->dtype, " is not castable");
   if (!dtype_valid(dtype) || dtype == CA_RAW) fail(CA_ETYPE, "astype: dtype ", dtype, " is not a valid target dtype");
-  if (dtype_is_string(a->dtype) != dtype_is_string(dtype))
-    fail(CA_EUNSUPPORTED, "astype from ", dtype_name(a->dtype), " to ", dtype_name(dtype),
-         " is not supported (strings cast only to other bytes/unicode dtypes)");
+  if (dtype_is_string(a->dtype) != dtype_is_string(dtype)) {
+    // Numbers <-> text as NumPy (str of each value; Python's int()/float() of each text). Not yet:
+    // datetime64/timedelta64 <-> ISO text, complex from text.
+    const DType other = dtype_is_string(dtype) ? a->dtype : dtype;
+    if (dtype_is_time(other) || (dtype_is_string(a->dtype) && dtype_is_complex(dtype)))
+      fail(CA_EUNSUPPORTED, "astype from ", dtype_name(a->dtype), " to ", dtype_name(dtype),
+           " is not supported (text casts to and from bool, integer and float dtypes, and from complex)");
+  }
   if (dtype == a->dtype) return a;
   auto rebuild = [dtype](const std::vector<ExprPtr> &o) { return make_op(kOpCast, dtype, {o[0]}); };
   return finish("astype", rebuild({node_of(a)}), {a}, rebuild);

@@ -31,6 +31,8 @@ enum ExprCode : int32_t {
   kOpRoundDec = 1003,  // result = np.round(a, decimals=int(value.real())), float/complex
   kOpGen = 1004,  // result = a generated array's elements at the tile's global indices (GenSpec in
                   // gen, value, ivalue, ivalue2, uvalue); needs the block's origin (ExprProgram::coords)
+  kOpTimeScale = 1005,  // result = a (timedelta64, Instr::in_dtype = dtype) * b (float64), or a / b when
+                        // ivalue is 1; NaT for NaT or a non-finite or out-of-range result (NumPy's m8/f8)
 };
 
 struct ExprInstr {
@@ -126,6 +128,12 @@ struct ScalarValue {
   double re = 0, im = 0;  // 'f', 'c'; the value as a double for the others
 };
 ScalarValue scalar_value(const ca_scalar_t &s);
+/// Write `sv` as one element of dtype `dt` at `dst` (dtype_size(dt) bytes), NumPy's assignment
+/// casting: numeric dtypes, float16, and datetime64/timedelta64 (integer ticks or a time scalar, its
+/// unit converted). `strict` (setitem, pad): NaN/inf or an out-of-range float into an integer dtype is
+/// CA_EINVAL, as NumPy's assignment raises; otherwise (np.full's cast) those store 0. CA_ETYPE for
+/// strings and kinds that do not assign (a float into datetime64).
+void store_scalar(const ScalarValue &sv, DType dt, void *dst, bool strict);
 /// NumPy's dtype for an array combined with a scalar: value-based casting of NumPy 1.x for a Python
 /// scalar, the typed scalar's dtype as an array's (NEP 50) for a typed one.
 DType scalar_promote(DType array_dtype, const ca_scalar_t &s);

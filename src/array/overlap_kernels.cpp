@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "array/expr.hpp"
 #include "array/overlap.hpp"
 #include "kernel/kernel.hpp"
 
@@ -32,18 +33,9 @@ ca_status_t kernel_error(ca_kernel_ctx_t *kctx, const std::exception_ptr &ep) {
 // The fill value of a constant boundary as one element of dtype `dt` (NumPy's np.full casting;
 // non-finite values become 0 for integer dtypes instead of undefined behaviour).
 void constant_bytes(DType dt, double v, unsigned char *dst) {
-  dispatch_dtype(dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T x;
-    if constexpr (std::is_same_v<T, bool>) {
-      x = v != 0.0;
-    } else if constexpr (std::is_integral_v<T>) {
-      x = std::isfinite(v) ? static_cast<T>(static_cast<long double>(v)) : T(0);
-    } else {
-      x = T(v);
-    }
-    std::memcpy(dst, &x, sizeof(T));
-  });
+  ScalarValue sv;
+  sv.dtype = CA_FLOAT64, sv.kind = 'f', sv.re = v;
+  store_scalar(sv, dt, dst, false);
 }
 
 // Where output coordinate p along one axis reads from: the neighbour (0, 1, 2 for offsets -1, 0, +1)

@@ -359,7 +359,6 @@ std::vector<Chunks> rechunk_stages(const Array &a, const Chunks &chunks0, const 
     fail(CA_EINVAL, "rechunk: chunks ", chunks_str(chunks0), " describe shape (", want, "), '", a.name,
          "' has shape (", have, ")");
   }
-  if (a.ndim() > 0 && std::all_of(a.shape.begin(), a.shape.end(), [](Index s) { return s == 0; })) return {};
   if (!opts.balance && chunks0 == a.chunks) return {};
   Chunks chunks = chunks0;
   if (opts.balance)

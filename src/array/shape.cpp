@@ -225,24 +225,7 @@ std::vector<Index> linspace_round(Index start, Index stop, Index num) {
 
 std::string scalar_bytes(DType dt, const ca_scalar_t &v) {
   std::string out(dtype_size(dt), '\0');
-  dispatch_dtype(dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T x{};
-    const ScalarValue sv = scalar_value(v);
-    const bool is_int = sv.kind == 'b' || sv.kind == 'i' || sv.kind == 'u';
-    const double re = sv.re, im = sv.im;
-    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
-      x = T(typename T::value_type(re), typename T::value_type(im));
-    } else if constexpr (std::is_same_v<T, bool>) {
-      x = is_int ? (sv.i != 0 || sv.u != 0) : (re != 0 || im != 0);
-    } else if constexpr (std::is_integral_v<T>) {
-      x = is_int ? (sv.kind == 'u' ? T(sv.u) : T(sv.i))
-                 : ((re > -9223372036854775808.0 && re < 9223372036854775808.0) ? T(int64_t(re)) : T(0));
-    } else {
-      x = T(re);
-    }
-    std::memcpy(out.data(), &x, sizeof(T));
-  });
+  store_scalar(scalar_value(v), dt, out.data(), true);
   return out;
 }
 

@@ -275,30 +275,7 @@ std::vector<Index> bool_list_to_ints(const std::vector<Index> &mask, Index dim, 
 /// Scalar converted to dtype `dt` as NumPy's assignment does (truncation for integers).
 std::vector<char> scalar_bytes(const ca_scalar_t &s, DType dt) {
   std::vector<char> out(dtype_size(dt));
-  const ScalarValue sv = scalar_value(s);
-  const bool is_int = sv.kind == 'b' || sv.kind == 'i' || sv.kind == 'u';
-  const double re = sv.re, im = sv.im;
-  dispatch_dtype(dt, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T v{};
-    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
-      v = T(typename T::value_type(re), typename T::value_type(im));
-    } else if constexpr (std::is_same_v<T, bool>) {
-      v = is_int ? (sv.i != 0 || sv.u != 0) : (re != 0.0 || im != 0.0);
-    } else if constexpr (std::is_integral_v<T>) {
-      if (is_int) {
-        v = sv.kind == 'u' ? T(sv.u) : T(sv.i);
-      } else {
-        CA_CHECK(std::isfinite(re), CA_EINVAL, "cannot convert float ", re, " to integer");
-        CA_CHECK(re > double(std::numeric_limits<T>::min()) - 1.0 && re < double(std::numeric_limits<T>::max()) + 1.0,
-                 CA_EINVAL, "value ", re, " is out of bounds for ", dtype_name(dt));
-        v = T(re);
-      }
-    } else {
-      v = T(re);
-    }
-    std::memcpy(out.data(), &v, sizeof(T));
-  });
+  store_scalar(scalar_value(s), dt, out.data(), true);
   return out;
 }
 

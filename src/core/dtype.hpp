@@ -9,8 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
+#include "core/half.hpp"
 
 namespace ca {
 
@@ -76,6 +78,14 @@ decltype(auto) dispatch_dtype(DType t, F &&f) {
   }
 }
 
+/// dispatch_dtype plus float16 as ca::Half (its storage, constructible from and convertible to
+/// double): for kernels that build, move or compare values without arithmetic in the element type.
+template <class F>
+decltype(auto) dispatch_dtype_f16(DType t, F &&f) {
+  if (t == CA_FLOAT16) return f(TypeTag<Half>{});
+  return dispatch_dtype(t, std::forward<F>(f));
+}
+
 template <class T>
 constexpr DType dtype_of();
 template <> constexpr DType dtype_of<bool>() { return CA_BOOL; }
@@ -91,5 +101,6 @@ template <> constexpr DType dtype_of<float>() { return CA_FLOAT32; }
 template <> constexpr DType dtype_of<double>() { return CA_FLOAT64; }
 template <> constexpr DType dtype_of<std::complex<float>>() { return CA_COMPLEX64; }
 template <> constexpr DType dtype_of<std::complex<double>>() { return CA_COMPLEX128; }
+template <> constexpr DType dtype_of<Half>() { return CA_FLOAT16; }
 
 }  // namespace ca

@@ -73,4 +73,15 @@ inline uint16_t double_to_half(double d) noexcept {
 /// float -> half: exact through double (a float is exactly a double), so one rounding.
 inline uint16_t float_to_half(float f) noexcept { return double_to_half(double(f)); }
 
+/// One float16 element as it is stored: for kernels that only build, move or compare values
+/// (dispatch_dtype_f16). Arithmetic goes through float, as NumPy's half loops do.
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  explicit Half(double d) noexcept : bits(double_to_half(d)) {}
+  explicit operator float() const noexcept { return half_to_float(bits); }
+  explicit operator double() const noexcept { return double(half_to_float(bits)); }
+};
+static_assert(sizeof(Half) == 2, "Half is the 2-byte storage of a float16");
+
 }  // namespace ca

@@ -162,7 +162,7 @@ inline ArrayPtr array_from_npy(const Npy &n, const Chunks &chunks) {
 
 /// Element i as complex<double> (any dtype).
 inline std::complex<double> element(const Npy &a, Index i) {
-  return dispatch_dtype(a.dtype, [&](auto tag) -> std::complex<double> {
+  return dispatch_dtype_f16(a.dtype, [&](auto tag) -> std::complex<double> {
     using T = typename decltype(tag)::type;
     T v = a.as<T>()[i];
     if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)

@@ -111,7 +111,9 @@ std::vector<std::unique_ptr<Npy>> run_numpy_many(const std::string &code, const 
 
 /// Tolerance by result dtype (NumPy's float32 loops are SIMD approximations within a few ulps).
 void compare(const Npy &got, const Npy &want, const std::string &what, bool transcendental = false) {
-  if (got.dtype == CA_FLOAT32 || got.dtype == CA_COMPLEX64)
+  if (got.dtype == CA_FLOAT16)  // float32 math rounded once: NumPy's float32 SIMD loops may land on the other half
+    ca::test::expect_close(got, want, 1e-3, 0, what);
+  else if (got.dtype == CA_FLOAT32 || got.dtype == CA_COMPLEX64)
     ca::test::expect_close(got, want, transcendental ? 2e-5 : 1e-6, transcendental ? 1e-6 : 0, what);
   else if (got.dtype == CA_FLOAT64 || got.dtype == CA_COMPLEX128)
     ca::test::expect_close(got, want, transcendental ? 1e-12 : 1e-15, transcendental ? 1e-14 : 0, what);
@@ -119,15 +121,13 @@ void compare(const Npy &got, const Npy &want, const std::string &what, bool tran
     ca::test::expect_equal(got, want, what);
 }
 
-// Python snippet: if NumPy gives float16 (which chunkarray lacks), redo the op in float32.
+// Python snippet: NumPy's result, or None where NumPy raises.
 const char *kPyHelpers = R"(
 def call(f, *args):
     try:
         r = f(*args)
     except Exception:
         return None
-    if np.asarray(r).dtype == np.float16:
-        r = f(*[np.asarray(x).astype(np.float32) if np.asarray(x).dtype.kind in 'biu' else x for x in args])
     return r
 )";
 
@@ -302,8 +302,7 @@ TEST(Elementwise, UnaryOpsAllDtypesVsNumpy) {
       c.what = std::string(op.np) + "(" + an + ")";
       c.transcendental = op.transcendental;
       c.got = try_build([&] { return elementwise_unary(op.op, arrays[an]); });
-      // np.sign/negative on bool raise in NumPy 1.24 (as here); np.rint of bool is float16 there
-      // (float32 here: no float16, mapped by the reference).
+      // np.sign/negative on bool raise in NumPy 1.24 (as here); np.rint of bool is float16 (as here).
       py += "results.append(call(" + std::string(op.np) + ", " + an + "))\n";
       cases.push_back(std::move(c));
     }

@@ -274,6 +274,7 @@ _PROTOS = {
     "ca_graph_num_tasks": (ctypes.c_int64, [c_vp]),
     "ca_graph_num_layers": (ctypes.c_int64, [c_vp]),
     "ca_graph_layers": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_graph_kernel_names": (c_status, [ctypes.POINTER(c_vp), c_vp]),
     # array.h
     "ca_chunkset_ndim": (ctypes.c_int32, [c_vp]),
     "ca_chunkset_sizes": (c_i64p, [c_vp, ctypes.c_int32, c_i64p]),

@@ -399,11 +399,86 @@ class _PyKernel:
             _in_kernel.depth -= 1
 
 
+# Anonymous kernels (a function given to map_blocks, blockwise, reduction, ...) belong to the arrays
+# whose graphs call them. They are pruned when no live Array or Graph object's graph names them any
+# more: a check that runs when their number has doubled since the last one (amortized O(1) per new
+# kernel; it reads each live graph's kernel names, O(layers)). Kernels registered by name
+# (register_kernel, register_ffi) stay, as a C registration does.
+_anon_kernels = set()      # names of anonymous kernels in _py_kernels
+_anon_seen = set()         # those that existed at the last check: only these may be pruned (a kernel made
+                           # since, by another thread whose Array does not exist yet, is never dropped)
+_anon_prune_at = 64        # prune when len(_anon_kernels) reaches this
+_live_objects = weakref.WeakSet()  # Array and Graph objects (their graphs may name anonymous kernels)
+
+
+def _graph_kernel_names(graph_handle):
+    L = lib()
+    h = c_vp()
+    _check(L.ca_graph_kernel_names(ctypes.byref(h), graph_handle))
+    try:
+        names = set()
+        k = C.Key()
+        for i in range(L.ca_keylist_size(h.value)):
+            _check(L.ca_keylist_get(h.value, i, ctypes.byref(k)))
+            names.add(k.name.decode())
+        return names
+    finally:
+        L.ca_keylist_free(h.value)
+
+
+def _kernels_in_use():
+    used = set()
+    for obj in list(_live_objects):
+        h = getattr(obj, "_h", None)
+        if not h:
+            continue
+        if isinstance(obj, Array):
+            g = c_vp()
+            if lib().ca_array_graph(ctypes.byref(g), h) != 0:
+                continue
+            try:
+                used |= _graph_kernel_names(g.value)
+            finally:
+                lib().ca_graph_free(g.value)
+        else:
+            used |= _graph_kernel_names(h)
+    return used
+
+
+def _prune_anonymous_kernels():
+    """Drop the anonymous kernels no live array or graph calls, from this module and from every
+    context (the native registry holds their callbacks: a pruned kernel is removed there first)."""
+    global _anon_prune_at, _anon_seen
+    with _py_kernels_lock:
+        candidates = set(_anon_seen)
+    used = _kernels_in_use()
+    with _py_kernels_lock:
+        dead = [n for n in candidates if n not in used and n in _anon_kernels]
+    for c in list(_all_contexts):
+        if not c._h:
+            continue
+        with c._lock:
+            for n in dead:
+                if n in c._registered:
+                    lib().ca_context_remove_kernel(c._h, n.encode())
+                    c._registered.discard(n)
+    with _py_kernels_lock:
+        for n in dead:
+            _anon_kernels.discard(n)
+            _py_kernels.pop(n, None)
+        _anon_seen = set(_anon_kernels)
+        _anon_prune_at = max(64, 2 * len(_anon_kernels))
+
+
 def _py_kernel(fn, prefix, dtype=None):
     name = f"py.{prefix}.{getattr(fn, '__name__', 'fn')}.{_process_token}.{next(_kernel_counter)}"
     k = _PyKernel(name, fn, dtype)
     with _py_kernels_lock:
         _py_kernels[name] = k
+        _anon_kernels.add(name)
+        prune = len(_anon_kernels) >= _anon_prune_at
+    if prune and not getattr(_in_kernel, "depth", 0):
+        _prune_anonymous_kernels()
     return name
 
 
@@ -736,6 +811,7 @@ class Array:
         if not handle:
             raise ValueError("NULL array handle")
         self._h = handle  # owned reference
+        _live_objects.add(self)
 
     @classmethod
     def _new(cls, fn, *args):
@@ -1012,6 +1088,8 @@ class Array:
         immutable, but ``__setitem__`` rebinds the object it is called on). ``order`` and ``subok``
         are accepted for NumPy's signature (results are C-ordered NumPy arrays)."""
         dt = np.dtype(dtype)
+        if dt.kind in "SU" and dt.itemsize == 0:
+            dt = np.empty(0, self.dtype).astype(dt).dtype  # NumPy's width for the source dtype ('U' of int64: U21)
         if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
             raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe', "
                              f"not {casting!r}")
@@ -1321,6 +1399,7 @@ class Graph:
         if not handle:
             raise ValueError("NULL graph handle")
         self._h = handle  # owned
+        _live_objects.add(self)
 
     # Each Graph object owns its native graph: a copy is a new native graph sharing the layers
     # (ca_graph_copy), a pickle carries the graph file bytes and its Python kernels.

@@ -633,3 +633,15 @@ def test_from_array_names_are_content_tokens():
     r1, r2 = ca.compute(a, b)
     np.testing.assert_array_equal(r1, x)
     np.testing.assert_array_equal(r2, x)
+
+
+def test_rechunk_of_an_all_empty_array_gives_the_requested_chunks():
+    # found by the differential suite: (0, 0)-chunked + (0,)-chunked failed to unify
+    x = ca.from_array(np.zeros(0, bool), chunks=((0, 0),))
+    assert x.rechunk(((0,),)).chunks == ((0,),)
+    y = ca.from_array(np.zeros(0, bool), chunks=((0,),))
+    for r in (x + y, y + x):
+        assert r.chunks == ((0,),) and r.compute().shape == (0,)
+    z = ca.from_array(np.zeros((0, 0)), chunks=((0, 0), (0, 0, 0)))
+    r = z.rechunk(((0,), (0,)))
+    assert r.chunks == ((0,), (0,)) and r.compute().shape == (0, 0)

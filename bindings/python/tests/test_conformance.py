@@ -47,8 +47,8 @@ def test_pad_unknown_sizes_2d_and_modes():
 
 
 # 2. rint of integers is float
-@pytest.mark.parametrize("dt,want", [("int8", "float32"), ("uint16", "float32"), ("int32", "float64"),
-                                     ("uint64", "float64"), ("bool", "float32"), ("float32", "float32"),
+@pytest.mark.parametrize("dt,want", [("int8", "float16"), ("uint16", "float32"), ("int32", "float64"),
+                                     ("uint64", "float64"), ("bool", "float16"), ("float32", "float32"),
                                      ("complex64", "complex64")])
 def test_rint_dtype(dt, want):
     a = np.array([1, 0, 1], dtype=dt)

@@ -30,7 +30,7 @@ SETTINGS = settings(max_examples=EXAMPLES, derandomize=SEEDED, deadline=None, da
                     suppress_health_check=list(HealthCheck), print_blob=True)
 PROGRAM_SETTINGS = settings(SETTINGS, max_examples=2 * EXAMPLES)
 
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
           "float32", "float64", "complex64", "complex128"]
 KIND = {d: np.dtype(d).kind for d in DTYPES}
 # what a failing NumPy call raises, and what chunkarray must raise in its place
@@ -162,17 +162,10 @@ def check_chunks(x):
         assert sum(c) == x.shape[d], (ch, x.shape)
 
 
-def no_float16(want):
-    """chunkarray has no float16: NumPy's float16 results (rint/sqrt/... of bool and 8-bit integers)
-    are float32 there (documented)."""
-    want = np.asarray(want)
-    return want.astype(np.float32) if want.dtype == np.float16 else want
-
-
 def assert_same(got, want, hint):
-    if np.asarray(want).dtype == np.float16:
+    want = np.asarray(want)
+    if want.dtype == np.float16:
         hint = "half"
-    want = no_float16(want)
     assert got.dtype == want.dtype, f"dtype {got.dtype} != NumPy's {want.dtype}"
     assert got.shape == want.shape, f"shape {got.shape} != NumPy's {want.shape}"
     if got.dtype.kind in "biu":
@@ -238,24 +231,10 @@ def axis_choice(draw, nd, allow_none=True):
     return draw(st.sampled_from(opts)) if opts else None
 
 
-def in_float32(f, *args):
-    """f(*args) with NumPy's float16 loop replaced by float32 (chunkarray has no float16: it casts
-    bool/8-bit operands to float32 where NumPy picks float16, documented)."""
-    r = np.asarray(f(*args))
-    if r.dtype != np.float16:
-        return r
-
-    def up(v):
-        if isinstance(v, (np.ndarray, np.generic)) and np.dtype(v.dtype).kind in "biuf" and v.dtype.itemsize <= 2:
-            return np.asarray(v).astype(np.float32) if isinstance(v, np.ndarray) else np.float32(v)
-        return v
-    return np.asarray(f(*[up(v) for v in args]))
-
-
 def op_unary(draw, x, a):
     name = draw(st.sampled_from(UNARY))
     fc, fn = getattr(ca, name), getattr(np, name)
-    got, want = both(lambda: fc(x), lambda: in_float32(fn, a))
+    got, want = both(lambda: fc(x), lambda: fn(a))
     return got, want, "approx" if name in ("sqrt", "exp", "log1p", "sin", "tanh") else "exact"
 
 
@@ -281,15 +260,17 @@ def op_binary(draw, x, a):
             np.all(np.isfinite(a)) and np.all(np.isfinite(other_n))):
         raise Skip()  # complex power with inf/NaN: C's cpow, not NumPy's npy_cpow (documented)
     if flip:
-        got, want = both(lambda: fc(other_c, x), lambda: np_binary(lambda p, q: in_float32(fn, p, q), other_n, a))
+        got, want = both(lambda: fc(other_c, x), lambda: np_binary(fn, other_n, a))
     else:
-        got, want = both(lambda: fc(x, other_c), lambda: np_binary(lambda p, q: in_float32(fn, p, q), a, other_n))
+        got, want = both(lambda: fc(x, other_c), lambda: np_binary(fn, a, other_n))
     if name == "power" and want.dtype.kind == "c" and not np.all(np.isfinite(want)):
         raise Skip()  # complex power overflowing: NumPy's npy_cpow differs from C's cpow (documented)
     if name in ("maximum", "minimum") and want.dtype.kind in "fc" and np.any(want == 0) and any(
             np.any(np.signbit(np.real(np.asarray(v)))) for v in (a, other_n) if np.asarray(v).dtype.kind in "fc"):
         raise Skip()  # max/min of +0.0 and -0.0: NumPy's sign depends on its SIMD loop (documented)
-    return got, want, "approx" if name in ("true_divide", "arctan2", "power", "floor_divide", "remainder") else "exact"
+    if name in ("floor_divide", "remainder") and np.asarray(want).dtype.kind in "fc":
+        return got, want, "jump"  # discontinuous in its operands: see run_program
+    return got, want, "approx" if name in ("true_divide", "arctan2", "power") else "exact"
 
 
 def op_reduce(draw, x, a):
@@ -497,7 +478,7 @@ UNKNOWN_OK = (op_unary, op_reduce, op_scan)  # these run on unknown chunk sizes 
 
 
 def run_program(data, n_ops):
-    half = False  # NumPy computed in float16 (chunkarray: float32): looser comparisons from there on
+    half = False  # computed in float16 (rint/sqrt/... of bool and 8-bit integers): looser comparisons from there on
     level = 0  # the loosest comparison so far (LEVELS)
     a = data.draw(arrays(), label="input")
     chunks = data.draw(chunkings(a.shape), label="chunks")
@@ -511,6 +492,13 @@ def run_program(data, n_ops):
         except Skip:
             return
         got_arr, want, hint = res
+        if hint == "jump":
+            # float floor_divide/remainder jump where a/b crosses an integer: after an approximate step
+            # (sin, exp, ... differ from NumPy's SIMD loops in the last bit) the two sides may sit on
+            # either side of a jump (2**40 % sin(2.0) differs in the 4th digit), so the program ends here.
+            if level > 0 or half:
+                return
+            hint = "approx"
         if not isinstance(got_arr, ca.Array):
             got_arr = ca.asarray(got_arr)
         note(f"after {op.__name__}: dtype {got_arr.dtype}, chunks {got_arr.chunks}")
@@ -524,7 +512,7 @@ def run_program(data, n_ops):
         assert_same(np.asarray(got), want, LEVELS[level])
         if hint != "exact" and got_arr.dtype in (np.float32, np.complex64):
             level = max(level, LEVELS.index("half"))
-        x, a = got_arr, no_float16(want)
+        x, a = got_arr, np.asarray(want)
         if a.size > 400:
             return
 
@@ -697,6 +685,8 @@ def test_dask_chunks_and_values(data):
             with pytest.raises(ERRORS):
                 fc().compute()
             return
+        if name == "getitem" and tuple(map(sum, want.chunks)) != np.shape(want_v):
+            return  # dask's own chunks disagree with its values (da.from_array(a)[-2::-1] of size 1: dask 2022.12)
         got = fc()
         note(f"{name}: dask chunks {want.chunks}, chunkarray chunks {got.chunks}")
         assert tuple(map(tuple, got.chunks)) == tuple(map(tuple, want.chunks))

@@ -280,8 +280,8 @@ def test_string_invalid_operations():
         x.sum()
     with pytest.raises(TypeError):
         x == ca.from_array(np.array([1, 2]), chunks=1)
-    with pytest.raises(ca.ChunkArrayError):
-        x.astype("i8")
+    with pytest.raises(ca.ChunkArrayError, match="invalid literal for int"):
+        x.astype("i8").compute()  # text casts to numbers like NumPy: 'a' is not an integer
 
 
 # ---- storage ----------------------------------------------------------------------------------------
@@ -333,3 +333,87 @@ def test_graph_file_round_trip(tmp_path):
         back = pickle.loads(pickle.dumps(arr))
         assert back.dtype == arr.dtype
         _eq(back.compute(), arr.compute())
+
+
+@pytest.mark.parametrize("unit", ["ns", "s", "D"])
+def test_timedelta_times_and_divided_by_float(unit):
+    # NumPy's m8,f8->m8 loops: ticks scaled in double and truncated; NaT for NaT and non-finite results.
+    a = np.array([10, -7, 3, "NaT", 1, 0], f"m8[{unit}]")
+    f = np.array([1.5, 0.3, np.nan, 2.0, np.inf, -0.0])
+    x = ca.from_array(a, chunks=4)
+    y = ca.from_array(f, chunks=((2, 4),))
+    cases = [
+        (x * 1.5, a * 1.5), (2.5 * x, 2.5 * a), (x / 4.0, a / 4.0), (x * np.float32(0.7), a * np.float32(0.7)),
+        (x * y, a * f), (y * x, f * a), (x * y.astype("f2"), a * f.astype("f2")),
+    ]
+    with np.errstate(all="ignore"):
+        cases.append((x / y, a / f))
+        for got, want in cases:
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got.compute().view("i8"), want.view("i8"))
+    # float * datetime, timedelta // float and float / timedelta stay errors, as in NumPy
+    d = ca.from_array(np.array([1, 2], "M8[s]"), chunks=1)
+    for bad in (lambda: d * 1.5, lambda: 1.5 / x, lambda: x * ca.from_array(np.array([1j]))):
+        with pytest.raises(ca.DTypeError):
+            bad()
+
+
+NUMBER_TEXT_CASES = {
+    "bool": [True, False],
+    "int8": [0, -128, 127, 5],
+    "uint8": [0, 255, 7],
+    "int64": [0, -9223372036854775808, 9223372036854775807, 42],
+    "uint64": [0, 18446744073709551615, 10],
+    "float16": [0.1, 65504, 1e-4, -0.0, np.nan, np.inf, 6e-8, 1.5, 2048, 0.00011],
+    "float32": [0.1, 1.0, 1e16, 3.4e38, 16777216.0, -1.5e-5, np.nan, -np.inf, 1e-45, 0.3],
+    "float64": [0.1, 1.0, 1e16, 9999999999999998.0, 1e-5, 1e-4, 123456789.123, np.nan, -np.inf, -0.0, 1e300,
+                5e-324, 2.0 ** 60, 0.1 + 0.2],
+    "complex64": [1 + 2j, 2j, -0.5 - 1.5j, complex(0.1, -0.0), complex(np.nan, np.inf)],
+    "complex128": [1 + 2j, 2j, complex(-0.0, 1), 1e20 + 1e-20j, complex(3, np.nan)],
+}
+
+
+@pytest.mark.parametrize("src", sorted(NUMBER_TEXT_CASES))
+@pytest.mark.parametrize("to", ["U", "S", "U4", "S40"])
+def test_numbers_to_text_as_numpy(src, to):
+    with np.errstate(all="ignore"):
+        a = np.array(NUMBER_TEXT_CASES[src], src)
+    want = a.astype(to)
+    got = ca.from_array(a, chunks=3).astype(to)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.compute(), want)
+
+
+@pytest.mark.parametrize("to", ["bool", "int8", "uint16", "int64", "uint64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("kind", ["U", "S"])
+def test_text_to_numbers_as_numpy(to, kind):
+    ints = [" 12", "-3", "+4", "1_000", "0", "7\t"]
+    floats = ints + [" 1.5", "nan", "-inf", "1e3", "1_0.2_5", ".5", "5.", "-0.0", "1E-2", "Infinity", "3.4e38"]
+    texts = floats if np.dtype(to).kind == "f" else ints
+    a = np.array(texts, kind)
+    with np.errstate(all="ignore"):
+        want = a.astype(to)
+    got = ca.from_array(a, chunks=4).astype(to)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.compute(), want)
+
+
+@pytest.mark.parametrize("text,to", [("abc", "float64"), ("1.5", "int64"), ("1__0", "int32"), ("0x10", "float64"),
+                                     ("", "int8"), ("1e", "float32"), ("_1", "int64"), ("True", "bool")])
+def test_bad_text_to_numbers_raise_as_numpy(text, to):
+    a = np.array(["1", text])
+    with pytest.raises(ValueError):
+        a.astype(to)
+    x = ca.from_array(a, chunks=1).astype(to)  # lazy: the text is read when computing
+    with pytest.raises(ca.ChunkArrayError, match="int\\(\\)|float|literal"):
+        x.compute()
+
+
+def test_text_casts_not_supported_say_so():
+    d = ca.from_array(np.array(["2020-01-01"]), chunks=1)
+    with pytest.raises(ca.ChunkArrayError, match="not supported"):
+        d.astype("M8[D]")
+    with pytest.raises(ca.ChunkArrayError, match="not supported"):
+        ca.from_array(np.array(["1+2j"]), chunks=1).astype("c16")
+    with pytest.raises(ca.ChunkArrayError, match="not supported"):
+        ca.from_array(np.array([1], "M8[D]"), chunks=1).astype("U")
