@@ -44,8 +44,9 @@
 extern "C" {
 #endif
 
-/** The graph file format version this library writes; it reads versions 1 up to this one. */
-#define CA_FORMAT_VERSION 1
+/** The newest graph file format version this library writes (a file records the oldest version that
+ *  holds its layers: 1, or 2 when it has an overlap layer); it reads versions 1 up to this one. */
+#define CA_FORMAT_VERSION 2
 
 /** @return CA_FORMAT_VERSION of the library actually loaded. */
 CA_API int32_t ca_format_version(void);

@@ -14,7 +14,7 @@
 #include "array/create.hpp"
 #include "core/half.hpp"
 #include "core/isa.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -40,36 +40,6 @@ void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]
 }  // namespace detail
 
 namespace {
-
-// ---- argument access ----------------------------------------------------------------------------
-
-struct Args {
-  const ca_arg_t *a;
-  size_t n;
-  const char *kernel;
-
-  const ca_arg_t &at(size_t i, int32_t kind) const {
-    CA_CHECK(i < n, CA_EINVAL, kernel, ": expected at least ", i + 1, " arguments, got ", n);
-    CA_CHECK(a[i].kind == kind, CA_EINVAL, kernel, ": argument ", i, " has kind ", a[i].kind, ", expected ", kind);
-    return a[i];
-  }
-  int64_t i64(size_t i) const { return at(i, CA_ARG_INT64).u.i64; }
-  double f64(size_t i) const {
-    CA_CHECK(i < n, CA_EINVAL, kernel, ": expected at least ", i + 1, " arguments, got ", n);
-    if (a[i].kind == CA_ARG_INT64) return double(a[i].u.i64);
-    return at(i, CA_ARG_FLOAT64).u.f64;
-  }
-  const ca_arg_t &tuple(size_t i) const { return at(i, CA_ARG_TUPLE); }
-  DType dtype(size_t i) const {
-    DType t = DType(i64(i));
-    CA_CHECK(dtype_valid(t) && t != CA_RAW, CA_ETYPE, kernel, ": bad dtype ", t);
-    return t;
-  }
-};
-
-Block *new_block(DType dtype, const ca_arg_t &shape, bool zero = false) {
-  return block_new(dtype, int32_t(shape.u.tuple.len), shape.u.tuple.items, zero);
-}
 
 template <class T>
 struct real_of {
@@ -423,15 +393,26 @@ void gen_fill(const GenSpec &s, Index glin, Index n, void *out) {
 
 namespace {
 
+// A dtype argument: a valid dtype other than raw.
+DType dtype_arg(const KernelArgs &A, size_t i) {
+  DType t = DType(A.int64(i, "dtype"));
+  CA_CHECK(dtype_valid(t) && t != CA_RAW, CA_ETYPE, A.kernel(), ": bad dtype ", t);
+  return t;
+}
+
+Block *new_block(DType dtype, std::span<const int64_t> shape, bool zero = false) {
+  return block_new(dtype, int32_t(shape.size()), shape.data(), zero);
+}
+
 // ---- ca.eye / ca.tri (dtype, k, origin, shape) --------------------------------------------------
 
-Block *k_eye_tri(const Args &A, bool tri) {
-  DType dt = A.dtype(0);
-  Index k = A.i64(1);
-  const ca_arg_t &origin = A.tuple(2), &shape = A.tuple(3);
-  CA_CHECK(shape.u.tuple.len == 2 && origin.u.tuple.len == 2, CA_EINVAL, A.kernel, ": blocks are 2-d");
-  Index o0 = origin.u.tuple.items[0], o1 = origin.u.tuple.items[1];
-  Index h = shape.u.tuple.items[0], w = shape.u.tuple.items[1];
+Block *k_eye_tri(const KernelArgs &A, bool tri) {
+  DType dt = dtype_arg(A, 0);
+  Index k = A.int64(1);
+  const std::span<const int64_t> origin = A.tuple(2), shape = A.tuple(3);
+  CA_CHECK(shape.size() == 2 && origin.size() == 2, CA_EINVAL, A.kernel(), ": blocks are 2-d");
+  Index o0 = origin[0], o1 = origin[1];
+  Index h = shape[0], w = shape[1];
   BlockRef b(new_block(dt, shape, true));
   dispatch_dtype_f16(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -454,21 +435,21 @@ Block *k_eye_tri(const Args &A, bool tri) {
 // ---- ca.diag_block([v block?], dtype, kind, index, shape) ---------------------------------------
 // kind 0: diagonal blocks are (i, i); 1: (i, i + 1); -1: (i + 1, i).
 
-Block *k_diag_block(const Args &A) {
-  const ca_arg_t &lst = A.at(0, CA_ARG_LIST);
-  DType dt = A.dtype(1);
-  Index kind = A.i64(2);
-  const ca_arg_t &index = A.tuple(3), &shape = A.tuple(4);
-  CA_CHECK(shape.u.tuple.len == 2 && index.u.tuple.len == 2, CA_EINVAL, "ca.diag_block: blocks are 2-d");
-  Index i = index.u.tuple.items[0], j = index.u.tuple.items[1];
+Block *k_diag_block(const KernelArgs &A) {
+  const std::span<const ca_arg_t> lst = A.list(0);
+  DType dt = dtype_arg(A, 1);
+  Index kind = A.int64(2);
+  const std::span<const int64_t> index = A.tuple(3), shape = A.tuple(4);
+  CA_CHECK(shape.size() == 2 && index.size() == 2, CA_EINVAL, "ca.diag_block: blocks are 2-d");
+  Index i = index[0], j = index[1];
   bool on = kind == 0 ? i == j : (kind > 0 ? j == i + 1 : i == j + 1);
   BlockRef b(new_block(dt, shape, true));
-  if (!on || lst.u.list.len == 0) return b.release();
-  const ca_arg_t &va = lst.u.list.items[0];
+  if (!on || lst.empty()) return b.release();
+  const ca_arg_t &va = lst[0];
   CA_CHECK(va.kind == CA_ARG_BLOCK && va.u.block, CA_EINVAL, "ca.diag_block: expected a block");
   const Block *v = va.u.block;
   CA_CHECK(v->dtype == dt && v->ndim == 1, CA_ETYPE, "ca.diag_block: v block must be 1-d of the output dtype");
-  Index n = v->shape[0], h = shape.u.tuple.items[0], w = shape.u.tuple.items[1];
+  Index n = v->shape[0], h = shape[0], w = shape[1];
   CA_CHECK(n == h && n == w, CA_EINVAL, "ca.diag_block: v block of ", n, " elements for a ", h, "x", w, " block");
   size_t isz = dtype_size(dt);
   const char *src = static_cast<const char *>(v->data);
@@ -479,11 +460,10 @@ Block *k_diag_block(const Args &A) {
 
 // ---- ca.diagonal(block, k) ----------------------------------------------------------------------
 
-Block *k_diagonal(const Args &A) {
-  const ca_arg_t &ba = A.at(0, CA_ARG_BLOCK);
-  Index k = A.i64(1);
-  const Block *in = ba.u.block;
-  CA_CHECK(in && in->ndim == 2, CA_EINVAL, "ca.diagonal: expected a 2-d block");
+Block *k_diagonal(const KernelArgs &A) {
+  const Block *in = A.block(0);
+  Index k = A.int64(1);
+  CA_CHECK(in->ndim == 2, CA_EINVAL, "ca.diagonal: expected a 2-d block");
   Index h = in->shape[0], w = in->shape[1];
   Index r0 = k < 0 ? -k : 0, c0 = k > 0 ? k : 0;
   Index len = std::max<Index>(0, std::min(h - r0, w - c0));
@@ -498,41 +478,16 @@ Block *k_diagonal(const Args &A) {
 
 // ---- registration -------------------------------------------------------------------------------
 
-template <Block *(*F)(const Args &)>
-ca_status_t wrap(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *ud) {
-  try {
-    *out = F(Args{args, nargs, static_cast<const char *>(ud)});
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code() ? e.code() : CA_EINTERNAL;
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = std::string(static_cast<const char *>(ud)) + ": out of memory";
-    return CA_ENOMEM;
-  } catch (const std::exception &e) {
-    if (kctx) kctx->error = e.what();
-    return CA_EINTERNAL;
-  }
-}
-
-Block *k_eye(const Args &A) { return k_eye_tri(A, false); }
-Block *k_tri(const Args &A) { return k_eye_tri(A, true); }
+Block *k_eye(const KernelArgs &A) { return k_eye_tri(A, false); }
+Block *k_tri(const KernelArgs &A) { return k_eye_tri(A, true); }
 
 }  // namespace
 
 void register_creation_kernels(KernelRegistry &reg) {
-  struct Entry {
-    const char *name;
-    ca_kernel_fn fn;
-  };
-  static const Entry entries[] = {
-      {"ca.eye", wrap<k_eye>},
-      {"ca.tri", wrap<k_tri>},
-      {"ca.diag_block", wrap<k_diag_block>},
-      {"ca.diagonal", wrap<k_diagonal>},
-  };
-  for (const Entry &e : entries)
-    reg.add(kernel_new(e.name, e.fn, 1, const_cast<char *>(e.name), nullptr), true);
+  register_builtin<k_eye>(reg, "ca.eye");
+  register_builtin<k_tri>(reg, "ca.tri");
+  register_builtin<k_diag_block>(reg, "ca.diag_block");
+  register_builtin<k_diagonal>(reg, "ca.diagonal");
 }
 
 }  // namespace ca

@@ -26,7 +26,7 @@
 #include "array/reduce.hpp"
 #include "core/checked.hpp"
 #include "graph/layer.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -195,7 +195,7 @@ std::vector<T> as_type(const Block *b) {
 // ca.einsum(block..., spec): spec = (nops, nletters, nout, ncontracted, out letters..., then per
 // operand: ndim, letters...). Output: the out letters' extents followed by ncontracted 1s.
 ca_status_t k_einsum(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  try {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.einsum";
     CA_CHECK(nargs >= 2 && args[nargs - 2].kind == CA_ARG_TUPLE && args[nargs - 1].kind == CA_ARG_INT64, CA_EINVAL, K,
              " takes (blocks..., spec, dtype)");
@@ -286,17 +286,7 @@ ca_status_t k_einsum(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ke
       }
     });
     *out = res.release();
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "out of memory";
-    return CA_ENOMEM;
-  } catch (const std::exception &e) {
-    if (kctx) kctx->error = e.what();
-    return CA_EINTERNAL;
-  }
+  });
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <set>
 
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -391,7 +391,7 @@ std::vector<ArrayPtr> apply_gufunc(const std::string &kernel, const std::string 
 namespace {
 
 ca_status_t k_transpose(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  try {
+  return kernel_boundary(out, kctx, [&] {
     CA_CHECK(nargs == 2 && args[0].kind == CA_ARG_BLOCK && args[1].kind == CA_ARG_TUPLE, CA_EINVAL,
              "ca.gufunc_transpose takes (block, axes)");
     const Block *b = args[0].u.block;
@@ -438,14 +438,7 @@ ca_status_t k_transpose(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca
       }
     }
     *out = res.release();
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "out of memory";
-    return CA_ENOMEM;
-  }
+  });
 }
 
 }  // namespace

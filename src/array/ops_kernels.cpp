@@ -17,7 +17,7 @@
 #include "array/create.hpp"
 #include "array/expr.hpp"
 #include "array/expr_instr.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -425,7 +425,7 @@ struct ProgramCache {
 thread_local ProgramCache t_cache;
 
 ca_status_t k_fused(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  try {
+  return kernel_boundary(out, kctx, [&] {
     if (nargs < 1 || args[0].kind != CA_ARG_BYTES)
       fail(CA_EINVAL, "ca.fused takes the program (bytes) and then its input blocks");
     const Prepared &pp = t_cache.get(args[0].u.bytes.data, args[0].u.bytes.len);
@@ -450,17 +450,7 @@ ca_status_t k_fused(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ker
       in[i] = args[i + first].u.block;
     }
     *out = eval_prepared(pp, in, nin, pp.p->coords ? &coords : nullptr);
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "ca.fused: out of memory";
-    return CA_ENOMEM;
-  } catch (const std::exception &e) {
-    if (kctx) kctx->error = str("ca.fused: ", e.what());
-    return CA_EINTERNAL;
-  }
+  });
 }
 
 }  // namespace

@@ -55,6 +55,25 @@ std::vector<Index> ensure_minimum_chunksize(Index size, const std::vector<Index>
 void check_overlap_spec(const Depth &depth, const std::vector<BoundarySpec> &boundary, int32_t ndim,
                         const char *what);
 
+/// What an overlap layer is made of: its symbolic form (graph files store exactly this).
+struct OverlapLayerSpec {
+  std::string input;                   ///< the layer whose blocks are extended
+  Chunks in_chunks;                    ///< the input's chunks (the layer has its block grid)
+  Depth depth;                         ///< per axis
+  std::vector<BoundarySpec> boundary;  ///< per axis
+};
+
+/// Each overlap task references 3^active neighbours (active: axes with a non-zero depth); at most
+/// this many overlapped axes.
+constexpr int32_t kMaxOverlapAxes = 10;
+
+/// The overlap layer `name` (kernel ca.overlap_block, LayerKind::Overlap) from its spec. Checks the
+/// spec as check_overlap_spec does, plus: at most CA_MAX_NDIM axes and kMaxOverlapAxes overlapped
+/// ones, non-negative chunk sizes, a task count that fits int64 (CA_EINVAL naming what is wrong).
+std::shared_ptr<Layer> make_overlap_layer(std::string name, OverlapLayerSpec spec);
+/// The spec of an overlap layer (l.kind() must be LayerKind::Overlap; CA_EINTERNAL otherwise).
+const OverlapLayerSpec &overlap_layer_spec(const Layer &l);
+
 /// dask's overlap(x, depth, boundary, allow_rechunk).
 ArrayPtr overlap(const ArrayPtr &x, const Depth &depth, const std::vector<BoundarySpec> &boundary,
                  bool allow_rechunk);

@@ -6,29 +6,11 @@
 
 #include "array/expr.hpp"
 #include "array/overlap.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
 namespace {
-
-ca_status_t kernel_error(ca_kernel_ctx_t *kctx, const std::exception_ptr &ep) {
-  try {
-    std::rethrow_exception(ep);
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "out of memory";
-    return CA_ENOMEM;
-  } catch (const std::exception &e) {
-    if (kctx) kctx->error = e.what();
-    return CA_EINTERNAL;
-  } catch (...) {
-    if (kctx) kctx->error = "unknown exception";
-    return CA_EINTERNAL;
-  }
-}
 
 // The fill value of a constant boundary as one element of dtype `dt` (NumPy's np.full casting;
 // non-finite values become 0 for integer dtypes instead of undefined behaviour).
@@ -47,7 +29,7 @@ struct AxisMap {
 
 // ca.overlap_block([neighbours...], geometry, constants): see OverlapLayer::emit.
 ca_status_t k_overlap_block(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  try {
+  return kernel_boundary(out, kctx, [&] {
     CA_CHECK(nargs == 3 && args[0].kind == CA_ARG_LIST && args[1].kind == CA_ARG_TUPLE && args[2].kind == CA_ARG_BYTES,
              CA_EINVAL, "ca.overlap_block takes ([neighbour blocks], geometry, constants)");
     const ca_arg_t *items = args[0].u.list.items;
@@ -137,14 +119,14 @@ ca_status_t k_overlap_block(ca_block_t **out, const ca_arg_t *args, size_t nargs
     BlockRef res(block_new(dt, nd, oshape.data()));
     if (res->size == 0) {
       *out = res.release();
-      return CA_OK;
+      return;
     }
     std::vector<unsigned char> cbytes(size_t(nd) * isz + 1);
     for (int32_t d = 0; d < nd; ++d) constant_bytes(dt, consts[size_t(d)], cbytes.data() + size_t(d) * isz);
     if (nd == 0) {
       std::memcpy(res->data, c->data, isz);
       *out = res.release();
-      return CA_OK;
+      return;
     }
     // Element strides (in bytes) of every neighbour block.
     std::vector<std::vector<int64_t>> bstride(nitems);
@@ -222,15 +204,12 @@ ca_status_t k_overlap_block(ca_block_t **out, const ca_arg_t *args, size_t nargs
       }
     }
     *out = res.release();
-    return CA_OK;
-  } catch (...) {
-    return kernel_error(kctx, std::current_exception());
-  }
+  });
 }
 
 // ca.overlap_trim(block, block_index, geometry): geometry per axis (lo, hi, numblocks, none).
 ca_status_t k_overlap_trim(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  try {
+  return kernel_boundary(out, kctx, [&] {
     CA_CHECK(nargs == 3 && args[0].kind == CA_ARG_BLOCK && args[1].kind == CA_ARG_TUPLE && args[2].kind == CA_ARG_TUPLE,
              CA_EINVAL, "ca.overlap_trim takes (block, block index, geometry)");
     const Block *b = args[0].u.block;
@@ -279,16 +258,13 @@ ca_status_t k_overlap_trim(ca_block_t **out, const ca_arg_t *args, size_t nargs,
       }
     }
     *out = res.release();
-    return CA_OK;
-  } catch (...) {
-    return kernel_error(kctx, std::current_exception());
-  }
+  });
 }
 
 // ca.sliding_window(block, window_shape, axes): NumPy's sliding_window_view of one overlapped block,
 // copied out (a block owns its data): output (i..., j...) = block[i + sum of j_k over axes[k] == d].
 ca_status_t k_sliding_window(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  try {
+  return kernel_boundary(out, kctx, [&] {
     CA_CHECK(nargs == 3 && args[0].kind == CA_ARG_BLOCK && args[1].kind == CA_ARG_TUPLE && args[2].kind == CA_ARG_TUPLE &&
                  args[1].u.tuple.len == args[2].u.tuple.len,
              CA_EINVAL, "ca.sliding_window takes (block, window shape, axes)");
@@ -332,10 +308,7 @@ ca_status_t k_sliding_window(ca_block_t **out, const ca_arg_t *args, size_t narg
       }
     }
     *out = res.release();
-    return CA_OK;
-  } catch (...) {
-    return kernel_error(kctx, std::current_exception());
-  }
+  });
 }
 
 }  // namespace

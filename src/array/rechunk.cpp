@@ -14,7 +14,7 @@
 #include <tuple>
 
 #include "graph/layer.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -445,7 +445,7 @@ void copy_box(const Block *b, Block *res, const int64_t *src, const int64_t *dst
 }
 
 ca_status_t k_assemble(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  try {
+  return kernel_boundary(out, kctx, [&] {
     CA_CHECK(nargs == 2 && args[0].kind == CA_ARG_TUPLE && args[1].kind == CA_ARG_LIST, CA_EINVAL,
              "ca.assemble takes (out_shape, [block, geometry, ...])");
     const int64_t *oshape = args[0].u.tuple.items;
@@ -476,14 +476,7 @@ ca_status_t k_assemble(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
       copy_box(b, res.get(), src, dst, len, nd, isz);
     }
     *out = res.release();
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "out of memory";
-    return CA_ENOMEM;
-  }
+  });
 }
 
 }  // namespace

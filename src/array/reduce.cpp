@@ -61,15 +61,6 @@ DType sum_dtype(DType in) {
   }
 }
 
-// The group size per reduced axis from dask's split_every.
-Index per_axis_split(int32_t split_every, size_t naxes) {
-  CA_CHECK(split_every >= 0, CA_EINVAL, "split_every must be >= 0, got ", split_every);
-  const double n = split_every == 0 ? 16.0 : double(split_every);
-  if (naxes == 0) return 2;
-  Index s = Index(std::floor(std::pow(n, 1.0 / double(naxes)) + 1e-9));
-  return std::max<Index>(2, s);
-}
-
 std::string hex_of(const std::string &token) {
   auto p = token.rfind('-');
   return p == std::string::npos ? token : token.substr(p + 1);
@@ -119,70 +110,6 @@ BlockwiseArg special(int32_t which) {
 }
 
 BlockwiseArg tuple_lit(const std::vector<int64_t> &t) { return blockwise_literal(ca_arg_tuple(t.data(), t.size())); }
-
-/// The tree above a chunk layer `cur` (numblocks `nb`): combine levels, then the aggregate level
-/// (reduced axes as nested lists, dropped from the keys unless keepdims). `agg_args` follow the list.
-/// Returns nothing: adds layers to g; the aggregate layer is named `final_name`.
-void build_tree(Graph &g, std::string cur, std::vector<Index> nb, uint64_t mask, Index split,
-                const std::string &combine_kernel, const std::vector<BlockwiseArg> &combine_extra,
-                const std::string &agg_kernel, const std::vector<BlockwiseArg> &agg_extra, bool keepdims,
-                const std::string &final_name, const Chunks &final_chunks, const std::string &prefix,
-                const std::string &hex) {
-  const size_t nd = nb.size();
-  auto needs_level = [&] {
-    for (size_t d = 0; d < nd; ++d)
-      if ((mask >> d) & 1 && nb[d] > split) return true;
-    return false;
-  };
-  for (int level = 0; needs_level(); ++level) {
-    BlockwiseArg in;
-    in.is_ref = true;
-    in.dep_slot = 0;
-    std::vector<Index> out_nb(nd);
-    for (size_t d = 0; d < nd; ++d) {
-      DimMap m;
-      m.out_dim = int32_t(d);
-      m.extent = nb[d];
-      if ((mask >> d) & 1) {
-        m.kind = DimMap::Group;
-        m.value = split;
-        out_nb[d] = (nb[d] + split - 1) / split;
-      } else {
-        m.kind = DimMap::Out;
-        out_nb[d] = nb[d];
-      }
-      in.dims.push_back(m);
-    }
-    std::vector<BlockwiseArg> args{std::move(in)};
-    args.insert(args.end(), combine_extra.begin(), combine_extra.end());
-    std::string name = str(prefix, "-combine", level, "-", hex);
-    g.add_layer(std::make_shared<BlockwiseLayer>(name, out_nb, combine_kernel, std::vector<std::string>{cur},
-                                                 std::move(args)));
-    cur = name;
-    nb = out_nb;
-  }
-  BlockwiseArg in;
-  in.is_ref = true;
-  in.dep_slot = 0;
-  int32_t od = 0;
-  for (size_t d = 0; d < nd; ++d) {
-    DimMap m;
-    m.extent = nb[d];
-    if ((mask >> d) & 1) {
-      m.kind = keepdims ? DimMap::Group : DimMap::All;
-      m.out_dim = keepdims ? od++ : 0;
-      m.value = std::max<Index>(nb[d], 1);
-    } else {
-      m.kind = DimMap::Out;
-      m.out_dim = od++;
-    }
-    in.dims.push_back(m);
-  }
-  std::vector<BlockwiseArg> args{std::move(in)};
-  args.insert(args.end(), agg_extra.begin(), agg_extra.end());
-  g.add_layer(std::make_shared<BlockwiseLayer>(final_name, final_chunks, agg_kernel, std::vector<std::string>{cur},
-                                               std::move(args)));
-}
 
 Chunks reduced_chunks(const Chunks &c, uint64_t mask, bool keepdims) {
   Chunks out;
@@ -274,6 +201,75 @@ ArrayPtr reduce_input(int32_t op, const ArrayPtr &a, DType requested) {
 
 }  // namespace
 
+Index split_every_per_axis(int32_t split_every, size_t naxes) {
+  CA_CHECK(split_every >= 0, CA_EINVAL, "split_every must be >= 0, got ", split_every);
+  const double n = split_every == 0 ? 16.0 : double(split_every);
+  if (naxes == 0) return 2;
+  Index s = Index(std::floor(std::pow(n, 1.0 / double(naxes)) + 1e-9));
+  return std::max<Index>(2, s);
+}
+
+void tree_reduce(Graph &g, const TreeReduceSpec &t) {
+  std::string cur = t.input;
+  std::vector<Index> nb = t.numblocks;
+  const size_t nd = nb.size();
+  const Index split = t.split;
+  auto reduced = [&](size_t d) { return ((t.mask >> d) & 1) != 0; };
+  auto needs_level = [&] {
+    for (size_t d = 0; d < nd; ++d)
+      if (reduced(d) && nb[d] > split) return true;
+    return false;
+  };
+  for (int level = 0; needs_level(); ++level) {
+    BlockwiseArg in;
+    in.is_ref = true;
+    in.dep_slot = 0;
+    std::vector<Index> out_nb(nd);
+    for (size_t d = 0; d < nd; ++d) {
+      DimMap m;
+      m.out_dim = int32_t(d);
+      m.extent = nb[d];
+      if (reduced(d)) {
+        m.kind = DimMap::Group;
+        m.value = split;
+        out_nb[d] = (nb[d] + split - 1) / split;
+      } else {
+        m.kind = DimMap::Out;
+        out_nb[d] = nb[d];
+      }
+      in.dims.push_back(m);
+    }
+    std::vector<BlockwiseArg> args{std::move(in)};
+    args.insert(args.end(), t.combine_extra.begin(), t.combine_extra.end());
+    std::string name = str(t.level_prefix, level, "-", t.hex);
+    g.add_layer(std::make_shared<BlockwiseLayer>(name, out_nb, t.combine_kernel, std::vector<std::string>{cur},
+                                                 std::move(args)));
+    cur = name;
+    nb = out_nb;
+  }
+  BlockwiseArg in;
+  in.is_ref = true;
+  in.dep_slot = 0;
+  int32_t od = 0;
+  for (size_t d = 0; d < nd; ++d) {
+    DimMap m;
+    m.extent = nb[d];
+    if (reduced(d)) {
+      m.kind = t.keepdims ? DimMap::Group : DimMap::All;
+      m.out_dim = t.keepdims ? od++ : 0;
+      m.value = t.keepdims ? std::max<Index>(nb[d], 1) : 0;
+    } else {
+      m.kind = DimMap::Out;
+      m.out_dim = od++;
+    }
+    in.dims.push_back(m);
+  }
+  std::vector<BlockwiseArg> args{std::move(in)};
+  args.insert(args.end(), t.agg_extra.begin(), t.agg_extra.end());
+  g.add_layer(std::make_shared<BlockwiseLayer>(t.name, t.chunks, t.agg_kernel, std::vector<std::string>{cur},
+                                               std::move(args)));
+}
+
 ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
                 int32_t ddof, DType dtype) {
   CA_CHECK(a_in, CA_EINVAL, "array is NULL");
@@ -335,9 +331,21 @@ ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, boo
   g->add_layer(std::make_shared<BlockwiseLayer>(chunk_name, a->chunks, "ca.reduce_chunk", deps, std::move(bargs)));
 
   const Chunks final_chunks = reduced_chunks(a->chunks, mask, keepdims);
-  build_tree(*g, chunk_name, a->numblocks, mask, per_axis_split(split_every, axes.size()), "ca.reduce_combine",
-             {tuple_lit(spec)}, "ca.reduce_agg", {tuple_lit(spec), special(BlockwiseArg::BlockShape)}, keepdims,
-             final_name, final_chunks, prefix, hex);
+  TreeReduceSpec t;
+  t.input = chunk_name;
+  t.numblocks = a->numblocks;
+  t.mask = mask;
+  t.split = split_every_per_axis(split_every, axes.size());
+  t.combine_kernel = "ca.reduce_combine";
+  t.combine_extra = {tuple_lit(spec)};
+  t.level_prefix = prefix + "-combine";
+  t.hex = hex;
+  t.agg_kernel = "ca.reduce_agg";
+  t.agg_extra = {tuple_lit(spec), special(BlockwiseArg::BlockShape)};
+  t.keepdims = keepdims;
+  t.name = final_name;
+  t.chunks = final_chunks;
+  tree_reduce(*g, t);
   return array_from_layer(g, final_name, final_chunks, out);
 }
 
@@ -382,8 +390,19 @@ ArrayPtr reduction(const ArrayPtr &a, const std::string &chunk, const std::strin
   const Chunks kd_chunks = reduced_chunks(a->chunks, mask, true);
   const bool squeeze = !keepdims && mask != 0;
   const std::string agg_name = squeeze ? str(prefix, "-agg-", hex) : str(prefix, "-", hex);
-  build_tree(*g, chunk_name, a->numblocks, mask, per_axis_split(split_every, axes.size()),
-             combine.empty() ? aggregate : combine, {}, aggregate, {}, true, agg_name, kd_chunks, prefix, hex);
+  TreeReduceSpec t;
+  t.input = chunk_name;
+  t.numblocks = a->numblocks;
+  t.mask = mask;
+  t.split = split_every_per_axis(split_every, axes.size());
+  t.combine_kernel = combine.empty() ? aggregate : combine;
+  t.level_prefix = prefix + "-combine";
+  t.hex = hex;
+  t.agg_kernel = aggregate;
+  t.keepdims = true;
+  t.name = agg_name;
+  t.chunks = kd_chunks;
+  tree_reduce(*g, t);
   if (!squeeze) return array_from_layer(g, agg_name, kd_chunks, out);
 
   // Drop the reduced axes: a view of each aggregate block with the final shape.

@@ -61,6 +61,35 @@ ArrayPtr reduction(const ArrayPtr &a, const std::string &chunk, const std::strin
                    const std::string &aggregate, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
                    DType dtype);
 
+/// dask's split_every as a group size per reduced axis: max(2, floor(n^(1/naxes))) with n = 16 for
+/// split_every 0 (2 when naxes is 0). CA_EINVAL for a negative split_every.
+Index split_every_per_axis(int32_t split_every, size_t naxes);
+
+/// The levels of a tree reduction (dask's _tree_reduce) above a layer of partials, shared by the
+/// reductions here and linalg's contractions.
+struct TreeReduceSpec {
+  std::string input;             ///< the layer of partials
+  std::vector<Index> numblocks;  ///< its number of blocks per dimension
+  uint64_t mask = 0;             ///< bit d: dimension d is reduced
+  Index split = 2;               ///< group size per reduced dimension (split_every_per_axis)
+  /// Combine levels: `combine_kernel` over groups of `split` blocks along every reduced dimension
+  /// (one nested list level per reduced dimension, then `combine_extra`), while a reduced dimension
+  /// has more than `split` blocks. Level k is named level_prefix + k + "-" + hex.
+  std::string combine_kernel;
+  std::vector<BlockwiseArg> combine_extra;
+  std::string level_prefix, hex;
+  /// The final layer `name` (chunks `chunks`): `agg_kernel` over all remaining blocks along the
+  /// reduced dimensions, then `agg_extra`. keepdims: the reduced dimensions stay (one block each);
+  /// otherwise they are dropped from the keys.
+  std::string agg_kernel;
+  std::vector<BlockwiseArg> agg_extra;
+  bool keepdims = false;
+  std::string name;
+  Chunks chunks;
+};
+/// Add the combine levels and the final layer of `spec` to g.
+void tree_reduce(Graph &g, const TreeReduceSpec &spec);
+
 /// NumPy's result dtype of a builtin reduction / scan (requested 0 = default).
 DType reduce_result_dtype(int32_t op, DType in, DType requested);
 DType scan_result_dtype(int32_t op, DType in, DType requested);
@@ -72,10 +101,5 @@ std::vector<int32_t> normalize_axes(std::vector<int32_t> axes, int32_t ndim);
 /// Registers ca.reduce_chunk, ca.reduce_combine, ca.reduce_agg, ca.reduce_squeeze, ca.scan_block,
 /// ca.scan_carry, ca.scan_apply.
 void register_reduce_kernels(KernelRegistry &reg);
-
-namespace detail {
-/// Partial struct size for (op, input dtype, result dtype): the trailing byte axis of partials.
-size_t reduce_partial_size(int32_t op, DType in, DType result);
-}  // namespace detail
 
 }  // namespace ca

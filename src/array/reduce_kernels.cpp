@@ -27,7 +27,7 @@
 #include "array/reduce.hpp"
 #include "core/block.hpp"
 #include "core/checked.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -807,21 +807,10 @@ Block *cast_block(const Block *src, DType to) {
 
 // ---- kernels --------------------------------------------------------------------------------------
 
+// The kernel adapter's exception boundary (kernel/adapter.hpp); the body sets *out.
 template <class F>
-ca_status_t guard(ca_kernel_ctx_t *kctx, const char *name, F &&f) {
-  try {
-    f();
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = str(name, ": out of memory");
-    return CA_ENOMEM;
-  } catch (const std::exception &e) {
-    if (kctx) kctx->error = str(name, ": ", e.what());
-    return CA_EINTERNAL;
-  }
+ca_status_t guard(ca_kernel_ctx_t *kctx, const char *, F &&f) {
+  return kernel_boundary(kctx, std::forward<F>(f));
 }
 
 const PreparedProgram &parse_program(const ca_arg_t &a, bool &identity) {
@@ -1133,16 +1122,6 @@ ca_status_t k_scan_apply(ca_block_t **out, const ca_arg_t *args, size_t nargs, c
 }
 
 }  // namespace
-
-namespace detail {
-size_t reduce_partial_size(int32_t op, DType in, DType result) {
-  Spec s;
-  s.op = op, s.in = in, s.out = result;
-  size_t n = 0;
-  with_family(s, [&](auto ft) { n = sizeof(typename decltype(ft)::type::P); });
-  return n;
-}
-}  // namespace detail
 
 void register_reduce_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.reduce_chunk", k_reduce_chunk, 1, nullptr, nullptr), true);

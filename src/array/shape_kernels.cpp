@@ -7,43 +7,11 @@
 
 #include "array/shape.hpp"
 #include "core/checked.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
 namespace {
-
-using Fn = Block *(*)(const ca_arg_t *args, size_t nargs);
-
-template <Fn F>
-ca_status_t wrap(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *ud) {
-  try {
-    *out = F(args, nargs);
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = std::string(static_cast<const char *>(ud)) + ": " + e.message();
-    return e.code() == CA_OK ? CA_EKERNEL : e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "out of memory";
-    return CA_ENOMEM;
-  }
-}
-
-const Block *block_arg(const ca_arg_t *args, size_t nargs, size_t i) {
-  CA_CHECK(i < nargs && args[i].kind == CA_ARG_BLOCK && args[i].u.block, CA_EINVAL, "argument ", i,
-           " must be a block");
-  return args[i].u.block;
-}
-
-const ca_arg_t &tuple_arg(const ca_arg_t *args, size_t nargs, size_t i) {
-  CA_CHECK(i < nargs && args[i].kind == CA_ARG_TUPLE, CA_EINVAL, "argument ", i, " must be a tuple");
-  return args[i];
-}
-
-int64_t int_arg(const ca_arg_t *args, size_t nargs, size_t i) {
-  CA_CHECK(i < nargs && args[i].kind == CA_ARG_INT64, CA_EINVAL, "argument ", i, " must be an integer");
-  return args[i].u.i64;
-}
 
 template <size_t N>
 void copy_run(char *dst, const char *src, int64_t n, int64_t sstride) {
@@ -100,12 +68,12 @@ std::vector<int64_t> c_strides(const Block *b) {
 void release_block_cb(void *p) { block_release(static_cast<const Block *>(p)); }
 
 // ca.reshape(block, shape): the same elements in C order with a new shape, sharing the buffer.
-Block *k_reshape(const ca_arg_t *args, size_t nargs) {
-  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, shape)");
-  const Block *b = block_arg(args, nargs, 0);
-  const ca_arg_t &t = tuple_arg(args, nargs, 1);
-  CA_CHECK(t.u.tuple.len <= CA_MAX_NDIM, CA_EINVAL, "shape has ", t.u.tuple.len, " dimensions");
-  std::vector<int64_t> shape(t.u.tuple.items, t.u.tuple.items + t.u.tuple.len);
+Block *k_reshape(const KernelArgs &A) {
+  CA_CHECK(A.size() == 2, CA_EINVAL, "takes (block, shape)");
+  const Block *b = A.block(0);
+  const std::span<const int64_t> t = A.tuple(1);
+  CA_CHECK(t.size() <= CA_MAX_NDIM, CA_EINVAL, "shape has ", t.size(), " dimensions");
+  std::vector<int64_t> shape(t.data(), t.data() + t.size());
   // Unknown extents (CA_CHUNK_UNKNOWN, a block of x[mask] under expand_dims/squeeze): the block's
   // extents other than 1, in order, fill the shape's entries other than 1.
   if (std::find(shape.begin(), shape.end(), int64_t(-1)) != shape.end()) {
@@ -140,17 +108,17 @@ Block *k_reshape(const ca_arg_t *args, size_t nargs) {
 }
 
 // ca.transpose(block, axes): np.transpose(block, axes).
-Block *k_transpose(const ca_arg_t *args, size_t nargs) {
-  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, axes)");
-  const Block *b = block_arg(args, nargs, 0);
-  const ca_arg_t &t = tuple_arg(args, nargs, 1);
+Block *k_transpose(const KernelArgs &A) {
+  CA_CHECK(A.size() == 2, CA_EINVAL, "takes (block, axes)");
+  const Block *b = A.block(0);
+  const std::span<const int64_t> t = A.tuple(1);
   int32_t nd = b->ndim;
-  CA_CHECK(int64_t(t.u.tuple.len) == nd, CA_EINVAL, "axes have ", t.u.tuple.len, " entries for a block of ", nd,
+  CA_CHECK(int64_t(t.size()) == nd, CA_EINVAL, "axes have ", t.size(), " entries for a block of ", nd,
            " dimensions");
   std::vector<int64_t> st = c_strides(b), oshape(static_cast<size_t>(nd)), ost(static_cast<size_t>(nd));
   std::vector<bool> seen(size_t(nd), false);
   for (int32_t d = 0; d < nd; ++d) {
-    int64_t ax = t.u.tuple.items[d];
+    int64_t ax = t.data()[d];
     CA_CHECK(ax >= 0 && ax < nd && !seen[size_t(ax)], CA_EINVAL, "axes are not a permutation");
     seen[size_t(ax)] = true;
     oshape[size_t(d)] = b->shape[ax];
@@ -163,14 +131,14 @@ Block *k_transpose(const ca_arg_t *args, size_t nargs) {
 }
 
 // ca.broadcast(block, shape): np.broadcast_to(block, shape) (a copy).
-Block *k_broadcast(const ca_arg_t *args, size_t nargs) {
-  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, shape)");
-  const Block *b = block_arg(args, nargs, 0);
-  const ca_arg_t &t = tuple_arg(args, nargs, 1);
-  int32_t nd = int32_t(t.u.tuple.len), lead = nd - b->ndim;
+Block *k_broadcast(const KernelArgs &A) {
+  CA_CHECK(A.size() == 2, CA_EINVAL, "takes (block, shape)");
+  const Block *b = A.block(0);
+  const std::span<const int64_t> t = A.tuple(1);
+  int32_t nd = int32_t(t.size()), lead = nd - b->ndim;
   CA_CHECK(lead >= 0 && nd <= CA_MAX_NDIM, CA_EINVAL, "cannot broadcast a block of ", b->ndim, " dimensions to ", nd);
   std::vector<int64_t> st = c_strides(b), ost(size_t(nd), 0);
-  const int64_t *oshape = t.u.tuple.items;
+  const int64_t *oshape = t.data();
   for (int32_t d = lead; d < nd; ++d) {
     int64_t e = b->shape[d - lead];
     CA_CHECK(e == oshape[d] || e == 1, CA_EINVAL, "cannot broadcast extent ", e, " to ", oshape[d], " along axis ", d);
@@ -184,16 +152,16 @@ Block *k_broadcast(const ca_arg_t *args, size_t nargs) {
 
 // ca.strided(block, (start0, step0, count0, start1, ...)): out[k] = block[start + k * step] per axis
 // (step -1 reverses, 0 repeats one element).
-Block *k_strided(const ca_arg_t *args, size_t nargs) {
-  CA_CHECK(nargs == 2, CA_EINVAL, "takes (block, geometry)");
-  const Block *b = block_arg(args, nargs, 0);
-  const ca_arg_t &t = tuple_arg(args, nargs, 1);
+Block *k_strided(const KernelArgs &A) {
+  CA_CHECK(A.size() == 2, CA_EINVAL, "takes (block, geometry)");
+  const Block *b = A.block(0);
+  const std::span<const int64_t> t = A.tuple(1);
   int32_t nd = b->ndim;
-  CA_CHECK(int64_t(t.u.tuple.len) == 3 * int64_t(nd), CA_EINVAL, "geometry has ", t.u.tuple.len,
+  CA_CHECK(int64_t(t.size()) == 3 * int64_t(nd), CA_EINVAL, "geometry has ", t.size(),
            " entries for a block of ", nd, " dimensions");
   std::vector<int64_t> st = c_strides(b), oshape(static_cast<size_t>(nd)), ost(static_cast<size_t>(nd));
   const char *base = static_cast<const char *>(b->data);
-  const int64_t *g = t.u.tuple.items;
+  const int64_t *g = t.data();
   bool empty = false;
   for (int32_t d = 0; d < nd; ++d) {
     int64_t start = g[3 * d], step = g[3 * d + 1], count = g[3 * d + 2];
@@ -220,27 +188,27 @@ Block *k_strided(const ca_arg_t *args, size_t nargs) {
 }
 
 // ca.fill(shape, dtype, value bytes): a block of one repeated element.
-Block *k_fill(const ca_arg_t *args, size_t nargs) {
-  CA_CHECK(nargs == 3, CA_EINVAL, "takes (shape, dtype, value)");
-  const ca_arg_t &t = tuple_arg(args, nargs, 0);
-  DType dt = DType(int_arg(args, nargs, 1));
+Block *k_fill(const KernelArgs &A) {
+  CA_CHECK(A.size() == 3, CA_EINVAL, "takes (shape, dtype, value)");
+  const std::span<const int64_t> t = A.tuple(0);
+  DType dt = DType(A.int64(1));
   CA_CHECK(dtype_valid(dt), CA_ETYPE, "invalid dtype ", dt);
-  CA_CHECK(args[2].kind == CA_ARG_BYTES && args[2].u.bytes.len == dtype_size(dt), CA_EINVAL,
+  CA_CHECK(A[2].kind == CA_ARG_BYTES && A[2].u.bytes.len == dtype_size(dt), CA_EINVAL,
            "value must be the bytes of one element");
-  CA_CHECK(t.u.tuple.len <= CA_MAX_NDIM, CA_EINVAL, "shape has too many dimensions");
-  BlockRef r(block_new(dt, int32_t(t.u.tuple.len), t.u.tuple.items));
+  CA_CHECK(t.size() <= CA_MAX_NDIM, CA_EINVAL, "shape has too many dimensions");
+  BlockRef r(block_new(dt, int32_t(t.size()), t.data()));
   size_t isz = dtype_size(dt);
   char *p = static_cast<char *>(r->data);
-  for (int64_t i = 0; i < r->size; ++i, p += isz) std::memcpy(p, args[2].u.bytes.data, isz);
+  for (int64_t i = 0; i < r->size; ++i, p += isz) std::memcpy(p, A[2].u.bytes.data, isz);
   return r.release();
 }
 
 // ca.repeat(block, axis, start, stop, repeats): np.repeat(block[start:stop along axis], repeats, axis).
-Block *k_repeat(const ca_arg_t *args, size_t nargs) {
-  CA_CHECK(nargs == 5, CA_EINVAL, "takes (block, axis, start, stop, repeats)");
-  const Block *b = block_arg(args, nargs, 0);
-  int64_t axis = int_arg(args, nargs, 1), start = int_arg(args, nargs, 2), stop = int_arg(args, nargs, 3),
-          rep = int_arg(args, nargs, 4);
+Block *k_repeat(const KernelArgs &A) {
+  CA_CHECK(A.size() == 5, CA_EINVAL, "takes (block, axis, start, stop, repeats)");
+  const Block *b = A.block(0);
+  int64_t axis = A.int64(1), start = A.int64(2), stop = A.int64(3),
+          rep = A.int64(4);
   CA_CHECK(axis >= 0 && axis < b->ndim, CA_EINVAL, "axis ", axis, " is out of range");
   CA_CHECK(start >= 0 && start <= stop && stop <= b->shape[axis] && rep >= 0, CA_EINVAL, "bad range or repeats");
   std::vector<int64_t> oshape(b->shape, b->shape + b->ndim);
@@ -265,15 +233,12 @@ Block *k_repeat(const ca_arg_t *args, size_t nargs) {
 }  // namespace
 
 void register_shape_kernels(KernelRegistry &reg) {
-  struct Entry {
-    const char *name;
-    ca_kernel_fn fn;
-  };
-  static const Entry entries[] = {
-      {"ca.shape.reshape", wrap<k_reshape>}, {"ca.shape.transpose", wrap<k_transpose>}, {"ca.shape.broadcast", wrap<k_broadcast>},
-      {"ca.shape.strided", wrap<k_strided>}, {"ca.shape.fill", wrap<k_fill>},           {"ca.shape.repeat", wrap<k_repeat>},
-  };
-  for (const Entry &e : entries) reg.add(kernel_new(e.name, e.fn, 1, const_cast<char *>(e.name), nullptr), true);
+  register_builtin<k_reshape>(reg, "ca.shape.reshape");
+  register_builtin<k_transpose>(reg, "ca.shape.transpose");
+  register_builtin<k_broadcast>(reg, "ca.shape.broadcast");
+  register_builtin<k_strided>(reg, "ca.shape.strided");
+  register_builtin<k_fill>(reg, "ca.shape.fill");
+  register_builtin<k_repeat>(reg, "ca.shape.repeat");
 }
 
 }  // namespace ca

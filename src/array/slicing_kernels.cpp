@@ -26,24 +26,10 @@
 #include <vector>
 
 #include "array/slicing.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 namespace {
-
-template <class F>
-ca_status_t guard(ca_kernel_ctx_t *kctx, F &&f) {
-  try {
-    f();
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "out of memory";
-    return CA_ENOMEM;
-  }
-}
 
 const Block *block_arg(const ca_arg_t &a, const char *kernel, const char *what) {
   CA_CHECK(a.kind == CA_ARG_BLOCK && a.u.block, CA_EINVAL, kernel, ": ", what, " is not a block");
@@ -145,7 +131,7 @@ std::vector<AxisSel> parse_sel(const std::vector<Index> &spec, size_t &pos, cons
 }
 
 ca_status_t k_getitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.getitem";
     CA_CHECK(nargs == 2, CA_EINVAL, K, " takes (block, spec)");
     const Block *b = block_arg(args[0], K, "argument 0");
@@ -185,7 +171,7 @@ ca_status_t k_getitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
 }
 
 ca_status_t k_take(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.take";
     CA_CHECK(nargs == 3 && args[1].kind == CA_ARG_INT64, CA_EINVAL, K, " takes (block, axis, indices)");
     const Block *b = block_arg(args[0], K, "argument 0");
@@ -216,7 +202,7 @@ ca_status_t k_take(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
 }
 
 ca_status_t k_take_dyn(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.take_dyn";
     CA_CHECK(nargs == 4 && args[1].kind == CA_ARG_INT64 && args[3].kind == CA_ARG_LIST, CA_EINVAL, K,
              " takes (indices, axis, bounds, [blocks along the axis])");
@@ -276,7 +262,7 @@ ca_status_t k_take_dyn(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
 }
 
 ca_status_t k_mask_select(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.mask_select";
     CA_CHECK(nargs == 2, CA_EINVAL, K, " takes (block, mask)");
     const Block *b = block_arg(args[0], K, "argument 0");
@@ -301,7 +287,7 @@ ca_status_t k_mask_select(ca_block_t **out, const ca_arg_t *args, size_t nargs, 
 }
 
 ca_status_t k_mask_axis(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.mask_axis";
     CA_CHECK(nargs == 3 && args[2].kind == CA_ARG_INT64, CA_EINVAL, K, " takes (block, mask, axis)");
     const Block *b = block_arg(args[0], K, "argument 0");
@@ -322,7 +308,7 @@ ca_status_t k_mask_axis(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca
 }
 
 ca_status_t k_block_shape(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     CA_CHECK(nargs == 1, CA_EINVAL, "ca.block_shape takes one block");
     const Block *b = block_arg(args[0], "ca.block_shape", "argument 0");
     int64_t n = b->ndim;
@@ -333,7 +319,7 @@ ca_status_t k_block_shape(ca_block_t **out, const ca_arg_t *args, size_t nargs, 
 }
 
 ca_status_t k_vindex_slice(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.vindex_slice";
     CA_CHECK(nargs == 3, CA_EINVAL, K, " takes (block, axes, coordinates)");
     const Block *b = block_arg(args[0], K, "argument 0");
@@ -377,7 +363,7 @@ ca_status_t k_vindex_slice(ca_block_t **out, const ca_arg_t *args, size_t nargs,
 }
 
 ca_status_t k_vindex_merge(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.vindex_merge";
     CA_CHECK(nargs == 3 && args[1].kind == CA_ARG_INT64 && args[2].kind == CA_ARG_LIST, CA_EINVAL, K,
              " takes (out_shape, dtype, [positions, block, ...])");
@@ -409,7 +395,7 @@ ca_status_t k_vindex_merge(ca_block_t **out, const ca_arg_t *args, size_t nargs,
 }
 
 ca_status_t k_setitem(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guard(kctx, [&] {
+  return kernel_boundary(out, kctx, [&] {
     const char *K = "ca.setitem";
     CA_CHECK(nargs >= 3 && nargs <= 5, CA_EINVAL, K,
              " takes (block, spec, scalar[, list]) or (block, spec, box, pieces[, list])");

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/dtype.hpp"
+#include "core/intrusive.hpp"
 
 namespace ca {
 class MemoryBudget;
@@ -55,33 +56,11 @@ inline void block_release(const Block *b) noexcept {
 int64_t block_live_bytes() noexcept;
 int64_t block_live_count() noexcept;
 
-/// Owning smart pointer.
-class BlockRef {
- public:
-  BlockRef() = default;
-  explicit BlockRef(Block *adopt) noexcept : b_(adopt) {}
-  BlockRef(const BlockRef &o) noexcept : b_(block_retain(o.b_)) {}
-  BlockRef(BlockRef &&o) noexcept : b_(o.b_) { o.b_ = nullptr; }
-  BlockRef &operator=(BlockRef o) noexcept {
-    std::swap(b_, o.b_);
-    return *this;
-  }
-  ~BlockRef() { block_release(b_); }
-  Block *get() const noexcept { return b_; }
-  Block *operator->() const noexcept { return b_; }
-  Block *release() noexcept {
-    Block *b = b_;
-    b_ = nullptr;
-    return b;
-  }
-  explicit operator bool() const noexcept { return b_ != nullptr; }
-  template <class T>
-  T *data() const noexcept {
-    return static_cast<T *>(b_->data);
-  }
-
- private:
-  Block *b_ = nullptr;
+struct BlockRefTraits {
+  static void retain(const Block *b) noexcept { block_retain(b); }
+  static void release(const Block *b) noexcept { block_release(b); }
 };
+/// Owning pointer to a block (core/intrusive.hpp).
+using BlockRef = IntrusivePtr<Block, BlockRefTraits>;
 
 }  // namespace ca

@@ -1,6 +1,7 @@
 # chunkarray graph files (docs/format.md). A file is a 16-byte header
 #   bytes 0..7   magic "CHUNKARR"  (43 48 55 4E 4B 41 52 52)
-#   bytes 8..11  format version, little-endian uint32 (this schema: 1)
+#   bytes 8..11  format version, little-endian uint32 (this schema: 2; a file records the oldest
+#                version that holds its layers: 1 unless it has an overlap layer)
 #   bytes 12..15 flags, little-endian uint32 (0)
 # followed by one unpacked Cap'n Proto message (segment table + segments) whose root is File.
 #
@@ -31,6 +32,7 @@ struct Layer {
     materialized @3 :Materialized;
     blockwise @4 :Blockwise;
     data @5 :DataLayer;
+    overlap @6 :Overlap;     # format version 2 (version 1 files hold overlap layers materialized)
   }
 }
 
@@ -118,4 +120,16 @@ struct Block {
   dtype @0 :Int32;
   shape @1 :List(Int64);
   data @2 :List(Data);       # the C-order bytes, in pieces of at most 256 MiB
+}
+
+# An overlap layer (src/array/overlap.hpp, format version 2): task (i, j, ...) is ca.overlap_block
+# over block (i, j, ...) of the layer's one dependency and its neighbours along the axes with a
+# non-zero depth. The layer's block grid is the input's (chunks); nindex = len(chunks).
+struct Overlap {
+  chunks @0 :List(List(Int64));   # the input's chunks
+  depthLo @1 :List(Int64);        # per axis: elements taken from the block before
+  depthHi @2 :List(Int64);        # per axis: elements taken from the block after
+  boundaryKind @3 :List(Int32);   # per axis: CA_BOUNDARY_*
+  boundaryValue @4 :List(Float64); # per axis: the CA_BOUNDARY_CONSTANT value (0 otherwise)
+  kernelVersion @5 :Int32;        # ca.overlap_block's version when saved; 0 = not recorded
 }

@@ -20,6 +20,7 @@
 #include "core/block.hpp"
 #include "core/checked.hpp"
 #include "format/format.hpp"
+#include "format/layer_codecs.hpp"
 #include "format/graph_file.capnp.h"
 
 namespace ca::format {
@@ -509,18 +510,13 @@ FileContents decode(s::File::Reader f, uint32_t version) {
                ": a dependency name is empty or has a NUL");
       deps.push_back(text(d));
     }
-    LayerPtr lp;
-    switch (l.which()) {
-      case s::Layer::MATERIALIZED:
-        lp = MaterializedAccess::build(name, nindex, std::move(deps), l.getMaterialized());
-        break;
-      case s::Layer::BLOCKWISE: lp = read_blockwise(name, nindex, std::move(deps), l.getBlockwise()); break;
-      case s::Layer::DATA:
-        CA_CHECK(deps.empty(), CA_EFORMAT, layer_text(name), ": a data layer has dependencies");
-        lp = read_data(name, nindex, l.getData());
-        break;
-      default: fail(CA_EFORMAT, layer_text(name), " is of an unknown kind (a newer file?)");
-    }
+    // Every stored form has its codec (layer_codecs.hpp); a member this library does not know
+    // comes from a newer writer.
+    const LayerCodec *codec = layer_codec(l.which());
+    if (!codec) fail(CA_EFORMAT, layer_text(name), " is of an unknown kind (a newer file?)");
+    CA_CHECK(codec->since_version <= version, CA_EFORMAT, layer_text(name), " is stored as an ", codec->name,
+             " layer, which format version ", version, " files cannot hold (from version ", codec->since_version, ")");
+    LayerPtr lp = codec->load(LayerHead{name, nindex, std::move(deps)}, l);
     fc.graph->add_layer(std::move(lp));
   }
   auto arrays = f.getArrays();
@@ -553,6 +549,21 @@ FileContents decode(s::File::Reader f, uint32_t version) {
 }
 
 }  // namespace
+
+namespace detail {
+
+LayerPtr load_materialized_layer(LayerHead h, s::Layer::Reader r) {
+  return MaterializedAccess::build(h.name, h.nindex, std::move(h.deps), r.getMaterialized());
+}
+LayerPtr load_blockwise_layer(LayerHead h, s::Layer::Reader r) {
+  return read_blockwise(h.name, h.nindex, std::move(h.deps), r.getBlockwise());
+}
+LayerPtr load_data_layer(LayerHead h, s::Layer::Reader r) {
+  CA_CHECK(h.deps.empty(), CA_EFORMAT, layer_text(h.name), ": a data layer has dependencies");
+  return read_data(h.name, h.nindex, r.getData());
+}
+
+}  // namespace detail
 
 FileContents load_bytes(const void *data, size_t size) {
   CA_CHECK(data || size == 0, CA_EINVAL, "data is NULL");

@@ -15,6 +15,7 @@
 #include "core/block.hpp"
 #include "graph/graph.hpp"
 #include "format/format.hpp"
+#include "format/layer_codecs.hpp"
 #include "format/graph_file.capnp.h"
 #include "io/fs.hpp"
 
@@ -24,86 +25,6 @@ namespace {
 
 namespace s = schema;
 
-// A layer of a kind the file format has no symbolic form for (e.g. array/overlap.cpp's neighbour
-// layer) is saved as the materialized layer of its tasks: the same keys, kernels and arguments, so
-// it loads and computes the same, at the cost of one entry per task. Built through the layer's
-// TaskEmitter interface.
-class Materializer final : public TaskEmitter {
- public:
-  explicit Materializer(const Layer &l) : layer_(l) {}
-
-  void kernel(int32_t slot) override { kslot_ = slot; }
-  void literal(const ca_arg_t &a) override { top().push_back(a); }
-  void literal_copy(const ca_arg_t &a) override {
-    ca_arg_t c = a;
-    switch (a.kind) {
-      case CA_ARG_STRING:
-      case CA_ARG_BYTES:
-        strs_.emplace_back(static_cast<const char *>(a.u.bytes.data), a.u.bytes.len);
-        c.u.bytes.data = strs_.back().data();
-        break;
-      case CA_ARG_TUPLE:
-        idxs_.emplace_back(a.u.tuple.items, a.u.tuple.items + a.u.tuple.len);
-        c.u.tuple.items = idxs_.back().data();
-        break;
-      case CA_ARG_LIST:
-      case CA_ARG_KEY:
-      case CA_ARG_INDEXED:
-        fail(CA_EUNSUPPORTED, "layer '", layer_.name(), "': a copied literal of kind ", a.kind, " cannot be saved");
-      default: break;
-    }
-    top().push_back(c);
-  }
-  void ref(int32_t dep_slot, const Index *idx, int32_t nidx) override {
-    CA_CHECK(dep_slot >= 0 && size_t(dep_slot) < layer_.deps().size(), CA_EINTERNAL, "layer '", layer_.name(),
-             "' refers to dependency slot ", dep_slot);
-    idxs_.emplace_back(idx, idx + nidx);
-    top().push_back(ca_arg_key(layer_.deps()[size_t(dep_slot)].c_str(), idxs_.back().data(), nidx));
-  }
-  void begin_list(size_t) override { stack_.emplace_back(); }
-  void end_list() override {
-    lists_.push_back(std::move(stack_.back()));
-    stack_.pop_back();
-    top().push_back(ca_arg_list(lists_.back().data(), lists_.back().size()));
-  }
-
-  /// The tasks of the layer as a materialized layer of the same name.
-  /// (Owned by this Materializer.)
-  const MaterializedLayer &run() {
-    Graph &tmp = tmp_;
-    const int32_t nd = layer_.nindex();
-    std::vector<Index> key(size_t(std::max(nd, 1)));
-    for (int64_t t = 0; t < layer_.num_tasks(); ++t) {
-      stack_.assign(1, {});
-      kslot_ = -1;
-      layer_.emit(t, *this);
-      CA_CHECK(kslot_ >= 0 && size_t(kslot_) < layer_.kernel_names().size() && stack_.size() == 1, CA_EINTERNAL,
-               "layer '", layer_.name(), "' emitted a malformed task");
-      layer_.key_at(t, key.data());
-      tmp.add_task(KeyRef{layer_.name().c_str(), key.data(), nd}, layer_.kernel_names()[size_t(kslot_)],
-                   stack_[0].data(), stack_[0].size());
-      strs_.clear();
-      idxs_.clear();
-      lists_.clear();
-    }
-    if (const auto *found = dynamic_cast<const MaterializedLayer *>(tmp.find(layer_.name()))) return *found;
-    empty_ = std::make_unique<MaterializedLayer>(layer_.name(), nd);  // a layer without tasks
-    return *empty_;
-  }
-
- private:
-  std::vector<ca_arg_t> &top() { return stack_.back(); }
-  const Layer &layer_;
-  int32_t kslot_ = -1;
-  std::vector<std::vector<ca_arg_t>> stack_;
-  std::deque<std::vector<ca_arg_t>> lists_;
-  std::deque<std::string> strs_;
-  std::deque<std::vector<Index>> idxs_;
-  Graph tmp_;
-  std::unique_ptr<MaterializedLayer> empty_;
-};
-
-// Collects a materialized layer's tasks in the file's flat layout (through the public emitter).
 class FlatEmitter final : public TaskEmitter {
  public:
   std::vector<uint32_t> task_kernel, task_nargs;
@@ -179,28 +100,11 @@ void check_count(size_t n, const std::string &layer, const char *what) {
            ": a graph file list holds at most 2^29 - 1");
 }
 
-// The versions to record for `names` (kernels of `src`, or of its materialized form): empty if none
-// is recorded.
-std::vector<int32_t> versions_for(const Layer &src, const std::vector<std::string> &names,
-                                  const KernelVersionFn &fn) {
-  std::vector<int32_t> v(names.size());
-  bool any = false;
-  for (size_t i = 0; i < names.size(); ++i) {
-    int32_t recorded = src.kernel_version_of(names[i]);
-    v[i] = fn ? fn(src, names[i], recorded) : recorded;
-    CA_CHECK(v[i] >= 0, CA_EINTERNAL, "layer '", src.name(), "': kernel '", names[i], "' would be saved with version ",
-             v[i]);
-    any = any || v[i] != 0;
-  }
-  if (!any) v.clear();
-  return v;
-}
-
 // `src` is the layer whose recorded kernel versions apply (the layer itself, or the layer `l` is the
 // materialized form of).
 void save_materialized(const MaterializedLayer &l, const Layer &src, const KernelVersionFn &versions,
                        s::Materialized::Builder b) {
-  std::vector<int32_t> kv = versions_for(src, l.kernel_names(), versions);
+  std::vector<int32_t> kv = detail::versions_for(src, l.kernel_names(), versions);
   FlatEmitter e;
   int64_t n = l.num_tasks();
   std::vector<int64_t> keys(size_t(n) * size_t(l.nindex()));
@@ -266,7 +170,7 @@ void save_literal(const ca_arg_t &a, s::Literal::Builder b) {
 
 void save_blockwise(const BlockwiseLayer &l, const KernelVersionFn &versions, s::Blockwise::Builder b) {
   b.setKernel(l.kernel().c_str());
-  std::vector<int32_t> kv = versions_for(l, {l.kernel()}, versions);
+  std::vector<int32_t> kv = detail::versions_for(l, {l.kernel()}, versions);
   if (!kv.empty()) b.setKernelVersion(kv[0]);
   auto nb = l.numblocks();
   fill(b.initNumblocks(unsigned(nb.size())), nb);
@@ -327,37 +231,28 @@ void save_data(const DataLayer &l, s::DataLayer::Builder b) {
   }
 }
 
-void build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<ArrayEntry> &arrays,
-           const KernelVersionFn &versions) {
+// Builds the message; returns the format version it needs: the oldest that holds every layer's form.
+uint32_t build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<ArrayEntry> &arrays,
+               const KernelVersionFn &versions) {
   auto f = msg.initRoot<s::File>();
-  f.setVersion(kFormatVersion);
   f.setProducer("chunkarray " CA_VERSION_STRING);
+  uint32_t version = 1;
   auto layers = f.initLayers(unsigned(g.layers().size()));
   for (size_t i = 0; i < g.layers().size(); ++i) {
     const Layer &l = *g.layers()[i];
+    // Every kind has its codec (layer_codecs.cpp): none is ever saved in a form nobody chose.
+    const LayerCodec *codec = layer_codec(l.kind());
+    if (!codec)
+      fail(CA_EUNSUPPORTED, "layer '", l.name(), "' has kind ", int(l.kind()), ", which graph files cannot store");
     auto lb = layers[unsigned(i)];
     lb.setName(l.name().c_str());
     lb.setNindex(l.nindex());
     auto deps = lb.initDeps(unsigned(l.deps().size()));
     for (size_t d = 0; d < l.deps().size(); ++d) deps.set(unsigned(d), l.deps()[d].c_str());
-    // One case per kind and no default: a new LayerKind fails to compile here (-Wswitch, -Werror)
-    // until it says how it is saved, instead of being saved materialized without anyone deciding so.
-    switch (l.kind()) {
-      case LayerKind::Materialized:
-        save_materialized(static_cast<const MaterializedLayer &>(l), l, versions, lb.initMaterialized());
-        continue;
-      case LayerKind::Blockwise:
-        save_blockwise(static_cast<const BlockwiseLayer &>(l), versions, lb.initBlockwise());
-        continue;
-      case LayerKind::Data: save_data(static_cast<const DataLayer &>(l), lb.initData()); continue;
-      case LayerKind::Overlap: {  // no symbolic form in the schema yet (docs/format.md): its tasks
-        Materializer m(l);
-        save_materialized(m.run(), l, versions, lb.initMaterialized());
-        continue;
-      }
-    }
-    fail(CA_EINTERNAL, "layer '", l.name(), "' has kind ", int(l.kind()), ", which graph files cannot store");
+    codec->save(l, lb, versions);
+    version = std::max(version, codec->since_version);
   }
+  f.setVersion(version);
   auto ab = f.initArrays(unsigned(arrays.size()));
   for (size_t i = 0; i < arrays.size(); ++i) {
     const ArrayEntry &a = arrays[i];
@@ -367,11 +262,12 @@ void build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<A
     auto ch = ab[unsigned(i)].initChunks(unsigned(a.chunks.size()));
     for (size_t d = 0; d < a.chunks.size(); ++d) fill(ch.init(unsigned(d), unsigned(a.chunks[d].size())), a.chunks[d]);
   }
+  return version;
 }
 
-void header(unsigned char *h) {
+void header(unsigned char *h, uint32_t v) {
   std::memcpy(h, kMagic, 8);
-  uint32_t v = kFormatVersion, flags = 0;
+  uint32_t flags = 0;
   for (int i = 0; i < 4; ++i) {
     h[8 + i] = uint8_t(v >> (8 * i));
     h[12 + i] = uint8_t(flags >> (8 * i));
@@ -389,15 +285,45 @@ auto capnp_guard(F &&f) -> decltype(f()) {
 
 }  // namespace
 
+namespace detail {
+
+// The versions to record for `names` (kernels of `src`, or of its materialized form): empty if none
+// is recorded.
+std::vector<int32_t> versions_for(const Layer &src, const std::vector<std::string> &names, const KernelVersionFn &fn) {
+  std::vector<int32_t> v(names.size());
+  bool any = false;
+  for (size_t i = 0; i < names.size(); ++i) {
+    int32_t recorded = src.kernel_version_of(names[i]);
+    v[i] = fn ? fn(src, names[i], recorded) : recorded;
+    CA_CHECK(v[i] >= 0, CA_EINTERNAL, "layer '", src.name(), "': kernel '", names[i], "' would be saved with version ",
+             v[i]);
+    any = any || v[i] != 0;
+  }
+  if (!any) v.clear();
+  return v;
+}
+
+void save_materialized_layer(const Layer &l, s::Layer::Builder b, const KernelVersionFn &versions) {
+  save_materialized(static_cast<const MaterializedLayer &>(l), l, versions, b.initMaterialized());
+}
+void save_blockwise_layer(const Layer &l, s::Layer::Builder b, const KernelVersionFn &versions) {
+  save_blockwise(static_cast<const BlockwiseLayer &>(l), versions, b.initBlockwise());
+}
+void save_data_layer(const Layer &l, s::Layer::Builder b, const KernelVersionFn &) {
+  save_data(static_cast<const DataLayer &>(l), b.initData());
+}
+
+}  // namespace detail
+
 std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays,
                                       const KernelVersionFn &versions) {
   return capnp_guard([&] {
     capnp::MallocMessageBuilder msg;
-    build(msg, g, arrays, versions);
+    const uint32_t version = build(msg, g, arrays, versions);
     kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
     auto bytes = words.asBytes();
     std::vector<unsigned char> out(kHeaderSize + bytes.size());
-    header(out.data());
+    header(out.data(), version);
     std::memcpy(out.data() + kHeaderSize, bytes.begin(), bytes.size());
     return out;
   });
@@ -408,7 +334,7 @@ void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std:
   CA_CHECK(!path.empty(), CA_EINVAL, "the file path is empty");
   capnp_guard([&] {
     capnp::MallocMessageBuilder msg;
-    build(msg, g, arrays, versions);
+    const uint32_t version = build(msg, g, arrays, versions);
     // A hidden temporary next to the target (io::temp_path_for), fsync'ed before the rename and the
     // directory after it (io/fs.hpp: CA_IO_NO_FSYNC=1 skips); temporaries of killed savers are removed.
     io::remove_stale_temporaries(path);
@@ -416,7 +342,7 @@ void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std:
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) fail(CA_EIO, "cannot create '", tmp, "': ", std::strerror(errno));
     unsigned char h[kHeaderSize];
-    header(h);
+    header(h, version);
     bool ok = ::write(fd, h, kHeaderSize) == ssize_t(kHeaderSize);
     std::string why;
     if (ok) {

@@ -16,7 +16,7 @@
 #include "graph/plan.hpp"
 #include "io/npy.hpp"
 #include "io/zarr_array.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca::io {
 
@@ -55,42 +55,14 @@ void check_chunks(const Chunks &chunks, const std::vector<Index> &shape, const c
   }
 }
 
-std::string str_arg(const ca_arg_t *a, size_t n, size_t i, const char *k) {
-  CA_CHECK(i < n && (a[i].kind == CA_ARG_STRING || a[i].kind == CA_ARG_BYTES), CA_EINVAL, k, ": argument ", i,
-           " must be a string");
-  return std::string(static_cast<const char *>(a[i].u.bytes.data), a[i].u.bytes.len);
-}
-std::span<const Index> tuple_arg(const ca_arg_t *a, size_t n, size_t i, const char *k) {
-  CA_CHECK(i < n && a[i].kind == CA_ARG_TUPLE, CA_EINVAL, k, ": argument ", i, " must be a tuple");
-  return {a[i].u.tuple.items, a[i].u.tuple.len};
-}
-
-template <Block *(*F)(const ca_arg_t *, size_t)>
-ca_status_t kernel_wrap(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *ud) {
-  const char *name = static_cast<const char *>(ud);
-  try {
-    *out = F(args, nargs);
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code() ? e.code() : CA_EINTERNAL;
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = std::string(name) + ": out of memory";
-    return CA_ENOMEM;
-  } catch (const std::exception &e) {
-    if (kctx) kctx->error = std::string(name) + ": " + e.what();
-    return CA_EINTERNAL;
-  }
-}
-
 // ---- ca.zarr_read(path, zarray_json, origin, shape) ------------------------------------------------
 
-Block *k_zarr_read(const ca_arg_t *a, size_t n) {
-  const char *k = "ca.zarr_read";
-  CA_CHECK(n == 4, CA_EINVAL, k, ": expected 4 arguments, got ", n);
-  std::string path = str_arg(a, n, 0, k);
-  ZarrMeta meta = parse_zarray(str_arg(a, n, 1, k), path + "/.zarray");
-  auto origin = tuple_arg(a, n, 2, k), shape = tuple_arg(a, n, 3, k);
+Block *k_zarr_read(const KernelArgs &a) {
+  const char *k = a.kernel();
+  a.expect(4);
+  std::string path(a.bytes(0, "path"));
+  ZarrMeta meta = parse_zarray(std::string(a.bytes(1, ".zarray")), path + "/.zarray");
+  auto origin = a.tuple(2, "origin"), shape = a.tuple(3, "shape");
   CA_CHECK(int(origin.size()) == meta.ndim() && int(shape.size()) == meta.ndim(), CA_EINVAL, k,
            ": block has ", shape.size(), " dimensions, the store ", meta.ndim());
   std::vector<Index> stop(origin.begin(), origin.end());
@@ -133,12 +105,12 @@ std::shared_ptr<const NpyFile> open_npy_shared(const std::string &path) {
 
 // ---- ca.npy_read(path, dtype, file_shape, origin, shape) --------------------------------------------
 
-Block *k_npy_read(const ca_arg_t *a, size_t n) {
-  const char *k = "ca.npy_read";
-  CA_CHECK(n == 5 && a[1].kind == CA_ARG_INT64, CA_EINVAL, k, ": expected (path, dtype, shape, origin, shape)");
-  std::string path = str_arg(a, n, 0, k);
-  DType dtype = DType(a[1].u.i64);
-  auto fshape = tuple_arg(a, n, 2, k), origin = tuple_arg(a, n, 3, k), shape = tuple_arg(a, n, 4, k);
+Block *k_npy_read(const KernelArgs &a) {
+  const char *k = a.kernel();
+  CA_CHECK(a.size() == 5 && a[1].kind == CA_ARG_INT64, CA_EINVAL, k, ": expected (path, dtype, shape, origin, shape)");
+  std::string path(a.bytes(0, "path"));
+  DType dtype = DType(a.int64(1, "dtype"));
+  auto fshape = a.tuple(2, "file shape"), origin = a.tuple(3, "origin"), shape = a.tuple(4, "shape");
   auto f = open_npy_shared(path);
   const NpyHeader &h = f->header();
   CA_CHECK(h.dtype == dtype && std::equal(h.shape.begin(), h.shape.end(), fshape.begin(), fshape.end()), CA_EFORMAT,
@@ -304,9 +276,8 @@ namespace ca {
 
 void register_io_kernels(KernelRegistry &reg) {
   using namespace ca::io;
-  static const char kZarr[] = "ca.zarr_read", kNpy[] = "ca.npy_read";
-  reg.add(kernel_new(kZarr, kernel_wrap<k_zarr_read>, 1, const_cast<char *>(kZarr), nullptr), true);
-  reg.add(kernel_new(kNpy, kernel_wrap<k_npy_read>, 1, const_cast<char *>(kNpy), nullptr), true);
+  register_builtin<k_zarr_read>(reg, "ca.zarr_read");
+  register_builtin<k_npy_read>(reg, "ca.npy_read");
 }
 
 }  // namespace ca

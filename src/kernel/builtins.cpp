@@ -1,33 +1,25 @@
 // The kernel layer's own builtin kernels (ca.identity, ca.data). The full builtin set, which also
 // holds every upper layer's kernels, is assembled by register_builtin_kernels (builtins/builtins.cpp).
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
 namespace {
 // ca.identity(x): returns its block argument unchanged (shared, not copied).
-ca_status_t k_identity(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  if (nargs != 1 || args[0].kind != CA_ARG_BLOCK) {
-    if (kctx) kctx->error = "ca.identity takes one block argument";
-    return CA_EINVAL;
-  }
-  *out = block_retain(args[0].u.block);
-  return CA_OK;
+Block *k_identity(const KernelArgs &A) {
+  CA_CHECK(A.size() == 1, CA_EINVAL, "ca.identity takes one block argument");
+  return block_retain(A.block(0));
 }
 // ca.data(block): a block held by a data layer, handed out without copying.
-ca_status_t k_data(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  if (nargs != 1 || args[0].kind != CA_ARG_BLOCK || !args[0].u.block) {
-    if (kctx) kctx->error = "ca.data takes one stored block";
-    return CA_EINVAL;
-  }
-  *out = block_retain(args[0].u.block);
-  return CA_OK;
+Block *k_data(const KernelArgs &A) {
+  CA_CHECK(A.size() == 1, CA_EINVAL, "ca.data takes one stored block");
+  return block_retain(A.block(0));
 }
 }  // namespace
 
 void register_core_kernels(KernelRegistry &reg) {
-  reg.add(kernel_new("ca.identity", k_identity, 1, nullptr, nullptr), true);
-  reg.add(kernel_new("ca.data", k_data, 1, nullptr, nullptr), true);
+  register_builtin<k_identity>(reg, "ca.identity");
+  register_builtin<k_data>(reg, "ca.data");
 }
 
 }  // namespace ca

@@ -14,7 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -513,39 +513,14 @@ Block *call_pointers(const FfiKernel &st, const ca_arg_t *args, size_t nargs) {
 // ------------------------------------------------------------------------------------------------
 // The trampoline: a ca_kernel_fn. Never throws.
 
-void set_error(ca_kernel_ctx_t *kctx, const char *msg) noexcept {
-  if (!kctx) return;
-  try {
-    kctx->error = msg;
-  } catch (...) {
-    // Out of memory for the message: the status still reports the failure.
-  }
-}
-
 ca_status_t ffi_trampoline(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx,
                            void *user_data) {
-  if (!out) {
-    set_error(kctx, "out is NULL");
-    return CA_EINVAL;
-  }
+  if (!out) return detail::kernel_failed(kctx, CA_EINVAL, "out is NULL");
   *out = nullptr;
   const FfiKernel &st = *static_cast<const FfiKernel *>(user_data);
-  try {
-    *out = st.sig.pointer_mode ? call_pointers(st, args, nargs) : call_elementwise(st, args, nargs, kctx);
-    return CA_OK;
-  } catch (const Error &e) {
-    set_error(kctx, e.what());
-    return e.code() != CA_OK ? e.code() : CA_EKERNEL;
-  } catch (const std::bad_alloc &) {
-    set_error(kctx, "out of memory");
-    return CA_ENOMEM;
-  } catch (const std::exception &e) {
-    set_error(kctx, e.what());
-    return CA_EINTERNAL;
-  } catch (...) {
-    set_error(kctx, "unknown exception in ffi kernel");
-    return CA_EINTERNAL;
-  }
+  return kernel_boundary(out, kctx, [&] {
+    return st.sig.pointer_mode ? call_pointers(st, args, nargs) : call_elementwise(st, args, nargs, kctx);
+  });
 }
 
 }  // namespace

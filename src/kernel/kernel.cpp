@@ -4,6 +4,7 @@
 
 #include "core/memory.hpp"
 #include "core/status.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -34,22 +35,18 @@ KernelPtr kernel_new(const std::string &name, ca_kernel_fn fn, int32_t version, 
 }
 
 Block *kernel_invoke(const Kernel *k, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx) {
+  ca_kernel_ctx_t local;
+  if (!kctx) kctx = &local;
   ca_block_t *out = nullptr;
-  ca_status_t st;
-  try {
-    st = k->fn(&out, args, nargs, kctx, k->user_data);
-  } catch (const Error &e) {  // builtin kernels may throw internally
-    block_release(out);
-    // Out of memory stays CA_ENOMEM (a block over the memory limit, a failed allocation).
-    fail(e.code() == CA_ENOMEM ? CA_ENOMEM : CA_EKERNEL, "kernel '", k->name, "': ", e.message());
-  } catch (const std::bad_alloc &) {
-    block_release(out);
-    fail(CA_ENOMEM, "kernel '", k->name, "': out of memory");
-  }
+  ca_status_t st = CA_OK;
+  // Builtin kernels never throw (kernel_boundary); a user kernel written in C++ that does is held by
+  // the same boundary, so nothing escapes into the executor.
+  const ca_status_t thrown = kernel_boundary(&out, kctx, [&] { st = k->fn(&out, args, nargs, kctx, k->user_data); });
+  if (thrown != CA_OK) st = thrown;
   if (st != CA_OK) {
     block_release(out);
-    std::string msg = kctx && !kctx->error.empty() ? kctx->error : std::string(status_name(st));
-    if (st == CA_ENOMEM && (!kctx || kctx->error.empty())) {
+    std::string msg = !kctx->error.empty() ? kctx->error : std::string(status_name(st));
+    if (st == CA_ENOMEM && kctx->error.empty()) {
       std::string why = detail::take_alloc_failure();  // e.g. ca_block_new's CA_ENOMEM passed on
       if (!why.empty()) msg = why;
     }

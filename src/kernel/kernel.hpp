@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/block.hpp"
+#include "core/intrusive.hpp"
 
 struct ca_kernel_ctx {
   const char *key_name = "";
@@ -48,21 +49,12 @@ inline void kernel_release(const Kernel *k) noexcept {
   if (k && const_cast<Kernel *>(k)->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete k;
 }
 
-struct KernelPtr {
-  Kernel *k = nullptr;
-  KernelPtr() = default;
-  explicit KernelPtr(Kernel *adopt) : k(adopt) {}
-  KernelPtr(const KernelPtr &o) : k(kernel_retain(o.k)) {}
-  KernelPtr(KernelPtr &&o) noexcept : k(o.k) { o.k = nullptr; }
-  KernelPtr &operator=(KernelPtr o) noexcept {
-    std::swap(k, o.k);
-    return *this;
-  }
-  ~KernelPtr() { kernel_release(k); }
-  Kernel *get() const { return k; }
-  Kernel *operator->() const { return k; }
-  explicit operator bool() const { return k != nullptr; }
+struct KernelTraits {
+  static void retain(const Kernel *k) noexcept { kernel_retain(k); }
+  static void release(const Kernel *k) noexcept { kernel_release(k); }
 };
+/// Owning pointer to a kernel (core/intrusive.hpp).
+using KernelPtr = IntrusivePtr<Kernel, KernelTraits>;
 
 /// Create a native kernel. user_data's free function runs exactly once, also if this throws.
 KernelPtr kernel_new(const std::string &name, ca_kernel_fn fn, int32_t version, void *ud, void (*free_ud)(void *));

@@ -26,13 +26,6 @@ void check_array(const ArrayPtr &a, const char *what, const char *which) {
 // Index letters for internal blockwise layers (any distinct chars work).
 char letter(int i) { return i < 26 ? char('a' + i) : char('A' + (i - 26)); }
 
-Index per_axis_split(int32_t split_every, size_t naxes) {
-  CA_CHECK(split_every >= 0, CA_EINVAL, "split_every must be >= 0, got ", split_every);
-  const double n = split_every == 0 ? 16.0 : double(split_every);
-  if (naxes == 0) return 2;
-  return std::max<Index>(2, Index(std::floor(std::pow(n, 1.0 / double(naxes)) + 1e-9)));
-}
-
 struct Operand {
   ArrayPtr arr;
   std::string index;
@@ -66,7 +59,7 @@ ArrayPtr contract(const std::string &prefix, const std::string &kernel, Operand 
   for (auto &c : out_chunks) free_nb.push_back(Index(c.size()));
   std::vector<Index> nk;
   for (char c : contracted) nk.push_back(A.arr->numblocks[A.index.find(c)]);
-  const Index split = per_axis_split(split_every, contracted.size());
+  const Index split = split_every_per_axis(split_every, contracted.size());
   bool tree = false;
   for (Index n : nk) tree = tree || n > split;
 
@@ -118,53 +111,20 @@ ArrayPtr contract(const std::string &prefix, const std::string &kernel, Operand 
   for (Index n : nk) nb.push_back((n + split - 1) / split);
   std::string cur = prefix + "-partial-" + hex;
   g->add_layer(std::make_shared<BlockwiseLayer>(cur, nb, kernel, deps, std::move(args)));
-  const size_t nf = free_nb.size(), nd = nb.size();
-  auto needs_level = [&] {
-    for (size_t d = nf; d < nd; ++d)
-      if (nb[d] > split) return true;
-    return false;
-  };
-  for (int level = 0; needs_level(); ++level) {
-    BlockwiseArg in;
-    in.is_ref = true;
-    in.dep_slot = 0;
-    std::vector<Index> out_nb(nd);
-    for (size_t d = 0; d < nd; ++d) {
-      DimMap m;
-      m.out_dim = int32_t(d);
-      m.extent = nb[d];
-      if (d >= nf) {
-        m.kind = DimMap::Group;
-        m.value = split;
-        out_nb[d] = (nb[d] + split - 1) / split;
-      } else {
-        m.kind = DimMap::Out;
-        out_nb[d] = nb[d];
-      }
-      in.dims.push_back(m);
-    }
-    std::string lname = str(prefix, "-sum", level, "-", hex);
-    g->add_layer(std::make_shared<BlockwiseLayer>(lname, out_nb, "ca.linalg.sum", std::vector<std::string>{cur},
-                                                  std::vector<BlockwiseArg>{std::move(in)}));
-    cur = lname;
-    nb = out_nb;
-  }
-  BlockwiseArg in;
-  in.is_ref = true;
-  in.dep_slot = 0;
-  for (size_t d = 0; d < nd; ++d) {
-    DimMap m;
-    m.extent = nb[d];
-    if (d >= nf) {
-      m.kind = DimMap::All;
-    } else {
-      m.kind = DimMap::Out;
-      m.out_dim = int32_t(d);
-    }
-    in.dims.push_back(m);
-  }
-  g->add_layer(std::make_shared<BlockwiseLayer>(name, out_chunks, "ca.linalg.sum", std::vector<std::string>{cur},
-                                                std::vector<BlockwiseArg>{std::move(in)}));
+  // Then sum the partials over the contracted dimensions (after the free ones), dropping them.
+  CA_CHECK(nb.size() <= 64, CA_EINVAL, prefix, ": ", nb.size(), " free and contracted dimensions, at most 64");
+  TreeReduceSpec t;
+  t.input = cur;
+  t.numblocks = nb;
+  for (size_t d = free_nb.size(); d < nb.size(); ++d) t.mask |= uint64_t(1) << d;
+  t.split = split;
+  t.combine_kernel = t.agg_kernel = "ca.linalg.sum";
+  t.level_prefix = prefix + "-sum";
+  t.hex = hex;
+  t.keepdims = false;
+  t.name = name;
+  t.chunks = out_chunks;
+  tree_reduce(*g, t);
   return array_from_layer(g, name, out_chunks, dtype);
 }
 

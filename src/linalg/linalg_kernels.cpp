@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/block.hpp"
-#include "kernel/kernel.hpp"
+#include "kernel/adapter.hpp"
 #include "linalg/lapack.hpp"
 #include "linalg/linalg.hpp"
 
@@ -53,35 +53,15 @@ decltype(auto) dispatch_float(DType t, const char *what, F &&f) {
   }
 }
 
-// Every kernel body: errors become the task's message and status.
-template <class F>
-ca_status_t guarded(ca_kernel_ctx_t *kctx, ca_block_t **out, F &&f) {
-  try {
-    *out = f();
-    return CA_OK;
-  } catch (const Error &e) {
-    if (kctx) kctx->error = e.message();
-    return e.code() == CA_OK ? CA_EKERNEL : e.code();
-  } catch (const std::bad_alloc &) {
-    if (kctx) kctx->error = "out of memory";
-    return CA_ENOMEM;
-  }
-}
-
+// Argument accessors of the kernel adapter (kernel/adapter.hpp), named by kernel and position.
 const Block *block_arg(const ca_arg_t *args, size_t nargs, size_t i, const char *kernel) {
-  CA_CHECK(i < nargs && args[i].kind == CA_ARG_BLOCK && args[i].u.block, CA_EINVAL, kernel, ": argument ", i,
-           " must be a block");
-  return args[i].u.block;
+  return KernelArgs(kernel, args, nargs).block(i);
 }
-
 int64_t int_arg(const ca_arg_t *args, size_t nargs, size_t i, const char *kernel) {
-  CA_CHECK(i < nargs && args[i].kind == CA_ARG_INT64, CA_EINVAL, kernel, ": argument ", i, " must be an int64");
-  return args[i].u.i64;
+  return KernelArgs(kernel, args, nargs).int64(i);
 }
-
 std::vector<int64_t> tuple_arg(const ca_arg_t *args, size_t nargs, size_t i, const char *kernel) {
-  CA_CHECK(i < nargs && args[i].kind == CA_ARG_TUPLE, CA_EINVAL, kernel, ": argument ", i, " must be a tuple");
-  return std::vector<int64_t>(args[i].u.tuple.items, args[i].u.tuple.items + args[i].u.tuple.len);
+  return KernelArgs(kernel, args, nargs).tuple_vec(i);
 }
 
 /// A nested list of blocks flattened: each block with its position per nesting level.
@@ -288,7 +268,7 @@ Block *tensordot_impl(const ca_arg_t &aarg, const ca_arg_t &barg, const std::vec
 }
 
 ca_status_t k_tensordot(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     CA_CHECK(nargs == 4, CA_EINVAL, "ca.linalg.tensordot takes (A, B, spec, dtype)");
     auto spec = tuple_arg(args, nargs, 2, "ca.linalg.tensordot");
     DType odt = DType(int_arg(args, nargs, 3, "ca.linalg.tensordot"));
@@ -361,7 +341,7 @@ Block *matmul_impl(const ca_arg_t &aarg, const ca_arg_t &barg, bool avec, bool b
 }
 
 ca_status_t k_matmul(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     CA_CHECK(nargs == 4, CA_EINVAL, "ca.linalg.matmul takes (A, B, (a_vec, b_vec), dtype)");
     auto flags = tuple_arg(args, nargs, 2, "ca.linalg.matmul");
     CA_CHECK(flags.size() == 2, CA_EINVAL, "ca.linalg.matmul: flags are (a_vec, b_vec)");
@@ -376,7 +356,7 @@ ca_status_t k_matmul(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ke
 // ca.linalg.sum(nested list of blocks): their elementwise sum (OR for bool): the tree levels above
 // the partial products.
 ca_status_t k_sum(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     CA_CHECK(nargs == 1, CA_EINVAL, "ca.linalg.sum takes one (nested) list of blocks");
     std::vector<Entry> e;
     std::vector<int64_t> pos, ext;
@@ -434,7 +414,7 @@ Block *pack_qr(int64_t m, int64_t n, const T *a_rowmajor, DType dt) {
 
 // ca.linalg.qr_block(A): the QR pack of one row block.
 ca_status_t k_qr_block(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *a = block_arg(args, nargs, 0, "ca.linalg.qr_block");
     CA_CHECK(a->ndim == 2, CA_EINVAL, "ca.linalg.qr_block: the block must be 2-d");
     return dispatch_float(a->dtype, "qr", [&](auto tag) -> Block * {
@@ -446,7 +426,7 @@ ca_status_t k_qr_block(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
 
 // ca.linalg.qr_stack([packs]): the QR pack of the row blocks' stacked R factors.
 ca_status_t k_qr_stack(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     CA_CHECK(nargs == 1, CA_EINVAL, "ca.linalg.qr_stack takes a list of QR packs");
     std::vector<Entry> e;
     std::vector<int64_t> pos, ext;
@@ -478,7 +458,7 @@ ca_status_t k_qr_stack(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
 // ca.linalg.qr_q(pack_i, stack_pack, offsets, block_index): Q block i = Q_i @ Q2[off_i : off_i + k_i].
 // With a fifth argument (an SVD pack), U block i = Q_i @ Q2_i @ U_r.
 ca_status_t k_qr_q(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     CA_CHECK(nargs == 4 || nargs == 5, CA_EINVAL, "ca.linalg.qr_q takes (pack, stack, offsets, index[, svd])");
     const Block *p = block_arg(args, nargs, 0, "ca.linalg.qr_q"), *s = block_arg(args, nargs, 1, "ca.linalg.qr_q");
     auto offs = tuple_arg(args, nargs, 2, "ca.linalg.qr_q");
@@ -509,7 +489,7 @@ ca_status_t k_qr_q(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
 
 // ca.linalg.qr_r(stack_pack): R (r x n).
 ca_status_t k_qr_r(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *s = block_arg(args, nargs, 0, "ca.linalg.qr_r");
     QrView w = qr_view(s);
     int64_t shape[2] = {w.k, w.n};
@@ -522,7 +502,7 @@ ca_status_t k_qr_r(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
 
 // ca.linalg.svd_small(stack_pack): the SVD pack of R.
 ca_status_t k_svd_small(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *s = block_arg(args, nargs, 0, "ca.linalg.svd_small");
     QrView w = qr_view(s);
     const int64_t r = w.k, n = w.n;
@@ -549,7 +529,7 @@ ca_status_t k_svd_small(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca
 
 // ca.linalg.svd_s(svd_pack): the singular values (real dtype). ca.linalg.svd_v(svd_pack): V^H.
 ca_status_t k_svd_s(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *p = block_arg(args, nargs, 0, "ca.linalg.svd_s");
     const int64_t r = (p->shape[0] - 1) / 2, n = p->shape[1];
     return dispatch_float(p->dtype, "svd", [&](auto tag) -> Block * {
@@ -563,7 +543,7 @@ ca_status_t k_svd_s(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ker
   });
 }
 ca_status_t k_svd_v(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *p = block_arg(args, nargs, 0, "ca.linalg.svd_v");
     const int64_t r = (p->shape[0] - 1) / 2, n = p->shape[1];
     int64_t shape[2] = {r, n};
@@ -576,7 +556,7 @@ ca_status_t k_svd_v(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ker
 
 // ca.linalg.rank(s, M, N): 0-d int64, NumPy's matrix_rank rule: s > s.max() * max(M, N) * eps.
 ca_status_t k_rank(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *s = block_arg(args, nargs, 0, "ca.linalg.rank");
     int64_t mn = std::max(int_arg(args, nargs, 1, "ca.linalg.rank"), int_arg(args, nargs, 2, "ca.linalg.rank"));
     int64_t rank = 0;
@@ -599,7 +579,7 @@ ca_status_t k_rank(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
 
 // ca.linalg.lu(A): the LU pack (CA_RAW) of a square block; "Singular matrix" if it is singular.
 ca_status_t k_lu(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *a = block_arg(args, nargs, 0, "ca.linalg.lu");
     CA_CHECK(a->ndim == 2 && a->shape[0] == a->shape[1], CA_EINVAL, "ca.linalg.lu: the block must be square");
     const int64_t n = a->shape[0];
@@ -621,7 +601,7 @@ ca_status_t k_lu(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel
 
 // ca.linalg.lu_solve(lu_pack, b, dtype): x = A^-1 b for b (n) or (n, k).
 ca_status_t k_lu_solve(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *f = block_arg(args, nargs, 0, "ca.linalg.lu_solve"), *b = block_arg(args, nargs, 1, "ca.linalg.lu_solve");
     DType dt = DType(int_arg(args, nargs, 2, "ca.linalg.lu_solve"));
     int64_t n;
@@ -647,7 +627,7 @@ ca_status_t k_lu_solve(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
 
 // ca.linalg.inv(A): the inverse of a square block.
 ca_status_t k_inv(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *a = block_arg(args, nargs, 0, "ca.linalg.inv");
     CA_CHECK(a->ndim == 2 && a->shape[0] == a->shape[1], CA_EINVAL, "ca.linalg.inv: the block must be square");
     const int64_t n = a->shape[0];
@@ -667,7 +647,7 @@ ca_status_t k_inv(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kerne
 
 // ca.linalg.cholesky(A, lower): L (A = L L^H) or U (A = U^H U) of a Hermitian positive-definite block.
 ca_status_t k_cholesky(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *a = block_arg(args, nargs, 0, "ca.linalg.cholesky");
     bool lower = int_arg(args, nargs, 1, "ca.linalg.cholesky") != 0;
     CA_CHECK(a->ndim == 2 && a->shape[0] == a->shape[1], CA_EINVAL, "ca.linalg.cholesky: the block must be square");
@@ -686,7 +666,7 @@ ca_status_t k_cholesky(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
 
 // ca.linalg.trisolve(R, y, lower, dtype): x with R x = y, R square triangular, y (n) or (n, k).
 ca_status_t k_trisolve(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
-  return guarded(kctx, out, [&]() -> Block * {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
     const Block *r = block_arg(args, nargs, 0, "ca.linalg.trisolve"), *y = block_arg(args, nargs, 1, "ca.linalg.trisolve");
     bool lower = int_arg(args, nargs, 2, "ca.linalg.trisolve") != 0;
     DType dt = DType(int_arg(args, nargs, 3, "ca.linalg.trisolve"));

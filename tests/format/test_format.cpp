@@ -14,6 +14,7 @@
 
 #include "capi_internal.hpp"
 #include "core/block.hpp"
+#include "format/layer_codecs.hpp"
 #include "pipelines.h"
 
 namespace {
@@ -332,9 +333,10 @@ TEST(Format, BadFilesFailCleanly) {
   EXPECT_EQ(h, nullptr);
   EXPECT_NE(std::string(ca_last_error_message()).find("magic"), std::string::npos);
   bad = bytes;
-  bad[8] = 2;
+  bad[8] = CA_FORMAT_VERSION + 1;
   EXPECT_EQ(ca_graph_load_buffer(&h, bad.data(), bad.size()), CA_EVERSION);
-  EXPECT_NE(std::string(ca_last_error_message()).find("version 2 is newer"), std::string::npos)
+  EXPECT_NE(std::string(ca_last_error_message()).find("version " + std::to_string(CA_FORMAT_VERSION + 1) + " is newer"),
+            std::string::npos)
       << ca_last_error_message();
   bad = bytes;
   bad[8] = 0;
@@ -531,9 +533,39 @@ TEST(Format, FileLoadGivesGraphAndArrays) {
   EXPECT_EQ(ca_format_version(), CA_FORMAT_VERSION);
 }
 
-// A layer kind without a symbolic form in the file (map_overlap's neighbour layer) is saved as the
-// materialized layer of its tasks: it loads and computes the same.
-TEST(Format, OverlapLayersSaveMaterialized) {
+namespace {
+uint32_t file_version(const std::vector<unsigned char> &bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= uint32_t(bytes.at(size_t(8 + i))) << (8 * i);
+  return v;
+}
+std::vector<unsigned char> array_bytes(const ca_array_t *a) {
+  void *buf = nullptr;
+  size_t n = 0;
+  EXPECT_EQ(ca_arrays_save_buffer(&a, 1, &buf, &n), CA_OK) << ca_last_error_message();
+  std::vector<unsigned char> v(static_cast<unsigned char *>(buf), static_cast<unsigned char *>(buf) + n);
+  ca_buffer_free(buf);
+  return v;
+}
+// The one array of a file's bytes (null on failure, with the status in *st).
+ca_array_t *load_one(const std::vector<unsigned char> &bytes, ca_status_t *st) {
+  ca_array_t **arrays = nullptr;
+  size_t n = 0;
+  *st = ca_arrays_load_buffer(&arrays, &n, bytes.data(), bytes.size());
+  if (*st != CA_OK) return nullptr;
+  EXPECT_EQ(n, 1u);
+  ca_array_t *a = arrays[0];
+  for (size_t i = 1; i < n; ++i) ca_array_free(arrays[i]);
+  arrays[0] = nullptr;
+  ca_arrays_free(arrays, 0);
+  return a;
+}
+}  // namespace
+
+// Overlap layers are stored symbolically (format version 2, the Overlap schema entry): the file holds
+// the layer's spec, not one entry per task; it loads as an overlap layer with the same name, keys and
+// tasks, and computes the same. A file without one stays version 1 (old readers load it).
+TEST(Format, OverlapLayersRoundTripSymbolically) {
   Ctx c;
   int64_t live = ca::block_live_count();
   {
@@ -543,25 +575,103 @@ TEST(Format, OverlapLayersSaveMaterialized) {
     ch.ndim = 2;
     ch.numblocks = numblocks;
     ch.sizes = sizes;
-    ca_array_t *x = nullptr, *o = nullptr;
+    ca_array_t *x = nullptr, *o = nullptr, *p = nullptr;
     ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 5, 2, shape, &ch, CA_FLOAT64, 0.0, 1.0), CA_OK)
         << ca_last_error_message();
+    EXPECT_EQ(file_version(array_bytes(x)), 1u);
     const int64_t depth[2] = {1, 2};
     const ca_boundary_t bnd[2] = {{CA_BOUNDARY_REFLECT, 0, 0.0}, {CA_BOUNDARY_CONSTANT, 0, 7.5}};
     ASSERT_EQ(ca_array_overlap(&o, x, depth, bnd, nullptr), CA_OK) << ca_last_error_message();
-    auto want = compute_all(c.ctx, &o, 1);
-    std::string path = tmpdir() + "/overlap.cagraph";
-    ASSERT_EQ(ca_array_save(o, path.c_str()), CA_OK) << ca_last_error_message();
-    ca_array_t *l = nullptr;
-    ASSERT_EQ(ca_array_load(&l, path.c_str()), CA_OK) << ca_last_error_message();
-    EXPECT_STREQ(ca_array_name(l), ca_array_name(o));
-    auto got = compute_all(c.ctx, &l, 1);
-    EXPECT_EQ(got, want);
-    ca_array_free(l);
+    const ca_boundary_t per[2] = {{CA_BOUNDARY_PERIODIC, 0, 0.0}, {CA_BOUNDARY_NONE, 0, 0.0}};
+    const int64_t depth2[2] = {2, 0};
+    ASSERT_EQ(ca_array_overlap(&p, x, depth2, per, nullptr), CA_OK) << ca_last_error_message();
+    for (ca_array_t *a : {o, p}) {
+      auto want = compute_all(c.ctx, &a, 1);
+      std::vector<unsigned char> bytes = array_bytes(a);
+      EXPECT_EQ(file_version(bytes), 2u);
+      ca_status_t st = CA_OK;
+      ca_array_t *l = load_one(bytes, &st);
+      ASSERT_EQ(st, CA_OK) << ca_last_error_message();
+      EXPECT_STREQ(ca_array_name(l), ca_array_name(a));
+      ca_graph_t *g = nullptr, *g0 = nullptr;
+      ASSERT_EQ(ca_array_graph(&g, l), CA_OK);
+      ASSERT_EQ(ca_array_graph(&g0, a), CA_OK);
+      ca_layer_info_t info = CA_LAYER_INFO_INIT;
+      ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(l), &info), CA_OK) << ca_last_error_message();
+      EXPECT_EQ(info.kind, CA_LAYER_OVERLAP);
+      EXPECT_EQ(info.num_tasks, 6);
+      expect_same_graph(g0, g);  // same layers, keys and tasks
+      EXPECT_EQ(array_bytes(l), bytes);  // saving again writes the same file
+      auto got = compute_all(c.ctx, &l, 1);
+      EXPECT_EQ(got, want);
+      ca_graph_free(g);
+      ca_graph_free(g0);
+      ca_array_free(l);
+    }
+    // A version-1 header on a file holding an overlap layer is refused.
+    std::vector<unsigned char> bytes = array_bytes(o);
+    bytes[8] = 1;
+    ca_status_t st = CA_OK;
+    EXPECT_EQ(load_one(bytes, &st), nullptr);
+    EXPECT_EQ(st, CA_EFORMAT);
+    ca_array_free(p);
     ca_array_free(o);
     ca_array_free(x);
   }
   EXPECT_EQ(ca::block_live_count(), live);
+}
+
+// Files of format version 1 stored overlap layers as their tasks (a materialized layer): they still
+// load, as a materialized layer, and compute what they computed when written
+// (golden/overlap_v1.cagraph: an 11x9 float64 buffer, chunks ((4, 4, 3), (3, 6)), depth {0: 1, 1: 2},
+// boundary {0: reflect, 1: 7.5}; golden/expected/overlap_v1.npy its result then), which is also what
+// the same overlap built now computes.
+TEST(Format, OverlapLayersOfVersion1FilesLoadMaterialized) {
+  const char *dir = std::getenv("CA_GOLDEN_DIR");
+  if (!dir) GTEST_SKIP() << "CA_GOLDEN_DIR not set";
+  Ctx c;
+  ca_array_t *l = nullptr;
+  ASSERT_EQ(ca_array_load(&l, (std::string(dir) + "/overlap_v1.cagraph").c_str()), CA_OK) << ca_last_error_message();
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, l), CA_OK);
+  ca_layer_info_t info = CA_LAYER_INFO_INIT;
+  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(l), &info), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(info.kind, CA_LAYER_MATERIALIZED);
+  EXPECT_EQ(info.num_tasks, 6);
+  ca_graph_free(g);
+  auto got = compute_all(c.ctx, &l, 1);
+  ca_array_t *e = nullptr;
+  ASSERT_EQ(ca_array_from_npy(&e, (std::string(dir) + "/expected/overlap_v1.npy").c_str(), nullptr), CA_OK)
+      << ca_last_error_message();
+  EXPECT_EQ(got, compute_all(c.ctx, &e, 1));
+  // The same overlap now: symbolic, same name, same result.
+  std::vector<double> x(99);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = double(i) * 0.5 - 3;
+  const int64_t shape[2] = {11, 9}, numblocks[2] = {3, 2}, sizes[5] = {4, 4, 3, 3, 6}, depth[2] = {1, 2};
+  const ca_chunks_t ch{2, numblocks, sizes};
+  ca_array_t *a = nullptr, *o = nullptr;
+  ASSERT_EQ(ca_array_from_buffer(&a, x.data(), CA_FLOAT64, 2, shape, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr),
+            CA_OK) << ca_last_error_message();
+  const ca_boundary_t bnd[2] = {{CA_BOUNDARY_REFLECT, 0, 0.0}, {CA_BOUNDARY_CONSTANT, 0, 7.5}};
+  ASSERT_EQ(ca_array_overlap(&o, a, depth, bnd, nullptr), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(compute_all(c.ctx, &o, 1), got);
+  ca_array_free(o);
+  ca_array_free(a);
+  ca_array_free(e);
+  ca_array_free(l);
+}
+
+// Every engine layer kind has a codec in the graph-file registry (none is saved in a form nobody
+// chose), and each stored form maps back to its kind.
+TEST(Format, EveryLayerKindHasACodec) {
+  for (int32_t k = 0; k <= int32_t(ca::LayerKind::Overlap); ++k) {
+    const ca::format::LayerCodec *c = ca::format::layer_codec(ca::LayerKind(k));
+    ASSERT_NE(c, nullptr) << k;
+    EXPECT_EQ(int32_t(c->kind), k);
+    EXPECT_EQ(ca::format::layer_codec(c->tag), c);
+    EXPECT_GE(c->since_version, 1u);
+    EXPECT_LE(c->since_version, uint32_t(CA_FORMAT_VERSION));
+  }
 }
 
 // Parametric dtypes (datetime64 with its unit, unicode with its length, float16) are stored as their

@@ -1,0 +1,141 @@
+// The layer-kind registry (layer_codecs.hpp) and the codec of overlap layers.
+#include "format/layer_codecs.hpp"
+
+#include <chunkarray/overlap.h>
+
+#include <array>
+#include <cstring>
+
+#include "array/overlap.hpp"
+
+namespace ca::format {
+
+namespace s = schema;
+
+namespace {
+
+constexpr const char *kOverlapKernel = "ca.overlap_block";
+
+template <class L>
+std::vector<int64_t> to_vector(L list) {
+  std::vector<int64_t> v;
+  v.reserve(list.size());
+  for (auto x : list) v.push_back(x);
+  return v;
+}
+
+template <class T, class L>
+void fill(L list, const std::vector<T> &v) {
+  for (size_t i = 0; i < v.size(); ++i) list.set(unsigned(i), v[i]);
+}
+
+void save_overlap_layer(const Layer &l, s::Layer::Builder lb, const KernelVersionFn &versions) {
+  const OverlapLayerSpec &sp = overlap_layer_spec(l);
+  CA_CHECK(l.deps().size() == 1 && l.deps()[0] == sp.input, CA_EINTERNAL, "overlap layer '", l.name(),
+           "' does not depend on its input alone");
+  auto b = lb.initOverlap();
+  std::vector<int32_t> kv = detail::versions_for(l, {kOverlapKernel}, versions);
+  if (!kv.empty()) b.setKernelVersion(kv[0]);
+  auto ch = b.initChunks(unsigned(sp.in_chunks.size()));
+  for (size_t d = 0; d < sp.in_chunks.size(); ++d) {
+    CA_CHECK(sp.in_chunks[d].size() < (size_t(1) << 29), CA_EUNSUPPORTED, "layer '", l.name(), "' has ",
+             sp.in_chunks[d].size(), " blocks along one dimension: a graph file list holds at most 2^29 - 1");
+    fill(ch.init(unsigned(d), unsigned(sp.in_chunks[d].size())), sp.in_chunks[d]);
+  }
+  fill(b.initDepthLo(unsigned(sp.depth.lo.size())), sp.depth.lo);
+  fill(b.initDepthHi(unsigned(sp.depth.hi.size())), sp.depth.hi);
+  auto kinds = b.initBoundaryKind(unsigned(sp.boundary.size()));
+  auto values = b.initBoundaryValue(unsigned(sp.boundary.size()));
+  for (size_t d = 0; d < sp.boundary.size(); ++d) {
+    kinds.set(unsigned(d), sp.boundary[d].kind);
+    values.set(unsigned(d), sp.boundary[d].value);
+  }
+}
+
+LayerPtr load_overlap_layer(LayerHead head, s::Layer::Reader lr) {
+  const std::string where = "layer '" + head.name + "'";
+  auto r = lr.getOverlap();
+  CA_CHECK(head.deps.size() == 1, CA_EFORMAT, where, ": an overlap layer has ", head.deps.size(),
+           " dependencies, not 1");
+  const int32_t kernel_version = r.getKernelVersion();
+  CA_CHECK(kernel_version >= 0, CA_EFORMAT, where, ": kernel '", kOverlapKernel, "' has negative version ",
+           kernel_version);
+  auto ch = r.getChunks();
+  CA_CHECK(head.nindex <= CA_MAX_NDIM, CA_EFORMAT, where, ": ", head.nindex, " dimensions (at most ", CA_MAX_NDIM,
+           ")");
+  CA_CHECK(int32_t(ch.size()) == head.nindex, CA_EFORMAT, where, ": chunks have ", ch.size(), " dimensions, keys ",
+           head.nindex);
+  const size_t nd = ch.size();
+  CA_CHECK(r.getDepthLo().size() == nd && r.getDepthHi().size() == nd && r.getBoundaryKind().size() == nd &&
+               r.getBoundaryValue().size() == nd,
+           CA_EFORMAT, where, ": depths and boundaries do not have one entry per dimension (", nd, ")");
+  OverlapLayerSpec sp;
+  sp.input = head.deps[0];
+  int64_t ntasks = 1;
+  for (unsigned d = 0; d < nd; ++d) {
+    sp.in_chunks.push_back(to_vector(ch[d]));
+    CA_CHECK(!__builtin_mul_overflow(ntasks, int64_t(sp.in_chunks.back().size()), &ntasks) && ntasks <= kMaxTasks,
+             CA_EFORMAT, where, ": the number of blocks overflows");
+  }
+  sp.depth.lo = to_vector(r.getDepthLo());
+  sp.depth.hi = to_vector(r.getDepthHi());
+  for (unsigned d = 0; d < nd; ++d) {
+    BoundarySpec b;
+    b.kind = r.getBoundaryKind()[d];
+    b.value = r.getBoundaryValue()[d];
+    sp.boundary.push_back(b);
+  }
+  std::shared_ptr<Layer> layer;
+  try {
+    layer = make_overlap_layer(head.name, std::move(sp));
+  } catch (const Error &e) {
+    if (e.code() == CA_ENOMEM) throw;
+    fail(CA_EFORMAT, where, ": ", e.message());
+  }
+  if (kernel_version != 0) layer->set_kernel_versions({kernel_version});
+  return layer;
+}
+
+constexpr std::array<LayerCodec, 4> kCodecs = {{
+    {LayerKind::Materialized, s::Layer::MATERIALIZED, "materialized", 1, detail::save_materialized_layer,
+     detail::load_materialized_layer},
+    {LayerKind::Blockwise, s::Layer::BLOCKWISE, "blockwise", 1, detail::save_blockwise_layer,
+     detail::load_blockwise_layer},
+    {LayerKind::Data, s::Layer::DATA, "data", 1, detail::save_data_layer, detail::load_data_layer},
+    {LayerKind::Overlap, s::Layer::OVERLAP, "overlap", 2, save_overlap_layer, load_overlap_layer},
+}};
+
+// One case per kind and no default: a new LayerKind fails to compile here (-Wswitch, -Werror) until
+// it has a codec, instead of being saved in a form nobody chose.
+constexpr size_t codec_index(LayerKind k) {
+  switch (k) {
+    case LayerKind::Materialized: return 0;
+    case LayerKind::Blockwise: return 1;
+    case LayerKind::Data: return 2;
+    case LayerKind::Overlap: return 3;
+  }
+  return kCodecs.size();
+}
+
+constexpr bool table_consistent() {
+  for (size_t i = 0; i < kCodecs.size(); ++i)
+    if (codec_index(kCodecs[i].kind) != i || kCodecs[i].since_version < 1 || kCodecs[i].since_version > kFormatVersion)
+      return false;
+  return true;
+}
+static_assert(table_consistent(), "kCodecs must list every LayerKind at its codec_index, with a known version");
+
+}  // namespace
+
+const LayerCodec *layer_codec(LayerKind kind) noexcept {
+  const size_t i = codec_index(kind);
+  return i < kCodecs.size() ? &kCodecs[i] : nullptr;
+}
+
+const LayerCodec *layer_codec(s::Layer::Which tag) noexcept {
+  for (const LayerCodec &c : kCodecs)
+    if (c.tag == tag) return &c;
+  return nullptr;
+}
+
+}  // namespace ca::format
