@@ -148,16 +148,17 @@ func (d DType) Kind() DType { return d & dtypeKindMask }
 // Param is the dtype's unit or length (0 for dtypes without one).
 func (d DType) Param() int64 { return int64(d >> dtypeKindBits) }
 
-// Elementwise operators (CA_OP_*), reductions (CA_RED_*) and scans (CA_SCAN_*).
+// Elementwise operators (CA_OP_*), reductions (CA_RED_*) and scans (CA_SCAN_*): the header's values,
+// through cgo (the tables in src/array/*.def are their single source).
 const (
-	OpAdd, OpSub, OpMul, OpDiv               = 1, 2, 3, 4
-	OpPow                                    = 7
-	OpEq, OpNe, OpLt, OpLe, OpGt, OpGe       = 8, 9, 10, 11, 12, 13
-	OpMaximum, OpMinimum                     = 17, 18
-	OpNeg, OpAbs, OpSqrt, OpExp, OpLog       = 40, 41, 43, 44, 45
-	RedSum, RedProd, RedMean, RedVar, RedStd = 1, 2, 3, 4, 5
-	RedMin, RedMax, RedArgMin, RedArgMax     = 6, 7, 8, 9
-	ScanCumSum, ScanCumProd                  = 1, 2
+	OpAdd, OpSub, OpMul, OpDiv               = C.CA_OP_ADD, C.CA_OP_SUB, C.CA_OP_MUL, C.CA_OP_DIV
+	OpPow                                    = C.CA_OP_POW
+	OpEq, OpNe, OpLt, OpLe, OpGt, OpGe       = C.CA_OP_EQ, C.CA_OP_NE, C.CA_OP_LT, C.CA_OP_LE, C.CA_OP_GT, C.CA_OP_GE
+	OpMaximum, OpMinimum                     = C.CA_OP_MAXIMUM, C.CA_OP_MINIMUM
+	OpNeg, OpAbs, OpSqrt, OpExp, OpLog       = C.CA_OP_NEG, C.CA_OP_ABS, C.CA_OP_SQRT, C.CA_OP_EXP, C.CA_OP_LOG
+	RedSum, RedProd, RedMean, RedVar, RedStd = C.CA_RED_SUM, C.CA_RED_PROD, C.CA_RED_MEAN, C.CA_RED_VAR, C.CA_RED_STD
+	RedMin, RedMax, RedArgMin, RedArgMax     = C.CA_RED_MIN, C.CA_RED_MAX, C.CA_RED_ARGMIN, C.CA_RED_ARGMAX
+	ScanCumSum, ScanCumProd                  = C.CA_SCAN_CUMSUM, C.CA_SCAN_CUMPROD
 )
 
 // ---------------------------------------------------------------------------------------------

@@ -184,66 +184,75 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint6
 /* Elementwise (fused)                                                                               */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Operators. Values are stable. */
-#define CA_OP_ADD 1
-#define CA_OP_SUB 2
-#define CA_OP_MUL 3
-#define CA_OP_DIV 4      /**< true division */
-#define CA_OP_FLOORDIV 5
-#define CA_OP_MOD 6
-#define CA_OP_POW 7
-#define CA_OP_EQ 8
-#define CA_OP_NE 9
-#define CA_OP_LT 10
-#define CA_OP_LE 11
-#define CA_OP_GT 12
-#define CA_OP_GE 13
-#define CA_OP_AND 14     /**< logical_and */
-#define CA_OP_OR 15
-#define CA_OP_XOR 16
-#define CA_OP_MAXIMUM 17
-#define CA_OP_MINIMUM 18
-#define CA_OP_ARCTAN2 19
-#define CA_OP_BITAND 20
-#define CA_OP_BITOR 21
-#define CA_OP_BITXOR 22
-/* unary */
-#define CA_OP_NEG 40
-#define CA_OP_ABS 41
-#define CA_OP_SIGN 42
-#define CA_OP_SQRT 43
-#define CA_OP_EXP 44
-#define CA_OP_LOG 45
-#define CA_OP_LOG1P 46
-#define CA_OP_EXPM1 47
-#define CA_OP_SIN 48
-#define CA_OP_COS 49
-#define CA_OP_TAN 50
-#define CA_OP_ARCSIN 51
-#define CA_OP_ARCCOS 52
-#define CA_OP_ARCTAN 53
-#define CA_OP_SINH 54
-#define CA_OP_COSH 55
-#define CA_OP_TANH 56
-#define CA_OP_ARCSINH 57
-#define CA_OP_ARCCOSH 58
-#define CA_OP_ARCTANH 59
-#define CA_OP_FLOOR 60
-#define CA_OP_CEIL 61
-#define CA_OP_ROUND 62   /**< round half to even, as np.rint: integer and bool inputs give a float dtype
-                             (float32 up to 16 bits, float64 wider); ca_array_round keeps integers */
-#define CA_OP_ISNAN 63
-#define CA_OP_ISINF 64
-#define CA_OP_ISFINITE 65
-#define CA_OP_NOT 66     /**< logical_not */
-#define CA_OP_INVERT 67  /**< bitwise not (logical not for bool) */
-#define CA_OP_LOG10 68
-#define CA_OP_LOG2 69
-#define CA_OP_SQUARE 70
-#define CA_OP_CONJ 71
-#define CA_OP_REAL 72
-#define CA_OP_IMAG 73
-#define CA_OP_TRUNC 74
+/* @generated ops begin: tools/gen_codes.py */
+/* Elementwise operators (ca_array_unary, ca_array_binary, ca_array_binary_scalar).
+ * Values are pinned: never renumbered or reused.
+ * Generated from src/array/ops.def by tools/gen_codes.py: edit the table, then run
+ * `python3 tools/gen_codes.py --write`. 32 bits wide (functions take the codes as int32_t). */
+typedef enum ca_op_t {
+  /* binary */
+  CA_OP_ADD = 1,
+  CA_OP_SUB = 2,
+  CA_OP_MUL = 3,
+  CA_OP_DIV = 4,       /**< true division */
+  CA_OP_FLOORDIV = 5,
+  CA_OP_MOD = 6,
+  CA_OP_POW = 7,
+  CA_OP_EQ = 8,
+  CA_OP_NE = 9,
+  CA_OP_LT = 10,
+  CA_OP_LE = 11,
+  CA_OP_GT = 12,
+  CA_OP_GE = 13,
+  CA_OP_AND = 14,      /**< logical_and */
+  CA_OP_OR = 15,
+  CA_OP_XOR = 16,
+  CA_OP_MAXIMUM = 17,
+  CA_OP_MINIMUM = 18,
+  CA_OP_ARCTAN2 = 19,
+  CA_OP_BITAND = 20,
+  CA_OP_BITOR = 21,
+  CA_OP_BITXOR = 22,
+  /* unary */
+  CA_OP_NEG = 40,
+  CA_OP_ABS = 41,
+  CA_OP_SIGN = 42,
+  CA_OP_SQRT = 43,
+  CA_OP_EXP = 44,
+  CA_OP_LOG = 45,
+  CA_OP_LOG1P = 46,
+  CA_OP_EXPM1 = 47,
+  CA_OP_SIN = 48,
+  CA_OP_COS = 49,
+  CA_OP_TAN = 50,
+  CA_OP_ARCSIN = 51,
+  CA_OP_ARCCOS = 52,
+  CA_OP_ARCTAN = 53,
+  CA_OP_SINH = 54,
+  CA_OP_COSH = 55,
+  CA_OP_TANH = 56,
+  CA_OP_ARCSINH = 57,
+  CA_OP_ARCCOSH = 58,
+  CA_OP_ARCTANH = 59,
+  CA_OP_FLOOR = 60,
+  CA_OP_CEIL = 61,
+  CA_OP_ROUND = 62,    /**< round half to even, as np.rint: integer and bool inputs give a float dtype (float32
+                          up to 16 bits, float64 wider); ca_array_round keeps integers */
+  CA_OP_ISNAN = 63,
+  CA_OP_ISINF = 64,
+  CA_OP_ISFINITE = 65,
+  CA_OP_NOT = 66,      /**< logical_not */
+  CA_OP_INVERT = 67,   /**< bitwise not (logical not for bool) */
+  CA_OP_LOG10 = 68,
+  CA_OP_LOG2 = 69,
+  CA_OP_SQUARE = 70,
+  CA_OP_CONJ = 71,
+  CA_OP_REAL = 72,
+  CA_OP_IMAG = 73,
+  CA_OP_TRUNC = 74,
+  CA_OP__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_op_t;
+/* @generated ops end */
 
 /** ca_scalar_t::flags: the scalar is typed (a NumPy scalar such as np.float32(1.5), a Rust f32): it
  *  promotes like an array of dtype `kind` (NumPy 2's rule, NEP 50), e.g. uint8 array + float32 scalar
@@ -287,26 +296,35 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
 /* Reductions and scans                                                                              */
 /* ------------------------------------------------------------------------------------------------ */
 
-#define CA_RED_SUM 1
-#define CA_RED_PROD 2
-#define CA_RED_MEAN 3
-#define CA_RED_VAR 4
-#define CA_RED_STD 5
-#define CA_RED_MIN 6
-#define CA_RED_MAX 7
-#define CA_RED_ARGMIN 8
-#define CA_RED_ARGMAX 9
-#define CA_RED_ANY 10
-#define CA_RED_ALL 11
-#define CA_RED_NANSUM 12
-#define CA_RED_NANPROD 13
-#define CA_RED_NANMEAN 14
-#define CA_RED_NANVAR 15
-#define CA_RED_NANSTD 16
-#define CA_RED_NANMIN 17
-#define CA_RED_NANMAX 18
-#define CA_RED_NANARGMIN 19
-#define CA_RED_NANARGMAX 20
+/* @generated reductions begin: tools/gen_codes.py */
+/* Builtin reductions (ca_array_reduce).
+ * Values are pinned: never renumbered or reused.
+ * Generated from src/array/reductions.def by tools/gen_codes.py: edit the table, then run
+ * `python3 tools/gen_codes.py --write`. 32 bits wide (functions take the codes as int32_t). */
+typedef enum ca_reduction_t {
+  CA_RED_SUM = 1,
+  CA_RED_PROD = 2,
+  CA_RED_MEAN = 3,
+  CA_RED_VAR = 4,
+  CA_RED_STD = 5,
+  CA_RED_MIN = 6,
+  CA_RED_MAX = 7,
+  CA_RED_ARGMIN = 8,
+  CA_RED_ARGMAX = 9,
+  CA_RED_ANY = 10,
+  CA_RED_ALL = 11,
+  CA_RED_NANSUM = 12,
+  CA_RED_NANPROD = 13,
+  CA_RED_NANMEAN = 14,
+  CA_RED_NANVAR = 15,
+  CA_RED_NANSTD = 16,
+  CA_RED_NANMIN = 17,
+  CA_RED_NANMAX = 18,
+  CA_RED_NANARGMIN = 19,
+  CA_RED_NANARGMAX = 20,
+  CA_RED__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_reduction_t;
+/* @generated reductions end */
 
 typedef struct ca_reduce_options {
   uint32_t struct_size;
@@ -324,10 +342,20 @@ typedef struct ca_reduce_options {
 CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
                                    int32_t naxes, bool keepdims, const ca_reduce_options_t *opts);
 
-#define CA_SCAN_CUMSUM 1
-#define CA_SCAN_CUMPROD 2
-#define CA_SCAN_NANCUMSUM 3
-#define CA_SCAN_NANCUMPROD 4
+/* @generated scans begin: tools/gen_codes.py */
+/* Builtin scans (ca_array_scan).
+ * Values are pinned: never renumbered or reused.
+ * Generated from src/array/scans.def by tools/gen_codes.py: edit the table, then run
+ * `python3 tools/gen_codes.py --write`. 32 bits wide (functions take the codes as int32_t). */
+typedef enum ca_scan_t {
+  CA_SCAN_CUMSUM = 1,
+  CA_SCAN_CUMPROD = 2,
+  CA_SCAN_NANCUMSUM = 3,
+  CA_SCAN_NANCUMPROD = 4,
+  CA_SCAN__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_scan_t;
+/* @generated scans end */
+
 /** Cumulative reduction along @p axis (dask's cumreduction: per-block scan plus a carried total). */
 CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis,
                                  ca_dtype_t dtype);

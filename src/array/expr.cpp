@@ -5,6 +5,7 @@
 #include "array/expr.hpp"
 
 #include "array/create.hpp"
+#include "array/op_table.hpp"
 #include "core/datetime.hpp"
 #include "core/half.hpp"
 
@@ -41,22 +42,8 @@ std::string shape_str(const std::vector<Index> &s) {
   return r + ")";
 }
 
-bool is_unary_op(int32_t op) { return op >= CA_OP_NEG && op <= CA_OP_TRUNC; }
-bool is_binary_op(int32_t op) { return op >= CA_OP_ADD && op <= CA_OP_BITXOR; }
-bool is_comparison(int32_t op) { return op >= CA_OP_EQ && op <= CA_OP_GE; }
-
 const char *op_name(int32_t op) {
-  static const char *bin[] = {nullptr,  "add",     "sub",     "mul",        "truediv",     "floordiv",
-                              "mod",    "pow",     "eq",      "ne",         "lt",          "le",
-                              "gt",     "ge",      "logical_and", "logical_or", "logical_xor", "maximum",
-                              "minimum", "arctan2", "bitwise_and", "bitwise_or", "bitwise_xor"};
-  static const char *un[] = {"negative", "absolute", "sign",    "sqrt",    "exp",     "log",     "log1p",
-                             "expm1",    "sin",      "cos",     "tan",     "arcsin",  "arccos",  "arctan",
-                             "sinh",     "cosh",     "tanh",    "arcsinh", "arccosh", "arctanh", "floor",
-                             "ceil",     "round",    "isnan",   "isinf",   "isfinite", "logical_not", "invert",
-                             "log10",    "log2",     "square",  "conj",    "real",    "imag",    "trunc"};
-  if (is_binary_op(op)) return bin[op];
-  if (is_unary_op(op)) return un[op - CA_OP_NEG];
+  if (const char *n = op_info(op).name) return n;
   switch (op) {
     case kOpConst: return "const";
     case kOpCast: return "astype";
@@ -307,22 +294,15 @@ DType compute_dtype(const Expr &e) {
     if (dtype_is_time(a0) || (a1 && dtype_is_time(a1))) return a1 ? time_operand_dtype(a0, a1) : a0;
     if (dtype_is_string(a0)) return a1 ? dtype_promote(a0, a1) : a0;
   }
-  switch (e.op) {
-    case kOpCast: return e.args[0]->dtype;
-    case CA_OP_ISNAN:
-    case CA_OP_ISINF:
-    case CA_OP_ISFINITE:
-    case CA_OP_REAL:
-    case CA_OP_IMAG: return e.args[0]->dtype;
-    case CA_OP_ABS: return dtype_is_complex(e.args[0]->dtype) ? e.args[0]->dtype : e.dtype;
-    case CA_OP_AND:
-    case CA_OP_OR:
-    case CA_OP_XOR:
-    case CA_OP_NOT: return CA_BOOL;
-    default:
-      if (is_comparison(e.op)) return dtype_promote(e.args[0]->dtype, e.args[1]->dtype);
-      return e.dtype;
+  if (e.op == kOpCast) return e.args[0]->dtype;
+  switch (op_info(e.op).compute) {
+    case OpCompute::Input: return e.args[0]->dtype;
+    case OpCompute::InputIfComplex: return dtype_is_complex(e.args[0]->dtype) ? e.args[0]->dtype : e.dtype;
+    case OpCompute::Bool: return CA_BOOL;
+    case OpCompute::Promoted: return dtype_promote(e.args[0]->dtype, e.args[1]->dtype);
+    case OpCompute::Result: break;
   }
+  return e.dtype;
 }
 
 struct Compiler {
@@ -757,38 +737,27 @@ DType unary_result_dtype(int32_t op, DType t) {
   check_numeric(t);
   const char k = dtype_kind(t);
   const bool inexact = k == 'f' || k == 'c';
-  switch (op) {
-    case CA_OP_NEG:
-    case CA_OP_SIGN:
+  if (!is_unary_op(op)) fail(CA_EINVAL, "op ", op, " is not a unary elementwise operation");
+  switch (op_info(op).rule) {
+    case OpRule::SameNoBool:
       if (k == 'b') fail(CA_ETYPE, op_name(op), " is not supported for bool (NumPy raises TypeError)");
       return t;
-    case CA_OP_ABS:
-    case CA_OP_REAL:
-    case CA_OP_IMAG: return real_dtype(t);
-    case CA_OP_SQRT: case CA_OP_EXP: case CA_OP_LOG: case CA_OP_LOG1P: case CA_OP_EXPM1:
-    case CA_OP_SIN: case CA_OP_COS: case CA_OP_TAN: case CA_OP_ARCSIN: case CA_OP_ARCCOS:
-    case CA_OP_ARCTAN: case CA_OP_SINH: case CA_OP_COSH: case CA_OP_TANH: case CA_OP_ARCSINH:
-    case CA_OP_ARCCOSH: case CA_OP_ARCTANH: case CA_OP_LOG10: case CA_OP_LOG2:
+    case OpRule::RealPart: return real_dtype(t);
+    case OpRule::Math: return inexact ? t : math_float(t);
+    case OpRule::Rint:  // np.rint: a float loop only (float16 for bool/8-bit, float32 for 16-bit ints),
+                        // float64 for wider integers
       return inexact ? t : math_float(t);
-    case CA_OP_FLOOR:
-    case CA_OP_CEIL:
-    case CA_OP_TRUNC:
+    case OpRule::RealMath:
       if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
       return inexact ? t : math_float(t);
-    case CA_OP_ROUND:  // np.rint: a float loop only (float16 for bool/8-bit, float32 for 16-bit ints),
-                       // float64 for wider integers
-      if (k == 'c') return t;
-      return inexact ? t : math_float(t);
-    case CA_OP_ISNAN:
-    case CA_OP_ISINF:
-    case CA_OP_ISFINITE:
-    case CA_OP_NOT: return CA_BOOL;
-    case CA_OP_INVERT:
-      if (inexact) fail(CA_ETYPE, "invert (bitwise not) is only defined for integer and bool dtypes, not ", dtype_name(t));
+    case OpRule::Bool: return CA_BOOL;
+    case OpRule::Bitwise:
+      if (inexact)
+        fail(CA_ETYPE, op_name(op), " (bitwise not) is only defined for integer and bool dtypes, not ", dtype_name(t));
       return t;
-    case CA_OP_SQUARE:
-    case CA_OP_CONJ: return k == 'b' ? CA_INT8 : t;
-    default: fail(CA_EINVAL, "op ", op, " is not a unary elementwise operation");
+    case OpRule::BoolToInt8: return k == 'b' ? CA_INT8 : t;
+    case OpRule::Same: return t;
+    default: fail(CA_EINTERNAL, "ops.def: rule of unary op ", op_name(op), " is a binary rule");
   }
 }
 
@@ -811,32 +780,27 @@ DType binary_result_dtype(int32_t op, DType a, DType b) {
   if (!is_binary_op(op)) fail(CA_EINVAL, "op ", op, " is not a binary elementwise operation");
   const DType p = dtype_promote(a, b);
   const char k = dtype_kind(p);
-  switch (op) {
-    case CA_OP_ADD:
-    case CA_OP_MUL:
-    case CA_OP_MAXIMUM:
-    case CA_OP_MINIMUM: return p;
-    case CA_OP_SUB:
+  switch (op_info(op).rule) {
+    case OpRule::Same: return p;
+    case OpRule::Subtract:
       if (k == 'b')
         fail(CA_ETYPE, "numpy boolean subtract, the `-` operator, is not supported; use logical_xor instead");
       return p;
-    case CA_OP_DIV: return (k == 'b' || k == 'i' || k == 'u') ? CA_FLOAT64 : p;
-    case CA_OP_FLOORDIV:
-    case CA_OP_MOD:
+    case OpRule::TrueDivide: return (k == 'b' || k == 'i' || k == 'u') ? CA_FLOAT64 : p;
+    case OpRule::FloorMod:
       if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
       return k == 'b' ? CA_INT8 : p;
-    case CA_OP_POW: return k == 'b' ? CA_INT8 : p;
-    case CA_OP_ARCTAN2:
-      if (k == 'c') fail(CA_ETYPE, "arctan2 is not supported for complex dtypes");
+    case OpRule::Power: return k == 'b' ? CA_INT8 : p;
+    case OpRule::Arctan2:
+      if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
       // The float loop both operands cast to safely (uint16 with int8: float32).
       return dtype_promote(dtype_is_float(a) ? a : math_float(a), dtype_is_float(b) ? b : math_float(b));
-    case CA_OP_BITAND:
-    case CA_OP_BITOR:
-    case CA_OP_BITXOR:
+    case OpRule::Bitwise:
       if (k == 'f' || k == 'c')
         fail(CA_ETYPE, op_name(op), " is only defined for integer and bool dtypes, not ", dtype_name(p));
       return p;
-    default: return CA_BOOL;  // comparisons, logical
+    case OpRule::Bool: return CA_BOOL;  // comparisons, logical
+    default: fail(CA_EINTERNAL, "ops.def: rule of binary op ", op_name(op), " is a unary rule");
   }
 }
 

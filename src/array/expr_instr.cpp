@@ -16,6 +16,7 @@
 
 #include "array/create.hpp"
 #include "array/expr_instr.hpp"
+#include "array/op_table.hpp"
 
 namespace ca::instr {
 

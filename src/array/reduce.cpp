@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "array/expr.hpp"
+#include "array/op_table.hpp"
 #include "graph/graph.hpp"
 
 namespace ca {
@@ -14,36 +15,21 @@ namespace ca {
 namespace {
 
 const char *red_name(int32_t op) {
-  static const char *names[] = {"",        "sum",     "prod",      "mean",      "var",    "std",    "min",
-                                "max",     "argmin",  "argmax",    "any",       "all",    "nansum", "nanprod",
-                                "nanmean", "nanvar",  "nanstd",    "nanmin",    "nanmax", "nanargmin",
-                                "nanargmax"};
-  return op >= 1 && op <= 20 ? names[op] : "reduce";
+  const char *n = red_info(op).name;
+  return n ? n : "reduce";
 }
 
 const char *scan_name(int32_t op) {
-  static const char *names[] = {"", "cumsum", "cumprod", "nancumsum", "nancumprod"};
-  return op >= 1 && op <= 4 ? names[op] : "scan";
+  const char *n = scan_info(op).name;
+  return n ? n : "scan";
 }
 
-bool is_arg(int32_t op) {
-  return op == CA_RED_ARGMIN || op == CA_RED_ARGMAX || op == CA_RED_NANARGMIN || op == CA_RED_NANARGMAX;
-}
+bool is_arg(int32_t op) { return is_arg_reduction(op); }
 
 // nan-variants of integer/bool inputs are the plain reductions.
 int32_t base_op(int32_t op) {
-  switch (op) {
-    case CA_RED_NANSUM: return CA_RED_SUM;
-    case CA_RED_NANPROD: return CA_RED_PROD;
-    case CA_RED_NANMEAN: return CA_RED_MEAN;
-    case CA_RED_NANVAR: return CA_RED_VAR;
-    case CA_RED_NANSTD: return CA_RED_STD;
-    case CA_RED_NANMIN: return CA_RED_MIN;
-    case CA_RED_NANMAX: return CA_RED_MAX;
-    case CA_RED_NANARGMIN: return CA_RED_ARGMIN;
-    case CA_RED_NANARGMAX: return CA_RED_ARGMAX;
-    default: return op;
-  }
+  const RedInfo r = red_info(op);
+  return r.nan ? red_of_family(r.family) : op;
 }
 
 void check_numeric(DType t, const char *what) {
@@ -169,7 +155,7 @@ DType reduce_result_dtype(int32_t op, DType in, DType requested) {
 }
 
 DType scan_result_dtype(int32_t op, DType in, DType requested) {
-  CA_CHECK(op >= CA_SCAN_CUMSUM && op <= CA_SCAN_NANCUMPROD, CA_EINVAL, "unknown scan op ", op);
+  CA_CHECK(scan_info(op).name != nullptr, CA_EINVAL, "unknown scan op ", op);
   check_numeric(in, scan_name(op));
   if (requested != 0) {
     check_numeric(requested, "the requested scan dtype");
@@ -273,7 +259,7 @@ void tree_reduce(Graph &g, const TreeReduceSpec &t) {
 ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, bool keepdims, int32_t split_every,
                 int32_t ddof, DType dtype) {
   CA_CHECK(a_in, CA_EINVAL, "array is NULL");
-  CA_CHECK(op >= CA_RED_SUM && op <= CA_RED_NANARGMAX, CA_EINVAL, "unknown reduction op ", op);
+  CA_CHECK(red_info(op).name != nullptr, CA_EINVAL, "unknown reduction op ", op);
   if (!dtype_is_numeric(a_in->dtype) && a_in->dtype != CA_RAW)
     if (ArrayPtr r = reduce_special(op, a_in, axes, keepdims, split_every, ddof, dtype)) return r;
   reduce_result_dtype(op, a_in->dtype, dtype);  // validates the dtypes first
@@ -447,7 +433,7 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   // nan-variants of NaN-free dtypes are the plain scans
   int32_t kop = op;
   if (!dtype_is_float(a->dtype) && !dtype_is_complex(a->dtype))
-    kop = op == CA_SCAN_NANCUMSUM ? CA_SCAN_CUMSUM : op == CA_SCAN_NANCUMPROD ? CA_SCAN_CUMPROD : op;
+    kop = scan_base(op);
 
   Tokenizer tk(scan_name(op));
   tk.add(*a).add(axis).add(int64_t(out));

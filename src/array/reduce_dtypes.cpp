@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "array/expr.hpp"
+#include "array/op_table.hpp"
 #include "array/reduce.hpp"
 #include "core/datetime.hpp"
 
@@ -29,29 +30,8 @@ ArrayPtr nat_where(const ArrayPtr &cond, const ArrayPtr &x) {
 }
 
 const char *red_label(int32_t op) {
-  switch (op) {
-    case CA_RED_SUM: return "sum";
-    case CA_RED_PROD: return "prod";
-    case CA_RED_MEAN: return "mean";
-    case CA_RED_VAR: return "var";
-    case CA_RED_STD: return "std";
-    case CA_RED_MIN: return "min";
-    case CA_RED_MAX: return "max";
-    case CA_RED_ARGMIN: return "argmin";
-    case CA_RED_ARGMAX: return "argmax";
-    case CA_RED_ANY: return "any";
-    case CA_RED_ALL: return "all";
-    case CA_RED_NANSUM: return "nansum";
-    case CA_RED_NANPROD: return "nanprod";
-    case CA_RED_NANMEAN: return "nanmean";
-    case CA_RED_NANVAR: return "nanvar";
-    case CA_RED_NANSTD: return "nanstd";
-    case CA_RED_NANMIN: return "nanmin";
-    case CA_RED_NANMAX: return "nanmax";
-    case CA_RED_NANARGMIN: return "nanargmin";
-    case CA_RED_NANARGMAX: return "nanargmax";
-    default: return "reduction";
-  }
+  const char *n = red_info(op).name;
+  return n ? n : "reduction";
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "array/reduce.hpp"
 #include "array/expr.hpp"
 #include "array/expr_instr.hpp"
+#include "array/op_table.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
 #include "numpy_ref.hpp"
@@ -131,38 +132,27 @@ def call(f, *args):
     return r
 )";
 
-struct OpInfo {
+struct NpOp {
   int32_t op;
   const char *np;  // numpy function
   bool transcendental;
 };
 
-const std::vector<OpInfo> kBinary = {
-    {CA_OP_ADD, "np.add", false},          {CA_OP_SUB, "np.subtract", false},   {CA_OP_MUL, "np.multiply", false},
-    {CA_OP_DIV, "np.true_divide", false},  {CA_OP_FLOORDIV, "np.floor_divide", false},
-    {CA_OP_MOD, "np.remainder", false},    {CA_OP_POW, "np.power", true},       {CA_OP_EQ, "np.equal", false},
-    {CA_OP_NE, "np.not_equal", false},     {CA_OP_LT, "np.less", false},        {CA_OP_LE, "np.less_equal", false},
-    {CA_OP_GT, "np.greater", false},       {CA_OP_GE, "np.greater_equal", false},
-    {CA_OP_AND, "np.logical_and", false},  {CA_OP_OR, "np.logical_or", false},  {CA_OP_XOR, "np.logical_xor", false},
-    {CA_OP_MAXIMUM, "np.maximum", false},  {CA_OP_MINIMUM, "np.minimum", false},
-    {CA_OP_ARCTAN2, "np.arctan2", true},   {CA_OP_BITAND, "np.bitwise_and", false},
-    {CA_OP_BITOR, "np.bitwise_or", false}, {CA_OP_BITXOR, "np.bitwise_xor", false},
-};
+// Every op of array/ops.def against the NumPy ufunc its NUMPY column names (a new row is tested
+// here over every dtype); math functions compared with a tolerance.
+std::vector<NpOp> ops_of_arity(int arity) {
+  std::vector<NpOp> v;
+#define CA_OP(ENUM, CODE, ARITY, NAME, NUMPY, RESULT, COMPUTE, FUNCTOR, DOC)                         \
+  if (ARITY == arity)                                                                                \
+    v.push_back({CA_OP_##ENUM, "np." NUMPY,                                                          \
+                 OpRule::RESULT == OpRule::Math || OpRule::RESULT == OpRule::Arctan2 ||              \
+                     OpRule::RESULT == OpRule::Power});
+#include "array/ops.def"
+  return v;
+}
 
-const std::vector<OpInfo> kUnary = {
-    {CA_OP_NEG, "np.negative", false},  {CA_OP_ABS, "np.absolute", false},   {CA_OP_SIGN, "np.sign", false},
-    {CA_OP_SQRT, "np.sqrt", true},      {CA_OP_EXP, "np.exp", true},         {CA_OP_LOG, "np.log", true},
-    {CA_OP_LOG1P, "np.log1p", true},    {CA_OP_EXPM1, "np.expm1", true},     {CA_OP_SIN, "np.sin", true},
-    {CA_OP_COS, "np.cos", true},        {CA_OP_TAN, "np.tan", true},         {CA_OP_ARCSIN, "np.arcsin", true},
-    {CA_OP_ARCCOS, "np.arccos", true},  {CA_OP_ARCTAN, "np.arctan", true},   {CA_OP_SINH, "np.sinh", true},
-    {CA_OP_COSH, "np.cosh", true},      {CA_OP_TANH, "np.tanh", true},       {CA_OP_ARCSINH, "np.arcsinh", true},
-    {CA_OP_ARCCOSH, "np.arccosh", true}, {CA_OP_ARCTANH, "np.arctanh", true}, {CA_OP_FLOOR, "np.floor", false},
-    {CA_OP_CEIL, "np.ceil", false},     {CA_OP_ROUND, "np.rint", false},    {CA_OP_ISNAN, "np.isnan", false},
-    {CA_OP_ISINF, "np.isinf", false},   {CA_OP_ISFINITE, "np.isfinite", false},
-    {CA_OP_NOT, "np.logical_not", false}, {CA_OP_INVERT, "np.invert", false}, {CA_OP_LOG10, "np.log10", true},
-    {CA_OP_LOG2, "np.log2", true},      {CA_OP_SQUARE, "np.square", false},  {CA_OP_CONJ, "np.conj", false},
-    {CA_OP_REAL, "np.real", false},     {CA_OP_IMAG, "np.imag", false},      {CA_OP_TRUNC, "np.trunc", false},
-};
+const std::vector<NpOp> kBinary = ops_of_arity(2);
+const std::vector<NpOp> kUnary = ops_of_arity(1);
 
 /// Build an op; returns null when chunkarray rejects it (records the status).
 ArrayPtr try_build(const std::function<ArrayPtr()> &f, ca_status_t *code = nullptr) {

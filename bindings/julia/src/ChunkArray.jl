@@ -21,6 +21,9 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
 # Loading
 # ---------------------------------------------------------------------------------------------
 
+# CA_OP_* / CA_RED_* / CA_SCAN_* (generated from the library's tables by tools/gen_codes.py)
+include("codes.jl")
+
 const LIB = Ref{Ptr{Cvoid}}(C_NULL)
 const SYMS = Dict{Symbol,Ptr{Cvoid}}()
 const SYMS_LOCK = ReentrantLock()
@@ -375,13 +378,15 @@ unary(op::Integer, a::CArray) = newarray() do out
     @ccall $(sym(:ca_array_unary))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid})::Int32
 end
 
-for (f, op) in ((:+, 1), (:-, 2), (:*, 3), (:/, 4), (:^, 7), (:max, 17), (:min, 18))
+for (f, op) in ((:+, CA_OP_ADD), (:-, CA_OP_SUB), (:*, CA_OP_MUL), (:/, CA_OP_DIV), (:^, CA_OP_POW),
+                (:max, CA_OP_MAXIMUM), (:min, CA_OP_MINIMUM))
     @eval Base.$f(a::CArray, b::CArray) = binary($op, a, b)
     @eval Base.$f(a::CArray, b::Number) = binary($op, a, b)
     @eval Base.$f(a::Number, b::CArray) = binary($op, b, a, true)
 end
-for (f, op) in ((:-, 40), (:abs, 41), (:sign, 42), (:sqrt, 43), (:exp, 44), (:log, 45), (:sin, 48), (:cos, 49),
-                (:tanh, 56), (:floor, 60), (:ceil, 61), (:isnan, 63))
+for (f, op) in ((:-, CA_OP_NEG), (:abs, CA_OP_ABS), (:sign, CA_OP_SIGN), (:sqrt, CA_OP_SQRT), (:exp, CA_OP_EXP),
+                (:log, CA_OP_LOG), (:sin, CA_OP_SIN), (:cos, CA_OP_COS), (:tanh, CA_OP_TANH), (:floor, CA_OP_FLOOR),
+                (:ceil, CA_OP_CEIL), (:isnan, CA_OP_ISNAN))
     @eval Base.$f(a::CArray) = unary($op, a)
 end
 
@@ -398,14 +403,15 @@ function reduce_op(op::Integer, a::CArray; dims=:, keepdims::Bool=false, ddof::I
         end
     end
 end
-Base.sum(a::CArray; dims=:, keepdims=false) = reduce_op(1, a; dims, keepdims)
-Base.prod(a::CArray; dims=:, keepdims=false) = reduce_op(2, a; dims, keepdims)
-mean(a::CArray; dims=:, keepdims=false) = reduce_op(3, a; dims, keepdims)
-Base.maximum(a::CArray; dims=:, keepdims=false) = reduce_op(7, a; dims, keepdims)
-Base.minimum(a::CArray; dims=:, keepdims=false) = reduce_op(6, a; dims, keepdims)
+Base.sum(a::CArray; dims=:, keepdims=false) = reduce_op(CA_RED_SUM, a; dims, keepdims)
+Base.prod(a::CArray; dims=:, keepdims=false) = reduce_op(CA_RED_PROD, a; dims, keepdims)
+mean(a::CArray; dims=:, keepdims=false) = reduce_op(CA_RED_MEAN, a; dims, keepdims)
+Base.maximum(a::CArray; dims=:, keepdims=false) = reduce_op(CA_RED_MAX, a; dims, keepdims)
+Base.minimum(a::CArray; dims=:, keepdims=false) = reduce_op(CA_RED_MIN, a; dims, keepdims)
 
 cumsum_axis(a::CArray, dim::Integer) = newarray() do out
-    @ccall $(sym(:ca_array_scan))(out::Ptr{Ptr{Cvoid}}, 1::Int32, a.h::Ptr{Cvoid}, (dim - 1)::Int32, 0::Int32)::Int32
+    @ccall $(sym(:ca_array_scan))(out::Ptr{Ptr{Cvoid}}, CA_SCAN_CUMSUM::Int32, a.h::Ptr{Cvoid}, (dim - 1)::Int32,
+                                  0::Int32)::Int32
 end
 
 function rechunk(a::CArray, spec)

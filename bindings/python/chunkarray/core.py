@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from . import _callables
+from . import _codes
 from . import _lib as C
 from ._lib import lib
 
@@ -777,25 +778,11 @@ def _token(*parts):
 # Array
 # ------------------------------------------------------------------------------------------------
 
-_UNARY = {
-    "negative": 40, "absolute": 41, "sign": 42, "sqrt": 43, "exp": 44, "log": 45, "log1p": 46, "expm1": 47,
-    "sin": 48, "cos": 49, "tan": 50, "arcsin": 51, "arccos": 52, "arctan": 53, "sinh": 54, "cosh": 55,
-    "tanh": 56, "arcsinh": 57, "arccosh": 58, "arctanh": 59, "floor": 60, "ceil": 61, "rint": 62,
-    "isnan": 63, "isinf": 64, "isfinite": 65, "logical_not": 66, "invert": 67, "log10": 68, "log2": 69,
-    "square": 70, "conjugate": 71, "real": 72, "imag": 73, "trunc": 74,
-}
-_BINARY = {
-    "add": 1, "subtract": 2, "multiply": 3, "true_divide": 4, "divide": 4, "floor_divide": 5, "remainder": 6,
-    "mod": 6, "power": 7, "equal": 8, "not_equal": 9, "less": 10, "less_equal": 11, "greater": 12,
-    "greater_equal": 13, "logical_and": 14, "logical_or": 15, "logical_xor": 16, "maximum": 17,
-    "minimum": 18, "arctan2": 19, "bitwise_and": 20, "bitwise_or": 21, "bitwise_xor": 22,
-}
-_REDUCE = {
-    "sum": 1, "prod": 2, "mean": 3, "var": 4, "std": 5, "min": 6, "max": 7, "argmin": 8, "argmax": 9,
-    "any": 10, "all": 11, "nansum": 12, "nanprod": 13, "nanmean": 14, "nanvar": 15, "nanstd": 16,
-    "nanmin": 17, "nanmax": 18, "nanargmin": 19, "nanargmax": 20,
-}
-_SCAN = {"cumsum": 1, "cumprod": 2, "nancumsum": 3, "nancumprod": 4}
+# NumPy name -> C code, generated from the library's tables (_codes.py; tools/gen_codes.py).
+_UNARY = dict(_codes.UNARY)
+_BINARY = dict(_codes.BINARY, divide=_codes.CA_OP_DIV, mod=_codes.CA_OP_MOD)  # NumPy's aliases
+_REDUCE = dict(_codes.REDUCTIONS)
+_SCAN = dict(_codes.SCANS)
 
 
 class Array:
@@ -1037,49 +1024,49 @@ class Array:
     def _unop(self, op):
         return Array._new(lib().ca_array_unary, op, self._h)
 
-    def __add__(self, o): return self._binop(1, o)
-    def __radd__(self, o): return self._binop(1, o, True)
-    def __sub__(self, o): return self._binop(2, o)
-    def __rsub__(self, o): return self._binop(2, o, True)
-    def __mul__(self, o): return self._binop(3, o)
-    def __rmul__(self, o): return self._binop(3, o, True)
-    def __truediv__(self, o): return self._binop(4, o)
-    def __rtruediv__(self, o): return self._binop(4, o, True)
-    def __floordiv__(self, o): return self._binop(5, o)
-    def __rfloordiv__(self, o): return self._binop(5, o, True)
-    def __mod__(self, o): return self._binop(6, o)
-    def __rmod__(self, o): return self._binop(6, o, True)
-    def __pow__(self, o): return self._binop(7, o)
-    def __rpow__(self, o): return self._binop(7, o, True)
-    def __eq__(self, o): return self._binop(8, o)  # noqa: E704
-    def __ne__(self, o): return self._binop(9, o)
-    def __lt__(self, o): return self._binop(10, o)
-    def __le__(self, o): return self._binop(11, o)
-    def __gt__(self, o): return self._binop(12, o)
-    def __ge__(self, o): return self._binop(13, o)
-    def __and__(self, o): return self._binop(20, o)
-    def __rand__(self, o): return self._binop(20, o, True)
-    def __or__(self, o): return self._binop(21, o)
-    def __ror__(self, o): return self._binop(21, o, True)
-    def __xor__(self, o): return self._binop(22, o)
-    def __rxor__(self, o): return self._binop(22, o, True)
-    def __neg__(self): return self._unop(40)
+    def __add__(self, o): return self._binop(_codes.CA_OP_ADD, o)
+    def __radd__(self, o): return self._binop(_codes.CA_OP_ADD, o, True)
+    def __sub__(self, o): return self._binop(_codes.CA_OP_SUB, o)
+    def __rsub__(self, o): return self._binop(_codes.CA_OP_SUB, o, True)
+    def __mul__(self, o): return self._binop(_codes.CA_OP_MUL, o)
+    def __rmul__(self, o): return self._binop(_codes.CA_OP_MUL, o, True)
+    def __truediv__(self, o): return self._binop(_codes.CA_OP_DIV, o)
+    def __rtruediv__(self, o): return self._binop(_codes.CA_OP_DIV, o, True)
+    def __floordiv__(self, o): return self._binop(_codes.CA_OP_FLOORDIV, o)
+    def __rfloordiv__(self, o): return self._binop(_codes.CA_OP_FLOORDIV, o, True)
+    def __mod__(self, o): return self._binop(_codes.CA_OP_MOD, o)
+    def __rmod__(self, o): return self._binop(_codes.CA_OP_MOD, o, True)
+    def __pow__(self, o): return self._binop(_codes.CA_OP_POW, o)
+    def __rpow__(self, o): return self._binop(_codes.CA_OP_POW, o, True)
+    def __eq__(self, o): return self._binop(_codes.CA_OP_EQ, o)  # noqa: E704
+    def __ne__(self, o): return self._binop(_codes.CA_OP_NE, o)
+    def __lt__(self, o): return self._binop(_codes.CA_OP_LT, o)
+    def __le__(self, o): return self._binop(_codes.CA_OP_LE, o)
+    def __gt__(self, o): return self._binop(_codes.CA_OP_GT, o)
+    def __ge__(self, o): return self._binop(_codes.CA_OP_GE, o)
+    def __and__(self, o): return self._binop(_codes.CA_OP_BITAND, o)
+    def __rand__(self, o): return self._binop(_codes.CA_OP_BITAND, o, True)
+    def __or__(self, o): return self._binop(_codes.CA_OP_BITOR, o)
+    def __ror__(self, o): return self._binop(_codes.CA_OP_BITOR, o, True)
+    def __xor__(self, o): return self._binop(_codes.CA_OP_BITXOR, o)
+    def __rxor__(self, o): return self._binop(_codes.CA_OP_BITXOR, o, True)
+    def __neg__(self): return self._unop(_codes.CA_OP_NEG)
     def __pos__(self): return self
-    def __abs__(self): return self._unop(41)
-    def __invert__(self): return self._unop(67)
+    def __abs__(self): return self._unop(_codes.CA_OP_ABS)
+    def __invert__(self): return self._unop(_codes.CA_OP_INVERT)
 
     __hash__ = object.__hash__
 
     @property
     def real(self):
-        return self._unop(72)
+        return self._unop(_codes.CA_OP_REAL)
 
     @property
     def imag(self):
-        return self._unop(73)
+        return self._unop(_codes.CA_OP_IMAG)
 
     def conj(self):
-        return self._unop(71)
+        return self._unop(_codes.CA_OP_CONJ)
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         """NumPy's astype, lazily. ``casting`` is checked with np.can_cast on the dtypes (TypeError as

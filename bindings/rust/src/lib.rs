@@ -14,6 +14,7 @@
 //! assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), vec![20.0]);
 //! ```
 
+pub mod codes;
 pub mod sys;
 
 use std::ffi::{CStr, CString};
@@ -187,70 +188,74 @@ element!(i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u8 => UInt8, u16 
 
 /// Elementwise binary operators (CA_OP_*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
 pub enum BinaryOp {
-    Add = 1,
-    Sub = 2,
-    Mul = 3,
-    Div = 4,
-    FloorDiv = 5,
-    Mod = 6,
-    Pow = 7,
-    Eq = 8,
-    Ne = 9,
-    Lt = 10,
-    Le = 11,
-    Gt = 12,
-    Ge = 13,
-    And = 14,
-    Or = 15,
-    Xor = 16,
-    Maximum = 17,
-    Minimum = 18,
-    Arctan2 = 19,
+    Add = codes::CA_OP_ADD,
+    Sub = codes::CA_OP_SUB,
+    Mul = codes::CA_OP_MUL,
+    Div = codes::CA_OP_DIV,
+    FloorDiv = codes::CA_OP_FLOORDIV,
+    Mod = codes::CA_OP_MOD,
+    Pow = codes::CA_OP_POW,
+    Eq = codes::CA_OP_EQ,
+    Ne = codes::CA_OP_NE,
+    Lt = codes::CA_OP_LT,
+    Le = codes::CA_OP_LE,
+    Gt = codes::CA_OP_GT,
+    Ge = codes::CA_OP_GE,
+    And = codes::CA_OP_AND,
+    Or = codes::CA_OP_OR,
+    Xor = codes::CA_OP_XOR,
+    Maximum = codes::CA_OP_MAXIMUM,
+    Minimum = codes::CA_OP_MINIMUM,
+    Arctan2 = codes::CA_OP_ARCTAN2,
 }
 
 /// Elementwise unary operators (CA_OP_*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
 pub enum UnaryOp {
-    Neg = 40,
-    Abs = 41,
-    Sign = 42,
-    Sqrt = 43,
-    Exp = 44,
-    Log = 45,
-    Sin = 48,
-    Cos = 49,
-    Tanh = 56,
-    Floor = 60,
-    Ceil = 61,
-    IsNan = 63,
-    Not = 66,
-    Square = 70,
+    Neg = codes::CA_OP_NEG,
+    Abs = codes::CA_OP_ABS,
+    Sign = codes::CA_OP_SIGN,
+    Sqrt = codes::CA_OP_SQRT,
+    Exp = codes::CA_OP_EXP,
+    Log = codes::CA_OP_LOG,
+    Sin = codes::CA_OP_SIN,
+    Cos = codes::CA_OP_COS,
+    Tanh = codes::CA_OP_TANH,
+    Floor = codes::CA_OP_FLOOR,
+    Ceil = codes::CA_OP_CEIL,
+    IsNan = codes::CA_OP_ISNAN,
+    Not = codes::CA_OP_NOT,
+    Square = codes::CA_OP_SQUARE,
 }
 
 /// Builtin reductions (CA_RED_*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
 pub enum Reduction {
-    Sum = 1,
-    Prod = 2,
-    Mean = 3,
-    Var = 4,
-    Std = 5,
-    Min = 6,
-    Max = 7,
-    ArgMin = 8,
-    ArgMax = 9,
-    Any = 10,
-    All = 11,
-    NanSum = 12,
-    NanMean = 14,
+    Sum = codes::CA_RED_SUM,
+    Prod = codes::CA_RED_PROD,
+    Mean = codes::CA_RED_MEAN,
+    Var = codes::CA_RED_VAR,
+    Std = codes::CA_RED_STD,
+    Min = codes::CA_RED_MIN,
+    Max = codes::CA_RED_MAX,
+    ArgMin = codes::CA_RED_ARGMIN,
+    ArgMax = codes::CA_RED_ARGMAX,
+    Any = codes::CA_RED_ANY,
+    All = codes::CA_RED_ALL,
+    NanSum = codes::CA_RED_NANSUM,
+    NanMean = codes::CA_RED_NANMEAN,
 }
 
 /// Scans along an axis (CA_SCAN_*).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
 pub enum Scan {
-    CumSum = 1,
-    CumProd = 2,
+    CumSum = codes::CA_SCAN_CUMSUM,
+    CumProd = codes::CA_SCAN_CUMPROD,
 }
 
 fn scalar_f64(v: f64) -> ca_scalar_t {
