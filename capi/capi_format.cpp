@@ -301,13 +301,14 @@ ca_status_t do_load(const char *fn, const char *path, const void *data, size_t s
 
 ca_status_t save_with(SaveRequest r, const ca_save_options_t *opts, void **data, size_t *size) {
   if (opts) {
-    if (opts->struct_size < offsetof(ca_save_options_t, context) + sizeof(opts->context)) {
+    // The 0.1 struct these calls took: {struct_size} or {struct_size, context}; no context when absent.
+    if (opts->struct_size < sizeof(uint32_t)) {
       if (data) *data = nullptr;
       if (size) *size = 0;
       return set_error(CA_EINVAL, std::string(r.fn) + ": opts->struct_size " + std::to_string(opts->struct_size) +
                                       " is too small (set it to sizeof(ca_save_options_t))");
     }
-    r.context = opts->context;
+    if (opts->struct_size >= offsetof(ca_save_options_t, context) + sizeof(opts->context)) r.context = opts->context;
   }
   return do_save(r, data, size);
 }
