@@ -217,8 +217,21 @@ CA_API const char *ca_array_meta(const ca_array_t *a) { return a ? "ndarray" : n
 // ---- creation -----------------------------------------------------------------------------------
 
 CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_dtype_t dtype, int32_t ndim,
-                                        const int64_t *shape, const int64_t *strides, const ca_chunks_t *chunks,
-                                        uint32_t flags, void (*release)(void *), void *ud) {
+                                        const int64_t *shape, const ca_chunks_t *chunks,
+                                        const ca_buffer_options_t *opts) {
+  ca_buffer_options_t o = CA_BUFFER_OPTIONS_INIT;
+  if (opts) {
+    if (opts->struct_size < sizeof(uint32_t) * 2) {
+      if (out) *out = nullptr;
+      return set_error(CA_EINVAL, ca::str("ca_array_from_buffer: opts->struct_size ", opts->struct_size,
+                                          " is too small (set it to sizeof(ca_buffer_options_t))"));
+    }
+    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof o));
+  }
+  const uint32_t flags = o.flags;
+  const int64_t *strides = o.strides;
+  void (*release)(void *) = o.release;
+  void *ud = o.user_data;
   bool borrow = (flags & CA_BUFFER_BORROW) != 0;
   const uint32_t known = CA_BUFFER_BORROW | CA_BUFFER_UNIQUE_NAME;
   if (!out || !chunks || (ndim > 0 && !shape) || ndim < 0 || ndim > CA_MAX_NDIM || (flags & ~known)) {
@@ -285,7 +298,7 @@ CA_API ca_status_t ca_array_arange(ca_array_t **out, double start, double stop, 
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_linspace(ca_array_t **out, double start, double stop, int64_t num, bool endpoint,
+CA_API ca_status_t ca_array_linspace(ca_array_t **out, double start, double stop, int64_t num, int endpoint,
                                      const ca_chunks_t *chunks, ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_TRY
@@ -316,13 +329,13 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint64_t seed, int32_t ndim,
-                                   const int64_t *shape, const ca_chunks_t *chunks, ca_dtype_t dtype, double p0,
-                                   double p1) {
+CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32_t ndim, const int64_t *shape,
+                                   const ca_chunks_t *chunks, ca_dtype_t dtype, const ca_random_options_t *opts) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::random(distribution, seed, shape_in(ndim, shape, "ca_array_random"),
-                         chunks_in(chunks, "ca_array_random"), dtype, p0, p1));
+  const ca_random_options_t o = ca::capi::options_in(opts, ca_random_options_t CA_RANDOM_OPTIONS_INIT, "ca_array_random");
+  *out = wrap(ca::random(distribution, o.seed, shape_in(ndim, shape, "ca_array_random"),
+                         chunks_in(chunks, "ca_array_random"), dtype, o.p0, o.p1));
   return CA_OK;
   CA_CATCH
 }
@@ -344,7 +357,7 @@ CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_
   CA_CATCH
 }
 CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, int32_t op, const ca_array_t *a, ca_scalar_t s,
-                                          bool scalar_first) {
+                                          int scalar_first) {
   OUT_INIT(out);
   CA_TRY
   *out = wrap(ca::elementwise_scalar(op, arr(a, "ca_array_binary_scalar"), s, scalar_first));
@@ -359,7 +372,7 @@ CA_API ca_status_t ca_array_where(ca_array_t **out, const ca_array_t *cond, cons
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_clip(ca_array_t **out, const ca_array_t *a, bool has_lo, ca_scalar_t lo, bool has_hi,
+CA_API ca_status_t ca_array_clip(ca_array_t **out, const ca_array_t *a, int has_lo, ca_scalar_t lo, int has_hi,
                                  ca_scalar_t hi) {
   OUT_INIT(out);
   CA_TRY
@@ -385,7 +398,7 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
 // ---- reductions ---------------------------------------------------------------------------------
 
 CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
-                                   int32_t naxes, bool keepdims, const ca_reduce_options_t *opts) {
+                                   int32_t naxes, int keepdims, const ca_reduce_options_t *opts) {
   OUT_INIT(out);
   CA_TRY
   CA_CHECK(naxes >= 0 && (naxes == 0 || axes), CA_EINVAL, "ca_array_reduce: bad axes (naxes ", naxes, ")");
@@ -399,24 +412,28 @@ CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis, ca_dtype_t dtype) {
+CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis,
+                                 const ca_scan_options_t *opts) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::scan(op, arr(a, "ca_array_scan"), axis, dtype));
+  const ca_scan_options_t o = ca::capi::options_in(opts, ca_scan_options_t CA_SCAN_OPTIONS_INIT, "ca_array_scan");
+  *out = wrap(ca::scan(op, arr(a, "ca_array_scan"), axis, o.dtype));
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_reduction(ca_array_t **out, const ca_array_t *a, const char *chunk, const char *combine,
-                                      const char *aggregate, const int32_t *axes, int32_t naxes, bool keepdims,
-                                      int32_t split_every, ca_dtype_t dtype) {
+CA_API ca_status_t ca_array_reduction(ca_array_t **out, const ca_array_t *a, const char *chunk,
+                                      const char *aggregate, const int32_t *axes, int32_t naxes, int keepdims,
+                                      const ca_reduction_options_t *opts) {
   OUT_INIT(out);
   CA_ARG_NOT_NULL(chunk);
   CA_ARG_NOT_NULL(aggregate);
   CA_TRY
   CA_CHECK(naxes >= 0 && (naxes == 0 || axes), CA_EINVAL, "ca_array_reduction: bad axes (naxes ", naxes, ")");
+  const ca_reduction_options_t o =
+      ca::capi::options_in(opts, ca_reduction_options_t CA_REDUCTION_OPTIONS_INIT, "ca_array_reduction");
   std::vector<int32_t> ax(axes, axes + naxes);
-  *out = wrap(ca::reduction(arr(a, "ca_array_reduction"), chunk, combine ? combine : "", aggregate, ax, keepdims,
-                            split_every, dtype));
+  *out = wrap(ca::reduction(arr(a, "ca_array_reduction"), chunk, o.combine ? o.combine : "", aggregate, ax,
+                            keepdims != 0, o.split_every, o.dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -619,8 +636,6 @@ CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const c
 }
 
 // ---- pictures -----------------------------------------------------------------------------------
-
-CA_API void ca_string_free(char *s) { std::free(s); }
 
 static char *dup_string(const std::string &s) {
   char *p = static_cast<char *>(std::malloc(s.size() + 1));

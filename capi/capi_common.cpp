@@ -1,5 +1,6 @@
 // Version, status codes, thread-local errors, dtypes, blocks; helpers shared by capi/*.cpp.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "array/array.hpp"
@@ -82,6 +83,8 @@ CA_API const char *ca_version_string(void) { return CA_VERSION_STRING; }
 CA_API int32_t ca_abi_version(void) { return CA_ABI_VERSION; }
 
 CA_API const char *ca_status_str(ca_status_t s) { return ca::status_name(s); }
+
+CA_API void ca_string_free(char *s) { std::free(s); }
 
 CA_API const char *ca_last_error_message(void) { return t_error_msg.c_str(); }
 CA_API ca_status_t ca_last_error_code(void) { return t_error_code; }

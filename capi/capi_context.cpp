@@ -122,7 +122,7 @@ CA_API ca_status_t ca_context_get_config(const char **out, const ca_context_t *c
   CA_CATCH
 }
 
-CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel, bool replace) {
+CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel, int replace) {
   CA_ARG_NOT_NULL(ctx);
   CA_ARG_NOT_NULL(kernel);
   CA_TRY

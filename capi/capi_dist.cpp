@@ -1,4 +1,5 @@
 // C API: distributed compute over a transport (chunkarray/dist.h). The engine is src/dist/.
+#define CA_EXPERIMENTAL 1  // implements chunkarray/dist.h (experimental.h)
 #include <chunkarray/dist.h>
 
 #include <cstring>

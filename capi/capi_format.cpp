@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstddef>
 #include <cstring>
 #include <set>
 
@@ -94,7 +95,7 @@ ca_status_t hand_out(const fmt::FileContents &fc, ca_graph_t **graph, ca_array_t
       g->g = *fc.graph;
       *graph = g.release();
     } catch (...) {
-      ca_arrays_free(mem, list.size());
+      ca_array_free_many(mem, list.size());
       throw;
     }
   }
@@ -103,17 +104,6 @@ ca_status_t hand_out(const fmt::FileContents &fc, ca_graph_t **graph, ca_array_t
     *n = list.size();
   }
   return CA_OK;
-}
-
-// The kernel-version rule of the save options (NULL: the defaults, no context).
-fmt::KernelVersionFn save_versions(const ca_save_options_t *opts, const char *what) {
-  ca_save_options_t o = CA_SAVE_OPTIONS_INIT;
-  if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, what, ": opts->struct_size ", opts->struct_size,
-             " is too small");
-    std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
-  }
-  return fmt::kernel_version_resolver(o.context ? &o.context->registry : nullptr, &ca::builtin_kernel_registry());
 }
 
 void *copy_out(const std::vector<unsigned char> &bytes) {
@@ -136,13 +126,13 @@ CA_API int32_t ca_format_version(void) { return CA_FORMAT_VERSION; }
 
 CA_API void ca_buffer_free(void *data) { std::free(data); }
 
-CA_API void ca_arrays_free(ca_array_t **arrays, size_t n) {
+CA_API void ca_array_free_many(ca_array_t **arrays, size_t n) {
   if (!arrays) return;
   for (size_t i = 0; i < n; ++i) ca_array_free(arrays[i]);
   std::free(arrays);
 }
 
-CA_API ca_status_t ca_graph_layer_info(const ca_graph_t *graph, const char *layer, ca_layer_info_t *out) {
+CA_API ca_status_t ca_graph_layer_info(ca_layer_info_t *out, const ca_graph_t *graph, const char *layer) {
   CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(layer);
   CA_ARG_NOT_NULL(out);
@@ -222,151 +212,70 @@ CA_API ca_status_t ca_graph_kernel_version(int32_t *out, const ca_graph_t *graph
   CA_CATCH
 }
 
-#ifdef CA_HAVE_CAPNP
-
 }  // extern "C"
 
 namespace {
 
-// The save calls with and without options share these; `fn` is the public name errors give.
-ca_status_t graph_save(const char *fn, const ca_graph_t *graph, const char *path, const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL_IN(fn, graph);
-  CA_ARG_NOT_NULL_IN(fn, path);
-  CA_TRY
-  fmt::save_file(graph->g, {}, path, save_versions(opts, fn));
-  return CA_OK;
-  CA_CATCH
-}
+// What one save writes (a graph, or arrays with the union of their graphs) and where (a file, or a
+// new buffer). Every public save call comes here; `fn` is the public name errors give.
+struct SaveRequest {
+  const char *fn;
+  const ca_graph_t *graph = nullptr;
+  const ca_array_t *const *arrays = nullptr;
+  size_t narrays = 0;
+  const char *path = nullptr;  // NULL: into *data / *size
+  const ca_context_t *context = nullptr;
+};
 
-ca_status_t graph_save_buffer(const char *fn, const ca_graph_t *graph, void **data, size_t *size,
-                              const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL_IN(fn, data);
-  *data = nullptr;
-  CA_ARG_NOT_NULL_IN(fn, size);
-  *size = 0;
-  CA_ARG_NOT_NULL_IN(fn, graph);
-  CA_TRY
-  auto bytes = fmt::save_bytes(graph->g, {}, save_versions(opts, fn));
-  *data = copy_out(bytes);
-  *size = bytes.size();
-  return CA_OK;
-  CA_CATCH
-}
-
-ca_status_t arrays_save(const char *fn, const ca_array_t *const *arrays, size_t n, const char *path,
-                        const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL_IN(fn, path);
-  CA_TRY
-  auto versions = save_versions(opts, fn);
-  std::vector<fmt::ArrayEntry> entries;
-  auto g = merged(arrays, n, entries, fn);
-  fmt::save_file(*g, entries, path, versions);
-  return CA_OK;
-  CA_CATCH
-}
-
-ca_status_t arrays_save_buffer(const char *fn, const ca_array_t *const *arrays, size_t n, void **data, size_t *size,
-                               const ca_save_options_t *opts) {
-  CA_ARG_NOT_NULL_IN(fn, data);
-  *data = nullptr;
-  CA_ARG_NOT_NULL_IN(fn, size);
-  *size = 0;
-  CA_TRY
-  auto versions = save_versions(opts, fn);
-  std::vector<fmt::ArrayEntry> entries;
-  auto g = merged(arrays, n, entries, fn);
-  auto bytes = fmt::save_bytes(*g, entries, versions);
-  *data = copy_out(bytes);
-  *size = bytes.size();
-  return CA_OK;
-  CA_CATCH
-}
-
-}  // namespace
-
-extern "C" {
-
-CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path) {
-  return graph_save("ca_graph_save", graph, path, nullptr);
-}
-CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path, const ca_save_options_t *opts) {
-  return graph_save("ca_graph_save_opts", graph, path, opts);
-}
-
-CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *path) {
-  CA_ARG_NOT_NULL(out);
-  *out = nullptr;
-  CA_ARG_NOT_NULL(path);
-  CA_TRY
-  return hand_out(fmt::load_file(path), out, nullptr, nullptr);
-  CA_CATCH
-}
-
-CA_API ca_status_t ca_graph_save_buffer(const ca_graph_t *graph, void **data, size_t *size) {
-  return graph_save_buffer("ca_graph_save_buffer", graph, data, size, nullptr);
-}
-CA_API ca_status_t ca_graph_save_buffer_opts(const ca_graph_t *graph, void **data, size_t *size,
-                                             const ca_save_options_t *opts) {
-  return graph_save_buffer("ca_graph_save_buffer_opts", graph, data, size, opts);
-}
-
-CA_API ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *data, size_t size) {
-  CA_ARG_NOT_NULL(out);
-  *out = nullptr;
-  CA_ARG_NOT_NULL(data);
-  CA_TRY
-  return hand_out(fmt::load_bytes(data, size), out, nullptr, nullptr);
-  CA_CATCH
-}
-
-CA_API ca_status_t ca_arrays_save(const ca_array_t *const *arrays, size_t n, const char *path) {
-  return arrays_save("ca_arrays_save", arrays, n, path, nullptr);
-}
-CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *arrays, size_t n, const char *path,
-                                       const ca_save_options_t *opts) {
-  return arrays_save("ca_arrays_save_opts", arrays, n, path, opts);
-}
-
-CA_API ca_status_t ca_arrays_save_buffer(const ca_array_t *const *arrays, size_t n, void **data, size_t *size) {
-  return arrays_save_buffer("ca_arrays_save_buffer", arrays, n, data, size, nullptr);
-}
-CA_API ca_status_t ca_arrays_save_buffer_opts(const ca_array_t *const *arrays, size_t n, void **data, size_t *size,
-                                              const ca_save_options_t *opts) {
-  return arrays_save_buffer("ca_arrays_save_buffer_opts", arrays, n, data, size, opts);
-}
-
-CA_API ca_status_t ca_arrays_load(ca_array_t ***out, size_t *n, const char *path) {
-  CA_ARG_NOT_NULL(out);
-  *out = nullptr;
-  CA_ARG_NOT_NULL(n);
-  *n = 0;
-  CA_ARG_NOT_NULL(path);
-  CA_TRY
-  return hand_out(fmt::load_file(path), nullptr, out, n);
-  CA_CATCH
-}
-
-CA_API ca_status_t ca_arrays_load_buffer(ca_array_t ***out, size_t *n, const void *data, size_t size) {
-  CA_ARG_NOT_NULL(out);
-  *out = nullptr;
-  CA_ARG_NOT_NULL(n);
-  *n = 0;
-  CA_ARG_NOT_NULL(data);
-  CA_TRY
-  return hand_out(fmt::load_bytes(data, size), nullptr, out, n);
-  CA_CATCH
-}
-
-CA_API ca_status_t ca_file_load(ca_graph_t **graph, ca_array_t ***arrays, size_t *n, const char *path) {
-  if (graph) *graph = nullptr;
-  if (arrays) {
-    CA_ARG_NOT_NULL(n);
-    *arrays = nullptr;
+ca_status_t do_save(const SaveRequest &r, void **data, size_t *size) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  if (!r.path) {
+    CA_ARG_NOT_NULL_IN(r.fn, data);
+    CA_ARG_NOT_NULL_IN(r.fn, size);
+  } else if (!*r.path) {
+    return set_error(CA_EINVAL, std::string(r.fn) + ": path is empty");
   }
-  if (n) *n = 0;
-  CA_ARG_NOT_NULL(path);
+#ifdef CA_HAVE_CAPNP
   CA_TRY
-  auto fc = fmt::load_file(path);
+  auto versions =
+      fmt::kernel_version_resolver(r.context ? &r.context->registry : nullptr, &ca::builtin_kernel_registry());
+  std::vector<fmt::ArrayEntry> entries;
+  std::shared_ptr<ca::Graph> g;
+  const ca::Graph *what;
+  if (r.graph) {
+    what = &r.graph->g;
+  } else {
+    g = merged(r.arrays, r.narrays, entries, r.fn);
+    what = g.get();
+  }
+  if (r.path) {
+    fmt::save_file(*what, entries, r.path, versions);
+  } else {
+    auto bytes = fmt::save_bytes(*what, entries, versions);
+    *data = copy_out(bytes);
+    *size = bytes.size();
+  }
+  return CA_OK;
+  CA_CATCH
+#else
+  return no_capnp(r.fn);
+#endif
+}
+
+// Load a file (path) or bytes (data, size) and hand out what is asked for. Every public load call
+// comes here.
+ca_status_t do_load(const char *fn, const char *path, const void *data, size_t size, ca_graph_t **graph,
+                    ca_array_t ***arrays, size_t *n) {
+  if (graph) *graph = nullptr;
+  if (arrays) *arrays = nullptr;
+  if (n) *n = 0;
+  if (arrays) CA_ARG_NOT_NULL_IN(fn, n);
+  if (!graph && !arrays) return set_error(CA_EINVAL, std::string(fn) + ": out_graph and out_arrays are both NULL");
+  if (!path) CA_ARG_NOT_NULL_IN(fn, data);
+#ifdef CA_HAVE_CAPNP
+  CA_TRY
+  auto fc = path ? fmt::load_file(path) : fmt::load_bytes(data, size);
   ca_array_t **list = nullptr;
   size_t count = 0;
   if (arrays) hand_out(fc, nullptr, &list, &count);
@@ -374,7 +283,7 @@ CA_API ca_status_t ca_file_load(ca_graph_t **graph, ca_array_t ***arrays, size_t
     try {
       hand_out(fc, graph, nullptr, nullptr);
     } catch (...) {
-      ca_arrays_free(list, count);
+      ca_array_free_many(list, count);
       throw;
     }
   }
@@ -384,84 +293,129 @@ CA_API ca_status_t ca_file_load(ca_graph_t **graph, ca_array_t ***arrays, size_t
   }
   return CA_OK;
   CA_CATCH
-}
-
-#else  // !CA_HAVE_CAPNP
-
-CA_API ca_status_t ca_graph_save(const ca_graph_t *, const char *) { return no_capnp("ca_graph_save"); }
-CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *, const char *, const ca_save_options_t *) {
-  return no_capnp("ca_graph_save_opts");
-}
-CA_API ca_status_t ca_graph_save_buffer_opts(const ca_graph_t *, void **data, size_t *size, const ca_save_options_t *) {
-  if (data) *data = nullptr;
-  if (size) *size = 0;
-  return no_capnp("ca_graph_save_buffer_opts");
-}
-CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *, size_t, const char *, const ca_save_options_t *) {
-  return no_capnp("ca_arrays_save_opts");
-}
-CA_API ca_status_t ca_arrays_save_buffer_opts(const ca_array_t *const *, size_t, void **data, size_t *size,
-                                              const ca_save_options_t *) {
-  if (data) *data = nullptr;
-  if (size) *size = 0;
-  return no_capnp("ca_arrays_save_buffer_opts");
-}
-CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *) {
-  if (out) *out = nullptr;
-  return no_capnp("ca_graph_load");
-}
-CA_API ca_status_t ca_graph_save_buffer(const ca_graph_t *, void **data, size_t *size) {
-  if (data) *data = nullptr;
-  if (size) *size = 0;
-  return no_capnp("ca_graph_save_buffer");
-}
-CA_API ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *, size_t) {
-  if (out) *out = nullptr;
-  return no_capnp("ca_graph_load_buffer");
-}
-CA_API ca_status_t ca_arrays_save(const ca_array_t *const *, size_t, const char *) { return no_capnp("ca_arrays_save"); }
-CA_API ca_status_t ca_arrays_save_buffer(const ca_array_t *const *, size_t, void **data, size_t *size) {
-  if (data) *data = nullptr;
-  if (size) *size = 0;
-  return no_capnp("ca_arrays_save_buffer");
-}
-CA_API ca_status_t ca_arrays_load(ca_array_t ***out, size_t *n, const char *) {
-  if (out) *out = nullptr;
-  if (n) *n = 0;
-  return no_capnp("ca_arrays_load");
-}
-CA_API ca_status_t ca_arrays_load_buffer(ca_array_t ***out, size_t *n, const void *, size_t) {
-  if (out) *out = nullptr;
-  if (n) *n = 0;
-  return no_capnp("ca_arrays_load_buffer");
-}
-CA_API ca_status_t ca_file_load(ca_graph_t **graph, ca_array_t ***arrays, size_t *n, const char *) {
-  if (graph) *graph = nullptr;
-  if (arrays) *arrays = nullptr;
-  if (n) *n = 0;
-  return no_capnp("ca_file_load");
-}
-
+#else
+  (void)size;
+  return no_capnp(fn);
 #endif
+}
+
+ca_status_t save_with(SaveRequest r, const ca_save_options_t *opts, void **data, size_t *size) {
+  if (opts) {
+    // The 0.1 struct these calls took: {struct_size} or {struct_size, context}; no context when absent.
+    if (opts->struct_size < sizeof(uint32_t)) {
+      if (data) *data = nullptr;
+      if (size) *size = 0;
+      return set_error(CA_EINVAL, std::string(r.fn) + ": opts->struct_size " + std::to_string(opts->struct_size) +
+                                      " is too small (set it to sizeof(ca_save_options_t))");
+    }
+    if (opts->struct_size >= offsetof(ca_save_options_t, context) + sizeof(opts->context)) r.context = opts->context;
+  }
+  return do_save(r, data, size);
+}
+
+}  // namespace
+
+extern "C" {
+
+CA_API ca_status_t ca_save(void **out, size_t *out_size, const ca_save_options_t *opts) {
+  if (out) *out = nullptr;
+  if (out_size) *out_size = 0;
+  CA_ARG_NOT_NULL(opts);
+  ca_save_options_t o = CA_SAVE_OPTIONS_INIT;
+  if (opts->struct_size < offsetof(ca_save_options_t, path) + sizeof(o.path))
+    return set_error(CA_EINVAL, "ca_save: opts->struct_size " + std::to_string(opts->struct_size) +
+                                    " is too small for a target (set it to sizeof(ca_save_options_t))");
+  std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof o));
+  if (o.graph && (o.arrays || o.narrays))
+    return set_error(CA_EINVAL, "ca_save: opts->graph and opts->arrays are both set (save a graph or arrays)");
+  if (!o.graph && !o.arrays && o.narrays)
+    return set_error(CA_EINVAL, "ca_save: opts->arrays is NULL with opts->narrays " + std::to_string(o.narrays));
+  SaveRequest r{"ca_save", o.graph, o.arrays, o.narrays, o.path, o.context};
+  return do_save(r, out, out_size);
+}
+
+CA_API ca_status_t ca_load(ca_graph_t **out_graph, ca_array_t ***out_arrays, size_t *out_narrays,
+                           const ca_load_options_t *opts) {
+  if (out_graph) *out_graph = nullptr;
+  if (out_arrays) *out_arrays = nullptr;
+  if (out_narrays) *out_narrays = 0;
+  CA_ARG_NOT_NULL(opts);
+  ca_load_options_t o = CA_LOAD_OPTIONS_INIT;
+  if (opts->struct_size < sizeof(ca_load_options_t))
+    return set_error(CA_EINVAL, "ca_load: opts->struct_size " + std::to_string(opts->struct_size) +
+                                    " is too small (set it to sizeof(ca_load_options_t))");
+  std::memcpy(&o, opts, sizeof o);
+  if (o.path && o.data)
+    return set_error(CA_EINVAL, "ca_load: opts->path and opts->data are both set (load a file or a buffer)");
+  if (!o.path && !o.data) return set_error(CA_EINVAL, "ca_load: opts->path and opts->data are both NULL");
+  return do_load("ca_load", o.path, o.data, o.size, out_graph, out_arrays, out_narrays);
+}
+
+// ---- deprecated aliases (format.h, "Deprecated"): removed in 0.3 --------------------------------
+
+CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path) {
+  CA_ARG_NOT_NULL(graph);
+  CA_ARG_NOT_NULL(path);
+  return do_save({"ca_graph_save", graph, nullptr, 0, path, nullptr}, nullptr, nullptr);
+}
+CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path, const ca_save_options_t *opts) {
+  CA_ARG_NOT_NULL(graph);
+  CA_ARG_NOT_NULL(path);
+  return save_with({"ca_graph_save_opts", graph, nullptr, 0, path, nullptr}, opts, nullptr, nullptr);
+}
+CA_API ca_status_t ca_graph_save_buffer(const ca_graph_t *graph, void **data, size_t *size) {
+  if (data) *data = nullptr;
+  if (size) *size = 0;
+  CA_ARG_NOT_NULL(graph);
+  return do_save({"ca_graph_save_buffer", graph, nullptr, 0, nullptr, nullptr}, data, size);
+}
+CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *path) {
+  if (out) *out = nullptr;
+  CA_ARG_NOT_NULL(path);
+  CA_ARG_NOT_NULL(out);
+  return do_load("ca_graph_load", path, nullptr, 0, out, nullptr, nullptr);
+}
+CA_API ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *data, size_t size) {
+  if (out) *out = nullptr;
+  CA_ARG_NOT_NULL(out);
+  return do_load("ca_graph_load_buffer", nullptr, data, size, out, nullptr, nullptr);
+}
+CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *arrays, size_t n, const char *path,
+                                       const ca_save_options_t *opts) {
+  CA_ARG_NOT_NULL(path);
+  return save_with({"ca_arrays_save_opts", nullptr, arrays, n, path, nullptr}, opts, nullptr, nullptr);
+}
+CA_API ca_status_t ca_arrays_save_buffer(const ca_array_t *const *arrays, size_t n, void **data, size_t *size) {
+  return do_save({"ca_arrays_save_buffer", nullptr, arrays, n, nullptr, nullptr}, data, size);
+}
+CA_API ca_status_t ca_arrays_load_buffer(ca_array_t ***out, size_t *n, const void *data, size_t size) {
+  if (out) *out = nullptr;
+  if (n) *n = 0;
+  CA_ARG_NOT_NULL(out);
+  return do_load("ca_arrays_load_buffer", nullptr, data, size, nullptr, out, n);
+}
+CA_API void ca_arrays_free(ca_array_t **arrays, size_t n) { ca_array_free_many(arrays, n); }
 
 CA_API ca_status_t ca_array_save(const ca_array_t *a, const char *path) {
   CA_ARG_NOT_NULL(a);
-  return ca_arrays_save(&a, 1, path);
+  CA_ARG_NOT_NULL(path);
+  return do_save({"ca_array_save", nullptr, &a, 1, path, nullptr}, nullptr, nullptr);
 }
 
 CA_API ca_status_t ca_array_load(ca_array_t **out, const char *path) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
+  CA_ARG_NOT_NULL(path);
   ca_array_t **list = nullptr;
   size_t n = 0;
-  ca_status_t st = ca_arrays_load(&list, &n, path);
+  ca_status_t st = do_load("ca_array_load", path, nullptr, 0, nullptr, &list, &n);
   if (st != CA_OK) return st;
   if (n != 1) {
-    ca_arrays_free(list, n);
+    ca_array_free_many(list, n);
     if (n == 0)
       return set_error(CA_ENOTFOUND, std::string("ca_array_load: '") + path + "' holds no array (a graph file?)");
     return set_error(CA_EINVAL, std::string("ca_array_load: '") + path + "' holds " + std::to_string(n) +
-                                    " arrays: use ca_arrays_load");
+                                    " arrays: use ca_load");
   }
   *out = list[0];
   std::free(list);

@@ -134,12 +134,12 @@ CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *graph, cons
 CA_API int64_t ca_graph_num_tasks(const ca_graph_t *graph) { return graph ? graph->g.num_tasks() : -1; }
 CA_API int64_t ca_graph_num_layers(const ca_graph_t *graph) { return graph ? int64_t(graph->g.layers().size()) : -1; }
 
-CA_API bool ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key) {
-  if (!graph || !key) return false;
+CA_API int ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key) {
+  if (!graph || !key) return 0;
   try {
-    return graph->g.has_key(key_ref(key));
+    return graph->g.has_key(key_ref(key)) ? 1 : 0;
   } catch (...) {
-    return false;
+    return 0;
   }
 }
 
@@ -290,19 +290,20 @@ CA_API ca_status_t ca_cancel_new(ca_cancel_t **out) {
 CA_API void ca_cancel_request(ca_cancel_t *c) {
   if (c) c->flag.store(true);
 }
-CA_API bool ca_cancel_requested(const ca_cancel_t *c) { return c && c->flag.load(); }
+CA_API int ca_cancel_requested(const ca_cancel_t *c) { return c && c->flag.load() ? 1 : 0; }
 CA_API void ca_cancel_reset(ca_cancel_t *c) {
   if (c) c->flag.store(false);
 }
 CA_API void ca_cancel_free(ca_cancel_t *c) { delete c; }
 
-CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,
-                              ca_block_t **results, const ca_compute_options_t *opts) {
+CA_API ca_status_t ca_compute(ca_block_t **results, ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys,
+                              size_t nkeys, const ca_compute_options_t *opts) {
   if (results)
     for (size_t i = 0; i < nkeys; ++i) results[i] = nullptr;
   CA_ARG_NOT_NULL(ctx);
   CA_ARG_NOT_NULL(graph);
-  if (nkeys && (!keys || !results)) return set_error(CA_EINVAL, "ca_compute: keys or results is NULL with nkeys > 0");
+  if (nkeys && !results) return set_error(CA_EINVAL, "ca_compute: out is NULL with nkeys > 0");
+  if (nkeys && !keys) return set_error(CA_EINVAL, "ca_compute: keys is NULL with nkeys > 0");
   CA_TRY
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   std::vector<ca::KeyRef> refs;

@@ -3,7 +3,9 @@
 
 #include <chunkarray/chunkarray.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -59,6 +61,21 @@ ca_status_t handle_exception() noexcept;
 ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts);
 /// A ca_chunks_t as chunks (tuple of tuples); `what` names the calling function in errors.
 std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *what);
+
+/// An options struct as passed in (nullable, versioned by its leading `uint32_t struct_size`): the
+/// defaults, overwritten by the caller's first struct_size bytes. `min_size` is the smallest size the
+/// caller may pass (the fields every version has); a smaller one is CA_EINVAL naming `fn` and `name`.
+template <class T>
+T options_in(const T *opts, const T &defaults, const char *fn, const char *name = "opts",
+             size_t min_size = sizeof(uint32_t)) {
+  T o = defaults;
+  if (!opts) return o;
+  CA_CHECK(opts->struct_size >= min_size, CA_EINVAL, fn, ": ", name, "->struct_size ", opts->struct_size,
+           " is too small (at least ", min_size, "; set it to sizeof of the options struct)");
+  std::memcpy(static_cast<void *>(&o), opts, std::min<size_t>(opts->struct_size, sizeof(T)));
+  o.struct_size = sizeof(T);
+  return o;
+}
 
 }  // namespace ca::capi
 

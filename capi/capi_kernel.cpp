@@ -20,8 +20,8 @@ CA_API const int64_t *ca_kernel_key_index(const ca_kernel_ctx_t *kctx, int32_t *
   return kctx ? kctx->key_index : nullptr;
 }
 
-CA_API bool ca_kernel_cancelled(const ca_kernel_ctx_t *kctx) {
-  return kctx && kctx->cancelled && kctx->cancelled->load(std::memory_order_relaxed);
+CA_API int ca_kernel_cancelled(const ca_kernel_ctx_t *kctx) {
+  return kctx && kctx->cancelled && kctx->cancelled->load(std::memory_order_relaxed) ? 1 : 0;
 }
 
 CA_API ca_status_t ca_kernel_new(ca_kernel_t **out, const char *name, ca_kernel_fn fn, const ca_kernel_options_t *opts) {

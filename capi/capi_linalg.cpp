@@ -141,7 +141,7 @@ CA_API ca_status_t ca_linalg_inv(ca_array_t **out, const ca_array_t *a) {
   CA_CATCH
 }
 
-CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, bool lower) {
+CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, int lower) {
   OUT_INIT(out);
   CA_TRY
   *out = ca_capi_wrap_array(ca::linalg::cholesky(arr(a, "ca_linalg_cholesky", "a"), lower));
@@ -174,7 +174,7 @@ CA_API ca_status_t ca_linalg_lstsq(ca_array_t **x, ca_array_t **residuals, ca_ar
 }
 
 CA_API ca_status_t ca_linalg_norm(ca_array_t **out, const ca_array_t *x, const char *ord, const int32_t *axes,
-                                  int32_t naxes, bool keepdims) {
+                                  int32_t naxes, int keepdims) {
   OUT_INIT(out);
   CA_TRY
   auto ax = axes_in(axes, naxes, "ca_linalg_norm", "axes");

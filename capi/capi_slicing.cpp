@@ -27,8 +27,13 @@ std::vector<ca::IndexItem> index_in(const ca_index_t *idx, size_t n, const char 
     switch (c.kind) {
       case CA_IDX_INT: it = ca::IndexItem::integer(c.i); break;
       case CA_IDX_SLICE:
-        it.has_start = c.has_start, it.has_stop = c.has_stop, it.has_step = c.has_step;
-        it.start = c.start, it.stop = c.stop, it.step = c.has_step ? c.step : 1;
+        CA_CHECK((c.slice.flags & ~uint32_t(CA_SLICE_START | CA_SLICE_STOP | CA_SLICE_STEP)) == 0, CA_EINVAL, what,
+                 ": index item ", k, " has unknown slice.flags bits in ", c.slice.flags,
+                 " (only CA_SLICE_START | CA_SLICE_STOP | CA_SLICE_STEP)");
+        it.has_start = (c.slice.flags & CA_SLICE_START) != 0;
+        it.has_stop = (c.slice.flags & CA_SLICE_STOP) != 0;
+        it.has_step = (c.slice.flags & CA_SLICE_STEP) != 0;
+        it.start = c.slice.start, it.stop = c.slice.stop, it.step = it.has_step ? c.slice.step : 1;
         break;
       case CA_IDX_NEWAXIS: it = ca::IndexItem::newaxis(); break;
       case CA_IDX_ELLIPSIS: it = ca::IndexItem::ellipsis(); break;
@@ -113,7 +118,7 @@ CA_API ca_status_t ca_array_mask_select_axis(ca_array_t **out, const ca_array_t 
   CA_CATCH
 }
 
-CA_API bool ca_array_chunks_known(const ca_array_t *a) { return a && ca::chunks_known(ca_capi_unwrap(a)->chunks); }
+CA_API int ca_array_chunks_known(const ca_array_t *a) { return a && ca::chunks_known(ca_capi_unwrap(a)->chunks) ? 1 : 0; }
 
 CA_API ca_status_t ca_array_compute_chunk_sizes(ca_array_t **out, ca_context_t *ctx, const ca_array_t *a,
                                                 const ca_compute_options_t *opts) {

@@ -233,7 +233,7 @@ static int run(const demo_config_t *cfg, int32_t threads, int show_progress, dou
   opts.progress = on_progress;
   opts.progress_user_data = &ps;
   double t0 = now_seconds();
-  st = ca_compute(ctx, g, &root, 1, &result, &opts);
+  st = ca_compute(&result, ctx, g, &root, 1, &opts);
   *seconds = now_seconds() - t0;
   if (ps.drawn) printf("\n");
   if (st != CA_OK) {

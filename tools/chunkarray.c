@@ -10,6 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A graph file's graph and arrays (ca_load of a path). */
+static ca_status_t load_file(ca_graph_t **g, ca_array_t ***arrays, size_t *n, const char *file) {
+  ca_load_options_t lo = CA_LOAD_OPTIONS_INIT;
+  lo.path = file;
+  return ca_load(g, arrays, n, &lo);
+}
+
 #define MAX_PLUGINS 64
 
 static const char *prog = "chunkarray";
@@ -18,7 +25,7 @@ static void usage_main(FILE *f) {
   fprintf(f,
           "usage: chunkarray COMMAND [OPTIONS] FILE\n"
           "\n"
-          "Run and inspect chunkarray graph files (saved with ca_graph_save / ca_arrays_save).\n"
+          "Run and inspect chunkarray graph files (saved with ca_save).\n"
           "\n"
           "commands:\n"
           "  run FILE       compute the file's arrays (or every final task of a graph file)\n"
@@ -364,7 +371,7 @@ static int cmd_run(int argc, char **argv) {
     rc = 1;
     goto done;
   }
-  if (ca_file_load(&g, &arrays, &n, file) != CA_OK) {
+  if (load_file(&g, &arrays, &n, file) != CA_OK) {
     rc = fail_call(file);
     goto done;
   }
@@ -418,7 +425,7 @@ static int cmd_run(int argc, char **argv) {
       rc = 1;
     } else {
       progress_start(&prog_state, "graph");
-      if (ca_compute(ctx, g, keys, nkeys, results, &opts) != CA_OK) {
+      if (ca_compute(results, ctx, g, keys, nkeys, &opts) != CA_OK) {
         progress_end(&prog_state);
         rc = fail_call("compute");
       } else {
@@ -465,7 +472,7 @@ static int cmd_run(int argc, char **argv) {
     }
   }
 done:
-  ca_arrays_free(arrays, n);
+  ca_array_free_many(arrays, n);
   ca_graph_free(g);
   ca_context_free(ctx);
   return rc;
@@ -513,7 +520,7 @@ static int cmd_info(int argc, char **argv) {
   unsigned char hdr[16];
   FILE *f;
   if (r) return r < 0 ? 0 : r;
-  if (ca_file_load(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
   f = fopen(file, "rb");
   if (!f || fread(hdr, 1, 16, f) != 16 || fstat(fileno(f), &st) != 0) {
     fprintf(stderr, "%s: cannot read the header of '%s': %s\n", prog, file, f && !ferror(f) ? "file too short" : strerror(errno));
@@ -534,7 +541,7 @@ static int cmd_info(int argc, char **argv) {
     ca_layer_info_t li = CA_LAYER_INFO_INIT;
     if (ca_keylist_get(layers, i, &k) != CA_OK) {
       r = fail_call("listing the layers");
-    } else if (ca_graph_layer_info(g, k.name, &li) != CA_OK) {
+    } else if (ca_graph_layer_info(&li, g, k.name) != CA_OK) {
       r = fail_call(k.name);
     } else {
       printf("  %-48s %-12s %10lld tasks  %d index(es)", k.name, kind_name(li.kind), (long long)li.num_tasks, li.nindex);
@@ -576,7 +583,7 @@ static int cmd_info(int argc, char **argv) {
   }
   ca_keylist_free(kernels);
 done:
-  ca_arrays_free(arrays, n);
+  ca_array_free_many(arrays, n);
   ca_graph_free(g);
   return r;
 }
@@ -587,7 +594,7 @@ static int cmd_dot(int argc, char **argv) {
   ca_graph_t *g = NULL;
   char *dot = NULL;
   if (r) return r < 0 ? 0 : r;
-  if (ca_graph_load(&g, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, NULL, NULL, file) != CA_OK) return fail_call(file);
   if (ca_graph_to_dot(&dot, g, NULL, 0) != CA_OK) {
     ca_graph_free(g);
     return fail_call("ca_graph_to_dot");
@@ -623,7 +630,7 @@ static int cmd_validate(int argc, char **argv) {
     ca_context_free(ctx);
     return 1;
   }
-  if (ca_file_load(&g, &arrays, &n, file) != CA_OK) {
+  if (load_file(&g, &arrays, &n, file) != CA_OK) {
     r = fail_call(file);
   } else if (ca_graph_validate(g, ctx, NULL, 0) != CA_OK) {
     r = fail_call("invalid graph");
@@ -631,7 +638,7 @@ static int cmd_validate(int argc, char **argv) {
     printf("%s: valid (%lld layers, %lld tasks, %zu arrays)\n", file, (long long)ca_graph_num_layers(g),
            (long long)ca_graph_num_tasks(g), n);
   }
-  ca_arrays_free(arrays, n);
+  ca_array_free_many(arrays, n);
   ca_graph_free(g);
   ca_context_free(ctx);
   return r;

@@ -133,7 +133,7 @@ func fromBuffer(p unsafe.Pointer, n, itemsize int, dt DType, shape, chunks []int
 		C.memcpy(buf, p, C.size_t(n*itemsize))
 	}
 	return newArray(func(out **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_from_buffer(out, buf, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp, nil, &cc.c, 0, nil, nil)
+		return C.cag_ca_array_from_buffer(out, buf, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp, &cc.c, nil)
 	})
 }
 
@@ -171,7 +171,9 @@ func Full(shape, chunks []int64, dt DType, value float64) (*Array, error) {
 // RandomUniform draws reproducible uniform values in [low, high).
 func RandomUniform(shape, chunks []int64, seed uint64, low, high float64) (*Array, error) {
 	return creation(shape, chunks, Float64, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
-		return C.cag_ca_array_random(o, 0, C.uint64_t(seed), nd, sp, cc, C.ca_dtype_t(Float64), C.double(low), C.double(high))
+		opts := C.ca_random_options_t{struct_size: C.uint32_t(C.sizeof_ca_random_options_t), seed: C.uint64_t(seed),
+			p0: C.double(low), p1: C.double(high)}
+		return C.cag_ca_array_random(o, 0, nd, sp, cc, C.ca_dtype_t(Float64), &opts)
 	})
 }
 
@@ -206,14 +208,77 @@ func FromNpy(path string) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_from_npy(o, p, nil) })
 }
 
-// Load reads an array saved with Save (needs ca_array_load in the library).
+// Load reads an array saved with Save (needs ca_load in the library): the file must hold one array.
 func Load(path string) (*Array, error) {
-	if !HasFunction("ca_array_load") {
-		return nil, &Error{Status: -13, Message: "ca_array_load is not in the loaded library"}
+	_, arrays, err := loadFile(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(arrays) != 1 {
+		for _, x := range arrays {
+			x.Close()
+		}
+		if len(arrays) == 0 {
+			return nil, &Error{Status: -3, Message: "'" + path + "' holds no array (a graph file?)"}
+		}
+		return nil, &Error{Status: -1, Message: fmt.Sprintf("'%s' holds %d arrays", path, len(arrays))}
+	}
+	return arrays[0], nil
+}
+
+// loadFile is ca_load of the file path: its graph (graph true) or its arrays.
+func loadFile(path string, graph bool) (*C.ca_graph_t, []*Array, error) {
+	if !HasFunction("ca_load") {
+		return nil, nil, &Error{Status: -13, Message: "ca_load is not in the loaded library"}
 	}
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_load(o, p) })
+	var o C.ca_load_options_t
+	o.struct_size = C.uint32_t(unsafe.Sizeof(o))
+	o.path = p
+	if graph {
+		var g *C.ca_graph_t
+		err := call(func() C.ca_status_t { return C.cag_ca_load(&g, nil, nil, &o) })
+		return g, nil, err
+	}
+	var list **C.ca_array_t
+	var n C.size_t
+	if err := call(func() C.ca_status_t { return C.cag_ca_load(nil, &list, &n, &o) }); err != nil {
+		return nil, nil, err
+	}
+	defer C.cag_ca_array_free_many(list, n)
+	hs := unsafe.Slice(list, int(n))
+	out := make([]*Array, 0, int(n))
+	for _, h := range hs {
+		out = append(out, wrapArray(C.cag_ca_array_retain(h)))
+	}
+	return nil, out, nil
+}
+
+// saveFile is ca_save of a graph (g not nil) or of one array to the file path, recording the kernel
+// versions registered in ctx when ctx is not nil.
+func saveFile(path string, g *C.ca_graph_t, a *C.ca_array_t, ctx *Context) error {
+	if !HasFunction("ca_save") {
+		return &Error{Status: -13, Message: "ca_save is not in the loaded library"}
+	}
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	var o C.ca_save_options_t
+	o.struct_size = C.uint32_t(unsafe.Sizeof(o))
+	if ctx != nil {
+		o.context = ctx.h
+	}
+	o.path = p
+	if g != nil {
+		o.graph = g
+	} else {
+		arr := (**C.ca_array_t)(C.malloc(C.size_t(unsafe.Sizeof(a))))
+		defer C.free(unsafe.Pointer(arr))
+		*arr = a
+		o.arrays = arr
+		o.narrays = 1
+	}
+	return call(func() C.ca_status_t { return C.cag_ca_save(nil, nil, &o) })
 }
 
 // Ndim, Shape, Size, DType, Name and Chunks describe the array.
@@ -253,7 +318,7 @@ func (a *Array) Binary(op int, b *Array) (*Array, error) {
 // Scalar applies `a op v` (or `v op a` when scalarFirst).
 func (a *Array) Scalar(op int, v float64, scalarFirst bool) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_binary_scalar(o, C.int32_t(op), a.h, C.cag_scalar_f64(C.double(v)), C.bool(scalarFirst))
+		return C.cag_ca_array_binary_scalar(o, C.int32_t(op), a.h, C.cag_scalar_f64(C.double(v)), cbool(scalarFirst))
 	})
 }
 
@@ -277,7 +342,7 @@ func (a *Array) Reduce(op int, axes []int32, keepdims bool) (*Array, error) {
 		copy(unsafe.Slice((*int32)(unsafe.Pointer(ap)), len(axes)), axes)
 	}
 	return newArray(func(out **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_reduce(out, C.int32_t(op), a.h, ap, C.int32_t(len(axes)), C.bool(keepdims), &o)
+		return C.cag_ca_array_reduce(out, C.int32_t(op), a.h, ap, C.int32_t(len(axes)), cbool(keepdims), &o)
 	})
 }
 
@@ -289,7 +354,7 @@ func (a *Array) Max(axes ...int32) (*Array, error)  { return a.Reduce(RedMax, ax
 // Scan is a cumulative CA_SCAN_* along axis.
 func (a *Array) Scan(op int, axis int32) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_scan(o, C.int32_t(op), a.h, C.int32_t(axis), 0)
+		return C.cag_ca_array_scan(o, C.int32_t(op), a.h, C.int32_t(axis), nil)
 	})
 }
 
@@ -414,40 +479,13 @@ func (a *Array) ToNpy(ctx *Context, path string) error {
 	return call(func() C.ca_status_t { return C.cag_ca_array_to_npy(ctx.h, a.h, p, nil) })
 }
 
-// Save writes graph, name, chunks and dtype to a file (needs ca_array_save in the library).
-func (a *Array) Save(path string) error {
-	if !HasFunction("ca_array_save") {
-		return &Error{Status: -13, Message: "ca_array_save is not in the loaded library"}
-	}
-	p := C.CString(path)
-	defer C.free(unsafe.Pointer(p))
-	return call(func() C.ca_status_t { return C.cag_ca_array_save(a.h, p) })
-}
+// Save writes graph, name, chunks and dtype to a file (needs ca_save in the library).
+func (a *Array) Save(path string) error { return saveFile(path, nil, a.h, nil) }
 
 // SaveWithContext is Save recording, for every kernel the graph uses, the version registered in ctx
-// (a loaded graph then refuses to compute where another version is registered). Needs
-// ca_arrays_save_opts in the library.
-func (a *Array) SaveWithContext(path string, ctx *Context) error {
-	if !HasFunction("ca_arrays_save_opts") {
-		return &Error{Status: -13, Message: "ca_arrays_save_opts is not in the loaded library"}
-	}
-	p := C.CString(path)
-	defer C.free(unsafe.Pointer(p))
-	o := saveOptions(ctx)
-	arr := (**C.ca_array_t)(C.malloc(C.size_t(unsafe.Sizeof(a.h))))
-	defer C.free(unsafe.Pointer(arr))
-	*arr = a.h
-	return call(func() C.ca_status_t { return C.cag_ca_arrays_save_opts(arr, 1, p, &o) })
-}
-
-func saveOptions(ctx *Context) C.ca_save_options_t {
-	var o C.ca_save_options_t
-	o.struct_size = C.uint32_t(unsafe.Sizeof(o))
-	if ctx != nil {
-		o.context = ctx.h
-	}
-	return o
-}
+// (a loaded graph then refuses to compute where another version is registered). Needs ca_save in
+// the library.
+func (a *Array) SaveWithContext(path string, ctx *Context) error { return saveFile(path, nil, a.h, ctx) }
 
 // Graph is the array's task graph.
 func (a *Array) Graph() (*Graph, error) {
@@ -491,26 +529,11 @@ func (g *Graph) Dot() (string, error) {
 	return C.GoString(s), nil
 }
 
-// Save writes the graph to a file (needs ca_graph_save in the library).
-func (g *Graph) Save(path string) error {
-	if !HasFunction("ca_graph_save") {
-		return &Error{Status: -13, Message: "ca_graph_save is not in the loaded library"}
-	}
-	p := C.CString(path)
-	defer C.free(unsafe.Pointer(p))
-	return call(func() C.ca_status_t { return C.cag_ca_graph_save(g.h, p) })
-}
+// Save writes the graph to a file (needs ca_save in the library).
+func (g *Graph) Save(path string) error { return saveFile(path, g.h, nil, nil) }
 
 // SaveWithContext is Save recording the kernel versions registered in ctx (see Array.SaveWithContext).
-func (g *Graph) SaveWithContext(path string, ctx *Context) error {
-	if !HasFunction("ca_graph_save_opts") {
-		return &Error{Status: -13, Message: "ca_graph_save_opts is not in the loaded library"}
-	}
-	p := C.CString(path)
-	defer C.free(unsafe.Pointer(p))
-	o := saveOptions(ctx)
-	return call(func() C.ca_status_t { return C.cag_ca_graph_save_opts(g.h, p, &o) })
-}
+func (g *Graph) SaveWithContext(path string, ctx *Context) error { return saveFile(path, g.h, nil, ctx) }
 
 // KernelVersion is the version of kernel the graph records (0: not recorded, any version runs it);
 // an error if no task uses that kernel or its layers record different versions.
@@ -525,15 +548,10 @@ func (g *Graph) KernelVersion(kernel string) (int32, error) {
 	return int32(v), err
 }
 
-// LoadGraph reads a graph saved with Save (needs ca_graph_load in the library).
+// LoadGraph reads a graph saved with Save (needs ca_load in the library).
 func LoadGraph(path string) (*Graph, error) {
-	if !HasFunction("ca_graph_load") {
-		return nil, &Error{Status: -13, Message: "ca_graph_load is not in the loaded library"}
-	}
-	p := C.CString(path)
-	defer C.free(unsafe.Pointer(p))
-	var g *C.ca_graph_t
-	if err := call(func() C.ca_status_t { return C.cag_ca_graph_load(&g, p) }); err != nil {
+	g, _, err := loadFile(path, true)
+	if err != nil {
 		return nil, err
 	}
 	return wrapGraph(g), nil

@@ -92,7 +92,7 @@ func VersionNumber() (int, int, error) {
 	return int(C.cag_ca_version_number()), int(C.cag_ca_abi_version()), nil
 }
 
-// HasFunction reports whether the loaded library has an optional function (ca_graph_save, ...).
+// HasFunction reports whether the loaded library has an optional function (ca_save, ...).
 func HasFunction(name string) bool {
 	if load() != nil {
 		return false
@@ -330,4 +330,12 @@ func ptrOf[T any](v []T) unsafe.Pointer {
 		return nil
 	}
 	return unsafe.Pointer(&v[0])
+}
+
+// cbool is a Go bool as the C API's booleans: an int that is 0 or 1.
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -12,7 +12,7 @@
 /* Load the library at @p path (NULL: $CHUNKARRAY_LIB, else libchunkarray.so.1). Returns 0, or -1 with
  * a static message in *err. Thread safe, idempotent. */
 int cag_load(const char *path, const char **err);
-/* 1 if the optional function @p name (ca_graph_save, ...) was found. */
+/* 1 if the optional function @p name (ca_save, ...) was found. */
 int cag_has(const char *name);
 
 /* Argument accessors (ca_arg_t's union is opaque to cgo). */
@@ -31,6 +31,7 @@ ca_status_t cag_register_go_kernel(ca_context_t *ctx, const char *name, uintptr_
 
 #define CAG_DECL(ret, name, params, args) ret cag_##name params;
 #define CAG_FUNCS(X) \
+  X(ca_array_t *, ca_array_retain, (const ca_array_t *a), (a)) \
   X(int32_t, ca_version_number, (void), ()) \
   X(const char *, ca_version_string, (void), ()) \
   X(int32_t, ca_abi_version, (void), ()) \
@@ -62,8 +63,7 @@ ca_status_t cag_register_go_kernel(ca_context_t *ctx, const char *name, uintptr_
   X(const int64_t *, ca_array_chunks, (const ca_array_t *a, int32_t d, int64_t *n), (a, d, n)) \
   X(ca_status_t, ca_array_graph, (ca_graph_t **o, const ca_array_t *a), (o, a)) \
   X(ca_status_t, ca_array_from_buffer, (ca_array_t **o, const void *data, ca_dtype_t d, int32_t nd, \
-      const int64_t *sh, const int64_t *st, const ca_chunks_t *c, uint32_t f, void (*r)(void *), void *u), \
-      (o, data, d, nd, sh, st, c, f, r, u)) \
+      const int64_t *sh, const ca_chunks_t *c, const ca_buffer_options_t *op), (o, data, d, nd, sh, c, op)) \
   X(ca_status_t, ca_array_full, (ca_array_t **o, int32_t nd, const int64_t *sh, const ca_chunks_t *c, \
       ca_dtype_t d, double re, double im), (o, nd, sh, c, d, re, im)) \
   X(ca_status_t, ca_array_zeros, (ca_array_t **o, int32_t nd, const int64_t *sh, const ca_chunks_t *c, \
@@ -72,18 +72,18 @@ ca_status_t cag_register_go_kernel(ca_context_t *ctx, const char *name, uintptr_
       ca_dtype_t d), (o, nd, sh, c, d)) \
   X(ca_status_t, ca_array_arange, (ca_array_t **o, double a, double b, double s, const ca_chunks_t *c, \
       ca_dtype_t d), (o, a, b, s, c, d)) \
-  X(ca_status_t, ca_array_random, (ca_array_t **o, int32_t dist, uint64_t seed, int32_t nd, const int64_t *sh, \
-      const ca_chunks_t *c, ca_dtype_t d, double p0, double p1), (o, dist, seed, nd, sh, c, d, p0, p1)) \
+  X(ca_status_t, ca_array_random, (ca_array_t **o, int32_t dist, int32_t nd, const int64_t *sh, \
+      const ca_chunks_t *c, ca_dtype_t d, const ca_random_options_t *op), (o, dist, nd, sh, c, d, op)) \
   X(ca_status_t, ca_array_unary, (ca_array_t **o, int32_t op, const ca_array_t *a), (o, op, a)) \
   X(ca_status_t, ca_array_binary, (ca_array_t **o, int32_t op, const ca_array_t *a, const ca_array_t *b), \
       (o, op, a, b)) \
   X(ca_status_t, ca_array_binary_scalar, (ca_array_t **o, int32_t op, const ca_array_t *a, ca_scalar_t s, \
-      bool f), (o, op, a, s, f)) \
+      int f), (o, op, a, s, f)) \
   X(ca_status_t, ca_array_astype, (ca_array_t **o, const ca_array_t *a, ca_dtype_t d), (o, a, d)) \
   X(ca_status_t, ca_array_reduce, (ca_array_t **o, int32_t op, const ca_array_t *a, const int32_t *ax, \
-      int32_t n, bool k, const ca_reduce_options_t *op2), (o, op, a, ax, n, k, op2)) \
-  X(ca_status_t, ca_array_scan, (ca_array_t **o, int32_t op, const ca_array_t *a, int32_t ax, ca_dtype_t d), \
-      (o, op, a, ax, d)) \
+      int32_t n, int k, const ca_reduce_options_t *op2), (o, op, a, ax, n, k, op2)) \
+  X(ca_status_t, ca_array_scan, (ca_array_t **o, int32_t op, const ca_array_t *a, int32_t ax, \
+      const ca_scan_options_t *op2), (o, op, a, ax, op2)) \
   X(ca_status_t, ca_array_map_blocks, (ca_array_t **o, const char *k, const ca_array_t *const *as, size_t n, \
       const ca_arg_t *ex, size_t nex, const ca_map_blocks_options_t *op), (o, k, as, n, ex, nex, op)) \
   X(ca_status_t, ca_array_rechunk, (ca_array_t **o, const ca_array_t *a, const ca_chunks_t *c), (o, a, c)) \
@@ -105,17 +105,14 @@ ca_status_t cag_register_go_kernel(ca_context_t *ctx, const char *name, uintptr_
   X(ca_graph_free, (ca_graph_t *g), (g)) \
   X(ca_chunkset_free, (ca_chunkset_t *c), (c)) \
   X(ca_array_free, (const ca_array_t *a), (a)) \
+  X(ca_array_free_many, (ca_array_t **a, size_t n), (a, n)) \
   X(ca_string_free, (char *s), (s))
 
 /* Planned functions, not yet in every library: declared here with their planned signatures. */
 #define CAG_OPTIONAL_FUNCS(X) \
-  X(ca_status_t, ca_graph_save, (const ca_graph_t *g, const char *p), (g, p)) \
-  X(ca_status_t, ca_graph_load, (ca_graph_t **o, const char *p), (o, p)) \
-  X(ca_status_t, ca_array_save, (const ca_array_t *a, const char *p), (a, p)) \
-  X(ca_status_t, ca_array_load, (ca_array_t **o, const char *p), (o, p)) \
-  X(ca_status_t, ca_graph_save_opts, (const ca_graph_t *g, const char *p, const ca_save_options_t *o), (g, p, o)) \
-  X(ca_status_t, ca_arrays_save_opts, (const ca_array_t *const *a, size_t n, const char *p, \
-      const ca_save_options_t *o), (a, n, p, o)) \
+  X(ca_status_t, ca_save, (void **o, size_t *n, const ca_save_options_t *op), (o, n, op)) \
+  X(ca_status_t, ca_load, (ca_graph_t **g, ca_array_t ***a, size_t *n, const ca_load_options_t *op), \
+      (g, a, n, op)) \
   X(ca_status_t, ca_graph_kernel_version, (int32_t *o, const ca_graph_t *g, const char *k), (o, g, k))
 
 #define CAG_DECL_VOID(name, params, args) void cag_##name params;

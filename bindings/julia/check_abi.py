@@ -14,13 +14,8 @@ import os
 import re
 import sys
 
-# Functions other work adds later: their planned C signatures.
-PLANNED = {
-    "ca_graph_save": "ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path);",
-    "ca_graph_load": "ca_status_t ca_graph_load(ca_graph_t **out, const char *path);",
-    "ca_array_save": "ca_status_t ca_array_save(const ca_array_t *a, const char *path);",
-    "ca_array_load": "ca_status_t ca_array_load(ca_array_t **out, const char *path);",
-}
+# Functions other work adds later: their planned C signatures (none pending).
+PLANNED = {}
 
 SCALARS = {
     "int8_t": {"Int8"}, "int16_t": {"Int16"}, "int32_t": {"Int32", "Cint"}, "int64_t": {"Int64"},

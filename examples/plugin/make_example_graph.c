@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   const ca_array_t *pair[2];
   const ca_array_t *outs[2];
   ca_map_blocks_options_t mo = CA_MAP_BLOCKS_OPTIONS_INIT;
+  ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
   if (argc != 2) {
     fprintf(stderr, "usage: make_example_graph OUT.cagraph\n");
     return 2;
@@ -44,7 +45,10 @@ int main(int argc, char **argv) {
   CHECK(ca_array_map_blocks(&hy, "example.hypot", pair, 2, NULL, 0, &mo));
   outs[0] = aff;
   outs[1] = hy;
-  CHECK(ca_arrays_save(outs, 2, argv[1]));
+  so.path = argv[1];
+  so.arrays = (const ca_array_t *const *)outs;
+  so.narrays = 2;
+  CHECK(ca_save(NULL, NULL, &so));
   ca_array_free(x);
   ca_array_free(aff);
   ca_array_free(cl);

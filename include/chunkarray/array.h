@@ -64,6 +64,9 @@ CA_API void ca_chunkset_free(ca_chunkset_t *cs);
  * @param ctx may be NULL (then the default 128 MiB).
  * Errors name the dimension: "chunks along axis 1 sum to 23, shape is 24" (dask's "Chunks do not add
  * up to shape"), negative sizes, ndim mismatch.
+ * @return CA_OK; CA_EINVAL (NULL out, NULL shape with ndim > 0, ndim out of range, negative sizes, explicit sizes
+ *         that do not sum to the extent: the message names the axis); CA_ETYPE (invalid dtype); CA_ENOMEM.
+ * @param[out] out owned, free with ca_chunkset_free(); NULL on failure.
  */
 CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *ctx, const ca_dimchunks_t *spec,
                                        int32_t ndim, const int64_t *shape, ca_dtype_t dtype, int64_t limit);
@@ -71,6 +74,9 @@ CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *
 /**
  * Parse a dask-style chunks string and normalize it: "auto", "5", "(2, 3, 4), -1", "((2,3,4),(5,5))",
  * "{0: 5, 1: -1}" (missing dims: whole), "64MiB" (auto with that block size).
+ * @return CA_OK; CA_EINVAL (NULL out or spec, a spec that does not parse or does not fit the shape: the message
+ *         quotes it and names the axis); CA_ETYPE (invalid dtype); CA_ENOMEM.
+ * @param[out] out owned, free with ca_chunkset_free(); NULL on failure.
  */
 CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
                                            int32_t ndim, const int64_t *shape, ca_dtype_t dtype);
@@ -85,6 +91,9 @@ CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context
  * of the chunk grid (the error names the first missing key).
  * @param graph borrowed: the array shares its layers (O(layers)); later changes to @p graph do not
  *        affect the array.
+ * @return CA_OK; CA_EINVAL (NULL out, graph, name or chunks; bad chunks); CA_ENOTFOUND (a key of the chunk grid is
+ *         missing from the graph, named); CA_ETYPE (invalid dtype); CA_ENOMEM.
+ * @param[out] out owned, free with ca_array_free().
  */
 CA_API ca_status_t ca_array_new(ca_array_t **out, const ca_graph_t *graph, const char *name,
                                 const ca_chunks_t *chunks, ca_dtype_t dtype);
@@ -106,9 +115,15 @@ CA_API const int64_t *ca_array_numblocks(const ca_array_t *a);
 CA_API const int64_t *ca_array_chunks(const ca_array_t *a, int32_t dim, int64_t *n);
 /** @return a borrowed view of all chunks, valid while @p a lives. */
 CA_API ca_chunks_t ca_array_chunks_view(const ca_array_t *a);
-/** @param[out] out a new graph holding the array's layers (shared). */
+/**
+ * @param[out] out a new graph holding the array's layers (shared).
+ * @return CA_OK; CA_EINVAL (NULL out or a); CA_ENOMEM. The caller owns *out (ca_graph_free()).
+ */
 CA_API ca_status_t ca_array_graph(ca_graph_t **out, const ca_array_t *a);
-/** @param[out] out the block keys in C order (dask's __dask_keys__, flattened). */
+/**
+ * @param[out] out the block keys in C order (dask's __dask_keys__, flattened).
+ * @return CA_OK; CA_EINVAL (NULL out or a); CA_ENOMEM. The caller owns *out (ca_keylist_free()).
+ */
 CA_API ca_status_t ca_array_keys(ca_keylist_t **out, const ca_array_t *a);
 /** @return the array's meta: its block type, "numpy.ndarray"-like "ndarray" (static string). */
 CA_API const char *ca_array_meta(const ca_array_t *a);
@@ -124,6 +139,20 @@ CA_API const char *ca_array_meta(const ca_array_t *a);
 #define CA_BUFFER_UNIQUE_NAME 2u /**< a fresh name instead of a token of the contents (dask's
                                       name=False): no pass over the data to hash it */
 
+/** Options of ca_array_from_buffer(). Start from CA_BUFFER_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_buffer_options {
+  uint32_t struct_size;   /**< sizeof(ca_buffer_options_t) */
+  uint32_t flags;         /**< CA_BUFFER_COPY or CA_BUFFER_BORROW, optionally | CA_BUFFER_UNIQUE_NAME;
+                               other bits are CA_EINVAL */
+  const int64_t *strides; /**< byte strides per dimension (borrowed for the call), NULL for
+                               C-contiguous; may be negative or zero */
+  /** With CA_BUFFER_BORROW: called exactly once when the buffer is no longer needed (also on
+   *  failure); may be NULL. May run on any thread. */
+  void (*release)(void *user_data);
+  void *user_data;        /**< passed to release; may be NULL */
+} ca_buffer_options_t;
+#define CA_BUFFER_OPTIONS_INIT {sizeof(ca_buffer_options_t), CA_BUFFER_COPY, NULL, NULL, NULL}
+
 /**
  * An array over a caller's buffer (dask's from_array).
  *
@@ -131,42 +160,77 @@ CA_API const char *ca_array_meta(const ca_array_t *a);
  * chunks and the bytes of every block (one fast hashing pass, ~10 GB/s). The same data with the same
  * chunks gives the same name, copied or borrowed, so expressions over it share graph entries and two
  * arrays over equal buffers combine. With CA_BUFFER_UNIQUE_NAME every call gets a new name.
- * @param flags CA_BUFFER_COPY or CA_BUFFER_BORROW, optionally | CA_BUFFER_UNIQUE_NAME; other bits
- *        are CA_EINVAL.
- * @param strides byte strides per dimension, NULL for C-contiguous; may be negative or zero.
+ * @param[out] out owned, free with ca_array_free(); NULL on failure.
+ * @param data borrowed: copied now (CA_BUFFER_COPY) or viewed until opts->release runs
+ *        (CA_BUFFER_BORROW). May be NULL only when the array is empty.
+ * @param shape @p ndim extents (may be NULL when ndim is 0).
  * @param chunks normalized chunks for @p shape (e.g. from ca_normalize_chunks()).
- * @param release with CA_BUFFER_BORROW: called exactly once when the buffer is no longer needed (also
- *        on failure); may be NULL.
- * @param user_data passed to @p release; may be NULL.
+ * @param opts borrowed, may be NULL (copy, C-contiguous, name from the contents: the defaults of
+ *        CA_BUFFER_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out/chunks, NULL shape with ndim > 0, ndim out of range, unknown
+ *         flag bits, opts->struct_size too small, chunks that do not match the shape; the message
+ *         names the argument); CA_ETYPE (invalid dtype); CA_ENOMEM.
+ *         With CA_BUFFER_BORROW, opts->release runs exactly once, also on every failure (except
+ *         when opts->struct_size is too small to hold it).
  */
 CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_dtype_t dtype, int32_t ndim,
-                                        const int64_t *shape, const int64_t *strides, const ca_chunks_t *chunks,
-                                        uint32_t flags, void (*release)(void *), void *user_data);
+                                        const int64_t *shape, const ca_chunks_t *chunks,
+                                        const ca_buffer_options_t *opts);
 
-/** full(shape, value): @p value_re/@p value_im converted to dtype (im ignored unless complex). */
+/**
+ * full(shape, value): @p value_re/@p value_im converted to dtype (im ignored unless complex).
+ * @return CA_OK; CA_EINVAL (NULL out or chunks, NULL shape with ndim > 0, ndim out of range, chunks that do not match
+ *         the shape: the axis is named); CA_ETYPE (invalid dtype); CA_ENOMEM. The caller owns *out (ca_array_free()),
+ *         here and in every ca_array_* constructor and operation below; *out is NULL on failure.
+ */
 CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                  ca_dtype_t dtype, double value_re, double value_im);
+/**
+ * @return as ca_array_full().
+ */
 CA_API ca_status_t ca_array_zeros(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                   ca_dtype_t dtype);
+/**
+ * @return as ca_array_full().
+ */
 CA_API ca_status_t ca_array_ones(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                  ca_dtype_t dtype);
-/** empty: contents unspecified (zeros in practice). */
+/**
+ * empty: contents unspecified (zeros in practice).
+ * @return as ca_array_full().
+ */
 CA_API ca_status_t ca_array_empty(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                   ca_dtype_t dtype);
-/** arange(start, stop, step) as NumPy: length ceil((stop - start) / step). chunks: 1-d. */
+/**
+ * arange(start, stop, step) as NumPy: length ceil((stop - start) / step). chunks: 1-d.
+ * @return CA_OK; CA_EINVAL (NULL out or chunks, step 0, a length that does not fit, chunks that do not match it);
+ *         CA_ETYPE (invalid dtype); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_arange(ca_array_t **out, double start, double stop, double step,
                                    const ca_chunks_t *chunks, ca_dtype_t dtype);
-/** linspace(start, stop, num, endpoint). */
-CA_API ca_status_t ca_array_linspace(ca_array_t **out, double start, double stop, int64_t num, bool endpoint,
+/**
+ * linspace(start, stop, num, endpoint).
+ * @return CA_OK; CA_EINVAL (NULL out or chunks, negative num, chunks that do not match it); CA_ETYPE (invalid dtype);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_linspace(ca_array_t **out, double start, double stop, int64_t num, int endpoint,
                                      const ca_chunks_t *chunks, ca_dtype_t dtype);
-/** eye(N, M, k): ones on the k-th diagonal. chunks: 2-d for (N, M). */
+/**
+ * eye(N, M, k): ones on the k-th diagonal. chunks: 2-d for (N, M).
+ * @return CA_OK; CA_EINVAL (NULL out or chunks, negative n or m, chunks that do not match (n, m)); CA_ETYPE (invalid
+ *         dtype); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_eye(ca_array_t **out, int64_t n, int64_t m, int64_t k, const ca_chunks_t *chunks,
                                 ca_dtype_t dtype);
-/** tri(N, M, k): ones at and below the k-th diagonal. */
+/**
+ * tri(N, M, k): ones at and below the k-th diagonal.
+ * @return as ca_array_eye().
+ */
 CA_API ca_status_t ca_array_tri(ca_array_t **out, int64_t n, int64_t m, int64_t k, const ca_chunks_t *chunks,
                                 ca_dtype_t dtype);
 /** diag as NumPy: a 1-d array gives a 2-d matrix with it on the k-th diagonal; a 2-d array gives its
- *  k-th diagonal (1-d). */
+ *  k-th diagonal (1-d).
+ *  @return CA_OK; CA_EINVAL (NULL out or a, an array that is not 1-d or 2-d); CA_ENOMEM. */
 CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t k);
 
 /* Random distributions (ca_array_random). Counter-based (Philox4x32-10 keyed by the seed): each
@@ -176,9 +240,28 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
 #define CA_RANDOM_UNIFORM 0  /**< [p0, p1) */
 #define CA_RANDOM_NORMAL 1   /**< mean p0, standard deviation p1 */
 #define CA_RANDOM_INTEGERS 2 /**< integers in [p0, p1), integer dtype */
-CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, uint64_t seed, int32_t ndim,
-                                   const int64_t *shape, const ca_chunks_t *chunks, ca_dtype_t dtype, double p0,
-                                   double p1);
+
+/** Options of ca_array_random(). Start from CA_RANDOM_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_random_options {
+  uint32_t struct_size; /**< sizeof(ca_random_options_t) */
+  uint32_t reserved;    /**< 0 */
+  uint64_t seed;        /**< the Philox key: the same seed gives the same values */
+  double p0;            /**< the distribution's first parameter (see CA_RANDOM_*); default 0 */
+  double p1;            /**< its second parameter; default 1 */
+} ca_random_options_t;
+#define CA_RANDOM_OPTIONS_INIT {sizeof(ca_random_options_t), 0u, 0u, 0.0, 1.0}
+
+/**
+ * An array of random values of @p distribution (CA_RANDOM_*).
+ * @param[out] out owned, free with ca_array_free(); NULL on failure.
+ * @param shape @p ndim extents (may be NULL when ndim is 0). @param chunks normalized chunks of it.
+ * @param opts borrowed, may be NULL (seed 0, p0 0, p1 1: the defaults of CA_RANDOM_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out/chunks, bad shape or chunks, unknown distribution, bad
+ *         parameters such as p1 <= p0 for integers, opts->struct_size too small); CA_ETYPE (a dtype
+ *         the distribution cannot produce); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32_t ndim, const int64_t *shape,
+                                   const ca_chunks_t *chunks, ca_dtype_t dtype, const ca_random_options_t *opts);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Elementwise (fused)                                                                               */
@@ -276,20 +359,46 @@ typedef struct ca_scalar {
   int64_t i64;     /**< exact value for integer and bool kinds (unsigned: the uint64 bits) */
 } ca_scalar_t;
 
+/**
+ * @return CA_OK; CA_EINVAL (NULL out or a, unknown op); CA_ETYPE (the op is not defined for the dtype, e.g. a bitwise
+ *         op on floats, or a string or time dtype); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t *a);
-/** a op b with NumPy broadcasting; chunks unified (rechunked where they differ). */
+/**
+ * a op b with NumPy broadcasting; chunks unified (rechunked where they differ).
+ * @return CA_OK; CA_EINVAL (NULL out, a or b, unknown op, shapes that do not broadcast: both named); CA_ETYPE (no
+ *         NumPy promotion of the dtypes, or the op is not defined for it); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_t *a, const ca_array_t *b);
-/** a op s (or s op a when @p scalar_first). */
+/**
+ * a op s (or s op a when @p scalar_first).
+ * @return as ca_array_binary(); CA_EINVAL also for an invalid scalar kind.
+ */
 CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, int32_t op, const ca_array_t *a, ca_scalar_t s,
-                                          bool scalar_first);
-/** where(cond, a, b); any of a, b may be NULL to use the scalars sa, sb instead. */
+                                          int scalar_first);
+/**
+ * where(cond, a, b); any of a, b may be NULL to use the scalars sa, sb instead.
+ * @return CA_OK; CA_EINVAL (NULL out or cond, shapes that do not broadcast); CA_ETYPE (a non-boolean-convertible cond
+ *         or dtypes without a promotion); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_where(ca_array_t **out, const ca_array_t *cond, const ca_array_t *a, const ca_array_t *b,
                                   ca_scalar_t sa, ca_scalar_t sb);
-/** clip(a, lo, hi): use has_lo/has_hi for one-sided clips. */
-CA_API ca_status_t ca_array_clip(ca_array_t **out, const ca_array_t *a, bool has_lo, ca_scalar_t lo, bool has_hi,
+/**
+ * clip(a, lo, hi): use has_lo/has_hi for one-sided clips.
+ * @return CA_OK; CA_EINVAL (NULL out or a); CA_ETYPE (a bound that does not convert to the dtype, or a string dtype);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_clip(ca_array_t **out, const ca_array_t *a, int has_lo, ca_scalar_t lo, int has_hi,
                                  ca_scalar_t hi);
+/**
+ * @return CA_OK; CA_EINVAL (NULL out or a); CA_ETYPE (invalid dtype, or a cast NumPy refuses, e.g. between time and
+ *         string dtypes); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_astype(ca_array_t **out, const ca_array_t *a, ca_dtype_t dtype);
-/** np.round(a, decimals). */
+/**
+ * np.round(a, decimals).
+ * @return CA_OK; CA_EINVAL (NULL out or a); CA_ETYPE (a string or time dtype); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t decimals);
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -338,9 +447,12 @@ typedef struct ca_reduce_options {
  * A builtin reduction over @p naxes axes (naxes 0 with axes NULL: all axes; negative axes count from
  * the end). arg-reductions take one axis or all (flattened index).
  * @param opts borrowed, may be NULL (the defaults of CA_REDUCE_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out or a, unknown op, axes NULL with naxes > 0, an axis out of range or repeated,
+ *         several axes for an arg-reduction, opts->struct_size too small); CA_ETYPE (the reduction is not defined for
+ *         the dtype, or an invalid opts->dtype); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
-                                   int32_t naxes, bool keepdims, const ca_reduce_options_t *opts);
+                                   int32_t naxes, int keepdims, const ca_reduce_options_t *opts);
 
 /* @generated scans begin: tools/gen_codes.py */
 /* Builtin scans (ca_array_scan).
@@ -356,9 +468,32 @@ typedef enum ca_scan_t {
 } ca_scan_t;
 /* @generated scans end */
 
-/** Cumulative reduction along @p axis (dask's cumreduction: per-block scan plus a carried total). */
+/** Options of ca_array_scan(). Start from CA_SCAN_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_scan_options {
+  uint32_t struct_size; /**< sizeof(ca_scan_options_t) */
+  ca_dtype_t dtype;     /**< accumulate/return dtype; CA_DTYPE_INVALID = NumPy's default */
+} ca_scan_options_t;
+#define CA_SCAN_OPTIONS_INIT {sizeof(ca_scan_options_t), CA_DTYPE_INVALID}
+
+/**
+ * Cumulative reduction along @p axis (dask's cumreduction: per-block scan plus a carried total).
+ * @param[out] out owned, free with ca_array_free(); NULL on failure.
+ * @param op CA_SCAN_*. @param a borrowed. @param axis negative counts from the end.
+ * @param opts borrowed, may be NULL (the defaults of CA_SCAN_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out or a, unknown op, axis out of range, opts->struct_size too
+ *         small); CA_ETYPE (a dtype the scan does not take); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis,
-                                 ca_dtype_t dtype);
+                                 const ca_scan_options_t *opts);
+
+/** Options of ca_array_reduction(). Start from CA_REDUCTION_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_reduction_options {
+  uint32_t struct_size; /**< sizeof(ca_reduction_options_t) */
+  int32_t split_every;  /**< blocks combined per tree node; 0 = dask's 16 */
+  const char *combine;  /**< the combine kernel (borrowed for the call); NULL = aggregate at every level */
+  ca_dtype_t dtype;     /**< the output dtype; CA_DTYPE_INVALID = the input's */
+} ca_reduction_options_t;
+#define CA_REDUCTION_OPTIONS_INIT {sizeof(ca_reduction_options_t), 0, NULL, CA_DTYPE_INVALID}
 
 /**
  * dask's generic tree reduction with user kernels:
@@ -366,11 +501,17 @@ CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t 
  * - combine(nested list of partials) -> partial (lists nest one level per reduced axis);
  * - aggregate(nested list of partials) -> final block (keepdims shape; axes dropped afterwards
  *   unless @p keepdims).
- * combine may be NULL (aggregate is used at every level). Kernels are looked up by name at compute.
+ * Kernels are looked up by name at compute.
+ * @param[out] out owned, free with ca_array_free(); NULL on failure.
+ * @param a borrowed. @param chunk, aggregate kernel names (borrowed, copied).
+ * @param axes @p naxes axes (naxes 0 with axes NULL: all axes). @param keepdims 0 or 1.
+ * @param opts borrowed, may be NULL (the defaults of CA_REDUCTION_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out, a, chunk or aggregate; bad axes; opts->struct_size too small);
+ *         CA_ETYPE (invalid dtype); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_reduction(ca_array_t **out, const ca_array_t *a, const char *chunk,
-                                      const char *combine, const char *aggregate, const int32_t *axes,
-                                      int32_t naxes, bool keepdims, int32_t split_every, ca_dtype_t dtype);
+                                      const char *aggregate, const int32_t *axes, int32_t naxes, int keepdims,
+                                      const ca_reduction_options_t *opts);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Block primitives                                                                                  */
@@ -402,6 +543,9 @@ typedef struct ca_blockwise_array_options {
 /**
  * dask's blockwise(func, out_ind, *(arg, ind)...): one task per output block calling @p kernel with
  * the corresponding blocks of the inputs.
+ * @return CA_OK; CA_EINVAL (NULL out, kernel or out_index; args NULL with nargs > 0; index letters that do not match
+ *         an array's dimensions; a letter with different block counts and align_arrays 0; opts->struct_size too
+ *         small); CA_ETYPE (invalid dtype); CA_ENOMEM. The kernel is looked up at compute (CA_ENOTFOUND then).
  */
 CA_API ca_status_t ca_array_blockwise(ca_array_t **out, const char *kernel, const char *out_index,
                                       const ca_array_arg_t *args, size_t nargs, ca_dtype_t dtype,
@@ -428,17 +572,27 @@ typedef struct ca_map_blocks_options {
  * @param arrays borrowed, narrays ≥ 1 entries, none NULL.
  * @param extra borrowed, may be NULL when nextra is 0.
  * @param opts borrowed, may be NULL (the defaults of CA_MAP_BLOCKS_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out, kernel or arrays; narrays 0; a NULL array; extra NULL with nextra > 0; arrays
+ *         that do not broadcast; bad drop_axis/new_axis; explicit chunks that do not fit; opts->struct_size too
+ *         small); CA_ETYPE (invalid opts->dtype); CA_ENOMEM. The kernel is looked up at compute (CA_ENOTFOUND then).
  */
 CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, const ca_array_t *const *arrays,
                                        size_t narrays, const ca_arg_t *extra, size_t nextra,
                                        const ca_map_blocks_options_t *opts);
 
-/** Rechunk to @p chunks (normalized chunks of the same shape). */
+/**
+ * Rechunk to @p chunks (normalized chunks of the same shape).
+ * @return CA_OK; CA_EINVAL (NULL out, a or chunks; chunks of another shape, the axis named); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_rechunk(ca_array_t **out, const ca_array_t *a, const ca_chunks_t *chunks);
 
 /**
  * dask's unify_chunks: arrays indexed by letters are rechunked so every letter has one common
  * chunking (a dimension of extent 1 broadcasts). @p out receives narrays new references.
+ * @return CA_OK; CA_EINVAL (NULL out, arrays or indices; a NULL array; index letters that do not match an array's
+ *         dimensions; a letter whose extents differ and are not 1); CA_ENOMEM.
+ * @param[out] out caller's array of narrays pointers; each receives an owned array (ca_array_free()); all NULL on
+ *         failure.
  */
 CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *arrays, const char *const *indices,
                                    size_t narrays);
@@ -457,15 +611,22 @@ CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *ar
  */
 CA_API ca_status_t ca_array_compute(ca_block_t **out, ca_context_t *ctx, const ca_array_t *a,
                                     const ca_compute_options_t *opts);
-/** Compute into a caller's C-order buffer of exactly ca_array_nbytes() bytes. */
+/**
+ * Compute into a caller's C-order buffer of exactly ca_array_nbytes() bytes.
+ * @return as ca_array_compute(); CA_EINVAL also for a NULL buffer or nbytes other than ca_array_nbytes().
+ */
 CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a, void *buffer, size_t nbytes,
                                          const ca_compute_options_t *opts);
 /** Compute several arrays in one pass over their merged graph (shared work runs once).
- *  @param opts borrowed, may be NULL. */
+ *  @param opts borrowed, may be NULL.
+ *  @return as ca_array_compute(); CA_EINVAL also for arrays NULL with narrays > 0 or a NULL array.
+ *  @param[out] out caller's array of narrays pointers; each receives an owned block (ca_block_free()); all NULL on
+ *          failure. */
 CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, const ca_array_t *const *arrays,
                                          size_t narrays, const ca_compute_options_t *opts);
 /** dask's persist: compute and keep the blocks in memory as a new array with the same chunks.
- *  @param opts borrowed, may be NULL. */
+ *  @param opts borrowed, may be NULL.
+ *  @return as ca_array_compute(). The caller owns *out (ca_array_free()). */
 CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const ca_array_t *a,
                                     const ca_compute_options_t *opts);
 
@@ -473,12 +634,13 @@ CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const c
 /* Pictures                                                                                          */
 /* ------------------------------------------------------------------------------------------------ */
 
-/** A library-owned NUL-terminated string; free with ca_string_free(). */
-CA_API void ca_string_free(char *s);
-/** The chunk-grid diagram dask shows in notebooks, as SVG. @param size drawing size in pixels (0: 120). */
+/**
+ * The chunk-grid diagram dask shows in notebooks, as SVG.
+ * @param[out] out owned NUL-terminated text; free with ca_string_free(). NULL on failure.
+ * @param size drawing size in pixels (0: 120).
+ * @return CA_OK; CA_EINVAL (out or a NULL); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_array_to_svg(char **out, const ca_array_t *a, int32_t size);
-/** The task graph of the given keys (all if NULL) in graphviz dot. */
-CA_API ca_status_t ca_graph_to_dot(char **out, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys);
 
 #ifdef __cplusplus
 }

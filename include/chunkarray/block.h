@@ -30,7 +30,10 @@ typedef struct ca_block ca_block_t;
  */
 CA_API ca_status_t ca_block_new(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape);
 
-/** As ca_block_new(), with every byte zero. */
+/**
+ * As ca_block_new(), with every byte zero.
+ * @return as ca_block_new().
+ */
 CA_API ca_status_t ca_block_new_zeroed(ca_block_t **out, ca_dtype_t dtype, int32_t ndim,
                                        const int64_t *shape);
 
@@ -40,6 +43,8 @@ CA_API ca_status_t ca_block_new_zeroed(ca_block_t **out, ca_dtype_t dtype, int32
  * @param release called exactly once, on any thread, when the last reference goes (also when this call
  *        fails); may be NULL.
  * @param user_data passed to @p release; may be NULL.
+ * @return CA_OK; CA_EINVAL (NULL out, NULL data with a non-empty shape, bad ndim or negative extent); CA_ETYPE (bad
+ *         dtype); CA_ENOMEM. The caller owns *out (ca_block_free()).
  */
 CA_API ca_status_t ca_block_wrap(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape,
                                  void *data, void (*release)(void *user_data), void *user_data);

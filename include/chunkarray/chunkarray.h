@@ -1,6 +1,7 @@
 /**
  * @file chunkarray/chunkarray.h
- * @brief The whole public C API of chunkarray: include this one header.
+ * @brief The whole public C API of chunkarray: include this one header (define CA_EXPERIMENTAL
+ *        first for the experimental part, chunkarray/experimental.h).
  */
 #ifndef CHUNKARRAY_CHUNKARRAY_H
 #define CHUNKARRAY_CHUNKARRAY_H
@@ -20,6 +21,6 @@
 #include "chunkarray/slicing.h"
 #include "chunkarray/format.h"
 #include "chunkarray/plugin.h"
-#include "chunkarray/dist.h"
+#include "chunkarray/experimental.h" /* declares chunkarray/dist.h with CA_EXPERIMENTAL */
 
 #endif /* CHUNKARRAY_CHUNKARRAY_H */

@@ -24,6 +24,21 @@ extern "C" {
 #define CA_API
 #endif
 
+/**
+ * Marks a function kept for one minor version after it was renamed or replaced (docs/abi.md,
+ * "Deprecation"). Compilers warn where it is called; define CA_DISABLE_DEPRECATE_WARNINGS before
+ * including a chunkarray header to silence that (tests of the aliases do).
+ */
+#if defined(CA_DISABLE_DEPRECATE_WARNINGS)
+#define CA_DEPRECATED(replacement)
+#elif defined(__GNUC__) || defined(__clang__)
+#define CA_DEPRECATED(replacement) __attribute__((deprecated("use " replacement " instead")))
+#elif defined(_MSC_VER)
+#define CA_DEPRECATED(replacement) __declspec(deprecated("use " replacement " instead"))
+#else
+#define CA_DEPRECATED(replacement)
+#endif
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Version                                                                                           */
 /* ------------------------------------------------------------------------------------------------ */
@@ -82,8 +97,13 @@ CA_API void ca_clear_error(void);
  * Set this thread's last error, for libraries layered on chunkarray (libchunkarray_mpi, plugins)
  * that report failures the same way. @p message is copied; NULL means "". A @p code of CA_OK clears
  * the error. @return @p code.
+ * @return the @p code given (CA_OK clears; any CA_E* is recorded as is).
  */
 CA_API ca_status_t ca_set_error(ca_status_t code, const char *message);
+
+/** Free a library-owned NUL-terminated string (ca_array_to_svg(), ca_graph_to_dot(), ...).
+ *  Accepts NULL. */
+CA_API void ca_string_free(char *s);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* dtypes, NumPy's set. Values are stable.                                                           */

@@ -42,6 +42,8 @@ typedef struct ca_context_options {
 /**
  * @param[out] out owned; free with ca_context_free().
  * @param opts borrowed, may be NULL for defaults.
+ * @return CA_OK; CA_EINVAL (NULL out, opts->struct_size too small, a negative thread count or memory limit);
+ *         CA_ENOMEM (also when the worker threads cannot start).
  */
 CA_API ca_status_t ca_context_new(ca_context_t **out, const ca_context_options_t *opts);
 /** Stops and joins the worker threads (after running computations end). Accepts NULL. */
@@ -59,7 +61,10 @@ CA_API int32_t ca_context_num_threads(const ca_context_t *ctx);
  * @return CA_OK, CA_EINVAL (bad value), CA_ENOTFOUND (unknown key).
  */
 CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, const char *value);
-/** @param[out] out the value as text (library-owned, valid until the next call on this thread). */
+/**
+ * @param[out] out the value as text (library-owned, valid until the next call on this thread).
+ * @return CA_OK; CA_EINVAL (NULL out, ctx or key); CA_ENOTFOUND (unknown key).
+ */
 CA_API ca_status_t ca_context_get_config(const char **out, const ca_context_t *ctx, const char *key);
 
 /**
@@ -67,17 +72,26 @@ CA_API ca_status_t ca_context_get_config(const char **out, const ca_context_t *c
  * still frees its handle.
  * @return CA_OK, CA_EEXISTS (a kernel of that name is registered; use @p replace), CA_EINVAL.
  */
-CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel, bool replace);
+CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel, int replace);
 /** Convenience: ca_kernel_new() + ca_context_add_kernel(). free_user_data runs once, also on failure.
- *  @param opts borrowed, may be NULL (version 1, no user data), as in ca_kernel_new(). */
+ *  @param opts borrowed, may be NULL (version 1, no user data), as in ca_kernel_new().
+ *  @return as ca_kernel_new() and ca_context_add_kernel(): CA_OK; CA_EINVAL (NULL ctx, name or fn; an invalid name or
+ *          version); CA_EEXISTS (a kernel of that name is registered); CA_ENOMEM. */
 CA_API ca_status_t ca_context_register(ca_context_t *ctx, const char *name, ca_kernel_fn fn,
                                        const ca_kernel_options_t *opts);
-/** Convenience: ca_kernel_new_ffi() + ca_context_add_kernel(). */
+/**
+ * Convenience: ca_kernel_new_ffi() + ca_context_add_kernel().
+ * @return as ca_kernel_new_ffi() and ca_context_add_kernel(): CA_OK; CA_EINVAL (NULL argument, a signature that does
+ *         not parse); CA_EEXISTS; CA_EUNSUPPORTED (a build without libffi); CA_ENOMEM.
+ */
 CA_API ca_status_t ca_context_register_ffi(ca_context_t *ctx, const char *name, void (*fn)(void),
                                            const char *signature, const ca_kernel_options_t *opts);
 /** @param[out] out a new reference to the registered kernel (free it); CA_ENOTFOUND if none. */
 CA_API ca_status_t ca_context_get_kernel(ca_kernel_t **out, const ca_context_t *ctx, const char *name);
-/** Remove a kernel from the registry. Running computations keep theirs. */
+/**
+ * Remove a kernel from the registry. Running computations keep theirs.
+ * @return CA_OK; CA_EINVAL (NULL ctx or name); CA_ENOTFOUND (no kernel of that name).
+ */
 CA_API ca_status_t ca_context_remove_kernel(ca_context_t *ctx, const char *name);
 /** @return the number of registered kernels. */
 CA_API int64_t ca_context_num_kernels(const ca_context_t *ctx);

@@ -11,9 +11,16 @@
  *
  * libchunkarray itself knows no MPI: a transport is a table of non-blocking point-to-point calls
  * plus two collectives. libchunkarray_mpi (chunkarray/mpi.h) provides one over an MPI communicator.
+ *
+ * Experimental (chunkarray/experimental.h): declared only with CA_EXPERIMENTAL defined; may change
+ * in any minor version.
  */
 #ifndef CHUNKARRAY_DIST_H
 #define CHUNKARRAY_DIST_H
+
+#ifndef CA_EXPERIMENTAL
+#error "chunkarray/dist.h is experimental API: define CA_EXPERIMENTAL before including chunkarray headers (chunkarray/experimental.h, docs/abi.md)"
+#endif
 
 #include <stddef.h>
 #include <stdint.h>

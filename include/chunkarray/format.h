@@ -29,10 +29,14 @@
  *
  * Example: save an array, load it in another process and compute it.
  * @code
- *   ca_array_save(a, "x.cagraph");
+ *   ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+ *   so.path = "x.cagraph";  so.arrays = (const ca_array_t *const *)&a;  so.narrays = 1;
+ *   ca_save(NULL, NULL, &so);
  *   ...
- *   ca_array_t *b;  ca_array_load(&b, "x.cagraph");
- *   ca_array_compute_into(ctx, b, buffer, nbytes, NULL);  ca_array_free(b);
+ *   ca_load_options_t lo = CA_LOAD_OPTIONS_INIT;
+ *   ca_array_t **list;  size_t n;  lo.path = "x.cagraph";
+ *   ca_load(NULL, &list, &n, &lo);
+ *   ca_array_compute_into(ctx, list[0], buffer, nbytes, NULL);  ca_array_free_many(list, n);
  * @endcode
  */
 #ifndef CHUNKARRAY_FORMAT_H
@@ -52,17 +56,9 @@ extern "C" {
 CA_API int32_t ca_format_version(void);
 
 /**
- * Save a graph to the file @p path, atomically (a temporary file renamed over @p path).
- * Records kernel versions as ca_graph_save_opts() with NULL options: the layers' own, else the
- * builtin versions of "ca.*" kernels; other kernels unrecorded.
- * @param graph borrowed. @param path borrowed.
- * @return CA_OK; CA_EINVAL (NULL argument, empty path); CA_EUNSUPPORTED (a layer too large for one
- *         file list, 2^29 entries); CA_EIO (the message names the path and the system error).
- */
-CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path);
-
-/**
- * Options of the ca_*_save_opts() calls. Start from CA_SAVE_OPTIONS_INIT; fields are only appended.
+ * Options of ca_save(): what to save, where, and which kernel versions to record. Start from
+ * CA_SAVE_OPTIONS_INIT; fields are only appended (the first two are all the deprecated
+ * ca_*_save_opts() calls read).
  *
  * The version recorded for each kernel a saved layer uses is
  *  - the version the layer already records, if any (a graph loaded from a file, re-saved, keeps its
@@ -72,135 +68,127 @@ CA_API ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path);
  *    fails the save with CA_ENOTFOUND naming the kernel and the layer;
  *  - else (no context) the library's builtin version for "ca.*" kernels, and 0 (not recorded) for
  *    other kernels.
- * Data layers record no kernel. The save calls without options behave as with NULL options.
+ * Data layers record no kernel.
  */
 typedef struct ca_save_options {
-  uint32_t struct_size;         /**< sizeof(ca_save_options_t) */
-  const ca_context_t *context;  /**< borrowed, may be NULL: record the versions registered there */
+  uint32_t struct_size;            /**< sizeof(ca_save_options_t) */
+  const ca_context_t *context;     /**< borrowed, may be NULL: record the versions registered there */
+  /** The target: a file, written atomically (a temporary file renamed over it); NULL: a new buffer
+   *  handed back by ca_save() */
+  const char *path;
+  /** What: a graph (borrowed; then arrays must be NULL and narrays 0) ... */
+  const ca_graph_t *graph;
+  /** ... or arrays (borrowed, narrays non-NULL arrays; narrays may be 0): the union of their graphs
+   *  (shared layers stored once) and each array's name, chunks and dtype. Fused elementwise arrays
+   *  are saved as their `ca.fused` layer (loaded arrays compute the same values; further operations
+   *  on them start a new fusion). */
+  const ca_array_t *const *arrays;
+  size_t narrays;
 } ca_save_options_t;
 
-#define CA_SAVE_OPTIONS_INIT {sizeof(ca_save_options_t), NULL}
+#define CA_SAVE_OPTIONS_INIT {sizeof(ca_save_options_t), NULL, NULL, NULL, NULL, 0}
 
 /**
- * ca_graph_save() with options.
- * @param graph borrowed. @param path borrowed.
- * @param opts borrowed, may be NULL for the defaults (as ca_graph_save()).
- * @return CA_OK; CA_EINVAL (NULL argument, empty path, opts->struct_size too small);
- *         CA_ENOTFOUND (with a context: a kernel the graph uses is not registered there; kernel and
- *         layer named); CA_EVERSION (with a context: a layer records another version of a kernel than
- *         the context's; both named); CA_EUNSUPPORTED; CA_EIO. Nothing is written on failure.
- */
-CA_API ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path, const ca_save_options_t *opts);
-
-/**
- * ca_graph_save_buffer() with options.
- * @param[out] data owned, free with ca_buffer_free(); NULL on failure.
- * @param[out] size its size in bytes; 0 on failure.
- * @param opts borrowed, may be NULL for the defaults.
- * @return CA_OK; CA_EINVAL; CA_ENOTFOUND; CA_EVERSION (as ca_graph_save_opts()); CA_EUNSUPPORTED;
- *         CA_ENOMEM.
- */
-CA_API ca_status_t ca_graph_save_buffer_opts(const ca_graph_t *graph, void **data, size_t *size,
-                                             const ca_save_options_t *opts);
-
-/**
- * Load a graph saved by ca_graph_save() (or ca_arrays_save(): its graph). The file is memory-mapped
- * and decoded; nothing refers to the file afterwards.
- * @param[out] out owned, free with ca_graph_free(); NULL on failure.
- * @return CA_OK; CA_EINVAL; CA_ENOTFOUND (no such file); CA_EIO; CA_EFORMAT (not a graph file,
- *         corrupt or inconsistent: the message says what); CA_EVERSION (a newer format); CA_ENOMEM.
- */
-CA_API ca_status_t ca_graph_load(ca_graph_t **out, const char *path);
-
-/**
- * Save a graph into a new buffer (the same bytes ca_graph_save() writes).
- * @param[out] data owned, free with ca_buffer_free(); NULL on failure.
- * @param[out] size its size in bytes; 0 on failure.
- * @return CA_OK; CA_EINVAL; CA_EUNSUPPORTED; CA_ENOMEM.
- */
-CA_API ca_status_t ca_graph_save_buffer(const ca_graph_t *graph, void **data, size_t *size);
-
-/**
- * Load a graph from bytes (any alignment; unaligned bytes are copied once).
- * @param[out] out owned, free with ca_graph_free(); NULL on failure.
- * @param data borrowed, only during the call.
- * @return CA_OK; CA_EINVAL (NULL); CA_EFORMAT; CA_EVERSION; CA_ENOMEM.
- */
-CA_API ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *data, size_t size);
-
-/** Free a buffer from ca_graph_save_buffer() or ca_arrays_save_buffer(). Accepts NULL. */
-CA_API void ca_buffer_free(void *data);
-
-/**
- * Save arrays in one file: the union of their graphs (shared layers stored once) and each array's
- * name, chunks and dtype. Fused elementwise arrays are saved as their `ca.fused` layer (loaded
- * arrays compute the same values; further operations on them start a new fusion).
- * @param arrays borrowed, @p n non-NULL arrays (n may be 0). @param path borrowed.
- * @return CA_OK; CA_EINVAL (NULL, empty path); CA_EEXISTS (two arrays' graphs hold different
- *         layers of the same name); CA_EUNSUPPORTED; CA_EIO.
- */
-CA_API ca_status_t ca_arrays_save(const ca_array_t *const *arrays, size_t n, const char *path);
-
-/**
- * ca_arrays_save() with options (see ca_save_options_t for the kernel versions recorded).
- * @param arrays borrowed, @p n non-NULL arrays. @param path borrowed.
- * @param opts borrowed, may be NULL for the defaults (as ca_arrays_save()).
- * @return CA_OK; CA_EINVAL (NULL, empty path, opts->struct_size too small); CA_EEXISTS;
+ * Save a graph or arrays into a file or a new buffer, as @p opts says.
+ * @param[out] out with opts->path NULL: receives the bytes, owned by the caller, free with
+ *        ca_buffer_free(); NULL on failure. With a path: may be NULL (set to NULL if not).
+ * @param[out] out_size with opts->path NULL: the size in bytes; 0 on failure. With a path: may be NULL.
+ * @param opts borrowed, not NULL.
+ * @return CA_OK; CA_EINVAL (opts NULL, opts->struct_size too small, both graph and arrays set,
+ *         arrays NULL with narrays > 0, a NULL array, an empty path, out or out_size NULL without a
+ *         path); CA_EEXISTS (two arrays' graphs hold different layers of the same name);
  *         CA_ENOTFOUND (with a context: a kernel is not registered there; kernel and layer named);
  *         CA_EVERSION (with a context: a recorded version differs from the context's; both named);
- *         CA_EUNSUPPORTED; CA_EIO. Nothing is written on failure.
+ *         CA_EUNSUPPORTED (a layer too large for one file list, 2^29 entries; a build without
+ *         Cap'n Proto); CA_EIO (the message names the path and the system error); CA_ENOMEM.
+ *         Nothing is written on failure.
+ *
+ * Example: save an array to a file and a graph to a buffer.
+ * @code
+ *   ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+ *   so.path = "x.cagraph";  so.arrays = (const ca_array_t *const *)&a;  so.narrays = 1;
+ *   ca_save(NULL, NULL, &so);
+ *   ca_save_options_t sg = CA_SAVE_OPTIONS_INIT;
+ *   void *bytes;  size_t n;  sg.graph = g;
+ *   ca_save(&bytes, &n, &sg);  ...  ca_buffer_free(bytes);
+ * @endcode
  */
-CA_API ca_status_t ca_arrays_save_opts(const ca_array_t *const *arrays, size_t n, const char *path,
-                                       const ca_save_options_t *opts);
+CA_API ca_status_t ca_save(void **out, size_t *out_size, const ca_save_options_t *opts);
+
+/** Options of ca_load(): where to read from. Start from CA_LOAD_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_load_options {
+  uint32_t struct_size; /**< sizeof(ca_load_options_t) */
+  /** A file (borrowed): memory-mapped and decoded, nothing refers to it afterwards; or NULL ... */
+  const char *path;
+  const void *data;     /**< ... and bytes (borrowed during the call; any alignment) */
+  size_t size;          /**< their size */
+} ca_load_options_t;
+
+#define CA_LOAD_OPTIONS_INIT {sizeof(ca_load_options_t), NULL, NULL, 0}
 
 /**
- * Load the arrays of a file saved by ca_arrays_save(), sharing one graph, in the saved order.
- * @param[out] out an owned array of @p n owned arrays; free all with ca_arrays_free(). NULL (and
- *        *n 0) on failure, and for a file without arrays (a ca_graph_save() file).
- * @param[out] n the number of arrays.
- * @return CA_OK; CA_EINVAL; CA_ENOTFOUND (no such file); CA_EIO; CA_EFORMAT (also when an array's
- *         blocks are missing from the graph); CA_EVERSION; CA_ENOMEM.
+ * Load a file or bytes saved by ca_save(): its graph, its arrays (sharing one graph, in the saved
+ * order), or both.
+ * @param[out] out_graph owned, free with ca_graph_free(); may be NULL if not wanted. NULL on failure.
+ * @param[out] out_arrays an owned list of owned arrays, free all with ca_array_free_many(); may be
+ *        NULL if not wanted. NULL (and *out_narrays 0) on failure and for a file without arrays (a
+ *        saved graph).
+ * @param[out] out_narrays the number of arrays; may be NULL only if @p out_arrays is NULL.
+ * @param opts borrowed, not NULL: exactly one of path and data set.
+ * @return CA_OK; CA_EINVAL (opts NULL or struct_size too small, both or neither of path and data,
+ *         out_graph and out_arrays both NULL, out_narrays NULL with out_arrays); CA_ENOTFOUND (no
+ *         such file); CA_EIO; CA_EFORMAT (not a graph file, corrupt or inconsistent, also when an
+ *         array's blocks are missing from the graph: the message says what); CA_EVERSION (a newer
+ *         format); CA_EUNSUPPORTED (a build without Cap'n Proto); CA_ENOMEM.
  */
-CA_API ca_status_t ca_arrays_load(ca_array_t ***out, size_t *n, const char *path);
+CA_API ca_status_t ca_load(ca_graph_t **out_graph, ca_array_t ***out_arrays, size_t *out_narrays,
+                           const ca_load_options_t *opts);
 
-/** Free what ca_arrays_load() returned: every array, then the list. Accepts NULL. */
-CA_API void ca_arrays_free(ca_array_t **arrays, size_t n);
+/** Free a buffer from ca_save(). Accepts NULL. */
+CA_API void ca_buffer_free(void *data);
 
-/** ca_arrays_save() of one array. */
-CA_API ca_status_t ca_array_save(const ca_array_t *a, const char *path);
+/** Free a list of arrays from ca_load(): every array, then the list. Accepts NULL. */
+CA_API void ca_array_free_many(ca_array_t **arrays, size_t n);
 
+/* ------------------------------------------------------------------------------------------------ */
+/* Deprecated (0.2): the save/load calls before ca_save()/ca_load(). Each behaves as the ca_save() /  */
+/* ca_load() call named in its CA_DEPRECATED note and is removed in 0.3 (docs/abi.md).              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** ca_save() of a graph to a file (so.graph, so.path). @return as ca_save(). */
+CA_API CA_DEPRECATED("ca_save") ca_status_t ca_graph_save(const ca_graph_t *graph, const char *path);
+/** ca_save() of a graph to a file with a context (so.context). @param opts may be NULL (no context).
+ *  @return as ca_save(). */
+CA_API CA_DEPRECATED("ca_save") ca_status_t ca_graph_save_opts(const ca_graph_t *graph, const char *path,
+                                                               const ca_save_options_t *opts);
+/** ca_save() of a graph into a buffer (@p data, @p size: outputs, free with ca_buffer_free()).
+ *  @return as ca_save(). */
+CA_API CA_DEPRECATED("ca_save") ca_status_t ca_graph_save_buffer(const ca_graph_t *graph, void **data, size_t *size);
+/** ca_load() of a file's graph. @param[out] out owned (ca_graph_free()). @return as ca_load(). */
+CA_API CA_DEPRECATED("ca_load") ca_status_t ca_graph_load(ca_graph_t **out, const char *path);
+/** ca_load() of bytes' graph. @param[out] out owned (ca_graph_free()). @return as ca_load(). */
+CA_API CA_DEPRECATED("ca_load") ca_status_t ca_graph_load_buffer(ca_graph_t **out, const void *data, size_t size);
+/** ca_save() of arrays to a file with options. @param opts may be NULL (no context).
+ *  @return as ca_save(). */
+CA_API CA_DEPRECATED("ca_save") ca_status_t ca_arrays_save_opts(const ca_array_t *const *arrays, size_t n,
+                                                                const char *path, const ca_save_options_t *opts);
+/** ca_save() of arrays into a buffer (@p data, @p size: outputs, free with ca_buffer_free()).
+ *  @return as ca_save(). */
+CA_API CA_DEPRECATED("ca_save") ca_status_t ca_arrays_save_buffer(const ca_array_t *const *arrays, size_t n,
+                                                                  void **data, size_t *size);
+/** ca_load() of bytes' arrays. @param[out] out owned list (ca_array_free_many()). @return as ca_load(). */
+CA_API CA_DEPRECATED("ca_load") ca_status_t ca_arrays_load_buffer(ca_array_t ***out, size_t *n, const void *data,
+                                                                  size_t size);
+/** ca_array_free_many(). */
+CA_API CA_DEPRECATED("ca_array_free_many") void ca_arrays_free(ca_array_t **arrays, size_t n);
+/** ca_save() of one array to a file. @return as ca_save(). */
+CA_API CA_DEPRECATED("ca_save") ca_status_t ca_array_save(const ca_array_t *a, const char *path);
 /**
- * Load the one array of a file saved by ca_array_save().
+ * ca_load() of a file holding exactly one array.
  * @param[out] out owned (ca_array_free()); NULL on failure.
- * @return as ca_arrays_load(); CA_ENOTFOUND if the file holds no array, CA_EINVAL if it holds several
- *         (use ca_arrays_load()).
+ * @return as ca_load(); CA_ENOTFOUND if the file holds no array, CA_EINVAL if it holds several.
  */
-CA_API ca_status_t ca_array_load(ca_array_t **out, const char *path);
-
-/** ca_arrays_save() into a new buffer (free with ca_buffer_free()). */
-CA_API ca_status_t ca_arrays_save_buffer(const ca_array_t *const *arrays, size_t n, void **data, size_t *size);
-
-/**
- * ca_arrays_save_opts() into a new buffer.
- * @param[out] data owned, free with ca_buffer_free(); NULL on failure.
- * @param[out] size its size in bytes; 0 on failure.
- * @param opts borrowed, may be NULL for the defaults.
- * @return as ca_arrays_save_opts(), CA_ENOMEM instead of CA_EIO.
- */
-CA_API ca_status_t ca_arrays_save_buffer_opts(const ca_array_t *const *arrays, size_t n, void **data, size_t *size,
-                                              const ca_save_options_t *opts);
-
-/** ca_arrays_load() from bytes (borrowed during the call). */
-CA_API ca_status_t ca_arrays_load_buffer(ca_array_t ***out, size_t *n, const void *data, size_t size);
-
-/**
- * Load a file once and hand back both its graph and its arrays (tools that show or run any file).
- * @param[out] graph owned (ca_graph_free()), may be NULL if not wanted.
- * @param[out] arrays owned (ca_arrays_free()), may be NULL if not wanted; NULL when the file has none.
- * @param[out] n number of arrays; may be NULL only if @p arrays is NULL.
- * @return as ca_arrays_load().
- */
-CA_API ca_status_t ca_file_load(ca_graph_t **graph, ca_array_t ***arrays, size_t *n, const char *path);
+CA_API CA_DEPRECATED("ca_load") ca_status_t ca_array_load(ca_array_t **out, const char *path);
 
 /* Layer kinds (ca_layer_info_t.kind). */
 #define CA_LAYER_MATERIALIZED 0 /**< tasks stored one by one (ca_graph_add_task) */
@@ -223,13 +211,15 @@ typedef struct ca_layer_info {
 /**
  * Describe one layer of a graph.
  * @param[in,out] out caller's struct with struct_size set (fields beyond it are not written).
+ * @param graph borrowed. @param layer borrowed, a layer name.
  * @return CA_OK; CA_EINVAL (NULL, struct_size too small); CA_ENOTFOUND (no such layer).
  */
-CA_API ca_status_t ca_graph_layer_info(const ca_graph_t *graph, const char *layer, ca_layer_info_t *out);
+CA_API ca_status_t ca_graph_layer_info(ca_layer_info_t *out, const ca_graph_t *graph, const char *layer);
 
 /**
  * The distinct kernel names a graph's tasks call, sorted (ca.data for data layers included).
  * @param[out] out owned list of names (nindex 0); free with ca_keylist_free().
+ * @return CA_OK; CA_EINVAL (NULL out or graph); CA_ENOMEM.
  */
 CA_API ca_status_t ca_graph_kernels(ca_keylist_t **out, const ca_graph_t *graph);
 

@@ -19,7 +19,7 @@
  *   ca_key_t x0 = {"x", &i0, 1}, y0 = {"y", &i0, 1};
  *   ca_arg_t a = ca_arg_i64(5);            ca_graph_add_task(g, &x0, "ones", &a, 1);
  *   ca_arg_t r = ca_arg_key("x", &i0, 1);  ca_graph_add_task(g, &y0, "sum", &r, 1);
- *   ca_block_t *res;  ca_compute(ctx, g, &y0, 1, &res, NULL);
+ *   ca_block_t *res;  ca_compute(&res, ctx, g, &y0, 1, NULL);
  *   ... ca_block_data(res) ...;  ca_block_free(res);  ca_graph_free(g);
  * @endcode
  */
@@ -41,9 +41,15 @@ CA_API size_t ca_keylist_size(const ca_keylist_t *list);
 CA_API ca_status_t ca_keylist_get(const ca_keylist_t *list, size_t i, ca_key_t *out);
 CA_API void ca_keylist_free(ca_keylist_t *list);
 
-/** @param[out] out an empty graph; free with ca_graph_free(). */
+/**
+ * @param[out] out an empty graph; free with ca_graph_free().
+ * @return CA_OK; CA_EINVAL (NULL out); CA_ENOMEM. The caller owns *out (ca_graph_free()).
+ */
 CA_API ca_status_t ca_graph_new(ca_graph_t **out);
-/** A copy sharing the (immutable) layers: O(number of layers). */
+/**
+ * A copy sharing the (immutable) layers: O(number of layers).
+ * @return CA_OK; CA_EINVAL (NULL out or graph); CA_ENOMEM. The caller owns *out (ca_graph_free()).
+ */
 CA_API ca_status_t ca_graph_copy(ca_graph_t **out, const ca_graph_t *graph);
 CA_API void ca_graph_free(ca_graph_t *graph);
 
@@ -85,6 +91,8 @@ CA_API ca_status_t ca_graph_add_blockwise(ca_graph_t *graph, const char *name, c
  * with one list argument holding the input blocks [i*split[0], (i+1)*split[0]) x ... (clipped), nested
  * one list level per dimension with split > 1, followed by @p extra literal arguments.
  * @param split per input dimension, >= 1; nindex of the input entries.
+ * @return CA_OK; CA_EINVAL (NULL argument, nsplit other than the input's nindex, a split < 1); CA_EEXISTS (a layer of that name
+ *         exists); CA_ENOMEM.
  */
 CA_API ca_status_t ca_graph_add_partial_reduce(ca_graph_t *graph, const char *name, const char *input,
                                                const int64_t *split, int32_t nsplit, const char *kernel,
@@ -99,7 +107,11 @@ CA_API ca_status_t ca_graph_add_partial_reduce(ca_graph_t *graph, const char *na
  */
 CA_API ca_status_t ca_graph_merge(ca_graph_t *graph, const ca_graph_t *other);
 
-/** A new graph with only what @p keys need (materialized layers culled to the needed tasks). */
+/**
+ * A new graph with only what @p keys need (materialized layers culled to the needed tasks).
+ * @return CA_OK; CA_EINVAL (NULL out or graph, keys NULL with nkeys > 0); CA_ENOTFOUND (a key or a key it references
+ *         is missing, named); CA_ENOMEM. The caller owns *out (ca_graph_free()).
+ */
 CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *graph, const ca_key_t *keys,
                                  size_t nkeys);
 
@@ -107,8 +119,11 @@ CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *graph, cons
 CA_API int64_t ca_graph_num_tasks(const ca_graph_t *graph);
 /** @return number of layers. */
 CA_API int64_t ca_graph_num_layers(const ca_graph_t *graph);
-CA_API bool ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key);
-/** @param[out] out the layer names in insertion order (nindex 0). */
+CA_API int ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key);
+/**
+ * @param[out] out the layer names in insertion order (nindex 0).
+ * @return CA_OK; CA_EINVAL (NULL out or graph); CA_ENOMEM. The caller owns *out (ca_keylist_free()).
+ */
 CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *graph);
 /** The names of the kernels the graph's tasks call, sorted, without repeats (nindex 0): what a context
  *  must have registered to compute it (ca_graph_validate checks that), and what a binding that owns
@@ -116,12 +131,24 @@ CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *graph);
  *  @param[out] out the names; caller owns it, free with ca_keylist_free. Set to NULL on failure.
  *  @return CA_OK; CA_EINVAL if @p out or @p graph is NULL; CA_ENOMEM. */
 CA_API ca_status_t ca_graph_kernel_names(ca_keylist_t **out, const ca_graph_t *graph);
-/** @param[out] out names of the layers @p layer depends on (HighLevelGraph.dependencies). */
+/**
+ * @param[out] out names of the layers @p layer depends on (HighLevelGraph.dependencies).
+ * @return CA_OK; CA_EINVAL (NULL argument); CA_ENOTFOUND (no such layer); CA_ENOMEM. The caller owns *out
+ *         (ca_keylist_free()).
+ */
 CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_graph_t *graph,
                                                const char *layer);
-/** @param[out] out the keys the task @p key references, in argument order, without repeats. */
+/**
+ * @param[out] out the keys the task @p key references, in argument order, without repeats.
+ * @return CA_OK; CA_EINVAL (NULL argument); CA_ENOTFOUND (no such key); CA_ENOMEM. The caller owns *out
+ *         (ca_keylist_free()).
+ */
 CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *graph, const ca_key_t *key);
-/** @param[out] out every key of a layer, in C order of the block index. */
+/**
+ * @param[out] out every key of a layer, in C order of the block index.
+ * @return CA_OK; CA_EINVAL (NULL argument); CA_ENOTFOUND (no such layer); CA_ENOMEM (also more keys than the task
+ *         budget). The caller owns *out (ca_keylist_free()).
+ */
 CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *graph, const char *layer);
 
 /**
@@ -142,9 +169,12 @@ CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t
 
 /** A cancellation token: ca_cancel_request() from any thread stops the computations watching it. */
 typedef struct ca_cancel ca_cancel_t;
+/**
+ * @return CA_OK; CA_EINVAL (NULL out); CA_ENOMEM. The caller owns *out (ca_cancel_free()).
+ */
 CA_API ca_status_t ca_cancel_new(ca_cancel_t **out);
 CA_API void ca_cancel_request(ca_cancel_t *cancel);
-CA_API bool ca_cancel_requested(const ca_cancel_t *cancel);
+CA_API int ca_cancel_requested(const ca_cancel_t *cancel);
 CA_API void ca_cancel_reset(ca_cancel_t *cancel);
 CA_API void ca_cancel_free(ca_cancel_t *cancel);
 
@@ -163,8 +193,9 @@ typedef struct ca_compute_options {
 
 /**
  * Run what @p keys need and hand back their results.
- * @param results caller's array of @p nkeys pointers; each receives an owned block (ca_block_free).
- *        On failure every entry is NULL and no intermediate result is left allocated.
+ * @param[out] out caller's array of @p nkeys pointers; each receives an owned block (the caller
+ *        frees each with ca_block_free()). On failure every entry is NULL and no intermediate
+ *        result is left allocated. May be NULL only when @p nkeys is 0.
  * @param opts borrowed, may be NULL.
  * @return CA_OK; CA_ENOTFOUND (missing key or kernel, named), CA_ECYCLE (keys on the cycle named),
  *         CA_EVERSION (a kernel registered at another version than the graph records, format.h:
@@ -179,8 +210,16 @@ typedef struct ca_compute_options {
  * tasks wait for memory rather than exceed it.
  * Blocks the calling thread; may run concurrently with other computes on the same context.
  */
-CA_API ca_status_t ca_compute(ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,
-                              ca_block_t **results, const ca_compute_options_t *opts);
+CA_API ca_status_t ca_compute(ca_block_t **out, ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys,
+                              size_t nkeys, const ca_compute_options_t *opts);
+
+/**
+ * The task graph of the given keys (all if NULL) in graphviz dot.
+ * @param[out] out owned NUL-terminated text; free with ca_string_free(). NULL on failure.
+ * @param g borrowed. @param keys borrowed, @p nkeys entries, or NULL for the whole graph (capped).
+ * @return CA_OK; CA_EINVAL (out or g NULL); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_graph_to_dot(char **out, const ca_graph_t *g, const ca_key_t *keys, size_t nkeys);
 
 #ifdef __cplusplus
 }

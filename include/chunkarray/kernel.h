@@ -123,7 +123,7 @@ CA_API const char *ca_kernel_key_name(const ca_kernel_ctx_t *kctx);
 /** @return the running task's block index (borrowed) and its length in *nindex. */
 CA_API const int64_t *ca_kernel_key_index(const ca_kernel_ctx_t *kctx, int32_t *nindex);
 /** @return true once the compute has been cancelled: long kernels may poll it and return early. */
-CA_API bool ca_kernel_cancelled(const ca_kernel_ctx_t *kctx);
+CA_API int ca_kernel_cancelled(const ca_kernel_ctx_t *kctx);
 
 /** A kernel object: a named function plus its user data. Reference counted internally. */
 typedef struct ca_kernel ca_kernel_t;
@@ -165,6 +165,8 @@ CA_API ca_status_t ca_kernel_new(ca_kernel_t **out, const char *name, ca_kernel_
  *   the first pointer receives a private copy of its block, which becomes the task's result (an
  *   in-place transform). With a scalar RET the result is a 0-d block of it.
  * Remaining parameters take the task's literal arguments in order.
+ * @return CA_OK; CA_EINVAL (NULL out, name, fn or signature; a signature that does not parse, quoted);
+ *         CA_EUNSUPPORTED (a build without libffi); CA_ENOMEM. free_user_data (opts) runs once, also on failure.
  */
 CA_API ca_status_t ca_kernel_new_ffi(ca_kernel_t **out, const char *name, void (*fn)(void),
                                      const char *signature, const ca_kernel_options_t *opts);

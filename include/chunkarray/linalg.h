@@ -127,7 +127,7 @@ CA_API ca_status_t ca_linalg_inv(ca_array_t **out, const ca_array_t *a);
  * default). Only the selected triangle of a is read. The result has a's chunks.
  * @return CA_OK, CA_EINVAL (non-square); CA_EKERNEL "Matrix is not positive definite" at compute.
  */
-CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, bool lower);
+CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, int lower);
 
 /**
  * Least squares through tsqr (dask's lstsq): a (m, n), m >= n, one column block; b (m,) or (m, k).
@@ -157,7 +157,7 @@ CA_API ca_status_t ca_linalg_lstsq(ca_array_t **x, ca_array_t **residuals, ca_ar
  *         than 2 axes, or no axes with ord given on a >2-d array; CA_EUNSUPPORTED as noted.
  */
 CA_API ca_status_t ca_linalg_norm(ca_array_t **out, const ca_array_t *x, const char *ord, const int32_t *axes,
-                                  int32_t naxes, bool keepdims);
+                                  int32_t naxes, int keepdims);
 
 #ifdef __cplusplus
 }

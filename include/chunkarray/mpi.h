@@ -26,6 +26,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libchunkarray_mpi is built on the experimental distributed API (chunkarray/experimental.h): this
+ * header opts in for its users. */
+#ifndef CA_EXPERIMENTAL
+#define CA_EXPERIMENTAL 1
+#endif
 #include "chunkarray/dist.h"
 
 #ifdef __cplusplus

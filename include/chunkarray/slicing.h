@@ -47,7 +47,7 @@ extern "C" {
 
 /* ca_index_t kinds. Values are stable. */
 #define CA_IDX_INT 0      /**< `i`: one position (negative counts from the end); the axis is dropped */
-#define CA_IDX_SLICE 1    /**< start:stop:step, Python's rules (missing parts: has_* false) */
+#define CA_IDX_SLICE 1    /**< slice.start:stop:step, Python's rules (missing parts: their CA_SLICE_* bit clear) */
 #define CA_IDX_NEWAXIS 2  /**< None / np.newaxis: a new axis of extent 1 */
 #define CA_IDX_ELLIPSIS 3 /**< ...: as many whole axes as needed (at most one per index) */
 #define CA_IDX_ARRAY 4    /**< `indices[0..nindices)`: an integer list (dask's take); one per index */
@@ -61,20 +61,23 @@ typedef struct ca_index {
   int32_t kind;     /**< CA_IDX_* */
   int32_t reserved; /**< 0 */
   int64_t i;        /**< CA_IDX_INT */
-  int64_t start, stop, step;          /**< CA_IDX_SLICE; step != 0 */
-  bool has_start, has_stop, has_step; /**< CA_IDX_SLICE: false = that part is omitted */
+  /** CA_IDX_SLICE: start:stop:step, the one slice struct of the API (kernel.h). slice.flags says which
+   *  parts are present (CA_SLICE_START | CA_SLICE_STOP | CA_SLICE_STEP); an absent part is
+   *  Python's None. A present step must not be 0. */
+  ca_slice_t slice;
   const int64_t *indices;  /**< CA_IDX_ARRAY (borrowed for the call) */
-  const bool *bools;       /**< CA_IDX_BOOL (borrowed for the call) */
+  const uint8_t *bools;    /**< CA_IDX_BOOL: 0/1 bytes, NumPy's bool layout (borrowed for the call) */
   int64_t nindices;        /**< CA_IDX_ARRAY / CA_IDX_BOOL: number of entries */
   const ca_array_t *array; /**< CA_IDX_MASK / CA_IDX_INDEX_ARRAY (borrowed) */
 } ca_index_t;
 
-/** A whole axis (':'); set start/stop/step and their has_* flags for other slices. */
-#define CA_INDEX_SLICE_INIT {CA_IDX_SLICE, 0, 0, 0, 0, 1, false, false, false, NULL, NULL, 0, NULL}
+/** A whole axis (':'); set slice.start/stop/step and their CA_SLICE_* bits in slice.flags for
+ *  other slices. */
+#define CA_INDEX_SLICE_INIT {CA_IDX_SLICE, 0, 0, {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
 /** One position. */
-#define CA_INDEX_INT_INIT(v) {CA_IDX_INT, 0, (v), 0, 0, 1, false, false, false, NULL, NULL, 0, NULL}
-#define CA_INDEX_NEWAXIS_INIT {CA_IDX_NEWAXIS, 0, 0, 0, 0, 1, false, false, false, NULL, NULL, 0, NULL}
-#define CA_INDEX_ELLIPSIS_INIT {CA_IDX_ELLIPSIS, 0, 0, 0, 0, 1, false, false, false, NULL, NULL, 0, NULL}
+#define CA_INDEX_INT_INIT(v) {CA_IDX_INT, 0, (v), {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
+#define CA_INDEX_NEWAXIS_INIT {CA_IDX_NEWAXIS, 0, 0, {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
+#define CA_INDEX_ELLIPSIS_INIT {CA_IDX_ELLIPSIS, 0, 0, {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
 
 /**
  * x[idx[0], ..., idx[n-1]] as NumPy (basic indexing plus at most one integer list, boolean list or
@@ -134,7 +137,7 @@ CA_API ca_status_t ca_array_mask_select_axis(ca_array_t **out, const ca_array_t 
                                              int32_t axis);
 
 /** @return true when every block size of @p a is known (false for NULL). */
-CA_API bool ca_array_chunks_known(const ca_array_t *a);
+CA_API int ca_array_chunks_known(const ca_array_t *a);
 
 /**
  * dask's compute_chunk_sizes: runs the graph keeping only each block's shape (blocks are freed as

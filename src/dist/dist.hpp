@@ -17,6 +17,9 @@
 // the same.
 #pragma once
 
+#ifndef CA_EXPERIMENTAL
+#define CA_EXPERIMENTAL 1  // the engine implements the experimental API (chunkarray/experimental.h)
+#endif
 #include <chunkarray/dist.h>
 
 #include <vector>

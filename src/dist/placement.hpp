@@ -7,6 +7,9 @@
 // follow their consumer). Every other task follows the policy. A policy is one function; add one by adding a case to place().
 #pragma once
 
+#ifndef CA_EXPERIMENTAL
+#define CA_EXPERIMENTAL 1  // the engine implements the experimental API (chunkarray/experimental.h)
+#endif
 #include <chunkarray/dist.h>
 
 #include <cstdint>

@@ -388,7 +388,7 @@ int main(int argc, char **argv) {
     spec[1].size = BIG_CHUNK;
     CHECK(ca_normalize_chunks(&cs, NULL, spec, 2, shape, CA_FLOAT64, 0));
     ch = ca_chunkset_view(cs);
-    CHECK(ca_array_from_buffer(&x, buf, CA_FLOAT64, 2, shape, NULL, &ch, CA_BUFFER_BORROW, NULL, NULL));
+    CHECK(ca_array_from_buffer(&x, buf, CA_FLOAT64, 2, shape, &ch, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_BORROW, NULL, NULL, NULL}));
     ca_chunkset_free(cs);
     CHECK(ca_array_reduce(&s3, CA_RED_SUM, x, NULL, 0, false, NULL));
     CHECK(ca_array_binary_scalar(&x1, CA_OP_ADD, x, f64_scalar(1.0), false));

@@ -3,12 +3,14 @@
  *   bench_format [--tasks N] [--reps R] [--file PATH] [--keep]
  *
  * Builds a materialized graph of N tasks with ca_graph_add_task (N/2 sources ('x', i) = (src, i)
- * and N/2 ('y', i) = (add, ('x', i), 2.5)), saves it with ca_graph_save, then loads it R times with
- * ca_graph_load (mmap + decode, from the page cache) and prints min / median load times, the save
+ * and N/2 ('y', i) = (add, ('x', i), 2.5)), saves it with ca_save, then loads it R times with
+ * ca_load (mmap + decode, from the page cache) and prints min / median load times, the save
  * time and the file size; also the CPU time of each load (on a shared machine the wall time
  * includes waiting for a core). Public C API only. */
 #define _POSIX_C_SOURCE 200809L
 #include <chunkarray/chunkarray.h>
+
+#include "../support/save_load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +81,7 @@ int main(int argc, char **argv) {
     CHECK(ca_graph_add_task(g, &k, "add", a, 2));
   }
   t0 = now_ms();
-  CHECK(ca_graph_save(g, path));
+  CHECK(save_to(NULL, NULL, path, g, NULL, 0, NULL));
   save_ms = now_ms() - t0;
   f = fopen(path, "rb");
   if (!f) return 1;
@@ -91,7 +93,7 @@ int main(int argc, char **argv) {
   for (r = 0; r < reps; ++r) {
     t0 = now_ms();
     c0 = cpu_ms();
-    CHECK(ca_graph_load(&h, path));
+    CHECK(load_from(&h, NULL, NULL, path, NULL, 0));
     times[r] = now_ms() - t0;
     cpu[r] = cpu_ms() - c0;
     if (ca_graph_num_tasks(h) != ntasks) {
@@ -103,7 +105,7 @@ int main(int argc, char **argv) {
   qsort(times, (size_t)reps, sizeof(double), cmp);
   qsort(cpu, (size_t)reps, sizeof(double), cmp);
   printf("W8 graph file: %lld materialized tasks, %.1f MB file, save %.1f ms\n", ntasks, (double)size / 1e6, save_ms);
-  printf("W8 load (ca_graph_load, %d reps): min %.1f ms, median %.1f ms, max %.1f ms\n", reps, times[0],
+  printf("W8 load (ca_load, %d reps): min %.1f ms, median %.1f ms, max %.1f ms\n", reps, times[0],
          times[reps / 2], times[reps - 1]);
   printf("W8 load CPU time (this process): min %.1f ms, median %.1f ms\n", cpu[0], cpu[reps / 2]);
   free(times);

@@ -395,12 +395,12 @@ int main(int argc, char **argv) {
     ca_block_t *res = NULL;
     int32_t actual = ca_context_num_threads(ctx);
     /* warm-up (first touch of the allocator's pages, thread start-up) */
-    CHECK(ca_compute(ctx, w.g, &key, 1, &res, NULL));
+    CHECK(ca_compute(&res, ctx, w.g, &key, 1, NULL));
     check_result(res, "warm-up compute");
     ca_block_free(res);
     for (r = 0; r < reps; ++r) {
       double t0 = now_s(), t1;
-      CHECK(ca_compute(ctx, w.g, &key, 1, &res, NULL));
+      CHECK(ca_compute(&res, ctx, w.g, &key, 1, NULL));
       t1 = now_s();
       check_result(res, "compute");
       ca_block_free(res);

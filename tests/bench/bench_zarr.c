@@ -252,7 +252,7 @@ int main(int argc, char **argv) {
   CHECK(ca_normalize_chunks(&cs, ctx, spec, 2, shape, CA_FLOAT64, 0));
   ca_chunks_t chunks = ca_chunkset_view(cs);
   ca_array_t *x = NULL;
-  CHECK(ca_array_from_buffer(&x, buf, CA_FLOAT64, 2, shape, NULL, &chunks, CA_BUFFER_BORROW, NULL, NULL));
+  CHECK(ca_array_from_buffer(&x, buf, CA_FLOAT64, 2, shape, &chunks, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_BORROW, NULL, NULL, NULL}));
   double expect = expected_sum(n);
 
   static const char *names[2] = {"none", "blosc-lz4"};

@@ -105,18 +105,18 @@ static ca_status_t c_eye_negative(void) {
   return ca_array_eye(&R, -2, 3, 0, &ch, CA_FLOAT64);
 }
 static ca_status_t c_random_distribution(void) {
-  return ca_array_random(&R, 99, 1, 2, shape46, &ch46, CA_FLOAT64, 0, 1);
+  return ca_array_random(&R, 99, 2, shape46, &ch46, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 1, 0, 1});
 }
 static ca_status_t c_random_integers_float(void) {
-  return ca_array_random(&R, CA_RANDOM_INTEGERS, 1, 2, shape46, &ch46, CA_FLOAT64, 0, 10);
+  return ca_array_random(&R, CA_RANDOM_INTEGERS, 2, shape46, &ch46, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 1, 0, 10});
 }
 static ca_status_t c_from_buffer_flags(void) {
   static double data[24];
-  return ca_array_from_buffer(&R, data, CA_FLOAT64, 2, shape46, NULL, &ch46, 0x80u, NULL, NULL);
+  return ca_array_from_buffer(&R, data, CA_FLOAT64, 2, shape46, &ch46, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), 0x80u, NULL, NULL, NULL});
 }
 static ca_status_t c_from_buffer_ndim(void) {
   static double data[24];
-  return ca_array_from_buffer(&R, data, CA_FLOAT64, -4, shape46, NULL, &ch46, 0, NULL, NULL);
+  return ca_array_from_buffer(&R, data, CA_FLOAT64, -4, shape46, &ch46, NULL);
 }
 static ca_status_t c_block_new_ndim(void) {
   ca_block_t *b = NULL;
@@ -289,8 +289,8 @@ static ca_status_t c_getitem_too_many(void) {
 }
 static ca_status_t c_getitem_step0(void) {
   ca_index_t idx[1] = {CA_INDEX_SLICE_INIT};
-  idx[0].step = 0;
-  idx[0].has_step = true;
+  idx[0].slice.step = 0;
+  idx[0].slice.flags |= CA_SLICE_STEP;
   return ca_array_getitem(&R, A, idx, 1);
 }
 static ca_status_t c_take_range(void) {
@@ -360,8 +360,8 @@ static ca_status_t c_argmax_two_axes(void) {
   static const int32_t axes[2] = {0, 1};
   return ca_array_reduce(&R, CA_RED_ARGMAX, A, axes, 2, false, NULL);
 }
-static ca_status_t c_scan_axis(void) { return ca_array_scan(&R, CA_SCAN_CUMSUM, A, -3, CA_DTYPE_INVALID); }
-static ca_status_t c_scan_op(void) { return ca_array_scan(&R, 77, A, 0, CA_DTYPE_INVALID); }
+static ca_status_t c_scan_axis(void) { return ca_array_scan(&R, CA_SCAN_CUMSUM, A, -3, NULL); }
+static ca_status_t c_scan_op(void) { return ca_array_scan(&R, 77, A, 0, NULL); }
 
 /* rechunk */
 static ca_status_t c_rechunk_sum(void) {

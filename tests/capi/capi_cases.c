@@ -4,6 +4,8 @@
  * (file:line, the check, and ca_last_error_message() at that point).
  * Failing cases may leak: they stop at the first failed check.
  */
+/* This file also tests the deprecated save/load aliases (format.h, "Deprecated"). */
+#define CA_DISABLE_DEPRECATE_WARNINGS
 #include "capi_cases.h"
 
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "chunkarray/chunkarray.h"
+#include "../support/save_load.h"
 
 static char g_msg[2048];
 
@@ -844,7 +847,7 @@ const char *capi_case_ffi_kernel(void) {
   a[0] = ca_arg_f64(2.0);
   a[1] = ca_arg_i64(5);
   CHECK_OK(ca_graph_add_task(g, &keys[1], "mul", a, 2));
-  CHECK_OK(ca_compute(ctx, g, keys, 2, res, NULL));
+  CHECK_OK(ca_compute(res, ctx, g, keys, 2, NULL));
   CHECK(ca_block_dtype(res[0]) == CA_FLOAT64 && ca_block_ndim(res[0]) == 1 && ca_block_size(res[0]) == 4);
   for (i = 0; i < 4; ++i) CHECK_NEAR(((const double *)ca_block_data(res[0]))[i], 4.5);
   CHECK(ca_block_dtype(res[1]) == CA_FLOAT64 && ca_block_ndim(res[1]) == 0);
@@ -881,7 +884,7 @@ const char *capi_case_ffi_wrong_arguments(void) {
   a[0] = ca_arg_str("not a number");
   a[1] = ca_arg_i64(3);
   CHECK_OK(ca_graph_add_task(g, &key, "mul", a, 2));
-  st = ca_compute(ctx, g, &key, 1, &res, NULL);
+  st = ca_compute(&res, ctx, g, &key, 1, NULL);
   if (st != CA_ETYPE && st != CA_EKERNEL) {
     snprintf(g_msg, sizeof g_msg, "ffi with a string argument: %s, expected CA_ETYPE or CA_EKERNEL (%s)",
              ca_status_str(st), ca_last_error_message());
@@ -893,7 +896,7 @@ const char *capi_case_ffi_wrong_arguments(void) {
   key = key1("few", 0);
   CHECK_OK(ca_graph_add_task(g, &key, "mul", a + 1, 1));
   res = (ca_block_t *)SENTINEL;
-  CHECK(ca_compute(ctx, g, &key, 1, &res, NULL) != CA_OK);
+  CHECK(ca_compute(&res, ctx, g, &key, 1, NULL) != CA_OK);
   CHECK(res == NULL);
   /* directly */
   CHECK_OK(ca_context_get_kernel(&k, ctx, "mul"));
@@ -949,7 +952,7 @@ const char *capi_case_graph_literals(void) {
   CHECK_OK(ca_graph_add_task(g, &key, "literals", a, 8));
   /* the graph copied everything it keeps */
   memset(str, 'z', sizeof str);
-  CHECK_OK(ca_compute(ctx, g, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, g, &key, 1, NULL));
   CHECK(ca_block_dtype(res) == CA_INT64 && *(const int64_t *)ca_block_data(res) == 1);
   ca_block_free(res);
   ca_graph_free(g);
@@ -1028,7 +1031,7 @@ const char *capi_case_compute_simple(void) {
   a[1] = ca_arg_i64(1);
   CHECK_OK(ca_graph_add_task(g, &keys[0], "total", a, 2));
   keys[1] = key1("x", 0);
-  CHECK_OK(ca_compute(ctx, g, keys, 2, res, NULL));
+  CHECK_OK(ca_compute(res, ctx, g, keys, 2, NULL));
   CHECK_NEAR(scalar_f64(res[0]), 7.0);
   CHECK(ca_block_size(res[1]) == 3 && ((const double *)ca_block_data(res[1]))[2] == 2.0);
   ca_block_free(res[0]);
@@ -1037,7 +1040,7 @@ const char *capi_case_compute_simple(void) {
   keys[0] = key1("ki", 3);
   CHECK_OK(ca_graph_add_task(g, &keys[0], "keyinfo", NULL, 0));
   keys[1] = keys[0];
-  CHECK_OK(ca_compute(ctx, g, keys, 2, res, NULL));
+  CHECK_OK(ca_compute(res, ctx, g, keys, 2, NULL));
   CHECK(res[0] != NULL && res[1] != NULL);
   CHECK(ca_block_size(res[0]) == 2);
   CHECK(((const int64_t *)ca_block_data(res[0]))[0] == 1);
@@ -1045,7 +1048,7 @@ const char *capi_case_compute_simple(void) {
   ca_block_free(res[0]);
   ca_block_free(res[1]);
   /* nothing asked */
-  CHECK_OK(ca_compute(ctx, g, NULL, 0, NULL, NULL));
+  CHECK_OK(ca_compute(NULL, ctx, g, NULL, 0, NULL));
   ca_graph_free(g);
   ca_context_free(ctx);
   return NULL;
@@ -1070,7 +1073,7 @@ const char *capi_case_compute_threaded(void) {
   list = ca_arg_list(refs, N);
   CHECK_OK(ca_graph_add_task(g, &key, "total", &list, 1));
   for (round = 0; round < 5; ++round) {
-    CHECK_OK(ca_compute(ctx, g, &key, 1, &res, NULL));
+    CHECK_OK(ca_compute(&res, ctx, g, &key, 1, NULL));
     CHECK_NEAR(scalar_f64(res), expect);
     ca_block_free(res);
   }
@@ -1091,13 +1094,13 @@ const char *capi_case_compute_missing_key(void) {
   keys[0] = key1("x", 0);
   keys[1] = key1("y", 0);
   res[0] = res[1] = (ca_block_t *)SENTINEL;
-  CHECK_ST(ca_compute(ctx, g, keys, 2, res, NULL), CA_ENOTFOUND);
+  CHECK_ST(ca_compute(res, ctx, g, keys, 2, NULL), CA_ENOTFOUND);
   CHECK_MSG_HAS("('x', 5)");
   CHECK(res[0] == NULL && res[1] == NULL);
   /* a requested key that is not in the graph */
   keys[1] = key1("nope", 2);
   res[0] = res[1] = (ca_block_t *)SENTINEL;
-  CHECK_ST(ca_compute(ctx, g, keys, 2, res, NULL), CA_ENOTFOUND);
+  CHECK_ST(ca_compute(res, ctx, g, keys, 2, NULL), CA_ENOTFOUND);
   CHECK_MSG_HAS("('nope', 2)");
   CHECK(res[0] == NULL && res[1] == NULL);
   /* validate names it too, with the task referencing it */
@@ -1119,7 +1122,7 @@ const char *capi_case_compute_cycle(void) {
   CHECK_OK(add_ref(g, "a", 0, "total", "b", 0));
   CHECK_OK(add_ref(g, "b", 0, "total", "c", 0));
   CHECK_OK(add_ref(g, "c", 0, "total", "a", 0));
-  CHECK_ST(ca_compute(ctx, g, &key, 1, &res, NULL), CA_ECYCLE);
+  CHECK_ST(ca_compute(&res, ctx, g, &key, 1, NULL), CA_ECYCLE);
   CHECK(res == NULL);
   CHECK_MSG_HAS("('a', 0)");
   CHECK_MSG_HAS("('b', 0)");
@@ -1133,7 +1136,7 @@ const char *capi_case_compute_cycle(void) {
   CHECK_OK(add_ref(g, "top", 0, "total", "self", 0));
   key = key1("top", 0);
   res = (ca_block_t *)SENTINEL;
-  CHECK_ST(ca_compute(ctx, g, &key, 1, &res, NULL), CA_ECYCLE);
+  CHECK_ST(ca_compute(&res, ctx, g, &key, 1, NULL), CA_ECYCLE);
   CHECK(res == NULL);
   CHECK_MSG_HAS("('self', 0)");
   ca_graph_free(g);
@@ -1149,7 +1152,7 @@ const char *capi_case_compute_unknown_kernel(void) {
   CHECK(ctx != NULL);
   CHECK_OK(ca_graph_new(&g));
   CHECK_OK(ca_graph_add_task(g, &key, "no_such_kernel", NULL, 0));
-  CHECK_ST(ca_compute(ctx, g, &key, 1, &res, NULL), CA_ENOTFOUND);
+  CHECK_ST(ca_compute(&res, ctx, g, &key, 1, NULL), CA_ENOTFOUND);
   CHECK_MSG_HAS("no_such_kernel");
   CHECK(res == NULL);
   CHECK_OK(ca_graph_validate(g, NULL, NULL, 0)); /* no context: kernels not checked */
@@ -1177,7 +1180,7 @@ static const char *kernel_error_with(int32_t threads) {
   keys[2] = key1("x", 1);
   keys[3] = key1("after", 0);
   for (i = 0; i < 4; ++i) res[i] = (ca_block_t *)SENTINEL;
-  CHECK_ST(ca_compute(ctx, g, keys, 4, res, NULL), CA_EKERNEL);
+  CHECK_ST(ca_compute(res, ctx, g, keys, 4, NULL), CA_EKERNEL);
   CHECK_MSG_HAS("deliberate failure from k_fail");
   for (i = 0; i < 4; ++i) {
     if (res[i] != NULL) {
@@ -1186,7 +1189,7 @@ static const char *kernel_error_with(int32_t threads) {
     }
   }
   /* the context still works */
-  CHECK_OK(ca_compute(ctx, g, keys, 1, res, NULL));
+  CHECK_OK(ca_compute(res, ctx, g, keys, 1, NULL));
   ca_block_free(res[0]);
   ca_graph_free(g);
   ca_context_free(ctx);
@@ -1222,7 +1225,7 @@ const char *capi_case_blockwise_partial_reduce(void) {
   for (i = 0; i < 4; ++i) {
     key = key1("y", i);
     CHECK(ca_graph_has_key(g, &key));
-    CHECK_OK(ca_compute(ctx, g, &key, 1, &res, NULL));
+    CHECK_OK(ca_compute(&res, ctx, g, &key, 1, NULL));
     CHECK(ca_block_size(res) == 3);
     CHECK_NEAR(((const double *)ca_block_data(res))[1], 2.0 * (i + 1));
     ca_block_free(res);
@@ -1235,18 +1238,18 @@ const char *capi_case_blockwise_partial_reduce(void) {
   CHECK_OK(ca_graph_add_partial_reduce(g, "w", "z", &split, 1, "total", NULL, 0));
   CHECK(ca_graph_num_tasks(g) == 11);
   key = key1("z", 1);
-  CHECK_OK(ca_compute(ctx, g, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, g, &key, 1, NULL));
   CHECK_NEAR(scalar_f64(res), 3 * 2.0 * 3 + 3 * 2.0 * 4);
   ca_block_free(res);
   key = key1("w", 0);
-  CHECK_OK(ca_compute(ctx, g, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, g, &key, 1, NULL));
   CHECK_NEAR(scalar_f64(res), 3 * 2.0 * (1 + 2 + 3 + 4));
   ca_block_free(res);
   /* extra literal arguments */
   a[0] = ca_arg_f64(100.0);
   CHECK_OK(ca_graph_add_partial_reduce(g, "z2", "y", &split, 1, "total", a, 1));
   key = key1("z2", 0);
-  CHECK_OK(ca_compute(ctx, g, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, g, &key, 1, NULL));
   CHECK_NEAR(scalar_f64(res), 3 * 2.0 * (1 + 2) + 100.0);
   ca_block_free(res);
   /* dependencies between layers */
@@ -1266,7 +1269,7 @@ const char *capi_case_blockwise_partial_reduce(void) {
   key.name = "s";
   key.index = NULL;
   key.nindex = 0;
-  CHECK_OK(ca_compute(ctx, g, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, g, &key, 1, NULL));
   CHECK_NEAR(scalar_f64(res), 3.0 * (1 + 2 + 3 + 4));
   ca_block_free(res);
   /* errors: unknown input layer, bad letters, bad split */
@@ -1297,11 +1300,11 @@ const char *capi_case_graph_merge(void) {
   CHECK_OK(ca_graph_copy(&c1, g1));
   CHECK_OK(ca_graph_new(&g2));
   CHECK_OK(add_ref(g2, "y", 0, "total", "x", 0));
-  CHECK_ST(ca_compute(ctx, g2, &key, 1, &res, NULL), CA_ENOTFOUND);
+  CHECK_ST(ca_compute(&res, ctx, g2, &key, 1, NULL), CA_ENOTFOUND);
   CHECK_OK(ca_graph_merge(g2, g1));
   CHECK(ca_graph_num_layers(g2) == 2);
   CHECK(ca_graph_num_tasks(g2) == 2);
-  CHECK_OK(ca_compute(ctx, g2, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, g2, &key, 1, NULL));
   CHECK_NEAR(scalar_f64(res), 2.0);
   ca_block_free(res);
   /* the same (shared) layer again is fine */
@@ -1345,7 +1348,7 @@ const char *capi_case_graph_cull(void) {
   probe = key1("y", 1);
   CHECK(!ca_graph_has_key(c, &probe));
   CHECK(ca_graph_num_tasks(g) == 6); /* the original is unchanged */
-  CHECK_OK(ca_compute(ctx, c, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, c, &key, 1, NULL));
   CHECK_NEAR(scalar_f64(res), 2.0);
   ca_block_free(res);
   ca_graph_free(c);
@@ -1375,7 +1378,7 @@ const char *capi_case_graph_copy(void) {
   CHECK(ca_graph_num_tasks(g) == 1);
   CHECK(!ca_graph_has_key(g, &key));
   ca_graph_free(g); /* the copy lives on */
-  CHECK_OK(ca_compute(ctx, c, &key, 1, &res, NULL));
+  CHECK_OK(ca_compute(&res, ctx, c, &key, 1, NULL));
   CHECK_NEAR(scalar_f64(res), 6.0);
   ca_block_free(res);
   ca_graph_free(c);
@@ -1513,7 +1516,7 @@ const char *capi_case_graph_kernel_versions(void) {
   CHECK_OK(ca_context_register(v2, "fill", k_fill, &ko));
   CHECK_OK(ca_context_register(v2, "total", k_total, &ko));
   so.context = v2;
-  st = ca_graph_save_buffer_opts(g, &data, &size, &so);
+  st = save_to(&data, &size, NULL, g, NULL, 0, &so);
   if (st == CA_EUNSUPPORTED) { /* built without Cap'n Proto */
     CHECK(data == NULL && size == 0);
     ca_graph_free(g);
@@ -1531,21 +1534,21 @@ const char *capi_case_graph_kernel_versions(void) {
   CHECK_MSG_HAS("needs kernel 'fill' version 2 (recorded in the graph); the registered 'fill' is version 1");
   k = key1("y", 0);
   b = (ca_block_t *)SENTINEL;
-  CHECK_ST(ca_compute(ctx, h, &k, 1, &b, NULL), CA_EVERSION);
+  CHECK_ST(ca_compute(&b, ctx, h, &k, 1, NULL), CA_EVERSION);
   CHECK(b == NULL);
-  CHECK_OK(ca_compute(v2, h, &k, 1, &b, NULL));
+  CHECK_OK(ca_compute(&b, v2, h, &k, 1, NULL));
   CHECK(*(const double *)ca_block_data(b) == 3.0);
   ca_block_free(b);
   /* The original (unrecorded) graph computes in both. */
-  CHECK_OK(ca_compute(ctx, g, &k, 1, &b, NULL));
+  CHECK_OK(ca_compute(&b, ctx, g, &k, 1, NULL));
   ca_block_free(b);
   /* A re-save with a context of another version fails; a struct_size of 0 is refused. */
   so.context = ctx;
   data = SENTINEL;
-  CHECK_ST(ca_graph_save_buffer_opts(h, &data, &size, &so), CA_EVERSION);
+  CHECK_ST(save_to(&data, &size, NULL, h, NULL, 0, &so), CA_EVERSION);
   CHECK(data == NULL && size == 0);
   so.struct_size = 0;
-  CHECK_ST(ca_graph_save_buffer_opts(g, &data, &size, &so), CA_EINVAL);
+  CHECK_ST(save_to(&data, &size, NULL, g, NULL, 0, &so), CA_EINVAL);
   ca_graph_free(h);
   ca_graph_free(g);
   ca_context_free(v2);
@@ -1589,7 +1592,7 @@ const char *capi_case_compute_progress(void) {
   opts.progress_user_data = &tag;
   opts.progress_interval_us = 1;
   g_prog_done = g_prog_total = g_prog_calls = g_prog_backwards = 0;
-  CHECK_OK(ca_compute(ctx, g, &key, 1, &res, &opts));
+  CHECK_OK(ca_compute(&res, ctx, g, &key, 1, &opts));
   CHECK_NEAR(scalar_f64(res), 100.0);
   ca_block_free(res);
   CHECK(g_prog_calls >= 1);
@@ -1625,12 +1628,12 @@ static const char *cancel_with(int32_t threads) {
   ca_cancel_request(cancel);
   CHECK(ca_cancel_requested(cancel));
   res = (ca_block_t *)SENTINEL;
-  CHECK_ST(ca_compute(ctx, g, &key, 1, &res, &opts), CA_ECANCELED);
+  CHECK_ST(ca_compute(&res, ctx, g, &key, 1, &opts), CA_ECANCELED);
   CHECK(res == NULL);
   /* reset: runs again */
   ca_cancel_reset(cancel);
   CHECK(!ca_cancel_requested(cancel));
-  CHECK_OK(ca_compute(ctx, g, &key, 1, &res, &opts));
+  CHECK_OK(ca_compute(&res, ctx, g, &key, 1, &opts));
   CHECK_NEAR(scalar_f64(res), 5.0);
   ca_block_free(res);
   /* cancelled by a task while running: c -> d */
@@ -1644,7 +1647,7 @@ static const char *cancel_with(int32_t threads) {
   ck = key1("d", 0);
   CHECK_OK(ca_graph_add_task(g, &ck, "total", &a, 1));
   res = (ca_block_t *)SENTINEL;
-  CHECK_ST(ca_compute(ctx, g, &ck, 1, &res, &opts), CA_ECANCELED);
+  CHECK_ST(ca_compute(&res, ctx, g, &ck, 1, &opts), CA_ECANCELED);
   CHECK(res == NULL);
   CHECK(ca_cancel_requested(cancel));
   ca_graph_free(g);
@@ -1736,13 +1739,13 @@ const char *capi_case_null_handles(void) {
   CHECK_NULL_EINVAL(ca_graph_layer_keys(&kl, g, NULL));
   CHECK_NULL_EINVAL(ca_keylist_get(NULL, 0, &got));
   b = (ca_block_t *)SENTINEL;
-  CHECK_NULL_EINVAL(ca_compute(NULL, g, &key, 1, &b, NULL));
+  CHECK_NULL_EINVAL(ca_compute(&b, NULL, g, &key, 1, NULL));
   CHECK(b == NULL);
   b = (ca_block_t *)SENTINEL;
-  CHECK_NULL_EINVAL(ca_compute(ctx, NULL, &key, 1, &b, NULL));
+  CHECK_NULL_EINVAL(ca_compute(&b, ctx, NULL, &key, 1, NULL));
   CHECK(b == NULL);
-  CHECK_NULL_EINVAL(ca_compute(ctx, g, NULL, 1, &b, NULL));
-  CHECK_NULL_EINVAL(ca_compute(ctx, g, &key, 1, NULL, NULL));
+  CHECK_NULL_EINVAL(ca_compute(&b, ctx, g, NULL, 1, NULL));
+  CHECK_NULL_EINVAL(ca_compute(NULL, ctx, g, &key, 1, NULL));
   CHECK_NULL_EINVAL(ca_cancel_new(NULL));
   CHECK_NULL_EINVAL(ca_block_new(NULL, CA_FLOAT64, 1, &shape));
   CHECK_NULL_EINVAL(ca_dtype_promote(NULL, CA_FLOAT64, CA_FLOAT64));
@@ -1767,7 +1770,7 @@ const char *capi_case_null_handles(void) {
   CHECK_NULL_EINVAL(ca_array_keys(&kl, NULL));
   CHECK_NULL_EINVAL(ca_array_graph(&og, NULL));
   CHECK_NULL_EINVAL(ca_array_ones(NULL, 1, &shape, &chunks, CA_FLOAT64));
-  CHECK_NULL_EINVAL(ca_array_from_buffer(&arr, NULL, CA_FLOAT64, 1, &shape, NULL, &chunks, CA_BUFFER_COPY, NULL, NULL));
+  CHECK_NULL_EINVAL(ca_array_from_buffer(&arr, NULL, CA_FLOAT64, 1, &shape, &chunks, NULL));
   CHECK_NULL_EINVAL(ca_normalize_chunks(NULL, ctx, NULL, 1, &shape, CA_FLOAT64, 0));
   CHECK_NULL_EINVAL(ca_normalize_chunks(&cs, ctx, NULL, 1, NULL, CA_FLOAT64, 0));
   CHECK(cs == NULL);
@@ -2062,7 +2065,7 @@ const char *capi_case_array_from_buffer_copy(void) {
   CHECK_OK(ca_normalize_chunks_str(&cs, ctx, "(2, 3)", 2, shape, CA_FLOAT64));
   ch = ca_chunkset_view(cs);
   g_release_count = 0;
-  CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 2, shape, NULL, &ch, CA_BUFFER_COPY, count_release, NULL));
+  CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 2, shape, &ch, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_COPY, NULL, count_release, NULL}));
   ca_chunkset_free(cs);
   for (i = 0; i < 12; ++i) buf[i] = -1; /* the array has its own copy */
   CHECK(ca_array_numblocks(a)[0] == 2 && ca_array_numblocks(a)[1] == 2);
@@ -2081,7 +2084,7 @@ const char *capi_case_array_from_buffer_copy(void) {
     one.ndim = 2;
     one.numblocks = nb;
     one.sizes = sizes;
-    CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 2, tshape, strides, &one, CA_BUFFER_COPY, NULL, NULL));
+    CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 2, tshape, &one, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_COPY, strides, NULL, NULL}));
     CHECK_OK(ca_array_compute(&res, ctx, a, NULL));
     d = (const double *)ca_block_data(res);
     for (i = 0; i < 12; ++i) CHECK(d[i] == (double)((i % 3) * 4 + i / 3));
@@ -2110,7 +2113,7 @@ const char *capi_case_array_from_buffer_borrow(void) {
   ch.sizes = sizes;
   g_release_count = 0;
   g_release_arg = NULL;
-  CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 1, &shape, NULL, &ch, CA_BUFFER_BORROW, count_release, &tag));
+  CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 1, &shape, &ch, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_BORROW, NULL, count_release, &tag}));
   CHECK_OK(ca_array_reduce(&sum, CA_RED_SUM, a, NULL, 0, false, NULL));
   CHECK_OK(ca_array_compute(&res, ctx, sum, NULL));
   CHECK_NEAR(scalar_f64(res), 55.0);
@@ -2122,7 +2125,7 @@ const char *capi_case_array_from_buffer_borrow(void) {
   CHECK_OK(ca_array_keys(&kl, a));
   CHECK_OK(ca_keylist_get(kl, 0, &keys[0]));
   CHECK_OK(ca_keylist_get(kl, 1, &keys[1]));
-  CHECK_OK(ca_compute(ctx, g, keys, 2, blocks, NULL));
+  CHECK_OK(ca_compute(blocks, ctx, g, keys, 2, NULL));
   ca_keylist_free(kl);
   CHECK(ca_block_size(blocks[1]) == 5 && ((const double *)ca_block_data(blocks[1]))[0] == 6.0);
   views = 0;
@@ -2145,7 +2148,7 @@ const char *capi_case_array_from_buffer_borrow(void) {
   g_release_count = 0;
   a = (ca_array_t *)SENTINEL;
   ch.sizes = badsizes;
-  CHECK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 1, &shape, NULL, &ch, CA_BUFFER_BORROW, count_release, &tag) !=
+  CHECK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 1, &shape, &ch, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_BORROW, NULL, count_release, &tag}) !=
         CA_OK);
   CHECK(a == NULL);
   CHECK(g_release_count == 1);
@@ -2323,7 +2326,7 @@ const char *capi_case_kernel_returns_input(void) {
   CHECK_OK(add_ref(g, "z", 0, "identity", "y", 0));
   keys[0] = key1("z", 0);
   keys[1] = key1("y", 0);
-  CHECK_OK(ca_compute(ctx, g, keys, 2, res, NULL));
+  CHECK_OK(ca_compute(res, ctx, g, keys, 2, NULL));
   CHECK(ca_block_size(res[0]) == 6 && ((const double *)ca_block_data(res[0]))[5] == 4.0);
   CHECK(ca_block_size(res[1]) == 6);
   ca_block_free(res[0]);
@@ -2354,7 +2357,7 @@ const char *capi_case_array_errors(void) {
   CHECK(r == NULL);
   CHECK_MSG_HAS("axis 0");
   r = (ca_array_t *)SENTINEL;
-  CHECK(ca_array_from_buffer(&r, buf, CA_FLOAT64, 2, shape, NULL, &bad, CA_BUFFER_COPY, NULL, NULL) != CA_OK);
+  CHECK(ca_array_from_buffer(&r, buf, CA_FLOAT64, 2, shape, &bad, NULL) != CA_OK);
   CHECK(r == NULL);
   /* chunks of another ndim */
   r = (ca_array_t *)SENTINEL;
@@ -2457,7 +2460,7 @@ static void *thread_compute(void *p) {
   int round;
   for (round = 0; round < 20; ++round) {
     ca_block_t *res = NULL;
-    if (ca_compute(job->ctx, job->g, &job->key, 1, &res, NULL) != CA_OK) {
+    if (ca_compute(&res, job->ctx, job->g, &job->key, 1, NULL) != CA_OK) {
       job->failures++;
       snprintf(job->message, sizeof job->message, "%s", ca_last_error_message());
       continue;
@@ -2568,7 +2571,7 @@ const char *capi_case_typed_scalar_operands(void) {
   ch.numblocks = nb;
   ch.sizes = sizes;
   CHECK(ctx != NULL);
-  CHECK_OK(ca_array_from_buffer(&a, u8, CA_UINT8, 1, shape, NULL, &ch, CA_BUFFER_COPY, NULL, NULL));
+  CHECK_OK(ca_array_from_buffer(&a, u8, CA_UINT8, 1, shape, &ch, NULL));
   /* uint8 + float32(1.5) is float32 (a Python float keeps the array's kind rule: float64) */
   memset(&s, 0, sizeof s);
   s.kind = CA_FLOAT32;
@@ -2603,7 +2606,7 @@ const char *capi_case_typed_scalar_operands(void) {
   s.kind = CA_RAW;
   CHECK_ST(ca_array_binary_scalar(&r, CA_OP_ADD, a, s, false), CA_ETYPE);
   /* a Python int 2**64 - 1 (kind CA_UINT64, no flag) with a uint64 array: uint64, exact */
-  CHECK_OK(ca_array_from_buffer(&b, u64, CA_UINT64, 1, shape, NULL, &ch, CA_BUFFER_COPY, NULL, NULL));
+  CHECK_OK(ca_array_from_buffer(&b, u64, CA_UINT64, 1, shape, &ch, NULL));
   memset(&s, 0, sizeof s);
   s.kind = CA_UINT64;
   s.i64 = -1; /* the bits of 2**64 - 1 */

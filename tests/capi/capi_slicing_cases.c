@@ -30,7 +30,7 @@ static ca_array_t *make_x(void) {
   ch.ndim = 2;
   ch.numblocks = nb;
   ch.sizes = sizes;
-  if (ca_array_from_buffer(&x, data, CA_FLOAT64, 2, shape, NULL, &ch, CA_BUFFER_COPY, NULL, NULL) != CA_OK) return NULL;
+  if (ca_array_from_buffer(&x, data, CA_FLOAT64, 2, shape, &ch, NULL) != CA_OK) return NULL;
   return x;
 }
 
@@ -56,10 +56,10 @@ const char *capi_slicing_case_basic(void) {
   CHECK(x != NULL, "make_x failed");
   CHECK(ca_context_new(&ctx, NULL) == CA_OK, "context");
   /* x[1:, ::-2, None] */
-  idx[0].start = 1;
-  idx[0].has_start = true;
-  idx[1].step = -2;
-  idx[1].has_step = true;
+  idx[0].slice.start = 1;
+  idx[0].slice.flags |= CA_SLICE_START;
+  idx[1].slice.step = -2;
+  idx[1].slice.flags |= CA_SLICE_STEP;
   CHECK(ca_array_getitem(&r, x, idx, 3) == CA_OK, "getitem x[1:, ::-2, None]");
   CHECK(ca_array_ndim(r) == 3, "x[1:, ::-2, None] has 3 dimensions");
   shape = ca_array_shape(r);
@@ -153,7 +153,7 @@ const char *capi_slicing_case_take_vindex_setitem(void) {
   ca_array_t *x = make_x(), *r = NULL;
   int64_t rows[3] = {3, 0, -1}, i0[2] = {0, 3}, i1[2] = {4, 1};
   const int64_t *pts[2];
-  bool keep[5] = {true, false, false, true, true};
+  uint8_t keep[5] = {1, 0, 0, 1, 1};
   ca_index_t bl[2] = {CA_INDEX_SLICE_INIT, CA_INDEX_SLICE_INIT};
   ca_index_t region[2] = {CA_INDEX_SLICE_INIT, CA_INDEX_INT_INIT(1)};
   ca_scalar_t v;
@@ -193,8 +193,8 @@ const char *capi_slicing_case_take_vindex_setitem(void) {
   ca_array_free(r);
   r = NULL;
   /* x[::2, 1] = -1 */
-  region[0].step = 2;
-  region[0].has_step = true;
+  region[0].slice.step = 2;
+  region[0].slice.flags |= CA_SLICE_STEP;
   CHECK(ca_array_setitem_scalar(&r, x, region, 2, v) == CA_OK, "setitem");
   for (i = 0; i < 20; ++i) want[i] = (i / 5) % 2 == 0 && i % 5 == 1 ? -1.0 : (double)i;
   CHECK(values_equal(ctx, r, want, 20), "setitem values");

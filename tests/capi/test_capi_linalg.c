@@ -35,7 +35,7 @@ static ca_array_t *mat(const double *data, int64_t rows, int64_t cols, const int
   int64_t shape[2] = {rows, cols};
   ca_chunks_t ch = {2, nb, sizes};
   ca_array_t *a = NULL;
-  CHECK_OK(ca_array_from_buffer(&a, data, CA_FLOAT64, 2, shape, NULL, &ch, CA_BUFFER_COPY, NULL, NULL));
+  CHECK_OK(ca_array_from_buffer(&a, data, CA_FLOAT64, 2, shape, &ch, NULL));
   return a;
 }
 
@@ -136,7 +136,7 @@ int main(void) {
   ca_array_t *Sq = mat(sq, 4, 4, snb, ssz), *X = NULL, *Inv = NULL, *Rhs = NULL;
   int64_t four = 4, rnb = 2, rsz[2] = {3, 1};
   ca_chunks_t rch = {1, &rnb, rsz};
-  CHECK_OK(ca_array_from_buffer(&Rhs, rhs, CA_FLOAT64, 1, &four, NULL, &rch, CA_BUFFER_COPY, NULL, NULL));
+  CHECK_OK(ca_array_from_buffer(&Rhs, rhs, CA_FLOAT64, 1, &four, &rch, NULL));
   CHECK_OK(ca_linalg_solve(&X, Sq, Rhs));
   CHECK_OK(ca_linalg_inv(&Inv, Sq));
   double *x = compute(ctx, X), *inv = compute(ctx, Inv), ax[4], ai[16];
@@ -160,7 +160,7 @@ int main(void) {
   int64_t five = 5, cnb = 2, csz[2] = {2, 3};
   ca_chunks_t cch = {1, &cnb, csz};
   ca_array_t *Col = NULL, *Lx = NULL, *Lres = NULL, *Lrank = NULL, *Ls = NULL;
-  CHECK_OK(ca_array_from_buffer(&Col, col, CA_FLOAT64, 1, &five, NULL, &cch, CA_BUFFER_COPY, NULL, NULL));
+  CHECK_OK(ca_array_from_buffer(&Col, col, CA_FLOAT64, 1, &five, &cch, NULL));
   CHECK_OK(ca_linalg_lstsq(&Lx, &Lres, &Lrank, &Ls, At, Col));
   double *lx = compute(ctx, Lx);
   ca_block_t *rank = NULL;

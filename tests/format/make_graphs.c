@@ -9,6 +9,7 @@
  *   usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION
  *          make_graphs --named OUT.cagraph NAME | make_graphs --huge OUT.cagraph */
 #include <chunkarray/chunkarray.h>
+#include "../support/save_load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ static int versioned(const char *path, int version) {
   mo.name = "affine";
   if (ca_array_map_blocks(&aff, "example.affine", (const ca_array_t *const *)&x, 1, ab, 2, &mo) != CA_OK) goto done;
   so.context = ctx;
-  if (ca_arrays_save_opts((const ca_array_t *const *)&aff, 1, path, &so) != CA_OK) goto done;
+  if (save_to(NULL, NULL, path, NULL, (const ca_array_t *const *)&aff, 1, &so) != CA_OK) goto done;
   rc = 0;
 done:
   if (rc) fprintf(stderr, "make_graphs: %s\n", ca_last_error_message());
@@ -73,7 +74,7 @@ static int named(const char *path, const char *name) {
   arg = ca_arg_indexed(ca_array_name(x), "i");
   if (ca_graph_add_blockwise(g, name, "i", "ca.identity", &arg, 1, NULL) != CA_OK) goto done;
   if (ca_array_new(&y, g, name, &ch, CA_FLOAT64) != CA_OK) goto done;
-  if (ca_arrays_save((const ca_array_t *const *)&y, 1, path) != CA_OK) goto done;
+  if (save_to(NULL, NULL, path, NULL, (const ca_array_t *const *)&y, 1, NULL) != CA_OK) goto done;
   rc = 0;
 done:
   if (rc) fprintf(stderr, "make_graphs --named: %s\n", ca_last_error_message());
@@ -93,7 +94,7 @@ static int huge(const char *path) {
   bo.numblocks = numblocks;
   if (ca_graph_new(&g) != CA_OK) goto done;
   if (ca_graph_add_blockwise(g, "huge", "ij", "ca.identity", &arg, 1, &bo) != CA_OK) goto done;
-  if (ca_graph_save(g, path) != CA_OK) goto done;
+  if (save_to(NULL, NULL, path, g, NULL, 0, NULL) != CA_OK) goto done;
   rc = 0;
 done:
   if (rc) fprintf(stderr, "make_graphs --huge: %s\n", ca_last_error_message());
@@ -119,7 +120,7 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/x.zarr", argv[1]);
   if (pipelines_build(ctx, zarr ? path : NULL, arrays, &n) != 0) return 1;
   snprintf(path, sizeof path, "%s/pipelines.cagraph", argv[1]);
-  if (ca_arrays_save((const ca_array_t *const *)arrays, n, path) != CA_OK) {
+  if (save_to(NULL, NULL, path, NULL, (const ca_array_t *const *)arrays, n, NULL) != CA_OK) {
     fprintf(stderr, "make_graphs: %s\n", ca_last_error_message());
     return 1;
   }

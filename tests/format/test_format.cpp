@@ -1,9 +1,12 @@
 // Graph files: every layer kind round-trips, arrays compute the same after loading, and corrupt,
 // truncated or newer files fail with CA_EFORMAT / CA_EVERSION and a message, never a crash.
+/* This file also tests the deprecated save/load aliases (format.h, "Deprecated"). */
+#define CA_DISABLE_DEPRECATE_WARNINGS
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chunkarray/chunkarray.h>
+#include "../support/save_load.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +19,13 @@
 #include "core/block.hpp"
 #include "format/layer_codecs.hpp"
 #include "pipelines.h"
+
+// A pointer to a temporary options struct, valid for the full expression (C++ has no compound literals).
+template <class T>
+static const T *opt_ptr(const T &o) {
+  return &o;
+}
+
 
 namespace {
 
@@ -163,15 +173,15 @@ TEST(Format, LayerInfoNamesOverlapLayers) {
   const int64_t shape[1] = {10}, nb[1] = {2}, sizes[2] = {5, 5}, depth[1] = {1};
   ca_chunks_t chunks{1, nb, sizes};
   ca_array_t *a = nullptr, *o = nullptr;
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 1, 1, shape, &chunks, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 1, shape, &chunks, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0.0, 1.0})), CA_OK);
   ASSERT_EQ(ca_array_overlap(&o, a, depth, nullptr, nullptr), CA_OK) << ca_last_error_message();
   ca_graph_t *g = nullptr;
   ASSERT_EQ(ca_array_graph(&g, o), CA_OK);
   ca_layer_info_t info = CA_LAYER_INFO_INIT;
-  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(o), &info), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_graph_layer_info(&info, g, ca_array_name(o)), CA_OK) << ca_last_error_message();
   EXPECT_EQ(info.kind, CA_LAYER_OVERLAP);
   EXPECT_EQ(info.num_tasks, 2);
-  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(a), &info), CA_OK);
+  ASSERT_EQ(ca_graph_layer_info(&info, g, ca_array_name(a)), CA_OK);
   EXPECT_EQ(info.kind, CA_LAYER_BLOCKWISE);
   ca_graph_free(g);
   ca_array_free(o);
@@ -186,12 +196,12 @@ TEST(Format, FileRoundTripAndInfo) {
   ASSERT_EQ(ca_graph_load(&h, path.c_str()), CA_OK) << ca_last_error_message();
   expect_same_graph(g, h);
   ca_layer_info_t info = CA_LAYER_INFO_INIT;
-  ASSERT_EQ(ca_graph_layer_info(h, "b", &info), CA_OK);
+  ASSERT_EQ(ca_graph_layer_info(&info, h, "b"), CA_OK);
   EXPECT_EQ(info.kind, CA_LAYER_BLOCKWISE);
   EXPECT_EQ(info.num_tasks, 2);
-  ASSERT_EQ(ca_graph_layer_info(h, "y", &info), CA_OK);
+  ASSERT_EQ(ca_graph_layer_info(&info, h, "y"), CA_OK);
   EXPECT_EQ(info.kind, CA_LAYER_MATERIALIZED);
-  EXPECT_EQ(ca_graph_layer_info(h, "nope", &info), CA_ENOTFOUND);
+  EXPECT_EQ(ca_graph_layer_info(&info, h, "nope"), CA_ENOTFOUND);
   ca_keylist_t *ks = nullptr;
   ASSERT_EQ(ca_graph_kernels(&ks, h), CA_OK);
   EXPECT_EQ(ca_keylist_size(ks), 7u);
@@ -199,7 +209,7 @@ TEST(Format, FileRoundTripAndInfo) {
   // Arrays API on a graph file: no arrays.
   ca_array_t **arrs = nullptr;
   size_t n = 99;
-  EXPECT_EQ(ca_arrays_load(&arrs, &n, path.c_str()), CA_OK);
+  EXPECT_EQ(load_from(NULL, &arrs, &n, path.c_str(), NULL, 0), CA_OK);
   EXPECT_EQ(n, 0u);
   EXPECT_EQ(arrs, nullptr);
   ca_array_t *one = nullptr;
@@ -274,10 +284,10 @@ TEST(Format, ArrayPipelinesComputeTheSame) {
     ASSERT_EQ(pipelines_build(c.ctx, zarr.c_str(), arrays, &n), 0);
     auto want = compute_all(c.ctx, arrays, n);
     std::string path = tmpdir() + "/pipelines.cagraph";
-    ASSERT_EQ(ca_arrays_save(arrays, n, path.c_str()), CA_OK) << ca_last_error_message();
+    ASSERT_EQ(save_to(NULL, NULL, path.c_str(), NULL, arrays, n, NULL), CA_OK) << ca_last_error_message();
     ca_array_t **loaded = nullptr;
     size_t m = 0;
-    ASSERT_EQ(ca_arrays_load(&loaded, &m, path.c_str()), CA_OK) << ca_last_error_message();
+    ASSERT_EQ(load_from(NULL, &loaded, &m, path.c_str(), NULL, 0), CA_OK) << ca_last_error_message();
     ASSERT_EQ(m, n);
     for (size_t i = 0; i < n; ++i) {
       EXPECT_STREQ(ca_array_name(loaded[i]), ca_array_name(arrays[i]));
@@ -407,7 +417,7 @@ TEST(Format, GoldenFiles) {
   Ctx c;
   ca_array_t **arrays = nullptr;
   size_t n = 0;
-  ASSERT_EQ(ca_arrays_load(&arrays, &n, (std::string(dir) + "/pipelines.cagraph").c_str()), CA_OK)
+  ASSERT_EQ(load_from(NULL, &arrays, &n, (std::string(dir) + "/pipelines.cagraph").c_str(), NULL, 0), CA_OK)
       << ca_last_error_message();
   ASSERT_EQ(n, 7u);
   auto got = compute_all(c.ctx, arrays, n);
@@ -493,11 +503,11 @@ TEST(Format, FileLoadGivesGraphAndArrays) {
   size_t n = 0;
   ASSERT_EQ(pipelines_build(c.ctx, nullptr, arrays, &n), 0);
   std::string path = tmpdir() + "/both.cagraph";
-  ASSERT_EQ(ca_arrays_save(arrays, n, path.c_str()), CA_OK);
+  ASSERT_EQ(save_to(NULL, NULL, path.c_str(), NULL, arrays, n, NULL), CA_OK);
   ca_graph_t *g = nullptr;
   ca_array_t **loaded = nullptr;
   size_t m = 0;
-  ASSERT_EQ(ca_file_load(&g, &loaded, &m, path.c_str()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(load_from(&g, &loaded, &m, path.c_str(), NULL, 0), CA_OK) << ca_last_error_message();
   ASSERT_EQ(m, n);
   // The graph holds every array's blocks.
   for (size_t i = 0; i < m; ++i) {
@@ -511,21 +521,23 @@ TEST(Format, FileLoadGivesGraphAndArrays) {
     ca_keylist_free(keys);
   }
   ca_layer_info_t info = CA_LAYER_INFO_INIT;
-  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(loaded[n - 1]), &info), CA_OK);
+  ASSERT_EQ(ca_graph_layer_info(&info, g, ca_array_name(loaded[n - 1])), CA_OK);
   EXPECT_EQ(info.kind, CA_LAYER_DATA);
   EXPECT_EQ(info.data_bytes, 37 * 23 * 4);
   info.struct_size = 4;
-  EXPECT_EQ(ca_graph_layer_info(g, ca_array_name(loaded[0]), &info), CA_EINVAL);
+  EXPECT_EQ(ca_graph_layer_info(&info, g, ca_array_name(loaded[0])), CA_EINVAL);
   // Only the graph, or only the arrays.
   ca_graph_t *g2 = nullptr;
-  ASSERT_EQ(ca_file_load(&g2, nullptr, nullptr, path.c_str()), CA_OK);
+  ASSERT_EQ(load_from(&g2, nullptr, nullptr, path.c_str(), NULL, 0), CA_OK);
   EXPECT_EQ(ca_graph_num_tasks(g2), ca_graph_num_tasks(g));
   ca_array_t **only = nullptr;
   size_t k = 0;
-  ASSERT_EQ(ca_file_load(nullptr, &only, &k, path.c_str()), CA_OK);
+  ASSERT_EQ(load_from(nullptr, &only, &k, path.c_str(), NULL, 0), CA_OK);
   EXPECT_EQ(k, n);
-  EXPECT_EQ(ca_file_load(nullptr, &only, nullptr, path.c_str()), CA_EINVAL);
-  ca_arrays_free(only, k);
+  ca_array_t **none = reinterpret_cast<ca_array_t **>(&k);  // a sentinel: set to NULL on failure
+  EXPECT_EQ(load_from(nullptr, &none, nullptr, path.c_str(), NULL, 0), CA_EINVAL);
+  EXPECT_EQ(none, nullptr);
+  ca_array_free_many(only, k);
   ca_graph_free(g2);
   ca_arrays_free(loaded, m);
   ca_graph_free(g);
@@ -576,7 +588,7 @@ TEST(Format, OverlapLayersRoundTripSymbolically) {
     ch.numblocks = numblocks;
     ch.sizes = sizes;
     ca_array_t *x = nullptr, *o = nullptr, *p = nullptr;
-    ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 5, 2, shape, &ch, CA_FLOAT64, 0.0, 1.0), CA_OK)
+    ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0.0, 1.0})), CA_OK)
         << ca_last_error_message();
     EXPECT_EQ(file_version(array_bytes(x)), 1u);
     const int64_t depth[2] = {1, 2};
@@ -687,20 +699,20 @@ TEST(Format, ParametricDtypesRoundTrip) {
   for (int64_t i = 0; i < n; ++i) s[size_t(i) * 3] = uint32_t('a' + i);
   std::vector<uint16_t> h = {0x3c00, 0x4000, 0xbc00, 0x7c00, 0x0001, 0x3555};
   ca_array_t *x = nullptr, *y = nullptr, *z = nullptr, *d = nullptr, *e = nullptr;
-  ASSERT_EQ(ca_array_from_buffer(&x, t.data(), m8ns, 1, &n, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr), CA_OK);
-  ASSERT_EQ(ca_array_from_buffer(&y, s.data(), u3, 1, &n, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr), CA_OK);
-  ASSERT_EQ(ca_array_from_buffer(&z, h.data(), CA_FLOAT16, 1, &n, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr),
+  ASSERT_EQ(ca_array_from_buffer(&x, t.data(), m8ns, 1, &n, &ch, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_from_buffer(&y, s.data(), u3, 1, &n, &ch, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_from_buffer(&z, h.data(), CA_FLOAT16, 1, &n, &ch, nullptr),
             CA_OK);
   ASSERT_EQ(ca_array_binary(&d, CA_OP_SUB, x, x), CA_OK) << ca_last_error_message();  // timedelta64[ns], fused
   ASSERT_EQ(ca_array_binary(&e, CA_OP_EQ, y, y), CA_OK) << ca_last_error_message();
   EXPECT_EQ(ca_array_dtype(d), CA_DTYPE_MAKE(CA_TIMEDELTA64, CA_UNIT_NS));
   ca_array_t *arrays[] = {x, y, z, d, e};
   const std::string path = tmpdir() + "/dtypes.cagraph";
-  ASSERT_EQ(ca_arrays_save(arrays, 5, path.c_str()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(save_to(NULL, NULL, path.c_str(), NULL, arrays, 5, NULL), CA_OK) << ca_last_error_message();
   ca_graph_t *g = nullptr;
   ca_array_t **loaded = nullptr;
   size_t m = 0;
-  ASSERT_EQ(ca_file_load(&g, &loaded, &m, path.c_str()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(load_from(&g, &loaded, &m, path.c_str(), NULL, 0), CA_OK) << ca_last_error_message();
   ASSERT_EQ(m, 5u);
   for (size_t i = 0; i < m; ++i) {
     EXPECT_EQ(ca_array_dtype(loaded[i]), ca_array_dtype(arrays[i])) << i;
@@ -732,7 +744,89 @@ TEST(Format, ParametricDtypesRoundTrip) {
   std::ofstream(badpath, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
   g = nullptr;
   loaded = nullptr;
-  EXPECT_EQ(ca_file_load(&g, &loaded, &m, badpath.c_str()), CA_EFORMAT);
+  EXPECT_EQ(load_from(&g, &loaded, &m, badpath.c_str(), NULL, 0), CA_EFORMAT);
   EXPECT_NE(std::string(ca_last_error_message()).find("dtype"), std::string::npos) << ca_last_error_message();
   for (ca_array_t *a : arrays) ca_array_free(a);
+}
+
+// ca_save / ca_load check their options (what, where) and hand back buffers; the deprecated aliases
+// are the same code path (their bytes are the same).
+TEST(Format, SaveLoadOptions) {
+  ca_graph_t *g = rich_graph();
+  Ctx c;
+  ca_array_t *arrays[PIPELINES_MAX];
+  size_t n = 0;
+  ASSERT_EQ(pipelines_build(c.ctx, nullptr, arrays, &n), 0);
+  void *data = reinterpret_cast<void *>(1);
+  size_t size = 7;
+  // No options, and options too small to hold a target.
+  EXPECT_EQ(ca_save(&data, &size, nullptr), CA_EINVAL);
+  EXPECT_EQ(data, nullptr);
+  EXPECT_EQ(size, 0u);
+  ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+  EXPECT_EQ(so.struct_size, sizeof(ca_save_options_t));
+  so.struct_size = offsetof(ca_save_options_t, path);
+  so.graph = g;
+  EXPECT_EQ(ca_save(&data, &size, &so), CA_EINVAL);
+  EXPECT_NE(std::string(ca_last_error_message()).find("struct_size"), std::string::npos);
+  // A graph and arrays at once; arrays NULL with a count; an empty path; no output for a buffer.
+  so = ca_save_options_t CA_SAVE_OPTIONS_INIT;
+  so.graph = g;
+  so.arrays = arrays;
+  so.narrays = n;
+  EXPECT_EQ(ca_save(&data, &size, &so), CA_EINVAL);
+  EXPECT_NE(std::string(ca_last_error_message()).find("both set"), std::string::npos);
+  so.graph = nullptr;
+  so.arrays = nullptr;
+  EXPECT_EQ(ca_save(&data, &size, &so), CA_EINVAL);
+  so.narrays = 0;
+  so.graph = g;
+  so.path = "";
+  EXPECT_EQ(ca_save(nullptr, nullptr, &so), CA_EINVAL);
+  so.path = nullptr;
+  EXPECT_EQ(ca_save(nullptr, &size, &so), CA_EINVAL);
+  // A graph into a buffer: the bytes the deprecated ca_graph_save_buffer writes, and they load back.
+  ASSERT_EQ(ca_save(&data, &size, &so), CA_OK) << ca_last_error_message();
+  std::vector<unsigned char> bytes(static_cast<unsigned char *>(data), static_cast<unsigned char *>(data) + size);
+  EXPECT_EQ(bytes, save(g));
+  ca_load_options_t lo = CA_LOAD_OPTIONS_INIT;
+  ca_graph_t *h = nullptr;
+  EXPECT_EQ(ca_load(&h, nullptr, nullptr, &lo), CA_EINVAL);  // neither path nor data
+  lo.path = "x";
+  lo.data = data;
+  lo.size = size;
+  EXPECT_EQ(ca_load(&h, nullptr, nullptr, &lo), CA_EINVAL);  // both
+  lo.path = nullptr;
+  EXPECT_EQ(ca_load(nullptr, nullptr, nullptr, &lo), CA_EINVAL);  // nothing asked for
+  lo.struct_size = 4;
+  EXPECT_EQ(ca_load(&h, nullptr, nullptr, &lo), CA_EINVAL);
+  lo.struct_size = sizeof lo;
+  ASSERT_EQ(ca_load(&h, nullptr, nullptr, &lo), CA_OK) << ca_last_error_message();
+  expect_same_graph(g, h);
+  ca_graph_free(h);
+  ca_buffer_free(data);
+  // Arrays to a file and back, with a context recording versions.
+  std::string path = tmpdir() + "/saveload.cagraph";
+  so = ca_save_options_t CA_SAVE_OPTIONS_INIT;
+  so.context = c.ctx;
+  so.path = path.c_str();
+  so.arrays = arrays;
+  so.narrays = n;
+  ASSERT_EQ(ca_save(nullptr, nullptr, &so), CA_OK) << ca_last_error_message();
+  lo = ca_load_options_t CA_LOAD_OPTIONS_INIT;
+  lo.path = path.c_str();
+  ca_array_t **loaded = nullptr;
+  size_t m = 0;
+  ASSERT_EQ(ca_load(nullptr, &loaded, &m, &lo), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(m, n);
+  for (size_t i = 0; i < n; ++i) EXPECT_STREQ(ca_array_name(loaded[i]), ca_array_name(arrays[i]));
+  ca_array_free_many(loaded, m);
+  ca_array_free_many(nullptr, 0);
+  // A missing file names the path.
+  lo.path = "/nonexistent/dir/x.cagraph";
+  EXPECT_EQ(ca_load(nullptr, &loaded, &m, &lo), CA_ENOTFOUND);
+  EXPECT_EQ(loaded, nullptr);
+  EXPECT_NE(std::string(ca_last_error_message()).find("/nonexistent/dir/x.cagraph"), std::string::npos);
+  for (size_t i = 0; i < n; ++i) ca_array_free(arrays[i]);
+  ca_graph_free(g);
 }

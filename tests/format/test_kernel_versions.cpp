@@ -3,12 +3,15 @@
 // validating against a registry with another version fails with CA_EVERSION naming layer, kernel and
 // both versions, that unrecorded versions accept any kernel, and that corrupt version lists are
 // CA_EFORMAT. Files written before versions were recorded (tests/format/golden) load unrecorded.
+/* This file also tests the deprecated save/load aliases (format.h, "Deprecated"). */
+#define CA_DISABLE_DEPRECATE_WARNINGS
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <chunkarray/chunkarray.h>
+#include "../support/save_load.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -125,7 +128,7 @@ std::vector<unsigned char> save(const ca_graph_t *g, const ca_context_t *ctx) {
   o.context = ctx;
   void *data = nullptr;
   size_t size = 0;
-  EXPECT_EQ(ca_graph_save_buffer_opts(g, &data, &size, &o), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(save_to(&data, &size, NULL, g, NULL, 0, &o), CA_OK) << ca_last_error_message();
   std::vector<unsigned char> v(static_cast<unsigned char *>(data), static_cast<unsigned char *>(data) + size);
   ca_buffer_free(data);
   return v;
@@ -154,7 +157,7 @@ ca_status_t compute(ca_context_t *ctx, const ca_graph_t *g, std::vector<double> 
   int64_t i0 = 0, i1 = 1;
   ca_key_t keys[] = {{"scale-3f2a", &i0, 1}, {"scale-3f2a", &i1, 1}, {"pr", &i0, 1}, {"c", &i0, 1}, {"c", &i1, 1}};
   ca_block_t *res[5] = {};
-  ca_status_t st = ca_compute(ctx, g, keys, 5, res, nullptr);
+  ca_status_t st = ca_compute(res, ctx, g, keys, 5, nullptr);
   for (ca_block_t *b : res) {
     if (b && values) values->push_back(*static_cast<const double *>(ca_block_data(b)));
     ca_block_free(b);
@@ -240,7 +243,7 @@ TEST(KernelVersions, MismatchFailsComputeAndValidate) {
     int64_t i1 = 1;
     ca_key_t c1 = {"c", &i1, 1};
     ca_block_t *b = nullptr;
-    EXPECT_EQ(ca_compute(other.ctx, h, &c1, 1, &b, nullptr), CA_OK) << ca_last_error_message();
+    EXPECT_EQ(ca_compute(&b, other.ctx, h, &c1, 1, nullptr), CA_OK) << ca_last_error_message();
     ca_block_free(b);
     // Validation without a context resolves no kernel, so checks no version.
     EXPECT_EQ(ca_graph_validate(h, nullptr, nullptr, 0), CA_OK);
@@ -250,7 +253,7 @@ TEST(KernelVersions, MismatchFailsComputeAndValidate) {
     int64_t i0 = 0;
     ca_key_t m0 = {"m", &i0, 1};
     ca_block_t *b = nullptr;
-    EXPECT_EQ(ca_compute(other.ctx, h, &m0, 1, &b, nullptr), CA_EVERSION);
+    EXPECT_EQ(ca_compute(&b, other.ctx, h, &m0, 1, nullptr), CA_EVERSION);
     EXPECT_EQ(b, nullptr);
     EXPECT_STREQ(ca_last_error_message(),
                  "layer 'm' needs kernel 'make' version 2 (recorded in the graph); the registered 'make' is version 7");
@@ -283,7 +286,7 @@ TEST(KernelVersions, SaveWithContextMissingKernelFails) {
   o.context = c.ctx;
   void *data = reinterpret_cast<void *>(1);
   size_t size = 7;
-  EXPECT_EQ(ca_graph_save_buffer_opts(g, &data, &size, &o), CA_ENOTFOUND);
+  EXPECT_EQ(save_to(&data, &size, NULL, g, NULL, 0, &o), CA_ENOTFOUND);
   EXPECT_EQ(data, nullptr);
   EXPECT_EQ(size, 0u);
   std::string msg = ca_last_error_message();
@@ -332,7 +335,7 @@ TEST(KernelVersions, LoadedGraphResavedKeepsItsVersions) {
   o.context = other.ctx;
   void *data = nullptr;
   size_t size = 0;
-  EXPECT_EQ(ca_graph_save_buffer_opts(h3, &data, &size, &o), CA_EVERSION);
+  EXPECT_EQ(save_to(&data, &size, NULL, h3, NULL, 0, &o), CA_EVERSION);
   EXPECT_EQ(data, nullptr);
   std::string msg = ca_last_error_message();
   EXPECT_NE(msg.find("layer 'scale-3f2a' records kernel 'scale' version 3"), std::string::npos) << msg;
@@ -418,7 +421,7 @@ TEST(KernelVersions, KernelVersionQuery) {
                  "version 3");
   EXPECT_EQ(version_of(a, "scale"), 2);
   ca_block_t *res = nullptr;
-  EXPECT_EQ(ca_compute(v3.ctx, a, &k, 1, &res, nullptr), CA_OK);
+  EXPECT_EQ(ca_compute(&res, v3.ctx, a, &k, 1, nullptr), CA_OK);
   ca_block_free(res);
   EXPECT_EQ(ca_graph_validate(a, v3.ctx, nullptr, 0), CA_EVERSION);
   EXPECT_EQ(ca_graph_validate(a, v2.ctx, nullptr, 0), CA_EVERSION);
@@ -433,18 +436,20 @@ TEST(KernelVersions, SaveOptionsAndKernelVersionChecks) {
   o.struct_size = 0;
   void *data = nullptr;
   size_t size = 0;
-  EXPECT_EQ(ca_graph_save_buffer_opts(g, &data, &size, &o), CA_EINVAL);
+  EXPECT_EQ(save_to(&data, &size, NULL, g, NULL, 0, &o), CA_EINVAL);
   EXPECT_NE(std::string(ca_last_error_message()).find("struct_size"), std::string::npos);
   EXPECT_EQ(ca_graph_save_opts(g, (tmpdir() + "/x.cagraph").c_str(), &o), CA_EINVAL);
-  // An older caller's struct (without the context field) means no context.
+  // An older caller's struct (without the context field) means no context (the deprecated *_opts
+  // calls, which took the 0.1 struct); ca_save needs the struct with its target fields.
   Ctx c(2, 3);
   o.context = c.ctx;
   o.struct_size = sizeof(uint32_t);
-  ASSERT_EQ(ca_graph_save_buffer_opts(g, &data, &size, &o), CA_OK);
+  EXPECT_EQ(save_to(&data, &size, NULL, g, NULL, 0, &o), CA_EINVAL);
+  std::string old = tmpdir() + "/old-struct.cagraph";
+  ASSERT_EQ(ca_graph_save_opts(g, old.c_str(), &o), CA_OK) << ca_last_error_message();
   ca_graph_t *h = nullptr;
-  ASSERT_EQ(ca_graph_load_buffer(&h, data, size), CA_OK);
+  ASSERT_EQ(load_from(&h, NULL, NULL, old.c_str(), NULL, 0), CA_OK);
   EXPECT_EQ(version_of(h, "scale"), 0);
-  ca_buffer_free(data);
   ca_graph_free(h);
   // Kernels cannot have negative versions (files could not record them); 0 is "unversioned".
   static int freed = 0;
@@ -486,7 +491,7 @@ TEST(KernelVersions, ArraysSaveAndCompute) {
   ASSERT_EQ(ca_arrays_save_opts((const ca_array_t *const *)&y, 1, path.c_str(), &o), CA_OK) << ca_last_error_message();
   void *data = nullptr;
   size_t size = 0;
-  ASSERT_EQ(ca_arrays_save_buffer_opts((const ca_array_t *const *)&y, 1, &data, &size, &o), CA_OK);
+  ASSERT_EQ(save_to(&data, &size, NULL, NULL, (const ca_array_t *const *)&y, 1, &o), CA_OK);
   ca_array_t **list = nullptr;
   size_t n = 0;
   ASSERT_EQ(ca_arrays_load_buffer(&list, &n, data, size), CA_OK);
@@ -495,7 +500,7 @@ TEST(KernelVersions, ArraysSaveAndCompute) {
   ca_array_t *z = nullptr;
   ASSERT_EQ(ca_array_load(&z, path.c_str()), CA_OK) << ca_last_error_message();
   ca_graph_t *zg = nullptr;
-  ASSERT_EQ(ca_file_load(&zg, nullptr, nullptr, path.c_str()), CA_OK);
+  ASSERT_EQ(load_from(&zg, nullptr, nullptr, path.c_str(), NULL, 0), CA_OK);
   EXPECT_EQ(version_of(zg, "scale"), 2);
   ca_keylist_t *kernels = nullptr;
   ASSERT_EQ(ca_graph_kernels(&kernels, zg), CA_OK);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chunkarray/chunkarray.h>
+#include "../support/save_load.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -25,7 +26,7 @@ TEST(Plugin, ExamplePluginRunsTheSavedGraph) {
   std::string file = env("CA_EXAMPLE_GRAPH");
   ca_array_t **arrays = nullptr;
   size_t n = 0;
-  ASSERT_EQ(ca_arrays_load(&arrays, &n, file.c_str()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(load_from(NULL, &arrays, &n, file.c_str(), NULL, 0), CA_OK) << ca_last_error_message();
   ASSERT_EQ(n, 2u);
   std::vector<double> out(60);
   // Without the plugin the kernels are unknown.
@@ -46,7 +47,7 @@ TEST(Plugin, ExamplePluginRunsTheSavedGraph) {
   Ctx c2;
   EXPECT_EQ(ca_plugin_load(c2.ctx, env("CA_EXAMPLE_PLUGIN").c_str()), CA_OK) << ca_last_error_message();
   EXPECT_EQ(ca_plugin_abi(), CA_PLUGIN_ABI_VERSION);
-  ca_arrays_free(arrays, n);
+  ca_array_free_many(arrays, n);
 }
 
 TEST(Plugin, ClearErrors) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <chunkarray/chunkarray.h>
+#include "../support/save_load.h"
 
 #include "core/error.hpp"
 #include "interop_util.hpp"
@@ -404,7 +405,7 @@ TEST(KilledWrite, NpyTargetStaysOldAndTheNextWriteCleansUp) {
   write_text(d / (".g.cagraph." + dead + "-0.partial"), "torn graph");
   ca_graph_t *g = nullptr;
   ASSERT_EQ(ca_graph_new(&g), CA_OK);
-  ca_status_t st = ca_graph_save(g, gfile.c_str());
+  ca_status_t st = save_to(nullptr, nullptr, gfile.c_str(), g, nullptr, 0, nullptr);
   ca_graph_free(g);
   if (st != CA_EUNSUPPORTED) {  // built without Cap'n Proto: no graph files
     EXPECT_EQ(st, CA_OK) << ca_last_error_message();

@@ -10,6 +10,13 @@
 
 #include "numpy_ref.hpp"
 
+// A pointer to a temporary options struct, valid for the full expression (C++ has no compound literals).
+template <class T>
+static const T *opt_ptr(const T &o) {
+  return &o;
+}
+
+
 namespace {
 
 using ca::test::Npy;
@@ -47,8 +54,7 @@ ca_array_t *from_vec(const std::vector<double> &v, std::vector<int64_t> shape, c
   std::vector<int64_t> nb, sz;
   ca_chunks_t c = view(chunks, nb, sz);
   ca_array_t *a = nullptr;
-  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, int32_t(shape.size()), shape.data(), nullptr, &c,
-                                 CA_BUFFER_COPY, nullptr, nullptr),
+  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, int32_t(shape.size()), shape.data(), &c, nullptr),
             CA_OK)
       << ca_last_error_message();
   return a;
@@ -316,7 +322,7 @@ TEST(Blockwise, StridedAndBorrowedBuffers) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view({{3, 1}, {4, 2}}, nb, sz);
   ca_array_t *a = nullptr;
-  ASSERT_EQ(ca_array_from_buffer(&a, f.data(), CA_FLOAT64, 2, shape, strides, &ch, CA_BUFFER_COPY, nullptr, nullptr),
+  ASSERT_EQ(ca_array_from_buffer(&a, f.data(), CA_FLOAT64, 2, shape, &ch, opt_ptr(ca_buffer_options_t{sizeof(ca_buffer_options_t), CA_BUFFER_COPY, strides, nullptr, nullptr})),
             CA_OK);
   ca::test::expect_equal(compute(c.ctx, a),
                          ca::test::run_numpy("result = np.add.outer(np.arange(4.0) * 10, np.arange(6.0))"), "strided");
@@ -325,8 +331,7 @@ TEST(Blockwise, StridedAndBorrowedBuffers) {
   std::vector<double> v = iota(24);
   g_released = 0;
   ca_chunks_t rows = view({{1, 3}, {6}}, nb, sz);
-  ASSERT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 2, shape, nullptr, &rows, CA_BUFFER_BORROW, on_release,
-                                 nullptr),
+  ASSERT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 2, shape, &rows, opt_ptr(ca_buffer_options_t{sizeof(ca_buffer_options_t), CA_BUFFER_BORROW, nullptr, on_release, nullptr})),
             CA_OK);
   ca_array_t *p = nullptr;
   ASSERT_EQ(ca_array_persist(&p, c.ctx, a, nullptr), CA_OK);
@@ -339,8 +344,7 @@ TEST(Blockwise, StridedAndBorrowedBuffers) {
   g_released = 0;
   std::vector<int64_t> nb2{1}, sz2{5};
   ca_chunks_t badc{1, nb2.data(), sz2.data()};
-  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 2, shape, nullptr, &badc, CA_BUFFER_BORROW, on_release,
-                                 nullptr),
+  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 2, shape, &badc, opt_ptr(ca_buffer_options_t{sizeof(ca_buffer_options_t), CA_BUFFER_BORROW, nullptr, on_release, nullptr})),
             CA_EINVAL);
   EXPECT_EQ(g_released, 1);
 }
@@ -350,7 +354,7 @@ TEST(Blockwise, ZeroDEmptyAndSizeOne) {
   double one = 7.5;
   ca_chunks_t none{0, nullptr, nullptr};
   ca_array_t *s = nullptr;
-  ASSERT_EQ(ca_array_from_buffer(&s, &one, CA_FLOAT64, 0, nullptr, nullptr, &none, CA_BUFFER_COPY, nullptr, nullptr),
+  ASSERT_EQ(ca_array_from_buffer(&s, &one, CA_FLOAT64, 0, nullptr, &none, nullptr),
             CA_OK)
       << ca_last_error_message();
   Npy r = compute(c.ctx, s);
@@ -361,7 +365,7 @@ TEST(Blockwise, ZeroDEmptyAndSizeOne) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view({{0}, {2, 1}}, nb, sz);
   ca_array_t *e = nullptr;
-  ASSERT_EQ(ca_array_from_buffer(&e, nullptr, CA_FLOAT64, 2, shape, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr),
+  ASSERT_EQ(ca_array_from_buffer(&e, nullptr, CA_FLOAT64, 2, shape, &ch, nullptr),
             CA_OK)
       << ca_last_error_message();
   std::vector<int64_t> nb2, sz2;
@@ -387,7 +391,7 @@ TEST(Blockwise, FromBufferNamesAreContentTokens) {
   ca_chunks_t ch = view({{1, 3}, {6}}, nb, sz);
   auto make = [&](const void *data, ca_dtype_t dt, int64_t *sh, int32_t nd, const ca_chunks_t *chunks, uint32_t flags) {
     ca_array_t *a = nullptr;
-    EXPECT_EQ(ca_array_from_buffer(&a, data, dt, nd, sh, nullptr, chunks, flags, nullptr, nullptr), CA_OK)
+    EXPECT_EQ(ca_array_from_buffer(&a, data, dt, nd, sh, chunks, opt_ptr(ca_buffer_options_t{sizeof(ca_buffer_options_t), flags, nullptr, nullptr, nullptr})), CA_OK)
         << ca_last_error_message();
     return a;
   };
@@ -422,8 +426,7 @@ TEST(Blockwise, FromBufferNamesAreContentTokens) {
   // Unknown flag bits: a clear error (release still runs once for a borrow).
   g_released = 0;
   ca_array_t *bad = reinterpret_cast<ca_array_t *>(0x1);
-  EXPECT_EQ(ca_array_from_buffer(&bad, v.data(), CA_FLOAT64, 2, shape, nullptr, &ch, CA_BUFFER_BORROW | 8u, on_release,
-                                 nullptr),
+  EXPECT_EQ(ca_array_from_buffer(&bad, v.data(), CA_FLOAT64, 2, shape, &ch, opt_ptr(ca_buffer_options_t{sizeof(ca_buffer_options_t), CA_BUFFER_BORROW | 8u, nullptr, on_release, nullptr})),
             CA_EINVAL);
   EXPECT_EQ(bad, nullptr);
   EXPECT_EQ(g_released, 1);

@@ -87,7 +87,7 @@ std::string worker(ca_context_t *ctx, int id) {
     };
 
     Holder a, b, c, s0, r, s1, p, m;
-    if (ca_array_from_buffer(&a, x.data(), CA_FLOAT64, 2, shape, nullptr, &v1, CA_BUFFER_COPY, nullptr, nullptr))
+    if (ca_array_from_buffer(&a, x.data(), CA_FLOAT64, 2, shape, &v1, nullptr))
       return where("from_buffer");
     // b = 2a + 1, c = b * a
     if (ca_array_binary_scalar(&b, CA_OP_MUL, a, f64(2.0), false)) return where("mul");

@@ -96,7 +96,7 @@ struct Env {
   double compute1(const char *name, std::vector<int64_t> idx, ca_status_t expect = CA_OK) {
     ca_key_t k{name, idx.data(), int32_t(idx.size())};
     ca_block_t *r = reinterpret_cast<ca_block_t *>(0x1);
-    ca_status_t st = ca_compute(ctx, g, &k, 1, &r, nullptr);
+    ca_status_t st = ca_compute(&r, ctx, g, &k, 1, nullptr);
     EXPECT_EQ(st, expect) << ca_last_error_message();
     if (st != CA_OK) {
       EXPECT_EQ(r, nullptr);
@@ -132,7 +132,7 @@ TEST_P(ExecutorTest, Diamond) {
   // several keys at once, one repeated
   ca_key_t keys[3] = {d, b, d};
   ca_block_t *res[3];
-  ASSERT_EQ(ca_compute(e.ctx, e.g, keys, 3, res, nullptr), CA_OK);
+  ASSERT_EQ(ca_compute(res, e.ctx, e.g, keys, 3, nullptr), CA_OK);
   EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(res[0])), 7.0);
   EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(res[1])), 3.0);
   EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(res[2])), 7.0);
@@ -249,7 +249,7 @@ TEST_P(ExecutorTest, CancelFromAnotherThread) {
   ca_key_t k{"total", &z, 1};
   ca_block_t *r = nullptr;
   auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(ca_compute(e.ctx, e.g, &k, 1, &r, &co), CA_ECANCELED);
+  EXPECT_EQ(ca_compute(&r, e.ctx, e.g, &k, 1, &co), CA_ECANCELED);
   auto secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   t.join();
   EXPECT_EQ(r, nullptr);
@@ -279,7 +279,7 @@ TEST_P(ExecutorTest, ProgressReachesTotal) {
   int64_t z = 0;
   ca_key_t k{"total", &z, 1};
   ca_block_t *r = nullptr;
-  ASSERT_EQ(ca_compute(e.ctx, e.g, &k, 1, &r, &co), CA_OK);
+  ASSERT_EQ(ca_compute(&r, e.ctx, e.g, &k, 1, &co), CA_OK);
   EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(r)), 300.0);
   ca_block_free(r);
   ASSERT_FALSE(calls.empty());
@@ -307,7 +307,7 @@ TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
         int64_t z = 0;
         ca_key_t k{"p1", &z, 1};
         ca_block_t *r = nullptr;
-        if (ca_compute(e.ctx, e.g, &k, 1, &r, nullptr) == CA_OK &&
+        if (ca_compute(&r, e.ctx, e.g, &k, 1, nullptr) == CA_OK &&
             *static_cast<double *>(ca_block_data(r)) == 50000.0)
           ok++;
         ca_block_free(r);
@@ -352,7 +352,7 @@ TEST_P(ExecutorTest, CompletionWaitsForEveryClaimedRoot) {
   int bad = 0, runs = 0;
   while (std::chrono::steady_clock::now() < deadline && bad == 0) {
     ca_block_t *r = nullptr;
-    if (ca_compute(e.ctx, e.g, &total, 1, &r, nullptr) != CA_OK || !r ||
+    if (ca_compute(&r, e.ctx, e.g, &total, 1, nullptr) != CA_OK || !r ||
         *static_cast<double *>(ca_block_data(r)) != double(kRoots * (kRoots + 1) / 2))
       ++bad;
     ca_block_free(r);

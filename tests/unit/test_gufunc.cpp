@@ -44,8 +44,7 @@ ca_array_t *from_npy(const Npy &n, const ChunkList &chunks) {
   }
   ca_chunks_t c{int32_t(chunks.size()), nb.data(), sz.data()};
   ca_array_t *a = nullptr;
-  EXPECT_EQ(ca_array_from_buffer(&a, n.data.data(), n.dtype, int32_t(n.shape.size()), n.shape.data(), nullptr, &c,
-                                 CA_BUFFER_COPY, nullptr, nullptr),
+  EXPECT_EQ(ca_array_from_buffer(&a, n.data.data(), n.dtype, int32_t(n.shape.size()), n.shape.data(), &c, nullptr),
             CA_OK)
       << ca_last_error_message();
   return a;

@@ -2,6 +2,7 @@
 // holds and is enforced before allocating; task budgets bound plan materialization; running out of
 // memory is CA_ENOMEM, never an abort.
 #include <chunkarray/chunkarray.h>
+#include "support/save_load.h"
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -17,6 +18,13 @@
 #include "core/memory.hpp"
 
 #include "support/test_kernels.hpp"
+
+// A pointer to a temporary options struct, valid for the full expression (C++ has no compound literals).
+template <class T>
+static const T *opt_ptr(const T &o) {
+  return &o;
+}
+
 
 namespace {
 
@@ -74,7 +82,7 @@ struct Ctx {
   ca_status_t compute_total(double *v) {
     ca_key_t t{"total", nullptr, 0};
     ca_block_t *r = nullptr;
-    ca_status_t st = ca_compute(ctx, g, &t, 1, &r, nullptr);
+    ca_status_t st = ca_compute(&r, ctx, g, &t, 1, nullptr);
     if (st == CA_OK) {
       *v = *static_cast<double *>(ca_block_data(r));
       ca_block_free(r);
@@ -123,7 +131,7 @@ TEST_P(MemoryBudgetTest, NothingCanFreeMemoryFailsWithENOMEM) {
     ca_key_t k{"h", &idx[size_t(i)], 1};
     ca_arg_t e = ca_arg_i64(kMiB / 8);
     ASSERT_EQ(ca_graph_add_task(c.g, &k, "ones", &e, 1), CA_OK);
-    ASSERT_EQ(ca_compute(c.ctx, c.g, &k, 1, &held[i], nullptr), CA_OK) << ca_last_error_message();
+    ASSERT_EQ(ca_compute(&held[i], c.ctx, c.g, &k, 1, nullptr), CA_OK) << ca_last_error_message();
   }
   EXPECT_GE(c.budget().held(), 3 * kMiB);
   c.reduction_graph(4, 2 * kMiB / 8);
@@ -151,8 +159,8 @@ TEST(MemoryBudget, PersistedBlocksCountWhileTheyLive) {
   std::vector<int64_t> sizes(6, 65536);
   ca_chunks_t ch = chunks_1d(&nb, sizes.data());
   ca_array_t *x = nullptr, *y = nullptr, *px = nullptr, *py = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 1, 1, &shape, &ch, CA_FLOAT64, 0.0, 1.0), CA_OK);
-  ASSERT_EQ(ca_array_random(&y, CA_RANDOM_UNIFORM, 2, 1, &shape, &ch, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 1, &shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0.0, 1.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&y, CA_RANDOM_UNIFORM, 1, &shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 2, 0.0, 1.0})), CA_OK);
   ASSERT_EQ(ca_array_persist(&px, c.ctx, x, nullptr), CA_OK) << ca_last_error_message();
   EXPECT_GE(c.budget().held(), 3 * kMiB);
   EXPECT_LE(c.budget().held(), 4 * kMiB);
@@ -249,7 +257,7 @@ TEST(TaskBudget, SymbolicGraphFileTooLargeToMaterialize) {
   int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
   close(fd);
-  ASSERT_EQ(ca_graph_save(c.g, path), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(save_to(nullptr, nullptr, path, c.g, nullptr, 0, nullptr), CA_OK) << ca_last_error_message();
   FILE *f = std::fopen(path, "rb");
   ASSERT_TRUE(f);
   std::fseek(f, 0, SEEK_END);
@@ -257,7 +265,7 @@ TEST(TaskBudget, SymbolicGraphFileTooLargeToMaterialize) {
   std::fclose(f);
   EXPECT_LT(size, 1024);
   ca_graph_t *loaded = nullptr;
-  ASSERT_EQ(ca_graph_load(&loaded, path), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(load_from(&loaded, nullptr, nullptr, path, nullptr, 0), CA_OK) << ca_last_error_message();
   std::remove(path);
   EXPECT_EQ(ca_graph_num_tasks(loaded), 100000000);
   int64_t before = ca::block_live_bytes();
@@ -272,7 +280,7 @@ TEST(TaskBudget, SymbolicGraphFileTooLargeToMaterialize) {
   ca_key_t key{"big", k0, 2};
   EXPECT_EQ(ca_graph_validate(loaded, c.ctx, &key, 1), CA_OK) << ca_last_error_message();
   ca_block_t *r = nullptr;
-  ASSERT_EQ(ca_compute(c.ctx, loaded, &key, 1, &r, nullptr), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_compute(&r, c.ctx, loaded, &key, 1, nullptr), CA_OK) << ca_last_error_message();
   EXPECT_EQ(ca_block_size(r), 1);
   ca_block_free(r);
   ca_graph_free(loaded);
@@ -305,10 +313,10 @@ TEST(OutOfMemory, KernelsRunningOutOfMemoryReportENOMEM) {
     ASSERT_EQ(ca_graph_add_task(c.g, &a, "throws", nullptr, 0), CA_OK);
     ASSERT_EQ(ca_graph_add_task(c.g, &b, "enomem", nullptr, 0), CA_OK);
     ca_block_t *r = nullptr;
-    EXPECT_EQ(ca_compute(c.ctx, c.g, &a, 1, &r, nullptr), CA_ENOMEM);
+    EXPECT_EQ(ca_compute(&r, c.ctx, c.g, &a, 1, nullptr), CA_ENOMEM);
     EXPECT_NE(std::string(ca_last_error_message()).find("out of memory"), std::string::npos)
         << ca_last_error_message();
-    EXPECT_EQ(ca_compute(c.ctx, c.g, &b, 1, &r, nullptr), CA_ENOMEM);
+    EXPECT_EQ(ca_compute(&r, c.ctx, c.g, &b, 1, nullptr), CA_ENOMEM);
     EXPECT_NE(std::string(ca_last_error_message()).find("could not allocate the scratch buffer"), std::string::npos)
         << ca_last_error_message();
     EXPECT_EQ(c.budget().held(), 0);
@@ -337,7 +345,7 @@ int child_under_rlimit_as() {
     ca_arg_t e = ca_arg_i64(int64_t(1) << 29);
     if (ca_graph_add_task(g, &k, "ones", &e, 1) != CA_OK) return 15;
     ca_block_t *r = nullptr;
-    if (ca_compute(ctx, g, &k, 1, &r, nullptr) != CA_ENOMEM) return 16;
+    if (ca_compute(&r, ctx, g, &k, 1, nullptr) != CA_ENOMEM) return 16;
     // An array result of 4 GiB.
     int64_t shape = int64_t(1) << 29, nb = 4;
     int64_t sizes[4] = {shape / 4, shape / 4, shape / 4, shape / 4};

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chunkarray/chunkarray.h>
+#include "../support/save_load.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -260,7 +261,7 @@ TEST(Overflow, GraphFileKeyIndexInt64Max) {
   ca_arg_t arg = ca_arg_i64(7);
   ASSERT_EQ(ca_graph_add_task(g, &key, "ca.identity", &arg, 1), CA_OK) << last_msg();
   const std::string path = ::testing::TempDir() + "overflow_key_index.cag";
-  ASSERT_EQ(ca_graph_save(g, path.c_str()), CA_OK) << last_msg();
+  ASSERT_EQ(save_to(nullptr, nullptr, path.c_str(), g, nullptr, 0, nullptr), CA_OK) << last_msg();
   ca_graph_free(g);
   std::string bytes;
   {
@@ -284,7 +285,7 @@ TEST(Overflow, GraphFileKeyIndexInt64Max) {
     std::fclose(f);
   }
   ca_graph_t *loaded = nullptr;
-  ca_status_t st = ca_graph_load(&loaded, path.c_str());
+  ca_status_t st = load_from(&loaded, nullptr, nullptr, path.c_str(), nullptr, 0);
   EXPECT_EQ(st, CA_EFORMAT) << last_msg();
   EXPECT_NE(last_msg().find("key index 9223372036854775807 along dimension 0 is not below 2^62"), std::string::npos)
       << last_msg();

@@ -500,8 +500,7 @@ ca_array_t *c_iota(int32_t ndim, const int64_t *shape, const int64_t *numblocks,
   for (int64_t i = 0; i < n; ++i) data[size_t(i)] = double(i);
   ca_chunks_t ch{ndim, numblocks, sizes};
   ca_array_t *a = nullptr;
-  EXPECT_EQ(ca_array_from_buffer(&a, data.data(), CA_FLOAT64, ndim, shape, nullptr, &ch, CA_BUFFER_COPY, nullptr,
-                                 nullptr),
+  EXPECT_EQ(ca_array_from_buffer(&a, data.data(), CA_FLOAT64, ndim, shape, &ch, nullptr),
             CA_OK)
       << ca_last_error_message();
   return a;

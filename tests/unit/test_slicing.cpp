@@ -832,7 +832,7 @@ ca_array_t *c_iota(int64_t n, int64_t block) {
   EXPECT_EQ(ca_normalize_chunks(&cs, nullptr, &spec, 1, &n, CA_FLOAT64, 0), CA_OK);
   ca_chunks_t view = ca_chunkset_view(cs);
   ca_array_t *a = nullptr;
-  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 1, &n, nullptr, &view, CA_BUFFER_COPY, nullptr, nullptr),
+  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 1, &n, &view, nullptr),
             CA_OK);
   ca_chunkset_free(cs);
   return a;
@@ -852,10 +852,10 @@ TEST(CApi, GetitemTakeMaskVindexSetitem) {
   CtxGuard g;
   ca_array_t *a = c_iota(10, 3);
   ca_index_t idx[1] = {CA_INDEX_SLICE_INIT};
-  idx[0].start = 8;
-  idx[0].has_start = true;
-  idx[0].step = -3;
-  idx[0].has_step = true;
+  idx[0].slice.start = 8;
+  idx[0].slice.flags |= CA_SLICE_START;
+  idx[0].slice.step = -3;
+  idx[0].slice.flags |= CA_SLICE_STEP;
   ca_array_t *r = nullptr;
   ASSERT_EQ(ca_array_getitem(&r, a, idx, 1), CA_OK) << ca_last_error_message();
   EXPECT_EQ(c_values(g.ctx, r), (std::vector<double>{8, 5, 2}));
@@ -920,7 +920,7 @@ TEST(CApi, GetitemTakeMaskVindexSetitem) {
   ca_array_free(r);
 
   ca_index_t reg = CA_INDEX_SLICE_INIT;
-  reg.start = 2, reg.has_start = true, reg.stop = 5, reg.has_stop = true;
+  reg.slice.start = 2, reg.slice.flags |= CA_SLICE_START, reg.slice.stop = 5, reg.slice.flags |= CA_SLICE_STOP;
   ca_scalar_t neg{};
   neg.kind = CA_FLOAT64;
   neg.re = -1;

@@ -13,6 +13,13 @@
 #include "core/block.hpp"
 #include "numpy_ref.hpp"
 
+// A pointer to a temporary options struct, valid for the full expression (C++ has no compound literals).
+template <class T>
+static const T *opt_ptr(const T &o) {
+  return &o;
+}
+
+
 namespace {
 
 using ca::test::Npy;
@@ -121,8 +128,7 @@ TEST(Store, RegionsCoverTheArrayExactlyOnce) {
       std::vector<int64_t> nb, sz;
       ca_chunks_t ch = view(cs.chunks, nb, sz);
       ca_array_t *a = nullptr;
-      ASSERT_EQ(ca_array_from_buffer(&a, want.data.data(), dt, int32_t(cs.shape.size()), cs.shape.data(), nullptr,
-                                     &ch, CA_BUFFER_COPY, nullptr, nullptr),
+      ASSERT_EQ(ca_array_from_buffer(&a, want.data.data(), dt, int32_t(cs.shape.size()), cs.shape.data(), &ch, nullptr),
                 CA_OK)
           << ca_last_error_message();
       // Store a computed expression of it (a + 0 keeps the values, makes real tasks).
@@ -188,7 +194,7 @@ TEST(Store, SinkFailureStopsTheComputeWithItsMessage) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr, *r = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 3, 2, shape.data(), &ch, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, 0.0, 1.0})), CA_OK);
   ASSERT_EQ(ca_array_rechunk_str(&r, c.ctx, x, "(1, -1)"), CA_OK) << ca_last_error_message();
   {
     Target t;
@@ -233,7 +239,7 @@ TEST(Store, ManyArraysInOneCompute) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr, *y = nullptr, *z = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 5, 2, shape.data(), &ch, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0.0, 1.0})), CA_OK);
   ASSERT_EQ(ca_array_rechunk_str(&y, c.ctx, x, "{0: 6, 1: -1}"), CA_OK);
   ca_scalar_t two{};
   two.kind = CA_FLOAT64;
@@ -267,7 +273,7 @@ TEST(Store, ArrayLargerThanTheMemoryLimit) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 9, 2, shape.data(), &ch, CA_FLOAT64, 0.0, 1.0), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 9, 0.0, 1.0})), CA_OK);
   struct Sum {
     std::atomic<int64_t> bytes{0};
   } s;

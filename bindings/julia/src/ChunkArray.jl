@@ -96,6 +96,27 @@ struct CaReduceOptions    # ca_reduce_options_t
     dtype::Int32
 end
 
+struct CaScanOptions    # ca_scan_options_t
+    struct_size::UInt32
+    dtype::Int32
+end
+
+struct CaRandomOptions    # ca_random_options_t
+    struct_size::UInt32
+    reserved::UInt32
+    seed::UInt64
+    p0::Float64
+    p1::Float64
+end
+
+struct CaBufferOptions    # ca_buffer_options_t
+    struct_size::UInt32
+    flags::UInt32
+    strides::Ptr{Int64}
+    release::Ptr{Cvoid}
+    user_data::Ptr{Cvoid}
+end
+
 struct CaMapBlocksOptions # ca_map_blocks_options_t
     struct_size::UInt32
     dtype::Int32
@@ -311,8 +332,8 @@ function carray(A::AbstractArray{T}; chunks=0) where {T}
     with_chunks(ch) do cc
         newarray() do out
             GC.@preserve flat @ccall $(sym(:ca_array_from_buffer))(out::Ptr{Ptr{Cvoid}}, pointer(flat)::Ptr{Cvoid},
-                dtype_code(T)::Int32, length(shape)::Int32, shape::Ptr{Int64}, C_NULL::Ptr{Int64}, cc::Ptr{CaChunks},
-                0::UInt32, C_NULL::Ptr{Cvoid}, C_NULL::Ptr{Cvoid})::Int32
+                dtype_code(T)::Int32, length(shape)::Int32, shape::Ptr{Int64}, cc::Ptr{CaChunks},
+                C_NULL::Ptr{CaBufferOptions})::Int32
         end
     end
 end
@@ -353,9 +374,10 @@ function crandom(shape::Tuple; chunks=0, seed::Integer=0, lo=0.0, hi=1.0)
     shp = Int64[shape...]
     with_chunks(normalize_chunks(shp, chunks, Float64)) do cc
         newarray() do out
-            @ccall $(sym(:ca_array_random))(out::Ptr{Ptr{Cvoid}}, 0::Int32, UInt64(seed)::UInt64, length(shp)::Int32,
-                                            shp::Ptr{Int64}, cc::Ptr{CaChunks}, 11::Int32, Float64(lo)::Cdouble,
-                                            Float64(hi)::Cdouble)::Int32
+            o = Ref(CaRandomOptions(sizeof(CaRandomOptions), 0, UInt64(seed), Float64(lo), Float64(hi)))
+            @ccall $(sym(:ca_array_random))(out::Ptr{Ptr{Cvoid}}, 0::Int32, length(shp)::Int32,
+                                            shp::Ptr{Int64}, cc::Ptr{CaChunks}, 11::Int32,
+                                            o::Ptr{CaRandomOptions})::Int32
         end
     end
 end
@@ -372,7 +394,7 @@ binary(op::Integer, a::CArray, b::CArray) = newarray() do out
 end
 binary(op::Integer, a::CArray, s::Number, first::Bool=false) = newarray() do out
     @ccall $(sym(:ca_array_binary_scalar))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid}, scalar(s)::CaScalar,
-                                           first::Bool)::Int32
+                                           Cint(first)::Cint)::Int32
 end
 unary(op::Integer, a::CArray) = newarray() do out
     @ccall $(sym(:ca_array_unary))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid})::Int32
@@ -399,7 +421,7 @@ function reduce_op(op::Integer, a::CArray; dims=:, keepdims::Bool=false, ddof::I
         GC.@preserve axes begin
             @ccall $(sym(:ca_array_reduce))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid},
                                             (isempty(axes) ? C_NULL : pointer(axes))::Ptr{Int32},
-                                            length(axes)::Int32, keepdims::Bool, o::Ptr{CaReduceOptions})::Int32
+                                            length(axes)::Int32, Cint(keepdims)::Cint, o::Ptr{CaReduceOptions})::Int32
         end
     end
 end
@@ -411,7 +433,7 @@ Base.minimum(a::CArray; dims=:, keepdims=false) = reduce_op(CA_RED_MIN, a; dims,
 
 cumsum_axis(a::CArray, dim::Integer) = newarray() do out
     @ccall $(sym(:ca_array_scan))(out::Ptr{Ptr{Cvoid}}, CA_SCAN_CUMSUM::Int32, a.h::Ptr{Cvoid}, (dim - 1)::Int32,
-                                  0::Int32)::Int32
+                                  C_NULL::Ptr{CaScanOptions})::Int32
 end
 
 function rechunk(a::CArray, spec)
@@ -549,29 +571,66 @@ end
 
 unsupported(f) = throw(ChunkArrayError(-13, "CA_EUNSUPPORTED", "$f is not in the loaded library"))
 
-# Planned functions (graph/array files): used when the library has them.
-function save_graph(g::Graph, path::AbstractString)
-    has_function(:ca_graph_save) || unsupported(:ca_graph_save)
-    check(@ccall $(sym(:ca_graph_save))(g.h::Ptr{Cvoid}, path::Cstring)::Int32)
+# Graph files (format.h): ca_save / ca_load, used when the library has them.
+struct CaSaveOptions    # ca_save_options_t
+    struct_size::UInt32
+    context::Ptr{Cvoid}
+    path::Cstring
+    graph::Ptr{Cvoid}
+    arrays::Ptr{Ptr{Cvoid}}
+    narrays::Csize_t
+end
+
+struct CaLoadOptions    # ca_load_options_t
+    struct_size::UInt32
+    path::Cstring
+    data::Ptr{Cvoid}
+    size::Csize_t
+end
+
+function save_file(path::AbstractString, graph::Ptr{Cvoid}, arrays::Vector{Ptr{Cvoid}})
+    has_function(:ca_save) || unsupported(:ca_save)
+    GC.@preserve path arrays begin
+        o = Ref(CaSaveOptions(sizeof(CaSaveOptions), C_NULL, Base.unsafe_convert(Cstring, path), graph,
+                              isempty(arrays) ? C_NULL : pointer(arrays), length(arrays)))
+        check(@ccall $(sym(:ca_save))(C_NULL::Ptr{Ptr{Cvoid}}, C_NULL::Ptr{Csize_t}, o::Ptr{CaSaveOptions})::Int32)
+    end
+end
+
+save_graph(g::Graph, path::AbstractString) = save_file(path, g.h, Ptr{Cvoid}[])
+save_array(a::CArray, path::AbstractString) = save_file(path, C_NULL, Ptr{Cvoid}[a.h])
+
+function load_options(path::AbstractString)
+    Ref(CaLoadOptions(sizeof(CaLoadOptions), Base.unsafe_convert(Cstring, path), C_NULL, 0))
 end
 
 function load_graph(path::AbstractString)
-    has_function(:ca_graph_load) || unsupported(:ca_graph_load)
+    has_function(:ca_load) || unsupported(:ca_load)
     out = Ref{Ptr{Cvoid}}(C_NULL)
-    check(@ccall $(sym(:ca_graph_load))(out::Ptr{Ptr{Cvoid}}, path::Cstring)::Int32)
+    GC.@preserve path begin
+        o = load_options(path)
+        check(@ccall $(sym(:ca_load))(out::Ptr{Ptr{Cvoid}}, C_NULL::Ptr{Ptr{Ptr{Cvoid}}}, C_NULL::Ptr{Csize_t},
+                                      o::Ptr{CaLoadOptions})::Int32)
+    end
     Graph(out[])
 end
 
-function save_array(a::CArray, path::AbstractString)
-    has_function(:ca_array_save) || unsupported(:ca_array_save)
-    check(@ccall $(sym(:ca_array_save))(a.h::Ptr{Cvoid}, path::Cstring)::Int32)
-end
-
+"The one array of a file saved with save_array (ca_load; an error if the file holds none or several)."
 function load_array(path::AbstractString)
-    has_function(:ca_array_load) || unsupported(:ca_array_load)
-    newarray() do out
-        @ccall $(sym(:ca_array_load))(out::Ptr{Ptr{Cvoid}}, path::Cstring)::Int32
+    has_function(:ca_load) || unsupported(:ca_load)
+    list = Ref{Ptr{Ptr{Cvoid}}}(C_NULL)
+    n = Ref{Csize_t}(0)
+    GC.@preserve path begin
+        o = load_options(path)
+        check(@ccall $(sym(:ca_load))(C_NULL::Ptr{Ptr{Cvoid}}, list::Ptr{Ptr{Ptr{Cvoid}}}, n::Ptr{Csize_t},
+                                      o::Ptr{CaLoadOptions})::Int32)
     end
+    hs = [unsafe_load(list[], i) for i in 1:n[]]
+    a = n[] == 1 ? CArray(@ccall $(sym(:ca_array_retain))(hs[1]::Ptr{Cvoid})::Ptr{Cvoid}) : nothing
+    @ccall $(sym(:ca_array_free_many))(list[]::Ptr{Ptr{Cvoid}}, n[]::Csize_t)::Cvoid
+    n[] == 0 && throw(ChunkArrayError(-3, "CA_ENOTFOUND", "'$path' holds no array (a graph file?)"))
+    n[] == 1 || throw(ChunkArrayError(-1, "CA_EINVAL", "'$path' holds $(n[]) arrays"))
+    a
 end
 
 end # module

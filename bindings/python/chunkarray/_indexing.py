@@ -115,7 +115,7 @@ class _Items:
 
     def _item(self, x, it, setitem):
         r = C.Index()
-        r.step = 1
+        r.slice.step = 1
         if it is None:
             r.kind = C.IDX_NEWAXIS
         elif it is Ellipsis:
@@ -128,8 +128,8 @@ class _Items:
                 v = getattr(it, f)
                 if v is not None:
                     v = v.__index__() if not isinstance(v, Array) else int(v)
-                    setattr(r, f, v)
-                    setattr(r, "has_" + f, True)
+                    setattr(r.slice, f, v)
+                    r.slice.flags |= {"start": C.SLICE_START, "stop": C.SLICE_STOP, "step": C.SLICE_STEP}[f]
         elif isinstance(it, Array):
             if setitem:
                 raise NotImplementedError("x[..., chunkarray.Array, ...] = v: only a boolean Array of x's shape "
@@ -151,7 +151,7 @@ class _Items:
                 raise NotImplementedError(f"x[{a.ndim}-d array] = v: assignment takes 1-d index lists")
             if a.dtype == np.bool_:
                 buf = np.ascontiguousarray(a, dtype=np.bool_).ravel()
-                r.kind, r.bools, r.nindices = C.IDX_BOOL, buf.ctypes.data_as(ctypes.POINTER(ctypes.c_bool)), a.size
+                r.kind, r.bools, r.nindices = C.IDX_BOOL, buf.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)), a.size
             else:
                 if a.dtype == np.uint64 and a.size and a.max() > np.iinfo(np.int64).max:
                     raise IndexError(f"index {int(a.max())} is out of bounds")

@@ -55,6 +55,9 @@ class _Tuple(ctypes.Structure):
     _fields_ = [("items", c_i64p), ("len", ctypes.c_size_t)]
 
 
+SLICE_START, SLICE_STOP, SLICE_STEP = 1, 2, 4
+
+
 class Slice(ctypes.Structure):
     _fields_ = [("start", ctypes.c_int64), ("stop", ctypes.c_int64), ("step", ctypes.c_int64),
                 ("flags", ctypes.c_uint32)]
@@ -102,18 +105,49 @@ class ContextOptions(ctypes.Structure):
 FREE_FN = ctypes.CFUNCTYPE(None, c_vp)
 
 
+class BufferOptions(ctypes.Structure):
+    """ca_buffer_options_t (array.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("strides", c_i64p),
+                ("release", FREE_FN), ("user_data", c_vp)]
+
+
+
 class KernelOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("version", ctypes.c_int32), ("user_data", c_vp),
                 ("free_user_data", FREE_FN)]
 
 
 class SaveOptions(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_uint32), ("context", c_vp)]
+    """ca_save_options_t (format.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("context", c_vp), ("path", c_char_p), ("graph", c_vp),
+                ("arrays", ctypes.POINTER(c_vp)), ("narrays", ctypes.c_size_t)]
+
+
+class LoadOptions(ctypes.Structure):
+    """ca_load_options_t (format.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("path", c_char_p), ("data", c_vp), ("size", ctypes.c_size_t)]
 
 
 class ReduceOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("split_every", ctypes.c_int32), ("ddof", ctypes.c_int32),
                 ("dtype", c_dtype)]
+
+
+class ScanOptions(ctypes.Structure):
+    """ca_scan_options_t (array.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("dtype", c_dtype)]
+
+
+class ReductionOptions(ctypes.Structure):
+    """ca_reduction_options_t (array.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("split_every", ctypes.c_int32), ("combine", c_char_p),
+                ("dtype", c_dtype)]
+
+
+class RandomOptions(ctypes.Structure):
+    """ca_random_options_t (array.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("reserved", ctypes.c_uint32), ("seed", ctypes.c_uint64),
+                ("p0", ctypes.c_double), ("p1", ctypes.c_double)]
 
 
 class ArrayArg(ctypes.Structure):
@@ -151,9 +185,8 @@ class ComputeOptions(ctypes.Structure):
 class Index(ctypes.Structure):
     """ca_index_t (slicing.h)."""
     _fields_ = [("kind", ctypes.c_int32), ("reserved", ctypes.c_int32), ("i", ctypes.c_int64),
-                ("start", ctypes.c_int64), ("stop", ctypes.c_int64), ("step", ctypes.c_int64),
-                ("has_start", ctypes.c_bool), ("has_stop", ctypes.c_bool), ("has_step", ctypes.c_bool),
-                ("indices", c_i64p), ("bools", ctypes.POINTER(ctypes.c_bool)), ("nindices", ctypes.c_int64),
+                ("slice", Slice),
+                ("indices", c_i64p), ("bools", ctypes.POINTER(ctypes.c_uint8)), ("nindices", ctypes.c_int64),
                 ("array", c_vp)]
 
 
@@ -253,7 +286,7 @@ _PROTOS = {
     "ca_kernel_set_error": (None, [c_vp, c_char_p]),
     "ca_kernel_key_name": (c_char_p, [c_vp]),
     "ca_kernel_key_index": (c_i64p, [c_vp, c_i32p]),
-    "ca_kernel_cancelled": (ctypes.c_bool, [c_vp]),
+    "ca_kernel_cancelled": (ctypes.c_int, [c_vp]),
     "ca_context_new": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(ContextOptions)]),
     "ca_context_free": (None, [c_vp]),
     "ca_context_num_threads": (ctypes.c_int32, [c_vp]),
@@ -295,8 +328,8 @@ _PROTOS = {
     "ca_array_chunks": (c_i64p, [c_vp, ctypes.c_int32, c_i64p]),
     "ca_array_graph": (c_status, [ctypes.POINTER(c_vp), c_vp]),
     "ca_array_meta": (c_char_p, [c_vp]),
-    "ca_array_from_buffer": (c_status, [ctypes.POINTER(c_vp), c_vp, c_dtype, ctypes.c_int32, c_i64p, c_i64p,
-                                        ctypes.POINTER(Chunks), ctypes.c_uint32, FREE_FN, c_vp]),
+    "ca_array_from_buffer": (c_status, [ctypes.POINTER(c_vp), c_vp, c_dtype, ctypes.c_int32, c_i64p,
+                                        ctypes.POINTER(Chunks), ctypes.POINTER(BufferOptions)]),
     "ca_array_full": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks), c_dtype,
                                  ctypes.c_double, ctypes.c_double]),
     "ca_array_zeros": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks), c_dtype]),
@@ -305,26 +338,27 @@ _PROTOS = {
     "ca_array_arange": (c_status, [ctypes.POINTER(c_vp), ctypes.c_double, ctypes.c_double, ctypes.c_double,
                                    ctypes.POINTER(Chunks), c_dtype]),
     "ca_array_linspace": (c_status, [ctypes.POINTER(c_vp), ctypes.c_double, ctypes.c_double, ctypes.c_int64,
-                                     ctypes.c_bool, ctypes.POINTER(Chunks), c_dtype]),
+                                     ctypes.c_int, ctypes.POINTER(Chunks), c_dtype]),
     "ca_array_eye": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                                 ctypes.POINTER(Chunks), c_dtype]),
     "ca_array_tri": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
                                 ctypes.POINTER(Chunks), c_dtype]),
     "ca_array_diag": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64]),
-    "ca_array_random": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32, c_i64p,
-                                   ctypes.POINTER(Chunks), c_dtype, ctypes.c_double, ctypes.c_double]),
+    "ca_array_random": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, ctypes.c_int32, c_i64p,
+                                   ctypes.POINTER(Chunks), c_dtype, ctypes.POINTER(RandomOptions)]),
     "ca_array_unary": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp]),
     "ca_array_binary": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_vp]),
-    "ca_array_binary_scalar": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, Scalar, ctypes.c_bool]),
+    "ca_array_binary_scalar": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, Scalar, ctypes.c_int]),
     "ca_array_where": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_vp, Scalar, Scalar]),
-    "ca_array_clip": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_bool, Scalar, ctypes.c_bool, Scalar]),
+    "ca_array_clip": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int, Scalar, ctypes.c_int, Scalar]),
     "ca_array_astype": (c_status, [ctypes.POINTER(c_vp), c_vp, c_dtype]),
     "ca_array_round": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32]),
     "ca_array_reduce": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_i32p, ctypes.c_int32,
-                                   ctypes.c_bool, ctypes.POINTER(ReduceOptions)]),
-    "ca_array_scan": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, ctypes.c_int32, c_dtype]),
-    "ca_array_reduction": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, c_char_p, c_char_p, c_i32p,
-                                      ctypes.c_int32, ctypes.c_bool, ctypes.c_int32, c_dtype]),
+                                   ctypes.c_int, ctypes.POINTER(ReduceOptions)]),
+    "ca_array_scan": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, ctypes.c_int32,
+                                 ctypes.POINTER(ScanOptions)]),
+    "ca_array_reduction": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, c_char_p, c_i32p,
+                                      ctypes.c_int32, ctypes.c_int, ctypes.POINTER(ReductionOptions)]),
     "ca_array_blockwise": (c_status, [ctypes.POINTER(c_vp), c_char_p, c_char_p, ctypes.POINTER(ArrayArg),
                                       ctypes.c_size_t, c_dtype, ctypes.POINTER(BlockwiseArrayOptions)]),
     "ca_array_map_blocks": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(c_vp), ctypes.c_size_t,
@@ -351,7 +385,7 @@ _PROTOS = {
     "ca_array_take_array": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int32]),
     "ca_array_mask_select": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_array_mask_select_axis": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int32]),
-    "ca_array_chunks_known": (ctypes.c_bool, [c_vp]),
+    "ca_array_chunks_known": (ctypes.c_int, [c_vp]),
     "ca_array_compute_chunk_sizes": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.POINTER(ComputeOptions)]),
     "ca_array_index": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t,
                                   ctypes.POINTER(IndexOptions)]),
@@ -386,9 +420,9 @@ _PROTOS = {
     "ca_linalg_svd": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp]),
     "ca_linalg_solve": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_linalg_inv": (c_status, [ctypes.POINTER(c_vp), c_vp]),
-    "ca_linalg_cholesky": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_bool]),
+    "ca_linalg_cholesky": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int]),
     "ca_linalg_lstsq": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp, c_vp]),
-    "ca_linalg_norm": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, c_i32p, ctypes.c_int32, ctypes.c_bool]),
+    "ca_linalg_norm": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, c_i32p, ctypes.c_int32, ctypes.c_int]),
     # overlap.h
     "ca_array_overlap": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.POINTER(Boundary), ctypes.POINTER(OverlapOptions)]),
     "ca_array_trim_internal": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.POINTER(Boundary),
@@ -405,28 +439,19 @@ _PROTOS = {
     # store.h
     "ca_array_rechunk_str": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_char_p]),
     # format.h
-    "ca_graph_save": (c_status, [c_vp, c_char_p]),
-    "ca_graph_load": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
-    "ca_array_save": (c_status, [c_vp, c_char_p]),
-    "ca_array_load": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
+    "ca_save": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(SaveOptions)]),
+    "ca_load": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(ctypes.POINTER(c_vp)), ctypes.POINTER(ctypes.c_size_t),
+                           ctypes.POINTER(LoadOptions)]),
+    "ca_array_free_many": (None, [ctypes.POINTER(c_vp), ctypes.c_size_t]),
+    "ca_buffer_free": (None, [c_vp]),
     "ca_format_version": (ctypes.c_int32, []),
     "ca_graph_copy": (c_status, [ctypes.POINTER(c_vp), c_vp]),
     "ca_graph_kernels": (c_status, [ctypes.POINTER(c_vp), c_vp]),
-    "ca_graph_save_buffer": (c_status, [c_vp, ctypes.POINTER(c_vp), ctypes.POINTER(ctypes.c_size_t)]),
-    "ca_graph_load_buffer": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_size_t]),
-    "ca_arrays_save_buffer": (c_status, [ctypes.POINTER(c_vp), ctypes.c_size_t, ctypes.POINTER(c_vp),
-                                         ctypes.POINTER(ctypes.c_size_t)]),
-    "ca_arrays_load_buffer": (c_status, [ctypes.POINTER(ctypes.POINTER(c_vp)), ctypes.POINTER(ctypes.c_size_t),
-                                         c_vp, ctypes.c_size_t]),
-    "ca_arrays_free": (None, [ctypes.POINTER(c_vp), ctypes.c_size_t]),
-    "ca_buffer_free": (None, [c_vp]),
 }
 
 # Functions of later library versions: declared when the loaded library has them (None otherwise).
 _OPTIONAL = {
     # format.h: saves recording the kernel versions of a context, and what a graph records
-    "ca_graph_save_opts": (c_status, [c_vp, c_char_p, ctypes.POINTER(SaveOptions)]),
-    "ca_arrays_save_opts": (c_status, [ctypes.POINTER(c_vp), ctypes.c_size_t, c_char_p, ctypes.POINTER(SaveOptions)]),
     "ca_graph_kernel_version": (c_status, [c_i32p, c_vp, c_char_p]),
 }
 

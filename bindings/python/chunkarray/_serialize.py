@@ -1,8 +1,8 @@
 """Pickling arrays and graphs (what copy, multiprocessing and concurrent.futures use).
 
-An array pickles as its graph file in memory (ca_arrays_save_buffer: the Cap'n Proto message that
+An array pickles as its graph file in memory (ca_save into a buffer: the Cap'n Proto message that
 Array.save writes, block bytes of data layers included) plus the Python kernels its graph calls.
-Unpickling loads the bytes (ca_arrays_load_buffer) into a new native array, in this process or any
+Unpickling loads the bytes (ca_load from a buffer) into a new native array, in this process or any
 other, and registers the kernels it brought that the process does not have yet.
 
 Python kernels pickle with the standard pickle module: a function by reference (module-level
@@ -90,35 +90,26 @@ def dumps_array(a):
         kernels = _kernels_payload(gh.value, f"chunkarray.Array {a.name!r}")
     finally:
         L.ca_graph_free(gh.value)
-    core._check(L.ca_arrays_save_buffer(arrays, 1, ctypes.byref(data), ctypes.byref(size)))
-    return _take_buffer(data, size), kernels
+    return core.save_file(arrays=[a.handle]), kernels
 
 
 def load_array(data, kernels):
     """The array of bytes from dumps_array (the unpickling function)."""
     _register_kernels(kernels)
-    L = lib()
-    out = ctypes.POINTER(c_vp)()
-    n = ctypes.c_size_t()
-    core._check(L.ca_arrays_load_buffer(ctypes.byref(out), ctypes.byref(n), data, len(data)))
-    try:
-        if n.value != 1:
-            raise core.InvalidArgumentError(-7, f"pickled array data holds {n.value} arrays, expected 1")
-        return core.Array(L.ca_array_retain(out[0]))
-    finally:
-        L.ca_arrays_free(out, n.value)
+    _, hs = core.load_handles(data=bytes(data))
+    if len(hs) != 1:
+        for h in hs:
+            lib().ca_array_free(h)
+        raise core.InvalidArgumentError(-7, f"pickled array data holds {len(hs)} arrays, expected 1")
+    return core.Array(hs[0])
 
 
 def dumps_graph(g):
     L = lib()
     kernels = _kernels_payload(g.handle, "chunkarray.Graph")
-    data, size = c_vp(), ctypes.c_size_t()
-    core._check(L.ca_graph_save_buffer(g.handle, ctypes.byref(data), ctypes.byref(size)))
-    return _take_buffer(data, size), kernels
+    return core.save_file(graph=g.handle), kernels
 
 
 def load_graph(data, kernels):
     _register_kernels(kernels)
-    h = c_vp()
-    core._check(lib().ca_graph_load_buffer(ctypes.byref(h), data, len(data)))
-    return core.Graph(h.value)
+    return core.Graph(core.load_handles(data=bytes(data), graph=True)[0])

@@ -1144,8 +1144,8 @@ class Array:
     def _scan(self, name, axis, dtype):
         if axis is None:  # NumPy flattens
             return (self.ravel() if self.ndim != 1 else self)._scan(name, 0, dtype)
-        return Array._new(lib().ca_array_scan, _SCAN[name], self._h, int(axis),
-                          _ca_dtype(dtype) if dtype is not None else 0)
+        opts = C.ScanOptions(ctypes.sizeof(C.ScanOptions), _ca_dtype(dtype) if dtype is not None else 0)
+        return Array._new(lib().ca_array_scan, _SCAN[name], self._h, int(axis), ctypes.byref(opts))
 
     def cumsum(self, axis=None, dtype=None):
         return self._scan("cumsum", axis, dtype)
@@ -1268,18 +1268,14 @@ class Array:
         return filename
 
     def save(self, path, context=None):
-        """Save the array (graph, name, chunks, dtype) to a file: ca_array_save. Python kernels are
+        """Save the array (graph, name, chunks, dtype) to a file: ca_save. Python kernels are
         saved by name: a process that loads the file registers them (register_kernel) to compute.
 
         With a ``context``, the file records the version of every kernel as registered there
-        (ca_arrays_save_opts; Python kernels are registered in it first), and computing the loaded
+        (ca_save_options_t.context; Python kernels are registered in it first), and computing the loaded
         array where a kernel has another version fails with CA_EVERSION. Without one, builtin kernels
         record this library's versions and other kernels none (any version computes them)."""
-        if context is None:
-            _check(lib().ca_array_save(self._h, str(path).encode()))
-            return
-        arrays = (c_vp * 1)(self._h)
-        _check(lib_call("ca_arrays_save_opts", arrays, 1, str(path).encode(), _save_options(context)))
+        save_file(path, arrays=[self._h], context=context)
 
     # -- NumPy protocols --------------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -1446,12 +1442,9 @@ class Graph:
             lib().ca_string_free(out.value)
 
     def save(self, path, context=None):
-        """Save to a file with ca_graph_save; with a ``context``, recording the versions of the kernels
-        registered there (ca_graph_save_opts, see Array.save)."""
-        if context is None:
-            _check(lib().ca_graph_save(self._h, str(path).encode()))
-            return
-        _check(lib_call("ca_graph_save_opts", self._h, str(path).encode(), _save_options(context)))
+        """Save to a file with ca_save; with a ``context``, recording the versions of the kernels
+        registered there (see Array.save)."""
+        save_file(path, graph=self._h, context=context)
 
     def kernel_version(self, kernel):
         """The version of ``kernel`` the graph records (from the file it was loaded from), 0 if none
@@ -1462,9 +1455,7 @@ class Graph:
 
     @staticmethod
     def load(path):
-        h = c_vp()
-        _check(lib().ca_graph_load(ctypes.byref(h), str(path).encode()))
-        return Graph(h.value)
+        return Graph(load_handles(path=path, graph=True)[0])
 
 
 def lib_call(name, *args):
@@ -1475,16 +1466,56 @@ def lib_call(name, *args):
     return f(*args)
 
 
-def _save_options(context):
-    """ca_save_options_t recording the versions of ``context`` (its Python kernels registered first,
+def save_file(path=None, graph=None, arrays=(), context=None):
+    """ca_save of a graph handle or array handles to ``path``, or (path None) to bytes, returned.
+    With a ``context``, the file records its kernel versions (its Python kernels registered first,
     as a compute would)."""
-    context._sync_kernels()
-    return ctypes.byref(C.SaveOptions(ctypes.sizeof(C.SaveOptions), context.handle))
+    if context is not None:
+        context._sync_kernels()
+    hs = (c_vp * max(1, len(arrays)))(*arrays)
+    o = C.SaveOptions(ctypes.sizeof(C.SaveOptions), context.handle if context is not None else None,
+                      str(path).encode() if path is not None else None, graph,
+                      hs if graph is None else None, len(arrays) if graph is None else 0)
+    if path is not None:
+        _check(lib().ca_save(None, None, ctypes.byref(o)))
+        return None
+    data, size = c_vp(), ctypes.c_size_t()
+    _check(lib().ca_save(ctypes.byref(data), ctypes.byref(size), ctypes.byref(o)))
+    try:
+        return ctypes.string_at(data.value, size.value) if size.value else b""
+    finally:
+        lib().ca_buffer_free(data)
+
+
+def load_handles(path=None, data=None, graph=False):
+    """ca_load of a file (path) or bytes (data): (graph handle or None, [new array references]).
+    Graph handles are owned by the caller; the array references too (free with ca_array_free)."""
+    o = C.LoadOptions(ctypes.sizeof(C.LoadOptions), str(path).encode() if path is not None else None,
+                      ctypes.cast(ctypes.c_char_p(data), c_vp) if data is not None else None,
+                      len(data) if data is not None else 0)
+    g = c_vp()
+    out = ctypes.POINTER(c_vp)()
+    n = ctypes.c_size_t()
+    if graph:
+        _check(lib().ca_load(ctypes.byref(g), None, None, ctypes.byref(o)))
+        return g.value, []
+    _check(lib().ca_load(None, ctypes.byref(out), ctypes.byref(n), ctypes.byref(o)))
+    try:
+        return None, [lib().ca_array_retain(out[i]) for i in range(n.value)]
+    finally:
+        lib().ca_array_free_many(out, n.value)
 
 
 def load(path):
-    """An array saved with Array.save (ca_array_load)."""
-    return Array._new(lib().ca_array_load, str(path).encode())
+    """An array saved with Array.save (ca_load of a file holding one array)."""
+    _, hs = load_handles(path=path)
+    if len(hs) != 1:
+        for h in hs:
+            lib().ca_array_free(h)
+        if not hs:
+            raise NotFoundError(-3, f"load: '{path}' holds no array (a graph file?)")  # CA_ENOTFOUND
+        raise InvalidArgumentError(-1, f"load: '{path}' holds {len(hs)} arrays")  # CA_EINVAL
+    return Array(hs[0])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1571,9 +1602,9 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
     else:
         ch = normalize_chunks(chunks, x.shape, dtype=x.dtype)
     st, keep = _chunks_struct(ch)
+    opts = C.BufferOptions(ctypes.sizeof(C.BufferOptions), C.BUFFER_COPY | (C.BUFFER_UNIQUE_NAME if name is False else 0))
     return Array._new(lib().ca_array_from_buffer, x.ctypes.data if x.nbytes else None, dt, x.ndim,
-                      _i64arr(x.shape), None, ctypes.byref(st),
-                      C.BUFFER_COPY | (C.BUFFER_UNIQUE_NAME if name is False else 0), C.FREE_FN(), None)
+                      _i64arr(x.shape), ctypes.byref(st), ctypes.byref(opts))
 
 
 def _from_array_lazy(x, chunks, name, lock, asarray, getitem=None):
@@ -1706,8 +1737,9 @@ class random:
     @staticmethod
     def _make(dist, seed, shape, chunks, dtype, p0, p1):
         shape, st, keep = _shape_chunks(shape, chunks, dtype)
-        return Array._new(lib().ca_array_random, dist, int(seed), len(shape), _i64arr(shape), ctypes.byref(st),
-                          _ca_dtype(dtype), float(p0), float(p1))
+        opts = C.RandomOptions(ctypes.sizeof(C.RandomOptions), 0, int(seed), float(p0), float(p1))
+        return Array._new(lib().ca_array_random, dist, len(shape), _i64arr(shape), ctypes.byref(st),
+                          _ca_dtype(dtype), ctypes.byref(opts))
 
     @staticmethod
     def uniform(low=0.0, high=1.0, size=(), chunks="auto", seed=0, dtype=float):
@@ -1998,8 +2030,10 @@ def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_
         else:
             names.append(_py_kernel(w, "reduction." + what, dtype if what == "aggregate" else None))
     arr = _i32arr(saxes)
-    return Array._new(lib().ca_array_reduction, x._h, names[0].encode(), names[1].encode() if names[1] else None,
-                      names[2].encode(), arr, len(saxes), bool(keepdims), int(split_every or 0), _ca_dtype(dtype))
+    opts = C.ReductionOptions(ctypes.sizeof(C.ReductionOptions), int(split_every or 0),
+                              names[1].encode() if names[1] else None, _ca_dtype(dtype))
+    return Array._new(lib().ca_array_reduction, x._h, names[0].encode(), names[2].encode(), arr, len(saxes),
+                      int(bool(keepdims)), ctypes.byref(opts))
 
 
 def unify_chunks(*args, **kwargs):

@@ -23,7 +23,7 @@ fn main() -> Result<()> {
     assert!(k <= t && t > 0.0);
     println!("sum={:.6} mean[0]={:.6} kernel-sum={:.6}", t, m, k);
     let g = col_means.graph()?;
-    if has_function("ca_graph_save") {
+    if has_function("ca_save") {
         let p = format!("{}/pipeline-rust.graph", out_dir);
         g.save(&p)?;
         println!("graph saved to {}", p);

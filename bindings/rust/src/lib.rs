@@ -19,7 +19,7 @@ pub mod sys;
 
 use std::ffi::{CStr, CString};
 use std::fmt;
-use std::os::raw::{c_char, c_void};
+use std::os::raw::{c_char, c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
@@ -109,12 +109,8 @@ pub fn version_number() -> Result<(i32, i32)> {
 pub fn has_function(name: &str) -> bool {
     match lib() {
         Ok(l) => match name {
-            "ca_graph_save" => l.ca_graph_save.is_some(),
-            "ca_graph_load" => l.ca_graph_load.is_some(),
-            "ca_array_save" => l.ca_array_save.is_some(),
-            "ca_array_load" => l.ca_array_load.is_some(),
-            "ca_graph_save_opts" => l.ca_graph_save_opts.is_some(),
-            "ca_arrays_save_opts" => l.ca_arrays_save_opts.is_some(),
+            "ca_save" => l.ca_save.is_some(),
+            "ca_load" => l.ca_load.is_some(),
             "ca_graph_kernel_version" => l.ca_graph_kernel_version.is_some(),
             _ => false,
         },
@@ -658,7 +654,7 @@ impl Array {
         let raw = cc.raw();
         new_array(|h| unsafe {
             (l.ca_array_from_buffer)(h, data.as_ptr() as *const c_void, T::DTYPE.code(), shape.len() as i32,
-                                     shape.as_ptr(), ptr::null(), &raw, 0, None, ptr::null_mut())
+                                     shape.as_ptr(), &raw, ptr::null())
         })
     }
 
@@ -699,9 +695,15 @@ impl Array {
         let l = lib()?;
         let cc = CChunks::new(&normalize_chunks(shape, chunks, DType::Float64)?);
         let raw = cc.raw();
+        let o = ca_random_options_t {
+            struct_size: std::mem::size_of::<ca_random_options_t>() as u32,
+            reserved: 0,
+            seed,
+            p0: low,
+            p1: high,
+        };
         new_array(|h| unsafe {
-            (l.ca_array_random)(h, 0, seed, shape.len() as i32, shape.as_ptr(), &raw, DType::Float64.code(), low,
-                                high)
+            (l.ca_array_random)(h, 0, shape.len() as i32, shape.as_ptr(), &raw, DType::Float64.code(), &o)
         })
     }
 
@@ -712,12 +714,14 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_from_npy)(h, p.as_ptr(), ptr::null()) })
     }
 
-    /// An array saved with `save` (needs ca_array_load in the library).
+    /// An array saved with `save` (needs ca_load in the library): the file must hold one array.
     pub fn load(path: &str) -> Result<Array> {
-        let l = lib()?;
-        let f = l.ca_array_load.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_array_load is not in the loaded library"))?;
-        let p = cstring(path)?;
-        new_array(|h| unsafe { f(h, p.as_ptr()) })
+        let (_, mut arrays) = load_file(path, false)?;
+        match arrays.len() {
+            1 => Ok(arrays.remove(0)),
+            0 => Err(Error::new(CA_ENOTFOUND, format!("'{}' holds no array (a graph file?)", path))),
+            n => Err(Error::new(CA_EINVAL, format!("'{}' holds {} arrays", path, n))),
+        }
     }
 
     pub fn ndim(&self) -> usize {
@@ -760,11 +764,11 @@ impl Array {
     }
     pub fn binary_scalar(&self, op: BinaryOp, v: f64, scalar_first: bool) -> Result<Array> {
         let l = lib()?;
-        new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_f64(v), scalar_first) })
+        new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_f64(v), c_int::from(scalar_first)) })
     }
     pub fn binary_int(&self, op: BinaryOp, v: i64) -> Result<Array> {
         let l = lib()?;
-        new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_i64(v), false) })
+        new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_i64(v), 0) })
     }
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
         let l = lib()?;
@@ -812,7 +816,7 @@ impl Array {
             dtype: 0,
         };
         let ap = if axes.is_empty() { ptr::null() } else { axes.as_ptr() };
-        new_array(|h| unsafe { (l.ca_array_reduce)(h, op as i32, self.h, ap, axes.len() as i32, keepdims, &o) })
+        new_array(|h| unsafe { (l.ca_array_reduce)(h, op as i32, self.h, ap, axes.len() as i32, c_int::from(keepdims), &o) })
     }
     pub fn sum(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
         self.reduce(Reduction::Sum, axes, keepdims, 0)
@@ -825,7 +829,7 @@ impl Array {
     }
     pub fn scan(&self, op: Scan, axis: i32) -> Result<Array> {
         let l = lib()?;
-        new_array(|h| unsafe { (l.ca_array_scan)(h, op as i32, self.h, axis, 0) })
+        new_array(|h| unsafe { (l.ca_array_scan)(h, op as i32, self.h, axis, ptr::null()) })
     }
 
     // -- structure -------------------------------------------------------------------------------
@@ -930,25 +934,15 @@ impl Array {
         let p = cstring(path)?;
         check(unsafe { (l.ca_array_to_npy)(ctx.h, self.h, p.as_ptr(), ptr::null()) })
     }
-    /// Save graph, name, chunks and dtype (needs ca_array_save in the library).
+    /// Save graph, name, chunks and dtype (needs ca_save in the library).
     pub fn save(&self, path: &str) -> Result<()> {
-        let l = lib()?;
-        let f = l.ca_array_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_array_save is not in the loaded library"))?;
-        let p = cstring(path)?;
-        check(unsafe { f(self.h, p.as_ptr()) })
+        save_file(path, ptr::null(), &[self.h as *const ca_array_t], None)
     }
-    /// Save, recording the version of every kernel as registered in `ctx` (ca_arrays_save_opts):
+    /// Save, recording the version of every kernel as registered in `ctx` (ca_save_options_t.context):
     /// computing the loaded array where a kernel has another version fails with CA_EVERSION; a kernel
     /// missing from `ctx` fails the save with CA_ENOTFOUND.
     pub fn save_with_context(&self, path: &str, ctx: &Context) -> Result<()> {
-        let l = lib()?;
-        let f = l
-            .ca_arrays_save_opts
-            .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_arrays_save_opts is not in the loaded library"))?;
-        let p = cstring(path)?;
-        let o = ca_save_options_t { struct_size: std::mem::size_of::<ca_save_options_t>() as u32, context: ctx.h };
-        let arrays = [self.h as *const ca_opaque];
-        check(unsafe { f(arrays.as_ptr(), 1, p.as_ptr(), &o) })
+        save_file(path, ptr::null(), &[self.h as *const ca_array_t], Some(ctx))
     }
 }
 
@@ -982,23 +976,13 @@ impl Graph {
         unsafe { (l.ca_string_free)(s) };
         Ok(r)
     }
-    /// Save to a file (needs ca_graph_save in the library).
+    /// Save to a file (needs ca_save in the library).
     pub fn save(&self, path: &str) -> Result<()> {
-        let l = lib()?;
-        let f = l.ca_graph_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_save is not in the loaded library"))?;
-        let p = cstring(path)?;
-        check(unsafe { f(self.h, p.as_ptr()) })
+        save_file(path, self.h, &[], None)
     }
-    /// Save, recording the kernel versions registered in `ctx` (ca_graph_save_opts; see
-    /// `Array::save_with_context`).
+    /// Save, recording the kernel versions registered in `ctx` (see `Array::save_with_context`).
     pub fn save_with_context(&self, path: &str, ctx: &Context) -> Result<()> {
-        let l = lib()?;
-        let f = l
-            .ca_graph_save_opts
-            .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_save_opts is not in the loaded library"))?;
-        let p = cstring(path)?;
-        let o = ca_save_options_t { struct_size: std::mem::size_of::<ca_save_options_t>() as u32, context: ctx.h };
-        check(unsafe { f(self.h, p.as_ptr(), &o) })
+        save_file(path, self.h, &[], Some(ctx))
     }
     /// The version of `kernel` the graph records (from the file it was loaded from); 0 if none.
     /// CA_ENOTFOUND if no task calls it, CA_EVERSION if two layers record different versions.
@@ -1013,13 +997,52 @@ impl Graph {
         Ok(v)
     }
     pub fn load(path: &str) -> Result<Graph> {
-        let l = lib()?;
-        let f = l.ca_graph_load.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_load is not in the loaded library"))?;
-        let p = cstring(path)?;
-        let mut g = ptr::null_mut();
-        check(unsafe { f(&mut g, p.as_ptr()) })?;
+        let (g, _) = load_file(path, true)?;
         Ok(Graph { h: g })
     }
+}
+
+/// ca_save of a graph (`graph` not null) or of `arrays` to the file `path`.
+fn save_file(path: &str, graph: *const ca_graph_t, arrays: &[*const ca_array_t], ctx: Option<&Context>) -> Result<()> {
+    let l = lib()?;
+    let f = l.ca_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_save is not in the loaded library"))?;
+    let p = cstring(path)?;
+    let o = ca_save_options_t {
+        struct_size: std::mem::size_of::<ca_save_options_t>() as u32,
+        context: ctx.map_or(ptr::null(), |c| c.h as *const ca_context_t),
+        path: p.as_ptr(),
+        graph,
+        arrays: if graph.is_null() { arrays.as_ptr() } else { ptr::null() },
+        narrays: if graph.is_null() { arrays.len() } else { 0 },
+    };
+    check(unsafe { f(ptr::null_mut(), ptr::null_mut(), &o) })
+}
+
+/// ca_load of the file `path`: its graph (`graph`: an owned handle, else null) or its arrays.
+fn load_file(path: &str, graph: bool) -> Result<(*mut ca_graph_t, Vec<Array>)> {
+    let l = lib()?;
+    let f = l.ca_load.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_load is not in the loaded library"))?;
+    let free_many = l
+        .ca_array_free_many
+        .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_array_free_many is not in the loaded library"))?;
+    let p = cstring(path)?;
+    let o = ca_load_options_t {
+        struct_size: std::mem::size_of::<ca_load_options_t>() as u32,
+        path: p.as_ptr(),
+        data: ptr::null(),
+        size: 0,
+    };
+    if graph {
+        let mut g = ptr::null_mut();
+        check(unsafe { f(&mut g, ptr::null_mut(), ptr::null_mut(), &o) })?;
+        return Ok((g, Vec::new()));
+    }
+    let mut list: *mut *mut ca_array_t = ptr::null_mut();
+    let mut n = 0usize;
+    check(unsafe { f(ptr::null_mut(), &mut list, &mut n, &o) })?;
+    let arrays = (0..n).map(|i| Array { h: unsafe { (l.ca_array_retain)(*list.add(i)) } }).collect();
+    unsafe { free_many(list, n) };
+    Ok((ptr::null_mut(), arrays))
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -187,10 +187,24 @@ pub struct ca_kernel_options_t {
     pub free_user_data: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 
+/// ca_save_options_t (format.h).
 #[repr(C)]
 pub struct ca_save_options_t {
     pub struct_size: u32,
     pub context: *const ca_context_t,
+    pub path: *const c_char,
+    pub graph: *const ca_graph_t,
+    pub arrays: *const *const ca_array_t,
+    pub narrays: usize,
+}
+
+/// ca_load_options_t (format.h).
+#[repr(C)]
+pub struct ca_load_options_t {
+    pub struct_size: u32,
+    pub path: *const c_char,
+    pub data: *const c_void,
+    pub size: usize,
 }
 
 #[repr(C)]
@@ -198,6 +212,33 @@ pub struct ca_reduce_options_t {
     pub struct_size: u32,
     pub split_every: i32,
     pub ddof: i32,
+    pub dtype: ca_dtype_t,
+}
+
+/// ca_buffer_options_t (array.h).
+#[repr(C)]
+pub struct ca_buffer_options_t {
+    pub struct_size: u32,
+    pub flags: u32,
+    pub strides: *const i64,
+    pub release: Option<unsafe extern "C" fn(*mut c_void)>,
+    pub user_data: *mut c_void,
+}
+
+/// ca_random_options_t (array.h).
+#[repr(C)]
+pub struct ca_random_options_t {
+    pub struct_size: u32,
+    pub reserved: u32,
+    pub seed: u64,
+    pub p0: f64,
+    pub p1: f64,
+}
+
+/// ca_scan_options_t (array.h).
+#[repr(C)]
+pub struct ca_scan_options_t {
+    pub struct_size: u32,
     pub dtype: ca_dtype_t,
 }
 
@@ -308,20 +349,21 @@ api! {
         ca_array_name: fn(CP) -> *const c_char;
         ca_array_chunks: fn(CP, i32, *mut i64) -> *const i64;
         ca_array_graph: fn(*mut P, CP) -> S;
-        ca_array_from_buffer: fn(*mut P, *const c_void, ca_dtype_t, i32, *const i64, *const i64,
-                                 *const ca_chunks_t, u32, Option<unsafe extern "C" fn(*mut c_void)>, *mut c_void) -> S;
+        ca_array_from_buffer: fn(*mut P, *const c_void, ca_dtype_t, i32, *const i64, *const ca_chunks_t,
+                                 *const ca_buffer_options_t) -> S;
         ca_array_full: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t, f64, f64) -> S;
         ca_array_zeros: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t) -> S;
         ca_array_ones: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t) -> S;
         ca_array_arange: fn(*mut P, f64, f64, f64, *const ca_chunks_t, ca_dtype_t) -> S;
-        ca_array_random: fn(*mut P, i32, u64, i32, *const i64, *const ca_chunks_t, ca_dtype_t, f64, f64) -> S;
+        ca_array_random: fn(*mut P, i32, i32, *const i64, *const ca_chunks_t, ca_dtype_t,
+                            *const ca_random_options_t) -> S;
         ca_array_unary: fn(*mut P, i32, CP) -> S;
         ca_array_binary: fn(*mut P, i32, CP, CP) -> S;
-        ca_array_binary_scalar: fn(*mut P, i32, CP, ca_scalar_t, bool) -> S;
+        ca_array_binary_scalar: fn(*mut P, i32, CP, ca_scalar_t, c_int) -> S;
         ca_array_where: fn(*mut P, CP, CP, CP, ca_scalar_t, ca_scalar_t) -> S;
         ca_array_astype: fn(*mut P, CP, ca_dtype_t) -> S;
-        ca_array_reduce: fn(*mut P, i32, CP, *const i32, i32, bool, *const ca_reduce_options_t) -> S;
-        ca_array_scan: fn(*mut P, i32, CP, i32, ca_dtype_t) -> S;
+        ca_array_reduce: fn(*mut P, i32, CP, *const i32, i32, c_int, *const ca_reduce_options_t) -> S;
+        ca_array_scan: fn(*mut P, i32, CP, i32, *const ca_scan_options_t) -> S;
         ca_array_map_blocks: fn(*mut P, *const c_char, *const CP, usize, *const ca_arg_t, usize,
                                 *const ca_map_blocks_options_t) -> S;
         ca_array_rechunk: fn(*mut P, CP, *const ca_chunks_t) -> S;
@@ -335,12 +377,9 @@ api! {
         ca_array_from_npy: fn(*mut P, *const c_char, *const ca_chunks_t) -> S;
     }
     optional {
-        ca_graph_save: fn(CP, *const c_char) -> S;
-        ca_graph_load: fn(*mut P, *const c_char) -> S;
-        ca_array_save: fn(CP, *const c_char) -> S;
-        ca_array_load: fn(*mut P, *const c_char) -> S;
-        ca_graph_save_opts: fn(CP, *const c_char, *const ca_save_options_t) -> S;
-        ca_arrays_save_opts: fn(*const CP, usize, *const c_char, *const ca_save_options_t) -> S;
+        ca_save: fn(*mut *mut c_void, *mut usize, *const ca_save_options_t) -> S;
+        ca_load: fn(*mut P, *mut *mut P, *mut usize, *const ca_load_options_t) -> S;
+        ca_array_free_many: fn(*mut P, usize) -> ();
         ca_graph_kernel_version: fn(*mut i32, CP, *const c_char) -> S;
     }
 }

@@ -218,7 +218,7 @@ fn graph_and_array_files_when_available() {
     let dir = std::env::temp_dir();
     let gp = dir.join(format!("chunkarray-rust-{}.graph", std::process::id()));
     let ap = dir.join(format!("chunkarray-rust-{}.array", std::process::id()));
-    if has_function("ca_graph_save") && has_function("ca_graph_load") {
+    if has_function("ca_save") && has_function("ca_load") {
         let g = x.graph().unwrap();
         g.save(gp.to_str().unwrap()).unwrap();
         let h = Graph::load(gp.to_str().unwrap()).unwrap();
@@ -228,7 +228,7 @@ fn graph_and_array_files_when_available() {
     } else {
         assert_eq!(x.graph().unwrap().save(gp.to_str().unwrap()).unwrap_err().code(), "CA_EUNSUPPORTED");
     }
-    if has_function("ca_array_save") && has_function("ca_array_load") {
+    if has_function("ca_save") && has_function("ca_load") {
         x.save(ap.to_str().unwrap()).unwrap();
         let y = Array::load(ap.to_str().unwrap()).unwrap();
         assert_eq!(y.name(), x.name());
@@ -242,7 +242,7 @@ fn graph_and_array_files_when_available() {
 
 #[test]
 fn save_with_context_records_kernel_versions() {
-    if !has_function("ca_arrays_save_opts") || !has_function("ca_graph_kernel_version") {
+    if !has_function("ca_save") || !has_function("ca_graph_kernel_version") {
         return;
     }
     let ctx = Context::new(1).unwrap();
