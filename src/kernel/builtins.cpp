@@ -16,6 +16,12 @@ ca_status_t k_identity(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
 }
 // ca.data(block): a block held by a data layer, handed out without copying.
 ca_status_t k_data(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  if (nargs == 1 && args[0].kind == CA_ARG_BLOCK && !args[0].u.block) {
+    if (kctx)
+      kctx->error = "the block belongs to a distributed array held by another rank: compute it with a distributed "
+                    "compute (ca_dist_* / ca_mpi_*) on every rank";
+    return CA_EINVAL;
+  }
   if (nargs != 1 || args[0].kind != CA_ARG_BLOCK || !args[0].u.block) {
     if (kctx) kctx->error = "ca.data takes one stored block";
     return CA_EINVAL;
