@@ -577,6 +577,37 @@ TEST(Mpi, ArrayComputePersistStoreAndToZarr) {
   ASSERT_EQ(ca_array_compute(&back, ctx, z, nullptr), CA_OK);
   EXPECT_TRUE(same_block(ref, back));
   ca_block_free(back);
+  // from_zarr -> to_zarr, both distributed: each rank reads and writes its own chunks only.
+  ca_zarr_options_t zo2 = CA_ZARR_OPTIONS_INIT;
+  zo2.compressor = "zstd";
+  const std::string path2 = path + "2";
+  ASSERT_EQ(ca_mpi_array_to_zarr(ctx, ca_mpi_comm_world(), z, path2.c_str(), &zo2, nullptr, &o), CA_OK)
+      << ca_last_error_message();
+  EXPECT_EQ(sum_over_ranks(st.bytes_sent), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  ca_array_t *z2 = nullptr;
+  ASSERT_EQ(ca_array_from_zarr(&z2, path2.c_str(), nullptr), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_compute(&back, ctx, z2, nullptr), CA_OK);
+  EXPECT_TRUE(same_block(ref, back));
+  ca_block_free(back);
+  ca_array_free(z2);
+  // A sink failing on one rank ends every rank with its status and message.
+  {
+    struct Fail {
+      static ca_status_t sink(const ca_block_t *, const ca_store_region_t *r, void *) {
+        if (g_rank == g_size - 1) {
+          ca_store_set_error(r, "disk full on the last rank");
+          return CA_EIO;
+        }
+        return CA_OK;
+      }
+    };
+    ca_status_t fs = ca_mpi_array_store(ctx, ca_mpi_comm_world(), b, Fail::sink, nullptr, nullptr, nullptr);
+    std::string fm = ca_last_error_message();
+    EXPECT_EQ(fs, CA_EIO) << fm;
+    EXPECT_NE(fm.find("disk full on the last rank"), std::string::npos) << fm;
+    EXPECT_TRUE(same_on_all_ranks(fm)) << fm;
+  }
   // A store that exists (no overwrite): every rank returns the root's CA_EEXISTS, nothing runs.
   MPI_Barrier(MPI_COMM_WORLD);
   ca_status_t s = ca_mpi_array_to_zarr(ctx, ca_mpi_comm_world(), b, path.c_str(), nullptr, nullptr, nullptr);
