@@ -109,8 +109,17 @@ std::vector<double> estimate_bytes(const Plan &plan) {
       if (ch.size() == size_t(pt.layer->nindex())) {
         Index idx[65];
         pt.layer->key_at(pt.local, idx);
+        // A reduction's first step (ca.reduce_chunk(program, spec, ...), spec = {op, in dtype,
+        // out dtype, axes mask, ...}) carries its input's chunks but keeps one element per
+        // reduced line: the reduced axes do not count.
+        uint64_t mask = 0;
+        const auto &names = pt.layer->kernel_names();
+        if (names.size() == 1 && names[0] == "ca.reduce_chunk" && pt.nargs >= 2 &&
+            plan.args[pt.arg_begin + 1].kind == CA_ARG_TUPLE && plan.args[pt.arg_begin + 1].u.tuple.len >= 4)
+          mask = uint64_t(plan.args[pt.arg_begin + 1].u.tuple.items[3]);
         e = double(kAssumedItemBytes);
-        for (size_t d = 0; d < ch.size(); ++d) e *= double(ch[d][size_t(idx[d])]);
+        for (size_t d = 0; d < ch.size(); ++d)
+          if (d >= 64 || !(mask >> d & 1)) e *= double(ch[d][size_t(idx[d])]);
       }
     }
     if (e < 0 && assemble_pieces(plan, t, pieces)) {

@@ -37,7 +37,8 @@ constexpr int64_t kNominalBlockBytes = int64_t(1) << 20;
 
 /// Estimated result bytes of every task, known on every rank without running anything: data layers
 /// exactly; layers with chunk metadata (symbolic sources such as from_zarr and random, elementwise
-/// and reduction layers) as elements x kAssumedItemBytes; a rechunk's assembly as the sum of its
+/// and reduction layers; a reduction's first step without its reduced axes) as elements x
+/// kAssumedItemBytes; a rechunk's assembly as the sum of its
 /// pieces; a source without metadata as kNominalBlockBytes; anything else as its largest input.
 std::vector<double> estimate_bytes(const Plan &plan);
 
