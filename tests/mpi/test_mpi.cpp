@@ -538,6 +538,13 @@ TEST(Mpi, ArrayComputePersistStoreAndToZarr) {
     EXPECT_TRUE(same_block(ref, got));
   }
   ca_block_free(got);
+  {  // each rank holds only its blocks: no graph file of it
+    std::string f = "/tmp/ca_mpi_persisted_" + std::to_string(getpid()) + ".cagraph";
+    EXPECT_EQ(ca_array_save(p, f.c_str()), CA_EUNSUPPORTED);
+    EXPECT_NE(std::string(ca_last_error_message()).find("distributed array"), std::string::npos)
+        << ca_last_error_message();
+    unlink(f.c_str());
+  }
   if (g_size > 1) {  // not a single-process array: a clear error, not a crash
     ca_block_t *bad = nullptr;
     EXPECT_NE(ca_array_compute(&bad, ctx, p, nullptr), CA_OK);
