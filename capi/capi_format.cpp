@@ -158,7 +158,8 @@ CA_API ca_status_t ca_graph_layer_info(ca_layer_info_t *out, const ca_graph_t *g
   info.num_tasks = l->num_tasks();
   if (l->kind() == ca::LayerKind::Data) {
     const auto &dl = static_cast<const ca::DataLayer &>(*l);
-    for (int64_t t = 0; t < dl.num_tasks(); ++t) info.data_bytes += dl.block(t)->nbytes;
+    for (int64_t t = 0; t < dl.num_tasks(); ++t)
+      if (dl.block(t)) info.data_bytes += dl.block(t)->nbytes;  // a distributed layer: this rank's blocks
   }
   std::memcpy(out, &info, std::min<size_t>(out->struct_size, sizeof info));
   return CA_OK;

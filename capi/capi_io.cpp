@@ -15,6 +15,7 @@
 // Defined in capi_array.cpp (hidden, not exported).
 ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
 ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
+ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
 
 namespace {
 
@@ -28,7 +29,10 @@ ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *param = "a")
   return ca_capi_unwrap(a);
 }
 
-ca::io::ZarrWriteOptions zarr_opts(const ca::Array &a, const ca_zarr_options_t *opts) {
+}  // namespace
+
+// Shared with capi_dist.cpp (the distributed to_zarr writes the same stores).
+ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts) {
   ca_zarr_options_t o = CA_ZARR_OPTIONS_INIT;
   if (opts) {
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_array_to_zarr: options struct_size ",
@@ -74,6 +78,10 @@ ca::io::ZarrWriteOptions zarr_opts(const ca::Array &a, const ca_zarr_options_t *
   return w;
 }
 
+namespace {
+ca::io::ZarrWriteOptions zarr_opts(const ca::Array &a, const ca_zarr_options_t *opts) {
+  return ca_capi_zarr_write_options(a, opts);
+}
 }  // namespace
 
 extern "C" {

@@ -197,15 +197,18 @@ CA_API void ca_mpi_transport_free(ca_transport_t *t) {
   delete m;
 }
 
-CA_API ca_status_t ca_mpi_compute(ca_block_t **results, ca_context_t *ctx, ca_mpi_comm_t comm,
-                                  const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,
-                                  const ca_compute_options_t *opts, const ca_dist_options_t *dopts) {
-  if (results)
-    for (size_t i = 0; i < nkeys; ++i) results[i] = nullptr;
-  if (!ctx || !graph) return ca_set_error(CA_EINVAL, !ctx ? "ca_mpi_compute: ctx is NULL" : "ca_mpi_compute: graph is NULL");
+}  // extern "C"
+
+namespace {
+
+// Run `call` with a transport over `comm` in a copy of `dopts` (NULL: defaults), keeping its
+// error message across the transport's release.
+template <class F>
+ca_status_t with_transport(const char *what, ca_mpi_comm_t comm, const ca_dist_options_t *dopts, F call) {
   ca_dist_options_t o = CA_DIST_OPTIONS_INIT;
   if (dopts) {
-    if (dopts->struct_size < sizeof(uint32_t)) return ca_set_error(CA_EINVAL, "ca_mpi_compute: dopts struct_size is too small");
+    if (dopts->struct_size < sizeof(uint32_t))
+      return ca_set_error(CA_EINVAL, (std::string(what) + ": dopts struct_size is too small").c_str());
     std::memcpy(&o, dopts, dopts->struct_size < sizeof(o) ? dopts->struct_size : sizeof(o));
     o.struct_size = sizeof(o);
   }
@@ -213,11 +216,60 @@ CA_API ca_status_t ca_mpi_compute(ca_block_t **results, ca_context_t *ctx, ca_mp
   ca_status_t st = ca_mpi_transport_new(&t, comm);
   if (st != CA_OK) return st;
   o.transport = t;
-  st = ca_dist_compute(results, ctx, graph, keys, nkeys, opts, &o);
+  st = call(&o);
   std::string msg = st != CA_OK ? ca_last_error_message() : "";
   ca_mpi_transport_free(t);
   if (st != CA_OK) ca_set_error(st, msg.c_str());
   return st;
+}
+
+}  // namespace
+
+extern "C" {
+
+CA_API ca_status_t ca_mpi_compute(ca_block_t **results, ca_context_t *ctx, ca_mpi_comm_t comm,
+                                  const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,
+                                  const ca_compute_options_t *opts, const ca_dist_options_t *dopts) {
+  if (results)
+    for (size_t i = 0; i < nkeys; ++i) results[i] = nullptr;
+  if (!ctx || !graph) return ca_set_error(CA_EINVAL, !ctx ? "ca_mpi_compute: ctx is NULL" : "ca_mpi_compute: graph is NULL");
+  return with_transport("ca_mpi_compute", comm, dopts, [&](const ca_dist_options_t *o) {
+    return ca_dist_compute(results, ctx, graph, keys, nkeys, opts, o);
+  });
+}
+
+CA_API ca_status_t ca_mpi_array_compute(ca_block_t **out, ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a,
+                                        const ca_compute_options_t *opts, const ca_dist_options_t *dopts) {
+  if (out) *out = nullptr;
+  if (!out || !ctx || !a) return ca_set_error(CA_EINVAL, "ca_mpi_array_compute: out, ctx or a is NULL");
+  return with_transport("ca_mpi_array_compute", comm, dopts,
+                        [&](const ca_dist_options_t *o) { return ca_dist_array_compute(out, ctx, a, opts, o); });
+}
+
+CA_API ca_status_t ca_mpi_array_persist(ca_array_t **out, ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a,
+                                        const ca_compute_options_t *opts, const ca_dist_options_t *dopts) {
+  if (out) *out = nullptr;
+  if (!out || !ctx || !a) return ca_set_error(CA_EINVAL, "ca_mpi_array_persist: out, ctx or a is NULL");
+  return with_transport("ca_mpi_array_persist", comm, dopts,
+                        [&](const ca_dist_options_t *o) { return ca_dist_array_persist(out, ctx, a, opts, o); });
+}
+
+CA_API ca_status_t ca_mpi_array_store(ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a, ca_store_fn sink,
+                                      void *user_data, const ca_compute_options_t *opts,
+                                      const ca_dist_options_t *dopts) {
+  if (!ctx || !a || !sink) return ca_set_error(CA_EINVAL, "ca_mpi_array_store: ctx, a or sink is NULL");
+  return with_transport("ca_mpi_array_store", comm, dopts, [&](const ca_dist_options_t *o) {
+    return ca_dist_array_store(ctx, a, sink, user_data, opts, o);
+  });
+}
+
+CA_API ca_status_t ca_mpi_array_to_zarr(ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a, const char *path,
+                                        const ca_zarr_options_t *zopts, const ca_compute_options_t *opts,
+                                        const ca_dist_options_t *dopts) {
+  if (!ctx || !a || !path) return ca_set_error(CA_EINVAL, "ca_mpi_array_to_zarr: ctx, a or path is NULL");
+  return with_transport("ca_mpi_array_to_zarr", comm, dopts, [&](const ca_dist_options_t *o) {
+    return ca_dist_array_to_zarr(ctx, a, path, zopts, opts, o);
+  });
 }
 
 }  // extern "C"

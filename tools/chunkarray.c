@@ -1,6 +1,11 @@
-/* chunkarray: run, inspect, draw and validate graph files. Uses only the public C API. */
+/* chunkarray: run, inspect, draw, validate and plan graph files. Uses only the public C API (and,
+ * when built with MPI, libchunkarray_mpi's: `mpirun -np N chunkarray run ...` runs distributed). */
 #define _POSIX_C_SOURCE 200809L
 #include <chunkarray/chunkarray.h>
+#include <chunkarray/dist.h>
+#ifdef CA_CLI_MPI
+#include <chunkarray/mpi.h>
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +38,12 @@ static void usage_main(FILE *f) {
           "  dot FILE       the graph in graphviz dot syntax\n"
           "  validate FILE  check references, cycles and (with --plugin) that every kernel exists\n"
           "                 at the version the file records\n"
+          "  plan FILE      what each of N ranks would do in a distributed run (--ranks N), on paper\n"
+#ifdef CA_CLI_MPI
+          "\n"
+          "Under mpirun or srun, `run` is distributed over the job's ranks (same FILE on every rank).\n"
+#endif
+
           "\n"
           "`chunkarray COMMAND --help` describes a command's options; `chunkarray --version`.\n");
 }
@@ -56,7 +67,32 @@ static void usage_run(FILE *f) {
           "  --format F           npy (default) or zarr\n"
           "  --compressor C       zarr: none, zlib, gzip, zstd, blosc, blosc-lz4, blosc-lz4hc,\n"
           "                       blosc-zstd, blosc-zlib, blosc-blosclz (default none)\n"
-          "  --quiet              no progress output\n");
+          "  --quiet              no progress output\n"
+          "  --placement P        distributed runs: locality (default), locality-count, round-robin\n"
+#ifdef CA_CLI_MPI
+          "\n"
+          "Distributed: launched by mpirun/srun (or with --mpi), every rank loads FILE and runs its share\n"
+          "(docs/distributed.md). Progress comes from rank 0 (tasks of all ranks); --out zarr is written\n"
+          "by every rank (its own chunks; DIR must be on a file system all ranks see), npy and summaries\n"
+          "by rank 0. A per-rank summary (tasks, bytes sent and received, time waiting) follows.\n"
+          "  --mpi                initialize MPI even if no launcher is detected\n"
+#else
+          "(this build has no MPI: distributed runs need chunkarray built with -Dmpi=enabled)\n"
+#endif
+          );
+}
+
+static void usage_plan(FILE *f) {
+  fprintf(f,
+          "usage: chunkarray plan FILE --ranks N [--placement P] [--results gather|local] [--all]\n"
+          "\n"
+          "Without running anything, print what each of N ranks (1..1048576) would do in a distributed\n"
+          "run of FILE's arrays (or of every final task of a graph file): tasks, blocks and estimated\n"
+          "bytes received and sent, and the peak of results held (blocks, estimated bytes). Bytes are\n"
+          "plan-time estimates (docs/distributed.md). Results are gathered to rank 0 (--results gather,\n"
+          "as `run` without --out or with npy) or stay where computed (local, as `run --format zarr`).\n"
+          "More than 64 ranks: the first and last 16 and a summary unless --all.\n"
+          "  --placement P        locality (default), locality-count or round-robin\n");
 }
 
 static void usage_info(FILE *f) {
@@ -73,6 +109,138 @@ static void usage_validate(FILE *f) {
   fprintf(f, "usage: chunkarray validate FILE [--plugin SO]...\n\nLoad FILE and check every reference and that the "
              "graph has no cycle; also that every\nkernel exists in the builtin registry plus the given plugins, at the "
              "version the file\nrecords for it (if any). Exit status 0 if valid, 1 with the library's message if not.\n");
+}
+
+static int fail_call(const char *what);
+
+/* ---- distributed runs ----------------------------------------------------------------------------- */
+
+static int parse_placement(const char *s, ca_placement_t *p) {
+  if (!strcmp(s, "locality")) *p = CA_PLACEMENT_LOCALITY;
+  else if (!strcmp(s, "round-robin")) *p = CA_PLACEMENT_ROUND_ROBIN;
+  else if (!strcmp(s, "locality-count")) *p = CA_PLACEMENT_LOCALITY_COUNT;
+  else return 0;
+  return 1;
+}
+
+struct dist {
+  int on;               /* a distributed run (more than one rank) */
+  int32_t rank, size;
+  ca_transport_t *tr;   /* over MPI_COMM_WORLD (libchunkarray_mpi) */
+  ca_dist_options_t o;
+  ca_dist_stats_t st;   /* this call's */
+  int64_t sum[6];       /* this rank over all calls: tasks, blocks sent/received, bytes sent/received, wait_us */
+};
+
+static void dist_add(struct dist *d) {
+  d->sum[0] += d->st.tasks;
+  d->sum[1] += d->st.blocks_sent;
+  d->sum[2] += d->st.blocks_received;
+  d->sum[3] += d->st.bytes_sent;
+  d->sum[4] += d->st.bytes_received;
+  d->sum[5] += d->st.wait_us;
+}
+
+/* Collective: 1 on every rank if `ok` on every rank. */
+static int dist_all_ok(struct dist *d, int ok) {
+  int64_t v = ok ? 1 : 0;
+  if (!d->on) return ok;
+  if (d->tr->allreduce_min(d->tr->user_data, &v, 1) != 0) return 0;
+  return v == 1;
+}
+
+/* Collective: rank 0 prints every rank's totals. */
+static void dist_summary(struct dist *d) {
+  int32_t r;
+  int64_t tot[6] = {0, 0, 0, 0, 0, 0};
+  if (!d->on) return;
+  if (d->rank == 0)
+    fprintf(stderr, "%-6s %10s %12s %12s %16s %16s %10s\n", "rank", "tasks", "blocks_sent", "blocks_recv",
+            "bytes_sent", "bytes_received", "wait_s");
+  for (r = 0; r < d->size; ++r) {
+    int64_t v[6];
+    int k;
+    memcpy(v, d->sum, sizeof v);
+    if (d->tr->bcast(d->tr->user_data, v, sizeof v, r) != 0) return;
+    for (k = 0; k < 6; ++k) tot[k] += v[k];
+    if (d->rank == 0)
+      fprintf(stderr, "%-6d %10lld %12lld %12lld %16lld %16lld %10.3f\n", (int)r, (long long)v[0], (long long)v[1],
+              (long long)v[2], (long long)v[3], (long long)v[4], (double)v[5] * 1e-6);
+  }
+  if (d->rank == 0)
+    fprintf(stderr, "%-6s %10lld %12lld %12lld %16lld %16lld %10.3f\n", "total", (long long)tot[0], (long long)tot[1],
+            (long long)tot[2], (long long)tot[3], (long long)tot[4], (double)tot[5] * 1e-6);
+}
+
+#ifdef CA_CLI_MPI
+/* Started by an MPI launcher (Open MPI's mpirun, MPICH's hydra, SLURM's srun with PMI/PMIx)? */
+static int launched_by_mpi(void) {
+  return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+#endif
+
+/* Join the MPI job if there is one (else a single-process run). 0 on success. */
+static int dist_start(struct dist *d, int force_mpi, ca_placement_t placement) {
+  ca_dist_options_t init = CA_DIST_OPTIONS_INIT;
+  memset(d, 0, sizeof *d);
+  d->size = 1;
+  d->o = init;
+  d->o.placement = placement;
+  d->st.struct_size = sizeof d->st;
+  d->o.stats = &d->st;
+#ifdef CA_CLI_MPI
+  if (force_mpi || launched_by_mpi()) {
+    if (ca_mpi_init(&d->rank, &d->size) != CA_OK) return fail_call("MPI");
+    if (d->size > 1) {
+      if (ca_mpi_transport_new(&d->tr, ca_mpi_comm_world()) != CA_OK) return fail_call("MPI");
+      d->on = 1;
+      d->o.transport = d->tr;
+    }
+  }
+#else
+  if (force_mpi) {
+    fprintf(stderr, "%s: --mpi: this chunkarray was built without MPI (-Dmpi=enabled)\n", prog);
+    return 1;
+  }
+#endif
+  return 0;
+}
+
+static void dist_end(struct dist *d) {
+#ifdef CA_CLI_MPI
+  ca_mpi_transport_free(d->tr);
+  d->tr = NULL;
+  ca_mpi_finalize();
+#else
+  (void)d;
+#endif
+}
+
+/* Rank 0 writes a gathered array as .npy: the block as an array (borrowed), then ca_array_to_npy. */
+static ca_status_t write_npy_block(ca_context_t *ctx, const ca_block_t *b, const char *path,
+                                   const ca_compute_options_t *opts) {
+  int32_t nd = ca_block_ndim(b), d;
+  const int64_t *shape = ca_block_shape(b);
+  int64_t nb[CA_MAX_NDIM + 1], sizes[CA_MAX_NDIM + 1];
+  ca_chunks_t ch;
+  ca_array_t *a = NULL;
+  ca_status_t st;
+  for (d = 0; d < nd; ++d) {
+    nb[d] = 1;
+    sizes[d] = shape[d];
+  }
+  ch.ndim = nd;
+  ch.numblocks = nb;
+  ch.sizes = sizes;
+  {
+    ca_buffer_options_t bo = CA_BUFFER_OPTIONS_INIT;
+    bo.flags = CA_BUFFER_BORROW | CA_BUFFER_UNIQUE_NAME;
+    st = ca_array_from_buffer(&a, ca_block_data(b), ca_block_dtype(b), nd, shape, &ch, &bo);
+  }
+  if (st != CA_OK) return st;
+  st = ca_array_to_npy(ctx, a, path, opts);
+  ca_array_free(a);
+  return st;
 }
 
 static int fail_call(const char *what) {
@@ -300,7 +468,9 @@ done:
 static int cmd_run(int argc, char **argv) {
   const char *file = NULL, *out = NULL, *format = "npy", *compressor = "none", *memlimit = NULL;
   const char *plugins[MAX_PLUGINS];
-  int nplugins = 0, quiet = 0, i, rc = 0;
+  int nplugins = 0, quiet = 0, i, rc = 0, force_mpi = 0;
+  ca_placement_t placement = CA_PLACEMENT_LOCALITY;
+  struct dist dist;
   long long threads = -1;
   ca_context_options_t copts = CA_CONTEXT_OPTIONS_INIT;
   ca_context_t *ctx = NULL;
@@ -335,6 +505,11 @@ static int cmd_run(int argc, char **argv) {
       compressor = argv[++i];
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       quiet = 1;
+    } else if (!strcmp(a, "--mpi")) {
+      force_mpi = 1;
+    } else if (!strcmp(a, "--placement") && has_next) {
+      if (!parse_placement(argv[++i], &placement))
+        return bad_usage(usage_run, "--placement is locality, locality-count or round-robin, not '%s'", argv[i]);
     } else if (a[0] == '-') {
       return bad_usage(usage_run, "unknown option or missing value: '%s'", a);
     } else if (!file) {
@@ -361,39 +536,36 @@ static int cmd_run(int argc, char **argv) {
     return bad_usage(usage_run, "--compressor applies to --format zarr only (got '%s' with npy)", compressor);
   zo.overwrite = 1;
 
+  if (dist_start(&dist, force_mpi, placement) != 0) {
+    dist_end(&dist);
+    return 1;
+  }
+  if (dist.rank != 0) quiet = 1; /* progress and results come from rank 0 */
+  /* Each step runs only if the ones before succeeded on this rank; the ranks then agree once, so a
+     failure on one rank (a missing plugin, an unreadable file) stops every rank, none waits. */
   copts.num_threads = (int32_t)threads;
-  if (ca_context_new(&ctx, &copts) != CA_OK) return fail_call("cannot create a context");
-  if (memlimit && ca_context_set_config(ctx, "memory-limit", memlimit) != CA_OK) {
+  if (ca_context_new(&ctx, &copts) != CA_OK) rc = fail_call("cannot create a context");
+  if (rc == 0 && memlimit && ca_context_set_config(ctx, "memory-limit", memlimit) != CA_OK)
     rc = fail_call("--memory-limit");
-    goto done;
-  }
-  if (load_plugins(ctx, plugins, nplugins)) {
-    rc = 1;
-    goto done;
-  }
-  if (load_file(&g, &arrays, &n, file) != CA_OK) {
-    rc = fail_call(file);
-    goto done;
-  }
+  if (rc == 0 && load_plugins(ctx, plugins, nplugins)) rc = 1;
+  if (rc == 0 && load_file(&g, &arrays, &n, file) != CA_OK) rc = fail_call(file);
   prog_state.tty = isatty(2);
   prog_state.quiet = quiet;
-  opts.progress = on_progress;
+  opts.progress = dist.rank == 0 ? on_progress : NULL; /* rank 0 reports every rank's tasks */
   opts.progress_user_data = &prog_state;
   opts.progress_interval_us = prog_state.tty ? 100000 : 500000;
-  if (out && check_output_names(arrays, n) != 0) {
-    rc = 1;
-    goto done;
-  }
-  if (out) {
+  if (rc == 0 && out && check_output_names(arrays, n) != 0) rc = 1;
+  if (rc == 0 && out && dist.rank == 0) {
     if (mkdir_p(out) != 0) {
       fprintf(stderr, "%s: cannot create directory '%s': %s\n", prog, out, strerror(errno));
       rc = 1;
-      goto done;
-    }
-    if (!strcmp(format, "zarr") && ca_zarr_create_group(out, NULL) != CA_OK) {
+    } else if (!strcmp(format, "zarr") && ca_zarr_create_group(out, NULL) != CA_OK) {
       rc = fail_call(out);
-      goto done;
     }
+  }
+  if (!dist_all_ok(&dist, rc == 0)) {
+    rc = 1;
+    goto done;
   }
   if (n == 0) {
     ca_keylist_t **lists = NULL;
@@ -425,19 +597,22 @@ static int cmd_run(int argc, char **argv) {
       rc = 1;
     } else {
       progress_start(&prog_state, "graph");
-      if (ca_compute(results, ctx, g, keys, nkeys, &opts) != CA_OK) {
+      if ((dist.on ? ca_dist_compute(results, ctx, g, keys, nkeys, &opts, &dist.o)
+                   : ca_compute(results, ctx, g, keys, nkeys, &opts)) != CA_OK) {
         progress_end(&prog_state);
-        rc = fail_call("compute");
+        rc = dist.rank == 0 ? fail_call("compute") : 1;
       } else {
         progress_end(&prog_state);
-        printf("computed %lld final task(s) of %lld\n", (long long)nkeys, (long long)ca_graph_num_tasks(g));
+        if (dist.rank == 0)
+          printf("computed %lld final task(s) of %lld\n", (long long)nkeys, (long long)ca_graph_num_tasks(g));
       }
+      if (dist.on) dist_add(&dist);
       for (k = 0; k < nkeys; ++k) ca_block_free(results[k]);
       free(results);
     }
     free(keys);
     free_lists(lists, nlists);
-    goto done;
+    goto summary;
   }
   for (k = 0; k < n && rc == 0; ++k) {
     const char *name = ca_array_name(arrays[k]);
@@ -453,7 +628,23 @@ static int cmd_run(int argc, char **argv) {
         break;
       }
     }
-    if (out && !strcmp(format, "npy")) {
+    if (dist.on) {
+      /* Every rank the same call; the same status everywhere (rank 0 reports it). */
+      ca_status_t st;
+      if (out && !strcmp(format, "zarr")) {
+        st = ca_dist_array_to_zarr(ctx, arrays[k], path, &zo, &opts, &dist.o);
+      } else {
+        ca_block_t *b = NULL;
+        st = ca_dist_array_compute(&b, ctx, arrays[k], &opts, &dist.o);
+        if (st == CA_OK && out && b) st = write_npy_block(ctx, b, path, &opts);
+        ca_block_free(b);
+        if (!out) path[0] = '\0';
+      }
+      dist_add(&dist);
+      if (st != CA_OK) rc = dist.rank == 0 ? fail_call(name) : 1;
+      /* npy is written by rank 0 alone: its failure stops everyone. */
+      if (!dist_all_ok(&dist, rc == 0)) rc = rc ? rc : 1;
+    } else if (out && !strcmp(format, "npy")) {
       if (ca_array_to_npy(ctx, arrays[k], path, &opts) != CA_OK) rc = fail_call(name);
     } else if (out) {
       if (ca_array_to_zarr(ctx, arrays[k], path, &zo, &opts) != CA_OK) rc = fail_call(name);
@@ -464,17 +655,21 @@ static int cmd_run(int argc, char **argv) {
       path[0] = '\0';
     }
     progress_end(&prog_state);
-    if (rc == 0) {
+    if (rc == 0 && dist.rank == 0) {
       printf("%s ", name);
       print_shape(stdout, arrays[k]);
       printf(" %s: %s%s(%.3f s)\n", ca_dtype_name(ca_array_dtype(arrays[k])), out ? path : "computed", out ? " " : " ",
              now_s() - t0);
     }
   }
+summary:
+  /* Every rank gets here after the same sequence of collective calls. */
+  dist_summary(&dist);
 done:
   ca_array_free_many(arrays, n);
   ca_graph_free(g);
   ca_context_free(ctx);
+  dist_end(&dist);
   return rc;
 }
 
@@ -644,6 +839,164 @@ static int cmd_validate(int argc, char **argv) {
   return r;
 }
 
+/* ---- plan ---------------------------------------------------------------------------------------- */
+
+static void print_rank_plan(const ca_dist_rank_plan_t *p) {
+  printf("%-6d %10lld %10lld %14lld %10lld %14lld %10lld %14lld\n", (int)p->rank, (long long)p->tasks,
+         (long long)p->blocks_in, (long long)p->bytes_in, (long long)p->blocks_out, (long long)p->bytes_out,
+         (long long)p->peak_blocks, (long long)p->peak_bytes);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int cmd_plan(int argc, char **argv) {
+  const char *file = NULL;
+  long long nranks = 0;
+  int i, all = 0, rc = 0;
+  ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+  ca_graph_t *g = NULL;
+  ca_array_t **arrays = NULL;
+  size_t n = 0, nkeys = 0, k, nlists = 0;
+  ca_key_t *keys = NULL;
+  int64_t *idx = NULL;
+  ca_keylist_t **lists = NULL;
+  ca_dist_rank_plan_t *per = NULL;
+  for (i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    int has_next = i + 1 < argc;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage_plan(stdout);
+      return 0;
+    } else if (!strcmp(a, "--ranks") && has_next) {
+      if (!parse_i64(argv[++i], &nranks) || nranks < 1 || nranks > (1 << 20))
+        return bad_usage(usage_plan, "--ranks wants a count from 1 to 1048576, not '%s'", argv[i]);
+    } else if (!strcmp(a, "--placement") && has_next) {
+      if (!parse_placement(argv[++i], &po.placement))
+        return bad_usage(usage_plan, "--placement is locality, locality-count or round-robin, not '%s'", argv[i]);
+    } else if (!strcmp(a, "--results") && has_next) {
+      const char *r = argv[++i];
+      if (!strcmp(r, "gather")) po.results = CA_DIST_RESULTS_GATHER;
+      else if (!strcmp(r, "local")) po.results = CA_DIST_RESULTS_LOCAL;
+      else return bad_usage(usage_plan, "--results is gather or local, not '%s'", r);
+    } else if (!strcmp(a, "--all")) {
+      all = 1;
+    } else if (a[0] == '-') {
+      return bad_usage(usage_plan, "unknown option or missing value: '%s'", a);
+    } else if (!file) {
+      file = a;
+    } else {
+      return bad_usage(usage_plan, "unexpected argument '%s'", a);
+    }
+  }
+  if (!file) return bad_usage(usage_plan, "no FILE given%s", "");
+  if (nranks == 0) return bad_usage(usage_plan, "--ranks N is required%s", "");
+  po.nranks = (int32_t)nranks;
+  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
+  if (n == 0) {
+    const char *what = NULL;
+    if (final_keys(g, &lists, &nlists, &keys, &nkeys, &what) != 0) {
+      rc = ca_last_error_code() != CA_OK ? fail_call(what) : (fprintf(stderr, "%s: %s\n", prog, what), 1);
+      goto done;
+    }
+  } else {
+    /* Every block of every array. */
+    size_t total = 0, nidx = 0, pos = 0;
+    for (k = 0; k < n; ++k) {
+      int32_t d, nd = ca_array_ndim(arrays[k]);
+      size_t nb = 1;
+      for (d = 0; d < nd; ++d) {
+        int64_t m = 0;
+        ca_array_chunks(arrays[k], d, &m);
+        nb *= (size_t)m;
+      }
+      total += nb;
+      nidx += nb * (size_t)(nd ? nd : 1);
+    }
+    keys = (ca_key_t *)calloc(total ? total : 1, sizeof *keys);
+    idx = (int64_t *)calloc(nidx ? nidx : 1, sizeof *idx);
+    if (!keys || !idx) {
+      fprintf(stderr, "%s: out of memory for %zu keys\n", prog, total);
+      rc = 1;
+      goto done;
+    }
+    for (k = 0; k < n; ++k) {
+      int32_t d, nd = ca_array_ndim(arrays[k]);
+      int64_t cur[CA_MAX_NDIM + 1], nb[CA_MAX_NDIM + 1];
+      size_t b, count = 1;
+      for (d = 0; d < nd; ++d) {
+        ca_array_chunks(arrays[k], d, &nb[d]);
+        cur[d] = 0;
+        count *= (size_t)nb[d];
+      }
+      for (b = 0; b < count; ++b) {
+        keys[nkeys].name = ca_array_name(arrays[k]);
+        keys[nkeys].index = idx + pos;
+        keys[nkeys].nindex = nd;
+        for (d = 0; d < nd; ++d) idx[pos++] = cur[d];
+        nkeys++;
+        for (d = nd - 1; d >= 0; --d) {
+          if (++cur[d] < nb[d]) break;
+          cur[d] = 0;
+        }
+      }
+    }
+  }
+  per = (ca_dist_rank_plan_t *)calloc((size_t)nranks, sizeof *per);
+  if (!per) {
+    fprintf(stderr, "%s: out of memory for %lld ranks\n", prog, nranks);
+    rc = 1;
+    goto done;
+  }
+  po.rank_plan_size = sizeof *per;
+  if (ca_dist_plan(per, g, keys, nkeys, &po) != CA_OK) {
+    rc = fail_call("plan");
+    goto done;
+  }
+  {
+    int64_t tot[7] = {0, 0, 0, 0, 0, 0, 0};
+    int64_t *tasks = (int64_t *)malloc((size_t)nranks * sizeof(int64_t));
+    long long r;
+    printf("plan of %s on %lld ranks (placement %s, results %s): %zu result block(s)\n", file, nranks,
+           po.placement == CA_PLACEMENT_ROUND_ROBIN ? "round-robin"
+           : po.placement == CA_PLACEMENT_LOCALITY_COUNT ? "locality-count" : "locality",
+           po.results == CA_DIST_RESULTS_LOCAL ? "local" : "gathered to rank 0", nkeys);
+    printf("%-6s %10s %10s %14s %10s %14s %10s %14s\n", "rank", "tasks", "blocks_in", "bytes_in", "blocks_out",
+           "bytes_out", "peak_blk", "peak_bytes");
+    for (r = 0; r < nranks; ++r) {
+      const ca_dist_rank_plan_t *p = &per[r];
+      tot[0] += p->tasks;
+      tot[1] += p->blocks_in;
+      tot[2] += p->bytes_in;
+      tot[3] += p->blocks_out;
+      tot[4] += p->bytes_out;
+      if (p->peak_blocks > tot[5]) tot[5] = p->peak_blocks;
+      if (p->peak_bytes > tot[6]) tot[6] = p->peak_bytes;
+      if (tasks) tasks[r] = p->tasks;
+      if (all || nranks <= 64 || r < 16 || r >= nranks - 16) print_rank_plan(p);
+      else if (r == 16) printf("... %lld ranks not shown (--all) ...\n", nranks - 32);
+    }
+    printf("%-6s %10lld %10lld %14lld %10lld %14lld %10lld %14lld\n", "total", (long long)tot[0], (long long)tot[1],
+           (long long)tot[2], (long long)tot[3], (long long)tot[4], (long long)tot[5], (long long)tot[6]);
+    if (tasks) {
+      qsort(tasks, (size_t)nranks, sizeof(int64_t), cmp_i64);
+      printf("tasks per rank: min %lld, median %lld, max %lld; peak columns of the total line are maxima\n",
+             (long long)tasks[0], (long long)tasks[nranks / 2], (long long)tasks[nranks - 1]);
+      free(tasks);
+    }
+  }
+done:
+  free(per);
+  free(idx);
+  free(keys);
+  free_lists(lists, nlists);
+  ca_array_free_many(arrays, n);
+  ca_graph_free(g);
+  return rc;
+}
+
 /* Output that could not be written (a full disk, a closed pipe) is a failure too. */
 static int finish(int rc) {
   if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -676,6 +1029,7 @@ static int dispatch(int argc, char **argv) {
   if (!strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
   if (!strcmp(cmd, "dot")) return cmd_dot(argc - 2, argv + 2);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 2, argv + 2);
+  if (!strcmp(cmd, "plan")) return cmd_plan(argc - 2, argv + 2);
   fprintf(stderr, "%s: unknown command '%s'\n\n", prog, cmd);
   usage_main(stderr);
   return 2;

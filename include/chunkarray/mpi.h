@@ -14,7 +14,7 @@
  * @code
  *   int32_t rank, size;
  *   ca_mpi_init(&rank, &size);
- *   ca_graph_t *g; ca_graph_load(&g, "pipeline.cagraph");
+ *   ca_graph_t *g; ca_load_options_t lo = CA_LOAD_OPTIONS_INIT; lo.path = "pipeline.cagraph"; ca_load(&g, NULL, NULL, &lo);
  *   ca_block_t *out[1];
  *   ca_mpi_compute(out, ctx, ca_mpi_comm_world(), g, &key, 1, NULL, NULL);  // out[0] on rank 0
  *   ca_mpi_finalize();
@@ -75,6 +75,32 @@ CA_API void ca_mpi_transport_free(ca_transport_t *transport);
 CA_API ca_status_t ca_mpi_compute(ca_block_t **results, ca_context_t *ctx, ca_mpi_comm_t comm,
                                   const ca_graph_t *graph, const ca_key_t *keys, size_t nkeys,
                                   const ca_compute_options_t *opts, const ca_dist_options_t *dopts);
+
+/* ---- arrays ---------------------------------------------------------------------------------------
+ * ca_dist_array_*() over @p comm (collective: every rank passes the same array and options). dopts
+ * may be NULL (locality placement, root 0); its transport field is ignored. Each returns what its
+ * ca_dist_array_ counterpart returns, plus CA_EIO when MPI is not initialized, and CA_EINVAL for a
+ * NULL ctx, a, out, sink or path (not collective: then call it on no rank). */
+
+/** The whole array on rank dopts->root (default 0), NULL elsewhere (ca_dist_array_compute()). */
+CA_API ca_status_t ca_mpi_array_compute(ca_block_t **out, ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a,
+                                        const ca_compute_options_t *opts, const ca_dist_options_t *dopts);
+
+/** Distributed persist: each block stays on the rank that computed it (ca_dist_array_persist()).
+ *  @param out receives the array (owned) on every rank. */
+CA_API ca_status_t ca_mpi_array_persist(ca_array_t **out, ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a,
+                                        const ca_compute_options_t *opts, const ca_dist_options_t *dopts);
+
+/** Every rank hands the blocks it computed to its own sink (ca_dist_array_store()). */
+CA_API ca_status_t ca_mpi_array_store(ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a, ca_store_fn sink,
+                                      void *user_data, const ca_compute_options_t *opts,
+                                      const ca_dist_options_t *dopts);
+
+/** Every rank writes the chunks of the blocks it computed; the root writes the metadata first
+ *  (ca_dist_array_to_zarr()). @p path must be on a file system every rank sees. */
+CA_API ca_status_t ca_mpi_array_to_zarr(ca_context_t *ctx, ca_mpi_comm_t comm, const ca_array_t *a, const char *path,
+                                        const ca_zarr_options_t *zopts, const ca_compute_options_t *opts,
+                                        const ca_dist_options_t *dopts);
 
 #ifdef __cplusplus
 }

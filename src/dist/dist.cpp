@@ -1,6 +1,7 @@
 #include "dist/dist.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -19,10 +20,13 @@ constexpr int32_t kTagHeader = 1;
 constexpr int32_t kTagData = 2;
 constexpr int32_t kTagAbort = 3;
 constexpr int32_t kTagCount = 4;
+constexpr int32_t kTagProgress = 5;
 
 struct Sending {
   Block *block = nullptr;         // retained until every send of it completed
-  std::vector<int64_t> header;    // {task, dtype, ndim, shape...}
+  std::vector<int64_t> header;    // {task, dtype, ndim, shape...} (one per destination for pieces)
+  std::vector<std::vector<int64_t>> piece_headers;
+  std::vector<std::vector<char>> pieces;  // packed boxes (rechunk pieces) being sent
   std::vector<int64_t> requests;  // outstanding
 };
 
@@ -31,7 +35,46 @@ struct Receiving {
   int32_t task;
   int64_t request;
   Block *block;
+  // A box of the block (a rechunk's pieces): received packed, then copied in place.
+  std::vector<int64_t> box;  // start[ndim], len[ndim]; empty: the whole block
+  std::vector<char> packed;
 };
+
+// Copy the box `len` at `src_start` of a C-order array `src` (shape src_shape) to `dst_start` of
+// `dst` (shape dst_shape); `item` bytes per element.
+void copy_box(const char *src, const int64_t *src_shape, const int64_t *src_start, char *dst, const int64_t *dst_shape,
+              const int64_t *dst_start, const int64_t *len, int32_t nd, size_t item) {
+  if (nd == 0) {
+    std::memcpy(dst, src, item);
+    return;
+  }
+  for (int32_t d = 0; d < nd; ++d)
+    if (len[d] == 0) return;
+  std::vector<int64_t> ss(static_cast<size_t>(nd)), ds(static_cast<size_t>(nd)), i(static_cast<size_t>(nd), 0);
+  int64_t a = int64_t(item), b = int64_t(item);
+  for (int32_t d = nd - 1; d >= 0; --d) {
+    ss[size_t(d)] = a;
+    ds[size_t(d)] = b;
+    a *= src_shape[d];
+    b *= dst_shape[d];
+  }
+  const size_t row = size_t(len[nd - 1]) * item;
+  while (true) {
+    int64_t so = 0, dof = 0;
+    for (int32_t d = 0; d < nd; ++d) {
+      int64_t k = d == nd - 1 ? 0 : i[size_t(d)];
+      so += (src_start[d] + k) * ss[size_t(d)];
+      dof += (dst_start[d] + k) * ds[size_t(d)];
+    }
+    std::memcpy(dst + dof, src + so, row);
+    int32_t d = nd - 2;
+    for (; d >= 0; --d) {
+      if (++i[size_t(d)] < len[d]) break;
+      i[size_t(d)] = 0;
+    }
+    if (d < 0) return;
+  }
+}
 
 class Session {
  public:
@@ -43,6 +86,24 @@ class Session {
     recv_from_.assign(size_t(size_), 0);
     aborts_from_.assign(size_t(size_), 0);
     count_from_.assign(size_t(size_), {-1, -1});
+    progress_to_.assign(size_t(size_), 0);
+    progress_from_.assign(size_t(size_), 0);
+    progress_count_from_.assign(size_t(size_), -1);
+    remote_done_.assign(size_t(size_), 0);
+  }
+
+  // Progress summed over ranks (RunOptions::progress of the run is this; the caller's callback is
+  // called on the root with every rank's tasks done out of the whole plan's).
+  void set_user_progress(void (*fn)(int64_t, int64_t, void *), void *ud, int64_t interval_us) {
+    user_progress_ = fn;
+    user_progress_ud_ = ud;
+    progress_interval_ = std::chrono::microseconds(interval_us > 0 ? interval_us : 100000);
+  }
+  static void on_local_progress(int64_t done, int64_t total, void *ud) {
+    auto *s = static_cast<Session *>(ud);
+    s->local_done_ = done;
+    if (s->rank_ == s->opts_.root) s->report_progress();
+    else if (s->user_progress_) s->user_progress_(done, total, s->user_progress_ud_);  // its own tasks
   }
 
   ~Session() {
@@ -90,6 +151,8 @@ class Session {
         }
       }
       dest_off_[size_t(t) + 1] = int64_t(dests_.size());
+      for (int64_t i = dest_off_[size_t(t)]; i < dest_off_[size_t(t) + 1]; ++i)
+        dest_box_.push_back(piece_box(t, dests_[size_t(i)], nout[size_t(t)] > 0));
       if (own == rank_) {
         role_[size_t(t)] = TaskRole::Local;
         ++tasks_;
@@ -114,6 +177,38 @@ class Session {
 
   const PartialRun &partial() const { return part_; }
 
+  // When every consumer of task `t` on rank `r` is a rechunk's assembly, the part of t's block they
+  // take: the bounding box of their pieces (start[nd], len[nd] into boxes_; the offset returned),
+  // so only those bytes travel. -1: the whole block (another consumer, or t is an output there).
+  int64_t piece_box(int32_t t, int32_t r, bool is_output) {
+    if (is_output) return -1;
+    std::vector<int64_t> lo, hi;
+    int32_t nd = -1;
+    for (int32_t i = plan_.dependents_off[size_t(t)]; i < plan_.dependents_off[size_t(t) + 1]; ++i) {
+      int32_t c = plan_.dependents[size_t(i)];
+      if (owner_[size_t(c)] != r) continue;
+      if (!assembly_pieces(plan_, c, pieces_)) return -1;
+      for (const AssemblyPiece &p : pieces_) {
+        if (p.task != t) continue;
+        if (nd < 0) {
+          nd = p.ndim;
+          lo.assign(size_t(nd), INT64_MAX);
+          hi.assign(size_t(nd), INT64_MIN);
+        }
+        if (p.ndim != nd) return -1;
+        for (int32_t d = 0; d < nd; ++d) {
+          lo[size_t(d)] = std::min(lo[size_t(d)], p.geom[d]);
+          hi[size_t(d)] = std::max(hi[size_t(d)], p.geom[d] + p.geom[2 * nd + d]);
+        }
+      }
+    }
+    if (nd < 0) return -1;
+    int64_t off = int64_t(boxes_.size());
+    boxes_.insert(boxes_.end(), lo.begin(), lo.end());
+    for (int32_t d = 0; d < nd; ++d) boxes_.push_back(hi[size_t(d)] - lo[size_t(d)]);
+    return off;
+  }
+
   // Called by the thread waiting for the run.
   void poll(RunControl &ctl) {
     if (!failed() && ctl.cancelled()) {
@@ -122,6 +217,7 @@ class Session {
       if (code != CA_OK) local_failure(code, msg);
     }
     bool busy = post_sends(false);
+    send_progress(false);
     busy |= progress(&ctl);
     if (busy) {
       backoff_us_ = 0;
@@ -134,12 +230,13 @@ class Session {
   void finish(ca_status_t run_code, const std::string &run_msg) {
     if (run_code != CA_OK && !failed()) local_failure(run_code, run_msg);
     post_sends(failed());
+    send_progress(true);
     std::vector<std::vector<int64_t>> counts(static_cast<size_t>(size_));
     std::vector<int64_t> count_reqs;
     for (int32_t r = 0; r < size_; ++r) {
       if (r == rank_) continue;
-      counts[size_t(r)] = {sent_to_[size_t(r)], aborts_to_[size_t(r)]};
-      count_reqs.push_back(isend(r, kTagCount, counts[size_t(r)].data(), 2 * sizeof(int64_t)));
+      counts[size_t(r)] = {sent_to_[size_t(r)], aborts_to_[size_t(r)], progress_to_[size_t(r)]};
+      count_reqs.push_back(isend(r, kTagCount, counts[size_t(r)].data(), 3 * sizeof(int64_t)));
     }
     while (true) {
       bool busy = progress(nullptr);
@@ -155,12 +252,14 @@ class Session {
       for (int32_t r = 0; r < size_ && done; ++r) {
         if (r == rank_) continue;
         const auto &c = count_from_[size_t(r)];
-        done = c.first >= 0 && recv_from_[size_t(r)] == c.first && aborts_from_[size_t(r)] == c.second;
+        done = c.first >= 0 && recv_from_[size_t(r)] == c.first && aborts_from_[size_t(r)] == c.second &&
+               progress_from_[size_t(r)] == progress_count_from_[size_t(r)];
       }
       if (done) break;
       if (busy) backoff_us_ = 0;
       else idle_wait();
     }
+    if (!failed() && rank_ == opts_.root) report_progress();
     // Agreement: the lowest rank whose own failure it was speaks for all.
     int64_t v = failed() ? origin_ : size_;
     check(tr_.allreduce_min(tr_.user_data, &v, 1), "allreduce_min");
@@ -241,13 +340,41 @@ class Session {
       s.block = b;
       s.header = {t, int64_t(b->dtype), int64_t(b->ndim)};
       s.header.insert(s.header.end(), b->shape, b->shape + b->ndim);
+      const size_t item = size_t(dtype_size(b->dtype));
       for (int64_t i = dest_off_[size_t(t)]; i < dest_off_[size_t(t) + 1]; ++i) {
         int32_t r = dests_[size_t(i)];
-        s.requests.push_back(isend(r, kTagHeader, s.header.data(), s.header.size() * sizeof(int64_t)));
-        s.requests.push_back(isend(r, kTagData, b->data, size_t(b->nbytes)));
+        int64_t box = dest_box_[size_t(i)];
+        bool whole = box < 0;
+        const int64_t *start = whole ? nullptr : boxes_.data() + box;
+        const int64_t *len = whole ? nullptr : start + b->ndim;
+        if (!whole) {  // the box is the whole block after all: send it as such
+          whole = true;
+          for (int32_t d = 0; d < b->ndim; ++d) whole = whole && start[d] == 0 && len[d] == b->shape[d];
+        }
+        if (whole) {
+          s.requests.push_back(isend(r, kTagHeader, s.header.data(), s.header.size() * sizeof(int64_t)));
+          s.requests.push_back(isend(r, kTagData, b->data, size_t(b->nbytes)));
+          bytes_sent_ += b->nbytes;
+        } else {
+          // {task, dtype, ndim, shape[nd], start[nd], len[nd]} then the packed box.
+          std::vector<int64_t> h = s.header;
+          h.insert(h.end(), start, start + 2 * b->ndim);
+          int64_t n = int64_t(item);
+          for (int32_t d = 0; d < b->ndim; ++d) n *= len[d];
+          std::vector<char> packed(static_cast<size_t>(n));
+          std::vector<int64_t> zero(static_cast<size_t>(b->ndim), 0);
+          copy_box(static_cast<const char *>(b->data), b->shape, start, packed.data(), len, zero.data(), len, b->ndim,
+                   item);
+          s.piece_headers.push_back(std::move(h));
+          s.pieces.push_back(std::move(packed));
+          // (vectors' buffers do not move when the outer vectors grow)
+          s.requests.push_back(isend(r, kTagHeader, s.piece_headers.back().data(),
+                                     s.piece_headers.back().size() * sizeof(int64_t)));
+          s.requests.push_back(isend(r, kTagData, s.pieces.back().data(), s.pieces.back().size()));
+          bytes_sent_ += n;
+        }
         sent_to_[size_t(r)]++;
         blocks_sent_++;
-        bytes_sent_ += b->nbytes;
       }
       sending_.push_back(std::move(s));
     }
@@ -309,28 +436,52 @@ class Session {
       recv_from_[size_t(source)]++;
       int64_t task = h[0];
       int32_t ndim = int32_t(h[2]);
+      const bool boxed = nbytes == size_t(3 + 3 * ndim) * sizeof(int64_t) && ndim > 0;
       if (nbytes < 3 * sizeof(int64_t) || ndim < 0 || ndim > CA_MAX_NDIM ||
-          nbytes != size_t(3 + ndim) * sizeof(int64_t) || task < 0 || task >= plan_.size())
+          (nbytes != size_t(3 + ndim) * sizeof(int64_t) && !boxed) || task < 0 || task >= plan_.size())
         fail(CA_EINTERNAL, "distributed compute: rank ", rank_, " received a malformed block header from rank ",
              source);
       // The block's bytes follow; allocate and post the receive now (also after a failure: the
-      // sender's send must complete).
+      // sender's send must complete). A box (a rechunk's pieces) arrives packed; the rest of the
+      // block is never read (the consumers here take only pieces inside the box).
       Block *b = block_new(DType(h[1]), ndim, h.data() + 3);
+      Receiving rv{source, int32_t(task), -1, b, {}, {}};
+      void *dst = b->data;
+      size_t n = size_t(b->nbytes);
+      if (boxed) {
+        rv.box.assign(h.begin() + 3 + ndim, h.begin() + 3 + 3 * ndim);
+        n = size_t(dtype_size(b->dtype));
+        for (int32_t d = 0; d < ndim; ++d) n *= size_t(rv.box[size_t(ndim + d)]);
+        rv.packed.resize(n);
+        dst = rv.packed.data();
+      }
       int64_t req = -1;
-      int32_t rc = tr_.irecv(tr_.user_data, source, kTagData, b->data, size_t(b->nbytes), &req);
+      int32_t rc = tr_.irecv(tr_.user_data, source, kTagData, dst, n, &req);
       if (rc != 0) {
         block_release(b);
         check(rc, "irecv");
       }
-      receiving_.push_back({source, int32_t(task), req, b});
+      rv.request = req;
+      receiving_.push_back(std::move(rv));
     }
     while (true) {
       check(tr_.iprobe(tr_.user_data, kTagCount, &found, &source, &nbytes), "iprobe");
       if (!found) break;
       busy = true;
-      int64_t c[2] = {0, 0};
+      int64_t c[3] = {0, 0, 0};
       recv_now(source, kTagCount, c, sizeof(c));
       count_from_[size_t(source)] = {c[0], c[1]};
+      progress_count_from_[size_t(source)] = c[2];
+    }
+    while (true) {
+      check(tr_.iprobe(tr_.user_data, kTagProgress, &found, &source, &nbytes), "iprobe");
+      if (!found) break;
+      busy = true;
+      int64_t d = 0;
+      recv_now(source, kTagProgress, &d, sizeof(d));
+      progress_from_[size_t(source)]++;
+      remote_done_[size_t(source)] = d;
+      if (rank_ == opts_.root && !failed()) report_progress();
     }
     for (size_t i = 0; i < receiving_.size();) {
       Receiving &r = receiving_[i];
@@ -340,10 +491,18 @@ class Session {
       }
       busy = true;
       blocks_received_++;
-      bytes_received_ += r.block->nbytes;
       Block *b = r.block;
+      if (!r.box.empty()) {
+        std::vector<int64_t> zero(static_cast<size_t>(b->ndim), 0);
+        const int64_t *start = r.box.data(), *len = start + b->ndim;
+        copy_box(r.packed.data(), len, zero.data(), static_cast<char *>(b->data), b->shape, start, len, b->ndim,
+                 size_t(dtype_size(b->dtype)));
+        bytes_received_ += int64_t(r.packed.size());
+      } else {
+        bytes_received_ += b->nbytes;
+      }
       int32_t task = r.task;
-      receiving_[i] = receiving_.back();
+      receiving_[i] = std::move(receiving_.back());
       receiving_.pop_back();
       if (ctl && !failed() && role_[size_t(task)] == TaskRole::Remote) ctl->provide(task, b);
       else block_release(b);
@@ -351,6 +510,34 @@ class Session {
     return busy;
   }
 
+  // The root's view: every rank's tasks done, out of the plan's.
+  void report_progress() {
+    if (!user_progress_) return;
+    int64_t sum = local_done_;
+    for (int32_t r = 0; r < size_; ++r)
+      if (r != rank_) sum += remote_done_[size_t(r)];
+    user_progress_(std::min<int64_t>(sum, plan_.size()), plan_.size(), user_progress_ud_);
+  }
+
+  // Other ranks tell the root how many of their tasks are done, at most once per interval (and
+  // once more at the end, `last`), only when the count changed and only if the root reports.
+  void send_progress(bool last) {
+    if (rank_ == opts_.root || !root_reports_ || local_done_ == sent_done_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (!last && now - last_progress_sent_ < progress_interval_) return;
+    last_progress_sent_ = now;
+    sent_done_ = local_done_;
+    Sending s;
+    s.header = {local_done_};
+    s.requests.push_back(isend(opts_.root, kTagProgress, s.header.data(), sizeof(int64_t)));
+    sending_.push_back(std::move(s));
+    progress_to_[size_t(opts_.root)]++;
+  }
+
+ public:
+  bool root_reports_ = false;  // set when the root has a progress callback (agreed before the run)
+
+ private:
   // Sleep a little when nothing happened (woken early by an export), backing off to 1 ms.
   void idle_wait() {
     backoff_us_ = backoff_us_ == 0 ? 20 : std::min<int64_t>(backoff_us_ * 2, 1000);
@@ -372,6 +559,9 @@ class Session {
   std::vector<uint8_t> exported_;
   std::vector<int64_t> dest_off_;
   std::vector<int32_t> dests_;
+  std::vector<int64_t> dest_box_;  // per dests_ entry: offset into boxes_, or -1 (whole block)
+  std::vector<int64_t> boxes_;
+  std::vector<AssemblyPiece> pieces_;
   PartialRun part_;
 
   std::mutex q_mu_;
@@ -388,6 +578,13 @@ class Session {
   int32_t origin_ = -1;  // rank whose failure this rank holds, -1 if none
   ca_status_t code_ = CA_OK;
   std::string msg_;
+
+  void (*user_progress_)(int64_t, int64_t, void *) = nullptr;
+  void *user_progress_ud_ = nullptr;
+  std::chrono::microseconds progress_interval_{100000};
+  std::chrono::steady_clock::time_point last_progress_sent_{};
+  int64_t local_done_ = 0, sent_done_ = 0;
+  std::vector<int64_t> progress_to_, progress_from_, progress_count_from_, remote_done_;
 
   int64_t tasks_ = 0, blocks_sent_ = 0, blocks_received_ = 0, bytes_sent_ = 0, bytes_received_ = 0, wait_us_ = 0;
 };
@@ -423,8 +620,15 @@ std::vector<Block *> compute(Executor &ex, Plan &plan, const RunOptions &base, c
   }
   Session s(tr, plan, opts);
   s.prepare();
+  // Does the root report progress? (Then the others send it their counts.)
+  int64_t root_reports = base.progress ? 1 : 0;
+  check(tr.bcast(tr.user_data, &root_reports, sizeof(root_reports), opts.root), "bcast");
+  s.root_reports_ = root_reports != 0;
   RunOptions ro = base;
   ro.partial = &s.partial();
+  s.set_user_progress(base.progress, base.progress_ud, base.progress_interval_us);
+  ro.progress = &Session::on_local_progress;
+  ro.progress_ud = &s;
   std::vector<Block *> outs;
   ca_status_t code = CA_OK;
   std::string msg;

@@ -8,8 +8,10 @@
 // provides, so computation and communication overlap.
 //
 // Protocol (per compute; tags): 1 header {task, dtype, ndim, shape} then 2 the block's bytes, in
-// that order between two ranks; 3 abort {code, origin rank, message}; 4 count {headers, aborts sent
-// to you}, once at the end. A local failure (kernel, cancellation) is sent to every rank as an
+// that order between two ranks; 3 abort {code, origin rank, message}; 4 count {headers, aborts,
+// progress messages sent to you}, once at the end; 5 progress {tasks done} to the root, at most once
+// per progress interval when the root's caller asked for progress (the root reports the sum over
+// ranks of the whole plan). A local failure (kernel, cancellation) is sent to every rank as an
 // abort, which fails their runs with the same status and message. At the end every rank drains:
 // it sends each peer the counts of what it sent and receives until it got as much from every peer,
 // so no message of this compute is left for the next one; then an allreduce picks the lowest rank

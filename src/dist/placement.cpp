@@ -1,10 +1,26 @@
 #include "dist/placement.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 namespace ca::dist {
 
 namespace {
+
+// The elements task `t` takes from each of its dependencies when it is a rechunk's assembly.
+bool assemble_pieces(const Plan &plan, int32_t t, std::vector<std::pair<int32_t, double>> &out) {
+  static thread_local std::vector<AssemblyPiece> pieces;
+  if (!assembly_pieces(plan, t, pieces)) return false;
+  out.clear();
+  for (const AssemblyPiece &p : pieces) {
+    double e = 1;
+    for (int32_t d = 0; d < p.ndim; ++d) e *= double(p.geom[2 * p.ndim + d]);
+    out.push_back({p.task, e});
+  }
+  return true;
+}
 
 // Contiguous ranges of a layer's blocks, one per rank.
 int32_t split_owner(const PlanTask &pt, int32_t nranks) {
@@ -22,7 +38,10 @@ int32_t root_owner(const Plan &plan, int32_t t, int32_t nranks) {
   int32_t b = plan.dependents_off[size_t(t)], e = plan.dependents_off[size_t(t) + 1];
   if (b < e) {
     const PlanTask &c = plan.tasks[size_t(plan.dependents[size_t(b)])];
-    if (c.layer->num_tasks() < pt.layer->num_tasks()) return split_owner(c, nranks);
+    // (Not when the consumer's layer has fewer tasks than ranks: a reduction to one block would
+    // put every source on rank 0.)
+    if (c.layer->num_tasks() < pt.layer->num_tasks() && c.layer->num_tasks() >= nranks)
+      return split_owner(c, nranks);
   }
   return split_owner(pt, nranks);
 }
@@ -50,38 +69,148 @@ const char *policy_name(ca_placement_t policy) {
   switch (policy) {
     case CA_PLACEMENT_LOCALITY: return "locality";
     case CA_PLACEMENT_ROUND_ROBIN: return "round-robin";
+    case CA_PLACEMENT_LOCALITY_COUNT: return "locality-count";
     default: return nullptr;
   }
+}
+
+bool assembly_pieces(const Plan &plan, int32_t t, std::vector<AssemblyPiece> &out) {
+  const PlanTask &pt = plan.tasks[size_t(t)];
+  if (pt.nargs != 2) return false;
+  const auto &names = pt.layer->kernel_names();
+  if (std::find(names.begin(), names.end(), "ca.assemble") == names.end()) return false;
+  const ca_arg_t &shape = plan.args[pt.arg_begin];
+  const ca_arg_t &list = plan.args[pt.arg_begin + 1];
+  if (shape.kind != CA_ARG_TUPLE || list.kind != CA_ARG_LIST) return false;
+  const size_t nd = shape.u.tuple.len;
+  out.clear();
+  for (uint32_t p = pt.patch_begin; p < pt.patch_end; ++p) {
+    const Patch &pa = plan.patches[p];
+    if (size_t(pa.pos) + 1 >= plan.args.size()) return false;
+    const ca_arg_t &g = plan.args[pa.pos + 1];
+    if (g.kind != CA_ARG_TUPLE || g.u.tuple.len != 3 * nd) return false;
+    out.push_back({pa.task, int32_t(nd), g.u.tuple.items});
+  }
+  return true;
+}
+
+std::vector<double> estimate_bytes(const Plan &plan) {
+  const int32_t n = plan.size();
+  std::vector<double> est(size_t(n), 0.0);
+  std::vector<std::pair<int32_t, double>> pieces;
+  for (int32_t t : topo_order(plan)) {
+    const PlanTask &pt = plan.tasks[size_t(t)];
+    double e = -1;
+    if (pt.layer->kind() == LayerKind::Data) {
+      e = double(static_cast<const DataLayer *>(pt.layer)->block_bytes(pt.local));
+    } else if (pt.layer->kind() == LayerKind::Blockwise) {
+      const auto &ch = static_cast<const BlockwiseLayer *>(pt.layer)->chunks();
+      // (A 0-d layer's one block is a scalar: e.g. a reduction over every axis.)
+      if (ch.size() == size_t(pt.layer->nindex())) {
+        Index idx[65];
+        pt.layer->key_at(pt.local, idx);
+        // A reduction's first step (ca.reduce_chunk(program, spec, ...), spec = {op, in dtype,
+        // out dtype, axes mask, ...}) carries its input's chunks but keeps one element per
+        // reduced line: the reduced axes do not count.
+        uint64_t mask = 0;
+        const auto &names = pt.layer->kernel_names();
+        if (names.size() == 1 && names[0] == "ca.reduce_chunk" && pt.nargs >= 2 &&
+            plan.args[pt.arg_begin + 1].kind == CA_ARG_TUPLE && plan.args[pt.arg_begin + 1].u.tuple.len >= 4)
+          mask = uint64_t(plan.args[pt.arg_begin + 1].u.tuple.items[3]);
+        e = double(kAssumedItemBytes);
+        for (size_t d = 0; d < ch.size(); ++d)
+          if (d >= 64 || !(mask >> d & 1)) e *= double(ch[d][size_t(idx[d])]);
+      }
+    }
+    if (e < 0 && assemble_pieces(plan, t, pieces)) {
+      e = 0;
+      for (auto &p : pieces) e += p.second * double(kAssumedItemBytes);
+    }
+    if (e < 0) {
+      if (pt.dep_begin == pt.dep_end) {
+        e = double(kNominalBlockBytes);
+      } else {
+        e = 0;
+        for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) e = std::max(e, est[size_t(plan.deps[size_t(i)])]);
+      }
+    }
+    est[size_t(t)] = e;
+  }
+  return est;
 }
 
 std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy) {
   CA_CHECK(nranks >= 1, CA_EINVAL, "placement: ", nranks, " ranks (at least 1 needed)");
   CA_CHECK(policy_name(policy), CA_EINVAL, "placement: unknown policy ", policy,
-           " (CA_PLACEMENT_LOCALITY 0 or CA_PLACEMENT_ROUND_ROBIN 1)");
+           " (CA_PLACEMENT_LOCALITY 0, CA_PLACEMENT_ROUND_ROBIN 1 or CA_PLACEMENT_LOCALITY_COUNT 2)");
   const int32_t n = plan.size();
   std::vector<int32_t> owner(size_t(n), 0);
+  // Blocks of a distributed array (a distributed persist) stay where they are: on as many ranks.
+  for (const LayerPtr &l : plan.layers)
+    if (l->kind() == LayerKind::Data) {
+      const auto &dl = static_cast<const DataLayer &>(*l);
+      CA_CHECK(!dl.distributed() || dl.nranks() == nranks, CA_EINVAL, "placement: array '", dl.name(),
+               "' is distributed over ", dl.nranks(), " ranks and cannot be computed on ", nranks);
+    }
   if (nranks == 1) return owner;
-  // Scratch for the locality vote: inputs per rank, reset after each task.
-  std::vector<int32_t> votes(size_t(nranks), 0);
+  const bool by_bytes = policy == CA_PLACEMENT_LOCALITY;
+  std::vector<double> est;
+  if (by_bytes) est = estimate_bytes(plan);
+  // Scratch for the locality vote: weight per rank, reset after each task.
+  std::vector<double> votes(size_t(nranks), 0.0);
+  std::vector<std::pair<int32_t, double>> pieces;
   // In a topological order: every task after its dependencies.
   for (int32_t t : topo_order(plan)) {
     const PlanTask &pt = plan.tasks[size_t(t)];
     if (pt.dep_begin == pt.dep_end) {
-      owner[size_t(t)] = root_owner(plan, t, nranks);
+      if (pt.layer->kind() == LayerKind::Data && static_cast<const DataLayer *>(pt.layer)->distributed())
+        owner[size_t(t)] = static_cast<const DataLayer *>(pt.layer)->home(pt.local);
+      else
+        owner[size_t(t)] = root_owner(plan, t, nranks);
       continue;
     }
     if (policy == CA_PLACEMENT_ROUND_ROBIN) {
       owner[size_t(t)] = t % nranks;
       continue;
     }
+    // Inputs that are all broadcast (each from a layer with fewer tasks than this one: a mean
+    // subtracted from every block, a reduction's result fused into the next elementwise pass) do
+    // not attract: such a task is split by its own layer like a source, or every block of a wide
+    // layer would follow one small input to one rank.
+    bool broadcast_only = !by_bytes ? false : pt.layer->num_tasks() >= nranks;
+    for (int32_t i = pt.dep_begin; i < pt.dep_end && broadcast_only; ++i)
+      broadcast_only = plan.tasks[size_t(plan.deps[size_t(i)])].layer->num_tasks() < pt.layer->num_tasks();
+    if (broadcast_only && !assemble_pieces(plan, t, pieces)) {
+      owner[size_t(t)] = split_owner(pt, nranks);
+      continue;
+    }
+    // Each input's weight: its estimated bytes (for a rechunk's assembly, the bytes of the piece it
+    // takes from it), or 1 (CA_PLACEMENT_LOCALITY_COUNT). The rank with most weight wins.
+    const bool assembly = by_bytes && assemble_pieces(plan, t, pieces);
+    if (assembly)
+      for (auto &p : pieces) votes[size_t(owner[size_t(p.first)])] += p.second;
+    else
+      for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) {
+        int32_t d = plan.deps[size_t(i)];
+        votes[size_t(owner[size_t(d)])] += by_bytes ? std::max(est[size_t(d)], 1.0) : 1.0;
+      }
     int32_t best = owner[size_t(plan.deps[size_t(pt.dep_begin)])];
-    int32_t best_votes = 0;
-    for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) {
+    for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) {  // in input order: ties go to the first
       int32_t r = owner[size_t(plan.deps[size_t(i)])];
-      int32_t v = ++votes[size_t(r)];
-      if (v > best_votes) {  // strictly more: ties keep the first input's rank to get there
-        best_votes = v;
-        best = r;
+      if (votes[size_t(r)] > votes[size_t(best)]) best = r;
+    }
+    // A rechunk's output block whose pieces weigh the same on several ranks (an all-to-all
+    // rechunk): the tied rank nearest to its own block range, so the assemblies spread over the
+    // ranks as evenly as the output's blocks instead of piling up on the first input's rank, and
+    // each rank's output blocks stay contiguous (the pieces sent to it form one box per input).
+    if (assembly) {  // the tied rank nearest to the output block's own range (lower on equal distance)
+      const int32_t mine = split_owner(pt, nranks);
+      const double top = votes[size_t(best)];
+      for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) {
+        int32_t r = owner[size_t(plan.deps[size_t(i)])];
+        if (votes[size_t(r)] != top) continue;
+        int32_t dr = std::abs(r - mine), db = std::abs(best - mine);
+        if (dr < db || (dr == db && r < best)) best = r;
       }
     }
     for (int32_t i = pt.dep_begin; i < pt.dep_end; ++i) votes[size_t(owner[size_t(plan.deps[size_t(i)])])] = 0;
@@ -91,67 +220,77 @@ std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t poli
 }
 
 std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<int32_t> &owner, int32_t nranks,
-                                           int32_t root) {
-  std::vector<ca_dist_rank_plan_t> out(size_t(nranks), ca_dist_rank_plan_t{0, 0, 0, 0});
+                                           int32_t root, ca_dist_results_t results) {
+  ca_dist_rank_plan_t zero;
+  std::memset(&zero, 0, sizeof zero);
+  zero.struct_size = sizeof zero;
+  std::vector<ca_dist_rank_plan_t> out(size_t(nranks), zero);
+  for (int32_t r = 0; r < nranks; ++r) out[size_t(r)].rank = r;
   const int32_t n = plan.size();
+  const std::vector<double> est = estimate_bytes(plan);
+  const bool gather = results == CA_DIST_RESULTS_GATHER;
   std::vector<int32_t> is_output(size_t(n), 0);
   for (int32_t o : plan.outputs) is_output[size_t(o)] = 1;
+  auto keeper = [&](int32_t t) { return gather ? root : owner[size_t(t)]; };
   // Destination ranks per task (deduplicated with a stamp per rank).
   std::vector<int32_t> stamp(size_t(nranks), -1);
-  // Per rank: results held, walking the plan in order (each rank runs its tasks in plan order; a
-  // result is held from its task (or arrival) until its last consumer on that rank ran).
-  std::vector<int64_t> live(size_t(nranks), 0);
   // Per task: its consumers on each rank that still have to run.
   std::vector<std::vector<std::pair<int32_t, int32_t>>> pending(static_cast<size_t>(n));  // (rank, consumers left)
   for (int32_t t = 0; t < n; ++t) {
     int32_t o = owner[size_t(t)];
     out[size_t(o)].tasks++;
     auto &pv = pending[size_t(t)];
+    auto send = [&](int32_t r) {
+      stamp[size_t(r)] = t;
+      out[size_t(o)].blocks_out++;
+      out[size_t(r)].blocks_in++;
+      out[size_t(o)].bytes_out += int64_t(est[size_t(t)]);
+      out[size_t(r)].bytes_in += int64_t(est[size_t(t)]);
+    };
     for (int32_t i = plan.dependents_off[size_t(t)]; i < plan.dependents_off[size_t(t) + 1]; ++i) {
       int32_t r = owner[size_t(plan.dependents[size_t(i)])];
       auto it = std::find_if(pv.begin(), pv.end(), [r](auto &p) { return p.first == r; });
       if (it == pv.end()) pv.push_back({r, 1});
       else it->second++;
-      if (r != o && stamp[size_t(r)] != t) {
-        stamp[size_t(r)] = t;
-        out[size_t(o)].blocks_out++;
-        out[size_t(r)].blocks_in++;
-      }
+      if (r != o && stamp[size_t(r)] != t) send(r);
     }
-    if (is_output[size_t(t)] && root != o && stamp[size_t(root)] != t) {
-      stamp[size_t(root)] = t;
-      out[size_t(o)].blocks_out++;
-      out[size_t(root)].blocks_in++;
-    }
+    if (is_output[size_t(t)] && keeper(t) != o && stamp[size_t(keeper(t))] != t) send(keeper(t));
   }
-  // Peak blocks held per rank, running the tasks in a topological order.
+  // Peak held per rank, running the tasks in a topological order: a result is held from its task
+  // (or arrival) until its last consumer on that rank ran; outputs stay on their keeper.
+  std::vector<int64_t> live(size_t(nranks), 0);
+  std::vector<double> live_bytes(size_t(nranks), 0.0);
+  auto hold = [&](int32_t r, int32_t t, int sign) {
+    live[size_t(r)] += sign;
+    live_bytes[size_t(r)] += sign * est[size_t(t)];
+    if (sign > 0) {
+      out[size_t(r)].peak_blocks = std::max(out[size_t(r)].peak_blocks, live[size_t(r)]);
+      out[size_t(r)].peak_bytes = std::max(out[size_t(r)].peak_bytes, int64_t(live_bytes[size_t(r)]));
+    }
+  };
   for (int32_t t : topo_order(plan)) {
     int32_t o = owner[size_t(t)];
     // The result appears on its owner and on every rank with consumers of it.
     std::vector<int32_t> holders{o};
     for (auto &p : pending[size_t(t)])
       if (p.first != o) holders.push_back(p.first);
-    if (is_output[size_t(t)] && root != o && std::find(holders.begin(), holders.end(), root) == holders.end())
-      holders.push_back(root);
-    for (int32_t r : holders) {
-      live[size_t(r)]++;
-      out[size_t(r)].peak_blocks = std::max(out[size_t(r)].peak_blocks, live[size_t(r)]);
-    }
-    // Results nobody on a holder consumes (sent away, or an output) are dropped at once, except
-    // outputs on the root, which stay.
+    if (is_output[size_t(t)] && std::find(holders.begin(), holders.end(), keeper(t)) == holders.end())
+      holders.push_back(keeper(t));
+    for (int32_t r : holders) hold(r, t, +1);
+    // Results nobody on a holder consumes (sent away, or an output kept elsewhere) are dropped.
     for (int32_t r : holders) {
       bool consumed = std::any_of(pending[size_t(t)].begin(), pending[size_t(t)].end(),
                                   [r](auto &p) { return p.first == r; });
-      bool kept = is_output[size_t(t)] && r == root;
-      if (!consumed && !kept) live[size_t(r)]--;
+      bool kept = is_output[size_t(t)] && r == keeper(t);
+      if (!consumed && !kept) hold(r, t, -1);
     }
     // This task consumed its inputs on its owner.
     for (int32_t i = plan.tasks[size_t(t)].dep_begin; i < plan.tasks[size_t(t)].dep_end; ++i) {
       int32_t d = plan.deps[size_t(i)];
       for (auto &p : pending[size_t(d)])
         if (p.first == o && --p.second == 0) {
-          bool kept = is_output[size_t(d)] && o == root;
-          if (!kept) live[size_t(o)]--;
+          bool kept = is_output[size_t(d)] && o == keeper(d);
+          if (!kept) hold(o, d, -1);
         }
     }
   }

@@ -23,15 +23,38 @@ namespace ca::dist {
 /// CA_EINVAL for nranks < 1 or an unknown policy.
 std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy);
 
+/// One piece of a rechunk's assembly task (ca.assemble(out_shape, [key, geometry, ...])): the input
+/// task and its geometry (src_start[ndim], dst_start[ndim], len[ndim], pointing into the plan).
+struct AssemblyPiece {
+  int32_t task;
+  int32_t ndim;
+  const int64_t *geom;
+};
+/// The pieces of task `t` if it is a rechunk's assembly, else false.
+bool assembly_pieces(const Plan &plan, int32_t t, std::vector<AssemblyPiece> &out);
+
+/// Bytes assumed per element where a layer's dtype is not known at plan time.
+constexpr int64_t kAssumedItemBytes = 8;
+/// Bytes assumed for a block of a source task whose size is not known at plan time.
+constexpr int64_t kNominalBlockBytes = int64_t(1) << 20;
+
+/// Estimated result bytes of every task, known on every rank without running anything: data layers
+/// exactly; layers with chunk metadata (symbolic sources such as from_zarr and random, elementwise
+/// and reduction layers; a reduction's first step without its reduced axes) as elements x
+/// kAssumedItemBytes; a rechunk's assembly as the sum of its
+/// pieces; a source without metadata as kNominalBlockBytes; anything else as its largest input.
+std::vector<double> estimate_bytes(const Plan &plan);
+
 /// The plan's tasks in a topological order (dependencies first; task ids are discovery order).
 std::vector<int32_t> topo_order(const Plan &plan);
 
 /// Name of a policy ("locality", "round-robin"), nullptr if unknown.
 const char *policy_name(ca_placement_t policy);
 
-/// What each rank does under `owner` with results gathered to `root` (ca_dist_plan()).
+/// What each rank does under `owner` with results gathered to `root` or kept where computed
+/// (ca_dist_plan()); bytes from estimate_bytes().
 std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<int32_t> &owner, int32_t nranks,
-                                           int32_t root);
+                                           int32_t root, ca_dist_results_t results);
 
 /// A hash of what a plan computes (its layers' names and fingerprints, its task count and outputs):
 /// equal on every rank given the same graph and keys.

@@ -211,6 +211,9 @@ void save_blockwise(const BlockwiseLayer &l, const KernelVersionFn &versions, s:
 constexpr size_t kPiece = size_t(1) << 28;  // bytes per Data piece of a block
 
 void save_data(const DataLayer &l, s::DataLayer::Builder b) {
+  CA_CHECK(!l.distributed(), CA_EUNSUPPORTED, "layer '", l.name(), "' is a distributed array (persisted across ",
+           l.nranks(), " ranks): each rank holds only its own blocks, so it cannot be saved to one graph file "
+           "(write it with the distributed to_zarr instead)");
   auto nb = l.numblocks();
   fill(b.initNumblocks(unsigned(nb.size())), nb);
   check_count(size_t(l.num_tasks()), l.name(), "blocks");

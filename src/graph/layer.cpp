@@ -577,6 +577,21 @@ DataLayer::DataLayer(std::string name, std::vector<Index> numblocks, std::vector
   }
 }
 
+DataLayer::DataLayer(std::string name, std::vector<Index> numblocks, std::vector<const Block *> blocks,
+                     std::vector<int32_t> home, int32_t nranks, std::vector<int64_t> nbytes)
+    : DataLayer(std::move(name), std::move(numblocks), std::move(blocks)) {
+  CA_CHECK(nranks >= 1 && home.size() == blocks_.size() && nbytes.size() == blocks_.size(), CA_EINTERNAL, "distributed data layer '", name_, "': ",
+           home.size(), " homes for ", blocks_.size(), " blocks on ", nranks, " ranks");
+  for (int32_t h : home) CA_CHECK(h >= 0 && h < nranks, CA_EINTERNAL, "distributed data layer '", name_, "': rank ", h);
+  home_ = std::move(home);
+  nbytes_ = std::move(nbytes);
+  nranks_ = nranks;
+}
+
+int64_t DataLayer::block_bytes(int64_t local) const {
+  return nranks_ > 0 ? nbytes_[size_t(local)] : blocks_[size_t(local)]->nbytes;
+}
+
 DataLayer::~DataLayer() {
   for (const Block *b : blocks_) block_release(b);
 }
@@ -614,6 +629,11 @@ uint64_t DataLayer::fingerprint() const {
   // hold the values.
   uint64_t h = hash_bytes(3, name_.data(), name_.size());
   for (Index n : numblocks_) h = hash_mix(h, uint64_t(n));
+  if (nranks_ > 0) {  // this rank holds only its own blocks: hash what every rank knows
+    h = hash_mix(h, uint64_t(nranks_));
+    for (int32_t r : home_) h = hash_mix(h, uint64_t(uint32_t(r)));
+    return h;
+  }
   for (const Block *b : blocks_) {
     h = hash_mix(h, uint64_t(uint32_t(b->dtype)));
     h = hash_bytes(h, b->shape, size_t(b->ndim) * sizeof(b->shape[0]));

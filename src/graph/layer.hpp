@@ -210,6 +210,12 @@ class BlockwiseLayer final : public Layer {
 class DataLayer final : public Layer {
  public:
   DataLayer(std::string name, std::vector<Index> numblocks, std::vector<const Block *> blocks);  // adopts refs
+  /// A distributed data layer (a distributed persist, dist/): block t lives on rank home[t] of
+  /// `nranks`; blocks_ holds this rank's blocks and nullptr for the others' (never run here: the
+  /// distributed placement puts each task on its home rank). The fingerprint covers name, grid and
+  /// homes, so it is the same on every rank.
+  DataLayer(std::string name, std::vector<Index> numblocks, std::vector<const Block *> blocks,
+            std::vector<int32_t> home, int32_t nranks, std::vector<int64_t> nbytes);  // adopts refs
   ~DataLayer() override;
   LayerKind kind() const override { return LayerKind::Data; }
   int64_t num_tasks() const override { return int64_t(blocks_.size()); }
@@ -218,11 +224,21 @@ class DataLayer final : public Layer {
   void emit(int64_t local, TaskEmitter &e) const override;
   std::vector<Index> numblocks() const override { return numblocks_; }
   uint64_t fingerprint() const override;
+  /// This process's block, nullptr for a block of a distributed layer held by another rank.
   const Block *block(int64_t local) const { return blocks_[size_t(local)]; }
+  /// Distributed layers: the rank holding each block, and the number of ranks (0 when not distributed).
+  bool distributed() const { return nranks_ > 0; }
+  int32_t home(int64_t local) const { return home_[size_t(local)]; }
+  int32_t nranks() const { return nranks_; }
+  /// Bytes of block `local` (known on every rank, also for blocks held elsewhere).
+  int64_t block_bytes(int64_t local) const;
 
  private:
   std::vector<Index> numblocks_;
   std::vector<const Block *> blocks_;
+  std::vector<int32_t> home_;
+  std::vector<int64_t> nbytes_;  // distributed layers: every block's bytes
+  int32_t nranks_ = 0;
 };
 
 /// Deep-copy a literal argument's payload into an arena (STRING/BYTES/TUPLE; not KEY/LIST/BLOCK).

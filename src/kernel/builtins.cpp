@@ -12,6 +12,9 @@ Block *k_identity(const KernelArgs &A) {
 }
 // ca.data(block): a block held by a data layer, handed out without copying.
 Block *k_data(const KernelArgs &A) {
+  if (A.size() == 1 && A[0].kind == CA_ARG_BLOCK && !A[0].u.block)
+    fail(CA_EINVAL, "the block belongs to a distributed array held by another rank: compute it with a distributed "
+                    "compute (ca_dist_* / ca_mpi_*) on every rank");
   CA_CHECK(A.size() == 1, CA_EINVAL, "ca.data takes one stored block");
   return block_retain(A.block(0));
 }

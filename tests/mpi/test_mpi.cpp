@@ -8,7 +8,10 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -376,6 +379,353 @@ TEST(Mpi, SynchronousContextsWork) {
   ca_array_free(s);
 }
 
+TEST(Mpi, W4AndW7MoveOnlyPartialResults) {
+  // W4: ((x + 1) * 2).sum(); W7: y = x - x.mean(axis=0); y.std(axis=0) — on generated x, small.
+  ca_array_t *x = nullptr, *a1 = nullptr, *a2 = nullptr, *w4 = nullptr, *mean = nullptr, *y = nullptr, *w7 = nullptr;
+  int64_t shape[2] = {1200, 50}, nb[2] = {12, 1}, sz[13];
+  for (int i = 0; i < 12; ++i) sz[i] = 100;
+  sz[12] = 50;
+  ca_chunks_t c = chunks2(nb, sz);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 77, 0, 1})), CA_OK);
+  ca_scalar_t one{}, two{};
+  one.kind = two.kind = CA_FLOAT64;
+  one.re = 1;
+  two.re = 2;
+  ASSERT_EQ(ca_array_binary_scalar(&a1, CA_OP_ADD, x, one, false), CA_OK);
+  ASSERT_EQ(ca_array_binary_scalar(&a2, CA_OP_MUL, a1, two, false), CA_OK);
+  ASSERT_EQ(ca_array_reduce(&w4, CA_RED_SUM, a2, nullptr, 0, false, nullptr), CA_OK);
+  ca_dist_stats_t st4 = check_array(w4);
+  EXPECT_LE(sum_over_ranks(st4.bytes_sent), 12 * 8);  // one partial sum per block at most
+  int32_t axis = 0;
+  ASSERT_EQ(ca_array_reduce(&mean, CA_RED_MEAN, x, &axis, 1, true, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_binary(&y, CA_OP_SUB, x, mean), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_reduce(&w7, CA_RED_STD, y, &axis, 1, false, nullptr), CA_OK) << ca_last_error_message();
+  ca_dist_stats_t st7 = check_array(w7);
+  // Partial sums (and moments) of the column blocks, the mean to the other ranks: a few vectors of
+  // 50 per block, never x (480 KB) itself.
+  int64_t sent7 = sum_over_ranks(st7.bytes_sent), sent4 = sum_over_ranks(st4.bytes_sent);
+  EXPECT_LE(sent7, (12 * 6 + 2 * g_size) * 50 * 8);
+  if (g_rank == 0)
+    std::printf("[ bytes  ] W4 %lld bytes, W7 %lld bytes (x is %lld bytes), %d ranks\n", (long long)sent4,
+                (long long)sent7, (long long)(1200 * 50 * 8), g_size);
+  for (auto *v : {x, a1, a2, w4, mean, y, w7}) ca_array_free(v);
+}
+
+// In-memory data of (rows x cols) float64, the same on every rank: element (i, j) = i * cols + j.
+ca_array_t *data_array(int64_t rows, int64_t cols, int64_t nbr, int64_t nbc) {
+  std::vector<double> v(static_cast<size_t>(rows * cols));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i) * 0.5;
+  int64_t shape[2] = {rows, cols}, nb[2] = {nbr, nbc};
+  std::vector<int64_t> sz;
+  for (int64_t i = 0; i < nbr; ++i) sz.push_back(rows / nbr);
+  for (int64_t j = 0; j < nbc; ++j) sz.push_back(cols / nbc);
+  ca_chunks_t c = chunks2(nb, sz.data());
+  ca_array_t *a = nullptr;
+  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 2, shape, &c, opt_ptr(ca_buffer_options_t{sizeof(ca_buffer_options_t), CA_BUFFER_COPY, nullptr, nullptr, nullptr})),
+            CA_OK)
+      << ca_last_error_message();
+  return a;
+}
+
+TEST(Mpi, RechunkOfDataMovesEachByteOnce) {
+  // W6's all-to-all on data that must move (a generated array would be regenerated on the new grid):
+  // 10 row blocks to 10 column blocks. Each input block's owner sends each other rank only the
+  // columns that rank's output blocks take: the bytes that must change rank, once.
+  const int64_t R = 120, C = 90, n = 10;
+  ca_array_t *a = data_array(R, C, n, 1), *b = nullptr;
+  int64_t nb2[2] = {1, n}, sz2[11];
+  sz2[0] = R;
+  for (int i = 0; i < n; ++i) sz2[1 + i] = C / n;
+  ca_chunks_t c2 = chunks2(nb2, sz2);
+  ASSERT_EQ(ca_array_rechunk(&b, a, &c2), CA_OK);
+  ca_dist_stats_t st = check_array(b, CA_DIST_RESULTS_LOCAL);
+  // Independently: input block i is on rank i * size / n (contiguous ranges); output block j goes
+  // where most of its pieces are (all pieces weigh the same: the rank with most input blocks), ties
+  // to the tied rank nearest to its own range's rank j * size / n.
+  std::vector<int64_t> count(static_cast<size_t>(g_size), 0);
+  for (int64_t i = 0; i < n; ++i) count[size_t(i * g_size / n)]++;
+  int64_t most = *std::max_element(count.begin(), count.end());
+  int64_t need = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t mine = j * g_size / n;
+    int64_t own = -1;  // the rank with most input blocks nearest to `mine`, lower on equal distance
+    for (int64_t r = 0; r < g_size; ++r)
+      if (count[size_t(r)] == most && (own < 0 || std::llabs(r - mine) < std::llabs(own - mine))) own = r;
+    for (int64_t i = 0; i < n; ++i)
+      if (i * g_size / n != own) need += (R / n) * (C / n) * 8;
+  }
+  int64_t sent = sum_over_ranks(st.bytes_sent);
+  EXPECT_GE(sent, need);
+  EXPECT_LE(double(sent), 1.1 * double(need));
+  ca_dist_stats_t rr = check_array(b, CA_DIST_RESULTS_LOCAL, CA_PLACEMENT_ROUND_ROBIN);
+  int64_t sent_rr = sum_over_ranks(rr.bytes_sent);
+  if (g_rank == 0)
+    std::printf("[ bytes  ] data rechunk, %d ranks: sent %lld, must change rank %lld; round-robin %lld\n", g_size,
+                (long long)sent, (long long)need, (long long)sent_rr);
+  ca_array_free(a);
+  ca_array_free(b);
+}
+
+TEST(Mpi, LocalityWeighsBytesNotInputCounts) {
+  // z = s + x with s = x.sum() (8 bytes) first: a count vote ties between s's rank and the block's,
+  // and the first input (s) wins, so x blocks travel; weighing bytes keeps each z block with its x.
+  ca_array_t *x = data_array(400, 40, 8, 1), *s = nullptr, *z = nullptr;
+  ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, x, nullptr, 0, false, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_binary(&z, CA_OP_ADD, s, x), CA_OK) << ca_last_error_message();
+  ca_dist_stats_t by_bytes = check_array(z, CA_DIST_RESULTS_LOCAL, CA_PLACEMENT_LOCALITY);
+  ca_dist_stats_t by_count = check_array(z, CA_DIST_RESULTS_LOCAL, CA_PLACEMENT_LOCALITY_COUNT);
+  int64_t bb = sum_over_ranks(by_bytes.bytes_sent), bc = sum_over_ranks(by_count.bytes_sent);
+  // Partial sums in, the total out to every rank: a few float64 per block and rank.
+  EXPECT_LE(bb, (8 + 2 * g_size) * 8);
+  if (g_size > 1) {
+    EXPECT_GT(bc, 50 * 40 * 8);  // at least one x block moved
+  }
+  if (g_rank == 0)
+    std::printf("[ bytes  ] x + x.sum(), %d ranks: by bytes %lld, by input count %lld\n", g_size, (long long)bb,
+                (long long)bc);
+  for (auto *v : {x, s, z}) ca_array_free(v);
+}
+
+ca_status_t count_sink(const ca_block_t *b, const ca_store_region_t *r, void *ud) {
+  auto *st = static_cast<std::pair<std::vector<double> *, std::atomic<int64_t> *> *>(ud);
+  const double *p = static_cast<const double *>(ca_block_data(b));
+  int64_t cols = 70;
+  int64_t w = r->stop[1] - r->start[1];
+  for (int64_t i = r->start[0]; i < r->stop[0]; ++i)
+    for (int64_t j = r->start[1]; j < r->stop[1]; ++j)
+      (*st->first)[size_t(i * cols + j)] = p[(i - r->start[0]) * w + (j - r->start[1])];
+  st->second->fetch_add(1);
+  return CA_OK;
+}
+
+TEST(Mpi, ArrayComputePersistStoreAndToZarr) {
+  ca_array_t *a = nullptr, *b = nullptr;
+  int64_t shape[2] = {90, 70}, nb[2] = {3, 7}, sz[10] = {30, 30, 30, 10, 10, 10, 10, 10, 10, 10};
+  ca_chunks_t c = chunks2(nb, sz);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_NORMAL, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 21, 0, 1})), CA_OK);
+  ca_scalar_t three{};
+  three.kind = CA_FLOAT64;
+  three.re = 3;
+  ASSERT_EQ(ca_array_binary_scalar(&b, CA_OP_MUL, a, three, false), CA_OK);
+  ca_context_t *ctx = new_ctx(2);
+  ca_block_t *ref = nullptr;
+  ASSERT_EQ(ca_array_compute(&ref, ctx, b, nullptr), CA_OK);
+  // compute into the root
+  ca_block_t *got = nullptr;
+  ASSERT_EQ(ca_mpi_array_compute(&got, ctx, ca_mpi_comm_world(), b, nullptr, nullptr), CA_OK)
+      << ca_last_error_message();
+  if (g_rank == 0) {
+    EXPECT_TRUE(same_block(ref, got));
+  } else {
+    EXPECT_EQ(got, nullptr);
+  }
+  ca_block_free(got);
+  // persist: blocks stay where computed; a later distributed compute uses them in place.
+  ca_array_t *p = nullptr, *ps = nullptr, *bs = nullptr;
+  ca_dist_stats_t st{};
+  st.struct_size = sizeof st;
+  ca_dist_options_t o = CA_DIST_OPTIONS_INIT;
+  o.stats = &st;
+  ASSERT_EQ(ca_mpi_array_persist(&p, ctx, ca_mpi_comm_world(), b, nullptr, &o), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(sum_over_ranks(st.bytes_sent), 0);  // nothing gathered
+  EXPECT_EQ(std::string(ca_array_name(p)).find("dist-persist"), 0u);
+  ASSERT_EQ(ca_array_reduce(&ps, CA_RED_SUM, p, nullptr, 0, false, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_reduce(&bs, CA_RED_SUM, b, nullptr, 0, false, nullptr), CA_OK);
+  ca_block_t *want = nullptr, *sum = nullptr;
+  ASSERT_EQ(ca_array_compute(&want, ctx, bs, nullptr), CA_OK);
+  ASSERT_EQ(ca_mpi_array_compute(&sum, ctx, ca_mpi_comm_world(), ps, nullptr, &o), CA_OK) << ca_last_error_message();
+  EXPECT_LE(sum_over_ranks(st.bytes_sent), 21 * 8);  // partial sums only: the blocks did not move
+  if (g_rank == 0) {
+    EXPECT_TRUE(same_block(want, sum));
+  }
+  ca_block_free(want);
+  ca_block_free(sum);
+  // The persisted array in full, gathered: bit for bit the same as computing b.
+  ASSERT_EQ(ca_mpi_array_compute(&got, ctx, ca_mpi_comm_world(), p, nullptr, nullptr), CA_OK);
+  if (g_rank == 0) {
+    EXPECT_TRUE(same_block(ref, got));
+  }
+  ca_block_free(got);
+  {  // each rank holds only its blocks: no graph file of it
+    std::string f = "/tmp/ca_mpi_persisted_" + std::to_string(getpid()) + ".cagraph";
+    ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+    so.path = f.c_str();
+    so.arrays = (const ca_array_t *const *)&p;
+    so.narrays = 1;
+    EXPECT_EQ(ca_save(nullptr, nullptr, &so), CA_EUNSUPPORTED);
+    EXPECT_NE(std::string(ca_last_error_message()).find("distributed array"), std::string::npos)
+        << ca_last_error_message();
+    unlink(f.c_str());
+  }
+  if (g_size > 1) {  // not a single-process array: a clear error, not a crash
+    ca_block_t *bad = nullptr;
+    EXPECT_NE(ca_array_compute(&bad, ctx, p, nullptr), CA_OK);
+    EXPECT_NE(std::string(ca_last_error_message()).find("distributed array"), std::string::npos)
+        << ca_last_error_message();
+  }
+  // store: every rank's sink gets the blocks it computed; together, each block once.
+  std::vector<double> buf(90 * 70, 0.0), all(90 * 70, 0.0);
+  std::atomic<int64_t> nblocks{0};
+  std::pair<std::vector<double> *, std::atomic<int64_t> *> ud{&buf, &nblocks};
+  ASSERT_EQ(ca_mpi_array_store(ctx, ca_mpi_comm_world(), b, count_sink, &ud, nullptr, &o), CA_OK)
+      << ca_last_error_message();
+  EXPECT_EQ(sum_over_ranks(nblocks.load()), 21);
+  EXPECT_EQ(sum_over_ranks(st.bytes_sent), 0);
+  MPI_Allreduce(buf.data(), all.data(), int(all.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(std::memcmp(all.data(), ca_block_data(ref), all.size() * 8), 0);
+  // to_zarr from every rank; read back in one process.
+  char dir[] = "/tmp/ca_mpi_tozarr_XXXXXX";
+  std::string path;
+  if (g_rank == 0) {
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    path = std::string(dir) + "/b.zarr";
+  }
+  int len = int(path.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  path.resize(size_t(len));
+  MPI_Bcast(path.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  ca_zarr_options_t zo = CA_ZARR_OPTIONS_INIT;
+  zo.compressor = "zlib";
+  ASSERT_EQ(ca_mpi_array_to_zarr(ctx, ca_mpi_comm_world(), b, path.c_str(), &zo, nullptr, &o), CA_OK)
+      << ca_last_error_message();
+  EXPECT_EQ(sum_over_ranks(st.bytes_sent), 0);  // no gather
+  MPI_Barrier(MPI_COMM_WORLD);
+  ca_array_t *z = nullptr;
+  ASSERT_EQ(ca_array_from_zarr(&z, path.c_str(), nullptr), CA_OK) << ca_last_error_message();
+  ca_block_t *back = nullptr;
+  ASSERT_EQ(ca_array_compute(&back, ctx, z, nullptr), CA_OK);
+  EXPECT_TRUE(same_block(ref, back));
+  ca_block_free(back);
+  // from_zarr -> to_zarr, both distributed: each rank reads and writes its own chunks only.
+  ca_zarr_options_t zo2 = CA_ZARR_OPTIONS_INIT;
+  zo2.compressor = "zstd";
+  const std::string path2 = path + "2";
+  ASSERT_EQ(ca_mpi_array_to_zarr(ctx, ca_mpi_comm_world(), z, path2.c_str(), &zo2, nullptr, &o), CA_OK)
+      << ca_last_error_message();
+  EXPECT_EQ(sum_over_ranks(st.bytes_sent), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  ca_array_t *z2 = nullptr;
+  ASSERT_EQ(ca_array_from_zarr(&z2, path2.c_str(), nullptr), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_compute(&back, ctx, z2, nullptr), CA_OK);
+  EXPECT_TRUE(same_block(ref, back));
+  ca_block_free(back);
+  ca_array_free(z2);
+  // A sink failing on one rank ends every rank with its status and message.
+  {
+    struct Fail {
+      static ca_status_t sink(const ca_block_t *, const ca_store_region_t *r, void *) {
+        if (g_rank == g_size - 1) {
+          ca_store_set_error(r, "disk full on the last rank");
+          return CA_EIO;
+        }
+        return CA_OK;
+      }
+    };
+    ca_status_t fs = ca_mpi_array_store(ctx, ca_mpi_comm_world(), b, Fail::sink, nullptr, nullptr, nullptr);
+    std::string fm = ca_last_error_message();
+    EXPECT_EQ(fs, CA_EIO) << fm;
+    EXPECT_NE(fm.find("disk full on the last rank"), std::string::npos) << fm;
+    EXPECT_TRUE(same_on_all_ranks(fm)) << fm;
+  }
+  // A store that exists (no overwrite): every rank returns the root's CA_EEXISTS, nothing runs.
+  MPI_Barrier(MPI_COMM_WORLD);
+  ca_status_t s = ca_mpi_array_to_zarr(ctx, ca_mpi_comm_world(), b, path.c_str(), nullptr, nullptr, nullptr);
+  std::string msg = ca_last_error_message();
+  EXPECT_EQ(s, CA_EEXISTS) << msg;
+  EXPECT_TRUE(same_on_all_ranks(msg)) << msg;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (g_rank == 0) {
+    std::string cmd = "rm -rf '" + std::string(dir) + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+  }
+  ca_block_free(ref);
+  ca_context_free(ctx);
+  for (auto *v : {a, b, p, ps, bs, z}) ca_array_free(v);
+}
+
+struct ProgressSeen {
+  int64_t done = -1, total = -1;
+};
+void on_progress(int64_t done, int64_t total, void *ud) {
+  auto *p = static_cast<ProgressSeen *>(ud);
+  p->done = done;
+  p->total = total;
+}
+
+TEST(Mpi, RootProgressCountsEveryRanksTasks) {
+  ca_array_t *a = nullptr, *s = nullptr;
+  int64_t shape[2] = {400, 400}, nb[2] = {8, 8}, sz[16];
+  for (int i = 0; i < 16; ++i) sz[i] = 50;
+  ca_chunks_t c = chunks2(nb, sz);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0, 1})), CA_OK);
+  int32_t axis = 1;
+  ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, a, &axis, 1, false, nullptr), CA_OK);
+  ca_context_t *ctx = new_ctx(1);
+  ProgressSeen seen;
+  ca_compute_options_t co = CA_COMPUTE_OPTIONS_INIT;
+  if (g_rank == 0) {  // only the root asks
+    co.progress = on_progress;
+    co.progress_user_data = &seen;
+    co.progress_interval_us = 1000;
+  }
+  ca_dist_stats_t st{};
+  st.struct_size = sizeof st;
+  ca_dist_options_t o = CA_DIST_OPTIONS_INIT;
+  o.stats = &st;
+  ca_block_t *got = nullptr;
+  ASSERT_EQ(ca_mpi_array_compute(&got, ctx, ca_mpi_comm_world(), s, &co, &o), CA_OK) << ca_last_error_message();
+  if (g_rank == 0) {
+    EXPECT_EQ(seen.total, st.plan_tasks);  // the whole plan, not rank 0's share
+    EXPECT_EQ(seen.done, st.plan_tasks);
+  }
+  ca_block_free(got);
+  ca_context_free(ctx);
+  ca_array_free(a);
+  ca_array_free(s);
+}
+
+TEST(Mpi, PlanProjectionsConserveTotals) {
+  ca_array_t *x = data_array(120, 90, 10, 1), *b = nullptr, *s = nullptr;
+  int64_t nb2[2] = {1, 10}, sz2[11];
+  sz2[0] = 120;
+  for (int i = 0; i < 10; ++i) sz2[1 + i] = 9;
+  ca_chunks_t c2 = chunks2(nb2, sz2);
+  ASSERT_EQ(ca_array_rechunk(&b, x, &c2), CA_OK);
+  ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, b, nullptr, 0, false, nullptr), CA_OK);
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, s), CA_OK);
+  Keys k;
+  array_keys(s, k);
+  for (int32_t n : {1, 2, 3, 4096}) {
+    for (ca_placement_t pl : {CA_PLACEMENT_LOCALITY, CA_PLACEMENT_ROUND_ROBIN, CA_PLACEMENT_LOCALITY_COUNT}) {
+      std::vector<ca_dist_rank_plan_t> per(static_cast<size_t>(n));
+      ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+      po.nranks = n;
+      po.placement = pl;
+      ASSERT_EQ(ca_dist_plan(per.data(), g, k.keys.data(), k.keys.size(), &po), CA_OK) << ca_last_error_message();
+      int64_t tasks = 0, bin = 0, bout = 0, yin = 0, yout = 0;
+      for (int32_t r = 0; r < n; ++r) {
+        EXPECT_EQ(per[size_t(r)].rank, r);
+        tasks += per[size_t(r)].tasks, bin += per[size_t(r)].blocks_in, bout += per[size_t(r)].blocks_out;
+        yin += per[size_t(r)].bytes_in, yout += per[size_t(r)].bytes_out;
+        EXPECT_GE(per[size_t(r)].peak_bytes, 0);
+      }
+      EXPECT_EQ(bin, bout);
+      EXPECT_EQ(yin, yout);
+      if (n == 1) {
+        EXPECT_EQ(bin, 0);
+      }
+      // Every rank's share adds up to the plan: 10 data blocks, 10 assemblies, then the sum's tree.
+      EXPECT_GE(tasks, 21);
+      static int64_t plan_tasks = -1;
+      if (plan_tasks < 0) plan_tasks = tasks;
+      EXPECT_EQ(tasks, plan_tasks);
+    }
+  }
+  ca_graph_free(g);
+  for (auto *v : {x, b, s}) ca_array_free(v);
+}
+
 // ---- bytes against placement, failures ---------------------------------------------------------
 
 TEST(Mpi, HandGraphMovesExactlyWhatPlacementNeeds) {
@@ -402,13 +752,16 @@ TEST(Mpi, HandGraphMovesExactlyWhatPlacementNeeds) {
   EXPECT_EQ(st.blocks_received, g_rank == 0 ? kBlocks - per_rank : 0);
   // On paper: ca_dist_plan agrees with what happened.
   std::vector<ca_dist_rank_plan_t> plan(static_cast<size_t>(g_size));
-  ASSERT_EQ(ca_dist_plan(plan.data(), g, &kt, 1, g_size, CA_PLACEMENT_LOCALITY), CA_OK);
+  ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+  po.nranks = g_size;
+  ASSERT_EQ(ca_dist_plan(plan.data(), g, &kt, 1, &po), CA_OK);
   EXPECT_EQ(plan[size_t(g_rank)].tasks, st.tasks);
   EXPECT_EQ(plan[size_t(g_rank)].blocks_out, st.blocks_sent);
   EXPECT_EQ(plan[size_t(g_rank)].blocks_in, st.blocks_received);
   // And for 4096 ranks (most have one task or none): totals add up.
   std::vector<ca_dist_rank_plan_t> big(4096);
-  ASSERT_EQ(ca_dist_plan(big.data(), g, &kt, 1, 4096, CA_PLACEMENT_LOCALITY), CA_OK);
+  po.nranks = 4096;
+  ASSERT_EQ(ca_dist_plan(big.data(), g, &kt, 1, &po), CA_OK);
   int64_t tasks = 0, in = 0, out = 0;
   for (auto &r : big) tasks += r.tasks, in += r.blocks_in, out += r.blocks_out;
   EXPECT_EQ(tasks, 2 * kBlocks + 1);
@@ -511,8 +864,16 @@ TEST(Mpi, BadArgumentsAreLocalErrors) {
   EXPECT_EQ(ca_mpi_transport_new(&t, ca_mpi_comm_t(MPI_Comm_c2f(MPI_COMM_NULL))), CA_EINVAL);
   EXPECT_EQ(t, nullptr);
   ca_dist_rank_plan_t p;
-  EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, 0, CA_PLACEMENT_LOCALITY), CA_EINVAL);
-  EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, 1, 99), CA_EINVAL);
+  ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+  po.nranks = 0;
+  EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, &po), CA_EINVAL);
+  po.nranks = 1;
+  po.placement = 99;
+  EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, &po), CA_EINVAL);
+  po.placement = CA_PLACEMENT_LOCALITY;
+  po.root = 1;
+  EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, &po), CA_EINVAL);
+  EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, nullptr), CA_EINVAL);
   ca_graph_free(g);
   ca_context_free(ctx);
 }

@@ -48,6 +48,35 @@ check((got is None) == (rank != 0), "Array.compute(comm=) gathers to rank 0")
 if rank == 0:
     check(got == x.sum(), "Array.compute(comm=) value")
 
+# persist(comm=): blocks stay where computed; computing on it again moves only partial sums.
+b = a * 3 + 1
+p = b.persist(comm=comm)
+check(p.name.startswith("dist-persist"), "persist(comm=) gives a distributed array")
+stats = {}
+s = ca.mpi.compute(p.sum(), comm, stats=stats)
+check(comm.allreduce(stats["bytes_sent"]) <= 8 * 24, "a persisted array's blocks did not move")
+full = p.compute(comm=comm)
+if rank == 0:
+    check(s == (x * 3 + 1).sum() and np.array_equal(full, b.compute()), "persist(comm=) values")
+
+# to_zarr(comm=): every rank writes its chunks; read back in one process.
+import tempfile  # noqa: E402
+d = comm.bcast(tempfile.mkdtemp() if rank == 0 else None)
+b.to_zarr(d + "/b.zarr", comm=comm)
+comm.Barrier()
+check(np.array_equal(ca.from_zarr(d + "/b.zarr").compute(), x * 3 + 1), "to_zarr(comm=) values")
+
+# store(comm=): each rank writes its blocks into its own target; together, the whole array.
+target = np.zeros_like(x)
+ca.store(b, target, comm=comm)
+total = np.zeros_like(x)
+comm.Allreduce(target, total)
+check(np.array_equal(total, x * 3 + 1), "store(comm=): each block written once over the ranks")
+comm.Barrier()
+if rank == 0:
+    import shutil
+    shutil.rmtree(d)
+
 try:
     ca.mpi.compute(a.sum(), "not a communicator")
     check(False, "a non-communicator is refused")

@@ -984,7 +984,10 @@ class Array:
         del keep
         return out
 
-    def persist(self, ctx=None):
+    def persist(self, ctx=None, comm=None):
+        if comm is not None:  # distributed: each block stays on the rank that computed it
+            from . import mpi
+            return mpi.persist(self, comm, ctx=ctx)
         ctx = ctx or default_context()
         ctx._sync_kernels()
         return Array._new(lib().ca_array_persist, ctx.handle, self._h, None)
@@ -1250,8 +1253,9 @@ class Array:
         ctx._sync_kernels()
         _check(lib().ca_array_to_npy(ctx.handle, self._h, str(path).encode(), None))
 
-    def to_zarr(self, path, chunks=None, compressor=None, level=-1, overwrite=False, attrs=None, ctx=None):
-        """Compute into a zarr v2 store (compressor: None, "zlib", "gzip", "zstd", "blosc")."""
+    def to_zarr(self, path, chunks=None, compressor=None, level=-1, overwrite=False, attrs=None, ctx=None, comm=None):
+        """Compute into a zarr v2 store (compressor: None, "zlib", "gzip", "zstd", "blosc"). With
+        ``comm`` (mpi4py), distributed: every rank writes the chunks of the blocks it computed."""
         import json
         ctx = ctx or default_context()
         ctx._sync_kernels()
@@ -1259,6 +1263,10 @@ class Array:
         o = C.ZarrOptions(ctypes.sizeof(C.ZarrOptions), keep, compressor.encode() if compressor else None, int(level),
                           None, 1, json.dumps(attrs).encode() if attrs is not None else None, 1 if overwrite else 0,
                           b"C", b".", 0, 0.0)
+        if comm is not None:
+            from . import mpi
+            mpi.to_zarr(self, path, comm, o, ctx=ctx)
+            return
         _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), ctypes.byref(o), None))
 
     def visualize(self, filename):
@@ -2067,14 +2075,28 @@ def unify_chunks(*args, **kwargs):
     return chunkss, out_arrays
 
 
-def store(sources, targets, lock=None, regions=None, compute=True, **kwargs):
-    """dask's store: write each source block into ``target[region]`` as it is computed."""
+def store(sources, targets, lock=None, regions=None, compute=True, comm=None, **kwargs):
+    """dask's store: write each source block into ``target[region]`` as it is computed. With
+    ``comm`` (mpi4py), distributed: each rank writes the blocks it computed into its ``targets``
+    (each rank's own target objects: a file or store every rank opens), nothing is gathered."""
     if isinstance(sources, Array):
         sources, targets = [sources], [targets]
     if len(sources) != len(targets):
         raise ValueError(f"store: {len(sources)} sources but {len(targets)} targets")
     regions = regions if isinstance(regions, (list, tuple)) else [regions] * len(sources)
     lock = lock if lock not in (None, True, False) else threading.Lock()
+    if comm is not None:
+        if not compute:
+            raise ValueError("store(comm=...) computes now: compute=False is not supported with comm")
+        from . import mpi
+        for src, tgt, reg in zip(sources, targets, regions):
+            def write(block, idx, tgt=tgt, reg=reg):
+                if reg is not None:
+                    idx = tuple(slice((r.start or 0) + i.start, (r.start or 0) + i.stop) for r, i in zip(reg, idx))
+                with lock:
+                    tgt[idx] = block
+            mpi.store(src, comm, write)
+        return None
     writers = []
     for src, tgt, reg in zip(sources, targets, regions):
         starts = [np.cumsum((0,) + c) for c in src.chunks]

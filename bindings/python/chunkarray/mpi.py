@@ -1,9 +1,12 @@
-"""Distributed computes over MPI: ``Array.compute(comm=...)`` with an mpi4py communicator.
+"""Distributed computes over MPI: ``compute``/``persist``/``to_zarr``/``store`` with ``comm=`` an
+mpi4py communicator.
 
-Every rank of the communicator calls ``compute(comm=comm)`` on the same array (built the same way,
-or loaded from the same graph file). The compute runs SPMD through libchunkarray_mpi (found through
-$CHUNKARRAY_MPI_LIB, else ``libchunkarray_mpi.so.1``); the result is gathered to ``root`` (returned
-there as a NumPy array; ``None`` on the other ranks). See docs/distributed.md.
+Every rank of the communicator makes the same call on the same array (built the same way, or loaded
+from the same graph file). The compute runs SPMD through libchunkarray_mpi (found through
+$CHUNKARRAY_MPI_LIB, else ``libchunkarray_mpi.so.1``): ``compute`` gathers the result to ``root``
+(a NumPy array there, ``None`` elsewhere); ``persist`` leaves each block on the rank that computed
+it (a distributed array: compute it again with ``comm=``); ``to_zarr`` and ``store`` write each
+rank's blocks from that rank. See docs/distributed.md.
 """
 
 import ctypes
@@ -16,7 +19,7 @@ import numpy as np
 from . import _lib as C
 from ._lib import lib
 
-_PLACEMENTS = {"locality": 0, "round-robin": 1}
+_PLACEMENTS = {"locality": 0, "round-robin": 1, "locality-count": 2}
 
 
 class DistStats(ctypes.Structure):
@@ -128,3 +131,120 @@ def compute(array, comm, ctx=None, root=0, placement="locality", stats=None, pro
         return out
     finally:
         m.ca_mpi_transport_free(transport)
+
+
+def _array_call(name, argtypes):
+    f = getattr(lib().cdll, name)
+    f.restype = ctypes.c_int32
+    f.argtypes = argtypes
+    return f
+
+
+class _Transport:
+    """A libchunkarray_mpi transport over ``comm`` for one call, with its options and statistics."""
+
+    def __init__(self, comm, root=0, placement="locality", stats=None):
+        if placement not in _PLACEMENTS:
+            raise ValueError(f"placement must be one of {sorted(_PLACEMENTS)}, not {placement!r}")
+        self.handle = _comm_handle(comm)
+        self.stats = stats
+        self.m = mpi_lib()
+        self.t = ctypes.c_void_p()
+        self.root, self.placement = int(root), _PLACEMENTS[placement]
+
+    def __enter__(self):
+        from .core import _check
+        _check(self.m.ca_mpi_transport_new(ctypes.byref(self.t), self.handle))
+        self.st = DistStats()
+        self.st.struct_size = ctypes.sizeof(DistStats)
+        self.opts = DistOptions(ctypes.sizeof(DistOptions), self.t, 0, self.root, self.placement,
+                                ctypes.pointer(self.st))
+        return self
+
+    def __exit__(self, *exc):
+        if self.stats is not None:
+            self.stats.update(self.st.as_dict())
+        self.m.ca_mpi_transport_free(self.t)
+        return False
+
+
+def _ready(array, ctx, what):
+    from .core import default_context
+    if not array.chunks_known:
+        raise ValueError(f"{what}(comm=...) needs known chunk sizes (compute_chunk_sizes() first)")
+    ctx = ctx or default_context()
+    ctx._sync_kernels()
+    return ctx
+
+
+def persist(array, comm, ctx=None, placement="locality", stats=None, progress=None):
+    """Distributed persist: each block stays on the rank that computed it. Returns, on every rank,
+    the same array holding this rank's blocks; compute it (or what is built on it) with the same
+    ``comm`` (``compute(comm=comm)`` etc.): its blocks are used where they are."""
+    from .core import Array, _check, _compute_options
+    ctx = _ready(array, ctx, "persist")
+    f = _array_call("ca_dist_array_persist", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p,
+                                              ctypes.c_void_p, ctypes.POINTER(DistOptions)])
+    out = ctypes.c_void_p()
+    with _Transport(comm, placement=placement, stats=stats) as t:
+        copts, keep = _compute_options(progress)
+        _check(f(ctypes.byref(out), ctx.handle, array._h, copts, ctypes.byref(t.opts)))
+        del keep
+    return Array(out.value)
+
+
+def to_zarr(array, path, comm, zarr_options, ctx=None, root=0, placement="locality", stats=None, progress=None):
+    """Distributed to_zarr: ``root`` writes the metadata, every rank the chunks of its blocks."""
+    from .core import _check, _compute_options
+    ctx = _ready(array, ctx, "to_zarr")
+    f = _array_call("ca_dist_array_to_zarr", [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                                              ctypes.c_void_p, ctypes.POINTER(DistOptions)])
+    with _Transport(comm, root=root, placement=placement, stats=stats) as t:
+        copts, keep = _compute_options(progress)
+        _check(f(ctx.handle, array._h, str(path).encode(), ctypes.byref(zarr_options), copts, ctypes.byref(t.opts)))
+        del keep
+
+
+class _Region(ctypes.Structure):
+    _fields_ = [("array", ctypes.c_size_t), ("ndim", ctypes.c_int32), ("start", ctypes.POINTER(ctypes.c_int64)),
+                ("stop", ctypes.POINTER(ctypes.c_int64)), ("block_index", ctypes.POINTER(ctypes.c_int64)),
+                ("reserved", ctypes.c_void_p)]
+
+
+_SINK_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(_Region), ctypes.c_void_p)
+
+
+def store(array, comm, write, ctx=None, placement="locality", stats=None, progress=None):
+    """Distributed store: on every rank, ``write(block, slices)`` is called (on worker threads,
+    concurrently) for each block that rank computed, with the block as a NumPy view valid during the
+    call and its place in the array as a tuple of slices. Nothing is gathered."""
+    from .core import _block_view, _check, _compute_options
+    ctx = _ready(array, ctx, "store")
+    errors = []
+
+    def sink(block, region, ud):
+        try:
+            r = region.contents
+            idx = tuple(slice(int(r.start[d]), int(r.stop[d])) for d in range(r.ndim))
+            write(_block_view(block), idx)
+            return 0
+        except BaseException as e:  # reported below, with every rank failing alike
+            errors.append(e)
+            msg = f"{type(e).__name__}: {e}".encode()
+            lib().cdll.ca_store_set_error(region, msg)
+            return -1 if not isinstance(e, MemoryError) else -3
+
+    cb = _SINK_FN(sink)
+    f = _array_call("ca_dist_array_store", [ctypes.c_void_p, ctypes.c_void_p, _SINK_FN, ctypes.c_void_p,
+                                            ctypes.c_void_p, ctypes.POINTER(DistOptions)])
+    lib().cdll.ca_store_set_error.restype = None
+    lib().cdll.ca_store_set_error.argtypes = [ctypes.POINTER(_Region), ctypes.c_char_p]
+    with _Transport(comm, placement=placement, stats=stats) as t:
+        copts, keep = _compute_options(progress)
+        try:
+            _check(f(ctx.handle, array._h, cb, None, copts, ctypes.byref(t.opts)))
+        except Exception:
+            if errors:
+                raise errors[0]
+            raise
+        del keep
