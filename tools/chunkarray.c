@@ -1,6 +1,7 @@
 /* chunkarray: run, inspect, draw, validate and plan graph files. Uses only the public C API (and,
  * when built with MPI, libchunkarray_mpi's: `mpirun -np N chunkarray run ...` runs distributed). */
 #define _POSIX_C_SOURCE 200809L
+#define CA_EXPERIMENTAL 1 /* the distributed calls (chunkarray/dist.h) are experimental API */
 #include <chunkarray/chunkarray.h>
 #include <chunkarray/dist.h>
 #ifdef CA_CLI_MPI

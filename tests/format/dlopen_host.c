@@ -24,8 +24,7 @@ static struct {
   void (*buffer_free)(void *);
   ca_status_t (*save)(const ca_graph_t *, const char *);
   ca_status_t (*load)(ca_graph_t **, const char *);
-  ca_status_t (*compute)(ca_context_t *, const ca_graph_t *, const ca_key_t *, size_t, ca_block_t **,
-                         const ca_compute_options_t *);
+  __typeof__(ca_compute) *compute; /* the header's own type: a signature change cannot drift here */
   ca_status_t (*block_new)(ca_block_t **, ca_dtype_t, int32_t, const int64_t *);
   void *(*block_data)(const ca_block_t *);
   int64_t (*block_size)(const ca_block_t *);
@@ -98,7 +97,7 @@ static ca_status_t k_sum(ca_block_t **out, const ca_arg_t *args, size_t nargs, c
 static int compute_total(ca_context_t *ctx, const ca_graph_t *g, double *total) {
   ca_key_t key = {"total", NULL, 0};
   ca_block_t *res = NULL;
-  CHECK(api.compute(ctx, g, &key, 1, &res, NULL));
+  CHECK(api.compute(&res, ctx, g, &key, 1, NULL));
   *total = *(const double *)api.block_data(res);
   api.block_free(res);
   return 0;

@@ -609,7 +609,7 @@ TEST(Format, OverlapLayersRoundTripSymbolically) {
       ASSERT_EQ(ca_array_graph(&g, l), CA_OK);
       ASSERT_EQ(ca_array_graph(&g0, a), CA_OK);
       ca_layer_info_t info = CA_LAYER_INFO_INIT;
-      ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(l), &info), CA_OK) << ca_last_error_message();
+      ASSERT_EQ(ca_graph_layer_info(&info, g, ca_array_name(l)), CA_OK) << ca_last_error_message();
       EXPECT_EQ(info.kind, CA_LAYER_OVERLAP);
       EXPECT_EQ(info.num_tasks, 6);
       expect_same_graph(g0, g);  // same layers, keys and tasks
@@ -647,7 +647,7 @@ TEST(Format, OverlapLayersOfVersion1FilesLoadMaterialized) {
   ca_graph_t *g = nullptr;
   ASSERT_EQ(ca_array_graph(&g, l), CA_OK);
   ca_layer_info_t info = CA_LAYER_INFO_INIT;
-  ASSERT_EQ(ca_graph_layer_info(g, ca_array_name(l), &info), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_graph_layer_info(&info, g, ca_array_name(l)), CA_OK) << ca_last_error_message();
   EXPECT_EQ(info.kind, CA_LAYER_MATERIALIZED);
   EXPECT_EQ(info.num_tasks, 6);
   ca_graph_free(g);
@@ -662,7 +662,7 @@ TEST(Format, OverlapLayersOfVersion1FilesLoadMaterialized) {
   const int64_t shape[2] = {11, 9}, numblocks[2] = {3, 2}, sizes[5] = {4, 4, 3, 3, 6}, depth[2] = {1, 2};
   const ca_chunks_t ch{2, numblocks, sizes};
   ca_array_t *a = nullptr, *o = nullptr;
-  ASSERT_EQ(ca_array_from_buffer(&a, x.data(), CA_FLOAT64, 2, shape, nullptr, &ch, CA_BUFFER_COPY, nullptr, nullptr),
+  ASSERT_EQ(ca_array_from_buffer(&a, x.data(), CA_FLOAT64, 2, shape, &ch, nullptr),
             CA_OK) << ca_last_error_message();
   const ca_boundary_t bnd[2] = {{CA_BOUNDARY_REFLECT, 0, 0.0}, {CA_BOUNDARY_CONSTANT, 0, 7.5}};
   ASSERT_EQ(ca_array_overlap(&o, a, depth, bnd, nullptr), CA_OK) << ca_last_error_message();
