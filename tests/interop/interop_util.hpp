@@ -12,12 +12,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/block.hpp"
-
-#ifndef CA_PYTHON
-#define CA_PYTHON "/usr/bin/python3"
-#endif
+#include "support/python.hpp"
 
 namespace ca::test {
 
@@ -58,16 +56,17 @@ inline int run_python(const TempDir &dir, const std::string &script, const std::
   std::string file = dir / "script.py";
   write_text(file, script);
   std::string out = dir / "python.log";
-  std::string cmd = std::string(CA_PYTHON) + " " + file + " " + args + " > " + out + " 2>&1";
-  int rc = std::system(cmd.c_str());
+  std::vector<std::string> argv;  // split on spaces, as the shell did (no caller quotes)
+  std::istringstream ss(args);
+  for (std::string a; ss >> a;) argv.push_back(a);
+  int rc = python_run(file, argv, out, out);
   if (log) *log = read_text(out);
-  if (rc == -1 || !WIFEXITED(rc)) return -1;
-  return WEXITSTATUS(rc);
+  return rc;
 }
 
 inline bool python_has_zarr() {
-  std::string cmd = std::string(CA_PYTHON) + " -c 'import numpy, zarr, numcodecs' > /dev/null 2>&1";
-  return std::system(cmd.c_str()) == 0;
+  static const bool has = python_code("import numpy, zarr, numcodecs") == 0;
+  return has;
 }
 
 }  // namespace ca::test

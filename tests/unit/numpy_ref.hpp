@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -23,10 +24,7 @@
 #include "core/block.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
-
-#ifndef CA_PYTHON
-#define CA_PYTHON "/usr/bin/python3"
-#endif
+#include "support/python.hpp"
 
 namespace ca::test {
 
@@ -113,16 +111,17 @@ inline Npy run_numpy(const std::string &code, const std::map<std::string, Npy> &
     std::ofstream f(d + "/script.py");
     f << py.str();
   }
-  std::string cmd = std::string(CA_PYTHON) + " " + d + "/script.py 2>" + d + "/err.txt";
-  int rc = std::system(cmd.c_str());
+  int rc = python_run(d + "/script.py", {}, "", d + "/err.txt");
   if (rc != 0) {
     std::ifstream e(d + "/err.txt");
     std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
-    std::system(("rm -rf " + d).c_str());
+    std::error_code ec;
+    std::filesystem::remove_all(d, ec);
     throw std::runtime_error("python failed: " + err + "\n--- script ---\n" + py.str());
   }
   Npy r = read_npy(d + "/result.npy");
-  std::system(("rm -rf " + d).c_str());
+  std::error_code ec;
+  std::filesystem::remove_all(d, ec);
   return r;
 }
 

@@ -16,6 +16,7 @@
 #include "core/datetime.hpp"
 #include "core/dtype.hpp"
 #include "core/half.hpp"
+#include "support/python.hpp"
 
 #ifndef CA_PYTHON
 #define CA_PYTHON "/usr/bin/python3"
@@ -27,20 +28,8 @@ namespace {
 
 /// Run a Python program (NumPy as the reference) and return what it prints.
 std::string python(const std::string &code) {
-  char path[] = "/tmp/ca_test_dtype_XXXXXX";
-  const int fd = mkstemp(path);
-  EXPECT_GE(fd, 0);
-  FILE *f = fdopen(fd, "w");
-  std::fputs(code.c_str(), f);
-  std::fclose(f);
-  const std::string cmd = std::string(CA_PYTHON) + " " + path;
-  FILE *p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  EXPECT_EQ(pclose(p), 0) << code;
-  std::remove(path);
+  std::string out, err;
+  EXPECT_EQ(ca::test::python_code(code, {}, &out, &err), 0) << code << "\n" << err;
   return out;
 }
 

@@ -93,12 +93,12 @@ std::vector<std::unique_ptr<Npy>> run_numpy_many(const std::string &code, const 
     std::ofstream f(d + "/script.py");
     f << py.str();
   }
-  std::string cmd = std::string(CA_PYTHON) + " " + d + "/script.py 2>" + d + "/err.txt";
-  int rc = std::system(cmd.c_str());
+  int rc = ca::test::python_run(d + "/script.py", {}, "", d + "/err.txt");
   if (rc != 0) {
     std::ifstream e(d + "/err.txt");
     std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
-    std::system(("rm -rf " + d).c_str());
+    std::error_code ec;
+    std::filesystem::remove_all(d, ec);
     throw std::runtime_error("python failed: " + err + "\n--- script ---\n" + py.str());
   }
   std::vector<std::unique_ptr<Npy>> out(count);
@@ -106,7 +106,8 @@ std::vector<std::unique_ptr<Npy>> run_numpy_many(const std::string &code, const 
     std::string path = d + "/r" + std::to_string(i) + ".npy";
     if (std::ifstream(path).good()) out[i] = std::make_unique<Npy>(ca::test::read_npy(path));
   }
-  std::system(("rm -rf " + d).c_str());
+  std::error_code ec;
+  std::filesystem::remove_all(d, ec);
   return out;
 }
 

@@ -103,13 +103,13 @@ class Batch {
       std::ofstream f(d + "/script.py");
       f << py.str();
     }
-    std::string cmd = std::string(CA_PYTHON) + " " + d + "/script.py 2>" + d + "/err.txt";
-    int rc = std::system(cmd.c_str());
+    int rc = ca::test::python_run(d + "/script.py", {}, "", d + "/err.txt");
     if (rc != 0) {
       std::ifstream e(d + "/err.txt");
       std::string err((std::istreambuf_iterator<char>(e)), std::istreambuf_iterator<char>());
       ADD_FAILURE() << "python failed: " << err;
-      std::system(("rm -rf " + d).c_str());
+      std::error_code ec;
+      std::filesystem::remove_all(d, ec);
       return;
     }
     std::ifstream cf(d + "/chunks.txt");
@@ -124,7 +124,8 @@ class Batch {
         EXPECT_EQ(chunks_str(c.got->chunks), line) << c.what << " [" << c.da_expr << "]";
       }
     }
-    std::system(("rm -rf " + d).c_str());
+    std::error_code ec;
+    std::filesystem::remove_all(d, ec);
     cases_.clear();
   }
 
