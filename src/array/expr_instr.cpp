@@ -17,6 +17,7 @@
 #include "array/create.hpp"
 #include "array/expr_instr.hpp"
 #include "array/op_table.hpp"
+#include "array/vecmath.hpp"
 
 namespace ca::instr {
 
@@ -57,6 +58,8 @@ const char *isa_name(Isa isa) { return isa == Isa::Avx2 ? "avx2" : "baseline"; }
 
 Fn resolve(const ExprInstr &ins, int variant) {
   if (is_ext_instr(ins)) return resolve_ext(ins, variant);
+  // float32/float64 transcendental functions and sqrt: SLEEF's vector functions (array/vecmath.hpp)
+  if (Fn f = vecmath::resolve(ins, variant, vecmath::active_level())) return f;
 #if CA_INSTR_HAVE_AVX2
   if (active_isa() == Isa::Avx2) return avx2::resolve_variant(ins, variant);
 #endif
