@@ -5,7 +5,9 @@
 // with different flags: the pragma applies only to what array/expr_instr.inc defines, so the inline
 // and template functions of shared headers (libstdc++, core/) stay baseline wherever the compiler
 // emits them out of line, and the linker can never keep an AVX2 copy of one for a CPU without it.
-// There is no -mfma: results are the same bit for bit at both levels.
+// There is no -mfma: results are the same bit for bit at both levels. The float32/float64
+// transcendental functions and sqrt are not here but in array/vecmath.hpp (SLEEF, per ISA level up to
+// AVX-512): those may differ in the last bit between levels, within their stated ULP bounds (docs/math.md).
 #include <algorithm>
 #include <cmath>
 #include <complex>

@@ -61,14 +61,12 @@ template <class T>
     default: return std::numeric_limits<T>::quiet_NaN();
   }
 }
+#if CA_HAVE_SLEEF
 template <class T>
 [[gnu::noinline]] T scalar2(int32_t op, T x, T y) {
   return op == CA_OP_POW ? std::pow(x, y) : std::atan2(x, y);
 }
-template float scalar1<float>(int32_t, float);
-template double scalar1<double>(int32_t, double);
-template float scalar2<float>(int32_t, float, float);
-template double scalar2<double>(int32_t, double, double);
+#endif
 
 }  // namespace
 
