@@ -165,7 +165,8 @@ void check_unary_level(const Fn1 &fn, vecmath::Level level, double *worst) {
     }
   }
   // Every tail length (and n = 0): the same values element for element, nothing written past n.
-  for (int64_t n = 0; n <= 33; ++n) {
+  f(ins, nullptr, nullptr, nullptr, nullptr, 0);
+  for (int64_t n = 1; n <= 33; ++n) {
     std::vector<T> rr(size_t(n) + 1, T(-7));
     f(ins, x.data() + 100, nullptr, nullptr, rr.data(), n);
     for (int64_t i = 0; i < n; ++i)
@@ -202,6 +203,15 @@ void check_binary_level(const Fn2 &fn, vecmath::Level level, double *worst) {
                     << double(fn.ref((long double)a[i], (long double)b[i])) << ": " << e << " ULP";
       if (++fails > 8) return;
     }
+  }
+  // Every tail length (n = 0 with null operands): the same values, nothing written past n.
+  f(ins, nullptr, nullptr, nullptr, nullptr, 0);
+  for (int64_t n = 1; n <= 33; ++n) {
+    std::vector<T> rr(size_t(n) + 1, T(-7));
+    f(ins, a.data() + 200, b.data() + 200, nullptr, rr.data(), n);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::memcmp(&rr[size_t(i)], &r[size_t(200 + i)], sizeof(T)), 0) << fn.np << " n=" << n << " i=" << i;
+    ASSERT_EQ(rr[size_t(n)], T(-7)) << fn.np << ": wrote past n=" << n;
   }
   // Scalar first / second operand: the same as the vector form with the value repeated.
   for (T s : {T(2), T(0.5), T(-3), T(0), T(NAN), T(INFINITY)}) {
