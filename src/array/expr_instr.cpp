@@ -5,7 +5,9 @@
 // with different flags: the pragma applies only to what array/expr_instr.inc defines, so the inline
 // and template functions of shared headers (libstdc++, core/) stay baseline wherever the compiler
 // emits them out of line, and the linker can never keep an AVX2 copy of one for a CPU without it.
-// There is no -mfma: results are the same bit for bit at both levels.
+// There is no -mfma: results are the same bit for bit at both levels. The float32/float64
+// transcendental functions and sqrt are not here but in array/vecmath.hpp (SLEEF, per ISA level up to
+// AVX-512): those may differ in the last bit between levels, within their stated ULP bounds (docs/math.md).
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -17,6 +19,7 @@
 #include "array/create.hpp"
 #include "array/expr_instr.hpp"
 #include "array/op_table.hpp"
+#include "array/vecmath.hpp"
 
 namespace ca::instr {
 
@@ -57,6 +60,8 @@ const char *isa_name(Isa isa) { return isa == Isa::Avx2 ? "avx2" : "baseline"; }
 
 Fn resolve(const ExprInstr &ins, int variant) {
   if (is_ext_instr(ins)) return resolve_ext(ins, variant);
+  // float32/float64 transcendental functions and sqrt: SLEEF's vector functions (array/vecmath.hpp)
+  if (Fn f = vecmath::resolve(ins, variant, vecmath::active_level())) return f;
 #if CA_INSTR_HAVE_AVX2
   if (active_isa() == Isa::Avx2) return avx2::resolve_variant(ins, variant);
 #endif
