@@ -52,9 +52,10 @@ const ca::ArrayPtr &arr(const ca_array_t *a, const char *what, const char *param
 
 }  // namespace
 
-// Used by capi_io.cpp (hidden: no CA_API).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a) { return wrap(std::move(a)); }
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a) { return a ? a->a : nullptr; }
+namespace ca::capi {
+ca_array_t *wrap_array(ArrayPtr a) { return wrap(std::move(a)); }
+ArrayPtr unwrap(const ca_array_t *a) { return a ? a->a : nullptr; }
+}  // namespace ca::capi
 
 #define OUT_INIT(out) \
   CA_ARG_NOT_NULL(out); \
@@ -92,10 +93,7 @@ static ca_chunkset *make_chunkset(ca::Chunks c) {
 }
 
 static int64_t ctx_limit(const ca_context_t *ctx) {
-  if (!ctx) return 128 * 1024 * 1024;
-  auto *c = const_cast<ca_context_t *>(ctx);
-  std::lock_guard<std::mutex> lk(c->mu);
-  return c->chunk_size;
+  return ctx ? ctx->engine.chunk_size() : ca::Context::kDefaultChunkSize;
 }
 
 CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *ctx, const ca_dimchunks_t *spec,
@@ -491,56 +489,25 @@ CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, con
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "map_blocks options struct_size is too small");
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
   }
-  // Output dimensions: the largest input's, minus drop_axis, plus new_axis (dask's rules).
-  int32_t nd = 0;
+  std::vector<ca::ArrayPtr> as;
   for (size_t i = 0; i < narrays; ++i) {
     CA_CHECK(arrays[i], CA_EINVAL, "ca_array_map_blocks: array ", i, " is NULL");
-    nd = std::max(nd, arrays[i]->a->ndim());
+    as.push_back(arrays[i]->a);
   }
-  const char *letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  std::string in_index(letters, size_t(nd));
-  std::vector<bool> drop(size_t(nd), false);
-  for (int32_t i = 0; i < o.ndrop_axis; ++i) {
-    int32_t ax = o.drop_axis[i] < 0 ? o.drop_axis[i] + nd : o.drop_axis[i];
-    CA_CHECK(ax >= 0 && ax < nd, CA_EINVAL, "map_blocks: drop_axis ", o.drop_axis[i], " is out of range for ", nd,
-             " dimensions");
-    drop[size_t(ax)] = true;
-  }
-  std::string out_index;
-  for (int32_t d = 0; d < nd; ++d)
-    if (!drop[size_t(d)]) out_index += in_index[size_t(d)];
-  std::vector<std::pair<char, ca::Index>> new_axes;
-  std::vector<int32_t> nax(o.new_axis, o.new_axis + o.nnew_axis);
-  std::sort(nax.begin(), nax.end());
-  size_t next_letter = size_t(nd);
-  for (int32_t ax : nax) {
-    int32_t total = int32_t(out_index.size()) + 1;
-    int32_t p = ax < 0 ? ax + total : ax;
-    CA_CHECK(p >= 0 && p <= int32_t(out_index.size()), CA_EINVAL, "map_blocks: new_axis ", ax, " is out of range");
-    char c = letters[next_letter++];
-    out_index.insert(out_index.begin() + p, c);
-    new_axes.push_back({c, 1});
-  }
-  std::vector<ca::ArrayArg> aa;
-  for (size_t i = 0; i < narrays; ++i) {
-    const ca::ArrayPtr &x = arrays[i]->a;
-    aa.push_back(ca::ArrayArg::of(x, in_index.substr(size_t(nd - x->ndim()))));
-  }
-  for (size_t i = 0; i < nextra; ++i) aa.push_back(ca::ArrayArg::lit(extra[i]));
-  if (o.block_info) {
-    aa.push_back(ca::ArrayArg::special(ca::BlockwiseArg::BlockIndex));
-    aa.push_back(ca::ArrayArg::special(ca::BlockwiseArg::BlockOrigin));
-  }
-  ca::DType dt = o.dtype != CA_DTYPE_INVALID ? o.dtype : arrays[0]->a->dtype;
-  CA_CHECK(ca::dtype_valid(dt) && dt != CA_RAW, CA_ETYPE, "map_blocks: invalid dtype ", dt);
+  CA_CHECK(o.drop_axis || o.ndrop_axis <= 0, CA_EINVAL, "ca_array_map_blocks: drop_axis is NULL with ndrop_axis ",
+           o.ndrop_axis);
+  CA_CHECK(o.new_axis || o.nnew_axis <= 0, CA_EINVAL, "ca_array_map_blocks: new_axis is NULL with nnew_axis ",
+           o.nnew_axis);
+  ca::MapBlocksOptions mo;
+  if (o.name) mo.name = o.name;
+  mo.dtype = o.dtype;
+  if (o.ndrop_axis > 0) mo.drop_axis.assign(o.drop_axis, o.drop_axis + o.ndrop_axis);
+  if (o.nnew_axis > 0) mo.new_axis.assign(o.new_axis, o.new_axis + o.nnew_axis);
   ca::Chunks explicit_chunks;
   if (o.chunks) explicit_chunks = chunks_in(o.chunks, "ca_array_map_blocks");
-  if (!o.chunks && !new_axes.empty()) {
-    // new axes get one block of size 1 unless chunks were given
-  }
-  // dask's map_blocks uses concatenate=True: a dropped axis arrives as one block.
-  *out = wrap(ca::blockwise(o.name ? o.name : kernel, kernel, out_index, std::move(aa), dt, new_axes,
-                            o.chunks ? &explicit_chunks : nullptr, true));
+  mo.chunks = o.chunks ? &explicit_chunks : nullptr;
+  mo.block_info = o.block_info != 0;
+  *out = wrap(ca::map_blocks(kernel, as, std::vector<ca_arg_t>(extra, extra + nextra), mo));
   return CA_OK;
   CA_CATCH
 }
@@ -582,21 +549,9 @@ CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, co
   CA_TRY
   CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_compute_many: arrays is NULL");
   std::vector<ca::ArrayPtr> as;
-  std::vector<ca::BlockRef> blocks;
-  std::vector<void *> bufs;
+  for (size_t i = 0; i < narrays; ++i) as.push_back(arr(arrays[i], "ca_array_compute"));
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  for (size_t i = 0; i < narrays; ++i) {
-    as.push_back(arr(arrays[i], "ca_array_compute"));
-    // Unknown block sizes (dask's NaN chunks): compute the blocks first, then assemble them.
-    if (!ca::chunks_known(as.back()->chunks)) as.back() = ca::persist(*ctx->executor(), ctx->registry, as.back(), ro);
-    // The result is charged to the context's memory budget before it is allocated: one that cannot
-    // fit fails here with CA_ENOMEM instead of being paged in until the process is killed.
-    ca::wait_to_fit(*ctx->budget, as.back()->nbytes(), ca::str("the result of ca_array_compute (array ", i, ")"));
-    ca::ChargeScope charge(ctx->budget);
-    blocks.emplace_back(ca::block_new(as.back()->dtype, as.back()->ndim(), as.back()->shape.data()));
-    bufs.push_back(blocks.back()->data);
-  }
-  ca::compute_into(*ctx->executor(), ctx->registry, as, bufs, ro);
+  std::vector<ca::BlockRef> blocks = ca::compute_blocks(ctx->engine, std::move(as), ro, "ca_array_compute");
   for (size_t i = 0; i < narrays; ++i) out[i] = blocks[i].release();
   return CA_OK;
   CA_CATCH
@@ -619,7 +574,7 @@ CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a,
            " bytes, the array needs ", a->a->nbytes());
   CA_CHECK(buffer || nbytes == 0, CA_EINVAL, "ca_array_compute_into: buffer is NULL");
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  ca::compute_into(*ctx->executor(), ctx->registry, {a->a}, {buffer}, ro);
+  ca::compute_into(*ctx->engine.executor(), ctx->engine.registry(), {a->a}, {buffer}, ro);
   return CA_OK;
   CA_CATCH
 }
@@ -630,7 +585,7 @@ CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const c
   CA_ARG_NOT_NULL(ctx);
   CA_TRY
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  *out = wrap(ca::persist(*ctx->executor(), ctx->registry, arr(a, "ca_array_persist"), ro));
+  *out = wrap(ca::persist(*ctx->engine.executor(), ctx->engine.registry(), arr(a, "ca_array_persist"), ro));
   return CA_OK;
   CA_CATCH
 }

@@ -51,9 +51,9 @@ ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts) 
     if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
     ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
   }
-  std::lock_guard<std::mutex> lk(ctx->mu);
-  ro.budget = ctx->budget;
-  ro.max_tasks = ctx->task_budget();
+  ca::RunOptions cr = ctx->engine.run_options();
+  ro.budget = cr.budget;
+  ro.max_tasks = cr.max_tasks;
   return ro;
 }
 
@@ -71,6 +71,11 @@ std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *wh
   }
   return out;
 }
+
+Context &engine(ca_context_t *ctx) { return ctx->engine; }
+const Context &engine(const ca_context_t *ctx) { return ctx->engine; }
+Graph &engine(ca_graph_t *g) { return g->g; }
+const Graph &engine(const ca_graph_t *g) { return g->g; }
 
 }  // namespace ca::capi
 

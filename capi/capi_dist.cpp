@@ -16,8 +16,6 @@
 #include "io/array_io.hpp"
 #include "io/zarr_array.hpp"
 
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
 ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
 
 namespace {
@@ -129,8 +127,8 @@ void copy_into(ca::Block &dst, const ca::Block &b, const ca::Index *start) {
 // `on_output`). Returns the blocks kept on this rank (in array_keys order; nullptr elsewhere).
 std::vector<ca::Block *> run_array(ca_context_t *ctx, const ca::ArrayPtr &a, const ca::RunOptions &ro, const DistCall &c,
                                    const ArrayKeys &keys) {
-  auto plan = ca::build_plan(*a->graph, keys.refs.data(), keys.refs.size(), &ctx->registry, ro.max_tasks);
-  auto exec = ctx->executor();
+  auto plan = ca::build_plan(*a->graph, keys.refs.data(), keys.refs.size(), &ctx->engine.registry(), ro.max_tasks);
+  auto exec = ctx->engine.executor();
   return ca::dist::compute(*exec, *plan, ro, *c.o.transport, c.d, c.o.stats);
 }
 
@@ -173,8 +171,8 @@ CA_API ca_status_t ca_dist_compute(ca_block_t **results, ca_context_t *ctx, cons
   DistCall c = dist_call(dopts, "ca_dist_compute");
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   auto refs = key_refs(keys, nkeys);
-  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->registry, ro.max_tasks);
-  auto exec = ctx->executor();
+  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->engine.registry(), ro.max_tasks);
+  auto exec = ctx->engine.executor();
   std::vector<ca::Block *> outs = ca::dist::compute(*exec, *plan, ro, *c.o.transport, c.d, c.o.stats);
   for (size_t i = 0; i < nkeys; ++i) results[i] = outs[i];
   return CA_OK;
@@ -223,7 +221,7 @@ CA_API ca_status_t ca_dist_array_compute(ca_block_t **out, ca_context_t *ctx, co
   CA_TRY
   DistCall c = dist_call(dopts, "ca_dist_array_compute");
   c.d.results = CA_DIST_RESULTS_GATHER;
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   ca::require_known_chunks(*x, "ca_dist_array_compute");
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   ArrayKeys keys = array_keys(*x);
@@ -238,7 +236,7 @@ CA_API ca_status_t ca_dist_array_compute(ca_block_t **out, ca_context_t *ctx, co
   auto org = origins(*x);
   ca::BlockRef res;
   {
-    ca::ChargeScope charge(ctx->budget);
+    ca::ChargeScope charge(&ctx->engine.budget());
     res = ca::BlockRef(ca::block_new(x->dtype, x->ndim(), x->shape.data()));
   }
   std::vector<ca::Index> start(static_cast<size_t>(x->ndim()));
@@ -263,12 +261,12 @@ CA_API ca_status_t ca_dist_array_persist(ca_array_t **out, ca_context_t *ctx, co
   CA_TRY
   DistCall c = dist_call(dopts, "ca_dist_array_persist");
   c.d.results = CA_DIST_RESULTS_LOCAL;
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   ca::require_known_chunks(*x, "ca_dist_array_persist");
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   ArrayKeys keys = array_keys(*x);
   // Where each block stays: the placement every rank computes (the same one the compute uses).
-  auto plan = ca::build_plan(*x->graph, keys.refs.data(), keys.refs.size(), &ctx->registry, ro.max_tasks);
+  auto plan = ca::build_plan(*x->graph, keys.refs.data(), keys.refs.size(), &ctx->engine.registry(), ro.max_tasks);
   const auto owner = ca::dist::place(*plan, c.o.transport->size, c.d.placement);
   std::vector<int32_t> home;
   std::vector<int64_t> nbytes;
@@ -279,7 +277,7 @@ CA_API ca_status_t ca_dist_array_persist(ca_array_t **out, ca_context_t *ctx, co
     for (int32_t d = 0; d < x->ndim(); ++d) n *= x->chunks[size_t(d)][size_t(keys.idx[i][size_t(d)])];
     nbytes.push_back(n);
   }
-  auto exec = ctx->executor();
+  auto exec = ctx->engine.executor();
   std::vector<ca::Block *> blocks = ca::dist::compute(*exec, *plan, ro, *c.o.transport, c.d, c.o.stats);
   std::vector<const ca::Block *> held(blocks.begin(), blocks.end());
   try {
@@ -299,7 +297,7 @@ CA_API ca_status_t ca_dist_array_persist(ca_array_t **out, ca_context_t *ctx, co
   auto g = std::make_shared<ca::Graph>();
   g->add_layer(std::make_shared<ca::DataLayer>(name, nb, std::move(held), std::move(home), c.o.transport->size,
                                                std::move(nbytes)));
-  *out = ca_capi_wrap_array(ca::array_from_layer(g, name, x->chunks, x->dtype));
+  *out = ca::capi::wrap_array(ca::array_from_layer(g, name, x->chunks, x->dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -313,7 +311,7 @@ CA_API ca_status_t ca_dist_array_store(ca_context_t *ctx, const ca_array_t *a, c
   CA_TRY
   DistCall c = dist_call(dopts, "ca_dist_array_store");
   c.d.results = CA_DIST_RESULTS_LOCAL;
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   ca::require_known_chunks(*x, "ca_dist_array_store");
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   ArrayKeys keys = array_keys(*x);
@@ -355,7 +353,7 @@ CA_API ca_status_t ca_dist_array_to_zarr(ca_context_t *ctx, const ca_array_t *a,
   CA_TRY
   DistCall c = dist_call(dopts, "ca_dist_array_to_zarr");
   c.d.results = CA_DIST_RESULTS_LOCAL;
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   ca::require_known_chunks(*x, "ca_dist_array_to_zarr");
   ca::io::ZarrWriteOptions w = ca_capi_zarr_write_options(*x, zopts);
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);

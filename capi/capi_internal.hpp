@@ -12,30 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "capi_handles.hpp"
 #include "core/block.hpp"
 #include "core/error.hpp"
+#include "exec/context.hpp"
 #include "exec/executor.hpp"
 #include "graph/graph.hpp"
 #include "kernel/kernel.hpp"
 
+/// A handle around the engine context (exec/context.hpp).
 struct ca_context {
-  ca_context_options_t opts{};
-  ca::KernelRegistry registry;
-  std::mutex mu;  // guards exec and config
-  std::shared_ptr<ca::Executor> exec;
-  int32_t num_threads = 0;
-  /// Every block of this context's computations is charged here (core/memory.hpp); its limit is the
-  /// memory-limit configuration. Owned reference.
-  ca::MemoryBudget *budget = ca::MemoryBudget::create(0);
-  /// Most tasks one plan may materialize (config graph.max-tasks); 0 = derived from the memory limit.
-  int64_t max_tasks = 0;
-  int64_t chunk_size = 128 * 1024 * 1024;
-  std::shared_ptr<ca::Executor> executor();
-  int64_t task_budget() const { return max_tasks > 0 ? max_tasks : ca::default_max_tasks(budget->limit()); }
-  ca_context() = default;
-  ca_context(const ca_context &) = delete;
-  ca_context &operator=(const ca_context &) = delete;
-  ~ca_context() { budget->release(); }
+  explicit ca_context(const ca::ContextOptions &o) : engine(o) {}
+  ca::Context engine;
 };
 
 struct ca_graph {

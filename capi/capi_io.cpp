@@ -13,8 +13,6 @@
 // Array handles are defined in capi_array.cpp. Its two helpers below wrap an ArrayPtr into a new
 // handle (refcount 1) and read the ArrayPtr of a handle.
 // Defined in capi_array.cpp (hidden, not exported).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
 ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
 
 namespace {
@@ -26,7 +24,7 @@ std::optional<ca::Chunks> chunks_in(const ca_chunks_t *c, const char *what) {
 
 ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *param = "a") {
   CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
-  return ca_capi_unwrap(a);
+  return ca::capi::unwrap(a);
 }
 
 }  // namespace
@@ -91,7 +89,7 @@ CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const 
   *out = nullptr;
   CA_ARG_NOT_NULL(path);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::io::from_zarr(path, chunks_in(chunks, "ca_array_from_zarr")));
+  *out = ca::capi::wrap_array(ca::io::from_zarr(path, chunks_in(chunks, "ca_array_from_zarr")));
   return CA_OK;
   CA_CATCH
 }
@@ -104,7 +102,7 @@ CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, cons
   ca::ArrayPtr x = arr(a, "ca_array_to_zarr");
   ca::io::ZarrWriteOptions w = zarr_opts(*x, opts);
   ca::RunOptions ro = ca::capi::run_options(ctx, copts);
-  ca::io::to_zarr(*ctx->executor(), ctx->registry, x, path, w, ro);
+  ca::io::to_zarr(*ctx->engine.executor(), ctx->engine.registry(), x, path, w, ro);
   return CA_OK;
   CA_CATCH
 }
@@ -130,7 +128,7 @@ CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const c
   *out = nullptr;
   CA_ARG_NOT_NULL(path);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::io::from_npy(path, chunks_in(chunks, "ca_array_from_npy")));
+  *out = ca::capi::wrap_array(ca::io::from_npy(path, chunks_in(chunks, "ca_array_from_npy")));
   return CA_OK;
   CA_CATCH
 }
@@ -142,7 +140,7 @@ CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_npy");
   ca::RunOptions ro = ca::capi::run_options(ctx, copts);
-  ca::io::to_npy(*ctx->executor(), ctx->registry, x, path, ro);
+  ca::io::to_npy(*ctx->engine.executor(), ctx->engine.registry(), x, path, ro);
   return CA_OK;
   CA_CATCH
 }

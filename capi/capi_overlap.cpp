@@ -8,8 +8,6 @@
 #include "capi_internal.hpp"
 
 // capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
 
 namespace {
 
@@ -53,8 +51,8 @@ CA_API ca_status_t ca_array_overlap(ca_array_t **out, const ca_array_t *a, const
   CA_ARG_NOT_NULL(a);
   CA_TRY
   ca_overlap_options_t o = options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_overlap");
-  ca::ArrayPtr x = ca_capi_unwrap(a);
-  *out = ca_capi_wrap_array(ca::overlap(x, depth_in(x->ndim(), depth, o.depth_after),
+  ca::ArrayPtr x = ca::capi::unwrap(a);
+  *out = ca::capi::wrap_array(ca::overlap(x, depth_in(x->ndim(), depth, o.depth_after),
                                         boundary_in(x->ndim(), boundary), o.allow_rechunk != 0));
   return CA_OK;
   CA_CATCH
@@ -66,8 +64,8 @@ CA_API ca_status_t ca_array_trim_internal(ca_array_t **out, const ca_array_t *a,
   CA_ARG_NOT_NULL(a);
   CA_TRY
   ca_overlap_options_t o = options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_trim_internal");
-  ca::ArrayPtr x = ca_capi_unwrap(a);
-  *out = ca_capi_wrap_array(
+  ca::ArrayPtr x = ca::capi::unwrap(a);
+  *out = ca::capi::wrap_array(
       ca::trim_internal(x, depth_in(x->ndim(), depth, o.depth_after), boundary_in(x->ndim(), boundary)));
   return CA_OK;
   CA_CATCH
@@ -88,7 +86,7 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
   int32_t nd = 0;
   for (size_t i = 0; i < narrays; ++i) {
     CA_CHECK(arrays[i], CA_EINVAL, "ca_array_map_overlap: array ", i, " is NULL");
-    xs.push_back(ca_capi_unwrap(arrays[i]));
+    xs.push_back(ca::capi::unwrap(arrays[i]));
     nd = std::max(nd, xs.back()->ndim());
   }
   ca::MapOverlapOptions mo;
@@ -104,7 +102,7 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
   mo.block_info = o.block_info != 0;
   if (o.name) mo.name = o.name;
   std::vector<ca_arg_t> ex(extra, extra + nextra);
-  *out = ca_capi_wrap_array(
+  *out = ca::capi::wrap_array(
       ca::map_overlap(kernel, xs, depth_in(nd, depth, o.depth_after), boundary_in(nd, boundary), ex, mo));
   return CA_OK;
   CA_CATCH
@@ -120,11 +118,11 @@ CA_API ca_status_t ca_array_sliding_window_view(ca_array_t **out, const ca_array
   std::vector<ca::Index> w(window_shape, window_shape + nwindow);
   std::vector<int64_t> ax;
   if (axis) ax.assign(axis, axis + nwindow);
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   if (!axis)
     CA_CHECK(nwindow == size_t(x->ndim()), CA_EINVAL, "ca_array_sliding_window_view: since axis is NULL, window_shape "
              "must have one entry per dimension (", x->ndim(), "), got ", nwindow);
-  *out = ca_capi_wrap_array(ca::sliding_window_view(x, w, ax));
+  *out = ca::capi::wrap_array(ca::sliding_window_view(x, w, ax));
   return CA_OK;
   CA_CATCH
 }

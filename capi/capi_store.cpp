@@ -8,8 +8,6 @@
 #include "capi_internal.hpp"
 
 // capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
 
 using ca::capi::set_error;
 
@@ -18,9 +16,7 @@ namespace {
 ca::RechunkOptions rechunk_options(const ca_context_t *ctx, const ca_rechunk_options_t *opts, const char *what) {
   ca::RechunkOptions ro;
   if (ctx) {
-    auto *c = const_cast<ca_context_t *>(ctx);
-    std::lock_guard<std::mutex> lk(c->mu);
-    ro.block_size_limit = c->chunk_size;
+    ro.block_size_limit = ctx->engine.chunk_size();
   }
   if (opts) {
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, what, ": options struct_size ", opts->struct_size,
@@ -51,14 +47,14 @@ CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
   CA_TRY
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   arr(x, "ca_array_rechunk_ex");
   CA_CHECK((chunks != nullptr) != (spec != nullptr), CA_EINVAL,
            "ca_array_rechunk_ex: give exactly one of chunks and spec");
   ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_ex");
   ca::ArrayPtr r = chunks ? ca::rechunk(x, ca::capi::chunks_in(chunks, "ca_array_rechunk_ex"), ro)
                           : ca::rechunk(x, std::string(spec), ro);
-  *out = ca_capi_wrap_array(std::move(r));
+  *out = ca::capi::wrap_array(std::move(r));
   return CA_OK;
   CA_CATCH
 }
@@ -76,7 +72,7 @@ CA_API ca_status_t ca_array_rechunk_nstages(int64_t *out, const ca_context_t *ct
   CA_ARG_NOT_NULL(out);
   *out = 0;
   CA_TRY
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   arr(x, "ca_array_rechunk_nstages");
   ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_nstages");
   *out = int64_t(ca::rechunk_stages(*x, ca::capi::chunks_in(chunks, "ca_array_rechunk_nstages"), ro).size());
@@ -97,11 +93,11 @@ CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *cons
   CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_store_many: arrays is NULL");
   std::vector<ca::ArrayPtr> as;
   for (size_t i = 0; i < narrays; ++i) {
-    as.push_back(ca_capi_unwrap(arrays[i]));
+    as.push_back(ca::capi::unwrap(arrays[i]));
     CA_CHECK(as.back(), CA_EINVAL, "ca_array_store_many: array ", i, " is NULL");
   }
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  ca::store(*ctx->executor(), ctx->registry, as,
+  ca::store(*ctx->engine.executor(), ctx->engine.registry(), as,
             [&](const ca::StoreRegion &r, const ca::Block *b) {
               std::string msg;
               ca_store_region_t reg;
