@@ -6,8 +6,6 @@
 
 #include "builtins/builtins.hpp"
 
-using ca::capi::set_error;
-
 namespace {
 thread_local std::string t_config_value;
 }  // namespace

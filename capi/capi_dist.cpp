@@ -15,8 +15,6 @@
 #include "graph/plan.hpp"
 #include "io/array_io.hpp"
 
-ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
-
 namespace {
 
 std::vector<ca::KeyRef> key_refs(const ca_key_t *keys, size_t nkeys) {
@@ -186,7 +184,7 @@ CA_API ca_status_t ca_dist_array_to_zarr(ca_context_t *ctx, const ca_array_t *a,
   CA_TRY
   ca::dist::ArrayCall c = array_call(ctx, a, opts, dopts, "ca_dist_array_to_zarr");
   ca::require_known_chunks(*c.array, c.what);
-  ca::dist::array_to_zarr(c, path, ca_capi_zarr_write_options(*c.array, zopts));
+  ca::dist::array_to_zarr(c, path, ca::capi::zarr_write_options(*c.array, zopts));
   return CA_OK;
   CA_CATCH
 }

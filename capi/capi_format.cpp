@@ -14,8 +14,6 @@
 
 // Array handles are defined in capi_array.cpp.
 
-using ca::capi::set_error;
-
 namespace {
 
 namespace fmt = ca::format;

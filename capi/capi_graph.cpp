@@ -9,8 +9,6 @@
 #include <vector>
 #include <unordered_map>
 
-using ca::capi::set_error;
-
 namespace {
 
 ca::KeyRef key_ref(const ca_key_t *k) { return {k->name, k->index, k->nindex}; }

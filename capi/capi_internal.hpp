@@ -39,6 +39,10 @@ struct ca_cancel {
   std::atomic<bool> flag{false};
 };
 
+namespace ca::io {
+struct ZarrWriteOptions;
+}
+
 namespace ca::capi {
 
 /// Record the failure for ca_last_error_message() and return its code.
@@ -49,6 +53,18 @@ ca_status_t handle_exception() noexcept;
 ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts);
 /// A ca_chunks_t as chunks (tuple of tuples); `what` names the calling function in errors.
 std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *what);
+/// A shape: ndim in 0..CA_MAX_NDIM, shape non-NULL when ndim > 0, no negative extent (CA_EINVAL).
+std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *what);
+/// The engine array behind public parameter `param` (the headers name a lone array `a`); CA_EINVAL
+/// naming `what` and `param` when it is NULL. Defined in capi_array.cpp.
+const ca::ArrayPtr &arr(const ca_array_t *a, const char *what, const char *param = "a");
+/// The engine arrays behind a handle list (CA_EINVAL for a NULL list with n > 0 or a NULL entry).
+std::vector<ca::ArrayPtr> arrays_in(const ca_array_t *const *arrays, size_t n, const char *what);
+/// ca_zarr_options_t (nullable) as the io layer's options for `a` (capi_io.cpp; the distributed
+/// to_zarr writes the same stores).
+ca::io::ZarrWriteOptions zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
+/// A copy of `s` in malloc'd memory (freed with ca_string_free).
+char *dup_string(const std::string &s);
 
 /// An options struct as passed in (nullable, versioned by its leading `uint32_t struct_size`): the
 /// defaults, overwritten by the caller's first struct_size bytes. `min_size` is the smallest size the
@@ -67,6 +83,9 @@ T options_in(const T *opts, const T &defaults, const char *fn, const char *name 
 
 }  // namespace ca::capi
 
+using ca::capi::arr;
+using ca::capi::set_error;
+
 // Every exported function body: CA_TRY ... CA_CATCH  (maps exceptions to status codes).
 #define CA_TRY try {
 #define CA_CATCH                           \
@@ -84,3 +103,8 @@ T options_in(const T *opts, const T &defaults, const char *fn, const char *name 
   do {                                                                                           \
     if (!(p)) return ::ca::capi::set_error(CA_EINVAL, std::string(fn) + ": " #p " is NULL");     \
   } while (0)
+
+/// Check a function's single output pointer and clear what it points to.
+#define OUT_INIT(out)   \
+  CA_ARG_NOT_NULL(out); \
+  *out = nullptr

@@ -10,27 +10,17 @@
 #include "io/array_io.hpp"
 #include "io/fs.hpp"
 
-// Array handles are defined in capi_array.cpp. Its two helpers below wrap an ArrayPtr into a new
-// handle (refcount 1) and read the ArrayPtr of a handle.
-// Defined in capi_array.cpp (hidden, not exported).
-ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
-
 namespace {
 
-std::optional<ca::Chunks> chunks_in(const ca_chunks_t *c, const char *what) {
+std::optional<ca::Chunks> optional_chunks_in(const ca_chunks_t *c, const char *what) {
   if (!c) return std::nullopt;
   return ca::capi::chunks_in(c, what);
-}
-
-ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *param = "a") {
-  CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
-  return ca::capi::unwrap(a);
 }
 
 }  // namespace
 
 // Shared with capi_dist.cpp (the distributed to_zarr writes the same stores).
-ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts) {
+ca::io::ZarrWriteOptions ca::capi::zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts) {
   ca_zarr_options_t o = CA_ZARR_OPTIONS_INIT;
   if (opts) {
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_array_to_zarr: options struct_size ",
@@ -76,12 +66,6 @@ ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca
   return w;
 }
 
-namespace {
-ca::io::ZarrWriteOptions zarr_opts(const ca::Array &a, const ca_zarr_options_t *opts) {
-  return ca_capi_zarr_write_options(a, opts);
-}
-}  // namespace
-
 extern "C" {
 
 CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const ca_chunks_t *chunks) {
@@ -89,7 +73,7 @@ CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const 
   *out = nullptr;
   CA_ARG_NOT_NULL(path);
   CA_TRY
-  *out = ca::capi::wrap_array(ca::io::from_zarr(path, chunks_in(chunks, "ca_array_from_zarr")));
+  *out = ca::capi::wrap_array(ca::io::from_zarr(path, optional_chunks_in(chunks, "ca_array_from_zarr")));
   return CA_OK;
   CA_CATCH
 }
@@ -100,7 +84,7 @@ CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, cons
   CA_ARG_NOT_NULL(path);
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_zarr");
-  ca::io::ZarrWriteOptions w = zarr_opts(*x, opts);
+  ca::io::ZarrWriteOptions w = ca::capi::zarr_write_options(*x, opts);
   ca::RunOptions ro = ca::capi::run_options(ctx, copts);
   ca::io::to_zarr(*ctx->engine.executor(), ctx->engine.registry(), x, path, w, ro);
   return CA_OK;
@@ -128,7 +112,7 @@ CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const c
   *out = nullptr;
   CA_ARG_NOT_NULL(path);
   CA_TRY
-  *out = ca::capi::wrap_array(ca::io::from_npy(path, chunks_in(chunks, "ca_array_from_npy")));
+  *out = ca::capi::wrap_array(ca::io::from_npy(path, optional_chunks_in(chunks, "ca_array_from_npy")));
   return CA_OK;
   CA_CATCH
 }

@@ -5,14 +5,7 @@
 #include "array/einsum.hpp"
 #include "linalg/linalg.hpp"
 
-// capi_array.cpp (hidden).
-
 namespace {
-
-const ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *which) {
-  CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
-  return ca::capi::unwrap(a);
-}
 
 std::vector<int32_t> axes_in(const int32_t *axes, int32_t n, const char *what, const char *which) {
   CA_CHECK(n >= 0 && (n == 0 || axes), CA_EINVAL, what, ": ", which, " is NULL for ", n, " axes");
@@ -20,10 +13,6 @@ std::vector<int32_t> axes_in(const int32_t *axes, int32_t n, const char *what, c
 }
 
 }  // namespace
-
-#define OUT_INIT(out)   \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
 
 extern "C" {
 

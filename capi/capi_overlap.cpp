@@ -7,8 +7,6 @@
 #include "array/overlap.hpp"
 #include "capi_internal.hpp"
 
-// capi_array.cpp (hidden).
-
 namespace {
 
 ca::Depth depth_in(int32_t nd, const int64_t *depth, const int64_t *after) {
@@ -27,21 +25,7 @@ std::vector<ca::BoundarySpec> boundary_in(int32_t nd, const ca_boundary_t *b) {
   return v;
 }
 
-template <class T>
-T options_in(const T *opts, T init, const char *what) {
-  if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, what, ": opts->struct_size is too small");
-    std::memcpy(&init, opts, std::min<size_t>(opts->struct_size, sizeof(T)));
-    init.struct_size = sizeof(T);
-  }
-  return init;
-}
-
 }  // namespace
-
-#define OUT_INIT(out) \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
 
 extern "C" {
 
@@ -50,7 +34,7 @@ CA_API ca_status_t ca_array_overlap(ca_array_t **out, const ca_array_t *a, const
   OUT_INIT(out);
   CA_ARG_NOT_NULL(a);
   CA_TRY
-  ca_overlap_options_t o = options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_overlap");
+  ca_overlap_options_t o = ca::capi::options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_overlap");
   ca::ArrayPtr x = ca::capi::unwrap(a);
   *out = ca::capi::wrap_array(ca::overlap(x, depth_in(x->ndim(), depth, o.depth_after),
                                         boundary_in(x->ndim(), boundary), o.allow_rechunk != 0));
@@ -63,7 +47,7 @@ CA_API ca_status_t ca_array_trim_internal(ca_array_t **out, const ca_array_t *a,
   OUT_INIT(out);
   CA_ARG_NOT_NULL(a);
   CA_TRY
-  ca_overlap_options_t o = options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_trim_internal");
+  ca_overlap_options_t o = ca::capi::options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_trim_internal");
   ca::ArrayPtr x = ca::capi::unwrap(a);
   *out = ca::capi::wrap_array(
       ca::trim_internal(x, depth_in(x->ndim(), depth, o.depth_after), boundary_in(x->ndim(), boundary)));
@@ -81,7 +65,7 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
   CA_CHECK(narrays >= 1, CA_EINVAL, "ca_array_map_overlap: at least one array is needed");
   CA_CHECK(extra || nextra == 0, CA_EINVAL, "ca_array_map_overlap: extra is NULL with nextra ", nextra);
   ca_map_overlap_options_t o =
-      options_in(opts, ca_map_overlap_options_t CA_MAP_OVERLAP_OPTIONS_INIT, "ca_array_map_overlap");
+      ca::capi::options_in(opts, ca_map_overlap_options_t CA_MAP_OVERLAP_OPTIONS_INIT, "ca_array_map_overlap");
   std::vector<ca::ArrayPtr> xs;
   int32_t nd = 0;
   for (size_t i = 0; i < narrays; ++i) {

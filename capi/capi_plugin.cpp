@@ -9,8 +9,6 @@
 
 #include "capi_internal.hpp"
 
-using ca::capi::set_error;
-
 extern "C" {
 
 CA_API int32_t ca_plugin_abi(void) { return CA_PLUGIN_ABI_VERSION; }

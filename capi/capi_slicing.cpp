@@ -7,14 +7,7 @@
 #include "array/slicing.hpp"
 #include "capi_internal.hpp"
 
-// capi_array.cpp (hidden).
-
 namespace {
-
-const ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *which = "a") {
-  CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
-  return ca::capi::unwrap(a);
-}
 
 std::vector<ca::IndexItem> index_in(const ca_index_t *idx, size_t n, const char *what) {
   CA_CHECK(idx || n == 0, CA_EINVAL, what, ": idx is NULL with n ", n);
@@ -60,10 +53,6 @@ std::vector<ca::IndexItem> index_in(const ca_index_t *idx, size_t n, const char 
 }
 
 }  // namespace
-
-#define OUT_INIT(out) \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
 
 extern "C" {
 

@@ -9,8 +9,6 @@
 
 // capi_array.cpp (hidden).
 
-using ca::capi::set_error;
-
 namespace {
 
 ca::RechunkOptions rechunk_options(const ca_context_t *ctx, const ca_rechunk_options_t *opts, const char *what) {
@@ -32,7 +30,7 @@ ca::RechunkOptions rechunk_options(const ca_context_t *ctx, const ca_rechunk_opt
   return ro;
 }
 
-const ca::ArrayPtr &arr(const ca::ArrayPtr &p, const char *what, const char *param = "a") {
+const ca::ArrayPtr &require_array(const ca::ArrayPtr &p, const char *what, const char *param = "a") {
   CA_CHECK(p, CA_EINVAL, what, ": ", param, " is NULL");
   return p;
 }
@@ -48,7 +46,7 @@ CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx
   *out = nullptr;
   CA_TRY
   ca::ArrayPtr x = ca::capi::unwrap(a);
-  arr(x, "ca_array_rechunk_ex");
+  require_array(x, "ca_array_rechunk_ex");
   CA_CHECK((chunks != nullptr) != (spec != nullptr), CA_EINVAL,
            "ca_array_rechunk_ex: give exactly one of chunks and spec");
   ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_ex");
@@ -73,7 +71,7 @@ CA_API ca_status_t ca_array_rechunk_nstages(int64_t *out, const ca_context_t *ct
   *out = 0;
   CA_TRY
   ca::ArrayPtr x = ca::capi::unwrap(a);
-  arr(x, "ca_array_rechunk_nstages");
+  require_array(x, "ca_array_rechunk_nstages");
   ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_nstages");
   *out = int64_t(ca::rechunk_stages(*x, ca::capi::chunks_in(chunks, "ca_array_rechunk_nstages"), ro).size());
   return CA_OK;
