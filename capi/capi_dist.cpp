@@ -156,19 +156,8 @@ CA_API ca_status_t ca_dist_array_store(ca_context_t *ctx, const ca_array_t *a, c
   ca::dist::store_array(array_call(ctx, a, opts, dopts, "ca_dist_array_store"),
                         [&](const ca::Block &b, const std::vector<ca::Index> &start, const std::vector<ca::Index> &stop,
                             const std::vector<ca::Index> &block_index) {
-                          std::string msg;
-                          ca_store_region_t reg;
-                          reg.array = 0;
-                          reg.ndim = int32_t(start.size());
-                          reg.start = start.data();
-                          reg.stop = stop.data();
-                          reg.block_index = block_index.data();
-                          reg.reserved = &msg;
-                          ca_status_t st = sink(&b, &reg, user_data);
-                          if (st != CA_OK) {
-                            if (msg.empty()) msg = std::string("the sink returned ") + ca_status_str(st);
-                            throw ca::Error(st < 0 ? st : CA_EKERNEL, msg);
-                          }
+                          ca::capi::call_sink(sink, user_data, &b, 0, int32_t(start.size()), start.data(), stop.data(),
+                                              block_index.data());
                         });
   return CA_OK;
   CA_CATCH

@@ -63,6 +63,10 @@ std::vector<ca::ArrayPtr> arrays_in(const ca_array_t *const *arrays, size_t n, c
 /// ca_zarr_options_t (nullable) as the io layer's options for `a` (capi_io.cpp; the distributed
 /// to_zarr writes the same stores).
 ca::io::ZarrWriteOptions zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
+/// Hand one block and its region to a ca_store_fn; a failing sink becomes a ca::Error with the
+/// message it set (ca_store_set_error) or its status's name (CA_EKERNEL for a positive status).
+void call_sink(ca_store_fn sink, void *user_data, const ca_block_t *b, size_t array, int32_t ndim,
+               const int64_t *start, const int64_t *stop, const int64_t *block_index);
 /// A copy of `s` in malloc'd memory (freed with ca_string_free).
 char *dup_string(const std::string &s);
 

@@ -1,7 +1,6 @@
 // The storage API (chunkarray/io.h): thin wrappers over src/io/array_io.
 #include <chunkarray/io.h>
 
-#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -27,43 +26,7 @@ ca::io::ZarrWriteOptions ca::capi::zarr_write_options(const ca::Array &a, const 
              opts->struct_size, " is too small");
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
   }
-  ca::io::ZarrWriteOptions w;
-  if (o.chunks) w.chunks.assign(o.chunks, o.chunks + a.ndim());
-  std::string comp = o.compressor ? o.compressor : "none";
-  if (comp == "none" || comp.empty()) {
-    w.compressor = ca::io::Compressor::none();
-  } else if (comp == "zlib") {
-    w.compressor = ca::io::Compressor::zlib(o.level < 0 ? 1 : o.level);
-  } else if (comp == "gzip") {
-    w.compressor = ca::io::Compressor::gzip(o.level < 0 ? 1 : o.level);
-  } else if (comp == "zstd") {
-    w.compressor = ca::io::Compressor::zstd(o.level < 0 ? 1 : o.level);
-  } else if (comp == "blosc") {
-    w.compressor = ca::io::Compressor::blosc(o.blosc_cname ? o.blosc_cname : "lz4", o.level < 0 ? 5 : o.level,
-                                             o.blosc_shuffle);
-  } else {
-    ca::fail(CA_EUNSUPPORTED, "ca_array_to_zarr: unknown compressor \"", comp,
-             "\" (supported: none, zlib, gzip, zstd, blosc)");
-  }
-  ca::io::check_compressor(w.compressor);
-  if (o.has_fill_value) {
-    double v = o.fill_value;
-    if (a.dtype == CA_BOOL) {
-      w.fill_value = v != 0;
-    } else if (ca::dtype_is_integer(a.dtype) && std::isfinite(v) && v == std::trunc(v)) {
-      if (v < 0) w.fill_value = int64_t(v);
-      else w.fill_value = uint64_t(v);
-    } else if (ca::dtype_is_complex(a.dtype)) {
-      w.fill_value = std::complex<double>(v, 0.0);
-    } else {
-      w.fill_value = v;
-    }
-  }
-  w.order = o.order ? o.order : 'C';
-  w.dimension_separator = o.dimension_separator ? o.dimension_separator : '.';
-  if (o.attrs_json) w.attrs_json = o.attrs_json;
-  w.overwrite = o.overwrite != 0;
-  return w;
+  return ca::io::zarr_write_options(a, o, "ca_array_to_zarr");
 }
 
 extern "C" {

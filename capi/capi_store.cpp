@@ -83,6 +83,27 @@ CA_API void ca_store_set_error(const ca_store_region_t *region, const char *mess
   *static_cast<std::string *>(region->reserved) = message ? message : "";
 }
 
+}  // extern "C"
+
+void ca::capi::call_sink(ca_store_fn sink, void *user_data, const ca_block_t *b, size_t array, int32_t ndim,
+                         const int64_t *start, const int64_t *stop, const int64_t *block_index) {
+  std::string msg;
+  ca_store_region_t reg;
+  reg.array = array;
+  reg.ndim = ndim;
+  reg.start = start;
+  reg.stop = stop;
+  reg.block_index = block_index;
+  reg.reserved = &msg;  // ca_store_set_error writes here
+  ca_status_t s = sink(b, &reg, user_data);
+  if (s != CA_OK) {
+    if (msg.empty()) msg = std::string("the sink returned ") + ca_status_str(s);
+    throw ca::Error(s < 0 ? s : CA_EKERNEL, msg);
+  }
+}
+
+extern "C" {
+
 CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *const *arrays, size_t narrays,
                                        ca_store_fn sink, void *user_data, const ca_compute_options_t *opts) {
   CA_ARG_NOT_NULL(ctx);
@@ -97,19 +118,7 @@ CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *cons
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
   ca::store(*ctx->engine.executor(), ctx->engine.registry(), as,
             [&](const ca::StoreRegion &r, const ca::Block *b) {
-              std::string msg;
-              ca_store_region_t reg;
-              reg.array = r.array;
-              reg.ndim = r.ndim;
-              reg.start = r.start;
-              reg.stop = r.stop;
-              reg.block_index = r.block_index;
-              reg.reserved = &msg;
-              ca_status_t s = sink(b, &reg, user_data);
-              if (s != CA_OK) {
-                if (msg.empty()) msg = std::string("the sink returned ") + ca_status_str(s);
-                throw ca::Error(s < 0 ? s : CA_EKERNEL, msg);
-              }
+              ca::capi::call_sink(sink, user_data, b, r.array, r.ndim, r.start, r.stop, r.block_index);
             },
             ro);
   return CA_OK;
