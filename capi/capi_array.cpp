@@ -21,11 +21,13 @@ struct ca_chunkset {
   std::vector<int64_t> numblocks, sizes;
 };
 
-using ca::capi::set_error;
+using ca::capi::chunks_in;
+using ca::capi::dup_string;
+using ca::capi::shape_in;
 
 namespace {
 
-ca_array *wrap(ca::ArrayPtr a) {
+ca_array *wrap_handle(ca::ArrayPtr a) {
   auto *w = new ca_array();
   w->a = std::move(a);
   for (auto &c : w->a->chunks) {
@@ -35,30 +37,16 @@ ca_array *wrap(ca::ArrayPtr a) {
   return w;
 }
 
-using ca::capi::chunks_in;
+}  // namespace
 
-std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *what) {
-  CA_CHECK(ndim >= 0 && ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": ndim ", ndim, " is out of range");
-  CA_CHECK(ndim == 0 || shape, CA_EINVAL, what, ": shape is NULL");
-  for (int32_t d = 0; d < ndim; ++d) CA_CHECK(shape[d] >= 0, CA_EINVAL, what, ": extent ", shape[d], " of axis ", d, " is negative");
-  return std::vector<ca::Index>(shape, shape + ndim);
-}
-
-// The engine array behind public parameter `param` (the headers name a lone array `a`).
-const ca::ArrayPtr &arr(const ca_array_t *a, const char *what, const char *param = "a") {
+namespace ca::capi {
+const ArrayPtr &arr(const ca_array_t *a, const char *what, const char *param) {
   CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
   return a->a;
 }
-
-}  // namespace
-
-// Used by capi_io.cpp (hidden: no CA_API).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a) { return wrap(std::move(a)); }
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a) { return a ? a->a : nullptr; }
-
-#define OUT_INIT(out) \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
+ca_array_t *wrap_array(ArrayPtr a) { return wrap_handle(std::move(a)); }
+ArrayPtr unwrap(const ca_array_t *a) { return a ? a->a : nullptr; }
+}  // namespace ca::capi
 
 extern "C" {
 
@@ -92,10 +80,7 @@ static ca_chunkset *make_chunkset(ca::Chunks c) {
 }
 
 static int64_t ctx_limit(const ca_context_t *ctx) {
-  if (!ctx) return 128 * 1024 * 1024;
-  auto *c = const_cast<ca_context_t *>(ctx);
-  std::lock_guard<std::mutex> lk(c->mu);
-  return c->chunk_size;
+  return ctx ? ctx->engine.chunk_size() : ca::Context::kDefaultChunkSize;
 }
 
 CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *ctx, const ca_dimchunks_t *spec,
@@ -145,7 +130,7 @@ CA_API ca_status_t ca_array_new(ca_array_t **out, const ca_graph_t *graph, const
   CA_ARG_NOT_NULL(chunks);
   CA_TRY
   auto g = std::make_shared<ca::Graph>(graph->g);
-  *out = wrap(ca::array_new(g, name, chunks_in(chunks, "ca_array_new"), dtype));
+  *out = wrap_handle(ca::array_new(g, name, chunks_in(chunks, "ca_array_new"), dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -260,7 +245,7 @@ CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_d
     throw;
   }
   // from_buffer calls release itself on failure.
-  *out = wrap(ca::from_buffer(data, dtype, sh, strides, ch, borrow, release, ud, (flags & CA_BUFFER_UNIQUE_NAME) != 0));
+  *out = wrap_handle(ca::from_buffer(data, dtype, sh, strides, ch, borrow, release, ud, (flags & CA_BUFFER_UNIQUE_NAME) != 0));
   if (!borrow && release) release(ud);
   return CA_OK;
   CA_CATCH
@@ -270,7 +255,7 @@ CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *
                                  ca_dtype_t dtype, double re, double im) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::full(shape_in(ndim, shape, "ca_array_full"), chunks_in(chunks, "ca_array_full"), dtype, {re, im}));
+  *out = wrap_handle(ca::full(shape_in(ndim, shape, "ca_array_full"), chunks_in(chunks, "ca_array_full"), dtype, {re, im}));
   return CA_OK;
   CA_CATCH
 }
@@ -286,7 +271,7 @@ CA_API ca_status_t ca_array_empty(ca_array_t **out, int32_t ndim, const int64_t 
                                   ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::empty(shape_in(ndim, shape, "ca_array_empty"), chunks_in(chunks, "ca_array_empty"), dtype));
+  *out = wrap_handle(ca::empty(shape_in(ndim, shape, "ca_array_empty"), chunks_in(chunks, "ca_array_empty"), dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -294,7 +279,7 @@ CA_API ca_status_t ca_array_arange(ca_array_t **out, double start, double stop, 
                                    ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::arange(start, stop, step, chunks_in(chunks, "ca_array_arange"), dtype));
+  *out = wrap_handle(ca::arange(start, stop, step, chunks_in(chunks, "ca_array_arange"), dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -302,7 +287,7 @@ CA_API ca_status_t ca_array_linspace(ca_array_t **out, double start, double stop
                                      const ca_chunks_t *chunks, ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::linspace(start, stop, num, endpoint, chunks_in(chunks, "ca_array_linspace"), dtype));
+  *out = wrap_handle(ca::linspace(start, stop, num, endpoint, chunks_in(chunks, "ca_array_linspace"), dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -310,7 +295,7 @@ CA_API ca_status_t ca_array_eye(ca_array_t **out, int64_t n, int64_t m, int64_t 
                                 ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::eye(n, m, k, chunks_in(chunks, "ca_array_eye"), dtype));
+  *out = wrap_handle(ca::eye(n, m, k, chunks_in(chunks, "ca_array_eye"), dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -318,14 +303,14 @@ CA_API ca_status_t ca_array_tri(ca_array_t **out, int64_t n, int64_t m, int64_t 
                                 ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::tri(n, m, k, chunks_in(chunks, "ca_array_tri"), dtype));
+  *out = wrap_handle(ca::tri(n, m, k, chunks_in(chunks, "ca_array_tri"), dtype));
   return CA_OK;
   CA_CATCH
 }
 CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t k) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::diag(arr(a, "ca_array_diag"), k));
+  *out = wrap_handle(ca::diag(arr(a, "ca_array_diag"), k));
   return CA_OK;
   CA_CATCH
 }
@@ -334,7 +319,7 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32
   OUT_INIT(out);
   CA_TRY
   const ca_random_options_t o = ca::capi::options_in(opts, ca_random_options_t CA_RANDOM_OPTIONS_INIT, "ca_array_random");
-  *out = wrap(ca::random(distribution, o.seed, shape_in(ndim, shape, "ca_array_random"),
+  *out = wrap_handle(ca::random(distribution, o.seed, shape_in(ndim, shape, "ca_array_random"),
                          chunks_in(chunks, "ca_array_random"), dtype, o.p0, o.p1));
   return CA_OK;
   CA_CATCH
@@ -345,14 +330,14 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32
 CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t *a) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_unary(op, arr(a, "ca_array_unary")));
+  *out = wrap_handle(ca::elementwise_unary(op, arr(a, "ca_array_unary")));
   return CA_OK;
   CA_CATCH
 }
 CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_t *a, const ca_array_t *b) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_binary(op, arr(a, "ca_array_binary"), arr(b, "ca_array_binary", "b")));
+  *out = wrap_handle(ca::elementwise_binary(op, arr(a, "ca_array_binary"), arr(b, "ca_array_binary", "b")));
   return CA_OK;
   CA_CATCH
 }
@@ -360,7 +345,7 @@ CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, int32_t op, const ca
                                           int scalar_first) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_scalar(op, arr(a, "ca_array_binary_scalar"), s, scalar_first));
+  *out = wrap_handle(ca::elementwise_scalar(op, arr(a, "ca_array_binary_scalar"), s, scalar_first));
   return CA_OK;
   CA_CATCH
 }
@@ -368,7 +353,7 @@ CA_API ca_status_t ca_array_where(ca_array_t **out, const ca_array_t *cond, cons
                                   ca_scalar_t sa, ca_scalar_t sb) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_where(arr(cond, "ca_array_where", "cond"), a ? a->a : nullptr, b ? b->a : nullptr, sa, sb));
+  *out = wrap_handle(ca::elementwise_where(arr(cond, "ca_array_where", "cond"), a ? a->a : nullptr, b ? b->a : nullptr, sa, sb));
   return CA_OK;
   CA_CATCH
 }
@@ -376,21 +361,21 @@ CA_API ca_status_t ca_array_clip(ca_array_t **out, const ca_array_t *a, int has_
                                  ca_scalar_t hi) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_clip(arr(a, "ca_array_clip"), has_lo ? &lo : nullptr, has_hi ? &hi : nullptr));
+  *out = wrap_handle(ca::elementwise_clip(arr(a, "ca_array_clip"), has_lo ? &lo : nullptr, has_hi ? &hi : nullptr));
   return CA_OK;
   CA_CATCH
 }
 CA_API ca_status_t ca_array_astype(ca_array_t **out, const ca_array_t *a, ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_astype(arr(a, "ca_array_astype"), dtype));
+  *out = wrap_handle(ca::elementwise_astype(arr(a, "ca_array_astype"), dtype));
   return CA_OK;
   CA_CATCH
 }
 CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t decimals) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::elementwise_round(arr(a, "ca_array_round"), decimals));
+  *out = wrap_handle(ca::elementwise_round(arr(a, "ca_array_round"), decimals));
   return CA_OK;
   CA_CATCH
 }
@@ -408,7 +393,7 @@ CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
   }
   std::vector<int32_t> ax(axes, axes + naxes);
-  *out = wrap(ca::reduce(op, arr(a, "ca_array_reduce"), ax, keepdims, o.split_every, o.ddof, o.dtype));
+  *out = wrap_handle(ca::reduce(op, arr(a, "ca_array_reduce"), ax, keepdims, o.split_every, o.ddof, o.dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -417,7 +402,7 @@ CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t 
   OUT_INIT(out);
   CA_TRY
   const ca_scan_options_t o = ca::capi::options_in(opts, ca_scan_options_t CA_SCAN_OPTIONS_INIT, "ca_array_scan");
-  *out = wrap(ca::scan(op, arr(a, "ca_array_scan"), axis, o.dtype));
+  *out = wrap_handle(ca::scan(op, arr(a, "ca_array_scan"), axis, o.dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -432,7 +417,7 @@ CA_API ca_status_t ca_array_reduction(ca_array_t **out, const ca_array_t *a, con
   const ca_reduction_options_t o =
       ca::capi::options_in(opts, ca_reduction_options_t CA_REDUCTION_OPTIONS_INIT, "ca_array_reduction");
   std::vector<int32_t> ax(axes, axes + naxes);
-  *out = wrap(ca::reduction(arr(a, "ca_array_reduction"), chunk, o.combine ? o.combine : "", aggregate, ax,
+  *out = wrap_handle(ca::reduction(arr(a, "ca_array_reduction"), chunk, o.combine ? o.combine : "", aggregate, ax,
                             keepdims != 0, o.split_every, o.dtype));
   return CA_OK;
   CA_CATCH
@@ -471,7 +456,7 @@ CA_API ca_status_t ca_array_blockwise(ca_array_t **out, const char *kernel, cons
   }
   ca::Chunks explicit_chunks;
   if (o.chunks) explicit_chunks = chunks_in(o.chunks, "ca_array_blockwise");
-  *out = wrap(ca::blockwise(o.name ? o.name : kernel, kernel, out_index, std::move(aa), dtype, new_axes,
+  *out = wrap_handle(ca::blockwise(o.name ? o.name : kernel, kernel, out_index, std::move(aa), dtype, new_axes,
                             o.chunks ? &explicit_chunks : nullptr, o.concatenate != 0));
   return CA_OK;
   CA_CATCH
@@ -491,56 +476,25 @@ CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, con
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "map_blocks options struct_size is too small");
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
   }
-  // Output dimensions: the largest input's, minus drop_axis, plus new_axis (dask's rules).
-  int32_t nd = 0;
+  std::vector<ca::ArrayPtr> as;
   for (size_t i = 0; i < narrays; ++i) {
     CA_CHECK(arrays[i], CA_EINVAL, "ca_array_map_blocks: array ", i, " is NULL");
-    nd = std::max(nd, arrays[i]->a->ndim());
+    as.push_back(arrays[i]->a);
   }
-  const char *letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  std::string in_index(letters, size_t(nd));
-  std::vector<bool> drop(size_t(nd), false);
-  for (int32_t i = 0; i < o.ndrop_axis; ++i) {
-    int32_t ax = o.drop_axis[i] < 0 ? o.drop_axis[i] + nd : o.drop_axis[i];
-    CA_CHECK(ax >= 0 && ax < nd, CA_EINVAL, "map_blocks: drop_axis ", o.drop_axis[i], " is out of range for ", nd,
-             " dimensions");
-    drop[size_t(ax)] = true;
-  }
-  std::string out_index;
-  for (int32_t d = 0; d < nd; ++d)
-    if (!drop[size_t(d)]) out_index += in_index[size_t(d)];
-  std::vector<std::pair<char, ca::Index>> new_axes;
-  std::vector<int32_t> nax(o.new_axis, o.new_axis + o.nnew_axis);
-  std::sort(nax.begin(), nax.end());
-  size_t next_letter = size_t(nd);
-  for (int32_t ax : nax) {
-    int32_t total = int32_t(out_index.size()) + 1;
-    int32_t p = ax < 0 ? ax + total : ax;
-    CA_CHECK(p >= 0 && p <= int32_t(out_index.size()), CA_EINVAL, "map_blocks: new_axis ", ax, " is out of range");
-    char c = letters[next_letter++];
-    out_index.insert(out_index.begin() + p, c);
-    new_axes.push_back({c, 1});
-  }
-  std::vector<ca::ArrayArg> aa;
-  for (size_t i = 0; i < narrays; ++i) {
-    const ca::ArrayPtr &x = arrays[i]->a;
-    aa.push_back(ca::ArrayArg::of(x, in_index.substr(size_t(nd - x->ndim()))));
-  }
-  for (size_t i = 0; i < nextra; ++i) aa.push_back(ca::ArrayArg::lit(extra[i]));
-  if (o.block_info) {
-    aa.push_back(ca::ArrayArg::special(ca::BlockwiseArg::BlockIndex));
-    aa.push_back(ca::ArrayArg::special(ca::BlockwiseArg::BlockOrigin));
-  }
-  ca::DType dt = o.dtype != CA_DTYPE_INVALID ? o.dtype : arrays[0]->a->dtype;
-  CA_CHECK(ca::dtype_valid(dt) && dt != CA_RAW, CA_ETYPE, "map_blocks: invalid dtype ", dt);
+  CA_CHECK(o.drop_axis || o.ndrop_axis <= 0, CA_EINVAL, "ca_array_map_blocks: drop_axis is NULL with ndrop_axis ",
+           o.ndrop_axis);
+  CA_CHECK(o.new_axis || o.nnew_axis <= 0, CA_EINVAL, "ca_array_map_blocks: new_axis is NULL with nnew_axis ",
+           o.nnew_axis);
+  ca::MapBlocksOptions mo;
+  if (o.name) mo.name = o.name;
+  mo.dtype = o.dtype;
+  if (o.ndrop_axis > 0) mo.drop_axis.assign(o.drop_axis, o.drop_axis + o.ndrop_axis);
+  if (o.nnew_axis > 0) mo.new_axis.assign(o.new_axis, o.new_axis + o.nnew_axis);
   ca::Chunks explicit_chunks;
   if (o.chunks) explicit_chunks = chunks_in(o.chunks, "ca_array_map_blocks");
-  if (!o.chunks && !new_axes.empty()) {
-    // new axes get one block of size 1 unless chunks were given
-  }
-  // dask's map_blocks uses concatenate=True: a dropped axis arrives as one block.
-  *out = wrap(ca::blockwise(o.name ? o.name : kernel, kernel, out_index, std::move(aa), dt, new_axes,
-                            o.chunks ? &explicit_chunks : nullptr, true));
+  mo.chunks = o.chunks ? &explicit_chunks : nullptr;
+  mo.block_info = o.block_info != 0;
+  *out = wrap_handle(ca::map_blocks(kernel, as, std::vector<ca_arg_t>(extra, extra + nextra), mo));
   return CA_OK;
   CA_CATCH
 }
@@ -548,7 +502,7 @@ CA_API ca_status_t ca_array_map_blocks(ca_array_t **out, const char *kernel, con
 CA_API ca_status_t ca_array_rechunk(ca_array_t **out, const ca_array_t *a, const ca_chunks_t *chunks) {
   OUT_INIT(out);
   CA_TRY
-  *out = wrap(ca::rechunk(arr(a, "ca_array_rechunk"), chunks_in(chunks, "ca_array_rechunk")));
+  *out = wrap_handle(ca::rechunk(arr(a, "ca_array_rechunk"), chunks_in(chunks, "ca_array_rechunk")));
   return CA_OK;
   CA_CATCH
 }
@@ -567,7 +521,7 @@ CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *ar
     is.push_back(indices[i]);
   }
   auto res = ca::unify_chunks(as, is);
-  for (size_t i = 0; i < narrays; ++i) out[i] = wrap(res[i]);
+  for (size_t i = 0; i < narrays; ++i) out[i] = wrap_handle(res[i]);
   return CA_OK;
   CA_CATCH
 }
@@ -582,21 +536,9 @@ CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, co
   CA_TRY
   CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_compute_many: arrays is NULL");
   std::vector<ca::ArrayPtr> as;
-  std::vector<ca::BlockRef> blocks;
-  std::vector<void *> bufs;
+  for (size_t i = 0; i < narrays; ++i) as.push_back(arr(arrays[i], "ca_array_compute"));
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  for (size_t i = 0; i < narrays; ++i) {
-    as.push_back(arr(arrays[i], "ca_array_compute"));
-    // Unknown block sizes (dask's NaN chunks): compute the blocks first, then assemble them.
-    if (!ca::chunks_known(as.back()->chunks)) as.back() = ca::persist(*ctx->executor(), ctx->registry, as.back(), ro);
-    // The result is charged to the context's memory budget before it is allocated: one that cannot
-    // fit fails here with CA_ENOMEM instead of being paged in until the process is killed.
-    ca::wait_to_fit(*ctx->budget, as.back()->nbytes(), ca::str("the result of ca_array_compute (array ", i, ")"));
-    ca::ChargeScope charge(ctx->budget);
-    blocks.emplace_back(ca::block_new(as.back()->dtype, as.back()->ndim(), as.back()->shape.data()));
-    bufs.push_back(blocks.back()->data);
-  }
-  ca::compute_into(*ctx->executor(), ctx->registry, as, bufs, ro);
+  std::vector<ca::BlockRef> blocks = ca::compute_blocks(ctx->engine, std::move(as), ro, "ca_array_compute");
   for (size_t i = 0; i < narrays; ++i) out[i] = blocks[i].release();
   return CA_OK;
   CA_CATCH
@@ -619,7 +561,7 @@ CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a,
            " bytes, the array needs ", a->a->nbytes());
   CA_CHECK(buffer || nbytes == 0, CA_EINVAL, "ca_array_compute_into: buffer is NULL");
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  ca::compute_into(*ctx->executor(), ctx->registry, {a->a}, {buffer}, ro);
+  ca::compute_into(*ctx->engine.executor(), ctx->engine.registry(), {a->a}, {buffer}, ro);
   return CA_OK;
   CA_CATCH
 }
@@ -630,19 +572,12 @@ CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const c
   CA_ARG_NOT_NULL(ctx);
   CA_TRY
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  *out = wrap(ca::persist(*ctx->executor(), ctx->registry, arr(a, "ca_array_persist"), ro));
+  *out = wrap_handle(ca::persist(*ctx->engine.executor(), ctx->engine.registry(), arr(a, "ca_array_persist"), ro));
   return CA_OK;
   CA_CATCH
 }
 
 // ---- pictures -----------------------------------------------------------------------------------
-
-static char *dup_string(const std::string &s) {
-  char *p = static_cast<char *>(std::malloc(s.size() + 1));
-  if (!p) throw std::bad_alloc();
-  std::memcpy(p, s.c_str(), s.size() + 1);
-  return p;
-}
 
 CA_API ca_status_t ca_array_to_svg(char **out, const ca_array_t *a, int32_t size) {
   OUT_INIT(out);

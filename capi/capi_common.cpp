@@ -51,9 +51,9 @@ ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts) 
     if (o.progress_interval_us > 0) ro.progress_interval_us = o.progress_interval_us;
     ro.cancel = o.cancel ? &o.cancel->flag : nullptr;
   }
-  std::lock_guard<std::mutex> lk(ctx->mu);
-  ro.budget = ctx->budget;
-  ro.max_tasks = ctx->task_budget();
+  ca::RunOptions cr = ctx->engine.run_options();
+  ro.budget = cr.budget;
+  ro.max_tasks = cr.max_tasks;
   return ro;
 }
 
@@ -72,9 +72,37 @@ std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *wh
   return out;
 }
 
+std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *what) {
+  CA_CHECK(ndim >= 0 && ndim <= CA_MAX_NDIM, CA_EINVAL, what, ": ndim ", ndim, " is out of range");
+  CA_CHECK(ndim == 0 || shape, CA_EINVAL, what, ": shape is NULL");
+  for (int32_t d = 0; d < ndim; ++d) CA_CHECK(shape[d] >= 0, CA_EINVAL, what, ": extent ", shape[d], " of axis ", d, " is negative");
+  return std::vector<ca::Index>(shape, shape + ndim);
+}
+
+std::vector<ca::ArrayPtr> arrays_in(const ca_array_t *const *arrays, size_t n, const char *what) {
+  CA_CHECK(arrays || n == 0, CA_EINVAL, what, ": arrays is NULL");
+  std::vector<ca::ArrayPtr> r;
+  for (size_t i = 0; i < n; ++i) {
+    CA_CHECK(arrays[i], CA_EINVAL, what, ": array ", i, " is NULL");
+    r.push_back(unwrap(arrays[i]));
+  }
+  return r;
+}
+
+char *dup_string(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (!p) throw std::bad_alloc();
+  std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+
+Context &engine(ca_context_t *ctx) { return ctx->engine; }
+const Context &engine(const ca_context_t *ctx) { return ctx->engine; }
+Graph &engine(ca_graph_t *g) { return g->g; }
+const Graph &engine(const ca_graph_t *g) { return g->g; }
+
 }  // namespace ca::capi
 
-using ca::capi::set_error;
 
 extern "C" {
 

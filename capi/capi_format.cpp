@@ -10,66 +10,18 @@
 #include "array/array.hpp"
 #include "builtins/builtins.hpp"
 #include "capi_internal.hpp"
-#ifdef CA_HAVE_CAPNP
 #include "format/format.hpp"
-#endif
 
 // Array handles are defined in capi_array.cpp.
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
-
-using ca::capi::set_error;
 
 namespace {
 
-#ifdef CA_HAVE_CAPNP
 namespace fmt = ca::format;
 
-std::shared_ptr<ca::Graph> merged(const ca_array_t *const *arrays, size_t n, std::vector<fmt::ArrayEntry> &entries,
-                                  const char *what) {
-  CA_CHECK(arrays || n == 0, CA_EINVAL, what, ": arrays is NULL with n ", n);
-  std::vector<ca::ArrayPtr> list;
-  for (size_t i = 0; i < n; ++i) {
-    ca::ArrayPtr a = ca_capi_unwrap(arrays[i]);
-    CA_CHECK(a, CA_EINVAL, what, ": array ", i, " is NULL");
-    list.push_back(a);
-    entries.push_back({a->name, a->dtype, a->chunks});
-  }
-  return ca::merge_graphs(list);
-}
-
-// Arrays over a loaded graph; an array whose blocks are not all in the graph is a corrupt file.
-// Grid layers (blockwise, data) hold every key inside their block counts, so those arrays are
-// checked by their block counts (no walk over a possibly huge grid); materialized layers are
-// checked key by key, after bounding the grid by the layer's task count.
-ca::ArrayPtr make_array(const fmt::FileContents &fc, const fmt::ArrayEntry &e) {
-  const ca::Layer *l = fc.graph->find(e.name);
-  CA_CHECK(l && l->nindex() == int32_t(e.chunks.size()), CA_EFORMAT, "array '", e.name, "' has no matching layer");
-  std::vector<ca::Index> nb = l->numblocks();
-  int64_t blocks = 1;
-  for (size_t d = 0; d < e.chunks.size(); ++d)
-    CA_CHECK(!__builtin_mul_overflow(blocks, int64_t(e.chunks[d].size()), &blocks), CA_EFORMAT, "array '", e.name,
-             "' has too many blocks");
-  if (l->kind() != ca::LayerKind::Materialized) {
-    for (size_t d = 0; d < e.chunks.size(); ++d)
-      CA_CHECK(ca::Index(e.chunks[d].size()) <= nb[d], CA_EFORMAT, "array '", e.name, "' has ", e.chunks[d].size(),
-               " blocks along axis ", d, " but its layer only ", nb[d]);
-    return ca::array_from_layer(fc.graph, e.name, e.chunks, e.dtype);
-  }
-  CA_CHECK(blocks <= l->num_tasks(), CA_EFORMAT, "array '", e.name, "' has ", blocks, " blocks but its layer only ",
-           l->num_tasks(), " tasks");
-  try {
-    return ca::array_new(fc.graph, e.name, e.chunks, e.dtype);
-  } catch (const ca::Error &err) {
-    if (err.code() == CA_ENOMEM) throw;
-    ca::fail(CA_EFORMAT, "array '", e.name, "' does not match the file's graph: ", err.message());
-  }
-}
-
-std::vector<ca_array_t *> make_arrays(const fmt::FileContents &fc) {
+std::vector<ca_array_t *> wrap_arrays(const std::vector<ca::ArrayPtr> &arrays) {
   std::vector<ca_array_t *> out;
   try {
-    for (const fmt::ArrayEntry &e : fc.arrays) out.push_back(ca_capi_wrap_array(make_array(fc, e)));
+    for (const ca::ArrayPtr &a : arrays) out.push_back(ca::capi::wrap_array(a));
   } catch (...) {
     for (ca_array_t *a : out) ca_array_free(a);
     throw;
@@ -79,7 +31,7 @@ std::vector<ca_array_t *> make_arrays(const fmt::FileContents &fc) {
 
 ca_status_t hand_out(const fmt::FileContents &fc, ca_graph_t **graph, ca_array_t ***arrays, size_t *n) {
   std::vector<ca_array_t *> list;
-  if (arrays) list = make_arrays(fc);
+  if (arrays) list = wrap_arrays(fmt::file_arrays(fc));
   ca_array_t **mem = nullptr;
   if (!list.empty()) {
     mem = static_cast<ca_array_t **>(std::malloc(list.size() * sizeof(ca_array_t *)));
@@ -112,11 +64,6 @@ void *copy_out(const std::vector<unsigned char> &bytes) {
   std::memcpy(p, bytes.data(), bytes.size());
   return p;
 }
-#else
-ca_status_t no_capnp(const char *what) {
-  return set_error(CA_EUNSUPPORTED, std::string(what) + ": this chunkarray was built without Cap'n Proto (-Dcapnp=disabled)");
-}
-#endif
 
 }  // namespace
 
@@ -237,17 +184,19 @@ ca_status_t do_save(const SaveRequest &r, void **data, size_t *size) {
   } else if (!*r.path) {
     return set_error(CA_EINVAL, std::string(r.fn) + ": path is empty");
   }
-#ifdef CA_HAVE_CAPNP
   CA_TRY
-  auto versions =
-      fmt::kernel_version_resolver(r.context ? &r.context->registry : nullptr, &ca::builtin_kernel_registry());
+  auto versions = fmt::kernel_version_resolver(r.context ? &ca::capi::engine(r.context).registry() : nullptr,
+                                               &ca::builtin_kernel_registry());
   std::vector<fmt::ArrayEntry> entries;
   std::shared_ptr<ca::Graph> g;
   const ca::Graph *what;
   if (r.graph) {
     what = &r.graph->g;
   } else {
-    g = merged(r.arrays, r.narrays, entries, r.fn);
+    CA_CHECK(r.arrays || r.narrays == 0, CA_EINVAL, r.fn, ": arrays is NULL with n ", r.narrays);
+    std::vector<ca::ArrayPtr> list;
+    for (size_t i = 0; i < r.narrays; ++i) list.push_back(ca::capi::unwrap(r.arrays[i]));
+    g = fmt::arrays_graph(list, entries, r.fn);
     what = g.get();
   }
   if (r.path) {
@@ -259,9 +208,6 @@ ca_status_t do_save(const SaveRequest &r, void **data, size_t *size) {
   }
   return CA_OK;
   CA_CATCH
-#else
-  return no_capnp(r.fn);
-#endif
 }
 
 // Load a file (path) or bytes (data, size) and hand out what is asked for. Every public load call
@@ -274,7 +220,6 @@ ca_status_t do_load(const char *fn, const char *path, const void *data, size_t s
   if (arrays) CA_ARG_NOT_NULL_IN(fn, n);
   if (!graph && !arrays) return set_error(CA_EINVAL, std::string(fn) + ": out_graph and out_arrays are both NULL");
   if (!path) CA_ARG_NOT_NULL_IN(fn, data);
-#ifdef CA_HAVE_CAPNP
   CA_TRY
   auto fc = path ? fmt::load_file(path) : fmt::load_bytes(data, size);
   ca_array_t **list = nullptr;
@@ -294,10 +239,6 @@ ca_status_t do_load(const char *fn, const char *path, const void *data, size_t s
   }
   return CA_OK;
   CA_CATCH
-#else
-  (void)size;
-  return no_capnp(fn);
-#endif
 }
 
 ca_status_t save_with(SaveRequest r, const ca_save_options_t *opts, void **data, size_t *size) {

@@ -9,8 +9,6 @@
 #include <vector>
 #include <unordered_map>
 
-using ca::capi::set_error;
-
 namespace {
 
 ca::KeyRef key_ref(const ca_key_t *k) { return {k->name, k->index, k->nindex}; }
@@ -255,7 +253,7 @@ CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t
   CA_TRY
   // The task budget first, from the layers' counts (symbolic layers are not materialized for it):
   // a small file may declare more tasks than memory can hold.
-  int64_t max_tasks = ctx ? ctx->task_budget() : 0;
+  int64_t max_tasks = ctx ? ctx->engine.task_budget() : 0;
   if (!keys) ca::check_task_budget(ca::graph_num_tasks(graph->g), max_tasks, "the graph");
   std::vector<ca::KeyRef> refs;
   std::vector<std::vector<int64_t>> store;
@@ -274,7 +272,7 @@ CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t
       for (int64_t t = 0; t < l->num_tasks(); ++t, ++s)
         refs.push_back({l->name().c_str(), store[s].data(), l->nindex()});
   }
-  ca::build_plan(graph->g, refs.data(), refs.size(), ctx ? &ctx->registry : nullptr, max_tasks);
+  ca::build_plan(graph->g, refs.data(), refs.size(), ctx ? &ctx->engine.registry() : nullptr, max_tasks);
   return CA_OK;
   CA_CATCH
 }
@@ -309,8 +307,8 @@ CA_API ca_status_t ca_compute(ca_block_t **results, ca_context_t *ctx, const ca_
   std::vector<ca::KeyRef> refs;
   refs.reserve(nkeys);
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
-  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->registry, ro.max_tasks);
-  auto exec = ctx->executor();
+  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->engine.registry(), ro.max_tasks);
+  auto exec = ctx->engine.executor();
   std::vector<ca::Block *> outs = exec->run(*plan, ro);
   for (size_t i = 0; i < nkeys; ++i) results[i] = outs[i];
   return CA_OK;

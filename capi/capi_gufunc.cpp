@@ -8,8 +8,6 @@
 #include "capi_internal.hpp"
 
 // capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
 
 extern "C" {
 
@@ -46,7 +44,7 @@ CA_API ca_status_t ca_array_apply_gufunc(ca_array_t **out, size_t nout, const ch
   std::vector<ca::ArrayPtr> xs;
   for (size_t i = 0; i < narrays; ++i) {
     CA_CHECK(arrays[i], CA_EINVAL, "ca_array_apply_gufunc: array ", i, " is NULL");
-    xs.push_back(ca_capi_unwrap(arrays[i]));
+    xs.push_back(ca::capi::unwrap(arrays[i]));
   }
   ca::GufuncOptions g;
   if (o.output_dtypes) g.output_dtypes.assign(o.output_dtypes, o.output_dtypes + nout);
@@ -78,7 +76,7 @@ CA_API ca_status_t ca_array_apply_gufunc(ca_array_t **out, size_t nout, const ch
   g.extra.assign(o.extra, o.extra + o.nextra);
   if (o.name) g.name = o.name;
   std::vector<ca::ArrayPtr> res = ca::apply_gufunc(kernel, signature, xs, g);
-  for (size_t i = 0; i < nout; ++i) out[i] = ca_capi_wrap_array(res[i]);
+  for (size_t i = 0; i < nout; ++i) out[i] = ca::capi::wrap_array(res[i]);
   return CA_OK;
   CA_CATCH
 }

@@ -12,30 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "capi_handles.hpp"
 #include "core/block.hpp"
 #include "core/error.hpp"
+#include "exec/context.hpp"
 #include "exec/executor.hpp"
 #include "graph/graph.hpp"
 #include "kernel/kernel.hpp"
 
+/// A handle around the engine context (exec/context.hpp).
 struct ca_context {
-  ca_context_options_t opts{};
-  ca::KernelRegistry registry;
-  std::mutex mu;  // guards exec and config
-  std::shared_ptr<ca::Executor> exec;
-  int32_t num_threads = 0;
-  /// Every block of this context's computations is charged here (core/memory.hpp); its limit is the
-  /// memory-limit configuration. Owned reference.
-  ca::MemoryBudget *budget = ca::MemoryBudget::create(0);
-  /// Most tasks one plan may materialize (config graph.max-tasks); 0 = derived from the memory limit.
-  int64_t max_tasks = 0;
-  int64_t chunk_size = 128 * 1024 * 1024;
-  std::shared_ptr<ca::Executor> executor();
-  int64_t task_budget() const { return max_tasks > 0 ? max_tasks : ca::default_max_tasks(budget->limit()); }
-  ca_context() = default;
-  ca_context(const ca_context &) = delete;
-  ca_context &operator=(const ca_context &) = delete;
-  ~ca_context() { budget->release(); }
+  explicit ca_context(const ca::ContextOptions &o) : engine(o) {}
+  ca::Context engine;
 };
 
 struct ca_graph {
@@ -51,6 +39,10 @@ struct ca_cancel {
   std::atomic<bool> flag{false};
 };
 
+namespace ca::io {
+struct ZarrWriteOptions;
+}
+
 namespace ca::capi {
 
 /// Record the failure for ca_last_error_message() and return its code.
@@ -61,6 +53,22 @@ ca_status_t handle_exception() noexcept;
 ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts);
 /// A ca_chunks_t as chunks (tuple of tuples); `what` names the calling function in errors.
 std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *what);
+/// A shape: ndim in 0..CA_MAX_NDIM, shape non-NULL when ndim > 0, no negative extent (CA_EINVAL).
+std::vector<ca::Index> shape_in(int32_t ndim, const int64_t *shape, const char *what);
+/// The engine array behind public parameter `param` (the headers name a lone array `a`); CA_EINVAL
+/// naming `what` and `param` when it is NULL. Defined in capi_array.cpp.
+const ca::ArrayPtr &arr(const ca_array_t *a, const char *what, const char *param = "a");
+/// The engine arrays behind a handle list (CA_EINVAL for a NULL list with n > 0 or a NULL entry).
+std::vector<ca::ArrayPtr> arrays_in(const ca_array_t *const *arrays, size_t n, const char *what);
+/// ca_zarr_options_t (nullable) as the io layer's options for `a` (capi_io.cpp; the distributed
+/// to_zarr writes the same stores).
+ca::io::ZarrWriteOptions zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
+/// Hand one block and its region to a ca_store_fn; a failing sink becomes a ca::Error with the
+/// message it set (ca_store_set_error) or its status's name (CA_EKERNEL for a positive status).
+void call_sink(ca_store_fn sink, void *user_data, const ca_block_t *b, size_t array, int32_t ndim,
+               const int64_t *start, const int64_t *stop, const int64_t *block_index);
+/// A copy of `s` in malloc'd memory (freed with ca_string_free).
+char *dup_string(const std::string &s);
 
 /// An options struct as passed in (nullable, versioned by its leading `uint32_t struct_size`): the
 /// defaults, overwritten by the caller's first struct_size bytes. `min_size` is the smallest size the
@@ -79,6 +87,9 @@ T options_in(const T *opts, const T &defaults, const char *fn, const char *name 
 
 }  // namespace ca::capi
 
+using ca::capi::arr;
+using ca::capi::set_error;
+
 // Every exported function body: CA_TRY ... CA_CATCH  (maps exceptions to status codes).
 #define CA_TRY try {
 #define CA_CATCH                           \
@@ -96,3 +107,8 @@ T options_in(const T *opts, const T &defaults, const char *fn, const char *name 
   do {                                                                                           \
     if (!(p)) return ::ca::capi::set_error(CA_EINVAL, std::string(fn) + ": " #p " is NULL");     \
   } while (0)
+
+/// Check a function's single output pointer and clear what it points to.
+#define OUT_INIT(out)   \
+  CA_ARG_NOT_NULL(out); \
+  *out = nullptr

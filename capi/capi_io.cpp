@@ -1,7 +1,6 @@
 // The storage API (chunkarray/io.h): thin wrappers over src/io/array_io.
 #include <chunkarray/io.h>
 
-#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -10,79 +9,25 @@
 #include "io/array_io.hpp"
 #include "io/fs.hpp"
 
-// Array handles are defined in capi_array.cpp. Its two helpers below wrap an ArrayPtr into a new
-// handle (refcount 1) and read the ArrayPtr of a handle.
-// Defined in capi_array.cpp (hidden, not exported).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
-ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts);
-
 namespace {
 
-std::optional<ca::Chunks> chunks_in(const ca_chunks_t *c, const char *what) {
+std::optional<ca::Chunks> optional_chunks_in(const ca_chunks_t *c, const char *what) {
   if (!c) return std::nullopt;
   return ca::capi::chunks_in(c, what);
-}
-
-ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *param = "a") {
-  CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
-  return ca_capi_unwrap(a);
 }
 
 }  // namespace
 
 // Shared with capi_dist.cpp (the distributed to_zarr writes the same stores).
-ca::io::ZarrWriteOptions ca_capi_zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts) {
+ca::io::ZarrWriteOptions ca::capi::zarr_write_options(const ca::Array &a, const ca_zarr_options_t *opts) {
   ca_zarr_options_t o = CA_ZARR_OPTIONS_INIT;
   if (opts) {
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_array_to_zarr: options struct_size ",
              opts->struct_size, " is too small");
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
   }
-  ca::io::ZarrWriteOptions w;
-  if (o.chunks) w.chunks.assign(o.chunks, o.chunks + a.ndim());
-  std::string comp = o.compressor ? o.compressor : "none";
-  if (comp == "none" || comp.empty()) {
-    w.compressor = ca::io::Compressor::none();
-  } else if (comp == "zlib") {
-    w.compressor = ca::io::Compressor::zlib(o.level < 0 ? 1 : o.level);
-  } else if (comp == "gzip") {
-    w.compressor = ca::io::Compressor::gzip(o.level < 0 ? 1 : o.level);
-  } else if (comp == "zstd") {
-    w.compressor = ca::io::Compressor::zstd(o.level < 0 ? 1 : o.level);
-  } else if (comp == "blosc") {
-    w.compressor = ca::io::Compressor::blosc(o.blosc_cname ? o.blosc_cname : "lz4", o.level < 0 ? 5 : o.level,
-                                             o.blosc_shuffle);
-  } else {
-    ca::fail(CA_EUNSUPPORTED, "ca_array_to_zarr: unknown compressor \"", comp,
-             "\" (supported: none, zlib, gzip, zstd, blosc)");
-  }
-  ca::io::check_compressor(w.compressor);
-  if (o.has_fill_value) {
-    double v = o.fill_value;
-    if (a.dtype == CA_BOOL) {
-      w.fill_value = v != 0;
-    } else if (ca::dtype_is_integer(a.dtype) && std::isfinite(v) && v == std::trunc(v)) {
-      if (v < 0) w.fill_value = int64_t(v);
-      else w.fill_value = uint64_t(v);
-    } else if (ca::dtype_is_complex(a.dtype)) {
-      w.fill_value = std::complex<double>(v, 0.0);
-    } else {
-      w.fill_value = v;
-    }
-  }
-  w.order = o.order ? o.order : 'C';
-  w.dimension_separator = o.dimension_separator ? o.dimension_separator : '.';
-  if (o.attrs_json) w.attrs_json = o.attrs_json;
-  w.overwrite = o.overwrite != 0;
-  return w;
+  return ca::io::zarr_write_options(a, o, "ca_array_to_zarr");
 }
-
-namespace {
-ca::io::ZarrWriteOptions zarr_opts(const ca::Array &a, const ca_zarr_options_t *opts) {
-  return ca_capi_zarr_write_options(a, opts);
-}
-}  // namespace
 
 extern "C" {
 
@@ -91,7 +36,7 @@ CA_API ca_status_t ca_array_from_zarr(ca_array_t **out, const char *path, const 
   *out = nullptr;
   CA_ARG_NOT_NULL(path);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::io::from_zarr(path, chunks_in(chunks, "ca_array_from_zarr")));
+  *out = ca::capi::wrap_array(ca::io::from_zarr(path, optional_chunks_in(chunks, "ca_array_from_zarr")));
   return CA_OK;
   CA_CATCH
 }
@@ -102,9 +47,9 @@ CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, cons
   CA_ARG_NOT_NULL(path);
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_zarr");
-  ca::io::ZarrWriteOptions w = zarr_opts(*x, opts);
+  ca::io::ZarrWriteOptions w = ca::capi::zarr_write_options(*x, opts);
   ca::RunOptions ro = ca::capi::run_options(ctx, copts);
-  ca::io::to_zarr(*ctx->executor(), ctx->registry, x, path, w, ro);
+  ca::io::to_zarr(*ctx->engine.executor(), ctx->engine.registry(), x, path, w, ro);
   return CA_OK;
   CA_CATCH
 }
@@ -130,7 +75,7 @@ CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const c
   *out = nullptr;
   CA_ARG_NOT_NULL(path);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::io::from_npy(path, chunks_in(chunks, "ca_array_from_npy")));
+  *out = ca::capi::wrap_array(ca::io::from_npy(path, optional_chunks_in(chunks, "ca_array_from_npy")));
   return CA_OK;
   CA_CATCH
 }
@@ -142,7 +87,7 @@ CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_npy");
   ca::RunOptions ro = ca::capi::run_options(ctx, copts);
-  ca::io::to_npy(*ctx->executor(), ctx->registry, x, path, ro);
+  ca::io::to_npy(*ctx->engine.executor(), ctx->engine.registry(), x, path, ro);
   return CA_OK;
   CA_CATCH
 }

@@ -1,8 +1,6 @@
 // Kernels: creation, the per-call context, direct calls.
 #include "capi_internal.hpp"
 
-using ca::capi::set_error;
-
 extern "C" {
 
 CA_API void ca_kernel_set_error(ca_kernel_ctx_t *kctx, const char *message) {

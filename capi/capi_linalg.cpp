@@ -5,16 +5,7 @@
 #include "array/einsum.hpp"
 #include "linalg/linalg.hpp"
 
-// capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
-
 namespace {
-
-const ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *which) {
-  CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
-  return ca_capi_unwrap(a);
-}
 
 std::vector<int32_t> axes_in(const int32_t *axes, int32_t n, const char *what, const char *which) {
   CA_CHECK(n >= 0 && (n == 0 || axes), CA_EINVAL, what, ": ", which, " is NULL for ", n, " axes");
@@ -23,16 +14,12 @@ std::vector<int32_t> axes_in(const int32_t *axes, int32_t n, const char *what, c
 
 }  // namespace
 
-#define OUT_INIT(out)   \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
-
 extern "C" {
 
 CA_API ca_status_t ca_linalg_matmul(ca_array_t **out, const ca_array_t *a, const ca_array_t *b) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::linalg::matmul(arr(a, "ca_linalg_matmul", "a"), arr(b, "ca_linalg_matmul", "b")));
+  *out = ca::capi::wrap_array(ca::linalg::matmul(arr(a, "ca_linalg_matmul", "a"), arr(b, "ca_linalg_matmul", "b")));
   return CA_OK;
   CA_CATCH
 }
@@ -40,7 +27,7 @@ CA_API ca_status_t ca_linalg_matmul(ca_array_t **out, const ca_array_t *a, const
 CA_API ca_status_t ca_linalg_dot(ca_array_t **out, const ca_array_t *a, const ca_array_t *b) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::linalg::dot(arr(a, "ca_linalg_dot", "a"), arr(b, "ca_linalg_dot", "b")));
+  *out = ca::capi::wrap_array(ca::linalg::dot(arr(a, "ca_linalg_dot", "a"), arr(b, "ca_linalg_dot", "b")));
   return CA_OK;
   CA_CATCH
 }
@@ -52,7 +39,7 @@ CA_API ca_status_t ca_linalg_tensordot(ca_array_t **out, const ca_array_t *a, co
   CA_TRY
   auto aa = axes_in(a_axes, naxes, "ca_linalg_tensordot", "a_axes");
   auto bb = axes_in(b_axes, naxes, "ca_linalg_tensordot", "b_axes");
-  *out = ca_capi_wrap_array(ca::linalg::tensordot(arr(a, "ca_linalg_tensordot", "a"),
+  *out = ca::capi::wrap_array(ca::linalg::tensordot(arr(a, "ca_linalg_tensordot", "a"),
                                                   arr(b, "ca_linalg_tensordot", "b"), aa, bb, split_every));
   return CA_OK;
   CA_CATCH
@@ -61,7 +48,7 @@ CA_API ca_status_t ca_linalg_tensordot(ca_array_t **out, const ca_array_t *a, co
 CA_API ca_status_t ca_linalg_outer(ca_array_t **out, const ca_array_t *a, const ca_array_t *b) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::linalg::outer(arr(a, "ca_linalg_outer", "a"), arr(b, "ca_linalg_outer", "b")));
+  *out = ca::capi::wrap_array(ca::linalg::outer(arr(a, "ca_linalg_outer", "a"), arr(b, "ca_linalg_outer", "b")));
   return CA_OK;
   CA_CATCH
 }
@@ -75,9 +62,9 @@ CA_API ca_status_t ca_linalg_einsum(ca_array_t **out, const char *subscripts, co
   std::vector<ca::ArrayPtr> ops;
   for (size_t k = 0; k < noperands; ++k) {
     CA_CHECK(operands[k], CA_EINVAL, "ca_linalg_einsum: operands[", k, "] is NULL");
-    ops.push_back(ca_capi_unwrap(operands[k]));
+    ops.push_back(ca::capi::unwrap(operands[k]));
   }
-  *out = ca_capi_wrap_array(ca::einsum(subscripts, ops, dtype));
+  *out = ca::capi::wrap_array(ca::einsum(subscripts, ops, dtype));
   return CA_OK;
   CA_CATCH
 }
@@ -89,9 +76,9 @@ CA_API ca_status_t ca_linalg_qr(ca_array_t **q, ca_array_t **r, const ca_array_t
   OUT_INIT(r);
   CA_TRY
   ca::linalg::QR f = ca::linalg::qr(arr(a, "ca_linalg_qr", "a"));
-  ca_array_t *wq = ca_capi_wrap_array(f.q);
+  ca_array_t *wq = ca::capi::wrap_array(f.q);
   try {
-    *r = ca_capi_wrap_array(f.r);
+    *r = ca::capi::wrap_array(f.r);
   } catch (...) {
     ca_array_free(wq);
     throw;
@@ -111,9 +98,9 @@ CA_API ca_status_t ca_linalg_svd(ca_array_t **u, ca_array_t **s, ca_array_t **v,
   ca::linalg::SVD f = ca::linalg::svd(arr(a, "ca_linalg_svd", "a"));
   ca_array_t *wu = nullptr, *ws = nullptr;
   try {
-    wu = ca_capi_wrap_array(f.u);
-    ws = ca_capi_wrap_array(f.s);
-    *v = ca_capi_wrap_array(f.v);
+    wu = ca::capi::wrap_array(f.u);
+    ws = ca::capi::wrap_array(f.s);
+    *v = ca::capi::wrap_array(f.v);
   } catch (...) {
     ca_array_free(wu);
     ca_array_free(ws);
@@ -128,7 +115,7 @@ CA_API ca_status_t ca_linalg_svd(ca_array_t **u, ca_array_t **s, ca_array_t **v,
 CA_API ca_status_t ca_linalg_solve(ca_array_t **out, const ca_array_t *a, const ca_array_t *b) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::linalg::solve(arr(a, "ca_linalg_solve", "a"), arr(b, "ca_linalg_solve", "b")));
+  *out = ca::capi::wrap_array(ca::linalg::solve(arr(a, "ca_linalg_solve", "a"), arr(b, "ca_linalg_solve", "b")));
   return CA_OK;
   CA_CATCH
 }
@@ -136,7 +123,7 @@ CA_API ca_status_t ca_linalg_solve(ca_array_t **out, const ca_array_t *a, const 
 CA_API ca_status_t ca_linalg_inv(ca_array_t **out, const ca_array_t *a) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::linalg::inv(arr(a, "ca_linalg_inv", "a")));
+  *out = ca::capi::wrap_array(ca::linalg::inv(arr(a, "ca_linalg_inv", "a")));
   return CA_OK;
   CA_CATCH
 }
@@ -144,7 +131,7 @@ CA_API ca_status_t ca_linalg_inv(ca_array_t **out, const ca_array_t *a) {
 CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, int lower) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::linalg::cholesky(arr(a, "ca_linalg_cholesky", "a"), lower));
+  *out = ca::capi::wrap_array(ca::linalg::cholesky(arr(a, "ca_linalg_cholesky", "a"), lower));
   return CA_OK;
   CA_CATCH
 }
@@ -162,7 +149,7 @@ CA_API ca_status_t ca_linalg_lstsq(ca_array_t **x, ca_array_t **residuals, ca_ar
   const ca::ArrayPtr *src[4] = {&f.x, &f.residuals, &f.rank, &f.s};
   try {
     for (int i = 0; i < 4; ++i)
-      if (dst[i]) w[i] = ca_capi_wrap_array(*src[i]);
+      if (dst[i]) w[i] = ca::capi::wrap_array(*src[i]);
   } catch (...) {
     for (auto *p : w) ca_array_free(p);
     throw;
@@ -178,7 +165,7 @@ CA_API ca_status_t ca_linalg_norm(ca_array_t **out, const ca_array_t *x, const c
   OUT_INIT(out);
   CA_TRY
   auto ax = axes_in(axes, naxes, "ca_linalg_norm", "axes");
-  *out = ca_capi_wrap_array(ca::linalg::norm(arr(x, "ca_linalg_norm", "x"), ord ? ord : "", ax, keepdims));
+  *out = ca::capi::wrap_array(ca::linalg::norm(arr(x, "ca_linalg_norm", "x"), ord ? ord : "", ax, keepdims));
   return CA_OK;
   CA_CATCH
 }

@@ -7,10 +7,6 @@
 #include "array/overlap.hpp"
 #include "capi_internal.hpp"
 
-// capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
-
 namespace {
 
 ca::Depth depth_in(int32_t nd, const int64_t *depth, const int64_t *after) {
@@ -29,21 +25,7 @@ std::vector<ca::BoundarySpec> boundary_in(int32_t nd, const ca_boundary_t *b) {
   return v;
 }
 
-template <class T>
-T options_in(const T *opts, T init, const char *what) {
-  if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, what, ": opts->struct_size is too small");
-    std::memcpy(&init, opts, std::min<size_t>(opts->struct_size, sizeof(T)));
-    init.struct_size = sizeof(T);
-  }
-  return init;
-}
-
 }  // namespace
-
-#define OUT_INIT(out) \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
 
 extern "C" {
 
@@ -52,9 +34,9 @@ CA_API ca_status_t ca_array_overlap(ca_array_t **out, const ca_array_t *a, const
   OUT_INIT(out);
   CA_ARG_NOT_NULL(a);
   CA_TRY
-  ca_overlap_options_t o = options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_overlap");
-  ca::ArrayPtr x = ca_capi_unwrap(a);
-  *out = ca_capi_wrap_array(ca::overlap(x, depth_in(x->ndim(), depth, o.depth_after),
+  ca_overlap_options_t o = ca::capi::options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_overlap");
+  ca::ArrayPtr x = ca::capi::unwrap(a);
+  *out = ca::capi::wrap_array(ca::overlap(x, depth_in(x->ndim(), depth, o.depth_after),
                                         boundary_in(x->ndim(), boundary), o.allow_rechunk != 0));
   return CA_OK;
   CA_CATCH
@@ -65,9 +47,9 @@ CA_API ca_status_t ca_array_trim_internal(ca_array_t **out, const ca_array_t *a,
   OUT_INIT(out);
   CA_ARG_NOT_NULL(a);
   CA_TRY
-  ca_overlap_options_t o = options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_trim_internal");
-  ca::ArrayPtr x = ca_capi_unwrap(a);
-  *out = ca_capi_wrap_array(
+  ca_overlap_options_t o = ca::capi::options_in(opts, ca_overlap_options_t CA_OVERLAP_OPTIONS_INIT, "ca_array_trim_internal");
+  ca::ArrayPtr x = ca::capi::unwrap(a);
+  *out = ca::capi::wrap_array(
       ca::trim_internal(x, depth_in(x->ndim(), depth, o.depth_after), boundary_in(x->ndim(), boundary)));
   return CA_OK;
   CA_CATCH
@@ -83,12 +65,12 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
   CA_CHECK(narrays >= 1, CA_EINVAL, "ca_array_map_overlap: at least one array is needed");
   CA_CHECK(extra || nextra == 0, CA_EINVAL, "ca_array_map_overlap: extra is NULL with nextra ", nextra);
   ca_map_overlap_options_t o =
-      options_in(opts, ca_map_overlap_options_t CA_MAP_OVERLAP_OPTIONS_INIT, "ca_array_map_overlap");
+      ca::capi::options_in(opts, ca_map_overlap_options_t CA_MAP_OVERLAP_OPTIONS_INIT, "ca_array_map_overlap");
   std::vector<ca::ArrayPtr> xs;
   int32_t nd = 0;
   for (size_t i = 0; i < narrays; ++i) {
     CA_CHECK(arrays[i], CA_EINVAL, "ca_array_map_overlap: array ", i, " is NULL");
-    xs.push_back(ca_capi_unwrap(arrays[i]));
+    xs.push_back(ca::capi::unwrap(arrays[i]));
     nd = std::max(nd, xs.back()->ndim());
   }
   ca::MapOverlapOptions mo;
@@ -104,7 +86,7 @@ CA_API ca_status_t ca_array_map_overlap(ca_array_t **out, const char *kernel, co
   mo.block_info = o.block_info != 0;
   if (o.name) mo.name = o.name;
   std::vector<ca_arg_t> ex(extra, extra + nextra);
-  *out = ca_capi_wrap_array(
+  *out = ca::capi::wrap_array(
       ca::map_overlap(kernel, xs, depth_in(nd, depth, o.depth_after), boundary_in(nd, boundary), ex, mo));
   return CA_OK;
   CA_CATCH
@@ -120,11 +102,11 @@ CA_API ca_status_t ca_array_sliding_window_view(ca_array_t **out, const ca_array
   std::vector<ca::Index> w(window_shape, window_shape + nwindow);
   std::vector<int64_t> ax;
   if (axis) ax.assign(axis, axis + nwindow);
-  ca::ArrayPtr x = ca_capi_unwrap(a);
+  ca::ArrayPtr x = ca::capi::unwrap(a);
   if (!axis)
     CA_CHECK(nwindow == size_t(x->ndim()), CA_EINVAL, "ca_array_sliding_window_view: since axis is NULL, window_shape "
              "must have one entry per dimension (", x->ndim(), "), got ", nwindow);
-  *out = ca_capi_wrap_array(ca::sliding_window_view(x, w, ax));
+  *out = ca::capi::wrap_array(ca::sliding_window_view(x, w, ax));
   return CA_OK;
   CA_CATCH
 }

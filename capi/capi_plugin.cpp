@@ -9,8 +9,6 @@
 
 #include "capi_internal.hpp"
 
-using ca::capi::set_error;
-
 extern "C" {
 
 CA_API int32_t ca_plugin_abi(void) { return CA_PLUGIN_ABI_VERSION; }
@@ -61,13 +59,13 @@ CA_API ca_status_t ca_plugin_load(ca_context_t *ctx, const char *path) {
   ca_clear_error();
   // A failed init is rolled back: the registry is put back as it was before (kernels the plugin added
   // are removed, kernels it replaced are restored).
-  ca::KernelRegistry::Snapshot before = ctx->registry.snapshot();
+  ca::KernelRegistry::Snapshot before = ctx->engine.registry().snapshot();
   ca_status_t st = init(ctx, CA_PLUGIN_ABI_VERSION);
   // Never dlclose after init ran: kernels it registered may still be referenced (graphs, computes
   // already holding them), and they point into the object.
   if (st != CA_OK) {
     std::string why = ca_last_error_message();
-    ctx->registry.restore(std::move(before));
+    ctx->engine.registry().restore(std::move(before));
     bool known = std::strcmp(ca_status_str(st), "CA_E?") != 0;
     if (!known)  // not a chunkarray status (a plugin returning 7, -1000, ...): the plugin's code failed
       return set_error(CA_EKERNEL, "plugin '" + p + "': ca_plugin_init failed with " + std::to_string(st) +

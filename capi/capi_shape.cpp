@@ -4,26 +4,7 @@
 #include "array/shape.hpp"
 #include "capi_internal.hpp"
 
-// capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
-
 namespace {
-
-ca::ArrayPtr in(const ca_array_t *a, const char *what, const char *param = "a") {
-  CA_CHECK(a, CA_EINVAL, what, ": ", param, " is NULL");
-  return ca_capi_unwrap(a);
-}
-
-std::vector<ca::ArrayPtr> ins(const ca_array_t *const *arrays, size_t n, const char *what) {
-  CA_CHECK(arrays || n == 0, CA_EINVAL, what, ": arrays is NULL");
-  std::vector<ca::ArrayPtr> r;
-  for (size_t i = 0; i < n; ++i) {
-    CA_CHECK(arrays[i], CA_EINVAL, what, ": array ", i, " is NULL");
-    r.push_back(ca_capi_unwrap(arrays[i]));
-  }
-  return r;
-}
 
 template <class T>
 std::vector<int64_t> list(const T *p, int64_t n, const char *what, const char *name) {
@@ -34,10 +15,6 @@ std::vector<int64_t> list(const T *p, int64_t n, const char *what, const char *n
 
 }  // namespace
 
-#define OUT_INIT(out) \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
-
 extern "C" {
 
 CA_API ca_status_t ca_array_reshape(ca_array_t **out, const ca_array_t *a, int32_t ndim, const int64_t *shape) {
@@ -45,7 +22,7 @@ CA_API ca_status_t ca_array_reshape(ca_array_t **out, const ca_array_t *a, int32
   CA_TRY
   CA_CHECK(ndim >= 0 && ndim <= CA_MAX_NDIM, CA_EINVAL, "ca_array_reshape: ndim ", ndim, " is out of range");
   auto s = list(shape, ndim, "ca_array_reshape", "shape");
-  *out = ca_capi_wrap_array(ca::reshape(in(a, "ca_array_reshape"), s));
+  *out = ca::capi::wrap_array(ca::reshape(arr(a, "ca_array_reshape"), s));
   return CA_OK;
   CA_CATCH
 }
@@ -53,7 +30,7 @@ CA_API ca_status_t ca_array_reshape(ca_array_t **out, const ca_array_t *a, int32
 CA_API ca_status_t ca_array_ravel(ca_array_t **out, const ca_array_t *a) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::ravel(in(a, "ca_array_ravel")));
+  *out = ca::capi::wrap_array(ca::ravel(arr(a, "ca_array_ravel")));
   return CA_OK;
   CA_CATCH
 }
@@ -61,10 +38,10 @@ CA_API ca_status_t ca_array_ravel(ca_array_t **out, const ca_array_t *a) {
 CA_API ca_status_t ca_array_transpose(ca_array_t **out, const ca_array_t *a, const int32_t *axes) {
   OUT_INIT(out);
   CA_TRY
-  auto x = in(a, "ca_array_transpose");
+  auto x = arr(a, "ca_array_transpose");
   std::vector<int64_t> ax;
   if (axes) ax = list(axes, x->ndim(), "ca_array_transpose", "axes");
-  *out = ca_capi_wrap_array(ca::transpose(x, ax));
+  *out = ca::capi::wrap_array(ca::transpose(x, ax));
   return CA_OK;
   CA_CATCH
 }
@@ -75,7 +52,7 @@ CA_API ca_status_t ca_array_moveaxis(ca_array_t **out, const ca_array_t *a, cons
   CA_TRY
   auto s = list(source, n, "ca_array_moveaxis", "source");
   auto d = list(destination, n, "ca_array_moveaxis", "destination");
-  *out = ca_capi_wrap_array(ca::moveaxis(in(a, "ca_array_moveaxis"), s, d));
+  *out = ca::capi::wrap_array(ca::moveaxis(arr(a, "ca_array_moveaxis"), s, d));
   return CA_OK;
   CA_CATCH
 }
@@ -83,7 +60,7 @@ CA_API ca_status_t ca_array_moveaxis(ca_array_t **out, const ca_array_t *a, cons
 CA_API ca_status_t ca_array_swapaxes(ca_array_t **out, const ca_array_t *a, int32_t axis1, int32_t axis2) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::swapaxes(in(a, "ca_array_swapaxes"), axis1, axis2));
+  *out = ca::capi::wrap_array(ca::swapaxes(arr(a, "ca_array_swapaxes"), axis1, axis2));
   return CA_OK;
   CA_CATCH
 }
@@ -91,10 +68,10 @@ CA_API ca_status_t ca_array_swapaxes(ca_array_t **out, const ca_array_t *a, int3
 CA_API ca_status_t ca_array_squeeze(ca_array_t **out, const ca_array_t *a, const int32_t *axes, int32_t naxes) {
   OUT_INIT(out);
   CA_TRY
-  auto x = in(a, "ca_array_squeeze");
+  auto x = arr(a, "ca_array_squeeze");
   std::vector<int64_t> ax;
   if (axes) ax = list(axes, naxes, "ca_array_squeeze", "axes");
-  *out = ca_capi_wrap_array(ca::squeeze(x, ax, axes == nullptr));
+  *out = ca::capi::wrap_array(ca::squeeze(x, ax, axes == nullptr));
   return CA_OK;
   CA_CATCH
 }
@@ -103,7 +80,7 @@ CA_API ca_status_t ca_array_expand_dims(ca_array_t **out, const ca_array_t *a, c
   OUT_INIT(out);
   CA_TRY
   auto ax = list(axes, naxes, "ca_array_expand_dims", "axes");
-  *out = ca_capi_wrap_array(ca::expand_dims(in(a, "ca_array_expand_dims"), ax));
+  *out = ca::capi::wrap_array(ca::expand_dims(arr(a, "ca_array_expand_dims"), ax));
   return CA_OK;
   CA_CATCH
 }
@@ -116,7 +93,7 @@ CA_API ca_status_t ca_array_broadcast_to(ca_array_t **out, const ca_array_t *a, 
   auto s = list(shape, ndim, "ca_array_broadcast_to", "shape");
   ca::Chunks c;
   if (chunks) c = ca::capi::chunks_in(chunks, "ca_array_broadcast_to");
-  *out = ca_capi_wrap_array(ca::broadcast_to(in(a, "ca_array_broadcast_to"), s, chunks ? &c : nullptr));
+  *out = ca::capi::wrap_array(ca::broadcast_to(arr(a, "ca_array_broadcast_to"), s, chunks ? &c : nullptr));
   return CA_OK;
   CA_CATCH
 }
@@ -124,7 +101,7 @@ CA_API ca_status_t ca_array_broadcast_to(ca_array_t **out, const ca_array_t *a, 
 CA_API ca_status_t ca_array_concatenate(ca_array_t **out, const ca_array_t *const *arrays, size_t n, int32_t axis) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::concatenate(ins(arrays, n, "ca_array_concatenate"), axis));
+  *out = ca::capi::wrap_array(ca::concatenate(ca::capi::arrays_in(arrays, n, "ca_array_concatenate"), axis));
   return CA_OK;
   CA_CATCH
 }
@@ -132,7 +109,7 @@ CA_API ca_status_t ca_array_concatenate(ca_array_t **out, const ca_array_t *cons
 CA_API ca_status_t ca_array_stack(ca_array_t **out, const ca_array_t *const *arrays, size_t n, int32_t axis) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::stack(ins(arrays, n, "ca_array_stack"), axis));
+  *out = ca::capi::wrap_array(ca::stack(ca::capi::arrays_in(arrays, n, "ca_array_stack"), axis));
   return CA_OK;
   CA_CATCH
 }
@@ -142,7 +119,7 @@ CA_API ca_status_t ca_array_block(ca_array_t **out, const ca_array_t *const *arr
   OUT_INIT(out);
   CA_TRY
   auto ls = list(list_sizes, int64_t(nlists), "ca_array_block", "list_sizes");
-  *out = ca_capi_wrap_array(ca::block(ins(arrays, n, "ca_array_block"), depth, ls));
+  *out = ca::capi::wrap_array(ca::block(ca::capi::arrays_in(arrays, n, "ca_array_block"), depth, ls));
   return CA_OK;
   CA_CATCH
 }
@@ -150,7 +127,7 @@ CA_API ca_status_t ca_array_block(ca_array_t **out, const ca_array_t *const *arr
 CA_API ca_status_t ca_array_repeat(ca_array_t **out, const ca_array_t *a, int64_t repeats, int32_t axis) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::repeat(in(a, "ca_array_repeat"), repeats, axis));
+  *out = ca::capi::wrap_array(ca::repeat(arr(a, "ca_array_repeat"), repeats, axis));
   return CA_OK;
   CA_CATCH
 }
@@ -159,7 +136,7 @@ CA_API ca_status_t ca_array_tile(ca_array_t **out, const ca_array_t *a, const in
   OUT_INIT(out);
   CA_TRY
   auto r = list(reps, nreps, "ca_array_tile", "reps");
-  *out = ca_capi_wrap_array(ca::tile(in(a, "ca_array_tile"), r));
+  *out = ca::capi::wrap_array(ca::tile(arr(a, "ca_array_tile"), r));
   return CA_OK;
   CA_CATCH
 }
@@ -168,10 +145,10 @@ CA_API ca_status_t ca_array_pad(ca_array_t **out, const ca_array_t *a, const int
                                 int32_t mode, ca_scalar_t value) {
   OUT_INIT(out);
   CA_TRY
-  auto x = in(a, "ca_array_pad");
+  auto x = arr(a, "ca_array_pad");
   auto b = list(before, x->ndim(), "ca_array_pad", "before");
   auto e = list(after, x->ndim(), "ca_array_pad", "after");
-  *out = ca_capi_wrap_array(ca::pad(x, b, e, mode, value));
+  *out = ca::capi::wrap_array(ca::pad(x, b, e, mode, value));
   return CA_OK;
   CA_CATCH
 }
@@ -179,10 +156,10 @@ CA_API ca_status_t ca_array_pad(ca_array_t **out, const ca_array_t *a, const int
 CA_API ca_status_t ca_array_flip(ca_array_t **out, const ca_array_t *a, const int32_t *axes, int32_t naxes) {
   OUT_INIT(out);
   CA_TRY
-  auto x = in(a, "ca_array_flip");
+  auto x = arr(a, "ca_array_flip");
   std::vector<int64_t> ax;
   if (axes) ax = list(axes, naxes, "ca_array_flip", "axes");
-  *out = ca_capi_wrap_array(ca::flip(x, ax, axes == nullptr));
+  *out = ca::capi::wrap_array(ca::flip(x, ax, axes == nullptr));
   return CA_OK;
   CA_CATCH
 }

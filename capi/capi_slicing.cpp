@@ -7,16 +7,7 @@
 #include "array/slicing.hpp"
 #include "capi_internal.hpp"
 
-// capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
-
 namespace {
-
-const ca::ArrayPtr arr(const ca_array_t *a, const char *what, const char *which = "a") {
-  CA_CHECK(a, CA_EINVAL, what, ": ", which, " is NULL");
-  return ca_capi_unwrap(a);
-}
 
 std::vector<ca::IndexItem> index_in(const ca_index_t *idx, size_t n, const char *what) {
   CA_CHECK(idx || n == 0, CA_EINVAL, what, ": idx is NULL with n ", n);
@@ -63,17 +54,13 @@ std::vector<ca::IndexItem> index_in(const ca_index_t *idx, size_t n, const char 
 
 }  // namespace
 
-#define OUT_INIT(out) \
-  CA_ARG_NOT_NULL(out); \
-  *out = nullptr
-
 extern "C" {
 
 CA_API ca_status_t ca_array_getitem(ca_array_t **out, const ca_array_t *a, const ca_index_t *idx, size_t n) {
   OUT_INIT(out);
   CA_TRY
   auto x = arr(a, "ca_array_getitem");
-  *out = ca_capi_wrap_array(ca::getitem(x, index_in(idx, n, "ca_array_getitem")));
+  *out = ca::capi::wrap_array(ca::getitem(x, index_in(idx, n, "ca_array_getitem")));
   return CA_OK;
   CA_CATCH
 }
@@ -84,7 +71,7 @@ CA_API ca_status_t ca_array_take(ca_array_t **out, const ca_array_t *a, const in
   CA_TRY
   auto x = arr(a, "ca_array_take");
   CA_CHECK(n >= 0 && (indices || n == 0), CA_EINVAL, "ca_array_take: bad indices (n ", n, ")");
-  *out = ca_capi_wrap_array(ca::take(x, std::vector<ca::Index>(indices, indices + n), axis));
+  *out = ca::capi::wrap_array(ca::take(x, std::vector<ca::Index>(indices, indices + n), axis));
   return CA_OK;
   CA_CATCH
 }
@@ -93,7 +80,7 @@ CA_API ca_status_t ca_array_take_array(ca_array_t **out, const ca_array_t *a, co
                                        int32_t axis) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(
+  *out = ca::capi::wrap_array(
       ca::take_array(arr(a, "ca_array_take_array"), arr(indices, "ca_array_take_array", "indices"), axis));
   return CA_OK;
   CA_CATCH
@@ -102,7 +89,7 @@ CA_API ca_status_t ca_array_take_array(ca_array_t **out, const ca_array_t *a, co
 CA_API ca_status_t ca_array_mask_select(ca_array_t **out, const ca_array_t *a, const ca_array_t *mask) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(
+  *out = ca::capi::wrap_array(
       ca::mask_select(arr(a, "ca_array_mask_select"), arr(mask, "ca_array_mask_select", "mask")));
   return CA_OK;
   CA_CATCH
@@ -112,13 +99,13 @@ CA_API ca_status_t ca_array_mask_select_axis(ca_array_t **out, const ca_array_t 
                                              int32_t axis) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(ca::mask_select_axis(arr(a, "ca_array_mask_select_axis"),
+  *out = ca::capi::wrap_array(ca::mask_select_axis(arr(a, "ca_array_mask_select_axis"),
                                                  arr(mask, "ca_array_mask_select_axis", "mask"), axis));
   return CA_OK;
   CA_CATCH
 }
 
-CA_API int ca_array_chunks_known(const ca_array_t *a) { return a && ca::chunks_known(ca_capi_unwrap(a)->chunks) ? 1 : 0; }
+CA_API int ca_array_chunks_known(const ca_array_t *a) { return a && ca::chunks_known(ca::capi::unwrap(a)->chunks) ? 1 : 0; }
 
 CA_API ca_status_t ca_array_compute_chunk_sizes(ca_array_t **out, ca_context_t *ctx, const ca_array_t *a,
                                                 const ca_compute_options_t *opts) {
@@ -127,7 +114,7 @@ CA_API ca_status_t ca_array_compute_chunk_sizes(ca_array_t **out, ca_context_t *
   CA_TRY
   auto x = arr(a, "ca_array_compute_chunk_sizes");
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  *out = ca_capi_wrap_array(ca::compute_chunk_sizes(*ctx->executor(), ctx->registry, x, ro));
+  *out = ca::capi::wrap_array(ca::compute_chunk_sizes(*ctx->engine.executor(), ctx->engine.registry(), x, ro));
   return CA_OK;
   CA_CATCH
 }
@@ -149,7 +136,7 @@ CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const 
     store[size_t(d)].assign(indices[d], indices[d] + n);
     ptrs[size_t(d)] = &store[size_t(d)];
   }
-  *out = ca_capi_wrap_array(ca::vindex(x, ptrs));
+  *out = ca::capi::wrap_array(ca::vindex(x, ptrs));
   return CA_OK;
   CA_CATCH
 }
@@ -177,7 +164,7 @@ CA_API ca_status_t ca_array_index(ca_array_t **out, const ca_array_t *a, const c
       items[k].list_shape.assign(o.shapes ? o.shapes[k] : nullptr, (o.shapes && o.shapes[k]) ? o.shapes[k] + nd : nullptr);
     }
   }
-  *out = ca_capi_wrap_array(ca::getitem_advanced(x, items, ca::IndexMode(o.mode)));
+  *out = ca::capi::wrap_array(ca::getitem_advanced(x, items, ca::IndexMode(o.mode)));
   return CA_OK;
   CA_CATCH
 }
@@ -188,7 +175,7 @@ CA_API ca_status_t ca_array_setitem(ca_array_t **out, const ca_array_t *a, const
   CA_TRY
   auto x = arr(a, "ca_array_setitem");
   auto v = arr(value, "ca_array_setitem", "value");
-  *out = ca_capi_wrap_array(ca::setitem(x, index_in(idx, n, "ca_array_setitem"), v));
+  *out = ca::capi::wrap_array(ca::setitem(x, index_in(idx, n, "ca_array_setitem"), v));
   return CA_OK;
   CA_CATCH
 }
@@ -198,7 +185,7 @@ CA_API ca_status_t ca_array_setitem_scalar(ca_array_t **out, const ca_array_t *a
   OUT_INIT(out);
   CA_TRY
   auto x = arr(a, "ca_array_setitem_scalar");
-  *out = ca_capi_wrap_array(ca::setitem_scalar(x, index_in(idx, n, "ca_array_setitem_scalar"), value));
+  *out = ca::capi::wrap_array(ca::setitem_scalar(x, index_in(idx, n, "ca_array_setitem_scalar"), value));
   return CA_OK;
   CA_CATCH
 }
@@ -206,7 +193,7 @@ CA_API ca_status_t ca_array_setitem_scalar(ca_array_t **out, const ca_array_t *a
 CA_API ca_status_t ca_array_mask_set(ca_array_t **out, const ca_array_t *a, const ca_array_t *mask, ca_scalar_t value) {
   OUT_INIT(out);
   CA_TRY
-  *out = ca_capi_wrap_array(
+  *out = ca::capi::wrap_array(
       ca::mask_set(arr(a, "ca_array_mask_set"), arr(mask, "ca_array_mask_set", "mask"), value));
   return CA_OK;
   CA_CATCH

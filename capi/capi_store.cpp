@@ -8,19 +8,13 @@
 #include "capi_internal.hpp"
 
 // capi_array.cpp (hidden).
-ca_array_t *ca_capi_wrap_array(ca::ArrayPtr a);
-ca::ArrayPtr ca_capi_unwrap(const ca_array_t *a);
-
-using ca::capi::set_error;
 
 namespace {
 
 ca::RechunkOptions rechunk_options(const ca_context_t *ctx, const ca_rechunk_options_t *opts, const char *what) {
   ca::RechunkOptions ro;
   if (ctx) {
-    auto *c = const_cast<ca_context_t *>(ctx);
-    std::lock_guard<std::mutex> lk(c->mu);
-    ro.block_size_limit = c->chunk_size;
+    ro.block_size_limit = ctx->engine.chunk_size();
   }
   if (opts) {
     CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, what, ": options struct_size ", opts->struct_size,
@@ -36,7 +30,7 @@ ca::RechunkOptions rechunk_options(const ca_context_t *ctx, const ca_rechunk_opt
   return ro;
 }
 
-const ca::ArrayPtr &arr(const ca::ArrayPtr &p, const char *what, const char *param = "a") {
+const ca::ArrayPtr &require_array(const ca::ArrayPtr &p, const char *what, const char *param = "a") {
   CA_CHECK(p, CA_EINVAL, what, ": ", param, " is NULL");
   return p;
 }
@@ -51,14 +45,14 @@ CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
   CA_TRY
-  ca::ArrayPtr x = ca_capi_unwrap(a);
-  arr(x, "ca_array_rechunk_ex");
+  ca::ArrayPtr x = ca::capi::unwrap(a);
+  require_array(x, "ca_array_rechunk_ex");
   CA_CHECK((chunks != nullptr) != (spec != nullptr), CA_EINVAL,
            "ca_array_rechunk_ex: give exactly one of chunks and spec");
   ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_ex");
   ca::ArrayPtr r = chunks ? ca::rechunk(x, ca::capi::chunks_in(chunks, "ca_array_rechunk_ex"), ro)
                           : ca::rechunk(x, std::string(spec), ro);
-  *out = ca_capi_wrap_array(std::move(r));
+  *out = ca::capi::wrap_array(std::move(r));
   return CA_OK;
   CA_CATCH
 }
@@ -76,8 +70,8 @@ CA_API ca_status_t ca_array_rechunk_nstages(int64_t *out, const ca_context_t *ct
   CA_ARG_NOT_NULL(out);
   *out = 0;
   CA_TRY
-  ca::ArrayPtr x = ca_capi_unwrap(a);
-  arr(x, "ca_array_rechunk_nstages");
+  ca::ArrayPtr x = ca::capi::unwrap(a);
+  require_array(x, "ca_array_rechunk_nstages");
   ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_nstages");
   *out = int64_t(ca::rechunk_stages(*x, ca::capi::chunks_in(chunks, "ca_array_rechunk_nstages"), ro).size());
   return CA_OK;
@@ -89,6 +83,27 @@ CA_API void ca_store_set_error(const ca_store_region_t *region, const char *mess
   *static_cast<std::string *>(region->reserved) = message ? message : "";
 }
 
+}  // extern "C"
+
+void ca::capi::call_sink(ca_store_fn sink, void *user_data, const ca_block_t *b, size_t array, int32_t ndim,
+                         const int64_t *start, const int64_t *stop, const int64_t *block_index) {
+  std::string msg;
+  ca_store_region_t reg;
+  reg.array = array;
+  reg.ndim = ndim;
+  reg.start = start;
+  reg.stop = stop;
+  reg.block_index = block_index;
+  reg.reserved = &msg;  // ca_store_set_error writes here
+  ca_status_t s = sink(b, &reg, user_data);
+  if (s != CA_OK) {
+    if (msg.empty()) msg = std::string("the sink returned ") + ca_status_str(s);
+    throw ca::Error(s < 0 ? s : CA_EKERNEL, msg);
+  }
+}
+
+extern "C" {
+
 CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *const *arrays, size_t narrays,
                                        ca_store_fn sink, void *user_data, const ca_compute_options_t *opts) {
   CA_ARG_NOT_NULL(ctx);
@@ -97,25 +112,13 @@ CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *cons
   CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_store_many: arrays is NULL");
   std::vector<ca::ArrayPtr> as;
   for (size_t i = 0; i < narrays; ++i) {
-    as.push_back(ca_capi_unwrap(arrays[i]));
+    as.push_back(ca::capi::unwrap(arrays[i]));
     CA_CHECK(as.back(), CA_EINVAL, "ca_array_store_many: array ", i, " is NULL");
   }
   ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  ca::store(*ctx->executor(), ctx->registry, as,
+  ca::store(*ctx->engine.executor(), ctx->engine.registry(), as,
             [&](const ca::StoreRegion &r, const ca::Block *b) {
-              std::string msg;
-              ca_store_region_t reg;
-              reg.array = r.array;
-              reg.ndim = r.ndim;
-              reg.start = r.start;
-              reg.stop = r.stop;
-              reg.block_index = r.block_index;
-              reg.reserved = &msg;
-              ca_status_t s = sink(b, &reg, user_data);
-              if (s != CA_OK) {
-                if (msg.empty()) msg = std::string("the sink returned ") + ca_status_str(s);
-                throw ca::Error(s < 0 ? s : CA_EKERNEL, msg);
-              }
+              ca::capi::call_sink(sink, user_data, b, r.array, r.ndim, r.start, r.stop, r.block_index);
             },
             ro);
   return CA_OK;

@@ -150,6 +150,22 @@ ArrayPtr blockwise(const std::string &prefix, const std::string &kernel, const s
 
 /// dask's unify_chunks over arrays indexed by letters; returns the (possibly rechunked) arrays.
 std::vector<ArrayPtr> unify_chunks(const std::vector<ArrayPtr> &arrays, const std::vector<std::string> &indices);
+/// dask's map_blocks over `arrays` (at least one; the kernel gets one block of each, then `extra`).
+struct MapBlocksOptions {
+  std::string name;                    // output name prefix; "" = the kernel name
+  DType dtype = CA_DTYPE_INVALID;      // CA_DTYPE_INVALID = the first input's
+  std::vector<int32_t> drop_axis;      // input axes the output drops (may be negative)
+  std::vector<int32_t> new_axis;       // output axes the output gains, size 1 (may be negative)
+  const Chunks *chunks = nullptr;      // explicit output chunks (borrowed); nullptr = derived
+  bool block_info = false;             // also pass the block index and origin (BlockIndex, BlockOrigin)
+};
+/// Output dimensions are the largest input's minus drop_axis plus new_axis; inputs are aligned on
+/// their trailing dimensions (broadcast); a dropped axis arrives as one block (concatenate=True).
+/// Throws Error(CA_EINVAL) for an empty `arrays`, a null array or an axis out of range, and
+/// Error(CA_ETYPE) for an invalid output dtype.
+ArrayPtr map_blocks(const std::string &kernel, const std::vector<ArrayPtr> &arrays, const std::vector<ca_arg_t> &extra,
+                    const MapBlocksOptions &opts);
+
 /// Common refinement of block boundaries (dask's common_blockdim); extent-1 dims broadcast.
 std::vector<Index> common_blockdim(const std::vector<std::vector<Index>> &dims);
 
@@ -186,6 +202,7 @@ FusedArgs fused_args(const ArrayPtr &a);
 
 // ---- compute ------------------------------------------------------------------------------------
 
+class Context;
 class Executor;
 class KernelRegistry;
 struct RunOptions;
@@ -195,6 +212,11 @@ void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<Arr
                   const std::vector<void *> &buffers, const RunOptions &opts);
 /// Compute and keep the blocks: a new array over a data layer with the same chunks.
 ArrayPtr persist(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const RunOptions &opts);
+/// Compute arrays into new C-order blocks (ca_array_compute's policy): arrays with unknown block
+/// sizes are persisted first, and each result is charged to the context's memory budget before it is
+/// allocated (Error(CA_ENOMEM) naming `what` and the array's position when it cannot fit).
+std::vector<BlockRef> compute_blocks(Context &ctx, std::vector<ArrayPtr> arrays, const RunOptions &opts,
+                                     const char *what);
 /// Copy a block into its place in a C-order array buffer (shape `shape`) at `origin`.
 void copy_block_into(const Block *b, void *dst, const std::vector<Index> &shape, const Index *origin, size_t itemsize);
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "array/array.hpp"
 #include "core/dtype.hpp"
 #include "graph/graph.hpp"
 
@@ -68,9 +69,26 @@ std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEnt
 void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path,
                const KernelVersionFn &versions = {});
 
+/// Built with -Dcapnp=disabled, save_bytes, save_file, load_bytes and load_file throw
+/// Error(CA_EUNSUPPORTED) (format/unsupported.cpp, the one stub set); everything else works.
+
 /// Decode untrusted bytes (any alignment). CA_EFORMAT / CA_EVERSION with a message.
 FileContents load_bytes(const void *data, size_t size);
 /// Memory-map `path` and decode it. CA_ENOTFOUND (no file), CA_EIO, CA_EFORMAT, CA_EVERSION.
 FileContents load_file(const std::string &path);
+
+// ---- arrays over graph files (format/arrays.cpp) ---------------------------------------------------
+
+/// What saving `arrays` writes: the union of their graphs (merge_graphs), with one entry per array
+/// appended to `entries`. `what` names the caller in errors (CA_EINVAL for a null array).
+std::shared_ptr<Graph> arrays_graph(const std::vector<ArrayPtr> &arrays, std::vector<ArrayEntry> &entries,
+                                    const char *what);
+/// The array a loaded file's entry names, over the file's graph. An array whose blocks are not all in
+/// the graph is a corrupt file (CA_EFORMAT naming the array). Grid layers (blockwise, data) are
+/// checked by their block counts (no walk over a possibly huge grid); materialized layers key by key,
+/// after bounding the grid by the layer's task count.
+ArrayPtr file_array(const FileContents &fc, const ArrayEntry &e);
+/// file_array for every entry, in file order.
+std::vector<ArrayPtr> file_arrays(const FileContents &fc);
 
 }  // namespace ca::format

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
+#include <complex>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -180,6 +182,44 @@ ArrayPtr from_zarr(const std::string &path, const std::optional<Chunks> &chunks)
   args.push_back(special(BlockwiseArg::BlockOrigin));
   args.push_back(special(BlockwiseArg::BlockShape));
   return source_array(name, "ca.zarr_read", std::move(args), ch, meta.dtype);
+}
+
+ZarrWriteOptions zarr_write_options(const Array &a, const ca_zarr_options_t &o, const char *what) {
+  ZarrWriteOptions w;
+  if (o.chunks) w.chunks.assign(o.chunks, o.chunks + a.ndim());
+  std::string comp = o.compressor ? o.compressor : "none";
+  if (comp == "none" || comp.empty()) {
+    w.compressor = Compressor::none();
+  } else if (comp == "zlib") {
+    w.compressor = Compressor::zlib(o.level < 0 ? 1 : o.level);
+  } else if (comp == "gzip") {
+    w.compressor = Compressor::gzip(o.level < 0 ? 1 : o.level);
+  } else if (comp == "zstd") {
+    w.compressor = Compressor::zstd(o.level < 0 ? 1 : o.level);
+  } else if (comp == "blosc") {
+    w.compressor = Compressor::blosc(o.blosc_cname ? o.blosc_cname : "lz4", o.level < 0 ? 5 : o.level, o.blosc_shuffle);
+  } else {
+    fail(CA_EUNSUPPORTED, what, ": unknown compressor \"", comp, "\" (supported: none, zlib, gzip, zstd, blosc)");
+  }
+  check_compressor(w.compressor);
+  if (o.has_fill_value) {
+    double v = o.fill_value;
+    if (a.dtype == CA_BOOL) {
+      w.fill_value = v != 0;
+    } else if (dtype_is_integer(a.dtype) && std::isfinite(v) && v == std::trunc(v)) {
+      if (v < 0) w.fill_value = int64_t(v);
+      else w.fill_value = uint64_t(v);
+    } else if (dtype_is_complex(a.dtype)) {
+      w.fill_value = std::complex<double>(v, 0.0);
+    } else {
+      w.fill_value = v;
+    }
+  }
+  w.order = o.order ? o.order : 'C';
+  w.dimension_separator = o.dimension_separator ? o.dimension_separator : '.';
+  if (o.attrs_json) w.attrs_json = o.attrs_json;
+  w.overwrite = o.overwrite != 0;
+  return w;
 }
 
 std::vector<Index> zarr_store_chunks(const Array &a, const ZarrWriteOptions &opts) {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <chunkarray/io.h>
+
 #include "array/array.hpp"
 #include "exec/executor.hpp"
 #include "io/zarr_meta.hpp"
@@ -42,6 +44,11 @@ struct ZarrWriteOptions {
   std::string attrs_json;             ///< written to .zattrs unless empty
   bool overwrite = false;
 };
+
+/// ca_zarr_options_t's fields as write options for `a`: the compressor by name (none, zlib, gzip, zstd,
+/// blosc; level < 0 = its default; CA_EUNSUPPORTED naming `what` for another name), the fill value in
+/// `a`'s kind (bool, integer when integral, complex, else float) when has_fill_value.
+ZarrWriteOptions zarr_write_options(const Array &a, const ca_zarr_options_t &o, const char *what);
 
 /// The store chunk shape to_zarr() uses for `a` (options.chunks or the array's first block sizes).
 std::vector<Index> zarr_store_chunks(const Array &a, const ZarrWriteOptions &opts);

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "capi_internal.hpp"
+#include "capi_handles.hpp"
 #include "core/block.hpp"
 #include "format/layer_codecs.hpp"
 #include "pipelines.h"
@@ -59,9 +59,9 @@ std::vector<unsigned char> save(const ca_graph_t *g) {
 
 // Every layer of b is the same as a's (same kind and content fingerprint; data layers: same bytes).
 void expect_same_graph(const ca_graph_t *a, const ca_graph_t *b) {
-  ASSERT_EQ(a->g.layers().size(), b->g.layers().size());
-  for (size_t i = 0; i < a->g.layers().size(); ++i) {
-    const ca::Layer &la = *a->g.layers()[i], &lb = *b->g.layers()[i];
+  ASSERT_EQ(ca::capi::engine(a).layers().size(), ca::capi::engine(b).layers().size());
+  for (size_t i = 0; i < ca::capi::engine(a).layers().size(); ++i) {
+    const ca::Layer &la = *ca::capi::engine(a).layers()[i], &lb = *ca::capi::engine(b).layers()[i];
     EXPECT_EQ(la.name(), lb.name());
     EXPECT_EQ(la.kind(), lb.kind()) << la.name();
     EXPECT_EQ(la.nindex(), lb.nindex()) << la.name();
@@ -436,11 +436,13 @@ TEST(Format, GoldenFiles) {
 // Blockwise layers built directly: every dimension-map kind (Const is concatenate=True), every
 // special literal, with and without chunks; they round-trip exactly and emit the same tasks.
 TEST(Format, BlockwiseSpecialsAndDimMaps) {
-  auto g = std::make_unique<ca_graph>();
+  ca_graph_t *graph = nullptr;
+  ASSERT_EQ(ca_graph_new(&graph), CA_OK);
+  std::unique_ptr<ca_graph_t, void (*)(ca_graph_t *)> g(graph, ca_graph_free);
   std::vector<std::vector<ca::Index>> chunks = {{3, 3, 2}, {5, 1}};
   std::vector<ca::BlockwiseArg> src_args;
   src_args.push_back(ca::blockwise_literal(ca_arg_f64(1.5)));
-  g->g.add_layer(std::make_shared<ca::BlockwiseLayer>("src", chunks, "ca.src", std::vector<std::string>{},
+  ca::capi::engine(g.get()).add_layer(std::make_shared<ca::BlockwiseLayer>("src", chunks, "ca.src", std::vector<std::string>{},
                                                       std::move(src_args)));
   std::vector<ca::BlockwiseArg> args;
   for (int32_t kind : {ca::DimMap::Out, ca::DimMap::Const, ca::DimMap::Group, ca::DimMap::All}) {
@@ -465,14 +467,14 @@ TEST(Format, BlockwiseSpecialsAndDimMaps) {
     b.block_index = sp == ca::BlockwiseArg::BlockIndex;
     args.push_back(std::move(b));
   }
-  g->g.add_layer(std::make_shared<ca::BlockwiseLayer>("all", chunks, "k.all", std::vector<std::string>{"src"},
+  ca::capi::engine(g.get()).add_layer(std::make_shared<ca::BlockwiseLayer>("all", chunks, "k.all", std::vector<std::string>{"src"},
                                                       std::move(args)));
   auto bytes = save(g.get());
   ca_graph_t *h = nullptr;
   ASSERT_EQ(ca_graph_load_buffer(&h, bytes.data(), bytes.size()), CA_OK) << ca_last_error_message();
   expect_same_graph(g.get(), h);
-  const auto &la = static_cast<const ca::BlockwiseLayer &>(*g->g.find("all"));
-  const auto &lb = static_cast<const ca::BlockwiseLayer &>(*h->g.find("all"));
+  const auto &la = static_cast<const ca::BlockwiseLayer &>(*ca::capi::engine(g.get()).find("all"));
+  const auto &lb = static_cast<const ca::BlockwiseLayer &>(*ca::capi::engine(h).find("all"));
   EXPECT_EQ(la.chunks(), lb.chunks());
   // The emitted tasks are the same (keys of every argument, literal values).
   for (int64_t t = 0; t < la.num_tasks(); ++t) {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "capi_internal.hpp"
+#include "capi_handles.hpp"
 #include "builtins/builtins.hpp"
 #include "core/block.hpp"
 #include "format/graph_file.capnp.h"
@@ -147,7 +147,7 @@ int32_t version_of(const ca_graph_t *g, const char *kernel) {
 }
 
 int32_t slot_version(const ca_graph_t *g, const char *layer, size_t slot) {
-  const ca::Layer *l = g->g.find(layer);
+  const ca::Layer *l = ca::capi::engine(g).find(layer);
   EXPECT_NE(l, nullptr) << layer;
   return l ? l->kernel_version(slot) : -1;
 }
@@ -211,7 +211,7 @@ TEST(KernelVersions, WithContextRegisteredVersionsAreRecorded) {
   EXPECT_EQ(slot_version(h, "scale-3f2a", 0), 3);
   EXPECT_EQ(slot_version(h, "pr", 0), 4);
   // Same content as the graph saved: versions are not part of a layer's fingerprint.
-  for (const ca::LayerPtr &l : g->g.layers()) EXPECT_EQ(l->fingerprint(), h->g.find(l->name())->fingerprint());
+  for (const ca::LayerPtr &l : ca::capi::engine(g).layers()) EXPECT_EQ(l->fingerprint(), ca::capi::engine(h).find(l->name())->fingerprint());
   std::vector<double> got;
   EXPECT_EQ(compute(c.ctx, h, &got), CA_OK) << ca_last_error_message();
   EXPECT_EQ(got, kWant);
@@ -369,7 +369,7 @@ TEST(KernelVersions, CopyCullAndMergeKeepVersions) {
   ca_key_t want = {"c", &i1, 1};
   ca_graph_t *cu = nullptr;
   ASSERT_EQ(ca_graph_cull(&cu, h, &want, 1), CA_OK);
-  ASSERT_EQ(cu->g.find("c")->kernel_names(), std::vector<std::string>{"make"});
+  ASSERT_EQ(ca::capi::engine(cu).find("c")->kernel_names(), std::vector<std::string>{"make"});
   EXPECT_EQ(slot_version(cu, "c", 0), 2);
   // Merging the loaded graph with the in-memory one it came from (both orders): the same layers, and
   // the recorded versions win over the unrecorded ones.
@@ -604,7 +604,7 @@ TEST(KernelVersions, GoldenFiles) {
     ca_graph_t *h = nullptr;
     ASSERT_EQ(ca_graph_load(&h, (std::string(dir) + "/" + old).c_str()), CA_OK) << ca_last_error_message();
     size_t slots = 0;
-    for (const ca::LayerPtr &l : h->g.layers()) {
+    for (const ca::LayerPtr &l : ca::capi::engine(h).layers()) {
       EXPECT_FALSE(l->records_kernel_versions()) << old << ": " << l->name();
       for (size_t k = 0; k < l->kernel_names().size(); ++k, ++slots) EXPECT_EQ(l->kernel_version(k), 0);
     }
@@ -642,7 +642,7 @@ TEST(KernelVersions, GoldenFiles) {
   EXPECT_EQ(slot_version(h, "c", 0), 1);
   EXPECT_EQ(slot_version(h, "c", 1), 2);
   ca_graph_t *g = versions_graph();
-  for (const ca::LayerPtr &l : g->g.layers()) EXPECT_EQ(l->fingerprint(), h->g.find(l->name())->fingerprint());
+  for (const ca::LayerPtr &l : ca::capi::engine(g).layers()) EXPECT_EQ(l->fingerprint(), ca::capi::engine(h).find(l->name())->fingerprint());
   ca_graph_free(g);
   Ctx right(2, 3, 4), wrong(2, 3, 1);
   std::vector<double> got;

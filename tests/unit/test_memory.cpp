@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "capi_internal.hpp"
+#include "capi_handles.hpp"
 #include "core/block.hpp"
 #include "core/memory.hpp"
 
@@ -61,7 +61,7 @@ struct Ctx {
     ca_graph_free(g);
     ca_context_free(ctx);
   }
-  ca::MemoryBudget &budget() { return *ctx->budget; }
+  ca::MemoryBudget &budget() { return ca::capi::engine(ctx).budget(); }
   // n roots ("x", i) = ones(elems), each reduced by ("s", i) = sum(x_i), then "total" = sum(s_*).
   void reduction_graph(int64_t n, int64_t elems) {
     std::vector<int64_t> idx(static_cast<size_t>(n));
@@ -272,7 +272,7 @@ TEST(TaskBudget, SymbolicGraphFileTooLargeToMaterialize) {
   EXPECT_EQ(ca_graph_validate(loaded, c.ctx, nullptr, 0), CA_ENOMEM);
   std::string msg = ca_last_error_message();
   EXPECT_NE(msg.find("100000000 tasks"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("task budget of " + std::to_string(c.ctx->task_budget())), std::string::npos) << msg;
+  EXPECT_NE(msg.find("task budget of " + std::to_string(ca::capi::engine(c.ctx).task_budget())), std::string::npos) << msg;
   EXPECT_EQ(ca_graph_validate(loaded, nullptr, nullptr, 0), CA_ENOMEM);  // without a context: the default
   EXPECT_EQ(ca::block_live_bytes(), before);
   // One key of it is fine: only what a computation reaches is materialized.
