@@ -24,11 +24,6 @@ std::vector<int64_t> to_vector(L list) {
   return v;
 }
 
-template <class T, class L>
-void fill(L list, const std::vector<T> &v) {
-  for (size_t i = 0; i < v.size(); ++i) list.set(unsigned(i), v[i]);
-}
-
 void save_overlap_layer(const Layer &l, s::Layer::Builder lb, const KernelVersionFn &versions) {
   const OverlapLayerSpec &sp = overlap_layer_spec(l);
   CA_CHECK(l.deps().size() == 1 && l.deps()[0] == sp.input, CA_EINTERNAL, "overlap layer '", l.name(),
@@ -40,10 +35,10 @@ void save_overlap_layer(const Layer &l, s::Layer::Builder lb, const KernelVersio
   for (size_t d = 0; d < sp.in_chunks.size(); ++d) {
     CA_CHECK(sp.in_chunks[d].size() < (size_t(1) << 29), CA_EUNSUPPORTED, "layer '", l.name(), "' has ",
              sp.in_chunks[d].size(), " blocks along one dimension: a graph file list holds at most 2^29 - 1");
-    fill(ch.init(unsigned(d), unsigned(sp.in_chunks[d].size())), sp.in_chunks[d]);
+    detail::fill_list(ch.init(unsigned(d), unsigned(sp.in_chunks[d].size())), sp.in_chunks[d]);
   }
-  fill(b.initDepthLo(unsigned(sp.depth.lo.size())), sp.depth.lo);
-  fill(b.initDepthHi(unsigned(sp.depth.hi.size())), sp.depth.hi);
+  detail::fill_list(b.initDepthLo(unsigned(sp.depth.lo.size())), sp.depth.lo);
+  detail::fill_list(b.initDepthHi(unsigned(sp.depth.hi.size())), sp.depth.hi);
   auto kinds = b.initBoundaryKind(unsigned(sp.boundary.size()));
   auto values = b.initBoundaryValue(unsigned(sp.boundary.size()));
   for (size_t d = 0; d < sp.boundary.size(); ++d) {

@@ -85,11 +85,6 @@ class FlatEmitter final : public TaskEmitter {
   void end_list() override { list_pos.pop_back(); }
 };
 
-template <class T, class L>
-void fill(L list, const std::vector<T> &v) {
-  for (size_t i = 0; i < v.size(); ++i) list.set(unsigned(i), v[i]);
-}
-
 capnp::Data::Reader data_of(const std::string &b) {
   return capnp::Data::Reader(reinterpret_cast<const kj::byte *>(b.data()), b.size());
 }
@@ -119,18 +114,18 @@ void save_materialized(const MaterializedLayer &l, const Layer &src, const Kerne
   check_count(e.ref_index.size(), l.name(), "reference indices");
   auto ks = b.initKernels(unsigned(l.kernel_names().size()));
   for (size_t i = 0; i < l.kernel_names().size(); ++i) ks.set(unsigned(i), l.kernel_names()[i].c_str());
-  if (!kv.empty()) fill(b.initKernelVersions(unsigned(kv.size())), kv);
-  fill(b.initKeys(unsigned(keys.size())), keys);
-  fill(b.initTaskKernel(unsigned(e.task_kernel.size())), e.task_kernel);
-  fill(b.initTaskNargs(unsigned(e.task_nargs.size())), e.task_nargs);
-  fill(b.initArgKind(unsigned(e.kind.size())), e.kind);
-  fill(b.initArgA(unsigned(e.arga.size())), e.arga);
-  fill(b.initArgB(unsigned(e.argb.size())), e.argb);
-  fill(b.initRefIndex(unsigned(e.ref_index.size())), e.ref_index);
+  if (!kv.empty()) detail::fill_list(b.initKernelVersions(unsigned(kv.size())), kv);
+  detail::fill_list(b.initKeys(unsigned(keys.size())), keys);
+  detail::fill_list(b.initTaskKernel(unsigned(e.task_kernel.size())), e.task_kernel);
+  detail::fill_list(b.initTaskNargs(unsigned(e.task_nargs.size())), e.task_nargs);
+  detail::fill_list(b.initArgKind(unsigned(e.kind.size())), e.kind);
+  detail::fill_list(b.initArgA(unsigned(e.arga.size())), e.arga);
+  detail::fill_list(b.initArgB(unsigned(e.argb.size())), e.argb);
+  detail::fill_list(b.initRefIndex(unsigned(e.ref_index.size())), e.ref_index);
   auto bl = b.initBlobs(unsigned(e.blobs.size()));
   for (size_t i = 0; i < e.blobs.size(); ++i) bl.set(unsigned(i), data_of(e.blobs[i]));
   auto tl = b.initTuples(unsigned(e.tuples.size()));
-  for (size_t i = 0; i < e.tuples.size(); ++i) fill(tl.init(unsigned(i), unsigned(e.tuples[i].size())), e.tuples[i]);
+  for (size_t i = 0; i < e.tuples.size(); ++i) detail::fill_list(tl.init(unsigned(i), unsigned(e.tuples[i].size())), e.tuples[i]);
   auto sl = b.initSlices(unsigned(e.slices.size()));
   for (size_t i = 0; i < e.slices.size(); ++i) {
     sl[unsigned(i)].setStart(e.slices[i].start);
@@ -173,12 +168,12 @@ void save_blockwise(const BlockwiseLayer &l, const KernelVersionFn &versions, s:
   std::vector<int32_t> kv = detail::versions_for(l, {l.kernel()}, versions);
   if (!kv.empty()) b.setKernelVersion(kv[0]);
   auto nb = l.numblocks();
-  fill(b.initNumblocks(unsigned(nb.size())), nb);
+  detail::fill_list(b.initNumblocks(unsigned(nb.size())), nb);
   b.setHasChunks(!l.chunks().empty());
   auto ch = b.initChunks(unsigned(l.chunks().size()));
   for (size_t d = 0; d < l.chunks().size(); ++d) {
     check_count(l.chunks()[d].size(), l.name(), "blocks along one dimension");
-    fill(ch.init(unsigned(d), unsigned(l.chunks()[d].size())), l.chunks()[d]);
+    detail::fill_list(ch.init(unsigned(d), unsigned(l.chunks()[d].size())), l.chunks()[d]);
   }
   auto args = b.initArgs(unsigned(l.args().size()));
   for (size_t i = 0; i < l.args().size(); ++i) {
@@ -215,7 +210,7 @@ void save_data(const DataLayer &l, s::DataLayer::Builder b) {
            l.nranks(), " ranks): each rank holds only its own blocks, so it cannot be saved to one graph file "
            "(write it with the distributed to_zarr instead)");
   auto nb = l.numblocks();
-  fill(b.initNumblocks(unsigned(nb.size())), nb);
+  detail::fill_list(b.initNumblocks(unsigned(nb.size())), nb);
   check_count(size_t(l.num_tasks()), l.name(), "blocks");
   auto blocks = b.initBlocks(unsigned(l.num_tasks()));
   for (int64_t t = 0; t < l.num_tasks(); ++t) {
@@ -263,7 +258,7 @@ uint32_t build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vect
     ab[unsigned(i)].setName(a.name.c_str());
     ab[unsigned(i)].setDtype(a.dtype);
     auto ch = ab[unsigned(i)].initChunks(unsigned(a.chunks.size()));
-    for (size_t d = 0; d < a.chunks.size(); ++d) fill(ch.init(unsigned(d), unsigned(a.chunks[d].size())), a.chunks[d]);
+    for (size_t d = 0; d < a.chunks.size(); ++d) detail::fill_list(ch.init(unsigned(d), unsigned(a.chunks[d].size())), a.chunks[d]);
   }
   return version;
 }
