@@ -45,7 +45,7 @@ def header_constants(inc):
             v = literal(m.group(2))
             if v is not None:
                 consts[m.group(1)] = v
-        for body in re.findall(r"typedef\s+enum\s+\w*\s*\{(.*?)\}", text, flags=re.S):
+        for body in re.findall(r"typedef\s+enum\s+\w*\s*(?:CA_ENUM32\s*)?\{(.*?)\}", text, flags=re.S):
             for m in re.finditer(r"(CA_\w+)\s*=\s*([^,]+)", body):
                 v = literal(m.group(2))
                 if v is not None:
@@ -65,7 +65,7 @@ def enum_types(inc):
     names = set()
     for f in sorted(os.listdir(inc)):
         if f.endswith(".h"):
-            names |= set(re.findall(r"typedef\s+enum\s+\w*\s*\{.*?\}\s*(ca_\w+_t)\s*;",
+            names |= set(re.findall(r"typedef\s+enum\s+\w*\s*(?:CA_ENUM32\s*)?\{.*?\}\s*(ca_\w+_t)\s*;",
                                     jl.strip_comments(open(os.path.join(inc, f)).read()), flags=re.S))
     return names
 

@@ -106,18 +106,23 @@ CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *
   CA_CATCH
 }
 
-CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
-                                           int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
+CA_API ca_status_t ca_normalize_chunks_spec(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
+                                            int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
   OUT_INIT(out);
   CA_ARG_NOT_NULL(spec);
   CA_TRY
-  auto sh = shape_in(ndim, shape, "ca_normalize_chunks_str");
-  CA_CHECK(ca::dtype_valid(dtype), CA_ETYPE, "ca_normalize_chunks_str: invalid dtype ", dtype);
+  auto sh = shape_in(ndim, shape, "ca_normalize_chunks_spec");
+  CA_CHECK(ca::dtype_valid(dtype), CA_ETYPE, "ca_normalize_chunks_spec: invalid dtype ", dtype);
   int64_t limit = ctx_limit(ctx);
   auto sp = ca::parse_chunks_spec(spec, ndim, &limit);
   *out = make_chunkset(ca::normalize_chunks(sp, sh, dtype, limit));
   return CA_OK;
   CA_CATCH
+}
+
+CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
+                                           int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
+  return ca_normalize_chunks_spec(out, ctx, spec, ndim, shape, dtype);
 }
 
 // ---- the model ----------------------------------------------------------------------------------
@@ -314,7 +319,7 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32_t ndim, const int64_t *shape,
+CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, int32_t ndim, const int64_t *shape,
                                    const ca_chunks_t *chunks, ca_dtype_t dtype, const ca_random_options_t *opts) {
   OUT_INIT(out);
   CA_TRY
@@ -327,21 +332,21 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32
 
 // ---- elementwise --------------------------------------------------------------------------------
 
-CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t *a) {
+CA_API ca_status_t ca_array_unary(ca_array_t **out, ca_op_t op, const ca_array_t *a) {
   OUT_INIT(out);
   CA_TRY
   *out = wrap_handle(ca::elementwise_unary(op, arr(a, "ca_array_unary")));
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_t *a, const ca_array_t *b) {
+CA_API ca_status_t ca_array_binary(ca_array_t **out, ca_op_t op, const ca_array_t *a, const ca_array_t *b) {
   OUT_INIT(out);
   CA_TRY
   *out = wrap_handle(ca::elementwise_binary(op, arr(a, "ca_array_binary"), arr(b, "ca_array_binary", "b")));
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, int32_t op, const ca_array_t *a, ca_scalar_t s,
+CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, ca_op_t op, const ca_array_t *a, ca_scalar_t s,
                                           int scalar_first) {
   OUT_INIT(out);
   CA_TRY
@@ -382,7 +387,7 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
 
 // ---- reductions ---------------------------------------------------------------------------------
 
-CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
+CA_API ca_status_t ca_array_reduce(ca_array_t **out, ca_reduction_t op, const ca_array_t *a, const int32_t *axes,
                                    int32_t naxes, int keepdims, const ca_reduce_options_t *opts) {
   OUT_INIT(out);
   CA_TRY
@@ -397,7 +402,7 @@ CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_
   return CA_OK;
   CA_CATCH
 }
-CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis,
+CA_API ca_status_t ca_array_scan(ca_array_t **out, ca_scan_t op, const ca_array_t *a, int32_t axis,
                                  const ca_scan_options_t *opts) {
   OUT_INIT(out);
   CA_TRY

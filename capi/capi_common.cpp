@@ -146,7 +146,7 @@ CA_API ca_status_t ca_dtype_from_name(ca_dtype_t *out, const char *name) {
   CA_CATCH
 }
 
-CA_API ca_status_t ca_dtype_make(ca_dtype_t *out, int32_t kind, int64_t param) {
+CA_API ca_status_t ca_dtype_make(ca_dtype_t *out, ca_dtype_kind_t kind, int64_t param) {
   CA_ARG_NOT_NULL(out);
   *out = CA_DTYPE_INVALID;
   CA_TRY
@@ -155,7 +155,7 @@ CA_API ca_status_t ca_dtype_make(ca_dtype_t *out, int32_t kind, int64_t param) {
   CA_CATCH
 }
 
-CA_API int32_t ca_dtype_kind(ca_dtype_t d) { return ca::dtype_valid(d) ? ca::dtype_base(d) : CA_DTYPE_INVALID; }
+CA_API ca_dtype_kind_t ca_dtype_kind(ca_dtype_t d) { return ca::dtype_valid(d) ? ca_dtype_kind_t(ca::dtype_base(d)) : CA_DTYPE_INVALID; }
 CA_API int64_t ca_dtype_param(ca_dtype_t d) { return ca::dtype_valid(d) ? int64_t(d >> CA_DTYPE_KIND_BITS) : -1; }
 
 CA_API ca_status_t ca_dtype_promote(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b) {

@@ -142,7 +142,7 @@ CA_API ca_status_t ca_array_tile(ca_array_t **out, const ca_array_t *a, const in
 }
 
 CA_API ca_status_t ca_array_pad(ca_array_t **out, const ca_array_t *a, const int64_t *before, const int64_t *after,
-                                int32_t mode, ca_scalar_t value) {
+                                ca_pad_mode_t mode, ca_scalar_t value) {
   OUT_INIT(out);
   CA_TRY
   auto x = arr(a, "ca_array_pad");

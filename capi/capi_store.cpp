@@ -57,12 +57,17 @@ CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx
   CA_CATCH
 }
 
-CA_API ca_status_t ca_array_rechunk_str(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
-                                        const char *chunks) {
+CA_API ca_status_t ca_array_rechunk_spec(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
+                                         const char *chunks) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
   CA_ARG_NOT_NULL(chunks);
   return ca_array_rechunk_ex(out, ctx, a, nullptr, chunks, nullptr);
+}
+
+CA_API ca_status_t ca_array_rechunk_str(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
+                                        const char *chunks) {
+  return ca_array_rechunk_spec(out, ctx, a, chunks);
 }
 
 CA_API ca_status_t ca_array_rechunk_nstages(int64_t *out, const ca_context_t *ctx, const ca_array_t *a,

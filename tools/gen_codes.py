@@ -105,8 +105,8 @@ def header_block(kind, rows):
     path, _, _, prefix, ctype, what = TABLES[kind]
     out = ["/* %s" % what, " * Values are pinned: never renumbered or reused.",
            " * Generated from %s by tools/gen_codes.py: edit the table, then run" % path,
-           " * `%s`. 32 bits wide (functions take the codes as int32_t). */" % REGEN,
-           "typedef enum %s {" % ctype]
+           " * `%s`. 32 bits wide (CA_ENUM32, common.h). */" % REGEN,
+           "typedef enum %s CA_ENUM32 {" % ctype]
     names = ["%s%s = %d," % (prefix, r["enum"], r["code"]) for r in rows]
     pad = max(len(n) for n in names) + 1
     last_arity = None

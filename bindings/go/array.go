@@ -173,7 +173,7 @@ func RandomUniform(shape, chunks []int64, seed uint64, low, high float64) (*Arra
 	return creation(shape, chunks, Float64, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
 		opts := C.ca_random_options_t{struct_size: C.uint32_t(C.sizeof_ca_random_options_t), seed: C.uint64_t(seed),
 			p0: C.double(low), p1: C.double(high)}
-		return C.cag_ca_array_random(o, 0, nd, sp, cc, C.ca_dtype_t(Float64), &opts)
+		return C.cag_ca_array_random(o, C.CA_RANDOM_UNIFORM, nd, sp, cc, C.ca_dtype_t(Float64), &opts)
 	})
 }
 
@@ -312,19 +312,19 @@ func (a *Array) Chunks() [][]int64 {
 
 // Binary applies a CA_OP_* operator with NumPy broadcasting.
 func (a *Array) Binary(op int, b *Array) (*Array, error) {
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_binary(o, C.int32_t(op), a.h, b.h) })
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_binary(o, C.ca_op_t(op), a.h, b.h) })
 }
 
 // Scalar applies `a op v` (or `v op a` when scalarFirst).
 func (a *Array) Scalar(op int, v float64, scalarFirst bool) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_binary_scalar(o, C.int32_t(op), a.h, C.cag_scalar_f64(C.double(v)), cbool(scalarFirst))
+		return C.cag_ca_array_binary_scalar(o, C.ca_op_t(op), a.h, C.cag_scalar_f64(C.double(v)), cbool(scalarFirst))
 	})
 }
 
 // Unary applies a unary CA_OP_* operator.
 func (a *Array) Unary(op int) (*Array, error) {
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_unary(o, C.int32_t(op), a.h) })
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_unary(o, C.ca_op_t(op), a.h) })
 }
 
 // AsType converts the dtype.
@@ -342,7 +342,7 @@ func (a *Array) Reduce(op int, axes []int32, keepdims bool) (*Array, error) {
 		copy(unsafe.Slice((*int32)(unsafe.Pointer(ap)), len(axes)), axes)
 	}
 	return newArray(func(out **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_reduce(out, C.int32_t(op), a.h, ap, C.int32_t(len(axes)), cbool(keepdims), &o)
+		return C.cag_ca_array_reduce(out, C.ca_reduction_t(op), a.h, ap, C.int32_t(len(axes)), cbool(keepdims), &o)
 	})
 }
 
@@ -354,7 +354,7 @@ func (a *Array) Max(axes ...int32) (*Array, error)  { return a.Reduce(RedMax, ax
 // Scan is a cumulative CA_SCAN_* along axis.
 func (a *Array) Scan(op int, axis int32) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_scan(o, C.int32_t(op), a.h, C.int32_t(axis), nil)
+		return C.cag_ca_array_scan(o, C.ca_scan_t(op), a.h, C.int32_t(axis), nil)
 	})
 }
 

@@ -72,17 +72,17 @@ ca_status_t cag_register_go_kernel(ca_context_t *ctx, const char *name, uintptr_
       ca_dtype_t d), (o, nd, sh, c, d)) \
   X(ca_status_t, ca_array_arange, (ca_array_t **o, double a, double b, double s, const ca_chunks_t *c, \
       ca_dtype_t d), (o, a, b, s, c, d)) \
-  X(ca_status_t, ca_array_random, (ca_array_t **o, int32_t dist, int32_t nd, const int64_t *sh, \
+  X(ca_status_t, ca_array_random, (ca_array_t **o, ca_random_t dist, int32_t nd, const int64_t *sh, \
       const ca_chunks_t *c, ca_dtype_t d, const ca_random_options_t *op), (o, dist, nd, sh, c, d, op)) \
-  X(ca_status_t, ca_array_unary, (ca_array_t **o, int32_t op, const ca_array_t *a), (o, op, a)) \
-  X(ca_status_t, ca_array_binary, (ca_array_t **o, int32_t op, const ca_array_t *a, const ca_array_t *b), \
+  X(ca_status_t, ca_array_unary, (ca_array_t **o, ca_op_t op, const ca_array_t *a), (o, op, a)) \
+  X(ca_status_t, ca_array_binary, (ca_array_t **o, ca_op_t op, const ca_array_t *a, const ca_array_t *b), \
       (o, op, a, b)) \
-  X(ca_status_t, ca_array_binary_scalar, (ca_array_t **o, int32_t op, const ca_array_t *a, ca_scalar_t s, \
+  X(ca_status_t, ca_array_binary_scalar, (ca_array_t **o, ca_op_t op, const ca_array_t *a, ca_scalar_t s, \
       int f), (o, op, a, s, f)) \
   X(ca_status_t, ca_array_astype, (ca_array_t **o, const ca_array_t *a, ca_dtype_t d), (o, a, d)) \
-  X(ca_status_t, ca_array_reduce, (ca_array_t **o, int32_t op, const ca_array_t *a, const int32_t *ax, \
+  X(ca_status_t, ca_array_reduce, (ca_array_t **o, ca_reduction_t op, const ca_array_t *a, const int32_t *ax, \
       int32_t n, int k, const ca_reduce_options_t *op2), (o, op, a, ax, n, k, op2)) \
-  X(ca_status_t, ca_array_scan, (ca_array_t **o, int32_t op, const ca_array_t *a, int32_t ax, \
+  X(ca_status_t, ca_array_scan, (ca_array_t **o, ca_scan_t op, const ca_array_t *a, int32_t ax, \
       const ca_scan_options_t *op2), (o, op, a, ax, op2)) \
   X(ca_status_t, ca_array_map_blocks, (ca_array_t **o, const char *k, const ca_array_t *const *as, size_t n, \
       const ca_arg_t *ex, size_t nex, const ca_map_blocks_options_t *op), (o, k, as, n, ex, nex, op)) \

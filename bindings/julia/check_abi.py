@@ -72,7 +72,7 @@ def parse_headers(inc):
             with open(os.path.join(inc, f)) as fh:
                 text += strip_comments(fh.read()) + "\n"
     opaque = set(re.findall(r"typedef\s+struct\s+\w+\s+(ca_\w+_t)\s*;", text))
-    for e in re.findall(r"typedef\s+enum\s+\w*\s*\{.*?\}\s*(ca_\w+_t)\s*;", text, flags=re.S):
+    for e in re.findall(r"typedef\s+enum\s+\w*\s*(?:CA_ENUM32\s*)?\{.*?\}\s*(ca_\w+_t)\s*;", text, flags=re.S):
         SCALARS.setdefault(e, {"Int32", "Cint"})  # typed enums are 32 bits wide (CA_*__FORCE32)
     fnptr_types = set(re.findall(r"typedef\s+[^;()]*\(\s*\*\s*(ca_\w+)\s*\)", text))
     structs = {}

@@ -78,8 +78,12 @@ CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *
  *         quotes it and names the axis); CA_ETYPE (invalid dtype); CA_ENOMEM.
  * @param[out] out owned, free with ca_chunkset_free(); NULL on failure.
  */
-CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
-                                           int32_t ndim, const int64_t *shape, ca_dtype_t dtype);
+CA_API ca_status_t ca_normalize_chunks_spec(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
+                                            int32_t ndim, const int64_t *shape, ca_dtype_t dtype);
+
+/** Deprecated (0.2, removed in 0.3): the old name of ca_normalize_chunks_spec(). @return as ca_normalize_chunks_spec(). */
+CA_API CA_DEPRECATED("ca_normalize_chunks_spec") ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out,
+    const ca_context_t *ctx, const char *spec, int32_t ndim, const int64_t *shape, ca_dtype_t dtype);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* The array model                                                                                   */
@@ -237,9 +241,12 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
  * element's value depends only on (seed, its C-order index), never on chunks, threads or order.
  * Expressions and reductions over a random array regenerate its values where they need them
  * instead of holding its blocks. */
-#define CA_RANDOM_UNIFORM 0  /**< [p0, p1) */
-#define CA_RANDOM_NORMAL 1   /**< mean p0, standard deviation p1 */
-#define CA_RANDOM_INTEGERS 2 /**< integers in [p0, p1), integer dtype */
+typedef enum ca_random_t CA_ENUM32 {
+  CA_RANDOM_UNIFORM = 0, /**< [p0, p1) */
+  CA_RANDOM_NORMAL = 1, /**< mean p0, standard deviation p1 */
+  CA_RANDOM_INTEGERS = 2, /**< integers in [p0, p1), integer dtype */
+  CA_RANDOM__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_random_t;
 
 /** Options of ca_array_random(). Start from CA_RANDOM_OPTIONS_INIT; fields are only appended. */
 typedef struct ca_random_options {
@@ -260,7 +267,7 @@ typedef struct ca_random_options {
  *         parameters such as p1 <= p0 for integers, opts->struct_size too small); CA_ETYPE (a dtype
  *         the distribution cannot produce); CA_ENOMEM.
  */
-CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32_t ndim, const int64_t *shape,
+CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, int32_t ndim, const int64_t *shape,
                                    const ca_chunks_t *chunks, ca_dtype_t dtype, const ca_random_options_t *opts);
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -271,8 +278,8 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, int32_t distribution, int32
 /* Elementwise operators (ca_array_unary, ca_array_binary, ca_array_binary_scalar).
  * Values are pinned: never renumbered or reused.
  * Generated from src/array/ops.def by tools/gen_codes.py: edit the table, then run
- * `python3 tools/gen_codes.py --write`. 32 bits wide (functions take the codes as int32_t). */
-typedef enum ca_op_t {
+ * `python3 tools/gen_codes.py --write`. 32 bits wide (CA_ENUM32, common.h). */
+typedef enum ca_op_t CA_ENUM32 {
   /* binary */
   CA_OP_ADD = 1,
   CA_OP_SUB = 2,
@@ -363,18 +370,18 @@ typedef struct ca_scalar {
  * @return CA_OK; CA_EINVAL (NULL out or a, unknown op); CA_ETYPE (the op is not defined for the dtype, e.g. a bitwise
  *         op on floats, or a string or time dtype); CA_ENOMEM.
  */
-CA_API ca_status_t ca_array_unary(ca_array_t **out, int32_t op, const ca_array_t *a);
+CA_API ca_status_t ca_array_unary(ca_array_t **out, ca_op_t op, const ca_array_t *a);
 /**
  * a op b with NumPy broadcasting; chunks unified (rechunked where they differ).
  * @return CA_OK; CA_EINVAL (NULL out, a or b, unknown op, shapes that do not broadcast: both named); CA_ETYPE (no
  *         NumPy promotion of the dtypes, or the op is not defined for it); CA_ENOMEM.
  */
-CA_API ca_status_t ca_array_binary(ca_array_t **out, int32_t op, const ca_array_t *a, const ca_array_t *b);
+CA_API ca_status_t ca_array_binary(ca_array_t **out, ca_op_t op, const ca_array_t *a, const ca_array_t *b);
 /**
  * a op s (or s op a when @p scalar_first).
  * @return as ca_array_binary(); CA_EINVAL also for an invalid scalar kind.
  */
-CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, int32_t op, const ca_array_t *a, ca_scalar_t s,
+CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, ca_op_t op, const ca_array_t *a, ca_scalar_t s,
                                           int scalar_first);
 /**
  * where(cond, a, b); any of a, b may be NULL to use the scalars sa, sb instead.
@@ -409,8 +416,8 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
 /* Builtin reductions (ca_array_reduce).
  * Values are pinned: never renumbered or reused.
  * Generated from src/array/reductions.def by tools/gen_codes.py: edit the table, then run
- * `python3 tools/gen_codes.py --write`. 32 bits wide (functions take the codes as int32_t). */
-typedef enum ca_reduction_t {
+ * `python3 tools/gen_codes.py --write`. 32 bits wide (CA_ENUM32, common.h). */
+typedef enum ca_reduction_t CA_ENUM32 {
   CA_RED_SUM = 1,
   CA_RED_PROD = 2,
   CA_RED_MEAN = 3,
@@ -451,15 +458,15 @@ typedef struct ca_reduce_options {
  *         several axes for an arg-reduction, opts->struct_size too small); CA_ETYPE (the reduction is not defined for
  *         the dtype, or an invalid opts->dtype); CA_ENOMEM.
  */
-CA_API ca_status_t ca_array_reduce(ca_array_t **out, int32_t op, const ca_array_t *a, const int32_t *axes,
+CA_API ca_status_t ca_array_reduce(ca_array_t **out, ca_reduction_t op, const ca_array_t *a, const int32_t *axes,
                                    int32_t naxes, int keepdims, const ca_reduce_options_t *opts);
 
 /* @generated scans begin: tools/gen_codes.py */
 /* Builtin scans (ca_array_scan).
  * Values are pinned: never renumbered or reused.
  * Generated from src/array/scans.def by tools/gen_codes.py: edit the table, then run
- * `python3 tools/gen_codes.py --write`. 32 bits wide (functions take the codes as int32_t). */
-typedef enum ca_scan_t {
+ * `python3 tools/gen_codes.py --write`. 32 bits wide (CA_ENUM32, common.h). */
+typedef enum ca_scan_t CA_ENUM32 {
   CA_SCAN_CUMSUM = 1,
   CA_SCAN_CUMPROD = 2,
   CA_SCAN_NANCUMSUM = 3,
@@ -483,7 +490,7 @@ typedef struct ca_scan_options {
  * @return CA_OK; CA_EINVAL (NULL out or a, unknown op, axis out of range, opts->struct_size too
  *         small); CA_ETYPE (a dtype the scan does not take); CA_ENOMEM.
  */
-CA_API ca_status_t ca_array_scan(ca_array_t **out, int32_t op, const ca_array_t *a, int32_t axis,
+CA_API ca_status_t ca_array_scan(ca_array_t **out, ca_scan_t op, const ca_array_t *a, int32_t axis,
                                  const ca_scan_options_t *opts);
 
 /** Options of ca_array_reduction(). Start from CA_REDUCTION_OPTIONS_INIT; fields are only appended. */

@@ -39,6 +39,20 @@ extern "C" {
 #define CA_DEPRECATED(replacement)
 #endif
 
+/**
+ * Every code set of the API (operators, reductions, dtype kinds, argument kinds, ...) is a C enum
+ * declared `typedef enum ca_x_t CA_ENUM32 { ... } ca_x_t;` with pinned values and a
+ * `..._FORCE32 = 0x7fffffff` member, so it is 32 bits wide in every C compiler (the Vulkan and
+ * zstd way); C++ also gets int32_t as the fixed underlying type, so any int32_t a C caller passes
+ * (an unknown code included, which the library rejects with CA_EINVAL) is a value of the type.
+ * Bindings pass the codes as 32-bit integers.
+ */
+#ifdef __cplusplus
+#define CA_ENUM32 : int32_t
+#else
+#define CA_ENUM32
+#endif
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Version                                                                                           */
 /* ------------------------------------------------------------------------------------------------ */
@@ -109,33 +123,40 @@ CA_API void ca_string_free(char *s);
 /* dtypes, NumPy's set. Values are stable.                                                           */
 /* ------------------------------------------------------------------------------------------------ */
 
+/** A dtype: a kind (ca_dtype_kind_t) and, for the parametric kinds, its parameter (below). Not an
+ *  enum: the parametric values are computed (CA_DTYPE_MAKE). */
 typedef int32_t ca_dtype_t;
 
-#define CA_DTYPE_INVALID 0
-#define CA_BOOL 1
-#define CA_INT8 2
-#define CA_INT16 3
-#define CA_INT32 4
-#define CA_INT64 5
-#define CA_UINT8 6
-#define CA_UINT16 7
-#define CA_UINT32 8
-#define CA_UINT64 9
-#define CA_FLOAT32 10
-#define CA_FLOAT64 11
-#define CA_COMPLEX64 12
-#define CA_COMPLEX128 13
-#define CA_RAW 14 /**< untyped bytes (itemsize 1): opaque intermediates of user reductions */
-#define CA_FLOAT16 15 /**< IEEE 754 binary16 (NumPy's float16, "<f2"); arithmetic rounds per operation */
-/** NumPy's datetime64: int64 ticks of a unit since 1970-01-01T00:00 (no leap seconds); NaT is INT64_MIN.
- *  A kind code: a usable dtype carries its unit, CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS). */
-#define CA_DATETIME64 16
-/** NumPy's timedelta64: int64 ticks of a unit; NaT is INT64_MIN. A kind code (needs a unit). */
-#define CA_TIMEDELTA64 17
-/** NumPy's fixed-width bytes "S<n>": n bytes, NUL padded. A kind code: the dtype carries n >= 1. */
-#define CA_BYTES 18
-/** NumPy's fixed-width unicode "U<n>": n UCS4 code points (4n bytes, native order), NUL padded. */
-#define CA_UNICODE 19
+/** The dtype kinds (bits 0..7 of a ca_dtype_t; the kinds 1..15 are complete dtypes by themselves).
+ *  Values pinned. */
+typedef enum ca_dtype_kind_t CA_ENUM32 {
+  CA_DTYPE_INVALID = 0,
+  CA_BOOL = 1,
+  CA_INT8 = 2,
+  CA_INT16 = 3,
+  CA_INT32 = 4,
+  CA_INT64 = 5,
+  CA_UINT8 = 6,
+  CA_UINT16 = 7,
+  CA_UINT32 = 8,
+  CA_UINT64 = 9,
+  CA_FLOAT32 = 10,
+  CA_FLOAT64 = 11,
+  CA_COMPLEX64 = 12,
+  CA_COMPLEX128 = 13,
+  CA_RAW = 14, /**< untyped bytes (itemsize 1): opaque intermediates of user reductions */
+  CA_FLOAT16 = 15, /**< IEEE 754 binary16 (NumPy's float16, "<f2"); arithmetic rounds per operation */
+  /** NumPy's datetime64: int64 ticks of a unit since 1970-01-01T00:00 (no leap seconds); NaT is INT64_MIN.
+   *  A kind code: a usable dtype carries its unit, CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS). */
+  CA_DATETIME64 = 16,
+  /** NumPy's timedelta64: int64 ticks of a unit; NaT is INT64_MIN. A kind code (needs a unit). */
+  CA_TIMEDELTA64 = 17,
+  /** NumPy's fixed-width bytes "S<n>": n bytes, NUL padded. A kind code: the dtype carries n >= 1. */
+  CA_BYTES = 18,
+  /** NumPy's fixed-width unicode "U<n>": n UCS4 code points (4n bytes, native order), NUL padded. */
+  CA_UNICODE = 19,
+  CA_DTYPE__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_dtype_kind_t;
 
 /**
  * @name Parametric dtypes
@@ -160,19 +181,22 @@ typedef int32_t ca_dtype_t;
 #define CA_DTYPE_MAKE(kind, param) ((ca_dtype_t)((int32_t)(kind) | ((int32_t)(param) << CA_DTYPE_KIND_BITS)))
 
 /* Units of datetime64 / timedelta64, coarse to fine (values pinned; NumPy's letters in comments). */
-#define CA_UNIT_Y 1   /**< years ("Y"); a calendar unit for datetime64 */
-#define CA_UNIT_M 2   /**< months ("M"); a calendar unit for datetime64 */
-#define CA_UNIT_W 3   /**< weeks ("W") */
-#define CA_UNIT_D 4   /**< days ("D") */
-#define CA_UNIT_H 5   /**< hours ("h") */
-#define CA_UNIT_MIN 6 /**< minutes ("m") */
-#define CA_UNIT_S 7   /**< seconds ("s") */
-#define CA_UNIT_MS 8  /**< milliseconds ("ms") */
-#define CA_UNIT_US 9  /**< microseconds ("us") */
-#define CA_UNIT_NS 10 /**< nanoseconds ("ns") */
-#define CA_UNIT_PS 11 /**< picoseconds ("ps") */
-#define CA_UNIT_FS 12 /**< femtoseconds ("fs") */
-#define CA_UNIT_AS 13 /**< attoseconds ("as") */
+typedef enum ca_time_unit_t CA_ENUM32 {
+  CA_UNIT_Y = 1, /**< years ("Y"); a calendar unit for datetime64 */
+  CA_UNIT_M = 2, /**< months ("M"); a calendar unit for datetime64 */
+  CA_UNIT_W = 3, /**< weeks ("W") */
+  CA_UNIT_D = 4, /**< days ("D") */
+  CA_UNIT_H = 5, /**< hours ("h") */
+  CA_UNIT_MIN = 6, /**< minutes ("m") */
+  CA_UNIT_S = 7, /**< seconds ("s") */
+  CA_UNIT_MS = 8, /**< milliseconds ("ms") */
+  CA_UNIT_US = 9, /**< microseconds ("us") */
+  CA_UNIT_NS = 10, /**< nanoseconds ("ns") */
+  CA_UNIT_PS = 11, /**< picoseconds ("ps") */
+  CA_UNIT_FS = 12, /**< femtoseconds ("fs") */
+  CA_UNIT_AS = 13, /**< attoseconds ("as") */
+  CA_UNIT__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_time_unit_t;
 /** NaT ("not a time"), the missing value of datetime64 and timedelta64. */
 #define CA_NAT INT64_MIN
 /** @} */
@@ -185,9 +209,9 @@ typedef int32_t ca_dtype_t;
  *        (1..CA_DTYPE_MAX_LENGTH) for CA_BYTES / CA_UNICODE, 0 for every other kind.
  * @return CA_OK; CA_EINVAL if out is NULL; CA_ETYPE for an unknown kind or a parameter out of range.
  */
-CA_API ca_status_t ca_dtype_make(ca_dtype_t *out, int32_t kind, int64_t param);
+CA_API ca_status_t ca_dtype_make(ca_dtype_t *out, ca_dtype_kind_t kind, int64_t param);
 /** @return the kind code of a valid dtype (bits 0..7, e.g. CA_DATETIME64), CA_DTYPE_INVALID otherwise. */
-CA_API int32_t ca_dtype_kind(ca_dtype_t dtype);
+CA_API ca_dtype_kind_t ca_dtype_kind(ca_dtype_t dtype);
 /**
  * @return the parameter of a valid dtype: the unit (CA_UNIT_*) of a datetime64/timedelta64, the
  * length in characters of a bytes/unicode dtype, 0 for the other kinds; -1 for an invalid dtype.

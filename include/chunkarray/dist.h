@@ -62,27 +62,31 @@ typedef struct ca_transport {
 } ca_transport_t;
 
 /** Where results go (ca_dist_options_t.results). */
-typedef int32_t ca_dist_results_t;
-/** Every result is sent to rank `root`; other ranks get NULL. */
-#define CA_DIST_RESULTS_GATHER ((ca_dist_results_t)0)
-/** Each result stays on the rank that computed it (NULL elsewhere): for distributed sinks. */
-#define CA_DIST_RESULTS_LOCAL ((ca_dist_results_t)1)
+typedef enum ca_dist_results_t CA_ENUM32 {
+  /** Every result is sent to rank `root`; other ranks get NULL. */
+  CA_DIST_RESULTS_GATHER = 0,
+  /** Each result stays on the rank that computed it (NULL elsewhere): for distributed sinks. */
+  CA_DIST_RESULTS_LOCAL = 1,
+  CA_DIST_RESULTS__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_dist_results_t;
 
 /** Placement policies (ca_dist_options_t.placement). Both split tasks without inputs (data
  *  sources: from_zarr, random, creation, in-memory data) into contiguous ranges of each layer's
  *  blocks, one range per rank, so each rank reads or generates its own blocks. */
-typedef int32_t ca_placement_t;
-/** Every other task runs on the rank holding most of its input bytes (estimated at plan time the
- *  same way on every rank; for a rechunk's output block, the bytes of the pieces it takes from each
- *  input; ties: the first such input's rank). Reductions combine locally first, then across ranks
- *  along the tree. The default. */
-#define CA_PLACEMENT_LOCALITY ((ca_placement_t)0)
-/** Every other task goes to rank (task number mod size): a locality-blind baseline to measure
- *  the locality policy against. */
-#define CA_PLACEMENT_ROUND_ROBIN ((ca_placement_t)1)
-/** As CA_PLACEMENT_LOCALITY but counting inputs instead of weighing their bytes (the rank holding
- *  most inputs): the second baseline. */
-#define CA_PLACEMENT_LOCALITY_COUNT ((ca_placement_t)2)
+typedef enum ca_placement_t CA_ENUM32 {
+  /** Every other task runs on the rank holding most of its input bytes (estimated at plan time the
+   *  same way on every rank; for a rechunk's output block, the bytes of the pieces it takes from each
+   *  input; ties: the first such input's rank). Reductions combine locally first, then across ranks
+   *  along the tree. The default. */
+  CA_PLACEMENT_LOCALITY = 0,
+  /** Every other task goes to rank (task number mod size): a locality-blind baseline to measure
+   *  the locality policy against. */
+  CA_PLACEMENT_ROUND_ROBIN = 1,
+  /** As CA_PLACEMENT_LOCALITY but counting inputs instead of weighing their bytes (the rank holding
+   *  most inputs): the second baseline. */
+  CA_PLACEMENT_LOCALITY_COUNT = 2,
+  CA_PLACEMENT__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_placement_t;
 
 /** What one rank did in a distributed compute (filled on return, also on failure). */
 typedef struct ca_dist_stats {

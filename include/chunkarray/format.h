@@ -191,22 +191,25 @@ CA_API CA_DEPRECATED("ca_save") ca_status_t ca_array_save(const ca_array_t *a, c
 CA_API CA_DEPRECATED("ca_load") ca_status_t ca_array_load(ca_array_t **out, const char *path);
 
 /* Layer kinds (ca_layer_info_t.kind). */
-#define CA_LAYER_MATERIALIZED 0 /**< tasks stored one by one (ca_graph_add_task) */
-#define CA_LAYER_BLOCKWISE 1    /**< symbolic: blockwise, partial reduce, array operations */
-#define CA_LAYER_DATA 2         /**< blocks held in memory */
-#define CA_LAYER_OVERLAP 3      /**< symbolic: blocks with their neighbours' margins (ca_array_overlap) */
+typedef enum ca_layer_kind_t CA_ENUM32 {
+  CA_LAYER_MATERIALIZED = 0, /**< tasks stored one by one (ca_graph_add_task) */
+  CA_LAYER_BLOCKWISE = 1, /**< symbolic: blockwise, partial reduce, array operations */
+  CA_LAYER_DATA = 2, /**< blocks held in memory */
+  CA_LAYER_OVERLAP = 3, /**< symbolic: blocks with their neighbours' margins (ca_array_overlap) */
+  CA_LAYER__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_layer_kind_t;
 
 /** What ca_graph_layer_info() reports about one layer. */
 typedef struct ca_layer_info {
   uint32_t struct_size; /**< sizeof(ca_layer_info_t), set by the caller */
-  int32_t kind;         /**< CA_LAYER_* */
+  ca_layer_kind_t kind; /**< CA_LAYER_* */
   int32_t nindex;       /**< indices per key */
   int32_t nkernels;     /**< distinct kernels its tasks call */
   int64_t num_tasks;    /**< tasks (symbolic layers: counted, not materialized) */
   int64_t data_bytes;   /**< CA_LAYER_DATA: bytes of its blocks; else 0 */
 } ca_layer_info_t;
 
-#define CA_LAYER_INFO_INIT {sizeof(ca_layer_info_t), 0, 0, 0, 0, 0}
+#define CA_LAYER_INFO_INIT {sizeof(ca_layer_info_t), CA_LAYER_MATERIALIZED, 0, 0, 0, 0}
 
 /**
  * Describe one layer of a graph.

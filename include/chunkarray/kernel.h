@@ -20,17 +20,20 @@ extern "C" {
 #endif
 
 /* Argument kinds (ca_arg_t.kind). Values are stable. */
-#define CA_ARG_NONE 0    /**< Python's None */
-#define CA_ARG_INT64 1   /**< u.i64 */
-#define CA_ARG_FLOAT64 2 /**< u.f64 */
-#define CA_ARG_STRING 3  /**< u.bytes: UTF-8; kernels always see a NUL after the last byte */
-#define CA_ARG_BYTES 4   /**< u.bytes */
-#define CA_ARG_TUPLE 5   /**< u.tuple: int64 items */
-#define CA_ARG_SLICE 6   /**< u.slice */
-#define CA_ARG_KEY 7     /**< u.key: a reference to another task (building graphs only) */
-#define CA_ARG_BLOCK 8   /**< u.block: the referenced task's result (what kernels see for a KEY) */
-#define CA_ARG_LIST 9    /**< u.list: nested arguments */
-#define CA_ARG_INDEXED 10 /**< u.indexed: blockwise only, an input named with index letters ("ij") */
+typedef enum ca_arg_kind_t CA_ENUM32 {
+  CA_ARG_NONE = 0, /**< Python's None */
+  CA_ARG_INT64 = 1, /**< u.i64 */
+  CA_ARG_FLOAT64 = 2, /**< u.f64 */
+  CA_ARG_STRING = 3, /**< u.bytes: UTF-8; kernels always see a NUL after the last byte */
+  CA_ARG_BYTES = 4, /**< u.bytes */
+  CA_ARG_TUPLE = 5, /**< u.tuple: int64 items */
+  CA_ARG_SLICE = 6, /**< u.slice */
+  CA_ARG_KEY = 7, /**< u.key: a reference to another task (building graphs only) */
+  CA_ARG_BLOCK = 8, /**< u.block: the referenced task's result (what kernels see for a KEY) */
+  CA_ARG_LIST = 9, /**< u.list: nested arguments */
+  CA_ARG_INDEXED = 10, /**< u.indexed: blockwise only, an input named with index letters ("ij") */
+  CA_ARG__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_arg_kind_t;
 
 /** A task key: dask's `('name', i, j, ...)`. Both pointers are borrowed. */
 typedef struct ca_key {
@@ -53,7 +56,7 @@ typedef struct ca_slice {
 
 /** One argument. Every pointer in it is borrowed; the graph copies what it keeps. */
 typedef struct ca_arg {
-  int32_t kind; /**< CA_ARG_* */
+  ca_arg_kind_t kind; /**< CA_ARG_* */
   int32_t reserved;
   union {
     int64_t i64;

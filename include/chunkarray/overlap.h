@@ -35,21 +35,24 @@ extern "C" {
 #endif
 
 /* Boundary kinds (ca_boundary_t.kind). Values are stable. */
-#define CA_BOUNDARY_NONE 0     /**< no extension at the array's edge */
-#define CA_BOUNDARY_REFLECT 1  /**< mirror, edge element included */
-#define CA_BOUNDARY_PERIODIC 2 /**< wrap around */
-#define CA_BOUNDARY_NEAREST 3  /**< repeat the edge element */
-#define CA_BOUNDARY_CONSTANT 4 /**< fill with ca_boundary_t.value */
+typedef enum ca_boundary_kind_t CA_ENUM32 {
+  CA_BOUNDARY_NONE = 0, /**< no extension at the array's edge */
+  CA_BOUNDARY_REFLECT = 1, /**< mirror, edge element included */
+  CA_BOUNDARY_PERIODIC = 2, /**< wrap around */
+  CA_BOUNDARY_NEAREST = 3, /**< repeat the edge element */
+  CA_BOUNDARY_CONSTANT = 4, /**< fill with ca_boundary_t.value */
+  CA_BOUNDARY__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_boundary_kind_t;
 
 /** The boundary condition of one axis. */
 typedef struct ca_boundary {
-  int32_t kind;     /**< CA_BOUNDARY_* */
+  ca_boundary_kind_t kind; /**< CA_BOUNDARY_* */
   int32_t reserved; /**< 0 */
   double value;     /**< CA_BOUNDARY_CONSTANT: the fill value (converted to the array's dtype) */
 } ca_boundary_t;
 
 /** A boundary of @p kind (value 0). */
-static inline ca_boundary_t ca_boundary(int32_t kind) {
+static inline ca_boundary_t ca_boundary(ca_boundary_kind_t kind) {
   ca_boundary_t b;
   b.kind = kind;
   b.reserved = 0;

@@ -122,9 +122,12 @@ CA_API ca_status_t ca_array_repeat(ca_array_t **out, const ca_array_t *a, int64_
 CA_API ca_status_t ca_array_tile(ca_array_t **out, const ca_array_t *a, const int64_t *reps, int32_t nreps);
 
 /* ca_array_pad modes. Values are stable. */
-#define CA_PAD_CONSTANT 0 /**< the value given */
-#define CA_PAD_EDGE 1     /**< the edge element repeated */
-#define CA_PAD_REFLECT 2  /**< mirrored without the edge (widths below the axis extent) */
+typedef enum ca_pad_mode_t CA_ENUM32 {
+  CA_PAD_CONSTANT = 0, /**< the value given */
+  CA_PAD_EDGE = 1, /**< the edge element repeated */
+  CA_PAD_REFLECT = 2, /**< mirrored without the edge (widths below the axis extent) */
+  CA_PAD__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_pad_mode_t;
 
 /**
  * np.pad(a, ((before[0], after[0]), ...), mode, constant_values=value).
@@ -134,7 +137,7 @@ CA_API ca_status_t ca_array_tile(ca_array_t **out, const ca_array_t *a, const in
  *         wider than extent - 1).
  */
 CA_API ca_status_t ca_array_pad(ca_array_t **out, const ca_array_t *a, const int64_t *before, const int64_t *after,
-                                int32_t mode, ca_scalar_t value);
+                                ca_pad_mode_t mode, ca_scalar_t value);
 
 /**
  * np.flip(a, axis): block order reversed and each block reversed along the axes.

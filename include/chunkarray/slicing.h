@@ -46,19 +46,22 @@ extern "C" {
 #define CA_CHUNK_UNKNOWN (-1)
 
 /* ca_index_t kinds. Values are stable. */
-#define CA_IDX_INT 0      /**< `i`: one position (negative counts from the end); the axis is dropped */
-#define CA_IDX_SLICE 1    /**< slice.start:stop:step, Python's rules (missing parts: their CA_SLICE_* bit clear) */
-#define CA_IDX_NEWAXIS 2  /**< None / np.newaxis: a new axis of extent 1 */
-#define CA_IDX_ELLIPSIS 3 /**< ...: as many whole axes as needed (at most one per index) */
-#define CA_IDX_ARRAY 4    /**< `indices[0..nindices)`: an integer list (dask's take); one per index */
-#define CA_IDX_BOOL 5     /**< `bools[0..nindices)`: a boolean list of the axis' extent (its true positions) */
-#define CA_IDX_MASK 6     /**< `array`: a 1-d boolean array along this axis (unknown sizes along it) */
-#define CA_IDX_INDEX_ARRAY 7 /**< `array`: a 1-d integer array of indices (ca_array_take_array); counts
-                                  as the index's one integer list */
+typedef enum ca_index_kind_t CA_ENUM32 {
+  CA_IDX_INT = 0, /**< `i`: one position (negative counts from the end); the axis is dropped */
+  CA_IDX_SLICE = 1, /**< slice.start:stop:step, Python's rules (missing parts: their CA_SLICE_* bit clear) */
+  CA_IDX_NEWAXIS = 2, /**< None / np.newaxis: a new axis of extent 1 */
+  CA_IDX_ELLIPSIS = 3, /**< ...: as many whole axes as needed (at most one per index) */
+  CA_IDX_ARRAY = 4, /**< `indices[0..nindices)`: an integer list (dask's take); one per index */
+  CA_IDX_BOOL = 5, /**< `bools[0..nindices)`: a boolean list of the axis' extent (its true positions) */
+  CA_IDX_MASK = 6, /**< `array`: a 1-d boolean array along this axis (unknown sizes along it) */
+  CA_IDX_INDEX_ARRAY = 7, /**< `array`: a 1-d integer array of indices (ca_array_take_array); counts
+                                    as the index's one integer list */
+  CA_IDX__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_index_kind_t;
 
 /** One item of an index tuple (Python's x[item, item, ...]). Fields not used by `kind` are ignored. */
 typedef struct ca_index {
-  int32_t kind;     /**< CA_IDX_* */
+  ca_index_kind_t kind; /**< CA_IDX_* */
   int32_t reserved; /**< 0 */
   int64_t i;        /**< CA_IDX_INT */
   /** CA_IDX_SLICE: start:stop:step, the one slice struct of the API (kernel.h). slice.flags says which
@@ -163,14 +166,17 @@ CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const 
                                    int32_t nidx, int64_t n);
 
 /* ca_index_options_t.mode values (32-bit, pinned). */
-#define CA_INDEX_NUMPY 0      /**< NumPy's x[...] (see ca_array_index()) */
-#define CA_INDEX_VECTORIZED 1 /**< dask's x.vindex[...] */
-#define CA_INDEX_OUTER 2      /**< x.oindex[...] (zarr's and xarray's outer / orthogonal indexing) */
+typedef enum ca_index_mode_t CA_ENUM32 {
+  CA_INDEX_NUMPY = 0, /**< NumPy's x[...] (see ca_array_index()) */
+  CA_INDEX_VECTORIZED = 1, /**< dask's x.vindex[...] */
+  CA_INDEX_OUTER = 2, /**< x.oindex[...] (zarr's and xarray's outer / orthogonal indexing) */
+  CA_INDEX__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_index_mode_t;
 
 /** Options of ca_array_index(). Fields are only appended; set struct_size (CA_INDEX_OPTIONS_INIT). */
 typedef struct ca_index_options {
   uint32_t struct_size; /**< sizeof(ca_index_options_t) */
-  int32_t mode;         /**< CA_INDEX_NUMPY (default), CA_INDEX_VECTORIZED or CA_INDEX_OUTER */
+  ca_index_mode_t mode; /**< CA_INDEX_NUMPY (default), CA_INDEX_VECTORIZED or CA_INDEX_OUTER */
   /** Per index item (the `n` items of the call), the number of dimensions of a CA_IDX_ARRAY or
    *  CA_IDX_BOOL item: its `nindices` values are then an array of shape `shapes[k][0..ndims[k])` in
    *  C order (0 for a 0-d integer array). NULL: every such item is 1-d. Ignored for other kinds. */

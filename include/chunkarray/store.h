@@ -76,14 +76,18 @@ typedef struct ca_rechunk_options {
  * @return CA_OK; CA_EINVAL (NULL argument, bad syntax, axis out of range, sizes that do not add up to
  *         the shape, negative or zero sizes; the message names the part); CA_ENOMEM.
  */
-CA_API ca_status_t ca_array_rechunk_str(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
-                                        const char *chunks);
+CA_API ca_status_t ca_array_rechunk_spec(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
+                                         const char *chunks);
+
+/** Deprecated (0.2, removed in 0.3): the old name of ca_array_rechunk_spec(). @return as ca_array_rechunk_spec(). */
+CA_API CA_DEPRECATED("ca_array_rechunk_spec") ca_status_t ca_array_rechunk_str(ca_array_t **out,
+    const ca_context_t *ctx, const ca_array_t *a, const char *chunks);
 
 /**
- * Rechunk with options: to explicit @p chunks, or to the request @p spec (as ca_array_rechunk_str());
+ * Rechunk with options: to explicit @p chunks, or to the request @p spec (as ca_array_rechunk_spec());
  * exactly one of them is non-NULL.
  * @param ctx borrowed, may be NULL. @param a borrowed. @param opts borrowed, may be NULL (defaults).
- * @return as ca_array_rechunk_str(); CA_EINVAL also when both or neither of @p chunks and @p spec
+ * @return as ca_array_rechunk_spec(); CA_EINVAL also when both or neither of @p chunks and @p spec
  *         are given, or for a negative limit or threshold.
  */
 CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,

@@ -2,6 +2,7 @@
 // Operations return new Arrays whose graph is the union of the inputs' graphs plus one new layer.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +61,18 @@ std::vector<Index> chunks_shape(const Chunks &chunks);
 std::vector<std::vector<Index>> chunk_offsets(const Chunks &chunks);
 /// "((2, 3, 4), (5,))"; unknown sizes print as "nan", as dask does.
 std::string chunks_str(const Chunks &chunks);
+/// The number of blocks along each axis of `chunks`.
+inline std::vector<Index> numblocks_of(const Chunks &chunks) {
+  std::vector<Index> nb;
+  nb.reserve(chunks.size());
+  for (const auto &d : chunks) nb.push_back(Index(d.size()));
+  return nb;
+}
+/// The largest entry of a non-empty list of block sizes.
+inline Index max_of(const std::vector<Index> &v) { return *std::max_element(v.begin(), v.end()); }
+/// The index letters blockwise, einsum-like and gufunc index strings use, one per dimension.
+inline constexpr char kIndexLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+inline constexpr size_t kNumIndexLetters = sizeof(kIndexLetters) - 1;
 /// True when every block size is known (no kUnknownChunk).
 bool chunks_known(const Chunks &chunks);
 /// Throws CA_EINVAL "<what>: chunk sizes are unknown along axis 0; call ca_array_compute_chunk_sizes"
@@ -114,6 +127,14 @@ std::vector<Index> blocks_of(Index extent, Index size);
 // ---- building layers ----------------------------------------------------------------------------
 
 /// An argument of a blockwise layer built over arrays.
+/// A blockwise argument the layer fills per block (BlockwiseArg::BlockIndex, BlockOrigin, BlockShape).
+inline BlockwiseArg blockwise_special(int32_t which) {
+  BlockwiseArg b;
+  b.special = which;
+  b.block_index = which == BlockwiseArg::BlockIndex;
+  return b;
+}
+
 struct ArrayArg {
   ArrayPtr array;          // null: literal / special
   std::string index;       // letters, one per dimension of array
@@ -127,8 +148,7 @@ struct ArrayArg {
   static ArrayArg lit(const ca_arg_t &a);
   static ArrayArg special(int32_t which) {
     ArrayArg r;
-    r.literal.special = which;
-    r.literal.block_index = which == BlockwiseArg::BlockIndex;
+    r.literal = blockwise_special(which);
     return r;
   }
 };

@@ -270,12 +270,6 @@ std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, 
 
 namespace {
 
-Index max_of(const std::vector<Index> &v) { return *std::max_element(v.begin(), v.end()); }
-
-}  // namespace
-
-namespace {
-
 // A Python literal: int, None, 'str' / bare word, (tuple) / [list], {int: literal}.
 struct Lit {
   enum Kind { Int, None, Str, Seq, Dict } kind = None;

@@ -18,12 +18,6 @@ namespace {
 
 BlockwiseArg lit(const ca_arg_t &a) { return blockwise_literal(a); }
 BlockwiseArg lit_i64(int64_t v) { return blockwise_literal(ca_arg_i64(v)); }
-BlockwiseArg special(int32_t which) {
-  BlockwiseArg b;
-  b.special = which;
-  b.block_index = which == BlockwiseArg::BlockIndex;
-  return b;
-}
 
 void check_dtype(DType dtype, const char *what) {
   CA_CHECK(dtype_valid(dtype) && dtype != CA_RAW, CA_ETYPE, what, ": dtype ", dtype, " is not a numeric dtype");
@@ -59,8 +53,8 @@ ArrayPtr gen_array(const std::string &name, const GenSpec &spec, const std::vect
   const std::string bytes = p.serialize();
   std::vector<BlockwiseArg> args;
   args.push_back(lit(ca_arg_bytes(bytes.data(), bytes.size())));
-  args.push_back(special(BlockwiseArg::BlockOrigin));
-  args.push_back(special(BlockwiseArg::BlockShape));
+  args.push_back(blockwise_special(BlockwiseArg::BlockOrigin));
+  args.push_back(blockwise_special(BlockwiseArg::BlockShape));
   ArrayPtr base = creation_array(name, "ca.fused", std::move(args), chunks, spec.dtype);
   auto arr = std::make_shared<Array>(*base);
   arr->gen = std::make_shared<const GenSpec>(spec);
@@ -171,8 +165,8 @@ ArrayPtr diagonal_pattern(const char *what, const char *kernel, Index n, Index m
   std::vector<BlockwiseArg> args;
   args.push_back(lit_i64(dtype));
   args.push_back(lit_i64(k));
-  args.push_back(special(BlockwiseArg::BlockOrigin));
-  args.push_back(special(BlockwiseArg::BlockShape));
+  args.push_back(blockwise_special(BlockwiseArg::BlockOrigin));
+  args.push_back(blockwise_special(BlockwiseArg::BlockShape));
   return creation_array(name, kernel, std::move(args), chunks, dtype);
 }
 }  // namespace
@@ -228,8 +222,8 @@ ArrayPtr diag_1d(const ArrayPtr &v, Index k) {
   args.push_back(std::move(ref));
   args.push_back(lit_i64(v->dtype));
   args.push_back(lit_i64(k > 0 ? 1 : (k < 0 ? -1 : 0)));
-  args.push_back(special(BlockwiseArg::BlockIndex));
-  args.push_back(special(BlockwiseArg::BlockShape));
+  args.push_back(blockwise_special(BlockwiseArg::BlockIndex));
+  args.push_back(blockwise_special(BlockwiseArg::BlockShape));
 
   auto layer = std::make_shared<BlockwiseLayer>(name, out_chunks, "ca.diag_block", std::vector<std::string>{v->name},
                                                 std::move(args));

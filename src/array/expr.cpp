@@ -6,6 +6,7 @@
 
 #include "array/create.hpp"
 #include "array/op_table.hpp"
+#include "core/checked.hpp"
 #include "core/datetime.hpp"
 #include "core/half.hpp"
 
@@ -25,21 +26,9 @@ namespace {
 // (their own blocks are computed) and a new expression starts over them.
 constexpr size_t kMaxFusedInstructions = 64;
 
-const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
 std::string out_letters(int32_t ndim) {
-  if (ndim > int32_t(sizeof(kLetters) - 1)) fail(CA_EINVAL, "too many dimensions: ", ndim);
-  return std::string(kLetters, size_t(ndim));
-}
-
-std::string shape_str(const std::vector<Index> &s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i) r.push_back(',');
-    r.append(std::to_string(s[i]));
-  }
-  if (s.size() == 1) r += ",";
-  return r + ")";
+  if (ndim > int32_t(kNumIndexLetters)) fail(CA_EINVAL, "too many dimensions: ", ndim);
+  return std::string(kIndexLetters, size_t(ndim));
 }
 
 const char *op_name(int32_t op) {

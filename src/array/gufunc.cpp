@@ -86,8 +86,6 @@ GufuncSignature parse_gufunc_signature(const std::string &sig) {
 
 namespace {
 
-const char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-constexpr size_t kNumLetters = sizeof(kLetters) - 1;
 
 std::string tuple_str(const std::vector<std::string> &v) {
   std::string s = "(";
@@ -100,7 +98,7 @@ ArrayPtr permute_axes(const ArrayPtr &a, const std::vector<int32_t> &perm) {
   bool identity = int32_t(perm.size()) == a->ndim();
   for (size_t k = 0; k < perm.size() && identity; ++k) identity = perm[k] == int32_t(k);
   if (identity) return a;
-  std::string in_index(kLetters, size_t(a->ndim()));
+  std::string in_index(kIndexLetters, size_t(a->ndim()));
   std::string out_index;
   Chunks out_chunks;
   size_t next = size_t(a->ndim());
@@ -109,8 +107,8 @@ ArrayPtr permute_axes(const ArrayPtr &a, const std::vector<int32_t> &perm) {
       out_index += in_index[size_t(p)];
       out_chunks.push_back(a->chunks[size_t(p)]);
     } else {
-      CA_CHECK(next < kNumLetters, CA_EINVAL, "apply_gufunc: too many dimensions");
-      out_index += kLetters[next++];
+      CA_CHECK(next < kNumIndexLetters, CA_EINVAL, "apply_gufunc: too many dimensions");
+      out_index += kIndexLetters[next++];
       out_chunks.push_back({1});
     }
   }
@@ -322,15 +320,15 @@ std::vector<ArrayPtr> apply_gufunc(const std::string &kernel, const std::string 
   }
 
   // Letters: loop dimensions first, then core dimension names.
-  CA_CHECK(size_t(max_loop) <= kNumLetters, CA_EINVAL, "apply_gufunc: too many loop dimensions");
-  std::string loop_letters(kLetters, size_t(max_loop));
+  CA_CHECK(size_t(max_loop) <= kNumIndexLetters, CA_EINVAL, "apply_gufunc: too many loop dimensions");
+  std::string loop_letters(kIndexLetters, size_t(max_loop));
   std::map<std::string, char> letter;
   size_t next = size_t(max_loop);
   auto letter_of = [&](const std::string &dim) {
     auto it = letter.find(dim);
     if (it != letter.end()) return it->second;
-    CA_CHECK(next < kNumLetters, CA_EINVAL, "apply_gufunc: too many dimensions (at most ", kNumLetters, ")");
-    return letter[dim] = kLetters[next++];
+    CA_CHECK(next < kNumIndexLetters, CA_EINVAL, "apply_gufunc: too many dimensions (at most ", kNumIndexLetters, ")");
+    return letter[dim] = kIndexLetters[next++];
   };
   std::vector<ArrayArg> in_args;
   for (size_t i = 0; i < nin; ++i) {

@@ -35,8 +35,6 @@ double largest_block_size(const Chunks &c) {
   return n;
 }
 
-Index max_of(const std::vector<Index> &v) { return *std::max_element(v.begin(), v.end()); }
-
 }  // namespace
 
 double estimate_graph_size(const Chunks &old_chunks, const Chunks &new_chunks) {

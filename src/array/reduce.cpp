@@ -88,12 +88,6 @@ std::vector<ArrayPtr> leaf_arrays(const FusedArgs &fa) {
   return v;
 }
 
-BlockwiseArg special(int32_t which) {
-  BlockwiseArg b;
-  b.special = which;
-  b.block_index = which == BlockwiseArg::BlockIndex;
-  return b;
-}
 
 BlockwiseArg tuple_lit(const std::vector<int64_t> &t) { return blockwise_literal(ca_arg_tuple(t.data(), t.size())); }
 
@@ -310,8 +304,8 @@ ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, boo
   bargs.push_back(blockwise_literal(ca_arg_bytes(fa.program.data(), fa.program.size())));
   bargs.push_back(tuple_lit(spec));
   bargs.push_back(tuple_lit(a->shape));
-  bargs.push_back(special(BlockwiseArg::BlockOrigin));
-  bargs.push_back(special(BlockwiseArg::BlockShape));
+  bargs.push_back(blockwise_special(BlockwiseArg::BlockOrigin));
+  bargs.push_back(blockwise_special(BlockwiseArg::BlockShape));
   add_leaf_args(fa, deps, bargs);
   const std::string chunk_name = str(prefix, "-chunk-", hex);
   g->add_layer(std::make_shared<BlockwiseLayer>(chunk_name, a->chunks, "ca.reduce_chunk", deps, std::move(bargs)));
@@ -327,7 +321,7 @@ ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, boo
   t.level_prefix = prefix + "-combine";
   t.hex = hex;
   t.agg_kernel = "ca.reduce_agg";
-  t.agg_extra = {tuple_lit(spec), special(BlockwiseArg::BlockShape)};
+  t.agg_extra = {tuple_lit(spec), blockwise_special(BlockwiseArg::BlockShape)};
   t.keepdims = keepdims;
   t.name = final_name;
   t.chunks = final_chunks;
@@ -411,7 +405,7 @@ ArrayPtr reduction(const ArrayPtr &a, const std::string &chunk, const std::strin
   }
   std::vector<BlockwiseArg> sargs;
   sargs.push_back(std::move(ref));
-  sargs.push_back(special(BlockwiseArg::BlockShape));
+  sargs.push_back(blockwise_special(BlockwiseArg::BlockShape));
   const std::string final_name = str(prefix, "-", hex);
   g->add_layer(std::make_shared<BlockwiseLayer>(final_name, final_chunks, "ca.reduce_squeeze",
                                                 std::vector<std::string>{agg_name}, std::move(sargs)));
@@ -453,8 +447,8 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   std::vector<BlockwiseArg> bargs;
   bargs.push_back(blockwise_literal(ca_arg_bytes(fa.program.data(), fa.program.size())));
   bargs.push_back(tuple_lit(spec));
-  bargs.push_back(special(BlockwiseArg::BlockShape));
-  bargs.push_back(special(BlockwiseArg::BlockOrigin));
+  bargs.push_back(blockwise_special(BlockwiseArg::BlockShape));
+  bargs.push_back(blockwise_special(BlockwiseArg::BlockOrigin));
   add_leaf_args(fa, deps, bargs);
   g->add_layer(std::make_shared<BlockwiseLayer>(block_name, a->chunks, "ca.scan_block", deps, std::move(bargs)));
   if (single) return array_from_layer(g, final_name, a->chunks, out);

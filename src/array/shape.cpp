@@ -49,11 +49,6 @@ void for_each_block(const std::vector<Index> &nb, F &&f) {
   }
 }
 
-std::vector<Index> numblocks_of(const Chunks &c) {
-  std::vector<Index> nb;
-  for (auto &d : c) nb.push_back(Index(d.size()));
-  return nb;
-}
 
 ArrayPtr finish(const std::vector<ArrayPtr> &inputs, LayerPtr layer, const std::string &name, Chunks chunks,
                 DType dtype) {
@@ -104,6 +99,8 @@ bool py_slice_prod(const std::vector<Index> &v, Index lo, Index hi, Index *out) 
   return true;
 }
 
+}  // namespace
+
 std::vector<Index> expand_tuple(const std::vector<Index> &chunks, Index factor) {
   if (factor == 1) return chunks;
   std::vector<Index> out;
@@ -118,6 +115,8 @@ std::vector<Index> expand_tuple(const std::vector<Index> &chunks, Index factor) 
   }
   return out;
 }
+
+namespace {
 
 std::vector<Index> contract_tuple(const std::vector<Index> &chunks, Index factor) {
   std::vector<Index> out;

@@ -66,6 +66,9 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
 /// np.flip over `axes` (all when `all`): block order reversed and each block reversed.
 ArrayPtr flip(const ArrayPtr &a, std::vector<int64_t> axes, bool all);
 
+/// dask's expand_tuple (reshape.py): split each block of `chunks` into about `factor` parts.
+std::vector<Index> expand_tuple(const std::vector<Index> &chunks, Index factor);
+
 /// ca.shape.reshape, .transpose, .broadcast, .strided, .fill, .repeat.
 void register_shape_kernels(KernelRegistry &reg);
 

@@ -48,15 +48,6 @@ std::vector<Index> cumsum(const std::vector<Index> &v) {
   return c;
 }
 
-std::string shape_text(const std::vector<Index> &s) {
-  std::string r = "(";
-  for (size_t i = 0; i < s.size(); ++i) {
-    r += (i ? ", " : "");
-    r += s[i] == kUnknownChunk ? std::string("nan") : std::to_string(s[i]);
-  }
-  if (s.size() == 1) r += ",";
-  return r + ")";
-}
 
 /// A normalized slice (Python's slice.indices) and its length.
 struct NSlice {
@@ -158,11 +149,6 @@ std::vector<IndexItem> expand_index(const std::vector<IndexItem> &index, int32_t
   return out;
 }
 
-std::vector<Index> numblocks_of(const Chunks &c) {
-  std::vector<Index> nb;
-  for (auto &d : c) nb.push_back(Index(d.size()));
-  return nb;
-}
 
 /// Iterate the C-order product of per-axis counts.
 template <class F>
@@ -279,21 +265,6 @@ std::vector<char> scalar_bytes(const ca_scalar_t &s, DType dt) {
   return out;
 }
 
-/// dask's expand_tuple: split each block into about `factor` parts.
-std::vector<Index> expand_tuple(const std::vector<Index> &chunks, Index factor) {
-  if (factor == 1) return chunks;
-  std::vector<Index> out;
-  for (Index c : chunks) {
-    Index x = c;
-    double part = std::max(double(c) / double(factor), 1.0);
-    while (double(x) >= 2 * part) {
-      out.push_back(Index(part));
-      x -= Index(part);
-    }
-    if (x) out.push_back(x);
-  }
-  return out;
-}
 
 /// The chunks dask's ravel (reshape_rechunk to one dimension) gives the input: axes after the
 /// first non-trivial one made whole and that axis' blocks split (expand_tuple) to keep their
@@ -568,8 +539,8 @@ ArrayPtr mask_select(const ArrayPtr &a, const ArrayPtr &mask) {
   check_mask(mask, "mask_select");
   const int32_t nd = a->ndim();
   if (mask->ndim() != nd || mask->shape != a->shape)
-    fail(CA_EINVAL, "boolean index did not match indexed array: array shape ", shape_text(a->shape), ", mask shape ",
-         shape_text(mask->shape));
+    fail(CA_EINVAL, "boolean index did not match indexed array: array shape ", shape_str(a->shape, true), ", mask shape ",
+         shape_str(mask->shape, true));
   ArrayPtr x = a, m = mask;
   Chunks want;
   Index nb = 1;
@@ -866,10 +837,10 @@ std::vector<Index> item_shape(const IndexItem &it, size_t k) {
   if (!it.has_list_shape) return {Index(it.list.size())};
   Index size = 1;
   for (Index e : it.list_shape) {
-    CA_CHECK(e >= 0, CA_EINVAL, "index item ", k, " has a negative extent in its shape ", shape_text(it.list_shape));
+    CA_CHECK(e >= 0, CA_EINVAL, "index item ", k, " has a negative extent in its shape ", shape_str(it.list_shape, true));
     size = checked_mul(size, e, "index array size");
   }
-  CA_CHECK(size == Index(it.list.size()), CA_EINVAL, "index item ", k, " has shape ", shape_text(it.list_shape),
+  CA_CHECK(size == Index(it.list.size()), CA_EINVAL, "index item ", k, " has shape ", shape_str(it.list_shape, true),
            " but ", it.list.size(), " values");
   return it.list_shape;
 }
@@ -1083,7 +1054,7 @@ ArrayPtr getitem_advanced(const ArrayPtr &a0, const std::vector<IndexItem> &inde
       if (b == 1) b = e;
       else if (e != 1 && e != b) {
         std::string txt;
-        for (auto &t : shapes) txt += (txt.empty() ? "" : " ") + shape_text(t);
+        for (auto &t : shapes) txt += (txt.empty() ? "" : " ") + shape_str(t, true);
         fail(CA_EINVAL, "shape mismatch: indexing arrays could not be broadcast together with shapes ", txt);
       }
     }
@@ -1221,8 +1192,8 @@ ArrayPtr setitem_impl(const ArrayPtr &a, const std::vector<IndexItem> &index, co
       ok = ve == te || ve == 1;
     }
     if (!ok)
-      fail(CA_EINVAL, "could not broadcast input array from shape ", shape_text(v->shape), " into shape ",
-           shape_text(p.target));
+      fail(CA_EINVAL, "could not broadcast input array from shape ", shape_str(v->shape, true), " into shape ",
+           shape_str(p.target, true));
     if (v->dtype != a->dtype) v = elementwise_astype(v, a->dtype);
   } else {
     sbytes = scalar_bytes(*scalar, a->dtype);
@@ -1359,8 +1330,8 @@ ArrayPtr mask_set(const ArrayPtr &a, const ArrayPtr &mask, const ca_scalar_t &va
   CA_CHECK(a, CA_EINVAL, "mask_set: array is NULL");
   check_mask(mask, "mask_set");
   if (mask->ndim() != a->ndim() || mask->shape != a->shape)
-    fail(CA_EINVAL, "boolean index did not match indexed array: array shape ", shape_text(a->shape), ", mask shape ",
-         shape_text(mask->shape));
+    fail(CA_EINVAL, "boolean index did not match indexed array: array shape ", shape_str(a->shape, true), ", mask shape ",
+         shape_str(mask->shape, true));
   scalar_bytes(value, a->dtype);  // NumPy's conversion errors (NaN into integers, ...)
   ArrayPtr r = elementwise_where(mask, nullptr, a, value, ca_scalar_t{});
   if (r->dtype != a->dtype) r = elementwise_astype(r, a->dtype);

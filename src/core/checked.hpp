@@ -29,13 +29,22 @@ constexpr Index kMaxBlocksPerAxis = Index(1) << 26;
 /// file may declare (format's kMaxTasks), so a layer that can be built can be saved and loaded again.
 constexpr int64_t kMaxLayerTasks = int64_t(1) << 62;
 
-/// "(2, 3)", "(5,)", "()": a shape or block index as NumPy prints it.
-inline std::string shape_str(const Index *s, size_t n) {
+/// The one shape formatter: "(2, 3)", "(5,)", "()", a shape or block index as NumPy and dask print
+/// it (Python's repr of a tuple). With `unknown_as_nan`, an extent not known yet (-1:
+/// CA_CHUNK_UNKNOWN, array's kUnknownChunk) prints as dask's "nan", "(nan, 3)"; without it -1 is
+/// a number (reshape's "infer this axis"). Every message and file header that shows a shape uses
+/// it (tests/unit/test_overflow.cpp, ShapeStr).
+inline std::string shape_str(const Index *s, size_t n, bool unknown_as_nan = false) {
   std::string r = "(";
-  for (size_t i = 0; i < n; ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if (i) r += ", ";
+    r += unknown_as_nan && s[i] == -1 ? std::string("nan") : std::to_string(s[i]);
+  }
   return r + (n == 1 ? ",)" : ")");
 }
-inline std::string shape_str(const std::vector<Index> &s) { return shape_str(s.data(), s.size()); }
+inline std::string shape_str(const std::vector<Index> &s, bool unknown_as_nan = false) {
+  return shape_str(s.data(), s.size(), unknown_as_nan);
+}
 
 namespace detail {
 

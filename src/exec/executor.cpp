@@ -365,10 +365,10 @@ class WorkDeque {
 // ------------------------------------------------------------------------------------------------
 // Executing one task
 
-namespace {
-
 // Batches progress counts per run (used only by its owner thread). It keeps the run alive, since a
-// run may complete on another thread before this count is flushed.
+// run may complete on another thread before this count is flushed. In namespace detail, not an
+// anonymous one: Executor::Worker holds one.
+namespace detail {
 struct DoneCounter {
   std::shared_ptr<Run> run;
   int64_t count = 0;
@@ -388,6 +388,10 @@ struct DoneCounter {
     if (++count >= 256) flush();
   }
 };
+}  // namespace detail
+using detail::DoneCounter;
+
+namespace {
 
 template <class Push>
 void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) {

@@ -39,6 +39,12 @@ const LayerCodec *layer_codec(LayerKind kind) noexcept;
 const LayerCodec *layer_codec(schema::Layer::Which tag) noexcept;
 
 namespace detail {
+/// Copy `v` into a capnp list builder of the same length (the writer and the codecs).
+template <class T, class L>
+void fill_list(L list, const std::vector<T> &v) {
+  for (size_t i = 0; i < v.size(); ++i) list.set(unsigned(i), v[i]);
+}
+
 // The codecs' halves, next to the code they share (writer.cpp, reader.cpp).
 void save_materialized_layer(const Layer &l, schema::Layer::Builder b, const KernelVersionFn &versions);
 void save_blockwise_layer(const Layer &l, schema::Layer::Builder b, const KernelVersionFn &versions);

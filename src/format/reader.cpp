@@ -194,7 +194,7 @@ std::shared_ptr<MaterializedLayer> MaterializedAccess::build(const std::string &
       st.kind = k;
       st.slot = 0;
       st.arg = ca_arg_none();
-      st.arg.kind = k;
+      st.arg.kind = ca_arg_kind_t(k);
       switch (k) {
         case CA_ARG_NONE: break;
         case CA_ARG_INT64: st.arg.u.i64 = a; break;

@@ -77,17 +77,10 @@ struct Lit {
   }
 };
 
-std::string shape_repr(const std::vector<Index> &shape) {
-  std::string r = "(";
-  for (size_t d = 0; d < shape.size(); ++d) r += (d ? ", " : "") + std::to_string(shape[d]);
-  if (shape.size() == 1) r += ",";
-  return r + ")";
-}
-
 // Magic, version, header length and the padded dict, so the data starts at a multiple of 64.
 std::string header_bytes(DType dtype, const std::vector<Index> &shape) {
   std::string dict = str("{'descr': '", dtype_typestr(dtype), "', 'fortran_order': False, 'shape': ",
-                         shape_repr(shape), ", }");
+                         shape_str(shape), ", }");
   for (int major = 1; major <= 2; ++major) {
     size_t prefix = kMagicLen + 2 + (major == 1 ? 2 : 4);
     size_t total = (prefix + dict.size() + 1 + kBlockAlign - 1) / kBlockAlign * kBlockAlign;
@@ -176,7 +169,7 @@ NpyHeader parse_npy_header(const void *data0, size_t size, const std::string &wh
   if (h.shape.size() > size_t(CA_MAX_NDIM)) fail(CA_EUNSUPPORTED, where, ": ", h.shape.size(), " dimensions");
   Index n = 1;
   for (Index e : h.shape) {
-    if (e != 0 && n > (Index(1) << 56) / e) fail(CA_EFORMAT, where, ": shape ", shape_repr(h.shape), " is too large");
+    if (e != 0 && n > (Index(1) << 56) / e) fail(CA_EFORMAT, where, ": shape ", shape_str(h.shape), " is too large");
     n *= e;
   }
   return h;

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/checked.hpp"
 #include "kernel/adapter.hpp"
 
 namespace ca {
@@ -289,16 +290,6 @@ const char *arg_kind_name(int32_t kind) {
   }
 }
 
-std::string shape_str(const Block *b) {
-  std::string s = "(";
-  for (int32_t d = 0; d < b->ndim; ++d) {
-    if (d) s += ",";
-    s += std::to_string(b->shape[d]);
-  }
-  if (b->ndim == 1) s += ",";
-  return s + ")";
-}
-
 std::string param_str(const Param &p) { return str(type_token(p.dtype), p.pointer ? "*" : ""); }
 
 bool is_literal(const ca_arg_t &a) { return a.kind == CA_ARG_INT64 || a.kind == CA_ARG_FLOAT64; }
@@ -350,9 +341,9 @@ Block *call_elementwise(const FfiKernel &st, const ca_arg_t *args, size_t nargs,
       if (e == shape[od] || e == 1) continue;
       if (shape[od] != 1) {
         const Block *other = args[first_arg_of_dim[od]].u.block;
-        fail(CA_EKERNEL, "arguments ", first_arg_of_dim[od] + 1, " and ", i + 1, " have shapes ", shape_str(other),
-             " and ", shape_str(b), " that do not broadcast together (dimension ", od, " of the result: ", shape[od],
-             " vs ", e, ")");
+        fail(CA_EKERNEL, "arguments ", first_arg_of_dim[od] + 1, " and ", i + 1, " have shapes ",
+             shape_str(other->shape, size_t(other->ndim)), " and ", shape_str(b->shape, size_t(b->ndim)),
+             " that do not broadcast together (dimension ", od, " of the result: ", shape[od], " vs ", e, ")");
       }
       shape[od] = e;
       first_arg_of_dim[od] = i;
@@ -480,7 +471,7 @@ Block *call_pointers(const FfiKernel &st, const ca_arg_t *args, size_t nargs) {
       if (b->dtype != p.dtype)
         fail(CA_ETYPE, "argument ", ai, " (parameter ", pi + 1, ", '", param_str(p), "') must be a ",
              dtype_name(p.dtype), " block, got ", dtype_name(b->dtype) ? dtype_name(b->dtype) : "invalid-dtype",
-             " ", shape_str(b));
+             " ", shape_str(b->shape, size_t(b->ndim)));
       last_block = b;
       if (st.sig.ret == 0 && !result) {
         result = BlockRef(block_new(b->dtype, b->ndim, b->shape));

@@ -136,13 +136,13 @@ static ca_status_t c_block_new_overflow(void) {
 /* chunk specifications */
 static ca_status_t c_normalize_str_overflow(void) {
   ca_chunkset_t *cs = NULL;
-  ca_status_t st = ca_normalize_chunks_str(&cs, ctx, "99999999999999999999", 2, shape46, CA_FLOAT64);
+  ca_status_t st = ca_normalize_chunks_spec(&cs, ctx, "99999999999999999999", 2, shape46, CA_FLOAT64);
   ca_chunkset_free(cs);
   return st;
 }
 static ca_status_t c_normalize_str_rank(void) {
   ca_chunkset_t *cs = NULL;
-  ca_status_t st = ca_normalize_chunks_str(&cs, ctx, "(2, 3), -1, 4", 2, shape46, CA_FLOAT64);
+  ca_status_t st = ca_normalize_chunks_spec(&cs, ctx, "(2, 3), -1, 4", 2, shape46, CA_FLOAT64);
   ca_chunkset_free(cs);
   return st;
 }
@@ -174,7 +174,7 @@ static ca_status_t c_normalize_explicit_sum(void) {
 static ca_status_t c_normalize_too_many_blocks(void) {
   ca_chunkset_t *cs = NULL;
   static const int64_t shape[2] = {(int64_t)1 << 31, (int64_t)1 << 31};
-  ca_status_t st = ca_normalize_chunks_str(&cs, ctx, "1", 2, shape, CA_FLOAT64);
+  ca_status_t st = ca_normalize_chunks_spec(&cs, ctx, "1", 2, shape, CA_FLOAT64);
   ca_chunkset_free(cs);
   return st;
 }
@@ -374,9 +374,9 @@ static ca_status_t c_rechunk_rank(void) {
   ca_chunks_t ch = {1, nb, sz};
   return ca_array_rechunk(&R, A, &ch);
 }
-static ca_status_t c_rechunk_str_axis(void) { return ca_array_rechunk_str(&R, ctx, A, "{5: 2}"); }
+static ca_status_t c_rechunk_str_axis(void) { return ca_array_rechunk_spec(&R, ctx, A, "{5: 2}"); }
 static ca_status_t c_rechunk_str_overflow(void) {
-  return ca_array_rechunk_str(&R, ctx, A, "(99999999999999999999, -1)");
+  return ca_array_rechunk_spec(&R, ctx, A, "(99999999999999999999, -1)");
 }
 static ca_status_t c_rechunk_limit(void) {
   ca_rechunk_options_t o = CA_RECHUNK_OPTIONS_INIT;

@@ -4,7 +4,7 @@
  * (file:line, the check, and ca_last_error_message() at that point).
  * Failing cases may leak: they stop at the first failed check.
  */
-/* This file also tests the deprecated save/load aliases (format.h, "Deprecated"). */
+/* This file also tests the deprecated aliases (format.h, array.h, store.h: "Deprecated"). */
 #define CA_DISABLE_DEPRECATE_WARNINGS
 #include "capi_cases.h"
 
@@ -1774,7 +1774,7 @@ const char *capi_case_null_handles(void) {
   CHECK_NULL_EINVAL(ca_normalize_chunks(NULL, ctx, NULL, 1, &shape, CA_FLOAT64, 0));
   CHECK_NULL_EINVAL(ca_normalize_chunks(&cs, ctx, NULL, 1, NULL, CA_FLOAT64, 0));
   CHECK(cs == NULL);
-  CHECK_NULL_EINVAL(ca_normalize_chunks_str(&cs, ctx, NULL, 1, &shape, CA_FLOAT64));
+  CHECK_NULL_EINVAL(ca_normalize_chunks_spec(&cs, ctx, NULL, 1, &shape, CA_FLOAT64));
 
   /* getters and frees on NULL: no crash, documented sentinel values */
   CHECK(ca_graph_num_tasks(NULL) <= 0);
@@ -2014,37 +2014,37 @@ const char *capi_case_normalize_chunks(void) {
   /* strings */
   {
     int64_t s3[3] = {4, 6, 8}, s2[2] = {9, 10};
-    CHECK_OK(ca_normalize_chunks_str(&cs, NULL, "(2, 3, 4)", 3, s3, CA_FLOAT64));
+    CHECK_OK(ca_normalize_chunks_spec(&cs, NULL, "(2, 3, 4)", 3, s3, CA_FLOAT64));
     CHECK(ca_chunkset_ndim(cs) == 3);
     CHECK_SIZES(cs, 0, 2, 2);
     CHECK_SIZES(cs, 1, 3, 3);
     CHECK_SIZES(cs, 2, 4, 4);
     ca_chunkset_free(cs);
-    CHECK_OK(ca_normalize_chunks_str(&cs, NULL, "((2,3,4),(5,5))", 2, s2, CA_FLOAT64));
+    CHECK_OK(ca_normalize_chunks_spec(&cs, NULL, "((2,3,4),(5,5))", 2, s2, CA_FLOAT64));
     CHECK_SIZES(cs, 0, 2, 3, 4);
     CHECK_SIZES(cs, 1, 5, 5);
     ca_chunkset_free(cs);
     /* "(2, 3, 4), -1" (documented in array.h): see known_bug_chunks_str_tuple_then_whole */
-    CHECK_OK(ca_normalize_chunks_str(&cs, NULL, "((2, 3, 4), -1)", 2, s2, CA_FLOAT64));
+    CHECK_OK(ca_normalize_chunks_spec(&cs, NULL, "((2, 3, 4), -1)", 2, s2, CA_FLOAT64));
     CHECK_SIZES(cs, 0, 2, 3, 4);
     CHECK_SIZES(cs, 1, 10);
     ca_chunkset_free(cs);
-    CHECK_OK(ca_normalize_chunks_str(&cs, NULL, "(2, 3, 4)", 1, s2, CA_FLOAT64));
+    CHECK_OK(ca_normalize_chunks_spec(&cs, NULL, "(2, 3, 4)", 1, s2, CA_FLOAT64));
     CHECK_SIZES(cs, 0, 2, 3, 4);
     ca_chunkset_free(cs);
-    CHECK_OK(ca_normalize_chunks_str(&cs, NULL, "{0: 5}", 2, s2, CA_FLOAT64));
+    CHECK_OK(ca_normalize_chunks_spec(&cs, NULL, "{0: 5}", 2, s2, CA_FLOAT64));
     CHECK_SIZES(cs, 0, 5, 4);
     CHECK_SIZES(cs, 1, 10);
     ca_chunkset_free(cs);
-    CHECK_OK(ca_normalize_chunks_str(&cs, NULL, "auto", 2, s2, CA_FLOAT64));
+    CHECK_OK(ca_normalize_chunks_spec(&cs, NULL, "auto", 2, s2, CA_FLOAT64));
     CHECK_SIZES(cs, 0, 9);
     ca_chunkset_free(cs);
     cs = (ca_chunkset_t *)SENTINEL;
-    CHECK(ca_normalize_chunks_str(&cs, NULL, "((2,3,3),(5,5))", 2, s2, CA_FLOAT64) != CA_OK);
+    CHECK(ca_normalize_chunks_spec(&cs, NULL, "((2,3,3),(5,5))", 2, s2, CA_FLOAT64) != CA_OK);
     CHECK(cs == NULL);
     CHECK_MSG_HAS("axis 0");
     cs = (ca_chunkset_t *)SENTINEL;
-    CHECK(ca_normalize_chunks_str(&cs, NULL, "((2,3", 2, s2, CA_FLOAT64) != CA_OK);
+    CHECK(ca_normalize_chunks_spec(&cs, NULL, "((2,3", 2, s2, CA_FLOAT64) != CA_OK);
     CHECK(cs == NULL);
   }
   return NULL;
@@ -2062,7 +2062,7 @@ const char *capi_case_array_from_buffer_copy(void) {
   int i;
   CHECK(ctx != NULL);
   for (i = 0; i < 12; ++i) buf[i] = i * 1.5;
-  CHECK_OK(ca_normalize_chunks_str(&cs, ctx, "(2, 3)", 2, shape, CA_FLOAT64));
+  CHECK_OK(ca_normalize_chunks_spec(&cs, ctx, "(2, 3)", 2, shape, CA_FLOAT64));
   ch = ca_chunkset_view(cs);
   g_release_count = 0;
   CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 2, shape, &ch, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_COPY, NULL, count_release, NULL}));
@@ -2169,7 +2169,7 @@ const char *capi_case_array_compute_into_persist(void) {
   ca_block_t *res = NULL;
   int i;
   CHECK(ctx != NULL);
-  CHECK_OK(ca_normalize_chunks_str(&cs, ctx, "(2, 3)", 2, shape, CA_FLOAT64));
+  CHECK_OK(ca_normalize_chunks_spec(&cs, ctx, "(2, 3)", 2, shape, CA_FLOAT64));
   ch = ca_chunkset_view(cs);
   CHECK_OK(ca_array_ones(&a, 2, shape, &ch, CA_FLOAT64));
   memset(&s, 0, sizeof s);
@@ -2213,7 +2213,7 @@ const char *capi_case_array_ones_reduce_scalar(void) {
   const double *d;
   int i, j;
   CHECK(ctx != NULL);
-  CHECK_OK(ca_normalize_chunks_str(&cs, ctx, "(3, 4)", 2, shape, CA_FLOAT64));
+  CHECK_OK(ca_normalize_chunks_spec(&cs, ctx, "(3, 4)", 2, shape, CA_FLOAT64));
   ch = ca_chunkset_view(cs);
   CHECK_OK(ca_array_ones(&a, 2, shape, &ch, CA_FLOAT64));
   CHECK(ca_array_dtype(a) == CA_FLOAT64 && ca_array_size(a) == 60);
@@ -2547,7 +2547,7 @@ const char *capi_known_bug_kernel_new_out_on_null_name(void) {
 const char *capi_known_bug_chunks_str_tuple_then_whole(void) {
   int64_t s2[2] = {9, 10};
   ca_chunkset_t *cs = NULL;
-  CHECK_OK(ca_normalize_chunks_str(&cs, NULL, "(2, 3, 4), -1", 2, s2, CA_FLOAT64));
+  CHECK_OK(ca_normalize_chunks_spec(&cs, NULL, "(2, 3, 4), -1", 2, s2, CA_FLOAT64));
   CHECK_SIZES(cs, 0, 2, 3, 4);
   CHECK_SIZES(cs, 1, 10);
   ca_chunkset_free(cs);
@@ -2621,6 +2621,95 @@ const char *capi_case_typed_scalar_operands(void) {
   s.i64 = 5;
   CHECK_ST(ca_array_binary_scalar(&r, CA_OP_ADD, b, s, false), CA_EINVAL);
   ca_array_free(b);
+  ca_array_free(a);
+  ca_context_free(ctx);
+  return NULL;
+}
+
+/* Every code set is a 32-bit enum (CA_ENUM32, common.h): checked at compile time in C99. */
+#define CA_ASSERT_32(t) typedef char assert_##t##_is_32_bits[sizeof(t) == 4 && sizeof(t) == sizeof(int32_t) ? 1 : -1]
+CA_ASSERT_32(ca_op_t);
+CA_ASSERT_32(ca_reduction_t);
+CA_ASSERT_32(ca_scan_t);
+CA_ASSERT_32(ca_dtype_kind_t);
+CA_ASSERT_32(ca_time_unit_t);
+CA_ASSERT_32(ca_random_t);
+CA_ASSERT_32(ca_arg_kind_t);
+CA_ASSERT_32(ca_boundary_kind_t);
+CA_ASSERT_32(ca_index_kind_t);
+CA_ASSERT_32(ca_index_mode_t);
+CA_ASSERT_32(ca_pad_mode_t);
+CA_ASSERT_32(ca_layer_kind_t);
+#undef CA_ASSERT_32
+
+/* The typed code enums (issue 15): values pinned, unknown codes a C caller passes are rejected with
+ * CA_EINVAL; the _spec calls and their deprecated _str aliases (docs/abi.md) give the same result. */
+const char *capi_case_code_enums_and_spec_aliases(void) {
+  ca_context_t *ctx = new_ctx(1);
+  int64_t shape[2] = {6, 4};
+  double buf[24];
+  ca_array_t *a = NULL, *r = NULL, *r2 = NULL;
+  ca_chunkset_t *cs = NULL, *cs2 = NULL;
+  ca_dtype_t dt = CA_DTYPE_INVALID;
+  ca_boundary_t bd = ca_boundary(CA_BOUNDARY_NEAREST);
+  const int64_t *s1, *s2;
+  const int64_t nb[2] = {2, 1}, sizes[3] = {3, 3, 4};
+  ca_chunks_t ch;
+  int64_t n1 = 0, n2 = 0, k;
+  int i;
+  CHECK(ctx != NULL);
+  /* pinned values the bindings rely on */
+  CHECK(CA_OP_ADD == 1 && CA_OP_NEG == 40 && CA_RED_SUM == 1 && CA_SCAN_CUMPROD == 2);
+  CHECK(CA_FLOAT64 == 11 && CA_UNICODE == 19 && CA_UNIT_NS == 10 && CA_ARG_INDEXED == 10);
+  CHECK(CA_BOUNDARY_CONSTANT == 4 && CA_IDX_INDEX_ARRAY == 7 && CA_LAYER_OVERLAP == 3 && CA_PAD_REFLECT == 2);
+  CHECK(CA_INDEX_OUTER == 2 && CA_RANDOM_INTEGERS == 2 && CA_OP__FORCE32 == 0x7fffffff);
+  CHECK(bd.kind == CA_BOUNDARY_NEAREST);
+  CHECK_OK(ca_dtype_make(&dt, CA_DATETIME64, CA_UNIT_NS));
+  CHECK(dt == CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS) && ca_dtype_kind(dt) == CA_DATETIME64);
+  CHECK_ST(ca_dtype_make(&dt, (ca_dtype_kind_t)77, 0), CA_ETYPE);
+  for (i = 0; i < 24; ++i) buf[i] = i;
+  ch.ndim = 2;
+  ch.numblocks = nb;
+  ch.sizes = sizes;
+  CHECK_OK(ca_array_from_buffer(&a, buf, CA_FLOAT64, 2, shape, &ch, NULL));
+  /* unknown codes, also negative ones, are a clear error */
+  r = (ca_array_t *)SENTINEL;
+  CHECK_ST(ca_array_unary(&r, (ca_op_t)-1, a), CA_EINVAL);
+  CHECK(r == NULL);
+  CHECK_ST(ca_array_unary(&r, (ca_op_t)100000, a), CA_EINVAL);
+  CHECK_ST(ca_array_binary(&r, (ca_op_t)-5, a, a), CA_EINVAL);
+  CHECK_ST(ca_array_reduce(&r, (ca_reduction_t)-1, a, NULL, 0, 0, NULL), CA_EINVAL);
+  CHECK_ST(ca_array_reduce(&r, (ca_reduction_t)0x7ffffffe, a, NULL, 0, 0, NULL), CA_EINVAL);
+  CHECK_ST(ca_array_scan(&r, (ca_scan_t)-3, a, 0, NULL), CA_EINVAL);
+  CHECK(r == NULL);
+  /* the deprecated names are the new calls */
+  CHECK_OK(ca_normalize_chunks_spec(&cs, ctx, "(4, 2), -1", 2, shape, CA_FLOAT64));
+  CHECK_OK(ca_normalize_chunks_str(&cs2, ctx, "(4, 2), -1", 2, shape, CA_FLOAT64));
+  for (i = 0; i < 2; ++i) {
+    s1 = ca_chunkset_sizes(cs, i, &n1);
+    s2 = ca_chunkset_sizes(cs2, i, &n2);
+    CHECK(s1 && s2 && n1 == n2);
+    for (k = 0; k < n1; ++k) CHECK(s1[k] == s2[k]);
+  }
+  CHECK(n1 == 1 && ca_chunkset_sizes(cs, 0, &n1)[1] == 2);
+  ca_chunkset_free(cs);
+  ca_chunkset_free(cs2);
+  CHECK_ST(ca_normalize_chunks_str(&cs, ctx, "((4, 3), -1)", 2, shape, CA_FLOAT64), CA_EINVAL);
+  CHECK_MSG_HAS("axis 0");
+  CHECK_OK(ca_array_rechunk_spec(&r, ctx, a, "{0: 3}"));
+  CHECK_OK(ca_array_rechunk_str(&r2, ctx, a, "{0: 3}"));
+  for (i = 0; i < 2; ++i) {
+    s1 = ca_array_chunks(r, i, &n1);
+    s2 = ca_array_chunks(r2, i, &n2);
+    CHECK(s1 && s2 && n1 == n2);
+    for (k = 0; k < n1; ++k) CHECK(s1[k] == s2[k]);
+  }
+  CHECK(ca_array_chunks(r, 0, &n1)[0] == 3 && n1 == 2);
+  ca_array_free(r2);
+  ca_array_free(r);
+  r = (ca_array_t *)SENTINEL;
+  CHECK_ST(ca_array_rechunk_str(&r, ctx, a, "{7: 3}"), CA_EINVAL);
+  CHECK(r == NULL);
   ca_array_free(a);
   ca_context_free(ctx);
   return NULL;

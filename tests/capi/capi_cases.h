@@ -12,6 +12,7 @@ extern "C" {
 
 #define CAPI_CASES(X)                 \
   X(typed_scalar_operands)             \
+  X(code_enums_and_spec_aliases)       \
   X(version)                          \
   X(status_str)                       \
   X(last_error)                       \

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   SYM(ones, "ca_array_ones");
   SYM(reduce, "ca_array_reduce");
   SYM(compute, "ca_array_compute");
-  SYM(chunks_str, "ca_normalize_chunks_str");
+  SYM(chunks_str, "ca_normalize_chunks_spec");
   SYM(view, "ca_chunkset_view");
   SYM(cs_free, "ca_chunkset_free");
   SYM(data, "ca_block_data");

@@ -69,7 +69,7 @@ static void fixtures_make(void) {
   F.i64s[0] = F.i64;
   F.i64s[1] = F.i64;
   for (int d = 0; d < 4; d++) F.dimchunks[d].size = 2;
-  MUST(ca_normalize_chunks_str(&F.chunkset, F.ctx, "2", 2, shape, CA_FLOAT64));
+  MUST(ca_normalize_chunks_spec(&F.chunkset, F.ctx, "2", 2, shape, CA_FLOAT64));
   MUST(ca_block_new_zeroed(&F.block, CA_FLOAT64, 2, shape));
   static const int64_t idx00[2] = {0, 0};
   F.keys[0].name = F.name;

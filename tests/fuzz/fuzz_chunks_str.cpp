@@ -1,6 +1,6 @@
 // libFuzzer target over chunk strings (src/array/chunks_spec.cpp): dask-style chunks specifications
-// as ca_normalize_chunks_str parses them ("auto", "5", "(2, 3, 4), -1", "{0: 5}", "64MiB") and
-// rechunk requests as ca_array_rechunk_str parses them (Python literals: "(None, 'auto')",
+// as ca_normalize_chunks_spec parses them ("auto", "5", "(2, 3, 4), -1", "{0: 5}", "64MiB") and
+// rechunk requests as ca_array_rechunk_spec parses them (Python literals: "(None, 'auto')",
 // "{-1: 10}", "'1e6'", "((2, 3), 5)").
 //
 // Input: byte 0 picks ndim (0..4) and the dtype, then 2 bytes per dimension give its extent (up to
@@ -82,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const ca::Index limit = ca::Index(lim >> 1);  // 0..2^63-1; 0 is a bad limit for auto dimensions
   const std::string spec(reinterpret_cast<const char *>(data + p), size - p);
 
-  // ca_normalize_chunks_str's path.
+  // ca_normalize_chunks_spec's path.
   try {
     ca::Index l = limit;
     auto sp = ca::parse_chunks_spec(spec, ndim, &l);
@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_message(e, "normalize_chunks");
   }
 
-  // ca_array_rechunk_str's path, against an array of that shape in blocks of (at most) 7.
+  // ca_array_rechunk_spec's path, against an array of that shape in blocks of (at most) 7.
   ca::Array a;
   a.dtype = dtype;
   a.shape = shape;

@@ -868,7 +868,7 @@ TEST(Mpi, BadArgumentsAreLocalErrors) {
   po.nranks = 0;
   EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, &po), CA_EINVAL);
   po.nranks = 1;
-  po.placement = 99;
+  po.placement = ca_placement_t(99);
   EXPECT_EQ(ca_dist_plan(&p, g, nullptr, 0, &po), CA_EINVAL);
   po.placement = CA_PLACEMENT_LOCALITY;
   po.root = 1;

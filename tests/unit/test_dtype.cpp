@@ -67,7 +67,7 @@ TEST(DType, EncodingIsStableAndChecked) {
                                                                      {0, 0},
                                                                      {-5, 0}}) {
     d = 77;
-    EXPECT_EQ(ca_dtype_make(&d, kind, param), CA_ETYPE) << kind << " " << param;
+    EXPECT_EQ(ca_dtype_make(&d, ca_dtype_kind_t(kind), param), CA_ETYPE) << kind << " " << param;
     EXPECT_EQ(d, CA_DTYPE_INVALID);
     EXPECT_STRNE(ca_last_error_message(), "");
   }

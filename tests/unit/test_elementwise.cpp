@@ -491,7 +491,7 @@ TEST(Elementwise, BroadcastShapesAndErrors) {
     FAIL() << "expected a broadcast error";
   } catch (const Error &e) {
     EXPECT_EQ(e.code(), CA_EINVAL);
-    EXPECT_NE(std::string(e.what()).find("operands could not be broadcast together with shapes (3,4) (5,)"),
+    EXPECT_NE(std::string(e.what()).find("operands could not be broadcast together with shapes (3, 4) (5,)"),
               std::string::npos)
         << e.what();
   }

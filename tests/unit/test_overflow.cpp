@@ -141,14 +141,14 @@ TEST(Overflow, ChunksSummingPast64Bits) {
 TEST(Overflow, NormalizeChunksStrNumberPast64Bits) {
   int64_t shape[1] = {100};
   ca_chunkset_t *cs = nullptr;
-  EXPECT_EINVAL_MSG(ca_normalize_chunks_str(&cs, nullptr, "99999999999999999999", 1, shape, CA_FLOAT64),
+  EXPECT_EINVAL_MSG(ca_normalize_chunks_spec(&cs, nullptr, "99999999999999999999", 1, shape, CA_FLOAT64),
                     "'99999999999999999999' does not fit in 64 bits");
   EXPECT_EQ(cs, nullptr);
-  EXPECT_EINVAL_MSG(ca_normalize_chunks_str(&cs, nullptr, "(50, 99999999999999999999)", 1, shape, CA_FLOAT64),
+  EXPECT_EINVAL_MSG(ca_normalize_chunks_spec(&cs, nullptr, "(50, 99999999999999999999)", 1, shape, CA_FLOAT64),
                     "'99999999999999999999' does not fit in 64 bits");
-  EXPECT_EINVAL_MSG(ca_normalize_chunks_str(&cs, nullptr, "1e300 MiB", 1, shape, CA_FLOAT64), "2^63-1");
+  EXPECT_EINVAL_MSG(ca_normalize_chunks_spec(&cs, nullptr, "1e300 MiB", 1, shape, CA_FLOAT64), "2^63-1");
   // In range: still works.
-  ASSERT_EQ(ca_normalize_chunks_str(&cs, nullptr, "30", 1, shape, CA_FLOAT64), CA_OK) << last_msg();
+  ASSERT_EQ(ca_normalize_chunks_spec(&cs, nullptr, "30", 1, shape, CA_FLOAT64), CA_OK) << last_msg();
   int64_t n = 0;
   const int64_t *s = ca_chunkset_sizes(cs, 0, &n);
   ASSERT_EQ(n, 4);
@@ -164,7 +164,7 @@ TEST(Overflow, NormalizeChunksBlockCountIsCapped) {
   EXPECT_EINVAL_MSG(ca_normalize_chunks(&cs, nullptr, spec, 2, shape, CA_INT8, 0),
                     "make 2147483648 blocks, more than the 67108864 blocks per axis allowed");
   EXPECT_EQ(cs, nullptr);
-  EXPECT_EINVAL_MSG(ca_normalize_chunks_str(&cs, nullptr, "1", 2, shape, CA_INT8), "2147483648 blocks");
+  EXPECT_EINVAL_MSG(ca_normalize_chunks_spec(&cs, nullptr, "1", 2, shape, CA_INT8), "2147483648 blocks");
   // Blocks at an extent near 2^63-1: no overflow of the block starts.
   int64_t big[1] = {kMax};
   ca_dimchunks_t half{k2_62 + 1, nullptr, 0};
@@ -402,3 +402,19 @@ TEST(Overflow, VindexChecksNidxBeforeReadingIndices) {
 }
 
 }  // namespace
+
+// The one shape formatter (core/checked.hpp): Python's repr of a shape tuple, dask's nan for an
+// unknown extent when asked; every message and the .npy header use it.
+TEST(ShapeStr, NumpyReprOfZeroOneAndNDimensionalShapes) {
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{}), "()");
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{5}), "(5,)");
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{0}), "(0,)");
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{4, 6}), "(4, 6)");
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{2, 1, 3}), "(2, 1, 3)");
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{-1, 3}, true), "(nan, 3)");
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{-1}, true), "(nan,)");
+  EXPECT_EQ(ca::shape_str(std::vector<ca::Index>{5, -1}), "(5, -1)");  // reshape's "infer this axis"
+  const ca::Index big[2] = {std::numeric_limits<int64_t>::max(), 7};
+  EXPECT_EQ(ca::shape_str(big, 2), "(9223372036854775807, 7)");
+  EXPECT_EQ(ca::shape_str(big, 0), "()");
+}

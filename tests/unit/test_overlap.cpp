@@ -345,7 +345,7 @@ TEST(Overlap, Errors) {
   int64_t dneg[1] = {-1};
   EXPECT_EQ(ca_array_overlap(&y, a, dneg, b, nullptr), CA_EINVAL);
   EXPECT_NE(std::string(ca_last_error_message()).find("negative"), std::string::npos);
-  ca_boundary_t weird[1] = {ca_boundary(9)};
+  ca_boundary_t weird[1] = {ca_boundary(ca_boundary_kind_t(9))};
   int64_t d1[1] = {1};
   EXPECT_EQ(ca_array_overlap(&y, a, d1, weird, nullptr), CA_EINVAL);
   EXPECT_NE(std::string(ca_last_error_message()).find("unknown boundary kind 9"), std::string::npos);

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "array/array.hpp"
 #include "array/create.hpp"
 #include "array/rechunk.hpp"
 #include "array/reduce.hpp"
@@ -269,15 +270,15 @@ TEST(Rechunk, RequestErrors) {
   ca_chunks_t ch0{2, nb0.data(), sz0.data()};
   ASSERT_EQ(ca_array_ones(&a, 2, shape.data(), &ch0, CA_FLOAT64), CA_OK) << ca_last_error_message();
   ca_array_t *r = reinterpret_cast<ca_array_t *>(0x1);
-  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, a, "{5: 2}"), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_spec(&r, c.ctx, a, "{5: 2}"), CA_EINVAL);
   EXPECT_EQ(r, nullptr);
   EXPECT_NE(std::string(ca_last_error_message()).find("axis 5"), std::string::npos) << ca_last_error_message();
-  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, a, "((3, 3), 5)"), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_spec(&r, c.ctx, a, "((3, 3), 5)"), CA_EINVAL);
   EXPECT_NE(std::string(ca_last_error_message()).find("sum to 6, shape is 10"), std::string::npos)
       << ca_last_error_message();
-  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, a, nullptr), CA_EINVAL);
-  EXPECT_EQ(ca_array_rechunk_str(&r, c.ctx, nullptr, "5"), CA_EINVAL);
-  EXPECT_EQ(ca_array_rechunk_str(nullptr, c.ctx, a, "5"), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_spec(&r, c.ctx, a, nullptr), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_spec(&r, c.ctx, nullptr, "5"), CA_EINVAL);
+  EXPECT_EQ(ca_array_rechunk_spec(nullptr, c.ctx, a, "5"), CA_EINVAL);
   std::vector<int64_t> nb = {1, 1}, sz = {10, 20};
   ca_chunks_t ch{2, nb.data(), sz.data()};
   EXPECT_EQ(ca_array_rechunk_ex(&r, c.ctx, a, &ch, "5", nullptr), CA_EINVAL);
@@ -317,10 +318,10 @@ TEST(Rechunk, DeepOrHugeRequestsFailWithShortMessages) {
       EXPECT_EQ(e.code(), CA_EINVAL);
       EXPECT_LT(e.message().size(), 400u) << e.message().substr(0, 400);
     }
-    // normalize_chunks_str's parser too.
+    // normalize_chunks_spec's parser too.
     ca_chunkset_t *cs = nullptr;
     const int64_t shape[2] = {10, 20};
-    EXPECT_EQ(ca_normalize_chunks_str(&cs, c.ctx, spec->c_str(), 2, shape, CA_FLOAT64), CA_EINVAL);
+    EXPECT_EQ(ca_normalize_chunks_spec(&cs, c.ctx, spec->c_str(), 2, shape, CA_FLOAT64), CA_EINVAL);
     EXPECT_EQ(cs, nullptr);
     EXPECT_LT(std::strlen(ca_last_error_message()), 400u);
   }
@@ -411,7 +412,7 @@ TEST(Rechunk, NoOpReturnsTheInput) {
   std::vector<int64_t> shape = {10, 20}, nb0 = {1, 1}, sz0 = {10, 20};
   ca_chunks_t ch0{2, nb0.data(), sz0.data()};
   ASSERT_EQ(ca_array_ones(&a, 2, shape.data(), &ch0, CA_FLOAT64), CA_OK);
-  ASSERT_EQ(ca_array_rechunk_str(&r, c.ctx, a, "None"), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_rechunk_spec(&r, c.ctx, a, "None"), CA_OK) << ca_last_error_message();
   EXPECT_STREQ(ca_array_name(r), ca_array_name(a));
   int64_t n = -1;
   ca_chunks_t v = ca_array_chunks_view(a);
@@ -617,7 +618,7 @@ TEST(ByteSizes, EveryEntryPointTakesTheSameUnits) {
     const int64_t shape[2] = {10000000, 3};
     ca_chunkset_t *cs = nullptr;
     Chunks got;
-    EXPECT_EQ(ca_normalize_chunks_str(&cs, ctx, spec, 2, shape, CA_FLOAT64), CA_OK) << spec << ": "
+    EXPECT_EQ(ca_normalize_chunks_spec(&cs, ctx, spec, 2, shape, CA_FLOAT64), CA_OK) << spec << ": "
                                                                                   << ca_last_error_message();
     for (int32_t k = 0; cs && k < ca_chunkset_ndim(cs); ++k) {
       int64_t n = 0;
@@ -641,9 +642,9 @@ TEST(ByteSizes, EveryEntryPointTakesTheSameUnits) {
   }
   const int64_t shape[2] = {10000000, 3};
   ca_chunkset_t *cs = nullptr;
-  EXPECT_EQ(ca_normalize_chunks_str(&cs, c.ctx, "1 XB", 2, shape, CA_FLOAT64), CA_EINVAL);
+  EXPECT_EQ(ca_normalize_chunks_spec(&cs, c.ctx, "1 XB", 2, shape, CA_FLOAT64), CA_EINVAL);
   EXPECT_NE(std::string(ca_last_error_message()).find("XB"), std::string::npos) << ca_last_error_message();
-  EXPECT_EQ(ca_normalize_chunks_str(&cs, c.ctx, "0 MB", 2, shape, CA_FLOAT64), CA_EINVAL);
+  EXPECT_EQ(ca_normalize_chunks_spec(&cs, c.ctx, "0 MB", 2, shape, CA_FLOAT64), CA_EINVAL);
   EXPECT_EQ(ca_context_set_config(c.ctx, "array.chunk-size", "1 XB"), CA_EINVAL);
   // rechunk requests parse the same way.
   ca::ArrayPtr x = ca::ones({100000}, {ca::blocks_of(100000, 1000)}, CA_FLOAT64);
@@ -652,3 +653,36 @@ TEST(ByteSizes, EveryEntryPointTakesTheSameUnits) {
 }
 
 }  // namespace
+
+// The chunk-spec parser of ca_normalize_chunks_spec (array/chunks_spec.cpp, parse_chunks_spec):
+// dask's chunk strings, per dimension.
+TEST(ChunkSpec, ParsesDaskChunkStrings) {
+  auto sizes = [](const std::vector<ca::DimChunks> &d) {
+    std::vector<ca::Index> r;
+    for (const auto &x : d) r.push_back(x.size);
+    return r;
+  };
+  ca::Index limit = 0;
+  EXPECT_EQ(sizes(ca::parse_chunks_spec("5", 2, &limit)), (std::vector<ca::Index>{5, 5}));
+  EXPECT_EQ(sizes(ca::parse_chunks_spec("auto", 1, &limit)), (std::vector<ca::Index>{CA_CHUNKS_AUTO}));
+  EXPECT_EQ(sizes(ca::parse_chunks_spec("(3, -1)", 2, &limit)), (std::vector<ca::Index>{3, -1}));
+  EXPECT_EQ(sizes(ca::parse_chunks_spec("(None, auto)", 2, &limit)),
+            (std::vector<ca::Index>{CA_CHUNKS_WHOLE, CA_CHUNKS_AUTO}));
+  EXPECT_EQ(sizes(ca::parse_chunks_spec("{1: 4}", 3, &limit)),
+            (std::vector<ca::Index>{CA_CHUNKS_WHOLE, 4, CA_CHUNKS_WHOLE}));
+  EXPECT_EQ(sizes(ca::parse_chunks_spec("{-1: 4}", 2, &limit)), (std::vector<ca::Index>{CA_CHUNKS_WHOLE, 4}));
+  auto e = ca::parse_chunks_spec("((2, 3, 4), -1)", 2, &limit);
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0].size, CA_CHUNKS_EXPLICIT);
+  EXPECT_EQ(e[0].sizes, (std::vector<ca::Index>{2, 3, 4}));
+  EXPECT_EQ(e[1].size, -1);
+  e = ca::parse_chunks_spec("(2, 3, 4)", 1, &limit);  // 1-d: explicit sizes of the one axis
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].sizes, (std::vector<ca::Index>{2, 3, 4}));
+  limit = 0;
+  EXPECT_EQ(sizes(ca::parse_chunks_spec("64MiB", 2, &limit)), (std::vector<ca::Index>{CA_CHUNKS_AUTO, CA_CHUNKS_AUTO}));
+  EXPECT_EQ(limit, ca::Index(64) << 20);
+  for (const char *bad : {"(3, 4", "{0 4}", "5 6", "{2: 4}", "(1, 2, 3)", "0 MB", "abc(", "(x)"}) {
+    EXPECT_THROW(ca::parse_chunks_spec(bad, 2, &limit), ca::Error) << bad;
+  }
+}

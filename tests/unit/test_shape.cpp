@@ -608,7 +608,7 @@ TEST(ShapeCApi, Basics) {
   EXPECT_EQ(ca_array_squeeze(&bad, a, &badax, 1), CA_EINVAL);
   EXPECT_EQ(ca_array_repeat(&bad, a, -2, 0), CA_EINVAL);
   EXPECT_EQ(ca_array_concatenate(&bad, nullptr, 2, 0), CA_EINVAL);
-  EXPECT_EQ(ca_array_pad(&bad, a, before, after, 7, zero), CA_EINVAL);
+  EXPECT_EQ(ca_array_pad(&bad, a, before, after, ca_pad_mode_t(7), zero), CA_EINVAL);
   int64_t three = 3;
   EXPECT_EQ(ca_array_block(&bad, pair, 2, 1, &three, 1), CA_EINVAL);
   EXPECT_NE(std::string(ca_last_error_message()).find("needs more than 2 arrays"), std::string::npos);

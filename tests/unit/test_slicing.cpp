@@ -950,7 +950,7 @@ TEST(CApi, GetitemTakeMaskVindexSetitem) {
   EXPECT_EQ(ca_array_mask_select(&r, a, a), CA_EINVAL);
   EXPECT_EQ(ca_array_compute_chunk_sizes(&r, nullptr, a, nullptr), CA_EINVAL);
   ca_index_t weird = CA_INDEX_SLICE_INIT;
-  weird.kind = 99;
+  weird.kind = ca_index_kind_t(99);
   EXPECT_EQ(ca_array_getitem(&r, a, &weird, 1), CA_EINVAL);
   ca_array_free(mask);
   ca_array_free(a);

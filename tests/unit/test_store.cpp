@@ -133,7 +133,7 @@ TEST(Store, RegionsCoverTheArrayExactlyOnce) {
           << ca_last_error_message();
       // Store a computed expression of it (a + 0 keeps the values, makes real tasks).
       ca_array_t *e = nullptr;
-      ASSERT_EQ(ca_array_rechunk_str(&e, c.ctx, a, "1"), CA_OK) << ca_last_error_message();
+      ASSERT_EQ(ca_array_rechunk_spec(&e, c.ctx, a, "1"), CA_OK) << ca_last_error_message();
       for (ca_array_t *x : {a, e}) {
         Target t;
         t.add(x);
@@ -195,7 +195,7 @@ TEST(Store, SinkFailureStopsTheComputeWithItsMessage) {
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr, *r = nullptr;
   ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, 0.0, 1.0})), CA_OK);
-  ASSERT_EQ(ca_array_rechunk_str(&r, c.ctx, x, "(1, -1)"), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_rechunk_spec(&r, c.ctx, x, "(1, -1)"), CA_OK) << ca_last_error_message();
   {
     Target t;
     t.add(r);
@@ -240,7 +240,7 @@ TEST(Store, ManyArraysInOneCompute) {
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr, *y = nullptr, *z = nullptr;
   ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0.0, 1.0})), CA_OK);
-  ASSERT_EQ(ca_array_rechunk_str(&y, c.ctx, x, "{0: 6, 1: -1}"), CA_OK);
+  ASSERT_EQ(ca_array_rechunk_spec(&y, c.ctx, x, "{0: 6, 1: -1}"), CA_OK);
   ca_scalar_t two{};
   two.kind = CA_FLOAT64;
   two.re = 2.0;
@@ -286,7 +286,7 @@ TEST(Store, ArrayLargerThanTheMemoryLimit) {
   // Holding every block instead exceeds the limit.
   ca_array_t *p = nullptr;
   ca_array_t *sum = nullptr;
-  ASSERT_EQ(ca_array_rechunk_str(&p, c.ctx, x, "(-1, 1024)"), CA_OK);  // one 64 MiB block
+  ASSERT_EQ(ca_array_rechunk_spec(&p, c.ctx, x, "(-1, 1024)"), CA_OK);  // one 64 MiB block
   EXPECT_EQ(ca_array_store(c.ctx, p, sink, &s, nullptr), CA_ENOMEM);
   ca_array_free(sum);
   ca_array_free(p);

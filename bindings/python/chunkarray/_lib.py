@@ -314,7 +314,7 @@ _PROTOS = {
     "ca_chunkset_free": (None, [c_vp]),
     "ca_normalize_chunks": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(DimChunks), ctypes.c_int32,
                                        c_i64p, c_dtype, ctypes.c_int64]),
-    "ca_normalize_chunks_str": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, ctypes.c_int32, c_i64p, c_dtype]),
+    "ca_normalize_chunks_spec": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, ctypes.c_int32, c_i64p, c_dtype]),
     "ca_array_new": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, ctypes.POINTER(Chunks), c_dtype]),
     "ca_array_retain": (c_vp, [c_vp]),
     "ca_array_free": (None, [c_vp]),
@@ -437,7 +437,7 @@ _PROTOS = {
     "ca_array_apply_gufunc": (c_status, [ctypes.POINTER(c_vp), ctypes.c_size_t, c_char_p, c_char_p, ctypes.POINTER(c_vp),
                                          ctypes.c_size_t, ctypes.POINTER(GufuncOptions)]),
     # store.h
-    "ca_array_rechunk_str": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_char_p]),
+    "ca_array_rechunk_spec": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, c_char_p]),
     # format.h
     "ca_save": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(SaveOptions)]),
     "ca_load": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(ctypes.POINTER(c_vp)), ctypes.POINTER(ctypes.c_size_t),

@@ -722,7 +722,7 @@ def normalize_chunks(chunks, shape=None, limit=None, dtype=None, previous_chunks
     ch = ctx.handle if ctx is not None else None
     out = c_vp()
     if isinstance(chunks, str) and chunks != "auto":
-        _check(lib().ca_normalize_chunks_str(ctypes.byref(out), ch, chunks.encode(), ndim, _i64arr(shape), dt))
+        _check(lib().ca_normalize_chunks_spec(ctypes.byref(out), ch, chunks.encode(), ndim, _i64arr(shape), dt))
         return _read_chunkset(out.value)
     prev = previous_chunks
     if chunks is None or (isinstance(chunks, str) and chunks == "auto"):
