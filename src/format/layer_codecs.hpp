@@ -54,12 +54,6 @@ LayerPtr load_blockwise_layer(LayerHead head, schema::Layer::Reader r);
 LayerPtr load_data_layer(LayerHead head, schema::Layer::Reader r);
 /// The versions to record for kernels `names` of `src`: empty if none is recorded (writer.cpp).
 std::vector<int32_t> versions_for(const Layer &src, const std::vector<std::string> &names, const KernelVersionFn &fn);
-
-/// Copy `v` into a Cap'n Proto list builder initialised to v.size() elements.
-template <class T, class L>
-void fill_list(L list, const std::vector<T> &v) {
-  for (size_t i = 0; i < v.size(); ++i) list.set(unsigned(i), v[i]);
-}
 }  // namespace detail
 
 }  // namespace ca::format
