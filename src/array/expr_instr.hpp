@@ -6,8 +6,12 @@
 #include <cstdint>
 
 #include "array/expr.hpp"
+#include "core/sanitizer.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// Sanitizer builds compile the instructions once, at the baseline level: the AVX2 copy is the same
+// source under another target (the release build tests both levels: `elementwise` and
+// `elementwise_baseline`), and instrumenting it twice was a large part of those trees' compile time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !CA_ASAN && !CA_TSAN
 #define CA_INSTR_HAVE_AVX2 1
 #else
 #define CA_INSTR_HAVE_AVX2 0
