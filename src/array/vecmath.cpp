@@ -85,16 +85,6 @@ namespace sse2 {
 #define CA_VM_F_SQRT _mm_sqrt_ps
 #include "array/vecmath.inc"
 }  // namespace sse2
-#undef CA_VM_SFX
-#undef CA_VM_HAVE_D
-#undef CA_VM_F_W
-#undef CA_VM_FW
-#undef CA_VM_F_V
-#undef CA_VM_F_LD
-#undef CA_VM_F_ST
-#undef CA_VM_F_SET1
-#undef CA_VM_F_MUL
-#undef CA_VM_F_SQRT
 
 // ---- AVX2 + FMA ------------------------------------------------------------------------------------
 #pragma GCC push_options
@@ -121,23 +111,6 @@ namespace avx2 {
 #include "array/vecmath.inc"
 }  // namespace avx2
 #pragma GCC pop_options
-#undef CA_VM_SFX
-#undef CA_VM_D_W
-#undef CA_VM_DW
-#undef CA_VM_D_V
-#undef CA_VM_D_LD
-#undef CA_VM_D_ST
-#undef CA_VM_D_SET1
-#undef CA_VM_D_MUL
-#undef CA_VM_D_SQRT
-#undef CA_VM_F_W
-#undef CA_VM_FW
-#undef CA_VM_F_V
-#undef CA_VM_F_LD
-#undef CA_VM_F_ST
-#undef CA_VM_F_SET1
-#undef CA_VM_F_MUL
-#undef CA_VM_F_SQRT
 
 // ---- AVX-512F --------------------------------------------------------------------------------------
 #pragma GCC push_options
@@ -148,6 +121,7 @@ namespace avx2 {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 namespace avx512 {
 #define CA_VM_SFX avx512f
+#define CA_VM_HAVE_D 1
 #define CA_VM_D_W 8
 #define CA_VM_DW d8
 #define CA_VM_D_V __m512d
@@ -168,24 +142,6 @@ namespace avx512 {
 }  // namespace avx512
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
-#undef CA_VM_SFX
-#undef CA_VM_HAVE_D
-#undef CA_VM_D_W
-#undef CA_VM_DW
-#undef CA_VM_D_V
-#undef CA_VM_D_LD
-#undef CA_VM_D_ST
-#undef CA_VM_D_SET1
-#undef CA_VM_D_MUL
-#undef CA_VM_D_SQRT
-#undef CA_VM_F_W
-#undef CA_VM_FW
-#undef CA_VM_F_V
-#undef CA_VM_F_LD
-#undef CA_VM_F_ST
-#undef CA_VM_F_SET1
-#undef CA_VM_F_MUL
-#undef CA_VM_F_SQRT
 
 #endif  // CA_VM_X86
 
