@@ -113,9 +113,7 @@ CA_API ca_status_t ca_normalize_chunks_spec(ca_chunkset_t **out, const ca_contex
   CA_TRY
   auto sh = shape_in(ndim, shape, "ca_normalize_chunks_spec");
   CA_CHECK(ca::dtype_valid(dtype), CA_ETYPE, "ca_normalize_chunks_spec: invalid dtype ", dtype);
-  int64_t limit = ctx_limit(ctx);
-  auto sp = ca::parse_chunks_spec(spec, ndim, &limit);
-  *out = make_chunkset(ca::normalize_chunks(sp, sh, dtype, limit));
+  *out = make_chunkset(ca::normalize_chunks_spec(spec, sh, dtype, ctx_limit(ctx)));
   return CA_OK;
   CA_CATCH
 }

@@ -72,8 +72,11 @@ CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *
                                        int32_t ndim, const int64_t *shape, ca_dtype_t dtype, int64_t limit);
 
 /**
- * Parse a dask-style chunks string and normalize it: "auto", "5", "(2, 3, 4), -1", "((2,3,4),(5,5))",
- * "{0: 5, 1: -1}" (missing dims: whole), "64MiB" (auto with that block size).
+ * Parse a dask-style chunks string and normalize it. The string is the Python literal a dask user passes
+ * as `chunks=`, read as Python reads it ("(5)" is 5, "(5,)" a 1-tuple) by the same parser as
+ * ca_array_rechunk_spec(): "auto", "5", "-1" (whole), "(None, 5)" (None: whole), "(2, 3, 4), -1",
+ * "((2,3,4),(5,5))", "{0: 5, 1: -1}" (missing dims: whole), "64MiB" (auto with that block size), "(5, 'auto')".
+ * Auto sizes are dask's: the root of the byte budget left by the other axes, not rounded to even blocks.
  * @return CA_OK; CA_EINVAL (NULL out or spec, a spec that does not parse or does not fit the shape: the message
  *         quotes it and names the axis); CA_ETYPE (invalid dtype); CA_ENOMEM.
  * @param[out] out owned, free with ca_chunkset_free(); NULL on failure.

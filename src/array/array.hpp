@@ -119,8 +119,11 @@ struct DimChunks {
 /// the budget equally and block sizes are rounded to divide the extent evenly where possible).
 Chunks normalize_chunks(const std::vector<DimChunks> &spec, const std::vector<Index> &shape, DType dtype,
                         Index limit);
-/// Parse "auto", "5", "(2, 3, 4), -1", "((2,3,4),(5,5))", "{0: 5, 1: -1}", "64MiB".
-std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, Index *limit_override);
+/// normalize_chunks of a chunk string, the Python literal a dask user passes as `chunks=`: "auto", "5",
+/// "-1", "None", "(2, 3, 4), -1", "((2,3,4),(5,5))", "{0: 5, 1: -1}" (other axes whole), "64MiB" (auto with
+/// that limit instead of `limit`), "(5, 'auto')". Read by the same parser as rechunk_chunks (rechunk.hpp).
+/// Errors: CA_EINVAL naming the offending part (syntax, axis, size, sum).
+Chunks normalize_chunks_spec(const std::string &spec, const std::vector<Index> &shape, DType dtype, Index limit);
 /// Blocks of `size` along an extent (last one ragged).
 std::vector<Index> blocks_of(Index extent, Index size);
 

@@ -1,7 +1,7 @@
 // Chunk specifications from text and their normalization (pure functions of their arguments, no
 // graph or executor): dask's normalize_chunks (array.hpp) with its chunk strings ("auto", "5",
 // "(2, 3, 4), -1", "{0: 5}", "64MiB"), and the target chunks of a rechunk string (rechunk.hpp:
-// rechunk_chunks). Kept apart so the chunk-string fuzz target (tests/fuzz/fuzz_chunks_str.cpp) builds
+// rechunk_chunks), both read by one parser. Kept apart so the chunk-string fuzz target (tests/fuzz/fuzz_chunks_str.cpp) builds
 // from this file alone.
 #include <algorithm>
 #include <cctype>
@@ -61,11 +61,9 @@ Chunks normalize_chunks(const std::vector<DimChunks> &spec0, const std::vector<I
   (void)shape_nbytes(shape, std::max<size_t>(dtype_size(dtype), 1));  // no array of that shape could exist
   Chunks out(shape.size());
   std::vector<size_t> autos;
-  // Bytes of one block over the non-auto dimensions (saturating: only a budget heuristic).
-  Index fixed_bytes = Index(std::max<size_t>(dtype_size(dtype), 1));
-  auto scale = [&fixed_bytes](Index f) {
-    if (__builtin_mul_overflow(fixed_bytes, f, &fixed_bytes)) fixed_bytes = std::numeric_limits<Index>::max();
-  };
+  // dask's largest_block: elements of one block over the non-auto dimensions (a double, as dask's
+  // division makes it; empty axes count as 1 where dask would divide by zero).
+  double largest = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     const DimChunks &c = spec[d];
     if (c.size == CA_CHUNKS_EXPLICIT) {
@@ -81,13 +79,13 @@ Chunks normalize_chunks(const std::vector<DimChunks> &spec0, const std::vector<I
         fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to ", sum, ", shape is ",
              shape[d]);
       out[d] = c.sizes;
-      scale(std::max<Index>(*std::max_element(c.sizes.begin(), c.sizes.end()), 1));
+      largest *= double(std::max<Index>(*std::max_element(c.sizes.begin(), c.sizes.end()), 1));
     } else if (c.size == CA_CHUNKS_WHOLE) {
       out[d] = {shape[d]};
-      scale(std::max<Index>(shape[d], 1));
+      largest *= double(std::max<Index>(shape[d], 1));
     } else if (c.size > 0) {
       out[d] = blocks_of(shape[d], c.size);
-      scale(std::max<Index>(std::min(c.size, shape[d]), 1));
+      largest *= double(std::max<Index>(c.size, 1));  // dask: the requested size, even beyond the extent
     } else if (c.size == CA_CHUNKS_AUTO) {
       autos.push_back(d);
     } else {
@@ -95,182 +93,54 @@ Chunks normalize_chunks(const std::vector<DimChunks> &spec0, const std::vector<I
     }
   }
   if (!autos.empty()) {
-    // dask's auto_chunks: split the byte budget evenly over the auto dimensions, then round block
-    // sizes so they divide the extent into near-equal blocks.
+    // dask's auto_chunks without previous chunks: every auto dimension gets the same block size, the
+    // root of the element budget left by the other dimensions; a dimension shorter than that size is
+    // one block, and the budget is shared again among the rest. No rounding to even blocks (that is
+    // the rechunk path's, with previous chunks).
     CA_CHECK(limit > 0, CA_EINVAL, "chunk-size limit must be positive, got ", limit);
-    double budget = std::max(1.0, double(limit) / double(fixed_bytes));
-    double per = std::pow(budget, 1.0 / double(autos.size()));
-    // Dimensions smaller than their share take their whole extent and give the rest back.
+    const double itemsize = double(std::max<size_t>(dtype_size(dtype), 1));
     std::vector<size_t> left = autos;
-    bool changed = true;
-    while (changed && !left.empty()) {
-      changed = false;
-      per = std::pow(budget, 1.0 / double(left.size()));
-      for (size_t k = 0; k < left.size(); ++k) {
-        size_t d = left[k];
-        if (double(shape[d]) <= per) {
+    double size = 0;
+    while (!left.empty()) {
+      size = std::pow(double(limit) / itemsize / largest, 1.0 / double(left.size()));
+      std::vector<size_t> rest;
+      for (size_t d : left) {
+        if (double(shape[d]) < size) {
           out[d] = {shape[d]};
-          budget /= double(std::max<Index>(shape[d], 1));
-          left.erase(left.begin() + long(k));
-          changed = true;
-          break;
+          largest *= double(std::max<Index>(shape[d], 1));
+        } else {
+          rest.push_back(d);
         }
       }
+      if (rest.size() == left.size()) break;
+      left = rest;
     }
     for (size_t d : left) {
-      Index size = per >= double(shape[d]) ? std::max<Index>(shape[d], 1) : std::max<Index>(1, Index(per));
-      Index nblocks = shape[d] / size + (shape[d] % size != 0);
-      CA_CHECK(nblocks <= kMaxBlocksPerAxis, CA_EINVAL, "automatic chunks of ", size, " along axis ", d,
+      // dask's round_to(size, shape[d]) with size <= shape[d]: max(1, int(size)).
+      const Index block = std::max<Index>(1, Index(std::min(size, double(shape[d]))));
+      const Index nblocks = shape[d] / block + (shape[d] % block != 0);
+      CA_CHECK(nblocks <= kMaxBlocksPerAxis, CA_EINVAL, "automatic chunks of ", block, " along axis ", d,
                " of extent ", shape[d], " make ", nblocks, " blocks, more than the ", kMaxBlocksPerAxis,
                " blocks per axis allowed: give a larger chunk-size limit");
-      Index even = nblocks == 0 ? 1 : shape[d] / nblocks + (shape[d] % nblocks != 0);  // equalize block sizes
-      out[d] = blocks_of(shape[d], std::max<Index>(even, 1));
+      out[d] = blocks_of(shape[d], block);
     }
   }
   return out;
 }
 
-namespace {
-
-struct SpecParser {
-  const std::string &s;
-  size_t p = 0;
-  void ws() {
-    while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p]))) ++p;
-  }
-  bool eat(char c) {
-    ws();
-    if (p < s.size() && s[p] == c) {
-      ++p;
-      return true;
-    }
-    return false;
-  }
-  [[noreturn]] void bad(const char *what) { fail(CA_EINVAL, "bad chunks specification '", excerpt(s), "': ", what, " at offset ", p); }
-  Index number() {
-    ws();
-    size_t start = p;
-    if (p < s.size() && (s[p] == '-' || s[p] == '+')) ++p;
-    while (p < s.size() && std::isdigit(static_cast<unsigned char>(s[p]))) ++p;
-    if (start == p || (p == start + 1 && !std::isdigit(static_cast<unsigned char>(s[start])))) bad("expected a number");
-    return parse_index(s.substr(start, p - start), "chunks specification number");
-  }
-  bool word(const char *w) {
-    ws();
-    size_t n = std::strlen(w);
-    if (s.compare(p, n, w) == 0) {
-      p += n;
-      return true;
-    }
-    return false;
-  }
-  DimChunks dim() {
-    DimChunks d;
-    ws();
-    if (word("auto")) {
-      d.size = CA_CHUNKS_AUTO;
-    } else if (word("None")) {
-      d.size = CA_CHUNKS_WHOLE;
-    } else if (eat('(')) {
-      d.size = CA_CHUNKS_EXPLICIT;
-      while (!eat(')')) {
-        d.sizes.push_back(number());
-        if (!eat(',')) {
-          if (!eat(')')) bad("expected ',' or ')'");
-          break;
-        }
-      }
-    } else {
-      d.size = number();
-    }
-    return d;
-  }
-};
-
-}  // namespace
-
-std::vector<DimChunks> parse_chunks_spec(const std::string &spec, int32_t ndim, Index *limit_override) {
-  std::string t = spec;
-  // Byte sizes: "64MiB", "1e6", "100 kB", "1TB" (one word with a letter, not auto/None; dask reads any
-  // such string with parse_bytes) -> auto with that limit.
-  {
-    std::string word;
-    for (char c : t)
-      if (!std::isspace(static_cast<unsigned char>(c))) word += c;
-    const bool structured = word.find_first_of("({,:") != std::string::npos;
-    const bool letters = std::any_of(word.begin(), word.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-    if (!structured && letters && word != "auto" && word != "None") {
-      const int64_t bytes = parse_bytes(t);
-      if (bytes <= 0) fail(CA_EINVAL, "bad chunks specification '", excerpt(spec), "': a byte size must be positive");
-      if (limit_override) *limit_override = Index(bytes);
-      return std::vector<DimChunks>(size_t(ndim));
-    }
-  }
-  SpecParser ps{t};
-  std::vector<DimChunks> dims;
-  ps.ws();
-  if (ps.eat('{')) {
-    dims.assign(size_t(ndim), DimChunks{CA_CHUNKS_WHOLE, {}});
-    while (!ps.eat('}')) {
-      Index axis = ps.number();
-      if (axis < 0) axis += ndim;
-      CA_CHECK(axis >= 0 && axis < ndim, CA_EINVAL, "chunks dict has axis ", axis, " for ", ndim, " dimensions");
-      if (!ps.eat(':')) ps.bad("expected ':'");
-      dims[size_t(axis)] = ps.dim();
-      if (!ps.eat(',')) {
-        if (!ps.eat('}')) ps.bad("expected ',' or '}'");
-        break;
-      }
-    }
-    return dims;
-  }
-  // A tuple of per-dimension entries, with or without outer parentheses: "(2, 3, 4), -1" has none
-  // (its first group closes before the end), "((2, 3, 4), -1)" and "(5, 5)" have them. For a 1-d
-  // array, "(2, 3, 4)" is the explicit chunks of its only dimension.
-  bool outer = false;
-  ps.ws();
-  if (ps.p < t.size() && t[ps.p] == '(') {
-    int depth = 0;
-    size_t close = std::string::npos;
-    bool nested = false;
-    for (size_t i = ps.p; i < t.size(); ++i) {
-      if (t[i] == '(') {
-        if (depth > 0) nested = true;
-        ++depth;
-      } else if (t[i] == ')' && --depth == 0) {
-        close = i;
-        break;
-      }
-    }
-    if (close == std::string::npos) ps.bad("unbalanced parentheses");
-    bool whole = t.find_first_not_of(" \t\n", close + 1) == std::string::npos;
-    outer = whole && (nested || ndim > 1);
-    if (outer) ps.eat('(');
-  }
-  while (true) {
-    ps.ws();
-    if (outer && ps.eat(')')) break;
-    if (ps.p >= t.size()) break;
-    dims.push_back(ps.dim());
-    if (!ps.eat(',')) {
-      if (outer && !ps.eat(')')) ps.bad("expected ')'");
-      break;
-    }
-  }
-  ps.ws();
-  if (ps.p != t.size()) ps.bad("unexpected text");
-  if (dims.size() == 1 && ndim > 1 && dims[0].size != CA_CHUNKS_EXPLICIT) dims.assign(size_t(ndim), dims[0]);
-  CA_CHECK(int32_t(dims.size()) == ndim, CA_EINVAL, "chunks specification '", excerpt(spec), "' has ", dims.size(),
-           " dimensions, the array has ", ndim);
-  return dims;
-}
-
 // ------------------------------------------------------------------------------------------------
-// rechunk strings
+// Chunk strings: one parser for ca_normalize_chunks_spec and ca_array_rechunk_spec
+//
+// A chunk string is the Python literal a dask user would pass as `chunks=` (dask reads both with the
+// same normalize_chunks): it is parsed once into per-dimension entries (ChunkRequest, below), and the
+// two callers differ only in what they do with them: normalize_chunks_spec resolves None to the whole
+// axis and "auto" against the byte budget; rechunk_chunks resolves None to the current chunks and
+// "auto" against them (dask's previous_chunks).
 
 namespace {
 
-// A Python literal: int, None, 'str' / bare word, (tuple) / [list], {int: literal}.
+// A Python literal: int, None, 'str' / bare word, (tuple) / [list], {int: literal}. As in Python,
+// "(5)" is the number 5 and "(5,)" a one-element tuple.
 struct Lit {
   enum Kind { Int, None, Str, Seq, Dict } kind = None;
   Index i = 0;
@@ -280,10 +150,11 @@ struct Lit {
 };
 
 struct LitParser {
-  // Deepest nesting of tuples, lists and dicts accepted (a rechunk request needs 2: a dict of tuples);
+  // Deepest nesting of tuples, lists and dicts accepted (a chunk request needs 2: a dict of tuples);
   // the parser recurses once per level, so input nested 100,000 deep must fail, not overflow the stack.
   static constexpr int kMaxDepth = 32;
   const std::string &src;
+  const char *what;  // "chunks" or "rechunk": which request an error message is about
   size_t p = 0;
   int depth = 0;
   void enter() {
@@ -293,7 +164,7 @@ struct LitParser {
     while (p < src.size() && std::isspace(static_cast<unsigned char>(src[p]))) ++p;
   }
   [[noreturn]] void bad(const std::string &what) {
-    fail(CA_EINVAL, "bad rechunk specification '", excerpt(src), "': ", what, " at offset ", p);
+    fail(CA_EINVAL, "bad ", this->what, " specification '", excerpt(src), "': ", what, " at offset ", p);
   }
   bool eat(char c) {
     ws();
@@ -306,13 +177,17 @@ struct LitParser {
   Lit seq(char close) {
     Lit l;
     l.kind = Lit::Seq;
+    bool comma = false;
     while (!eat(close)) {
       l.items.push_back(value());
       if (!eat(',')) {
         if (!eat(close)) bad(std::string("expected ',' or '") + close + "'");
         break;
       }
+      comma = true;
     }
+    // Python: parentheses around one item without a comma only group it.
+    if (close == ')' && l.items.size() == 1 && !comma) return l.items[0];
     return l;
   }
   Lit value() {
@@ -369,28 +244,33 @@ struct LitParser {
         integer = false;
     if (integer) {
       l.kind = Lit::Int;
-      l.i = parse_index(w, "rechunk: number");
+      l.i = parse_index(w, "chunk size");
       return l;
     }
+    // Any other bare word must be a name (auto) or a byte size (64MiB, 1e6): "1.5" is neither.
+    if (!std::any_of(w.begin(), w.end(), [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)); }))
+      bad("'" + excerpt(w) + "' is not an integer chunk size");
     l.kind = Lit::Str;
     l.s = w;
     return l;
   }
 };
 
-// One dimension of a request after dask's rechunk() preprocessing.
+// One dimension of a request, after the preprocessing dask's normalize_chunks applies to every chunks
+// argument: None (normalize: the whole axis; rechunk: the current chunks), a block size (-1: the whole
+// axis), explicit sizes, or auto (a byte size string is auto with that limit, and all byte sizes of one
+// request must agree).
 struct Req {
-  enum Kind { Size, Explicit, Auto } kind = Size;
+  enum Kind { Size, Explicit, Auto, None } kind = Size;
   Index size = 0;
   std::vector<Index> sizes;
 };
 
-Req req_of(const Lit &l, size_t d, const Array &a, Index *limit, bool *limit_set) {
+Req req_of(const Lit &l, size_t d, Index *limit, bool *limit_set) {
   Req r;
   switch (l.kind) {
-    case Lit::None:  // rechunk keeps the current chunks
-      r.kind = Req::Explicit;
-      r.sizes = a.chunks[d];
+    case Lit::None:
+      r.kind = Req::None;
       return r;
     case Lit::Int:
       r.size = l.i;
@@ -410,6 +290,7 @@ Req req_of(const Lit &l, size_t d, const Array &a, Index *limit, bool *limit_set
       r.kind = Req::Explicit;
       for (const Lit &x : l.items) {
         CA_CHECK(x.kind == Lit::Int, CA_EINVAL, "explicit chunks along axis ", d, " must be integers");
+        CA_CHECK(x.i >= 0, CA_EINVAL, "chunk size ", x.i, " along axis ", d, " is negative");
         r.sizes.push_back(x.i);
       }
       CA_CHECK(!r.sizes.empty(), CA_EINVAL,
@@ -502,10 +383,14 @@ void auto_chunks(std::vector<Req> &req, std::vector<Index> &fixed_size, const Ar
   }
 }
 
-}  // namespace
-
-Chunks rechunk_chunks(const Array &a, const std::string &spec, Index limit) {
-  LitParser ps{spec};
+// The per-dimension entries of a chunk string for an array of `nd` dimensions, with dask's
+// normalize_chunks rules for the request's structure: a number or string applies to every axis; a
+// dict names axes (negative from the end) and leaves the others None; a tuple has one entry per axis,
+// except that a 1-d array's flat tuple of numbers "(2, 3, 4)" is that axis's explicit chunks; the outer
+// parentheses may be left out ("(2, 3, 4), -1"). `*limit` becomes the request's byte size if it has one.
+std::vector<Req> parse_request(const std::string &spec, size_t nd, const std::vector<Index> &shape, const char *what,
+                               Index *limit) {
+  LitParser ps{spec, what};
   ps.ws();
   Lit top;
   {
@@ -526,56 +411,110 @@ Chunks rechunk_chunks(const Array &a, const std::string &spec, Index limit) {
     ps.ws();
     if (ps.p != spec.size()) ps.bad("unexpected text");
   }
-  size_t nd = size_t(a.ndim());
+  // dask: "You must specify a chunks= keyword argument" (None is a dimension's entry, not a request).
+  if (top.kind == Lit::None)
+    fail(CA_EINVAL, "bad ", what, " specification 'None': give chunks (a block size, -1, 'auto', a byte size, a tuple "
+         "per axis or a dict of axes)");
   std::vector<Lit> per(nd);
   if (top.kind == Lit::Dict) {
     for (size_t k = 0; k < top.keys.size(); ++k) {
       const Index axis0 = top.keys[k];
-      const Lit &v = top.items[k];
       Index axis = axis0 < 0 ? axis0 + Index(nd) : axis0;
       CA_CHECK(axis >= 0 && axis < Index(nd), CA_EINVAL, "axis ", axis0, " is out of bounds for an array of ", nd,
                " dimensions");
-      per[size_t(axis)] = v;  // missing axes stay None: keep the current chunks
+      per[size_t(axis)] = top.items[k];  // the axes it leaves out stay None
     }
   } else if (top.kind == Lit::Seq) {
-    bool flat = std::all_of(top.items.begin(), top.items.end(),
-                            [](const Lit &l) { return l.kind == Lit::Int || l.kind == Lit::Str; });
-    if (nd == 1 && top.items.size() > 1 && flat) {
-      per[0] = top;  // normalize_chunks: a 1-d array's explicit chunks
+    const bool flat = std::all_of(top.items.begin(), top.items.end(),
+                                  [](const Lit &l) { return l.kind == Lit::Int || l.kind == Lit::Str; });
+    const bool all_empty = !shape.empty() && std::all_of(shape.begin(), shape.end(), [](Index s) { return s == 0; });
+    if (top.items.empty() && all_empty) {
+      // dask: "()" for an array whose every axis is empty gives ((0,),) * ndim.
+      Lit zero;
+      zero.kind = Lit::Int;
+      for (Lit &l : per) {
+        l.kind = Lit::Seq;
+        l.items.assign(1, zero);
+      }
+    } else if (nd == 1 && top.items.size() > 1 && flat) {
+      per[0] = top;  // a 1-d array's explicit chunks
     } else {
-      CA_CHECK(top.items.size() == nd, CA_EINVAL, "chunks and shape must be of the same length/dimension: '", excerpt(spec),
-               "' has ", top.items.size(), " entries, the array has ", nd, " dimensions");
+      CA_CHECK(top.items.size() == nd, CA_EINVAL, "chunks and shape must be of the same length/dimension: '",
+               excerpt(spec), "' has ", top.items.size(), " entries, the array has ", nd, " dimensions");
       per = top.items;
     }
   } else {
-    per.assign(nd, top);  // a number or a string for every dimension
+    per.assign(nd, top);  // a number, a string or None for every dimension
   }
   std::vector<Req> req;
   bool limit_set = false;
-  for (size_t d = 0; d < nd; ++d) req.push_back(req_of(per[d], d, a, &limit, &limit_set));
+  for (size_t d = 0; d < nd; ++d) req.push_back(req_of(per[d], d, limit, &limit_set));
+  // Block sizes: -1 is the whole axis; 0 only fits an empty axis (dask divides by it otherwise).
+  for (size_t d = 0; d < nd; ++d) {
+    Req &r = req[d];
+    if (r.kind != Req::Size) continue;
+    if (r.size == -1) r.size = shape[d];
+    CA_CHECK(r.size > 0 || (r.size == 0 && shape[d] == 0), CA_EINVAL, "chunk size ", r.size, " along axis ", d,
+             " must be positive, or -1 for the whole axis");
+  }
+  return req;
+}
+
+// Explicit chunk sizes must add up to the extent (dask's message).
+void check_sum(const std::vector<Index> &sizes, size_t d, Index extent) {
+  Index sum = 0;
+  for (Index s : sizes)
+    if (__builtin_add_overflow(sum, s, &sum))
+      fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to more than 2^63-1, shape is ",
+           extent);
+  if (sum != extent)
+    fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to ", sum, ", shape is ", extent);
+}
+
+}  // namespace
+
+Chunks normalize_chunks_spec(const std::string &spec, const std::vector<Index> &shape, DType dtype, Index limit) {
+  for (size_t d = 0; d < shape.size(); ++d)
+    CA_CHECK(shape[d] >= 0, CA_EINVAL, "extent ", shape[d], " of axis ", d, " is negative");
+  const std::vector<Req> req = parse_request(spec, shape.size(), shape, "chunks", &limit);
+  std::vector<DimChunks> dims(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const Req &r = req[d];
+    switch (r.kind) {
+      case Req::None:
+        dims[d].size = CA_CHUNKS_WHOLE;
+        break;
+      case Req::Auto:
+        dims[d].size = CA_CHUNKS_AUTO;
+        break;
+      case Req::Explicit:
+        dims[d].size = CA_CHUNKS_EXPLICIT;
+        dims[d].sizes = r.sizes;
+        break;
+      case Req::Size:  // 0 only on an empty axis (parse_request), whose one block is empty
+        dims[d].size = r.size > 0 ? r.size : CA_CHUNKS_WHOLE;
+        break;
+    }
+  }
+  return normalize_chunks(dims, shape, dtype, limit);
+}
+
+Chunks rechunk_chunks(const Array &a, const std::string &spec, Index limit) {
+  const size_t nd = size_t(a.ndim());
+  std::vector<Req> req = parse_request(spec, nd, a.shape, "rechunk", &limit);
   std::vector<Index> fixed(nd, 0);
   for (size_t d = 0; d < nd; ++d) {
-    if (req[d].kind != Req::Size) continue;
-    Index s = req[d].size;
-    if (s == -1) s = a.shape[d];
-    CA_CHECK(s > 0 || (s == 0 && a.shape[d] == 0), CA_EINVAL, "chunk size ", req[d].size, " along axis ", d,
-             " must be positive, or -1 for the whole axis");
-    fixed[d] = s;
+    if (req[d].kind == Req::None) {  // rechunk keeps the current chunks
+      req[d].kind = Req::Explicit;
+      req[d].sizes = a.chunks[d];
+    }
+    if (req[d].kind == Req::Size) fixed[d] = req[d].size;
   }
   auto_chunks(req, fixed, a, limit);
   Chunks out(nd);
   for (size_t d = 0; d < nd; ++d) {
     if (req[d].kind == Req::Explicit) {
-      Index sum = 0;
-      for (Index s : req[d].sizes) {
-        CA_CHECK(s >= 0, CA_EINVAL, "chunk size ", s, " along axis ", d, " is negative");
-        if (__builtin_add_overflow(sum, s, &sum))
-          fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to more than 2^63-1, shape is ",
-               a.shape[d]);
-      }
-      if (sum != a.shape[d])
-        fail(CA_EINVAL, "Chunks do not add up to shape: chunks along axis ", d, " sum to ", sum, ", shape is ",
-             a.shape[d]);
+      check_sum(req[d].sizes, d, a.shape[d]);
       out[d] = req[d].sizes;
     } else if (a.shape[d] == 0) {
       out[d] = {0};

@@ -72,7 +72,7 @@ std::vector<Index> balance_chunksizes(const std::vector<Index> &chunks);
 
 /// Resolve a dask-style rechunk request written as a Python literal, against the array's shape and
 /// current chunks, exactly as dask's rechunk + normalize_chunks(previous_chunks=x.chunks) do:
-///   "auto", "64MiB", "'1e6'" (auto with that limit), 5, -1 (whole), None (keep the current chunks),
+///   "auto", "64MiB", "'1e6'" (auto with that limit), 5, -1 (whole), "(None, 5)" (None: keep the axis's chunks),
 ///   "(1000, -1)", "(None, 'auto')", "((2, 3, 4), 5)" (explicit), "{0: -1, 1: 'auto'}", "{-1: 10}".
 /// `limit` (bytes) is the budget for auto dimensions unless the request gives a byte size.
 /// Errors: CA_EINVAL naming the offending part (syntax, axis, size, sum).

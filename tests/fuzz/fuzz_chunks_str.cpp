@@ -84,9 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   // ca_normalize_chunks_spec's path.
   try {
-    ca::Index l = limit;
-    auto sp = ca::parse_chunks_spec(spec, ndim, &l);
-    ca::Chunks c = ca::normalize_chunks(sp, shape, dtype, l);
+    ca::Chunks c = ca::normalize_chunks_spec(spec, shape, dtype, limit);
     check_chunks(c, shape, "normalize_chunks");
   } catch (const ca::Error &e) {
     check_message(e, "normalize_chunks");

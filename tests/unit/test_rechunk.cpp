@@ -330,8 +330,9 @@ TEST(Rechunk, DeepOrHugeRequestsFailWithShortMessages) {
   } catch (const ca::Error &e) {
     EXPECT_NE(e.message().find("nested more than 32 levels deep"), std::string::npos) << e.message().substr(0, 400);
   }
-  // 32 levels are still parsed (and then refused for what they say, not for their depth).
-  const std::string ok_depth = std::string(31, '(') + "5" + std::string(31, ')');
+  // 32 levels are still parsed (and then refused for what they say, not for their depth). Lists:
+  // parentheses around one item only group it, as in Python.
+  const std::string ok_depth = std::string(31, '[') + "5" + std::string(31, ']');
   try {
     ca::rechunk(x, ok_depth, ca::RechunkOptions{});
     ADD_FAILURE() << "accepted " << ok_depth;
@@ -412,7 +413,7 @@ TEST(Rechunk, NoOpReturnsTheInput) {
   std::vector<int64_t> shape = {10, 20}, nb0 = {1, 1}, sz0 = {10, 20};
   ca_chunks_t ch0{2, nb0.data(), sz0.data()};
   ASSERT_EQ(ca_array_ones(&a, 2, shape.data(), &ch0, CA_FLOAT64), CA_OK);
-  ASSERT_EQ(ca_array_rechunk_spec(&r, c.ctx, a, "None"), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_rechunk_spec(&r, c.ctx, a, "{}"), CA_OK) << ca_last_error_message();
   EXPECT_STREQ(ca_array_name(r), ca_array_name(a));
   int64_t n = -1;
   ca_chunks_t v = ca_array_chunks_view(a);
@@ -654,35 +655,38 @@ TEST(ByteSizes, EveryEntryPointTakesTheSameUnits) {
 
 }  // namespace
 
-// The chunk-spec parser of ca_normalize_chunks_spec (array/chunks_spec.cpp, parse_chunks_spec):
-// dask's chunk strings, per dimension.
-TEST(ChunkSpec, ParsesDaskChunkStrings) {
-  auto sizes = [](const std::vector<ca::DimChunks> &d) {
-    std::vector<ca::Index> r;
-    for (const auto &x : d) r.push_back(x.size);
-    return r;
+// Chunk strings of ca_normalize_chunks_spec (array/chunks_spec.cpp, normalize_chunks_spec): dask's
+// chunks= literals, read by the same parser as rechunk strings, against dask.array.normalize_chunks.
+TEST(ChunkSpec, NormalizesDaskChunkStrings) {
+  auto norm = [](const char *spec, std::vector<ca::Index> shape, ca::Index limit = ca::Index(128) << 20) {
+    return ca::normalize_chunks_spec(spec, shape, CA_FLOAT64, limit);
   };
-  ca::Index limit = 0;
-  EXPECT_EQ(sizes(ca::parse_chunks_spec("5", 2, &limit)), (std::vector<ca::Index>{5, 5}));
-  EXPECT_EQ(sizes(ca::parse_chunks_spec("auto", 1, &limit)), (std::vector<ca::Index>{CA_CHUNKS_AUTO}));
-  EXPECT_EQ(sizes(ca::parse_chunks_spec("(3, -1)", 2, &limit)), (std::vector<ca::Index>{3, -1}));
-  EXPECT_EQ(sizes(ca::parse_chunks_spec("(None, auto)", 2, &limit)),
-            (std::vector<ca::Index>{CA_CHUNKS_WHOLE, CA_CHUNKS_AUTO}));
-  EXPECT_EQ(sizes(ca::parse_chunks_spec("{1: 4}", 3, &limit)),
-            (std::vector<ca::Index>{CA_CHUNKS_WHOLE, 4, CA_CHUNKS_WHOLE}));
-  EXPECT_EQ(sizes(ca::parse_chunks_spec("{-1: 4}", 2, &limit)), (std::vector<ca::Index>{CA_CHUNKS_WHOLE, 4}));
-  auto e = ca::parse_chunks_spec("((2, 3, 4), -1)", 2, &limit);
-  ASSERT_EQ(e.size(), 2u);
-  EXPECT_EQ(e[0].size, CA_CHUNKS_EXPLICIT);
-  EXPECT_EQ(e[0].sizes, (std::vector<ca::Index>{2, 3, 4}));
-  EXPECT_EQ(e[1].size, -1);
-  e = ca::parse_chunks_spec("(2, 3, 4)", 1, &limit);  // 1-d: explicit sizes of the one axis
-  ASSERT_EQ(e.size(), 1u);
-  EXPECT_EQ(e[0].sizes, (std::vector<ca::Index>{2, 3, 4}));
-  limit = 0;
-  EXPECT_EQ(sizes(ca::parse_chunks_spec("64MiB", 2, &limit)), (std::vector<ca::Index>{CA_CHUNKS_AUTO, CA_CHUNKS_AUTO}));
-  EXPECT_EQ(limit, ca::Index(64) << 20);
-  for (const char *bad : {"(3, 4", "{0 4}", "5 6", "{2: 4}", "(1, 2, 3)", "0 MB", "abc(", "(x)"}) {
-    EXPECT_THROW(ca::parse_chunks_spec(bad, 2, &limit), ca::Error) << bad;
+  EXPECT_EQ(norm("5", {12, 5}), (Chunks{{5, 5, 2}, {5}}));
+  EXPECT_EQ(norm("(5)", {12, 5}), (Chunks{{5, 5, 2}, {5}}));  // Python: (5) is 5
+  EXPECT_EQ(norm("(5,)", {12}), (Chunks{{5, 5, 2}}));
+  EXPECT_THROW(norm("(5,)", {12, 5}), ca::Error);  // dask: chunks and shape must be of the same length
+  EXPECT_EQ(norm("auto", {10}), (Chunks{{10}}));
+  EXPECT_EQ(norm("(3, -1)", {7, 4}), (Chunks{{3, 3, 1}, {4}}));
+  EXPECT_EQ(norm("(None, 4)", {7, 9}), (Chunks{{7}, {4, 4, 1}}));
+  EXPECT_THROW(norm("None", {7, 9}), ca::Error);  // dask: "You must specify a chunks= keyword argument"
+  EXPECT_EQ(norm("{1: 4}", {2, 9, 3}), (Chunks{{2}, {4, 4, 1}, {3}}));
+  EXPECT_EQ(norm("{-1: 4}", {2, 9}), (Chunks{{2}, {4, 4, 1}}));
+  EXPECT_EQ(norm("((2, 3, 4), -1)", {9, 10}), (Chunks{{2, 3, 4}, {10}}));
+  EXPECT_EQ(norm("(2, 3, 4), -1", {9, 10}), (Chunks{{2, 3, 4}, {10}}));
+  EXPECT_EQ(norm("[(2, 3, 4), 5]", {9, 10}), (Chunks{{2, 3, 4}, {5, 5}}));
+  EXPECT_EQ(norm("(2, 3, 4)", {9}), (Chunks{{2, 3, 4}}));  // 1-d: explicit sizes of the one axis
+  EXPECT_EQ(norm("()", {0, 0}), (Chunks{{0}, {0}}));
+  EXPECT_EQ(norm("0", {0}), (Chunks{{0}}));
+  // Byte sizes: the request's limit (8 float64 per block here), in any dimension or for all.
+  EXPECT_EQ(norm("64B", {20}), (Chunks{{8, 8, 4}}));  // dask: no rounding to even blocks
+  EXPECT_EQ(norm("'64B'", {20}), norm("64B", {20}));
+  EXPECT_EQ(norm("(2, '64B')", {4, 20}), norm("(2, 'auto')", {4, 20}, 64));
+  EXPECT_EQ(norm("(2, '64B')", {4, 20}), (Chunks{{2, 2}, {4, 4, 4, 4, 4}}));  // dask's values
+  EXPECT_EQ(norm("auto", {4096, 4096}, ca::Index(64) << 20), (Chunks{{2896, 1200}, {2896, 1200}}));
+  EXPECT_EQ(norm("64MiB", {4096, 4096}), norm("auto", {4096, 4096}, ca::Index(64) << 20));
+  for (const char *bad : {"(3, 4", "{0 4}", "5 6", "{2: 4}", "(1, 2, 3)", "0 MB", "abc(", "(x)", "0", "-2", "1.5",
+                          "((1, 1), 4)", "((3, 3), 4)", "((), 4)", "((1, -1), 4)", "({0: 1}, 4)", "('1kB', '2kB')",
+                          "(((1,),),)", ""}) {
+    EXPECT_THROW(norm(bad, {3, 4}), ca::Error) << bad;
   }
 }

@@ -645,3 +645,31 @@ def test_rechunk_of_an_all_empty_array_gives_the_requested_chunks():
     z = ca.from_array(np.zeros((0, 0)), chunks=((0, 0), (0, 0, 0)))
     r = z.rechunk(((0,), (0,)))
     assert r.chunks == ((0,), (0,)) and r.compute().shape == (0, 0)
+
+
+def test_chunk_strings_match_dask():
+    """ca_normalize_chunks_spec reads the Python literal a dask user passes as chunks= (the same parser
+    as rechunk strings): each request written as text gives dask's normalize_chunks(request) chunks,
+    and a request dask refuses is refused. One deliberate difference: a dict's negative axes count from
+    the end ({-1: 4}), as in rechunk; dask's normalize_chunks ignores them."""
+    from dask.array.core import normalize_chunks as dnc
+    cases = [
+        (5, (12, 5)), (-1, (3, 4)), (None, (3, 4)), ("auto", (4096, 4096)), ("auto", (10, 0)), ("64MiB", (4096, 4096)),
+        ("1kB", (1000,)), ("64B", (20,)), ((5,), (12,)), ((2, 3, 4), (9,)), (((2, 3, 4), -1), (9, 10)),
+        (((2, 3, 4), (5, 5)), (9, 10)), ({0: 5}, (12, 3)), ({1: "auto"}, (7, 4000)),
+        ((2, "auto"), (4, 20000)), ((None, 3), (4, 7)), ((), (0, 0)), (0, (0,)), ((3, 3), (3, 3, 3)),
+        ((2, "64B"), (4, 20)), (((1, 2), (4,)), (3, 4)), ([2, 3], (5, 7)), ({0: (1, 1, 1)}, (3, 2)),
+        ((5,), (12, 5)), ((1, 2, 3), (6, 2)), (((1, 1), 4), (3, 4)), (((), 4), (0, 4)), (0, (3,)),
+    ]
+    for chunks, shape in cases:
+        try:
+            want = dnc(chunks, shape, dtype=np.float64)
+        except Exception:
+            want = None
+        text = chunks if isinstance(chunks, str) else repr(chunks)
+        if want is None:
+            with pytest.raises(ca.InvalidArgumentError):
+                ca.normalize_chunks(text, shape, dtype=np.float64)
+        else:
+            assert ca.normalize_chunks(text, shape, dtype=np.float64) == want, (text, shape)
+    assert ca.normalize_chunks("{-1: 4}", (2, 9)) == ((2,), (4, 4, 1))
