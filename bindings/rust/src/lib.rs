@@ -2,7 +2,10 @@
 //!
 //! The shared library is loaded at run time with dlopen (`$CHUNKARRAY_LIB`, else `libchunkarray.so.1`).
 //! Handles are owned values freed on Drop; every fallible call returns `Result<_, Error>` carrying
-//! the status code and the library's message (read on the calling thread right after the call).
+//! a [`Status`] and the library's message (read on the calling thread right after the call). The
+//! arithmetic operators (`&a + &b`, `a * 2.0`, `-&a`) return the array and panic if the library
+//! refuses the operation, as ndarray's do on a shape mismatch; `try_add` and friends return the
+//! `Result`. A custom array is a [`Graph`] of tasks plus [`Array::new`] (see examples/custom_array.rs).
 //! Kernels can be Rust closures; a panic inside one is caught at the C boundary and becomes a
 //! `CA_EKERNEL` error of the compute.
 //!
@@ -25,51 +28,147 @@ use std::ptr;
 
 use sys::*;
 
-/// A failed chunkarray call: the status (negative `CA_E*`) and the library's message.
+/// The class of a failed call: the C API's `CA_E*` status codes as an enum.
+///
+/// `Status::from_code` maps a code the library returns; a code this binding does not know (a newer
+/// library) becomes `Status::Unknown(code)` rather than being lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Status {
+    /// `CA_EINVAL`: an argument is invalid (NULL handle, bad shape, bad axis, ...).
+    InvalidArgument,
+    /// `CA_ENOMEM`: an allocation failed, or a memory limit would be exceeded.
+    OutOfMemory,
+    /// `CA_ENOTFOUND`: a key, kernel, layer, file or symbol does not exist.
+    NotFound,
+    /// `CA_ECYCLE`: the task graph has a cycle.
+    Cycle,
+    /// `CA_EKERNEL`: a kernel returned an error (the message is the kernel's).
+    Kernel,
+    /// `CA_EIO`: reading or writing a file failed.
+    Io,
+    /// `CA_EFORMAT`: a file or buffer is corrupt, truncated or of an unknown format.
+    Format,
+    /// `CA_ECANCELED`: the computation was cancelled.
+    Canceled,
+    /// `CA_EINTERNAL`: a bug in chunkarray.
+    Internal,
+    /// `CA_EEXISTS`: a key, layer or kernel of that name already exists.
+    Exists,
+    /// `CA_ETYPE`: wrong dtype or wrong argument kind.
+    Type,
+    /// `CA_EVERSION`: a file, plugin or binding of an incompatible version.
+    Version,
+    /// `CA_EUNSUPPORTED`: a valid request this build does not implement.
+    Unsupported,
+    /// A status code this binding does not know.
+    Unknown(i32),
+}
+
+impl Status {
+    const TABLE: [(Status, i32, &'static str); 13] = [
+        (Status::InvalidArgument, CA_EINVAL, "CA_EINVAL"),
+        (Status::OutOfMemory, CA_ENOMEM, "CA_ENOMEM"),
+        (Status::NotFound, CA_ENOTFOUND, "CA_ENOTFOUND"),
+        (Status::Cycle, CA_ECYCLE, "CA_ECYCLE"),
+        (Status::Kernel, CA_EKERNEL, "CA_EKERNEL"),
+        (Status::Io, CA_EIO, "CA_EIO"),
+        (Status::Format, CA_EFORMAT, "CA_EFORMAT"),
+        (Status::Canceled, CA_ECANCELED, "CA_ECANCELED"),
+        (Status::Internal, CA_EINTERNAL, "CA_EINTERNAL"),
+        (Status::Exists, CA_EEXISTS, "CA_EEXISTS"),
+        (Status::Type, CA_ETYPE, "CA_ETYPE"),
+        (Status::Version, CA_EVERSION, "CA_EVERSION"),
+        (Status::Unsupported, CA_EUNSUPPORTED, "CA_EUNSUPPORTED"),
+    ];
+
+    /// The status of a C status code (`CA_OK` is not an error: it maps to `Unknown(0)`).
+    pub fn from_code(code: i32) -> Status {
+        Status::TABLE.iter().find(|e| e.1 == code).map_or(Status::Unknown(code), |e| e.0)
+    }
+
+    /// The C status code (`CA_EINVAL` is -1, ...).
+    pub fn code(self) -> i32 {
+        match self {
+            Status::Unknown(c) => c,
+            s => Status::TABLE.iter().find(|e| e.0 == s).map_or(0, |e| e.1),
+        }
+    }
+
+    /// The C name of the code ("CA_EINVAL", ...; "CA_E?" for an unknown code).
+    pub fn name(self) -> &'static str {
+        Status::TABLE.iter().find(|e| e.0 == self).map_or("CA_E?", |e| e.2)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Status::Unknown(c) => write!(f, "CA_E? ({})", c),
+            s => f.write_str(s.name()),
+        }
+    }
+}
+
+/// A failed chunkarray call: its [`Status`] and the library's message, which names the offending
+/// argument and value ("chunks along axis 1 sum to 23, shape is 24").
+///
+/// Displays as `CA_EINVAL: <message>`. The message is read on the thread of the failing call, right
+/// after it, as the C API requires.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
-    pub status: i32,
-    pub message: String,
+    status: Status,
+    message: String,
 }
 
 impl Error {
-    /// The status's name ("CA_EINVAL", ...).
-    pub fn code(&self) -> &'static str {
-        match self.status {
-            0 => "CA_OK",
-            -1 => "CA_EINVAL",
-            -2 => "CA_ENOMEM",
-            -3 => "CA_ENOTFOUND",
-            -4 => "CA_ECYCLE",
-            -5 => "CA_EKERNEL",
-            -6 => "CA_EIO",
-            -7 => "CA_EFORMAT",
-            -8 => "CA_ECANCELED",
-            -9 => "CA_EINTERNAL",
-            -10 => "CA_EEXISTS",
-            -11 => "CA_ETYPE",
-            -12 => "CA_EVERSION",
-            -13 => "CA_EUNSUPPORTED",
-            _ => "CA_E?",
-        }
-    }
-    fn new(status: i32, message: impl Into<String>) -> Error {
+    /// An error of `status` with `message` (for kernels and code built on this crate).
+    pub fn new(status: Status, message: impl Into<String>) -> Error {
         Error { status, message: message.into() }
+    }
+    /// The class of the failure.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+    /// The library's message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+    /// The status's C name ("CA_EINVAL", ...).
+    pub fn code(&self) -> &'static str {
+        self.status.name()
+    }
+    fn raw(code: i32, message: impl Into<String>) -> Error {
+        Error::new(Status::from_code(code), message)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message)
+        write!(f, "{}: {}", self.status, self.message)
     }
 }
 
 impl std::error::Error for Error {}
 
+impl From<std::io::Error> for Error {
+    /// An I/O error of the program around the library (writing a result file, ...) as `Status::Io`.
+    fn from(e: std::io::Error) -> Error {
+        Error::new(Status::Io, e.to_string())
+    }
+}
+
+impl From<Error> for std::io::Error {
+    fn from(e: Error) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::Other, e)
+    }
+}
+
+/// `Result<T, chunkarray::Error>`.
 pub type Result<T> = std::result::Result<T, Error>;
 
 fn lib() -> Result<&'static Api> {
-    api().map_err(|m| Error::new(CA_ENOTFOUND, m))
+    api().map_err(|m| Error::raw(CA_ENOTFOUND, m))
 }
 
 unsafe fn cstr(p: *const c_char) -> String {
@@ -86,11 +185,11 @@ fn check(st: i32) -> Result<()> {
         return Ok(());
     }
     let l = lib()?;
-    Err(Error::new(st, unsafe { cstr((l.ca_last_error_message)()) }))
+    Err(Error::raw(st, unsafe { cstr((l.ca_last_error_message)()) }))
 }
 
 fn cstring(s: &str) -> Result<CString> {
-    CString::new(s).map_err(|_| Error::new(CA_EINVAL, format!("string {:?} contains a NUL byte", s)))
+    CString::new(s).map_err(|_| Error::raw(CA_EINVAL, format!("string {:?} contains a NUL byte", s)))
 }
 
 /// The loaded library's version string ("0.1.0").
@@ -310,7 +409,15 @@ impl<'a> Value<'a> {
     }
 }
 
-type KernelBox = Box<dyn Fn(&KernelArgs<'_>) -> std::result::Result<Block, String> + Send + Sync + 'static>;
+/// The error a kernel returns: any error type (`?` on `chunkarray::Error`, `std::io::Error`, ...) or a
+/// message (`Err("negative size".into())`).
+pub type KernelError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What a kernel closure returns: the block it made, or an error that fails the compute with
+/// `Status::Kernel` and the error's text.
+pub type KernelResult = std::result::Result<Block, KernelError>;
+
+type KernelBox = Box<dyn Fn(&KernelArgs<'_>) -> KernelResult + Send + Sync + 'static>;
 
 struct KernelData {
     name: String,
@@ -418,11 +525,12 @@ impl Context {
         check(unsafe { (l.ca_context_set_config)(self.h, k.as_ptr(), v.as_ptr()) })
     }
 
-    /// Register a Rust closure as kernel `name`. It runs concurrently on worker threads; a panic
-    /// or an `Err(message)` fails the compute with CA_EKERNEL and that message.
+    /// Register a Rust closure (or function) as kernel `name`. It runs concurrently on worker
+    /// threads; a panic or an `Err` fails the compute with `Status::Kernel` and the error's text.
+    /// The closure is dropped when the context is (or at once if registration fails).
     pub fn register_kernel<F>(&self, name: &str, f: F) -> Result<()>
     where
-        F: Fn(&KernelArgs<'_>) -> std::result::Result<Block, String> + Send + Sync + 'static,
+        F: Fn(&KernelArgs<'_>) -> KernelResult + Send + Sync + 'static,
     {
         let l = lib()?;
         let cname = cstring(name)?;
@@ -517,7 +625,7 @@ impl Block {
         let l = lib()?;
         let n: i64 = shape.iter().product();
         if n as usize != data.len() {
-            return Err(Error::new(CA_EINVAL, format!("block of shape {:?} needs {} elements, got {}", shape, n,
+            return Err(Error::raw(CA_EINVAL, format!("block of shape {:?} needs {} elements, got {}", shape, n,
                                                      data.len())));
         }
         let mut h = ptr::null_mut();
@@ -527,12 +635,22 @@ impl Block {
         }
         Ok(Block { h })
     }
+    /// A new block of `shape` filled with zeros.
+    pub fn zeros(shape: &[i64], dtype: DType) -> Result<Block> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_block_new_zeroed)(&mut h, dtype.code(), shape.len() as i32, shape.as_ptr()) })?;
+        Ok(Block { h })
+    }
+    /// The block's shape.
     pub fn shape(&self) -> Vec<i64> {
         unsafe { block_shape(self.h) }
     }
+    /// The block's dtype (None for a dtype this enum does not have).
     pub fn dtype(&self) -> Option<DType> {
         lib().ok().and_then(|l| DType::from_code(unsafe { (l.ca_block_dtype)(self.h) }))
     }
+    /// The elements in C order, if the block's dtype is T.
     pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
         unsafe { block_slice(self.h) }
     }
@@ -555,12 +673,148 @@ impl Drop for Block {
 // Arrays
 // ------------------------------------------------------------------------------------------------
 
-/// A literal argument for map_blocks.
-#[derive(Debug, Clone)]
-pub enum Literal {
+/// A task key: dask's `(name, i, j, ...)`. The key of block `(i, j)` of an array named `name` is
+/// `Key::new(name, &[i, j])`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The layer's name (non-empty, no NUL byte).
+    pub name: String,
+    /// The block indices (all keys of a layer have as many).
+    pub index: Vec<i64>,
+}
+
+impl Key {
+    /// The key `(name, index...)`.
+    pub fn new(name: impl Into<String>, index: &[i64]) -> Key {
+        Key { name: name.into(), index: index.to_vec() }
+    }
+}
+
+impl fmt::Display for Key {
+    /// As dask prints it: `('name', 0, 1)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "('{}'", self.name)?;
+        for i in &self.index {
+            write!(f, ", {}", i)?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// One argument of a task (`Graph::add_task`) or an extra argument of `Array::map_blocks`: a
+/// literal, or a reference to another task's result (`Arg::Key`, which the kernel receives as
+/// [`Value::Block`]). The graph copies what it keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    /// Python's None.
+    None,
+    /// An int64 literal.
     Int(i64),
+    /// A float64 literal.
     Float(f64),
+    /// A UTF-8 string (no NUL byte).
     Str(String),
+    /// Raw bytes.
+    Bytes(Vec<u8>),
+    /// A tuple of int64 (a shape, an index).
+    Tuple(Vec<i64>),
+    /// A reference to the task `key`: the kernel gets that task's result block.
+    Key(Key),
+    /// Nested arguments (a Python list).
+    List(Vec<Arg>),
+}
+
+impl Arg {
+    /// `Arg::Key(Key::new(name, index))`: the result of task `(name, index...)`.
+    pub fn key(name: impl Into<String>, index: &[i64]) -> Arg {
+        Arg::Key(Key::new(name, index))
+    }
+    /// `Arg::Tuple(items.to_vec())`.
+    pub fn tuple(items: &[i64]) -> Arg {
+        Arg::Tuple(items.to_vec())
+    }
+}
+
+impl From<i64> for Arg {
+    fn from(v: i64) -> Arg {
+        Arg::Int(v)
+    }
+}
+impl From<f64> for Arg {
+    fn from(v: f64) -> Arg {
+        Arg::Float(v)
+    }
+}
+impl From<&str> for Arg {
+    fn from(v: &str) -> Arg {
+        Arg::Str(v.to_string())
+    }
+}
+impl From<String> for Arg {
+    fn from(v: String) -> Arg {
+        Arg::Str(v)
+    }
+}
+impl From<Key> for Arg {
+    fn from(k: Key) -> Arg {
+        Arg::Key(k)
+    }
+}
+
+/// The former name of [`Arg`] (map_blocks' extra arguments).
+pub type Literal = Arg;
+
+/// C copies of keys and arguments, alive as long as this value: the `ca_arg_t`s point into
+/// `names`, `lists` and the borrowed `Arg`s.
+struct RawArgs<'a> {
+    args: Vec<ca_arg_t>,
+    names: Vec<CString>,
+    lists: Vec<Vec<ca_arg_t>>,
+    _borrow: std::marker::PhantomData<&'a [Arg]>,
+}
+
+impl<'a> RawArgs<'a> {
+    fn new(args: &'a [Arg]) -> Result<RawArgs<'a>> {
+        let mut r = RawArgs { args: Vec::new(), names: Vec::new(), lists: Vec::new(), _borrow: std::marker::PhantomData };
+        let v = args.iter().map(|a| r.conv(a)).collect::<Result<Vec<_>>>()?;
+        r.args = v;
+        Ok(r)
+    }
+
+    fn name(&mut self, name: &str) -> Result<*const c_char> {
+        let c = cstring(name)?;
+        let p = c.as_ptr();
+        self.names.push(c); // the CString's buffer does not move with it
+        Ok(p)
+    }
+
+    fn conv(&mut self, a: &'a Arg) -> Result<ca_arg_t> {
+        let (kind, u) = match a {
+            Arg::None => (CA_ARG_NONE, ca_arg_u { i64_: 0 }),
+            Arg::Int(i) => (CA_ARG_INT64, ca_arg_u { i64_: *i }),
+            Arg::Float(f) => (CA_ARG_FLOAT64, ca_arg_u { f64_: *f }),
+            Arg::Str(s) => {
+                if s.contains('\0') {
+                    return Err(Error::raw(CA_EINVAL, format!("string argument {:?} contains a NUL byte", s)));
+                }
+                (CA_ARG_STRING, ca_arg_u { bytes: ca_bytes_t { data: s.as_ptr() as *const c_void, len: s.len() } })
+            }
+            Arg::Bytes(b) => (CA_ARG_BYTES, ca_arg_u { bytes: ca_bytes_t { data: b.as_ptr() as *const c_void, len: b.len() } }),
+            Arg::Tuple(t) => (CA_ARG_TUPLE, ca_arg_u { tuple: ca_tuple_t { items: t.as_ptr(), len: t.len() } }),
+            Arg::Key(k) => (CA_ARG_KEY, ca_arg_u { key: self.key(k)? }),
+            Arg::List(items) => {
+                let v = items.iter().map(|i| self.conv(i)).collect::<Result<Vec<_>>>()?;
+                let list = ca_list_t { items: v.as_ptr(), len: v.len() };
+                self.lists.push(v); // the Vec's buffer does not move with it
+                (CA_ARG_LIST, ca_arg_u { list })
+            }
+        };
+        Ok(ca_arg_t { kind, reserved: 0, u })
+    }
+
+    fn key(&mut self, k: &'a Key) -> Result<ca_key_t> {
+        Ok(ca_key_t { name: self.name(&k.name)?, index: k.index.as_ptr(), nindex: k.index.len() as i32 })
+    }
 }
 
 /// A lazy chunked N-d array (graph + name + chunks + dtype). Immutable; Clone shares it.
@@ -614,7 +868,7 @@ impl CChunks {
 pub fn normalize_chunks(shape: &[i64], sizes: &[i64], dtype: DType) -> Result<Vec<Vec<i64>>> {
     let l = lib()?;
     if sizes.len() != shape.len() {
-        return Err(Error::new(CA_EINVAL, format!("chunks {:?} have {} dimensions, shape {:?} has {}", sizes,
+        return Err(Error::raw(CA_EINVAL, format!("chunks {:?} have {} dimensions, shape {:?} has {}", sizes,
                                                  sizes.len(), shape, shape.len())));
     }
     let spec: Vec<ca_dimchunks_t> =
@@ -643,12 +897,27 @@ fn new_array(f: impl FnOnce(&mut *mut ca_array_t) -> i32) -> Result<Array> {
 }
 
 impl Array {
+    /// The seed's constructor, dask's `Array(graph, name, chunks, dtype)`: an array over the tasks
+    /// `(name, i, j, ...)` of `graph`, one per block of the chunk grid `chunks` (block sizes per
+    /// dimension). The array shares the graph's layers; later changes to `graph` do not affect it.
+    ///
+    /// Errors: `InvalidArgument` (a negative block size, an empty or NUL-containing name),
+    /// `NotFound` (a key of the chunk grid is missing from the graph; the message names it),
+    /// `Type` (an invalid dtype).
+    pub fn new(graph: &Graph, name: &str, chunks: &[Vec<i64>], dtype: DType) -> Result<Array> {
+        let l = lib()?;
+        let n = cstring(name)?;
+        let cc = CChunks::new(chunks);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_new)(h, graph.h, n.as_ptr(), &raw, dtype.code()) })
+    }
+
     /// An array over a copy of `data` (C order) with `shape` and one block size per dimension.
     pub fn from_slice<T: Element>(data: &[T], shape: &[i64], chunks: &[i64]) -> Result<Array> {
         let l = lib()?;
         let n: i64 = shape.iter().product();
         if n as usize != data.len() {
-            return Err(Error::new(CA_EINVAL, format!("shape {:?} needs {} elements, got {}", shape, n, data.len())));
+            return Err(Error::raw(CA_EINVAL, format!("shape {:?} needs {} elements, got {}", shape, n, data.len())));
         }
         let cc = CChunks::new(&normalize_chunks(shape, chunks, T::DTYPE)?);
         let raw = cc.raw();
@@ -719,8 +988,8 @@ impl Array {
         let (_, mut arrays) = load_file(path, false)?;
         match arrays.len() {
             1 => Ok(arrays.remove(0)),
-            0 => Err(Error::new(CA_ENOTFOUND, format!("'{}' holds no array (a graph file?)", path))),
-            n => Err(Error::new(CA_EINVAL, format!("'{}' holds {} arrays", path, n))),
+            0 => Err(Error::raw(CA_ENOTFOUND, format!("'{}' holds no array (a graph file?)", path))),
+            n => Err(Error::raw(CA_EINVAL, format!("'{}' holds {} arrays", path, n))),
         }
     }
 
@@ -774,21 +1043,35 @@ impl Array {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_unary)(h, op as i32, self.h) })
     }
-    pub fn add(&self, o: &Array) -> Result<Array> {
+    /// `self + o` with NumPy broadcasting, as a Result (the `+` operator panics instead).
+    pub fn try_add(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Add, o)
     }
-    pub fn sub(&self, o: &Array) -> Result<Array> {
+    /// `self - o`, as a Result.
+    pub fn try_sub(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Sub, o)
     }
-    pub fn mul(&self, o: &Array) -> Result<Array> {
+    /// `self * o`, as a Result.
+    pub fn try_mul(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Mul, o)
     }
-    pub fn div(&self, o: &Array) -> Result<Array> {
+    /// `self / o`, as a Result.
+    pub fn try_div(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Div, o)
     }
+    /// `self % o` (NumPy's mod: the sign of the divisor), as a Result.
+    pub fn try_rem(&self, o: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Mod, o)
+    }
+    /// `-self`, as a Result.
+    pub fn try_neg(&self) -> Result<Array> {
+        self.unary(UnaryOp::Neg)
+    }
+    /// `self + v`, as a Result.
     pub fn add_scalar(&self, v: f64) -> Result<Array> {
         self.binary_scalar(BinaryOp::Add, v, false)
     }
+    /// `self * v`, as a Result.
     pub fn mul_scalar(&self, v: f64) -> Result<Array> {
         self.binary_scalar(BinaryOp::Mul, v, false)
     }
@@ -841,34 +1124,23 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_rechunk)(h, self.h, &raw) })
     }
 
+    /// Rechunk to explicit block sizes per dimension (`[vec![2, 3, 4]]`), which must sum to the shape.
+    pub fn rechunk_to(&self, chunks: &[Vec<i64>]) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(chunks);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_rechunk)(h, self.h, &raw) })
+    }
+
     /// map_blocks with a kernel registered under `kernel` (a Rust closure or a C kernel), over
     /// `arrays` (self first), followed by `extra` literal arguments. `dtype` None: self's dtype.
-    pub fn map_blocks(&self, kernel: &str, others: &[&Array], extra: &[Literal], dtype: Option<DType>) -> Result<Array> {
+    pub fn map_blocks(&self, kernel: &str, others: &[&Array], extra: &[Arg], dtype: Option<DType>) -> Result<Array> {
         let l = lib()?;
         let k = cstring(kernel)?;
         let mut hs: Vec<*const ca_array_t> = vec![self.h];
         hs.extend(others.iter().map(|a| a.h as *const ca_array_t));
-        let strs: Vec<CString> = extra
-            .iter()
-            .filter_map(|e| if let Literal::Str(s) = e { Some(cstring(s)) } else { None })
-            .collect::<Result<_>>()?;
-        let mut si = 0;
-        let args: Vec<ca_arg_t> = extra
-            .iter()
-            .map(|e| match e {
-                Literal::Int(i) => ca_arg_t { kind: CA_ARG_INT64, reserved: 0, u: ca_arg_u { i64_: *i } },
-                Literal::Float(f) => ca_arg_t { kind: CA_ARG_FLOAT64, reserved: 0, u: ca_arg_u { f64_: *f } },
-                Literal::Str(_) => {
-                    let s = &strs[si];
-                    si += 1;
-                    ca_arg_t {
-                        kind: CA_ARG_STRING,
-                        reserved: 0,
-                        u: ca_arg_u { bytes: ca_bytes_t { data: s.as_ptr() as *const c_void, len: s.as_bytes().len() } },
-                    }
-                }
-            })
-            .collect();
+        let raw = RawArgs::new(extra)?;
+        let args = &raw.args;
         let o = ca_map_blocks_options_t {
             struct_size: std::mem::size_of::<ca_map_blocks_options_t>() as u32,
             dtype: dtype.map(|d| d.code()).unwrap_or(0),
@@ -893,10 +1165,10 @@ impl Array {
         check(unsafe { (l.ca_array_compute)(&mut b, ctx.h, self.h, ptr::null()) })?;
         Ok(Block { h: b })
     }
-    /// Compute into a Vec<T> (C order); CA_ETYPE if the array's dtype is not T.
+    /// Compute into a `Vec<T>` (C order); CA_ETYPE if the array's dtype is not T.
     pub fn compute_vec<T: Element>(&self, ctx: &Context) -> Result<Vec<T>> {
         if self.dtype() != T::DTYPE {
-            return Err(Error::new(-11, format!("array dtype is {:?}, asked for {:?}", self.dtype(), T::DTYPE)));
+            return Err(Error::raw(CA_ETYPE, format!("array dtype is {:?}, asked for {:?}", self.dtype(), T::DTYPE)));
         }
         let b = self.compute(ctx)?;
         Ok(b.as_slice::<T>().expect("dtype checked").to_vec())
@@ -946,12 +1218,33 @@ impl Array {
     }
 }
 
-/// A task graph.
+/// A task graph (dask's HighLevelGraph): named layers of tasks `key = (kernel, args...)`.
+///
+/// Build one with [`Graph::new`] and [`Graph::add_task`] (or start from an array's graph with
+/// [`Array::graph`]), then make an array over it with [`Array::new`]. Modifying takes `&mut self`;
+/// computing only reads the graph, so a `Graph` is `Send` and `Sync`.
+///
+/// ```no_run
+/// use chunkarray::{Arg, Array, DType, Graph, Key};
+/// // dask: {('x', 0): (np.ones, 3), ('x', 1): (np.ones, 2)}; Array(dsk, 'x', ((3, 2),), float64)
+/// let mut g = Graph::new().unwrap();
+/// g.add_task(&Key::new("x", &[0]), "my.ones", &[Arg::Int(3)]).unwrap();
+/// g.add_task(&Key::new("x", &[1]), "my.ones", &[Arg::Int(2)]).unwrap();
+/// let x = Array::new(&g, "x", &[vec![3, 2]], DType::Float64).unwrap();
+/// ```
 pub struct Graph {
     h: *mut ca_graph_t,
 }
 
+// ca_graph_t: built by one thread at a time (&mut self here), read concurrently (&self).
 unsafe impl Send for Graph {}
+unsafe impl Sync for Graph {}
+
+impl fmt::Debug for Graph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Graph<{} layers, {} tasks>", self.num_layers(), self.num_tasks())
+    }
+}
 
 impl Drop for Graph {
     fn drop(&mut self) {
@@ -962,12 +1255,81 @@ impl Drop for Graph {
 }
 
 impl Graph {
+    /// An empty graph.
+    pub fn new() -> Result<Graph> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_graph_new)(&mut h) })?;
+        Ok(Graph { h })
+    }
+
+    /// A copy sharing the (immutable) layers: O(number of layers).
+    pub fn copy(&self) -> Result<Graph> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_graph_copy)(&mut h, self.h) })?;
+        Ok(Graph { h })
+    }
+
+    /// Add the task `key = (kernel, args...)` to the layer named `key.name`. Keys referenced by
+    /// `Arg::Key` need not exist yet (they are checked when an array is made or computed).
+    /// `kernel` is looked up in the context's registry at compute time.
+    ///
+    /// Errors: `InvalidArgument` (empty name, a NUL byte, an index count that differs from the
+    /// layer's), `Exists` (the key is already there, or its name is a symbolic layer's).
+    pub fn add_task(&mut self, key: &Key, kernel: &str, args: &[Arg]) -> Result<()> {
+        let l = lib()?;
+        let k = cstring(kernel)?;
+        let mut raw = RawArgs::new(args)?;
+        let ck = raw.key(key)?;
+        check(unsafe { (l.ca_graph_add_task)(self.h, &ck, k.as_ptr(), raw.args.as_ptr(), raw.args.len()) })
+    }
+
+    /// Add every layer of `other` (layers of the same name must be the same layer).
+    pub fn merge(&mut self, other: &Graph) -> Result<()> {
+        let l = lib()?;
+        check(unsafe { (l.ca_graph_merge)(self.h, other.h) })
+    }
+
+    /// True if the graph holds the task `key`.
+    pub fn contains_key(&self, key: &Key) -> bool {
+        let (l, name) = match (lib(), CString::new(key.name.as_str())) {
+            (Ok(l), Ok(n)) => (l, n),
+            _ => return false,
+        };
+        let ck = ca_key_t { name: name.as_ptr(), index: key.index.as_ptr(), nindex: key.index.len() as i32 };
+        unsafe { (l.ca_graph_has_key)(self.h, &ck) != 0 }
+    }
+
+    /// The layers' names.
+    pub fn layers(&self) -> Result<Vec<String>> {
+        let l = lib()?;
+        let mut list = ptr::null_mut();
+        check(unsafe { (l.ca_graph_layers)(&mut list, self.h) })?;
+        let mut out = Vec::new();
+        let n = unsafe { (l.ca_keylist_size)(list) };
+        for i in 0..n {
+            let mut k = ca_key_t { name: ptr::null(), index: ptr::null(), nindex: 0 };
+            let st = unsafe { (l.ca_keylist_get)(list, i, &mut k) };
+            if st != CA_OK {
+                unsafe { (l.ca_keylist_free)(list) };
+                return check(st).map(|_| Vec::new());
+            }
+            out.push(unsafe { cstr(k.name) });
+        }
+        unsafe { (l.ca_keylist_free)(list) };
+        Ok(out)
+    }
+
+    /// The number of tasks (symbolic layers count their blocks).
     pub fn num_tasks(&self) -> i64 {
         unsafe { (api().unwrap().ca_graph_num_tasks)(self.h) }
     }
+    /// The number of layers.
     pub fn num_layers(&self) -> i64 {
         unsafe { (api().unwrap().ca_graph_num_layers)(self.h) }
     }
+    /// The graph in graphviz dot.
     pub fn to_dot(&self) -> Result<String> {
         let l = lib()?;
         let mut s = ptr::null_mut();
@@ -990,7 +1352,7 @@ impl Graph {
         let l = lib()?;
         let f = l
             .ca_graph_kernel_version
-            .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_kernel_version is not in the loaded library"))?;
+            .ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_graph_kernel_version is not in the loaded library"))?;
         let k = cstring(kernel)?;
         let mut v = 0i32;
         check(unsafe { f(&mut v, self.h, k.as_ptr()) })?;
@@ -1005,7 +1367,7 @@ impl Graph {
 /// ca_save of a graph (`graph` not null) or of `arrays` to the file `path`.
 fn save_file(path: &str, graph: *const ca_graph_t, arrays: &[*const ca_array_t], ctx: Option<&Context>) -> Result<()> {
     let l = lib()?;
-    let f = l.ca_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_save is not in the loaded library"))?;
+    let f = l.ca_save.ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_save is not in the loaded library"))?;
     let p = cstring(path)?;
     let o = ca_save_options_t {
         struct_size: std::mem::size_of::<ca_save_options_t>() as u32,
@@ -1021,10 +1383,10 @@ fn save_file(path: &str, graph: *const ca_graph_t, arrays: &[*const ca_array_t],
 /// ca_load of the file `path`: its graph (`graph`: an owned handle, else null) or its arrays.
 fn load_file(path: &str, graph: bool) -> Result<(*mut ca_graph_t, Vec<Array>)> {
     let l = lib()?;
-    let f = l.ca_load.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_load is not in the loaded library"))?;
+    let f = l.ca_load.ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_load is not in the loaded library"))?;
     let free_many = l
         .ca_array_free_many
-        .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_array_free_many is not in the loaded library"))?;
+        .ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_array_free_many is not in the loaded library"))?;
     let p = cstring(path)?;
     let o = ca_load_options_t {
         struct_size: std::mem::size_of::<ca_load_options_t>() as u32,
@@ -1046,36 +1408,108 @@ fn load_file(path: &str, graph: bool) -> Result<(*mut ca_graph_t, Vec<Array>)> {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Operators: `&a + &b`, `&a * 2.0`, `-&a` build lazy arrays (Result, since shapes may not broadcast).
+// Operators. Like ndarray's, `&a + &b`, `a * 2.0`, `10.0 - &a`, `-&a` return the array itself and
+// panic when the library refuses the operation (shapes that do not broadcast, an op the dtype does
+// not support); the `try_*` methods return the same error as a `Result`. Everything else (kernels,
+// memory) fails later, at compute, as a `Result`.
 // ------------------------------------------------------------------------------------------------
 
+#[track_caller]
+fn op_or_panic(r: Result<Array>, what: &str) -> Array {
+    match r {
+        Ok(a) => a,
+        Err(e) => panic!("chunkarray: {} failed: {} (use the try_* methods to get a Result)", what, e),
+    }
+}
+
 macro_rules! array_ops {
-    ($($tr:ident $m:ident $op:ident),*) => {$(
+    ($($tr:ident $m:ident $op:ident $sym:literal),*) => {$(
         impl std::ops::$tr<&Array> for &Array {
-            type Output = Result<Array>;
-            fn $m(self, o: &Array) -> Result<Array> {
-                self.binary(BinaryOp::$op, o)
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: &Array) -> Array {
+                op_or_panic(self.binary(BinaryOp::$op, o), concat!("array ", $sym, " array"))
+            }
+        }
+        impl std::ops::$tr<Array> for &Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: Array) -> Array {
+                self.$m(&o)
+            }
+        }
+        impl std::ops::$tr<&Array> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: &Array) -> Array {
+                (&self).$m(o)
+            }
+        }
+        impl std::ops::$tr<Array> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: Array) -> Array {
+                (&self).$m(&o)
             }
         }
         impl std::ops::$tr<f64> for &Array {
-            type Output = Result<Array>;
-            fn $m(self, v: f64) -> Result<Array> {
-                self.binary_scalar(BinaryOp::$op, v, false)
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: f64) -> Array {
+                op_or_panic(self.binary_scalar(BinaryOp::$op, v, false), concat!("array ", $sym, " scalar"))
+            }
+        }
+        impl std::ops::$tr<f64> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: f64) -> Array {
+                (&self).$m(v)
             }
         }
         impl std::ops::$tr<&Array> for f64 {
-            type Output = Result<Array>;
-            fn $m(self, a: &Array) -> Result<Array> {
-                a.binary_scalar(BinaryOp::$op, self, true)
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, a: &Array) -> Array {
+                op_or_panic(a.binary_scalar(BinaryOp::$op, self, true), concat!("scalar ", $sym, " array"))
+            }
+        }
+        impl std::ops::$tr<Array> for f64 {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, a: Array) -> Array {
+                self.$m(&a)
+            }
+        }
+        impl std::ops::$tr<i64> for &Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: i64) -> Array {
+                op_or_panic(self.binary_int(BinaryOp::$op, v), concat!("array ", $sym, " scalar"))
+            }
+        }
+        impl std::ops::$tr<i64> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: i64) -> Array {
+                (&self).$m(v)
             }
         }
     )*};
 }
-array_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+array_ops!(Add add Add "+", Sub sub Sub "-", Mul mul Mul "*", Div div Div "/", Rem rem Mod "%");
 
 impl std::ops::Neg for &Array {
-    type Output = Result<Array>;
-    fn neg(self) -> Result<Array> {
-        self.unary(UnaryOp::Neg)
+    type Output = Array;
+    #[track_caller]
+    fn neg(self) -> Array {
+        op_or_panic(self.unary(UnaryOp::Neg), "-array")
+    }
+}
+
+impl std::ops::Neg for Array {
+    type Output = Array;
+    #[track_caller]
+    fn neg(self) -> Array {
+        -&self
     }
 }
