@@ -1160,9 +1160,13 @@ impl Array {
     // -- compute ---------------------------------------------------------------------------------
     /// Compute into one owned block.
     pub fn compute(&self, ctx: &Context) -> Result<Block> {
+        self.compute_with(ctx, &mut ComputeOptions::default())
+    }
+    /// `compute` with a cancellation token and/or a progress callback.
+    pub fn compute_with(&self, ctx: &Context, opts: &mut ComputeOptions<'_>) -> Result<Block> {
         let l = lib()?;
         let mut b = ptr::null_mut();
-        check(unsafe { (l.ca_array_compute)(&mut b, ctx.h, self.h, ptr::null()) })?;
+        opts.run(|o| unsafe { (l.ca_array_compute)(&mut b, ctx.h, self.h, o) })?;
         Ok(Block { h: b })
     }
     /// Compute into a `Vec<T>` (C order); CA_ETYPE if the array's dtype is not T.
@@ -1175,15 +1179,26 @@ impl Array {
     }
     /// Compute several arrays in one pass over their merged graph.
     pub fn compute_many(ctx: &Context, arrays: &[&Array]) -> Result<Vec<Block>> {
+        Array::compute_many_with(ctx, arrays, &mut ComputeOptions::default())
+    }
+    /// `compute_many` with a cancellation token and/or a progress callback.
+    pub fn compute_many_with(ctx: &Context, arrays: &[&Array], opts: &mut ComputeOptions<'_>) -> Result<Vec<Block>> {
         let l = lib()?;
         let hs: Vec<*const ca_array_t> = arrays.iter().map(|a| a.h as *const ca_array_t).collect();
         let mut out: Vec<*mut ca_block_t> = vec![ptr::null_mut(); arrays.len()];
-        check(unsafe { (l.ca_array_compute_many)(out.as_mut_ptr(), ctx.h, hs.as_ptr(), hs.len(), ptr::null()) })?;
+        opts.run(|o| unsafe { (l.ca_array_compute_many)(out.as_mut_ptr(), ctx.h, hs.as_ptr(), hs.len(), o) })?;
         Ok(out.into_iter().map(|h| Block { h }).collect())
     }
+    /// Compute the array and keep its blocks in memory as a new array.
     pub fn persist(&self, ctx: &Context) -> Result<Array> {
+        self.persist_with(ctx, &mut ComputeOptions::default())
+    }
+    /// `persist` with a cancellation token and/or a progress callback.
+    pub fn persist_with(&self, ctx: &Context, opts: &mut ComputeOptions<'_>) -> Result<Array> {
         let l = lib()?;
-        new_array(|h| unsafe { (l.ca_array_persist)(h, ctx.h, self.h, ptr::null()) })
+        let mut h = ptr::null_mut();
+        opts.run(|o| unsafe { (l.ca_array_persist)(&mut h, ctx.h, self.h, o) })?;
+        Ok(Array { h })
     }
 
     // -- pictures and files ----------------------------------------------------------------------
@@ -1201,10 +1216,15 @@ impl Array {
         check(unsafe { (l.ca_array_graph)(&mut g, self.h) })?;
         Ok(Graph { h: g })
     }
+    /// Compute the array into a .npy file.
     pub fn to_npy(&self, ctx: &Context, path: &str) -> Result<()> {
+        self.to_npy_with(ctx, path, &mut ComputeOptions::default())
+    }
+    /// `to_npy` with a cancellation token and/or a progress callback.
+    pub fn to_npy_with(&self, ctx: &Context, path: &str, opts: &mut ComputeOptions<'_>) -> Result<()> {
         let l = lib()?;
         let p = cstring(path)?;
-        check(unsafe { (l.ca_array_to_npy)(ctx.h, self.h, p.as_ptr(), ptr::null()) })
+        opts.run(|o| unsafe { (l.ca_array_to_npy)(ctx.h, self.h, p.as_ptr(), o) })
     }
     /// Save graph, name, chunks and dtype (needs ca_save in the library).
     pub fn save(&self, path: &str) -> Result<()> {
@@ -1215,6 +1235,119 @@ impl Array {
     /// missing from `ctx` fails the save with CA_ENOTFOUND.
     pub fn save_with_context(&self, path: &str, ctx: &Context) -> Result<()> {
         save_file(path, ptr::null(), &[self.h as *const ca_array_t], Some(ctx))
+    }
+}
+
+/// A cancellation token (`ca_cancel_t`): [`CancelToken::cancel`] from any thread stops the
+/// computations watching it (running tasks finish, no new task starts) and they fail with
+/// `Status::Canceled`. Shared between threads with `Arc` or by reference (`Send + Sync`).
+pub struct CancelToken {
+    h: *mut ca_cancel_t,
+}
+
+// ca_cancel_t: request/requested/reset from any thread.
+unsafe impl Send for CancelToken {}
+unsafe impl Sync for CancelToken {}
+
+impl CancelToken {
+    /// A token not cancelled yet.
+    pub fn new() -> Result<CancelToken> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_cancel_new)(&mut h) })?;
+        Ok(CancelToken { h })
+    }
+    /// Stop the computations watching this token (and every later one until `reset`).
+    pub fn cancel(&self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_cancel_request)(self.h) }
+        }
+    }
+    /// True once `cancel` was called (and not `reset` since).
+    pub fn is_cancelled(&self) -> bool {
+        lib().map(|l| unsafe { (l.ca_cancel_requested)(self.h) != 0 }).unwrap_or(false)
+    }
+    /// Make the token usable again.
+    pub fn reset(&self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_cancel_reset)(self.h) }
+        }
+    }
+}
+
+impl Drop for CancelToken {
+    fn drop(&mut self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_cancel_free)(self.h) }
+        }
+    }
+}
+
+impl fmt::Debug for CancelToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CancelToken {{ cancelled: {} }}", self.is_cancelled())
+    }
+}
+
+/// Options of `compute_with`, `compute_many_with`, `persist_with`, `to_npy_with`.
+#[derive(Default)]
+pub struct ComputeOptions<'a> {
+    /// Stop when this token is cancelled.
+    pub cancel: Option<&'a CancelToken>,
+    /// Called as `progress(done, total)` tasks, on the calling thread, at most every
+    /// `progress_interval` (0: the library's default, 100 ms). A panic in it is re-raised after
+    /// the computation returns.
+    pub progress: Option<&'a mut dyn FnMut(i64, i64)>,
+    /// Minimum time between progress calls.
+    pub progress_interval: std::time::Duration,
+}
+
+impl fmt::Debug for ComputeOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComputeOptions")
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.is_some())
+            .field("progress_interval", &self.progress_interval)
+            .finish()
+    }
+}
+
+struct ProgressState<'p, 'a> {
+    f: &'p mut (dyn FnMut(i64, i64) + 'a),
+    panic: Option<Box<dyn std::any::Any + Send + 'static>>,
+}
+
+unsafe extern "C" fn progress_trampoline(done: i64, total: i64, user_data: *mut c_void) {
+    let st = &mut *(user_data as *mut ProgressState<'_, '_>);
+    if st.panic.is_some() {
+        return;
+    }
+    let f = &mut st.f;
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(done, total))) {
+        st.panic = Some(p);
+    }
+}
+
+impl ComputeOptions<'_> {
+    /// Run `f` with these options as a `ca_compute_options_t`, then turn its status into a Result.
+    fn run(&mut self, f: impl FnOnce(*const ca_compute_options_t) -> i32) -> Result<()> {
+        let mut o = ca_compute_options_t {
+            struct_size: std::mem::size_of::<ca_compute_options_t>() as u32,
+            progress: None,
+            progress_user_data: ptr::null_mut(),
+            progress_interval_us: self.progress_interval.as_micros().min(i64::MAX as u128) as i64,
+            cancel: self.cancel.map_or(ptr::null(), |c| c.h as *const c_void),
+        };
+        let mut state = self.progress.as_mut().map(|p| ProgressState { f: &mut **p, panic: None });
+        if let Some(st) = state.as_mut() {
+            o.progress = Some(progress_trampoline);
+            o.progress_user_data = st as *mut ProgressState<'_, '_> as *mut c_void;
+        }
+        let status = f(&o);
+        if let Some(p) = state.and_then(|s| s.panic) {
+            std::panic::resume_unwind(p);
+        }
+        check(status)
     }
 }
 

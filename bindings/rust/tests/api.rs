@@ -307,3 +307,58 @@ fn operator_traits() {
     let msg = p.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("CA_EINVAL") && msg.contains(e.message()), "{}", msg);
 }
+
+#[test]
+fn cancellation_and_progress() {
+    let ctx = Context::new(2).unwrap();
+    let started = Arc::new(AtomicUsize::new(0));
+    let s2 = started.clone();
+    ctx.register_kernel("rust.slow", move |ka| {
+        s2.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Ok(ka.args[0].block().ok_or("a block")?.retain())
+    })
+    .unwrap();
+    let x = Array::ones(&[400], &[1], DType::Float64).unwrap().map_blocks("rust.slow", &[], &[], None).unwrap();
+    let token = Arc::new(CancelToken::new().unwrap());
+    assert!(!token.is_cancelled());
+    let t2 = token.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        t2.cancel();
+    });
+    let t0 = std::time::Instant::now();
+    let e = x.compute_with(&ctx, &mut ComputeOptions { cancel: Some(&token), ..Default::default() }).unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(e.status(), Status::Canceled, "{}", e);
+    assert!(t0.elapsed() < std::time::Duration::from_secs(4), "{:?}", t0.elapsed());
+    assert!(started.load(Ordering::SeqCst) < 400);
+    assert!(token.is_cancelled());
+    // a cancelled token stops every later computation until reset
+    let e = x.persist_with(&ctx, &mut ComputeOptions { cancel: Some(&token), ..Default::default() }).unwrap_err();
+    assert_eq!(e.status(), Status::Canceled);
+    token.reset();
+    // progress: called on this thread, last call reports done == total
+    let y = Array::ones(&[12], &[1], DType::Float64).unwrap().map_blocks("rust.slow", &[], &[], None).unwrap();
+    let mut calls = Vec::new();
+    let mut record = |done: i64, total: i64| calls.push((done, total));
+    let b = y
+        .compute_with(&ctx, &mut ComputeOptions {
+            cancel: Some(&token),
+            progress: Some(&mut record),
+            progress_interval: std::time::Duration::from_millis(1),
+        })
+        .unwrap();
+    assert_eq!(b.as_slice::<f64>().unwrap(), &[1.0; 12][..]);
+    assert!(!calls.is_empty());
+    let (done, total) = *calls.last().unwrap();
+    assert_eq!(done, total, "{:?}", calls);
+    assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0), "{:?}", calls);
+    // a panic in the progress callback is re-raised after the computation, not across C
+    let mut bad = |_: i64, _: i64| panic!("progress panicked");
+    let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = y.compute_with(&ctx, &mut ComputeOptions { progress: Some(&mut bad), ..Default::default() });
+    }))
+    .unwrap_err();
+    assert_eq!(p.downcast_ref::<&str>().copied(), Some("progress panicked"));
+}
