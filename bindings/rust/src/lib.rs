@@ -17,7 +17,11 @@
 //! assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), vec![20.0]);
 //! ```
 
+#![warn(missing_docs)]
+
+#[allow(missing_docs)] // generated: the C names are the documentation (include/chunkarray/array.h)
 pub mod codes;
+#[allow(missing_docs)] // the raw C ABI, one declaration per header function
 pub mod sys;
 
 use std::ffi::{CStr, CString};
@@ -225,23 +229,38 @@ pub fn has_function(name: &str) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum DType {
+    /// NumPy's `bool` (`CA_BOOL`)
     Bool = 1,
+    /// NumPy's `int8` (`CA_INT8`)
     Int8 = 2,
+    /// NumPy's `int16` (`CA_INT16`)
     Int16 = 3,
+    /// NumPy's `int32` (`CA_INT32`)
     Int32 = 4,
+    /// NumPy's `int64` (`CA_INT64`)
     Int64 = 5,
+    /// NumPy's `uint8` (`CA_UINT8`)
     UInt8 = 6,
+    /// NumPy's `uint16` (`CA_UINT16`)
     UInt16 = 7,
+    /// NumPy's `uint32` (`CA_UINT32`)
     UInt32 = 8,
+    /// NumPy's `uint64` (`CA_UINT64`)
     UInt64 = 9,
+    /// NumPy's `float32` (`CA_FLOAT32`)
     Float32 = 10,
+    /// NumPy's `float64` (`CA_FLOAT64`)
     Float64 = 11,
+    /// NumPy's `complex64` (`CA_COMPLEX64`)
     Complex64 = 12,
+    /// NumPy's `complex128` (`CA_COMPLEX128`)
     Complex128 = 13,
+    /// untyped bytes (`CA_RAW`)
     Raw = 14,
 }
 
 impl DType {
+    /// The dtype of a C code (None for codes this enum does not have: float16, datetime64, ...).
     pub fn from_code(c: i32) -> Option<DType> {
         use DType::*;
         Some(match c {
@@ -262,6 +281,7 @@ impl DType {
             _ => return None,
         })
     }
+    /// The C code (`CA_FLOAT64` is 11, ...).
     pub fn code(self) -> i32 {
         self as i32
     }
@@ -269,6 +289,7 @@ impl DType {
 
 /// Rust element types with a chunkarray dtype (plain data: any bit pattern is a valid value).
 pub trait Element: Copy + Send + Sync + 'static {
+    /// The dtype of this element type.
     const DTYPE: DType;
 }
 macro_rules! element {
@@ -285,24 +306,43 @@ element!(i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u8 => UInt8, u16 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum BinaryOp {
+    /// `CA_OP_ADD`
     Add = codes::CA_OP_ADD,
+    /// `CA_OP_SUB`
     Sub = codes::CA_OP_SUB,
+    /// `CA_OP_MUL`
     Mul = codes::CA_OP_MUL,
+    /// `CA_OP_DIV`
     Div = codes::CA_OP_DIV,
+    /// `CA_OP_FLOORDIV`
     FloorDiv = codes::CA_OP_FLOORDIV,
+    /// `CA_OP_MOD`
     Mod = codes::CA_OP_MOD,
+    /// `CA_OP_POW`
     Pow = codes::CA_OP_POW,
+    /// `CA_OP_EQ`
     Eq = codes::CA_OP_EQ,
+    /// `CA_OP_NE`
     Ne = codes::CA_OP_NE,
+    /// `CA_OP_LT`
     Lt = codes::CA_OP_LT,
+    /// `CA_OP_LE`
     Le = codes::CA_OP_LE,
+    /// `CA_OP_GT`
     Gt = codes::CA_OP_GT,
+    /// `CA_OP_GE`
     Ge = codes::CA_OP_GE,
+    /// `CA_OP_AND`
     And = codes::CA_OP_AND,
+    /// `CA_OP_OR`
     Or = codes::CA_OP_OR,
+    /// `CA_OP_XOR`
     Xor = codes::CA_OP_XOR,
+    /// `CA_OP_MAXIMUM`
     Maximum = codes::CA_OP_MAXIMUM,
+    /// `CA_OP_MINIMUM`
     Minimum = codes::CA_OP_MINIMUM,
+    /// `CA_OP_ARCTAN2`
     Arctan2 = codes::CA_OP_ARCTAN2,
 }
 
@@ -310,19 +350,33 @@ pub enum BinaryOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum UnaryOp {
+    /// `CA_OP_NEG`
     Neg = codes::CA_OP_NEG,
+    /// `CA_OP_ABS`
     Abs = codes::CA_OP_ABS,
+    /// `CA_OP_SIGN`
     Sign = codes::CA_OP_SIGN,
+    /// `CA_OP_SQRT`
     Sqrt = codes::CA_OP_SQRT,
+    /// `CA_OP_EXP`
     Exp = codes::CA_OP_EXP,
+    /// `CA_OP_LOG`
     Log = codes::CA_OP_LOG,
+    /// `CA_OP_SIN`
     Sin = codes::CA_OP_SIN,
+    /// `CA_OP_COS`
     Cos = codes::CA_OP_COS,
+    /// `CA_OP_TANH`
     Tanh = codes::CA_OP_TANH,
+    /// `CA_OP_FLOOR`
     Floor = codes::CA_OP_FLOOR,
+    /// `CA_OP_CEIL`
     Ceil = codes::CA_OP_CEIL,
+    /// `CA_OP_ISNAN`
     IsNan = codes::CA_OP_ISNAN,
+    /// `CA_OP_NOT`
     Not = codes::CA_OP_NOT,
+    /// `CA_OP_SQUARE`
     Square = codes::CA_OP_SQUARE,
 }
 
@@ -330,18 +384,31 @@ pub enum UnaryOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Reduction {
+    /// `CA_RED_SUM`
     Sum = codes::CA_RED_SUM,
+    /// `CA_RED_PROD`
     Prod = codes::CA_RED_PROD,
+    /// `CA_RED_MEAN`
     Mean = codes::CA_RED_MEAN,
+    /// `CA_RED_VAR`
     Var = codes::CA_RED_VAR,
+    /// `CA_RED_STD`
     Std = codes::CA_RED_STD,
+    /// `CA_RED_MIN`
     Min = codes::CA_RED_MIN,
+    /// `CA_RED_MAX`
     Max = codes::CA_RED_MAX,
+    /// `CA_RED_ARGMIN`
     ArgMin = codes::CA_RED_ARGMIN,
+    /// `CA_RED_ARGMAX`
     ArgMax = codes::CA_RED_ARGMAX,
+    /// `CA_RED_ANY`
     Any = codes::CA_RED_ANY,
+    /// `CA_RED_ALL`
     All = codes::CA_RED_ALL,
+    /// `CA_RED_NANSUM`
     NanSum = codes::CA_RED_NANSUM,
+    /// `CA_RED_NANMEAN`
     NanMean = codes::CA_RED_NANMEAN,
 }
 
@@ -349,7 +416,9 @@ pub enum Reduction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Scan {
+    /// `CA_SCAN_CUMSUM`
     CumSum = codes::CA_SCAN_CUMSUM,
+    /// `CA_SCAN_CUMPROD`
     CumProd = codes::CA_SCAN_CUMPROD,
 }
 
@@ -375,31 +444,44 @@ unsafe impl Sync for Context {}
 
 /// What a Rust kernel gets: its arguments (blocks and literals) and the running task's block index.
 pub struct KernelArgs<'a> {
+    /// The task's arguments in order; a task's key references arrive as `Value::Block`.
     pub args: Vec<Value<'a>>,
+    /// The block index of the task's key (`(name, i, j)` gives `[i, j]`).
     pub block_index: Vec<i64>,
 }
 
 /// A kernel argument.
 #[derive(Debug)]
 pub enum Value<'a> {
+    /// Python's None.
     None,
+    /// An int64 literal.
     Int(i64),
+    /// A float64 literal.
     Float(f64),
+    /// A string (invalid UTF-8 reads as "").
     Str(&'a str),
+    /// Bytes.
     Bytes(&'a [u8]),
+    /// A tuple of int64.
     Tuple(&'a [i64]),
+    /// Another task's result (a key reference) or an input block.
     Block(BlockRef<'a>),
+    /// Nested arguments.
     List(Vec<Value<'a>>),
+    /// A kind this binding does not decode (the `CA_ARG_*` code).
     Other(i32),
 }
 
 impl<'a> Value<'a> {
+    /// The block, if this argument is one.
     pub fn block(&self) -> Option<&BlockRef<'a>> {
         match self {
             Value::Block(b) => Some(b),
             _ => None,
         }
     }
+    /// A numeric literal as f64 (ints converted).
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Value::Float(f) => Some(f),
@@ -515,10 +597,12 @@ impl Context {
         Ok(Context { h })
     }
 
+    /// The number of worker threads (0: synchronous).
     pub fn num_threads(&self) -> i32 {
         lib().map(|l| unsafe { (l.ca_context_num_threads)(self.h) }).unwrap_or(-1)
     }
 
+    /// Set a configuration value ("array.chunk-size", "memory-limit", "num-threads", ...).
     pub fn set_config(&self, key: &str, value: &str) -> Result<()> {
         let l = lib()?;
         let (k, v) = (cstring(key)?, cstring(value)?);
@@ -545,6 +629,7 @@ impl Context {
         check(unsafe { (l.ca_context_register)(self.h, cname.as_ptr(), kernel_trampoline, &o) })
     }
 
+    /// The number of kernels registered (builtin ones included).
     pub fn num_kernels(&self) -> i64 {
         lib().map(|l| unsafe { (l.ca_context_num_kernels)(self.h) }).unwrap_or(0)
     }
@@ -593,9 +678,11 @@ unsafe fn block_slice<'a, T: Element>(h: *const ca_block_t) -> Option<&'a [T]> {
 }
 
 impl<'a> BlockRef<'a> {
+    /// The block's shape.
     pub fn shape(&self) -> Vec<i64> {
         unsafe { block_shape(self.h) }
     }
+    /// The block's dtype (None for a dtype [`DType`] does not have).
     pub fn dtype(&self) -> Option<DType> {
         lib().ok().and_then(|l| DType::from_code(unsafe { (l.ca_block_dtype)(self.h) }))
     }
@@ -927,6 +1014,7 @@ impl Array {
         })
     }
 
+    /// An array of zeros with `shape` in blocks of `chunks` (one size per dimension, -1 whole, 0 auto).
     pub fn zeros(shape: &[i64], chunks: &[i64], dtype: DType) -> Result<Array> {
         let l = lib()?;
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
@@ -934,6 +1022,7 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_zeros)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code()) })
     }
 
+    /// An array of ones (see `zeros`).
     pub fn ones(shape: &[i64], chunks: &[i64], dtype: DType) -> Result<Array> {
         let l = lib()?;
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
@@ -941,6 +1030,7 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_ones)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code()) })
     }
 
+    /// An array filled with `value` (see `zeros`).
     pub fn full(shape: &[i64], chunks: &[i64], dtype: DType, value: f64) -> Result<Array> {
         let l = lib()?;
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
@@ -993,9 +1083,11 @@ impl Array {
         }
     }
 
+    /// The number of dimensions.
     pub fn ndim(&self) -> usize {
         unsafe { (api().unwrap().ca_array_ndim)(self.h) as usize }
     }
+    /// The shape.
     pub fn shape(&self) -> Vec<i64> {
         let l = api().unwrap();
         let nd = self.ndim();
@@ -1006,15 +1098,19 @@ impl Array {
             unsafe { std::slice::from_raw_parts(p, nd).to_vec() }
         }
     }
+    /// The number of elements.
     pub fn size(&self) -> i64 {
         unsafe { (api().unwrap().ca_array_size)(self.h) }
     }
+    /// The dtype (panics for a dtype [`DType`] does not have).
     pub fn dtype(&self) -> DType {
         DType::from_code(unsafe { (api().unwrap().ca_array_dtype)(self.h) }).expect("valid dtype")
     }
+    /// The array's name: its tasks are `(name, i, j, ...)`.
     pub fn name(&self) -> String {
         unsafe { cstr((api().unwrap().ca_array_name)(self.h)) }
     }
+    /// The block sizes along each dimension.
     pub fn chunks(&self) -> Vec<Vec<i64>> {
         let l = api().unwrap();
         (0..self.ndim())
@@ -1027,18 +1123,22 @@ impl Array {
     }
 
     // -- elementwise ---------------------------------------------------------------------------
+    /// `self op other` with NumPy broadcasting.
     pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_binary)(h, op as i32, self.h, other.h) })
     }
+    /// `self op v` (or `v op self` when `scalar_first`) with a float64 scalar.
     pub fn binary_scalar(&self, op: BinaryOp, v: f64, scalar_first: bool) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_f64(v), c_int::from(scalar_first)) })
     }
+    /// `self op v` with an int64 scalar (exact for integer arrays).
     pub fn binary_int(&self, op: BinaryOp, v: i64) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_i64(v), 0) })
     }
+    /// A unary elementwise operator.
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_unary)(h, op as i32, self.h) })
@@ -1075,6 +1175,7 @@ impl Array {
     pub fn mul_scalar(&self, v: f64) -> Result<Array> {
         self.binary_scalar(BinaryOp::Mul, v, false)
     }
+    /// Elementwise square root.
     pub fn sqrt(&self) -> Result<Array> {
         self.unary(UnaryOp::Sqrt)
     }
@@ -1083,6 +1184,7 @@ impl Array {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_where)(h, cond.h, a.h, b.h, scalar_f64(0.0), scalar_f64(0.0)) })
     }
+    /// Convert to `dtype` (NumPy's casting).
     pub fn astype(&self, dtype: DType) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_astype)(h, self.h, dtype.code()) })
@@ -1101,15 +1203,19 @@ impl Array {
         let ap = if axes.is_empty() { ptr::null() } else { axes.as_ptr() };
         new_array(|h| unsafe { (l.ca_array_reduce)(h, op as i32, self.h, ap, axes.len() as i32, c_int::from(keepdims), &o) })
     }
+    /// The sum over `axes` (empty: all).
     pub fn sum(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
         self.reduce(Reduction::Sum, axes, keepdims, 0)
     }
+    /// The mean over `axes` (empty: all).
     pub fn mean(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
         self.reduce(Reduction::Mean, axes, keepdims, 0)
     }
+    /// The maximum over `axes` (empty: all).
     pub fn max(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
         self.reduce(Reduction::Max, axes, keepdims, 0)
     }
+    /// A cumulative scan along `axis`.
     pub fn scan(&self, op: Scan, axis: i32) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_scan)(h, op as i32, self.h, axis, ptr::null()) })
@@ -1202,6 +1308,7 @@ impl Array {
     }
 
     // -- pictures and files ----------------------------------------------------------------------
+    /// The chunk grid as an SVG picture, `size` pixels wide (0: default), as dask's `_repr_html_`.
     pub fn to_svg(&self, size: i32) -> Result<String> {
         let l = lib()?;
         let mut s = ptr::null_mut();
@@ -1210,6 +1317,8 @@ impl Array {
         unsafe { (l.ca_string_free)(s) };
         Ok(r)
     }
+    /// A new graph holding the array's layers (shared): the start of a graph for an array built
+    /// on this one (dask's `HighLevelGraph.from_collections(name, dsk, dependencies=[a])`).
     pub fn graph(&self) -> Result<Graph> {
         let l = lib()?;
         let mut g = ptr::null_mut();
@@ -1491,6 +1600,7 @@ impl Graph {
         check(unsafe { f(&mut v, self.h, k.as_ptr()) })?;
         Ok(v)
     }
+    /// A graph saved with `Graph::save`.
     pub fn load(path: &str) -> Result<Graph> {
         let (g, _) = load_file(path, true)?;
         Ok(Graph { h: g })
