@@ -167,19 +167,21 @@ func creation(shape, chunks []int64, dt DType, f func(out **C.ca_array_t, nd C.i
 	return newArray(func(out **C.ca_array_t) C.ca_status_t { return f(out, C.int32_t(len(shape)), sp, &cc.c) })
 }
 
-// Zeros, Ones and Full make constant arrays.
+// Zeros makes an array of zeros with shape in blocks of chunks (one size per dimension, -1 whole, 0 auto).
 func Zeros(shape, chunks []int64, dt DType) (*Array, error) {
 	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
 		return C.ca_array_zeros(o, nd, sp, cc, C.ca_dtype_t(dt))
 	})
 }
 
+// Ones makes an array of ones with shape in blocks of chunks (one size per dimension, -1 whole, 0 auto).
 func Ones(shape, chunks []int64, dt DType) (*Array, error) {
 	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
 		return C.ca_array_ones(o, nd, sp, cc, C.ca_dtype_t(dt))
 	})
 }
 
+// Full makes an array filled with value.
 func Full(shape, chunks []int64, dt DType, value float64) (*Array, error) {
 	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
 		return C.ca_array_full(o, nd, sp, cc, C.ca_dtype_t(dt), C.double(value), 0)
@@ -293,9 +295,10 @@ func saveFile(path string, g *C.ca_graph_t, a *C.ca_array_t, ctx *Context) error
 	return call(func() C.ca_status_t { return C.ca_save(nil, nil, &o) })
 }
 
-// Ndim, Shape, Size, DType, Name and Chunks describe the array.
+// Ndim is the number of dimensions.
 func (a *Array) Ndim() int { return int(C.ca_array_ndim(a.h)) }
 
+// Shape is the array's shape.
 func (a *Array) Shape() []int64 {
 	nd := a.Ndim()
 	out := make([]int64, nd)
@@ -305,10 +308,16 @@ func (a *Array) Shape() []int64 {
 	return out
 }
 
-func (a *Array) Size() int64  { return int64(C.ca_array_size(a.h)) }
+// Size is the number of elements.
+func (a *Array) Size() int64 { return int64(C.ca_array_size(a.h)) }
+
+// DType is the element type.
 func (a *Array) DType() DType { return DType(C.ca_array_dtype(a.h)) }
+
+// Name is the array's name: its tasks are (name, i, j, ...).
 func (a *Array) Name() string { return C.GoString(C.ca_array_name(a.h)) }
 
+// Chunks is the block sizes along each dimension.
 func (a *Array) Chunks() [][]int64 {
 	out := make([][]int64, a.Ndim())
 	for d := range out {
@@ -365,10 +374,14 @@ func (a *Array) Reduce(op Reduction, axes []int32, keepdims bool) (*Array, error
 	})
 }
 
-// Sum, Mean and Max are Reduce shortcuts.
-func (a *Array) Sum(axes ...int32) (*Array, error)  { return a.Reduce(RedSum, axes, false) }
+// Sum is Reduce(RedSum, axes, false).
+func (a *Array) Sum(axes ...int32) (*Array, error) { return a.Reduce(RedSum, axes, false) }
+
+// Mean is Reduce(RedMean, axes, false).
 func (a *Array) Mean(axes ...int32) (*Array, error) { return a.Reduce(RedMean, axes, false) }
-func (a *Array) Max(axes ...int32) (*Array, error)  { return a.Reduce(RedMax, axes, false) }
+
+// Max is Reduce(RedMax, axes, false).
+func (a *Array) Max(axes ...int32) (*Array, error) { return a.Reduce(RedMax, axes, false) }
 
 // Scan is a cumulative CA_SCAN_* along axis.
 func (a *Array) Scan(op Scan, axis int32) (*Array, error) {
@@ -554,9 +567,15 @@ func (a *Array) ToNpyContext(ctx context.Context, c *Context, path string) error
 // Save writes graph, name, chunks and dtype to a file (needs ca_save in the library).
 func (a *Array) Save(path string) error { return saveFile(path, nil, a.h, nil) }
 
-// SaveWithContext is Save recording, for every kernel the graph uses, the version registered in ctx
-// (a loaded graph then refuses to compute where another version is registered). Needs ca_save in
-// the library.
-func (a *Array) SaveWithContext(path string, ctx *Context) error {
-	return saveFile(path, nil, a.h, ctx)
+// SaveWithKernelVersions is Save recording, for every kernel the graph uses, the version registered
+// in c (a loaded graph then refuses to compute where another version is registered).
+func (a *Array) SaveWithKernelVersions(path string, c *Context) error {
+	return saveFile(path, nil, a.h, c)
+}
+
+// SaveWithContext is the former name of SaveWithKernelVersions.
+//
+// Deprecated: the name reads as a context.Context variant; use SaveWithKernelVersions.
+func (a *Array) SaveWithContext(path string, c *Context) error {
+	return a.SaveWithKernelVersions(path, c)
 }

@@ -308,7 +308,7 @@ func TestComputeManyPersistPictures(t *testing.T) {
 	near(t, mk(mk(FromNpy(path)).ComputeFloat64s(ctx)), v)
 }
 
-func TestSaveWithContextRecordsKernelVersions(t *testing.T) {
+func TestSaveWithKernelVersions(t *testing.T) {
 	ctx := ctxT(t, 1)
 	x := mk(mk(Arange(0, 12, 1, 5, Float64)).Scalar(OpMul, 2, false))
 	g := mk(x.Graph())
@@ -319,12 +319,12 @@ func TestSaveWithContextRecordsKernelVersions(t *testing.T) {
 		t.Fatalf("unused kernel: %v", err)
 	}
 	dir := t.TempDir()
-	ok(t, g.SaveWithContext(filepath.Join(dir, "g"), ctx))
+	ok(t, g.SaveWithKernelVersions(filepath.Join(dir, "g"), ctx))
 	h := mk(LoadGraph(filepath.Join(dir, "g")))
 	if v, err := h.KernelVersion("ca.fused"); err != nil || v != 1 {
 		t.Fatalf("loaded: version %d, %v; want 1", v, err)
 	}
-	ok(t, x.SaveWithContext(filepath.Join(dir, "a"), ctx))
+	ok(t, x.SaveWithKernelVersions(filepath.Join(dir, "a"), ctx))
 	y := mk(Load(filepath.Join(dir, "a")))
 	want := make([]float64, 12)
 	for i := range want {

@@ -333,9 +333,17 @@ func (g *Graph) Dot() (string, error) {
 // Save writes the graph to a file (needs ca_save in the library).
 func (g *Graph) Save(path string) error { return saveFile(path, g.h, nil, nil) }
 
-// SaveWithContext is Save recording the kernel versions registered in ctx (see Array.SaveWithContext).
-func (g *Graph) SaveWithContext(path string, ctx *Context) error {
-	return saveFile(path, g.h, nil, ctx)
+// SaveWithKernelVersions is Save recording the kernel versions registered in c (see
+// Array.SaveWithKernelVersions).
+func (g *Graph) SaveWithKernelVersions(path string, c *Context) error {
+	return saveFile(path, g.h, nil, c)
+}
+
+// SaveWithContext is the former name of SaveWithKernelVersions.
+//
+// Deprecated: the name reads as a context.Context variant; use SaveWithKernelVersions.
+func (g *Graph) SaveWithContext(path string, c *Context) error {
+	return g.SaveWithKernelVersions(path, c)
 }
 
 // KernelVersion is the version of kernel the graph records (0: not recorded, any version runs it);
