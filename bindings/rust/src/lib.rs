@@ -1466,13 +1466,20 @@ impl ComputeOptions<'_> {
 /// [`Array::graph`]), then make an array over it with [`Array::new`]. Modifying takes `&mut self`;
 /// computing only reads the graph, so a `Graph` is `Send` and `Sync`.
 ///
-/// ```no_run
-/// use chunkarray::{Arg, Array, DType, Graph, Key};
+/// ```
+/// use chunkarray::{Arg, Array, Block, Context, DType, Graph, Key, Value};
+/// let ctx = Context::new(2)?;
+/// ctx.register_kernel("my.ones", |ka| match ka.args[..] {
+///     [Value::Int(n)] => Ok(Block::from_vec(&[n], &vec![1.0f64; n as usize])?),
+///     _ => Err("my.ones takes one size".into()),
+/// })?;
 /// // dask: {('x', 0): (np.ones, 3), ('x', 1): (np.ones, 2)}; Array(dsk, 'x', ((3, 2),), float64)
-/// let mut g = Graph::new().unwrap();
-/// g.add_task(&Key::new("x", &[0]), "my.ones", &[Arg::Int(3)]).unwrap();
-/// g.add_task(&Key::new("x", &[1]), "my.ones", &[Arg::Int(2)]).unwrap();
-/// let x = Array::new(&g, "x", &[vec![3, 2]], DType::Float64).unwrap();
+/// let mut g = Graph::new()?;
+/// g.add_task(&Key::new("x", &[0]), "my.ones", &[Arg::Int(3)])?;
+/// g.add_task(&Key::new("x", &[1]), "my.ones", &[Arg::Int(2)])?;
+/// let x = Array::new(&g, "x", &[vec![3, 2]], DType::Float64)?;
+/// assert_eq!((&x * 2.0).compute_vec::<f64>(&ctx)?, vec![2.0; 5]);
+/// # Ok::<(), chunkarray::Error>(())
 /// ```
 pub struct Graph {
     h: *mut ca_graph_t,
@@ -1740,6 +1747,26 @@ macro_rules! array_ops {
     )*};
 }
 array_ops!(Add add Add "+", Sub sub Sub "-", Mul mul Mul "*", Div div Div "/", Rem rem Mod "%");
+
+// `a += &b`, `a *= 2.0`: `a` becomes the lazy array `a op b` (panicking like the operators).
+macro_rules! array_assign_ops {
+    ($($tr:ident $m:ident $base:ident $bm:ident),*) => {$(
+        impl std::ops::$tr<&Array> for Array {
+            #[track_caller]
+            fn $m(&mut self, o: &Array) {
+                *self = std::ops::$base::$bm(&*self, o);
+            }
+        }
+        impl std::ops::$tr<f64> for Array {
+            #[track_caller]
+            fn $m(&mut self, v: f64) {
+                *self = std::ops::$base::$bm(&*self, v);
+            }
+        }
+    )*};
+}
+array_assign_ops!(AddAssign add_assign Add add, SubAssign sub_assign Sub sub, MulAssign mul_assign Mul mul,
+                  DivAssign div_assign Div div);
 
 impl std::ops::Neg for &Array {
     type Output = Array;

@@ -295,6 +295,13 @@ fn operator_traits() {
     let wv = w.compute_vec::<f64>(&ctx).unwrap();
     let want: Vec<f64> = v.iter().zip(&wv).map(|(a, b)| (a + b) * (a - b) / 2.0).collect();
     assert_eq!(q.compute_vec::<f64>(&ctx).unwrap(), want);
+    let mut acc = x.clone();
+    acc += &x;
+    acc *= 3.0;
+    acc -= 1.0;
+    acc /= &w;
+    let want: Vec<f64> = v.iter().zip(&wv).map(|(a, b)| (a * 2.0 * 3.0 - 1.0) / b).collect();
+    assert_eq!(acc.compute_vec::<f64>(&ctx).unwrap(), want);
     let r = &x % 2.0;
     assert_eq!(r.compute_vec::<f64>(&ctx).unwrap(), vec![1.0, 0.0, 1.0, 0.0, 1.0]);
     let i = Array::arange(0.0, 7.0, 1.0, 3, DType::Int64).unwrap();
