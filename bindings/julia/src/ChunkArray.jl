@@ -15,7 +15,8 @@ using Libdl
 
 export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist, rechunk, map_blocks,
        register_kernel, chunks, name, to_svg, graph, to_dot, save_graph, load_graph, save_array, load_array,
-       czeros, cones, cfull, crandom, cumsum_axis, has_function, Graph, Key, add_task!, layers, rechunk_to
+       czeros, cones, cfull, crandom, cumsum_axis, has_function, Graph, Key, add_task!, layers, rechunk_to,
+       CancelToken, cancel!, iscancelled
 
 # ---------------------------------------------------------------------------------------------
 # Loading
@@ -133,6 +134,14 @@ struct CaKey              # ca_key_t
     name::Ptr{Cchar}
     index::Ptr{Int64}
     nindex::Int32
+end
+
+struct CaComputeOptions   # ca_compute_options_t
+    struct_size::UInt32
+    progress::Ptr{Cvoid}
+    progress_user_data::Ptr{Cvoid}
+    progress_interval_us::Int64
+    cancel::Ptr{Cvoid}
 end
 
 # ca_arg_t: kind, reserved, then a 32-byte union; kernels read blocks and literals through it.
@@ -519,10 +528,48 @@ end
 
 # -- compute ----------------------------------------------------------------------------------------
 
-function compute(a::CArray, ctx::Context)
+"""
+    CancelToken()
+
+A cancellation token (`ca_cancel_t`): `cancel!(t)` from any task or thread stops the computations
+given `cancel=t` (running tasks finish, no new one starts); they throw `ChunkArrayError` with code
+`CA_ECANCELED`. `close(t)` frees it (also done by a finalizer).
+"""
+mutable struct CancelToken
+    h::Ptr{Cvoid}
+    function CancelToken()
+        out = Ref{Ptr{Cvoid}}(C_NULL)
+        check(@ccall $(sym(:ca_cancel_new))(out::Ptr{Ptr{Cvoid}})::Int32)
+        finalizer(close, new(out[]))
+    end
+end
+
+function Base.close(t::CancelToken)
+    if t.h != C_NULL
+        @ccall $(sym(:ca_cancel_free))(t.h::Ptr{Cvoid})::Cvoid
+        t.h = C_NULL
+    end
+    nothing
+end
+
+"Stop the computations watching `t` (and every later one until `reset!(t)`)."
+cancel!(t::CancelToken) = (@ccall $(sym(:ca_cancel_request))(t.h::Ptr{Cvoid})::Cvoid; t)
+"True once `cancel!(t)` was called (and not reset since)."
+iscancelled(t::CancelToken) = (@ccall $(sym(:ca_cancel_requested))(t.h::Ptr{Cvoid})::Cint) != 0
+"Make `t` usable again."
+reset!(t::CancelToken) = (@ccall $(sym(:ca_cancel_reset))(t.h::Ptr{Cvoid})::Cvoid; t)
+
+compute_options(cancel::Union{Nothing,CancelToken}) =
+    Ref(CaComputeOptions(sizeof(CaComputeOptions), C_NULL, C_NULL, 0, cancel === nothing ? C_NULL : cancel.h))
+
+"Compute `a` into a Julia array; `cancel` a CancelToken that stops it."
+function compute(a::CArray, ctx::Context; cancel::Union{Nothing,CancelToken}=nothing)
     out = Ref{Ptr{Cvoid}}(C_NULL)
-    check(@ccall $(sym(:ca_array_compute))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
-                                           C_NULL::Ptr{Cvoid})::Int32)
+    o = compute_options(cancel)
+    GC.@preserve cancel begin
+        check(@ccall $(sym(:ca_array_compute))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
+                                               o::Ptr{CaComputeOptions})::Int32)
+    end
     try
         block_to_array(out[])
     finally
@@ -530,11 +577,15 @@ function compute(a::CArray, ctx::Context)
     end
 end
 
-function compute_many(ctx::Context, arrays::CArray...)
+"Compute several arrays in one pass over their merged graph."
+function compute_many(ctx::Context, arrays::CArray...; cancel::Union{Nothing,CancelToken}=nothing)
     hs = Ptr{Cvoid}[a.h for a in arrays]
     outs = fill(C_NULL, length(hs))
-    check(@ccall $(sym(:ca_array_compute_many))(outs::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, hs::Ptr{Ptr{Cvoid}},
-                                                length(hs)::Csize_t, C_NULL::Ptr{Cvoid})::Int32)
+    o = compute_options(cancel)
+    GC.@preserve cancel begin
+        check(@ccall $(sym(:ca_array_compute_many))(outs::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, hs::Ptr{Ptr{Cvoid}},
+                                                    length(hs)::Csize_t, o::Ptr{CaComputeOptions})::Int32)
+    end
     map(outs) do b
         try
             block_to_array(b)
@@ -544,8 +595,13 @@ function compute_many(ctx::Context, arrays::CArray...)
     end
 end
 
-persist(a::CArray, ctx::Context) = newarray() do out
-    @ccall $(sym(:ca_array_persist))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid}, C_NULL::Ptr{Cvoid})::Int32
+"Compute `a` and keep its blocks in memory as a new array."
+function persist(a::CArray, ctx::Context; cancel::Union{Nothing,CancelToken}=nothing)
+    o = compute_options(cancel)
+    newarray() do out
+        GC.@preserve cancel @ccall $(sym(:ca_array_persist))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
+                                                             o::Ptr{CaComputeOptions})::Int32
+    end
 end
 
 # -- pictures, graphs and files ---------------------------------------------------------------------

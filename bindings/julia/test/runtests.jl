@@ -64,3 +64,22 @@ include(joinpath(@__DIR__, "..", "examples", "custom_array.jl"))
     @test string(Key("a", 0, 1)) == "('a', 0, 1)"
     close(ctx)
 end
+
+@testset "cancellation" begin
+    ctx = Context(num_threads=0)
+    register_kernel(ctx, "jl.same", b -> b)
+    x = map_blocks("jl.same", cones(Float64, (10,); chunks=[1]))
+    t = CancelToken()
+    @test !iscancelled(t)
+    @test compute(x, ctx; cancel=t) == ones(10)
+    cancel!(t)
+    @test iscancelled(t)
+    e = try compute(x, ctx; cancel=t); nothing catch err; err end
+    @test e isa ChunkArrayError && e.code == "CA_ECANCELED"
+    e = try persist(x, ctx; cancel=t); nothing catch err; err end
+    @test e isa ChunkArrayError && e.code == "CA_ECANCELED"
+    ChunkArray.reset!(t)
+    @test compute_many(ctx, x; cancel=t)[1] == ones(10)
+    close(t)
+    close(ctx)
+end
