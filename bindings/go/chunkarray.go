@@ -272,28 +272,26 @@ func blockShape(h *C.ca_block_t) []int64 {
 	return out
 }
 
-func blockFloat64s(h *C.ca_block_t) ([]float64, error) {
-	if DType(C.ca_block_dtype(h)) != Float64 {
-		return nil, newError(StatusType, "block dtype is %v, not float64", DType(C.ca_block_dtype(h)))
+// blockView is the elements of block h, which must be of dtype dt with elements of type T, as a
+// slice over the block's memory (valid while the block lives).
+func blockView[T any](h *C.ca_block_t, dt DType) ([]T, error) {
+	if got := DType(C.ca_block_dtype(h)); got != dt {
+		return nil, newError(StatusType, "block dtype is %v, not %v", got, dt)
 	}
 	n := int(C.ca_block_size(h))
-	out := make([]float64, n)
-	if n > 0 {
-		copy(out, unsafe.Slice((*float64)(C.ca_block_data(h)), n))
+	if n == 0 {
+		return []T{}, nil
 	}
-	return out, nil
+	return unsafe.Slice((*T)(C.ca_block_data(h)), n), nil
 }
 
-func blockInt64s(h *C.ca_block_t) ([]int64, error) {
-	if DType(C.ca_block_dtype(h)) != Int64 {
-		return nil, newError(StatusType, "block dtype is %v, not int64", DType(C.ca_block_dtype(h)))
+// blockCopy is blockView copied into Go memory.
+func blockCopy[T any](h *C.ca_block_t, dt DType) ([]T, error) {
+	v, err := blockView[T](h, dt)
+	if err != nil {
+		return nil, err
 	}
-	n := int(C.ca_block_size(h))
-	out := make([]int64, n)
-	if n > 0 {
-		copy(out, unsafe.Slice((*int64)(C.ca_block_data(h)), n))
-	}
-	return out, nil
+	return append(make([]T, 0, len(v)), v...), nil
 }
 
 // Block is an owned block (a kernel's result or a computed array).
@@ -344,10 +342,10 @@ func (b *Block) Shape() []int64 { return blockShape(b.h) }
 func (b *Block) DType() DType { return DType(C.ca_block_dtype(b.h)) }
 
 // Float64s copies a float64 block's elements.
-func (b *Block) Float64s() ([]float64, error) { return blockFloat64s(b.h) }
+func (b *Block) Float64s() ([]float64, error) { return blockCopy[float64](b.h, Float64) }
 
 // Int64s copies an int64 block's elements.
-func (b *Block) Int64s() ([]int64, error) { return blockInt64s(b.h) }
+func (b *Block) Int64s() ([]int64, error) { return blockCopy[int64](b.h, Int64) }
 
 // Close frees the block. Safe to call twice; the error is always nil (io.Closer).
 func (b *Block) Close() error {

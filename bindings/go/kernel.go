@@ -49,28 +49,10 @@ func (b *BlockRef) Shape() []int64 { return blockShape(b.h) }
 func (b *BlockRef) DType() DType { return DType(C.ca_block_dtype(b.h)) }
 
 // Float64s is a view of a float64 block's elements (valid during the call; do not modify).
-func (b *BlockRef) Float64s() ([]float64, error) {
-	if b.DType() != Float64 {
-		return nil, newError(StatusType, "block dtype is %v, not float64", b.DType())
-	}
-	n := int(C.ca_block_size(b.h))
-	if n == 0 {
-		return []float64{}, nil
-	}
-	return unsafe.Slice((*float64)(C.ca_block_data(b.h)), n), nil
-}
+func (b *BlockRef) Float64s() ([]float64, error) { return blockView[float64](b.h, Float64) }
 
 // Int64s is a view of an int64 block's elements (valid during the call; do not modify).
-func (b *BlockRef) Int64s() ([]int64, error) {
-	if b.DType() != Int64 {
-		return nil, newError(StatusType, "block dtype is %v, not int64", b.DType())
-	}
-	n := int(C.ca_block_size(b.h))
-	if n == 0 {
-		return []int64{}, nil
-	}
-	return unsafe.Slice((*int64)(C.ca_block_data(b.h)), n), nil
-}
+func (b *BlockRef) Int64s() ([]int64, error) { return blockView[int64](b.h, Int64) }
 
 // KernelArgs is what a Go kernel gets: its arguments and the running task's block index.
 type KernelArgs struct {
