@@ -459,9 +459,7 @@ func (a *Array) Compute(c *Context) (*Block, error) { return a.ComputeContext(co
 // errors.Is(err, context.Canceled) (or context.DeadlineExceeded) holds.
 func (a *Array) ComputeContext(ctx context.Context, c *Context) (*Block, error) {
 	var b *C.ca_block_t
-	err := withCancel(ctx, func(tok *C.ca_cancel_t) C.ca_status_t {
-		o := computeOptions(tok)
-		defer C.free(unsafe.Pointer(o))
+	err := withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
 		return C.ca_array_compute(&b, c.h, a.h, o)
 	})
 	if err != nil {
@@ -506,9 +504,7 @@ func ComputeManyContext(ctx context.Context, c *Context, arrays ...*Array) ([]*B
 	for i, a := range arrays {
 		hv[i] = a.h
 	}
-	err := withCancel(ctx, func(tok *C.ca_cancel_t) C.ca_status_t {
-		o := computeOptions(tok)
-		defer C.free(unsafe.Pointer(o))
+	err := withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
 		return C.ca_array_compute_many(outs, c.h, hs, C.size_t(n), o)
 	})
 	if err != nil {
@@ -527,9 +523,7 @@ func (a *Array) Persist(c *Context) (*Array, error) { return a.PersistContext(co
 // PersistContext is Persist stopped by ctx (see ComputeContext).
 func (a *Array) PersistContext(ctx context.Context, c *Context) (*Array, error) {
 	var h *C.ca_array_t
-	err := withCancel(ctx, func(tok *C.ca_cancel_t) C.ca_status_t {
-		o := computeOptions(tok)
-		defer C.free(unsafe.Pointer(o))
+	err := withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
 		return C.ca_array_persist(&h, c.h, a.h, o)
 	})
 	if err != nil {
@@ -557,9 +551,7 @@ func (a *Array) ToNpy(c *Context, path string) error {
 func (a *Array) ToNpyContext(ctx context.Context, c *Context, path string) error {
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
-	return withCancel(ctx, func(tok *C.ca_cancel_t) C.ca_status_t {
-		o := computeOptions(tok)
-		defer C.free(unsafe.Pointer(o))
+	return withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
 		return C.ca_array_to_npy(c.h, a.h, p, o)
 	})
 }

@@ -95,9 +95,10 @@ func call(f func() C.ca_status_t) error {
 	return &Error{Status: Status(st), Message: C.GoString(C.ca_last_error_message())}
 }
 
-// withCancel runs f with a ca_cancel_t that is requested when ctx is done (nil when ctx can never
-// be). The error of a call stopped that way is a StatusCanceled *Error wrapping ctx.Err().
-func withCancel(ctx context.Context, f func(tok *C.ca_cancel_t) C.ca_status_t) error {
+// withCancel runs f with compute options (C memory) whose ca_cancel_t is requested when ctx is
+// done (no token when ctx can never be). The error of a call stopped that way is a StatusCanceled
+// *Error wrapping ctx.Err().
+func withCancel(ctx context.Context, f func(opts *C.ca_compute_options_t) C.ca_status_t) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -121,19 +122,15 @@ func withCancel(ctx context.Context, f func(tok *C.ca_cancel_t) C.ca_status_t) e
 		}()
 		defer func() { close(stop); <-watcher }() // before ca_cancel_free
 	}
-	err := call(func() C.ca_status_t { return f(tok) })
+	o := (*C.ca_compute_options_t)(C.calloc(1, C.sizeof_ca_compute_options_t))
+	defer C.free(unsafe.Pointer(o))
+	o.struct_size = C.uint32_t(C.sizeof_ca_compute_options_t)
+	o.cancel = tok
+	err := call(func() C.ca_status_t { return f(o) })
 	if e, ok := err.(*Error); ok && e.Status == StatusCanceled && ctx.Err() != nil {
 		e.cause = ctx.Err()
 	}
 	return err
-}
-
-// computeOptions is a ca_compute_options_t watching tok (may be nil).
-func computeOptions(tok *C.ca_cancel_t) *C.ca_compute_options_t {
-	o := (*C.ca_compute_options_t)(C.calloc(1, C.sizeof_ca_compute_options_t))
-	o.struct_size = C.uint32_t(C.sizeof_ca_compute_options_t)
-	o.cancel = tok
-	return o
 }
 
 // Version is the linked library's version string.
