@@ -7,7 +7,7 @@ package chunkarray
 import "C"
 
 import (
-	"fmt"
+	"context"
 	"runtime"
 	"unsafe"
 )
@@ -32,13 +32,31 @@ func newArray(f func(out **C.ca_array_t) C.ca_status_t) (*Array, error) {
 	return wrapArray(h), nil
 }
 
-// Close frees the array handle. Safe to call twice.
-func (a *Array) Close() {
+// Close frees the array handle. Safe to call twice; the error is always nil (io.Closer).
+func (a *Array) Close() error {
 	if a.h != nil {
-		C.cag_ca_array_free(a.h)
+		C.ca_array_free(a.h)
 		a.h = nil
 	}
 	runtime.SetFinalizer(a, nil)
+	return nil
+}
+
+// NewArray is the seed's constructor, dask's Array(graph, name, chunks, dtype): an array over the
+// tasks (name, i, j, ...) of g, one per block of the chunk grid chunks (block sizes per
+// dimension). The array shares g's layers; later changes to g do not affect it. Errors (as
+// ca_array_new): StatusInvalidArgument (negative block sizes, an empty name),
+// StatusNotFound (a key of the chunk grid is missing from g; the message names it), StatusType
+// (an invalid dtype).
+func NewArray(g *Graph, name string, chunks [][]int64, dt DType) (*Array, error) {
+	if g == nil || g.h == nil {
+		return nil, newError(StatusInvalidArgument, "NewArray: the graph is nil or closed")
+	}
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	cc := newCChunks(chunks)
+	defer cc.free()
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_new(o, g.h, cn, &cc.c, C.ca_dtype_t(dt)) })
 }
 
 // cChunks is a ca_chunks_t in C memory.
@@ -67,7 +85,7 @@ func (cc *cChunks) free() {
 // NormalizeChunks is dask's normalize_chunks with one block size per dimension (-1 whole, 0 auto).
 func NormalizeChunks(shape, sizes []int64, dt DType) ([][]int64, error) {
 	if len(shape) != len(sizes) {
-		return nil, &Error{Status: -1, Message: fmt.Sprintf("chunks %v have %d dimensions, shape %v has %d", sizes, len(sizes), shape, len(shape))}
+		return nil, newError(StatusInvalidArgument, "chunks %v have %d dimensions, shape %v has %d", sizes, len(sizes), shape, len(shape))
 	}
 	n := len(shape)
 	if n == 0 {
@@ -83,15 +101,15 @@ func NormalizeChunks(shape, sizes []int64, dt DType) ([][]int64, error) {
 	defer C.free(unsafe.Pointer(sp))
 	var cs *C.ca_chunkset_t
 	if err := call(func() C.ca_status_t {
-		return C.cag_ca_normalize_chunks(&cs, nil, spec, C.int32_t(len(shape)), sp, C.ca_dtype_t(dt), 0)
+		return C.ca_normalize_chunks(&cs, nil, spec, C.int32_t(len(shape)), sp, C.ca_dtype_t(dt), 0)
 	}); err != nil {
 		return nil, err
 	}
-	defer C.cag_ca_chunkset_free(cs)
-	out := make([][]int64, int(C.cag_ca_chunkset_ndim(cs)))
+	defer C.ca_chunkset_free(cs)
+	out := make([][]int64, int(C.ca_chunkset_ndim(cs)))
 	for d := range out {
 		var m C.int64_t
-		p := C.cag_ca_chunkset_sizes(cs, C.int32_t(d), &m)
+		p := C.ca_chunkset_sizes(cs, C.int32_t(d), &m)
 		out[d] = make([]int64, int(m))
 		if m > 0 {
 			copy(out[d], unsafe.Slice((*int64)(unsafe.Pointer(p)), int(m)))
@@ -116,7 +134,7 @@ func fromBuffer(p unsafe.Pointer, n, itemsize int, dt DType, shape, chunks []int
 		want *= s
 	}
 	if want != int64(n) {
-		return nil, &Error{Status: -1, Message: fmt.Sprintf("shape %v needs %d elements, got %d", shape, want, n)}
+		return nil, newError(StatusInvalidArgument, "shape %v needs %d elements, got %d", shape, want, n)
 	}
 	norm, err := NormalizeChunks(shape, chunks, dt)
 	if err != nil {
@@ -133,7 +151,7 @@ func fromBuffer(p unsafe.Pointer, n, itemsize int, dt DType, shape, chunks []int
 		C.memcpy(buf, p, C.size_t(n*itemsize))
 	}
 	return newArray(func(out **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_from_buffer(out, buf, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp, &cc.c, nil)
+		return C.ca_array_from_buffer(out, buf, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp, &cc.c, nil)
 	})
 }
 
@@ -149,22 +167,24 @@ func creation(shape, chunks []int64, dt DType, f func(out **C.ca_array_t, nd C.i
 	return newArray(func(out **C.ca_array_t) C.ca_status_t { return f(out, C.int32_t(len(shape)), sp, &cc.c) })
 }
 
-// Zeros, Ones and Full make constant arrays.
+// Zeros makes an array of zeros with shape in blocks of chunks (one size per dimension, -1 whole, 0 auto).
 func Zeros(shape, chunks []int64, dt DType) (*Array, error) {
 	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
-		return C.cag_ca_array_zeros(o, nd, sp, cc, C.ca_dtype_t(dt))
+		return C.ca_array_zeros(o, nd, sp, cc, C.ca_dtype_t(dt))
 	})
 }
 
+// Ones makes an array of ones with shape in blocks of chunks (one size per dimension, -1 whole, 0 auto).
 func Ones(shape, chunks []int64, dt DType) (*Array, error) {
 	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
-		return C.cag_ca_array_ones(o, nd, sp, cc, C.ca_dtype_t(dt))
+		return C.ca_array_ones(o, nd, sp, cc, C.ca_dtype_t(dt))
 	})
 }
 
+// Full makes an array filled with value.
 func Full(shape, chunks []int64, dt DType, value float64) (*Array, error) {
 	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
-		return C.cag_ca_array_full(o, nd, sp, cc, C.ca_dtype_t(dt), C.double(value), 0)
+		return C.ca_array_full(o, nd, sp, cc, C.ca_dtype_t(dt), C.double(value), 0)
 	})
 }
 
@@ -173,7 +193,7 @@ func RandomUniform(shape, chunks []int64, seed uint64, low, high float64) (*Arra
 	return creation(shape, chunks, Float64, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
 		opts := C.ca_random_options_t{struct_size: C.uint32_t(C.sizeof_ca_random_options_t), seed: C.uint64_t(seed),
 			p0: C.double(low), p1: C.double(high)}
-		return C.cag_ca_array_random(o, C.CA_RANDOM_UNIFORM, nd, sp, cc, C.ca_dtype_t(Float64), &opts)
+		return C.ca_array_random(o, C.CA_RANDOM_UNIFORM, nd, sp, cc, C.ca_dtype_t(Float64), &opts)
 	})
 }
 
@@ -197,7 +217,7 @@ func Arange(start, stop, step float64, chunk int64, dt DType) (*Array, error) {
 	cc := newCChunks(norm)
 	defer cc.free()
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_arange(o, C.double(start), C.double(stop), C.double(step), &cc.c, C.ca_dtype_t(dt))
+		return C.ca_array_arange(o, C.double(start), C.double(stop), C.double(step), &cc.c, C.ca_dtype_t(dt))
 	})
 }
 
@@ -205,7 +225,7 @@ func Arange(start, stop, step float64, chunk int64, dt DType) (*Array, error) {
 func FromNpy(path string) (*Array, error) {
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_from_npy(o, p, nil) })
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_from_npy(o, p, nil) })
 }
 
 // Load reads an array saved with Save (needs ca_load in the library): the file must hold one array.
@@ -219,18 +239,15 @@ func Load(path string) (*Array, error) {
 			x.Close()
 		}
 		if len(arrays) == 0 {
-			return nil, &Error{Status: -3, Message: "'" + path + "' holds no array (a graph file?)"}
+			return nil, newError(StatusNotFound, "'%s' holds no array (a graph file?)", path)
 		}
-		return nil, &Error{Status: -1, Message: fmt.Sprintf("'%s' holds %d arrays", path, len(arrays))}
+		return nil, newError(StatusInvalidArgument, "'%s' holds %d arrays", path, len(arrays))
 	}
 	return arrays[0], nil
 }
 
 // loadFile is ca_load of the file path: its graph (graph true) or its arrays.
 func loadFile(path string, graph bool) (*C.ca_graph_t, []*Array, error) {
-	if !HasFunction("ca_load") {
-		return nil, nil, &Error{Status: -13, Message: "ca_load is not in the loaded library"}
-	}
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
 	var o C.ca_load_options_t
@@ -238,19 +255,19 @@ func loadFile(path string, graph bool) (*C.ca_graph_t, []*Array, error) {
 	o.path = p
 	if graph {
 		var g *C.ca_graph_t
-		err := call(func() C.ca_status_t { return C.cag_ca_load(&g, nil, nil, &o) })
+		err := call(func() C.ca_status_t { return C.ca_load(&g, nil, nil, &o) })
 		return g, nil, err
 	}
 	var list **C.ca_array_t
 	var n C.size_t
-	if err := call(func() C.ca_status_t { return C.cag_ca_load(nil, &list, &n, &o) }); err != nil {
+	if err := call(func() C.ca_status_t { return C.ca_load(nil, &list, &n, &o) }); err != nil {
 		return nil, nil, err
 	}
-	defer C.cag_ca_array_free_many(list, n)
+	defer C.ca_array_free_many(list, n)
 	hs := unsafe.Slice(list, int(n))
 	out := make([]*Array, 0, int(n))
 	for _, h := range hs {
-		out = append(out, wrapArray(C.cag_ca_array_retain(h)))
+		out = append(out, wrapArray(C.ca_array_retain(h)))
 	}
 	return nil, out, nil
 }
@@ -258,9 +275,6 @@ func loadFile(path string, graph bool) (*C.ca_graph_t, []*Array, error) {
 // saveFile is ca_save of a graph (g not nil) or of one array to the file path, recording the kernel
 // versions registered in ctx when ctx is not nil.
 func saveFile(path string, g *C.ca_graph_t, a *C.ca_array_t, ctx *Context) error {
-	if !HasFunction("ca_save") {
-		return &Error{Status: -13, Message: "ca_save is not in the loaded library"}
-	}
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
 	var o C.ca_save_options_t
@@ -278,30 +292,37 @@ func saveFile(path string, g *C.ca_graph_t, a *C.ca_array_t, ctx *Context) error
 		o.arrays = arr
 		o.narrays = 1
 	}
-	return call(func() C.ca_status_t { return C.cag_ca_save(nil, nil, &o) })
+	return call(func() C.ca_status_t { return C.ca_save(nil, nil, &o) })
 }
 
-// Ndim, Shape, Size, DType, Name and Chunks describe the array.
-func (a *Array) Ndim() int { return int(C.cag_ca_array_ndim(a.h)) }
+// Ndim is the number of dimensions.
+func (a *Array) Ndim() int { return int(C.ca_array_ndim(a.h)) }
 
+// Shape is the array's shape.
 func (a *Array) Shape() []int64 {
 	nd := a.Ndim()
 	out := make([]int64, nd)
 	if nd > 0 {
-		copy(out, unsafe.Slice((*int64)(unsafe.Pointer(C.cag_ca_array_shape(a.h))), nd))
+		copy(out, unsafe.Slice((*int64)(unsafe.Pointer(C.ca_array_shape(a.h))), nd))
 	}
 	return out
 }
 
-func (a *Array) Size() int64  { return int64(C.cag_ca_array_size(a.h)) }
-func (a *Array) DType() DType { return DType(C.cag_ca_array_dtype(a.h)) }
-func (a *Array) Name() string { return C.GoString(C.cag_ca_array_name(a.h)) }
+// Size is the number of elements.
+func (a *Array) Size() int64 { return int64(C.ca_array_size(a.h)) }
 
+// DType is the element type.
+func (a *Array) DType() DType { return DType(C.ca_array_dtype(a.h)) }
+
+// Name is the array's name: its tasks are (name, i, j, ...).
+func (a *Array) Name() string { return C.GoString(C.ca_array_name(a.h)) }
+
+// Chunks is the block sizes along each dimension.
 func (a *Array) Chunks() [][]int64 {
 	out := make([][]int64, a.Ndim())
 	for d := range out {
 		var n C.int64_t
-		p := C.cag_ca_array_chunks(a.h, C.int32_t(d), &n)
+		p := C.ca_array_chunks(a.h, C.int32_t(d), &n)
 		out[d] = make([]int64, int(n))
 		if n > 0 {
 			copy(out[d], unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n)))
@@ -311,29 +332,36 @@ func (a *Array) Chunks() [][]int64 {
 }
 
 // Binary applies a CA_OP_* operator with NumPy broadcasting.
-func (a *Array) Binary(op int, b *Array) (*Array, error) {
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_binary(o, C.ca_op_t(op), a.h, b.h) })
+func (a *Array) Binary(op Op, b *Array) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_binary(o, C.ca_op_t(op), a.h, b.h) })
 }
 
 // Scalar applies `a op v` (or `v op a` when scalarFirst).
-func (a *Array) Scalar(op int, v float64, scalarFirst bool) (*Array, error) {
+func (a *Array) Scalar(op Op, v float64, scalarFirst bool) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_binary_scalar(o, C.ca_op_t(op), a.h, C.cag_scalar_f64(C.double(v)), cbool(scalarFirst))
+		return C.ca_array_binary_scalar(o, C.ca_op_t(op), a.h, C.cag_scalar_f64(C.double(v)), cbool(scalarFirst))
+	})
+}
+
+// ScalarInt applies `a op v` (or `v op a` when scalarFirst) with an int64 scalar (exact for int64 arrays).
+func (a *Array) ScalarInt(op Op, v int64, scalarFirst bool) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_binary_scalar(o, C.ca_op_t(op), a.h, C.cag_scalar_i64(C.int64_t(v)), cbool(scalarFirst))
 	})
 }
 
 // Unary applies a unary CA_OP_* operator.
-func (a *Array) Unary(op int) (*Array, error) {
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_unary(o, C.ca_op_t(op), a.h) })
+func (a *Array) Unary(op Op) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_unary(o, C.ca_op_t(op), a.h) })
 }
 
 // AsType converts the dtype.
 func (a *Array) AsType(dt DType) (*Array, error) {
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_astype(o, a.h, C.ca_dtype_t(dt)) })
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_astype(o, a.h, C.ca_dtype_t(dt)) })
 }
 
 // Reduce applies a CA_RED_* reduction over axes (none: all axes).
-func (a *Array) Reduce(op int, axes []int32, keepdims bool) (*Array, error) {
+func (a *Array) Reduce(op Reduction, axes []int32, keepdims bool) (*Array, error) {
 	o := C.ca_reduce_options_t{struct_size: C.uint32_t(unsafe.Sizeof(C.ca_reduce_options_t{}))}
 	var ap *C.int32_t
 	if len(axes) > 0 {
@@ -342,19 +370,23 @@ func (a *Array) Reduce(op int, axes []int32, keepdims bool) (*Array, error) {
 		copy(unsafe.Slice((*int32)(unsafe.Pointer(ap)), len(axes)), axes)
 	}
 	return newArray(func(out **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_reduce(out, C.ca_reduction_t(op), a.h, ap, C.int32_t(len(axes)), cbool(keepdims), &o)
+		return C.ca_array_reduce(out, C.ca_reduction_t(op), a.h, ap, C.int32_t(len(axes)), cbool(keepdims), &o)
 	})
 }
 
-// Sum, Mean and Max are Reduce shortcuts.
-func (a *Array) Sum(axes ...int32) (*Array, error)  { return a.Reduce(RedSum, axes, false) }
+// Sum is Reduce(RedSum, axes, false).
+func (a *Array) Sum(axes ...int32) (*Array, error) { return a.Reduce(RedSum, axes, false) }
+
+// Mean is Reduce(RedMean, axes, false).
 func (a *Array) Mean(axes ...int32) (*Array, error) { return a.Reduce(RedMean, axes, false) }
-func (a *Array) Max(axes ...int32) (*Array, error)  { return a.Reduce(RedMax, axes, false) }
+
+// Max is Reduce(RedMax, axes, false).
+func (a *Array) Max(axes ...int32) (*Array, error) { return a.Reduce(RedMax, axes, false) }
 
 // Scan is a cumulative CA_SCAN_* along axis.
-func (a *Array) Scan(op int, axis int32) (*Array, error) {
+func (a *Array) Scan(op Scan, axis int32) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_scan(o, C.ca_scan_t(op), a.h, C.int32_t(axis), nil)
+		return C.ca_array_scan(o, C.ca_scan_t(op), a.h, C.int32_t(axis), nil)
 	})
 }
 
@@ -366,11 +398,19 @@ func (a *Array) Rechunk(chunks []int64) (*Array, error) {
 	}
 	cc := newCChunks(norm)
 	defer cc.free()
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_rechunk(o, a.h, &cc.c) })
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_rechunk(o, a.h, &cc.c) })
+}
+
+// RechunkTo rechunks to explicit block sizes per dimension ([][]int64{{2, 3, 4}}), which must sum
+// to the shape.
+func (a *Array) RechunkTo(chunks [][]int64) (*Array, error) {
+	cc := newCChunks(chunks)
+	defer cc.free()
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_rechunk(o, a.h, &cc.c) })
 }
 
 // MapBlocks runs the kernel registered as name on each block of a (and others), followed by
-// extra literal arguments (int64 or float64). dt 0: a's dtype.
+// extra literal arguments (Arg values, or int, int64, float64, string). dt 0: a's dtype.
 func (a *Array) MapBlocks(name string, others []*Array, extra []interface{}, dt DType) (*Array, error) {
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
@@ -382,43 +422,55 @@ func (a *Array) MapBlocks(name string, others []*Array, extra []interface{}, dt 
 	for i, o := range others {
 		hv[i+1] = o.h
 	}
-	ne := len(extra)
-	if ne == 0 {
-		ne = 1
-	}
-	args := (*C.ca_arg_t)(C.calloc(C.size_t(ne), C.size_t(unsafe.Sizeof(C.ca_arg_t{}))))
-	defer C.free(unsafe.Pointer(args))
-	av := unsafe.Slice(args, ne)
+	lits := make([]Arg, len(extra))
 	for i, e := range extra {
 		switch v := e.(type) {
+		case Arg:
+			lits[i] = v
 		case int:
-			C.cag_set_arg_i64(&av[i], C.int64_t(v))
+			lits[i] = IntArg(int64(v))
 		case int64:
-			C.cag_set_arg_i64(&av[i], C.int64_t(v))
+			lits[i] = IntArg(v)
 		case float64:
-			C.cag_set_arg_f64(&av[i], C.double(v))
+			lits[i] = FloatArg(v)
+		case string:
+			lits[i] = StrArg(v)
 		default:
-			return nil, &Error{Status: -1, Message: fmt.Sprintf("MapBlocks: extra argument %d is %T (int, int64 or float64)", i, e)}
+			return nil, newError(StatusInvalidArgument, "MapBlocks: extra argument %d is %T (an Arg, int, int64, float64 or string)", i, e)
 		}
+	}
+	var ar cArena
+	defer ar.free()
+	args, err := ar.args(lits)
+	if err != nil {
+		return nil, err
 	}
 	o := C.ca_map_blocks_options_t{struct_size: C.uint32_t(unsafe.Sizeof(C.ca_map_blocks_options_t{})), dtype: C.ca_dtype_t(dt)}
 	return newArray(func(out **C.ca_array_t) C.ca_status_t {
-		return C.cag_ca_array_map_blocks(out, cs, hs, C.size_t(n), args, C.size_t(len(extra)), &o)
+		return C.ca_array_map_blocks(out, cs, hs, C.size_t(n), args, C.size_t(len(extra)), &o)
 	})
 }
 
 // Compute runs the graph and returns the whole array as one block.
-func (a *Array) Compute(ctx *Context) (*Block, error) {
+func (a *Array) Compute(c *Context) (*Block, error) { return a.ComputeContext(context.Background(), c) }
+
+// ComputeContext is Compute stopped by ctx: when ctx is cancelled or its deadline passes, the
+// running tasks finish, no new one starts, and the error is a StatusCanceled *Error for which
+// errors.Is(err, context.Canceled) (or context.DeadlineExceeded) holds.
+func (a *Array) ComputeContext(ctx context.Context, c *Context) (*Block, error) {
 	var b *C.ca_block_t
-	if err := call(func() C.ca_status_t { return C.cag_ca_array_compute(&b, ctx.h, a.h, nil) }); err != nil {
+	err := withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
+		return C.ca_array_compute(&b, c.h, a.h, o)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return newBlock(b), nil
 }
 
 // ComputeFloat64s computes a float64 array into a slice (C order).
-func (a *Array) ComputeFloat64s(ctx *Context) ([]float64, error) {
-	b, err := a.Compute(ctx)
+func (a *Array) ComputeFloat64s(c *Context) ([]float64, error) {
+	b, err := a.Compute(c)
 	if err != nil {
 		return nil, err
 	}
@@ -427,8 +479,8 @@ func (a *Array) ComputeFloat64s(ctx *Context) ([]float64, error) {
 }
 
 // ComputeInt64s computes an int64 array into a slice (C order).
-func (a *Array) ComputeInt64s(ctx *Context) ([]int64, error) {
-	b, err := a.Compute(ctx)
+func (a *Array) ComputeInt64s(c *Context) ([]int64, error) {
+	b, err := a.Compute(c)
 	if err != nil {
 		return nil, err
 	}
@@ -437,7 +489,12 @@ func (a *Array) ComputeInt64s(ctx *Context) ([]int64, error) {
 }
 
 // ComputeMany computes several arrays in one pass over their merged graph.
-func ComputeMany(ctx *Context, arrays ...*Array) ([]*Block, error) {
+func ComputeMany(c *Context, arrays ...*Array) ([]*Block, error) {
+	return ComputeManyContext(context.Background(), c, arrays...)
+}
+
+// ComputeManyContext is ComputeMany stopped by ctx (see ComputeContext).
+func ComputeManyContext(ctx context.Context, c *Context, arrays ...*Array) ([]*Block, error) {
 	n := len(arrays)
 	hs := (**C.ca_array_t)(C.malloc(C.size_t(n+1) * C.size_t(unsafe.Sizeof(uintptr(0)))))
 	defer C.free(unsafe.Pointer(hs))
@@ -447,7 +504,10 @@ func ComputeMany(ctx *Context, arrays ...*Array) ([]*Block, error) {
 	for i, a := range arrays {
 		hv[i] = a.h
 	}
-	if err := call(func() C.ca_status_t { return C.cag_ca_array_compute_many(outs, ctx.h, hs, C.size_t(n), nil) }); err != nil {
+	err := withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
+		return C.ca_array_compute_many(outs, c.h, hs, C.size_t(n), o)
+	})
+	if err != nil {
 		return nil, err
 	}
 	res := make([]*Block, n)
@@ -458,101 +518,56 @@ func ComputeMany(ctx *Context, arrays ...*Array) ([]*Block, error) {
 }
 
 // Persist computes the array and keeps its blocks in memory as a new array.
-func (a *Array) Persist(ctx *Context) (*Array, error) {
-	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.cag_ca_array_persist(o, ctx.h, a.h, nil) })
+func (a *Array) Persist(c *Context) (*Array, error) { return a.PersistContext(context.Background(), c) }
+
+// PersistContext is Persist stopped by ctx (see ComputeContext).
+func (a *Array) PersistContext(ctx context.Context, c *Context) (*Array, error) {
+	var h *C.ca_array_t
+	err := withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
+		return C.ca_array_persist(&h, c.h, a.h, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wrapArray(h), nil
 }
 
 // SVG is the chunk-grid picture.
 func (a *Array) SVG(size int) (string, error) {
 	var s *C.char
-	if err := call(func() C.ca_status_t { return C.cag_ca_array_to_svg(&s, a.h, C.int32_t(size)) }); err != nil {
+	if err := call(func() C.ca_status_t { return C.ca_array_to_svg(&s, a.h, C.int32_t(size)) }); err != nil {
 		return "", err
 	}
-	defer C.cag_ca_string_free(s)
+	defer C.ca_string_free(s)
 	return C.GoString(s), nil
 }
 
-// ToNpy computes the array into a .npy file.
-func (a *Array) ToNpy(ctx *Context, path string) error {
+// ToNpy computes the array into a .npy file (the store of this binding).
+func (a *Array) ToNpy(c *Context, path string) error {
+	return a.ToNpyContext(context.Background(), c, path)
+}
+
+// ToNpyContext is ToNpy stopped by ctx (see ComputeContext).
+func (a *Array) ToNpyContext(ctx context.Context, c *Context, path string) error {
 	p := C.CString(path)
 	defer C.free(unsafe.Pointer(p))
-	return call(func() C.ca_status_t { return C.cag_ca_array_to_npy(ctx.h, a.h, p, nil) })
+	return withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
+		return C.ca_array_to_npy(c.h, a.h, p, o)
+	})
 }
 
 // Save writes graph, name, chunks and dtype to a file (needs ca_save in the library).
 func (a *Array) Save(path string) error { return saveFile(path, nil, a.h, nil) }
 
-// SaveWithContext is Save recording, for every kernel the graph uses, the version registered in ctx
-// (a loaded graph then refuses to compute where another version is registered). Needs ca_save in
-// the library.
-func (a *Array) SaveWithContext(path string, ctx *Context) error { return saveFile(path, nil, a.h, ctx) }
-
-// Graph is the array's task graph.
-func (a *Array) Graph() (*Graph, error) {
-	var g *C.ca_graph_t
-	if err := call(func() C.ca_status_t { return C.cag_ca_array_graph(&g, a.h) }); err != nil {
-		return nil, err
-	}
-	return wrapGraph(g), nil
+// SaveWithKernelVersions is Save recording, for every kernel the graph uses, the version registered
+// in c (a loaded graph then refuses to compute where another version is registered).
+func (a *Array) SaveWithKernelVersions(path string, c *Context) error {
+	return saveFile(path, nil, a.h, c)
 }
 
-// Graph is a task graph.
-type Graph struct {
-	h *C.ca_graph_t
-}
-
-func wrapGraph(h *C.ca_graph_t) *Graph {
-	g := &Graph{h: h}
-	runtime.SetFinalizer(g, (*Graph).Close)
-	return g
-}
-
-// Close frees the graph. Safe to call twice.
-func (g *Graph) Close() {
-	if g.h != nil {
-		C.cag_ca_graph_free(g.h)
-		g.h = nil
-	}
-	runtime.SetFinalizer(g, nil)
-}
-
-func (g *Graph) NumTasks() int64  { return int64(C.cag_ca_graph_num_tasks(g.h)) }
-func (g *Graph) NumLayers() int64 { return int64(C.cag_ca_graph_num_layers(g.h)) }
-
-// Dot is the graph in graphviz dot.
-func (g *Graph) Dot() (string, error) {
-	var s *C.char
-	if err := call(func() C.ca_status_t { return C.cag_ca_graph_to_dot(&s, g.h, nil, 0) }); err != nil {
-		return "", err
-	}
-	defer C.cag_ca_string_free(s)
-	return C.GoString(s), nil
-}
-
-// Save writes the graph to a file (needs ca_save in the library).
-func (g *Graph) Save(path string) error { return saveFile(path, g.h, nil, nil) }
-
-// SaveWithContext is Save recording the kernel versions registered in ctx (see Array.SaveWithContext).
-func (g *Graph) SaveWithContext(path string, ctx *Context) error { return saveFile(path, g.h, nil, ctx) }
-
-// KernelVersion is the version of kernel the graph records (0: not recorded, any version runs it);
-// an error if no task uses that kernel or its layers record different versions.
-func (g *Graph) KernelVersion(kernel string) (int32, error) {
-	if !HasFunction("ca_graph_kernel_version") {
-		return 0, &Error{Status: -13, Message: "ca_graph_kernel_version is not in the loaded library"}
-	}
-	k := C.CString(kernel)
-	defer C.free(unsafe.Pointer(k))
-	var v C.int32_t
-	err := call(func() C.ca_status_t { return C.cag_ca_graph_kernel_version(&v, g.h, k) })
-	return int32(v), err
-}
-
-// LoadGraph reads a graph saved with Save (needs ca_load in the library).
-func LoadGraph(path string) (*Graph, error) {
-	g, _, err := loadFile(path, true)
-	if err != nil {
-		return nil, err
-	}
-	return wrapGraph(g), nil
+// SaveWithContext is the former name of SaveWithKernelVersions.
+//
+// Deprecated: the name reads as a context.Context variant; use SaveWithKernelVersions.
+func (a *Array) SaveWithContext(path string, c *Context) error {
+	return a.SaveWithKernelVersions(path, c)
 }

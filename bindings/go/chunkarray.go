@@ -1,122 +1,184 @@
 // Package chunkarray binds libchunkarray (dask.array's design behind a C ABI) for Go.
 //
-// The library is loaded at run time with dlopen by a small C shim ($CHUNKARRAY_LIB, else
-// libchunkarray.so.1); Go never links it. Handles are freed by Close (and by finalizers as a
-// safety net). Every failing call returns an *Error carrying the status and the library's message,
-// read on the same OS thread as the failing call (runtime.LockOSThread around call and read).
+// The package links the library through pkg-config (`#cgo pkg-config: chunkarray`): an installed
+// library (chunkarray.pc under the pkg-config path), or a build tree with
+// PKG_CONFIG_PATH=<build>/meson-uninstalled and LD_LIBRARY_PATH=<build>/capi. No CGO_CFLAGS by hand.
+//
+// Handles (Context, Array, Graph, Block) are freed by Close, which returns an error like any
+// io.Closer (always nil: freeing cannot fail), and by finalizers as a safety net. Every failing
+// call returns an *Error carrying the Status and the library's message, read on the same OS thread
+// as the failing call (runtime.LockOSThread around call and read). Compute, ComputeMany, Persist
+// and ToNpy have ...Context variants taking a context.Context whose cancellation or deadline stops
+// the computation through the C library's ca_cancel_t.
+//
+// A custom array is a Graph of tasks keyed (name, i, j, ...) plus NewArray, as dask's
+// Array(graph, name, chunks, dtype); see the eye and diag of examples/customarray.
 package chunkarray
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include -std=gnu99
-#cgo LDFLAGS: -ldl
+#cgo pkg-config: chunkarray
 #include <string.h>
 #include "shim.h"
 */
 import "C"
 
 import (
+	"context"
 	"fmt"
 	"runtime"
-	"sync"
+	"strconv"
 	"unsafe"
 )
 
-// Error is a failed chunkarray call: Status is the negative CA_E* code, Message the library's text.
-type Error struct {
-	Status  int
-	Message string
-}
+// Status is a C status code (CA_OK, CA_EINVAL, ...). A Status is itself an error, so
+// errors.Is(err, chunkarray.StatusNotFound) tests the class of a failed call.
+type Status int32
 
-var statusNames = map[int]string{0: "CA_OK", -1: "CA_EINVAL", -2: "CA_ENOMEM", -3: "CA_ENOTFOUND", -4: "CA_ECYCLE",
-	-5: "CA_EKERNEL", -6: "CA_EIO", -7: "CA_EFORMAT", -8: "CA_ECANCELED", -9: "CA_EINTERNAL", -10: "CA_EEXISTS",
-	-11: "CA_ETYPE", -12: "CA_EVERSION", -13: "CA_EUNSUPPORTED"}
-
-// Code is the status's name ("CA_EINVAL", ...).
-func (e *Error) Code() string {
-	if n, ok := statusNames[e.Status]; ok {
-		return n
-	}
-	return "CA_E?"
-}
-
-func (e *Error) Error() string { return e.Code() + ": " + e.Message }
-
-var (
-	loadOnce sync.Once
-	loadErr  error
+// The status codes of include/chunkarray/common.h.
+const (
+	StatusOK              Status = C.CA_OK
+	StatusInvalidArgument Status = C.CA_EINVAL       // an argument is invalid (bad shape, axis, ...)
+	StatusOutOfMemory     Status = C.CA_ENOMEM       // an allocation failed or a memory limit would be exceeded
+	StatusNotFound        Status = C.CA_ENOTFOUND    // a key, kernel, layer, file or symbol does not exist
+	StatusCycle           Status = C.CA_ECYCLE       // the task graph has a cycle
+	StatusKernel          Status = C.CA_EKERNEL      // a kernel returned an error (the message is the kernel's)
+	StatusIO              Status = C.CA_EIO          // reading or writing a file failed
+	StatusFormat          Status = C.CA_EFORMAT      // a file or buffer is corrupt, truncated or of an unknown format
+	StatusCanceled        Status = C.CA_ECANCELED    // the computation was cancelled
+	StatusInternal        Status = C.CA_EINTERNAL    // a bug in chunkarray
+	StatusExists          Status = C.CA_EEXISTS      // a key, layer or kernel of that name already exists
+	StatusType            Status = C.CA_ETYPE        // wrong dtype or wrong argument kind
+	StatusVersion         Status = C.CA_EVERSION     // a file, plugin or binding of an incompatible version
+	StatusUnsupported     Status = C.CA_EUNSUPPORTED // a valid request this build does not implement
 )
 
-func load() error {
-	loadOnce.Do(func() {
-		var msg *C.char
-		if C.cag_load(nil, &msg) != 0 {
-			loadErr = &Error{Status: -3, Message: C.GoString(msg)}
-		}
-	})
-	return loadErr
+// String is the code's C name ("CA_EINVAL", ...; "CA_E?" for an unknown code).
+func (s Status) String() string { return C.GoString(C.ca_status_str(C.ca_status_t(s))) }
+
+// Error makes a Status an error (its C name), for errors.Is.
+func (s Status) Error() string { return s.String() }
+
+// Error is a failed chunkarray call: Status is the CA_E* code, Message the library's text.
+type Error struct {
+	Status  Status
+	Message string
+	cause   error // the context's error when a ...Context call was cancelled
+}
+
+// Code is the status's C name ("CA_EINVAL", ...).
+func (e *Error) Code() string { return e.Status.String() }
+
+func (e *Error) Error() string { return e.Status.String() + ": " + e.Message }
+
+// Is reports whether target is this error's Status (errors.Is(err, StatusNotFound)).
+func (e *Error) Is(target error) bool {
+	s, ok := target.(Status)
+	return ok && s == e.Status
+}
+
+// Unwrap is context.Canceled or context.DeadlineExceeded when a ...Context call was stopped by
+// its context, else nil.
+func (e *Error) Unwrap() error { return e.cause }
+
+func newError(st Status, format string, args ...interface{}) *Error {
+	return &Error{Status: st, Message: fmt.Sprintf(format, args...)}
 }
 
 // call runs one fallible C call and reads the error message on the same OS thread.
 func call(f func() C.ca_status_t) error {
-	if err := load(); err != nil {
-		return err
-	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	st := f()
 	if st == 0 {
 		return nil
 	}
-	return &Error{Status: int(st), Message: C.GoString(C.cag_ca_last_error_message())}
+	return &Error{Status: Status(st), Message: C.GoString(C.ca_last_error_message())}
 }
 
-func mustLoad() {
-	if err := load(); err != nil {
-		panic(err)
+// withCancel runs f with compute options (C memory) whose ca_cancel_t is requested when ctx is
+// done (no token when ctx can never be). The error of a call stopped that way is a StatusCanceled
+// *Error wrapping ctx.Err().
+func withCancel(ctx context.Context, f func(opts *C.ca_compute_options_t) C.ca_status_t) error {
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Status: StatusCanceled, Message: "not started: " + err.Error(), cause: err}
+	}
+	var tok *C.ca_cancel_t
+	if ctx.Done() != nil {
+		if err := call(func() C.ca_status_t { return C.ca_cancel_new(&tok) }); err != nil {
+			return err
+		}
+		defer C.ca_cancel_free(tok)
+		stop, watcher := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(watcher)
+			select {
+			case <-ctx.Done():
+				C.ca_cancel_request(tok)
+			case <-stop:
+			}
+		}()
+		defer func() { close(stop); <-watcher }() // before ca_cancel_free
+	}
+	o := (*C.ca_compute_options_t)(C.calloc(1, C.sizeof_ca_compute_options_t))
+	defer C.free(unsafe.Pointer(o))
+	o.struct_size = C.uint32_t(C.sizeof_ca_compute_options_t)
+	o.cancel = tok
+	err := call(func() C.ca_status_t { return f(o) })
+	if e, ok := err.(*Error); ok && e.Status == StatusCanceled && ctx.Err() != nil {
+		e.cause = ctx.Err()
+	}
+	return err
 }
 
-// Version is the loaded library's version string.
+// Version is the linked library's version string.
 func Version() (string, error) {
-	if err := load(); err != nil {
-		return "", err
-	}
-	return C.GoString(C.cag_ca_version_string()), nil
+	return C.GoString(C.ca_version_string()), nil
 }
 
-// VersionNumber returns the loaded library's CA_VERSION_NUMBER and ABI version.
+// VersionNumber returns the linked library's CA_VERSION_NUMBER and ABI version.
 func VersionNumber() (int, int, error) {
-	if err := load(); err != nil {
-		return 0, 0, err
-	}
-	return int(C.cag_ca_version_number()), int(C.cag_ca_abi_version()), nil
+	return int(C.ca_version_number()), int(C.ca_abi_version()), nil
 }
 
-// HasFunction reports whether the loaded library has an optional function (ca_save, ...).
+// HeaderVersionNumber is the CA_VERSION_NUMBER of the headers this package was compiled against;
+// it equals VersionNumber's unless the library was replaced after the build.
+const HeaderVersionNumber = C.CA_VERSION_NUMBER
+
+// HasFunction reports whether the process has the library function name (ca_save, ...).
 func HasFunction(name string) bool {
-	if load() != nil {
-		return false
-	}
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
 	return C.cag_has(cs) != 0
 }
 
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
 // DType is NumPy's dtype set with chunkarray's codes.
 type DType int32
 
 const (
-	Bool       DType = 1
-	Int8       DType = 2
-	Int16      DType = 3
-	Int32      DType = 4
-	Int64      DType = 5
-	UInt8      DType = 6
-	Float32    DType = 10
-	Float64    DType = 11
-	Complex128 DType = 13
+	Bool       DType = C.CA_BOOL
+	Int8       DType = C.CA_INT8
+	Int16      DType = C.CA_INT16
+	Int32      DType = C.CA_INT32
+	Int64      DType = C.CA_INT64
+	UInt8      DType = C.CA_UINT8
+	UInt16     DType = C.CA_UINT16
+	UInt32     DType = C.CA_UINT32
+	UInt64     DType = C.CA_UINT64
+	Float32    DType = C.CA_FLOAT32
+	Float64    DType = C.CA_FLOAT64
+	Complex64  DType = C.CA_COMPLEX64
+	Complex128 DType = C.CA_COMPLEX128
+	Raw        DType = C.CA_RAW
 	Float16    DType = C.CA_FLOAT16
 )
+
+// String is NumPy's name of the dtype ("float64", "datetime64[ns]", "U8", ...).
+func (d DType) String() string { return C.GoString(C.ca_dtype_name(C.ca_dtype_t(d))) }
 
 // Kinds of the dtypes that carry a parameter (common.h): a DType's bits 0..7 are its kind, the bits
 // above its unit (datetime64/timedelta64) or length in characters (bytes/unicode). Build one with
@@ -148,19 +210,6 @@ func (d DType) Kind() DType { return d & dtypeKindMask }
 // Param is the dtype's unit or length (0 for dtypes without one).
 func (d DType) Param() int64 { return int64(d >> dtypeKindBits) }
 
-// Elementwise operators (CA_OP_*), reductions (CA_RED_*) and scans (CA_SCAN_*): the header's values,
-// through cgo (the tables in src/array/*.def are their single source).
-const (
-	OpAdd, OpSub, OpMul, OpDiv               = C.CA_OP_ADD, C.CA_OP_SUB, C.CA_OP_MUL, C.CA_OP_DIV
-	OpPow                                    = C.CA_OP_POW
-	OpEq, OpNe, OpLt, OpLe, OpGt, OpGe       = C.CA_OP_EQ, C.CA_OP_NE, C.CA_OP_LT, C.CA_OP_LE, C.CA_OP_GT, C.CA_OP_GE
-	OpMaximum, OpMinimum                     = C.CA_OP_MAXIMUM, C.CA_OP_MINIMUM
-	OpNeg, OpAbs, OpSqrt, OpExp, OpLog       = C.CA_OP_NEG, C.CA_OP_ABS, C.CA_OP_SQRT, C.CA_OP_EXP, C.CA_OP_LOG
-	RedSum, RedProd, RedMean, RedVar, RedStd = C.CA_RED_SUM, C.CA_RED_PROD, C.CA_RED_MEAN, C.CA_RED_VAR, C.CA_RED_STD
-	RedMin, RedMax, RedArgMin, RedArgMax     = C.CA_RED_MIN, C.CA_RED_MAX, C.CA_RED_ARGMIN, C.CA_RED_ARGMAX
-	ScanCumSum, ScanCumProd                  = C.CA_SCAN_CUMSUM, C.CA_SCAN_CUMPROD
-)
-
 // ---------------------------------------------------------------------------------------------
 // Context
 // ---------------------------------------------------------------------------------------------
@@ -175,7 +224,7 @@ func NewContext(numThreads int) (*Context, error) {
 	o := C.ca_context_options_t{struct_size: C.uint32_t(unsafe.Sizeof(C.ca_context_options_t{})),
 		num_threads: C.int32_t(numThreads), builtin_kernels: 1}
 	var h *C.ca_context_t
-	if err := call(func() C.ca_status_t { return C.cag_ca_context_new(&h, &o) }); err != nil {
+	if err := call(func() C.ca_status_t { return C.ca_context_new(&h, &o) }); err != nil {
 		return nil, err
 	}
 	c := &Context{h: h}
@@ -183,24 +232,26 @@ func NewContext(numThreads int) (*Context, error) {
 	return c, nil
 }
 
-// Close frees the context (joins its workers). Safe to call twice.
-func (c *Context) Close() {
+// Close frees the context (joins its workers after running computations end). Safe to call
+// twice; the error is always nil (io.Closer).
+func (c *Context) Close() error {
 	if c.h != nil {
-		C.cag_ca_context_free(c.h)
+		C.ca_context_free(c.h)
 		c.h = nil
 	}
 	runtime.SetFinalizer(c, nil)
+	return nil
 }
 
 // NumThreads is the number of worker threads.
-func (c *Context) NumThreads() int { return int(C.cag_ca_context_num_threads(c.h)) }
+func (c *Context) NumThreads() int { return int(C.ca_context_num_threads(c.h)) }
 
 // SetConfig sets a configuration value ("array.chunk-size", "memory-limit", "num-threads").
 func (c *Context) SetConfig(key, value string) error {
 	k, v := C.CString(key), C.CString(value)
 	defer C.free(unsafe.Pointer(k))
 	defer C.free(unsafe.Pointer(v))
-	return call(func() C.ca_status_t { return C.cag_ca_context_set_config(c.h, k, v) })
+	return call(func() C.ca_status_t { return C.ca_context_set_config(c.h, k, v) })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -208,38 +259,36 @@ func (c *Context) SetConfig(key, value string) error {
 // ---------------------------------------------------------------------------------------------
 
 func blockShape(h *C.ca_block_t) []int64 {
-	nd := int(C.cag_ca_block_ndim(h))
+	nd := int(C.ca_block_ndim(h))
 	if nd == 0 {
 		return []int64{}
 	}
-	p := C.cag_ca_block_shape(h)
+	p := C.ca_block_shape(h)
 	out := make([]int64, nd)
 	copy(out, unsafe.Slice((*int64)(unsafe.Pointer(p)), nd))
 	return out
 }
 
-func blockFloat64s(h *C.ca_block_t) ([]float64, error) {
-	if DType(C.cag_ca_block_dtype(h)) != Float64 {
-		return nil, &Error{Status: -11, Message: fmt.Sprintf("block dtype is %d, not float64", int(C.cag_ca_block_dtype(h)))}
+// blockView is the elements of block h, which must be of dtype dt with elements of type T, as a
+// slice over the block's memory (valid while the block lives).
+func blockView[T any](h *C.ca_block_t, dt DType) ([]T, error) {
+	if got := DType(C.ca_block_dtype(h)); got != dt {
+		return nil, newError(StatusType, "block dtype is %v, not %v", got, dt)
 	}
-	n := int(C.cag_ca_block_size(h))
-	out := make([]float64, n)
-	if n > 0 {
-		copy(out, unsafe.Slice((*float64)(C.cag_ca_block_data(h)), n))
+	n := int(C.ca_block_size(h))
+	if n == 0 {
+		return []T{}, nil
 	}
-	return out, nil
+	return unsafe.Slice((*T)(C.ca_block_data(h)), n), nil
 }
 
-func blockInt64s(h *C.ca_block_t) ([]int64, error) {
-	if DType(C.cag_ca_block_dtype(h)) != Int64 {
-		return nil, &Error{Status: -11, Message: fmt.Sprintf("block dtype is %d, not int64", int(C.cag_ca_block_dtype(h)))}
+// blockCopy is blockView copied into Go memory.
+func blockCopy[T any](h *C.ca_block_t, dt DType) ([]T, error) {
+	v, err := blockView[T](h, dt)
+	if err != nil {
+		return nil, err
 	}
-	n := int(C.cag_ca_block_size(h))
-	out := make([]int64, n)
-	if n > 0 {
-		copy(out, unsafe.Slice((*int64)(C.cag_ca_block_data(h)), n))
-	}
-	return out, nil
+	return append(make([]T, 0, len(v)), v...), nil
 }
 
 // Block is an owned block (a kernel's result or a computed array).
@@ -269,16 +318,16 @@ func newBlockOf(shape []int64, dt DType, data unsafe.Pointer, n int, itemsize in
 		want *= s
 	}
 	if want != int64(n) {
-		return nil, &Error{Status: -1, Message: fmt.Sprintf("block of shape %v needs %d elements, got %d", shape, want, n)}
+		return nil, newError(StatusInvalidArgument, "block of shape %v needs %d elements, got %d", shape, want, n)
 	}
 	var h *C.ca_block_t
 	sp := cInt64s(shape)
 	defer C.free(unsafe.Pointer(sp))
-	if err := call(func() C.ca_status_t { return C.cag_ca_block_new(&h, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp) }); err != nil {
+	if err := call(func() C.ca_status_t { return C.ca_block_new(&h, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp) }); err != nil {
 		return nil, err
 	}
 	if n > 0 {
-		C.memcpy(C.cag_ca_block_data(h), data, C.size_t(n*itemsize))
+		C.memcpy(C.ca_block_data(h), data, C.size_t(n*itemsize))
 	}
 	return newBlock(h), nil
 }
@@ -287,21 +336,33 @@ func newBlockOf(shape []int64, dt DType, data unsafe.Pointer, n int, itemsize in
 func (b *Block) Shape() []int64 { return blockShape(b.h) }
 
 // DType of the block.
-func (b *Block) DType() DType { return DType(C.cag_ca_block_dtype(b.h)) }
+func (b *Block) DType() DType { return DType(C.ca_block_dtype(b.h)) }
 
 // Float64s copies a float64 block's elements.
-func (b *Block) Float64s() ([]float64, error) { return blockFloat64s(b.h) }
+func (b *Block) Float64s() ([]float64, error) { return blockCopy[float64](b.h, Float64) }
 
 // Int64s copies an int64 block's elements.
-func (b *Block) Int64s() ([]int64, error) { return blockInt64s(b.h) }
+func (b *Block) Int64s() ([]int64, error) { return blockCopy[int64](b.h, Int64) }
 
-// Close frees the block. Safe to call twice.
-func (b *Block) Close() {
+// Close frees the block. Safe to call twice; the error is always nil (io.Closer).
+func (b *Block) Close() error {
 	if b.h != nil {
-		C.cag_ca_block_free(b.h)
+		C.ca_block_free(b.h)
 		b.h = nil
 	}
 	runtime.SetFinalizer(b, nil)
+	return nil
+}
+
+// ZerosBlock makes a block of shape and dtype filled with zeros (a kernel's result, for instance).
+func ZerosBlock(shape []int64, dt DType) (*Block, error) {
+	var h *C.ca_block_t
+	sp := cInt64s(shape)
+	defer C.free(unsafe.Pointer(sp))
+	if err := call(func() C.ca_status_t { return C.ca_block_new_zeroed(&h, C.ca_dtype_t(dt), C.int32_t(len(shape)), sp) }); err != nil {
+		return nil, err
+	}
+	return newBlock(h), nil
 }
 
 // release hands the block's reference over (to the library, as a kernel's result).

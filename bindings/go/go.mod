@@ -1,3 +1,3 @@
-module chunkarray
+module github.com/chunkarray/chunkarray/bindings/go
 
 go 1.19

@@ -12,21 +12,26 @@ import (
 	"unsafe"
 )
 
-// Value is one kernel argument: a block or a literal.
+// Value is one kernel argument as the kernel receives it: Kind says which field is set. A task's
+// KeyArg arrives as ArgBlock. Slices, strings and bytes are copies; Block is borrowed.
 type Value struct {
-	Kind  int // CA_ARG_*: 0 none, 1 int64, 2 float64, 3 string, 8 block
+	Kind  ArgKind
 	Int   int64
 	Float float64
-	Str   string
+	Str   string   // ArgString
+	Bytes []byte   // ArgBytes
+	Tuple []int64  // ArgTuple
+	List  []Value  // ArgList
+	Slice [4]int64 // ArgSlice: start, stop, step, flags (CA_SLICE_START|STOP|STEP: which are present)
 	Block *BlockRef
 }
 
-// Float returns a numeric literal as float64.
+// AsFloat returns a numeric literal as float64.
 func (v Value) AsFloat() (float64, bool) {
 	switch v.Kind {
-	case 1:
+	case ArgInt64:
 		return float64(v.Int), true
-	case 2:
+	case ArgFloat64:
 		return v.Float, true
 	}
 	return 0, false
@@ -41,19 +46,13 @@ type BlockRef struct {
 func (b *BlockRef) Shape() []int64 { return blockShape(b.h) }
 
 // DType of the block.
-func (b *BlockRef) DType() DType { return DType(C.cag_ca_block_dtype(b.h)) }
+func (b *BlockRef) DType() DType { return DType(C.ca_block_dtype(b.h)) }
 
 // Float64s is a view of a float64 block's elements (valid during the call; do not modify).
-func (b *BlockRef) Float64s() ([]float64, error) {
-	if b.DType() != Float64 {
-		return nil, fmt.Errorf("block dtype is %d, not float64", int(b.DType()))
-	}
-	n := int(C.cag_ca_block_size(b.h))
-	if n == 0 {
-		return []float64{}, nil
-	}
-	return unsafe.Slice((*float64)(C.cag_ca_block_data(b.h)), n), nil
-}
+func (b *BlockRef) Float64s() ([]float64, error) { return blockView[float64](b.h, Float64) }
+
+// Int64s is a view of an int64 block's elements (valid during the call; do not modify).
+func (b *BlockRef) Int64s() ([]int64, error) { return blockView[int64](b.h, Int64) }
 
 // KernelArgs is what a Go kernel gets: its arguments and the running task's block index.
 type KernelArgs struct {
@@ -72,9 +71,6 @@ type goKernel struct {
 
 // RegisterKernel registers fn under name in the context's registry.
 func (c *Context) RegisterKernel(name string, fn KernelFunc) error {
-	if err := load(); err != nil {
-		return err
-	}
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
 	h := cgo.NewHandle(&goKernel{name: name, fn: fn})
@@ -85,19 +81,39 @@ func (c *Context) RegisterKernel(name string, fn KernelFunc) error {
 func argValues(args *C.ca_arg_t, n int) []Value {
 	out := make([]Value, n)
 	for i := 0; i < n; i++ {
-		k := int(C.cag_arg_kind(args, C.size_t(i)))
-		v := Value{Kind: k}
-		switch k {
-		case 1:
-			v.Int = int64(C.cag_arg_i64(args, C.size_t(i)))
-		case 2:
-			v.Float = float64(C.cag_arg_f64(args, C.size_t(i)))
-		case 3, 4:
+		ci := C.size_t(i)
+		v := Value{Kind: ArgKind(C.cag_arg_kind(args, ci))}
+		switch v.Kind {
+		case ArgInt64:
+			v.Int = int64(C.cag_arg_i64(args, ci))
+		case ArgFloat64:
+			v.Float = float64(C.cag_arg_f64(args, ci))
+		case ArgString, ArgBytes:
 			var l C.size_t
-			p := C.cag_arg_bytes(args, C.size_t(i), &l)
-			v.Str = C.GoStringN(p, C.int(l))
-		case 8:
-			v.Block = &BlockRef{h: (*C.ca_block_t)(unsafe.Pointer(C.cag_arg_block(args, C.size_t(i))))}
+			p := C.cag_arg_bytes(args, ci, &l)
+			if v.Kind == ArgString {
+				v.Str = C.GoStringN(p, C.int(l))
+			} else {
+				v.Bytes = C.GoBytes(unsafe.Pointer(p), C.int(l))
+			}
+		case ArgTuple:
+			var l C.size_t
+			p := C.cag_arg_tuple(args, ci, &l)
+			v.Tuple = make([]int64, int(l))
+			if l > 0 {
+				copy(v.Tuple, unsafe.Slice((*int64)(unsafe.Pointer(p)), int(l)))
+			}
+		case ArgList:
+			var l C.size_t
+			p := C.cag_arg_list(args, ci, &l)
+			v.List = argValues(p, int(l))
+		case ArgSlice:
+			var start, stop, step C.int64_t
+			var flags C.uint32_t
+			C.cag_arg_slice(args, ci, &start, &stop, &step, &flags)
+			v.Slice = [4]int64{int64(start), int64(stop), int64(step), int64(flags)}
+		case ArgBlock:
+			v.Block = &BlockRef{h: (*C.ca_block_t)(unsafe.Pointer(C.cag_arg_block(args, ci)))}
 		}
 		out[i] = v
 	}
@@ -109,9 +125,9 @@ func goKernelCall(out **C.ca_block_t, args *C.ca_arg_t, nargs C.size_t, kctx *C.
 	k := cgo.Handle(handle).Value().(*goKernel)
 	fail := func(msg string) C.ca_status_t {
 		cs := C.CString(msg)
-		C.cag_ca_kernel_set_error(kctx, cs)
+		C.ca_kernel_set_error(kctx, cs)
 		C.free(unsafe.Pointer(cs))
-		return -5
+		return C.CA_EKERNEL
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -120,7 +136,7 @@ func goKernelCall(out **C.ca_block_t, args *C.ca_arg_t, nargs C.size_t, kctx *C.
 	}()
 	ka := &KernelArgs{Args: argValues(args, int(nargs))}
 	var n C.int32_t
-	if ip := C.cag_ca_kernel_key_index(kctx, &n); ip != nil && n > 0 {
+	if ip := C.ca_kernel_key_index(kctx, &n); ip != nil && n > 0 {
 		ka.BlockIndex = append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(ip)), int(n))...)
 	}
 	b, err := k.fn(ka)

@@ -15,7 +15,8 @@ using Libdl
 
 export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist, rechunk, map_blocks,
        register_kernel, chunks, name, to_svg, graph, to_dot, save_graph, load_graph, save_array, load_array,
-       czeros, cones, cfull, crandom, cumsum_axis, has_function
+       czeros, cones, cfull, crandom, cumsum_axis, has_function, Graph, Key, add_task!, layers, rechunk_to,
+       CancelToken, cancel!, iscancelled
 
 # ---------------------------------------------------------------------------------------------
 # Loading
@@ -129,12 +130,31 @@ struct CaMapBlocksOptions # ca_map_blocks_options_t
     name::Ptr{Cchar}
 end
 
+struct CaKey              # ca_key_t
+    name::Ptr{Cchar}
+    index::Ptr{Int64}
+    nindex::Int32
+end
+
+struct CaComputeOptions   # ca_compute_options_t
+    struct_size::UInt32
+    progress::Ptr{Cvoid}
+    progress_user_data::Ptr{Cvoid}
+    progress_interval_us::Int64
+    cancel::Ptr{Cvoid}
+end
+
 # ca_arg_t: kind, reserved, then a 32-byte union; kernels read blocks and literals through it.
 struct CaArg              # ca_arg_t (a union inside: layout checked by size only)
     kind::Int32
     reserved::Int32
     u::NTuple{4,UInt64}
 end
+
+# Argument kinds (kernel.h) and the status codes the module raises itself (common.h).
+const CA_ARG_NONE, CA_ARG_INT64, CA_ARG_FLOAT64, CA_ARG_STRING = Int32(0), Int32(1), Int32(2), Int32(3)
+const CA_ARG_BYTES, CA_ARG_TUPLE, CA_ARG_KEY, CA_ARG_BLOCK, CA_ARG_LIST = Int32(4), Int32(5), Int32(7), Int32(8), Int32(9)
+const CA_EINVAL, CA_ENOTFOUND, CA_EKERNEL = Int32(-1), Int32(-3), Int32(-5)
 
 # ---------------------------------------------------------------------------------------------
 # Errors
@@ -447,6 +467,23 @@ end
 
 # -- kernels written in Julia ---------------------------------------------------------------------
 
+"""
+A kernel argument as a Julia value: blocks as arrays (copies), int64 as Int64, float64 as Float64,
+strings as String, bytes as Vector{UInt8}, tuples as a Tuple of Int64, lists as Vector{Any},
+None as nothing.
+"""
+function decode_arg(a::CaArg)
+    k, u = a.kind, a.u
+    k == CA_ARG_BLOCK && return block_to_array(Ptr{Cvoid}(u[1]))
+    k == CA_ARG_INT64 && return reinterpret(Int64, u[1])
+    k == CA_ARG_FLOAT64 && return reinterpret(Float64, u[1])
+    k == CA_ARG_STRING && return unsafe_string(Ptr{UInt8}(u[1]), u[2])
+    k == CA_ARG_BYTES && return u[2] == 0 ? UInt8[] : copy(unsafe_wrap(Vector{UInt8}, Ptr{UInt8}(u[1]), u[2]))
+    k == CA_ARG_TUPLE && return u[2] == 0 ? () : Tuple(copy(unsafe_wrap(Vector{Int64}, Ptr{Int64}(u[1]), u[2])))
+    k == CA_ARG_LIST && return Any[decode_arg(unsafe_load(Ptr{CaArg}(u[1]), i)) for i in 1:u[2]]
+    nothing
+end
+
 # A Julia kernel receives the input blocks as Julia arrays (copies) plus the literal arguments and
 # returns an array. Julia >= 1.9 lets foreign (worker) threads call into Julia; on older versions
 # use Context(num_threads=0) so kernels run on the calling thread.
@@ -454,25 +491,13 @@ function kernel_trampoline(out::Ptr{Ptr{Cvoid}}, args::Ptr{CaArg}, nargs::Csize_
                            ud::Ptr{Cvoid})::Int32
     f = unsafe_pointer_to_objref(ud)
     try
-        vals = Any[]
-        for i in 1:nargs
-            a = unsafe_load(args, i)
-            if a.kind == 8      # CA_ARG_BLOCK
-                push!(vals, block_to_array(Ptr{Cvoid}(a.u[1])))
-            elseif a.kind == 1  # CA_ARG_INT64
-                push!(vals, reinterpret(Int64, a.u[1]))
-            elseif a.kind == 2  # CA_ARG_FLOAT64
-                push!(vals, reinterpret(Float64, a.u[1]))
-            else
-                push!(vals, nothing)
-            end
-        end
+        vals = Any[decode_arg(unsafe_load(args, i)) for i in 1:nargs]
         unsafe_store!(out, new_block(f(vals...)))
         return Int32(0)
     catch e
         msg = sprint(showerror, e)
         @ccall $(sym(:ca_kernel_set_error))(kctx::Ptr{Cvoid}, msg::Cstring)::Cvoid
-        return Int32(-5)
+        return CA_EKERNEL
     end
 end
 
@@ -503,10 +528,48 @@ end
 
 # -- compute ----------------------------------------------------------------------------------------
 
-function compute(a::CArray, ctx::Context)
+"""
+    CancelToken()
+
+A cancellation token (`ca_cancel_t`): `cancel!(t)` from any task or thread stops the computations
+given `cancel=t` (running tasks finish, no new one starts); they throw `ChunkArrayError` with code
+`CA_ECANCELED`. `close(t)` frees it (also done by a finalizer).
+"""
+mutable struct CancelToken
+    h::Ptr{Cvoid}
+    function CancelToken()
+        out = Ref{Ptr{Cvoid}}(C_NULL)
+        check(@ccall $(sym(:ca_cancel_new))(out::Ptr{Ptr{Cvoid}})::Int32)
+        finalizer(close, new(out[]))
+    end
+end
+
+function Base.close(t::CancelToken)
+    if t.h != C_NULL
+        @ccall $(sym(:ca_cancel_free))(t.h::Ptr{Cvoid})::Cvoid
+        t.h = C_NULL
+    end
+    nothing
+end
+
+"Stop the computations watching `t` (and every later one until `reset!(t)`)."
+cancel!(t::CancelToken) = (@ccall $(sym(:ca_cancel_request))(t.h::Ptr{Cvoid})::Cvoid; t)
+"True once `cancel!(t)` was called (and not reset since)."
+iscancelled(t::CancelToken) = (@ccall $(sym(:ca_cancel_requested))(t.h::Ptr{Cvoid})::Cint) != 0
+"Make `t` usable again."
+reset!(t::CancelToken) = (@ccall $(sym(:ca_cancel_reset))(t.h::Ptr{Cvoid})::Cvoid; t)
+
+compute_options(cancel::Union{Nothing,CancelToken}) =
+    Ref(CaComputeOptions(sizeof(CaComputeOptions), C_NULL, C_NULL, 0, cancel === nothing ? C_NULL : cancel.h))
+
+"Compute `a` into a Julia array; `cancel` a CancelToken that stops it."
+function compute(a::CArray, ctx::Context; cancel::Union{Nothing,CancelToken}=nothing)
     out = Ref{Ptr{Cvoid}}(C_NULL)
-    check(@ccall $(sym(:ca_array_compute))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
-                                           C_NULL::Ptr{Cvoid})::Int32)
+    o = compute_options(cancel)
+    GC.@preserve cancel begin
+        check(@ccall $(sym(:ca_array_compute))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
+                                               o::Ptr{CaComputeOptions})::Int32)
+    end
     try
         block_to_array(out[])
     finally
@@ -514,11 +577,15 @@ function compute(a::CArray, ctx::Context)
     end
 end
 
-function compute_many(ctx::Context, arrays::CArray...)
+"Compute several arrays in one pass over their merged graph."
+function compute_many(ctx::Context, arrays::CArray...; cancel::Union{Nothing,CancelToken}=nothing)
     hs = Ptr{Cvoid}[a.h for a in arrays]
     outs = fill(C_NULL, length(hs))
-    check(@ccall $(sym(:ca_array_compute_many))(outs::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, hs::Ptr{Ptr{Cvoid}},
-                                                length(hs)::Csize_t, C_NULL::Ptr{Cvoid})::Int32)
+    o = compute_options(cancel)
+    GC.@preserve cancel begin
+        check(@ccall $(sym(:ca_array_compute_many))(outs::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, hs::Ptr{Ptr{Cvoid}},
+                                                    length(hs)::Csize_t, o::Ptr{CaComputeOptions})::Int32)
+    end
     map(outs) do b
         try
             block_to_array(b)
@@ -528,8 +595,13 @@ function compute_many(ctx::Context, arrays::CArray...)
     end
 end
 
-persist(a::CArray, ctx::Context) = newarray() do out
-    @ccall $(sym(:ca_array_persist))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid}, C_NULL::Ptr{Cvoid})::Int32
+"Compute `a` and keep its blocks in memory as a new array."
+function persist(a::CArray, ctx::Context; cancel::Union{Nothing,CancelToken}=nothing)
+    o = compute_options(cancel)
+    newarray() do out
+        GC.@preserve cancel @ccall $(sym(:ca_array_persist))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
+                                                             o::Ptr{CaComputeOptions})::Int32
+    end
 end
 
 # -- pictures, graphs and files ---------------------------------------------------------------------
@@ -563,6 +635,139 @@ function graph(a::CArray)
     out = Ref{Ptr{Cvoid}}(C_NULL)
     check(@ccall $(sym(:ca_array_graph))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid})::Int32)
     Graph(out[])
+end
+
+# -- building graphs by hand: dask's custom array functions ---------------------------------------
+
+"""
+    Key(name, i, j, ...)
+
+A task key: dask's `(name, i, j, ...)`, block indices 0-based as in dask.
+"""
+struct Key
+    name::String
+    index::Vector{Int64}
+end
+Key(name::AbstractString, index::Integer...) = Key(String(name), Int64[index...])
+Base.show(io::IO, k::Key) = print(io, "('", k.name, "'", join(", $i" for i in k.index), ")")
+
+"An empty task graph."
+function Graph()
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_graph_new))(out::Ptr{Ptr{Cvoid}})::Int32)
+    Graph(out[])
+end
+
+"A copy sharing `g`'s (immutable) layers."
+function Base.copy(g::Graph)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_graph_copy))(out::Ptr{Ptr{Cvoid}}, g.h::Ptr{Cvoid})::Int32)
+    Graph(out[])
+end
+
+words(p::Ptr, n::Integer) = (UInt64(UInt(p)), UInt64(n), UInt64(0), UInt64(0))
+
+# A Julia value as a ca_arg_t; `keep` holds what its pointers point into (GC.@preserve it).
+carg(::Nothing, keep) = CaArg(CA_ARG_NONE, 0, (0, 0, 0, 0))
+carg(x::Integer, keep) = CaArg(CA_ARG_INT64, 0, (reinterpret(UInt64, Int64(x)), 0, 0, 0))
+carg(x::AbstractFloat, keep) = CaArg(CA_ARG_FLOAT64, 0, (reinterpret(UInt64, Float64(x)), 0, 0, 0))
+function carg(x::AbstractString, keep)
+    s = String(x)
+    occursin('\0', s) && throw(ChunkArrayError(CA_EINVAL, "CA_EINVAL", "string argument $(repr(s)) contains a NUL byte"))
+    push!(keep, s)
+    CaArg(CA_ARG_STRING, 0, words(pointer(s), sizeof(s)))
+end
+carg(x::Vector{UInt8}, keep) = (push!(keep, x); CaArg(CA_ARG_BYTES, 0, words(pointer(x), length(x))))
+function carg(x::Tuple{Vararg{Integer}}, keep)
+    v = Int64[x...]
+    push!(keep, v)
+    CaArg(CA_ARG_TUPLE, 0, words(pointer(v), length(v)))
+end
+function carg(k::Key, keep)
+    push!(keep, k.name, k.index)
+    CaArg(CA_ARG_KEY, 0, (UInt64(UInt(pointer(k.name))), UInt64(UInt(pointer(k.index))), UInt64(length(k.index)), 0))
+end
+function carg(x::AbstractVector, keep)
+    items = CaArg[carg(i, keep) for i in x]
+    push!(keep, items)
+    CaArg(CA_ARG_LIST, 0, words(pointer(items), length(items)))
+end
+
+function ckey(k::Key)
+    occursin('\0', k.name) && throw(ChunkArrayError(CA_EINVAL, "CA_EINVAL", "key name $(repr(k.name)) contains a NUL byte"))
+    CaKey(pointer(k.name), pointer(k.index), length(k.index))
+end
+
+"""
+    add_task!(g, key, kernel, args...)
+
+Add the task `key = (kernel, args...)` to the layer `key.name` of `g`. Arguments: integers (int64),
+floats (float64), strings, `Vector{UInt8}` (bytes), tuples of integers, vectors (lists),
+`nothing`, and a `Key`: a reference to another task, whose result the kernel receives as an array.
+Throws `ChunkArrayError` CA_EEXISTS for a duplicate key, CA_EINVAL for an index count that differs
+from the layer's.
+"""
+function add_task!(g::Graph, key::Key, kernel::AbstractString, args...)
+    keep = Any[]
+    cargs = CaArg[carg(a, keep) for a in args]
+    k = Ref(ckey(key))
+    GC.@preserve key keep cargs begin
+        check(@ccall $(sym(:ca_graph_add_task))(g.h::Ptr{Cvoid}, k::Ptr{CaKey}, kernel::Cstring,
+                                                (isempty(cargs) ? C_NULL : pointer(cargs))::Ptr{CaArg},
+                                                length(cargs)::Csize_t)::Int32)
+    end
+    g
+end
+
+"Add every layer of `other` to `g`."
+Base.merge!(g::Graph, other::Graph) =
+    (check(@ccall $(sym(:ca_graph_merge))(g.h::Ptr{Cvoid}, other.h::Ptr{Cvoid})::Int32); g)
+
+function Base.haskey(g::Graph, key::Key)
+    k = Ref(ckey(key))
+    GC.@preserve key (@ccall $(sym(:ca_graph_has_key))(g.h::Ptr{Cvoid}, k::Ptr{CaKey})::Cint) != 0
+end
+
+num_tasks(g::Graph) = @ccall $(sym(:ca_graph_num_tasks))(g.h::Ptr{Cvoid})::Int64
+
+"The layers' names."
+function layers(g::Graph)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_graph_layers))(out::Ptr{Ptr{Cvoid}}, g.h::Ptr{Cvoid})::Int32)
+    try
+        n = @ccall $(sym(:ca_keylist_size))(out[]::Ptr{Cvoid})::Csize_t
+        map(0:Int(n)-1) do i
+            k = Ref(CaKey(C_NULL, C_NULL, 0))
+            check(@ccall $(sym(:ca_keylist_get))(out[]::Ptr{Cvoid}, i::Csize_t, k::Ptr{CaKey})::Int32)
+            unsafe_string(k[].name)
+        end
+    finally
+        @ccall $(sym(:ca_keylist_free))(out[]::Ptr{Cvoid})::Cvoid
+    end
+end
+
+"""
+    CArray(g::Graph, name, chunks, T)
+
+The seed's constructor, dask's `Array(graph, name, chunks, dtype)`: an array over the tasks
+`(name, i, j, ...)` of `g`, one per block of `chunks` (a vector of block sizes per dimension), with
+element type `T`. Throws CA_ENOTFOUND naming the first key of the chunk grid missing from `g`,
+CA_EINVAL for negative block sizes.
+"""
+function CArray(g::Graph, name::AbstractString, chunks::AbstractVector, ::Type{T}) where {T}
+    with_chunks([Int64.(c) for c in chunks]) do cc
+        newarray() do out
+            @ccall $(sym(:ca_array_new))(out::Ptr{Ptr{Cvoid}}, g.h::Ptr{Cvoid}, name::Cstring, cc::Ptr{CaChunks},
+                                         dtype_code(T)::Int32)::Int32
+        end
+    end
+end
+
+"Rechunk to explicit block sizes per dimension (`[[2, 3, 4]]`), which must sum to the size."
+rechunk_to(a::CArray, chunks::AbstractVector) = with_chunks([Int64.(c) for c in chunks]) do cc
+    newarray() do out
+        @ccall $(sym(:ca_array_rechunk))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, cc::Ptr{CaChunks})::Int32
+    end
 end
 
 to_dot(g::Graph) = take_string() do out

@@ -13,7 +13,7 @@ fn main() -> Result<()> {
         let b = ka.args[0].block().ok_or("expected a block")?;
         let t = ka.args[1].as_f64().ok_or("expected a threshold")?;
         let v: Vec<f64> = b.as_slice::<f64>().ok_or("expected float64")?.iter().map(|&a| if a > t { a } else { 0.0 }).collect();
-        Block::from_vec(&b.shape(), &v).map_err(|e| e.to_string())
+        Ok(Block::from_vec(&b.shape(), &v)?)
     })?;
     let z = y.map_blocks("pipeline.threshold", &[], &[Literal::Float(2.0)], None)?;
     let total = y.sum(&[], false)?;
@@ -29,7 +29,7 @@ fn main() -> Result<()> {
         println!("graph saved to {}", p);
     } else {
         let p = format!("{}/pipeline-rust.dot", out_dir);
-        std::fs::write(&p, g.to_dot()?).map_err(|e| Error { status: -6, message: e.to_string() })?;
+        std::fs::write(&p, g.to_dot()?)?;
         println!("ca_graph_save is not in this library; graphviz dot written to {}", p);
     }
     Ok(())

@@ -2,7 +2,10 @@
 //!
 //! The shared library is loaded at run time with dlopen (`$CHUNKARRAY_LIB`, else `libchunkarray.so.1`).
 //! Handles are owned values freed on Drop; every fallible call returns `Result<_, Error>` carrying
-//! the status code and the library's message (read on the calling thread right after the call).
+//! a [`Status`] and the library's message (read on the calling thread right after the call). The
+//! arithmetic operators (`&a + &b`, `a * 2.0`, `-&a`) return the array and panic if the library
+//! refuses the operation, as ndarray's do on a shape mismatch; `try_add` and friends return the
+//! `Result`. A custom array is a [`Graph`] of tasks plus [`Array::new`] (see examples/custom_array.rs).
 //! Kernels can be Rust closures; a panic inside one is caught at the C boundary and becomes a
 //! `CA_EKERNEL` error of the compute.
 //!
@@ -14,7 +17,11 @@
 //! assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), vec![20.0]);
 //! ```
 
+#![warn(missing_docs)]
+
+#[allow(missing_docs)] // generated: the C names are the documentation (include/chunkarray/array.h)
 pub mod codes;
+#[allow(missing_docs)] // the raw C ABI, one declaration per header function
 pub mod sys;
 
 use std::ffi::{CStr, CString};
@@ -25,51 +32,147 @@ use std::ptr;
 
 use sys::*;
 
-/// A failed chunkarray call: the status (negative `CA_E*`) and the library's message.
+/// The class of a failed call: the C API's `CA_E*` status codes as an enum.
+///
+/// `Status::from_code` maps a code the library returns; a code this binding does not know (a newer
+/// library) becomes `Status::Unknown(code)` rather than being lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Status {
+    /// `CA_EINVAL`: an argument is invalid (NULL handle, bad shape, bad axis, ...).
+    InvalidArgument,
+    /// `CA_ENOMEM`: an allocation failed, or a memory limit would be exceeded.
+    OutOfMemory,
+    /// `CA_ENOTFOUND`: a key, kernel, layer, file or symbol does not exist.
+    NotFound,
+    /// `CA_ECYCLE`: the task graph has a cycle.
+    Cycle,
+    /// `CA_EKERNEL`: a kernel returned an error (the message is the kernel's).
+    Kernel,
+    /// `CA_EIO`: reading or writing a file failed.
+    Io,
+    /// `CA_EFORMAT`: a file or buffer is corrupt, truncated or of an unknown format.
+    Format,
+    /// `CA_ECANCELED`: the computation was cancelled.
+    Canceled,
+    /// `CA_EINTERNAL`: a bug in chunkarray.
+    Internal,
+    /// `CA_EEXISTS`: a key, layer or kernel of that name already exists.
+    Exists,
+    /// `CA_ETYPE`: wrong dtype or wrong argument kind.
+    Type,
+    /// `CA_EVERSION`: a file, plugin or binding of an incompatible version.
+    Version,
+    /// `CA_EUNSUPPORTED`: a valid request this build does not implement.
+    Unsupported,
+    /// A status code this binding does not know.
+    Unknown(i32),
+}
+
+impl Status {
+    const TABLE: [(Status, i32, &'static str); 13] = [
+        (Status::InvalidArgument, CA_EINVAL, "CA_EINVAL"),
+        (Status::OutOfMemory, CA_ENOMEM, "CA_ENOMEM"),
+        (Status::NotFound, CA_ENOTFOUND, "CA_ENOTFOUND"),
+        (Status::Cycle, CA_ECYCLE, "CA_ECYCLE"),
+        (Status::Kernel, CA_EKERNEL, "CA_EKERNEL"),
+        (Status::Io, CA_EIO, "CA_EIO"),
+        (Status::Format, CA_EFORMAT, "CA_EFORMAT"),
+        (Status::Canceled, CA_ECANCELED, "CA_ECANCELED"),
+        (Status::Internal, CA_EINTERNAL, "CA_EINTERNAL"),
+        (Status::Exists, CA_EEXISTS, "CA_EEXISTS"),
+        (Status::Type, CA_ETYPE, "CA_ETYPE"),
+        (Status::Version, CA_EVERSION, "CA_EVERSION"),
+        (Status::Unsupported, CA_EUNSUPPORTED, "CA_EUNSUPPORTED"),
+    ];
+
+    /// The status of a C status code (`CA_OK` is not an error: it maps to `Unknown(0)`).
+    pub fn from_code(code: i32) -> Status {
+        Status::TABLE.iter().find(|e| e.1 == code).map_or(Status::Unknown(code), |e| e.0)
+    }
+
+    /// The C status code (`CA_EINVAL` is -1, ...).
+    pub fn code(self) -> i32 {
+        match self {
+            Status::Unknown(c) => c,
+            s => Status::TABLE.iter().find(|e| e.0 == s).map_or(0, |e| e.1),
+        }
+    }
+
+    /// The C name of the code ("CA_EINVAL", ...; "CA_E?" for an unknown code).
+    pub fn name(self) -> &'static str {
+        Status::TABLE.iter().find(|e| e.0 == self).map_or("CA_E?", |e| e.2)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Status::Unknown(c) => write!(f, "CA_E? ({})", c),
+            s => f.write_str(s.name()),
+        }
+    }
+}
+
+/// A failed chunkarray call: its [`Status`] and the library's message, which names the offending
+/// argument and value ("chunks along axis 1 sum to 23, shape is 24").
+///
+/// Displays as `CA_EINVAL: <message>`. The message is read on the thread of the failing call, right
+/// after it, as the C API requires.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
-    pub status: i32,
-    pub message: String,
+    status: Status,
+    message: String,
 }
 
 impl Error {
-    /// The status's name ("CA_EINVAL", ...).
-    pub fn code(&self) -> &'static str {
-        match self.status {
-            0 => "CA_OK",
-            -1 => "CA_EINVAL",
-            -2 => "CA_ENOMEM",
-            -3 => "CA_ENOTFOUND",
-            -4 => "CA_ECYCLE",
-            -5 => "CA_EKERNEL",
-            -6 => "CA_EIO",
-            -7 => "CA_EFORMAT",
-            -8 => "CA_ECANCELED",
-            -9 => "CA_EINTERNAL",
-            -10 => "CA_EEXISTS",
-            -11 => "CA_ETYPE",
-            -12 => "CA_EVERSION",
-            -13 => "CA_EUNSUPPORTED",
-            _ => "CA_E?",
-        }
-    }
-    fn new(status: i32, message: impl Into<String>) -> Error {
+    /// An error of `status` with `message` (for kernels and code built on this crate).
+    pub fn new(status: Status, message: impl Into<String>) -> Error {
         Error { status, message: message.into() }
+    }
+    /// The class of the failure.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+    /// The library's message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+    /// The status's C name ("CA_EINVAL", ...).
+    pub fn code(&self) -> &'static str {
+        self.status.name()
+    }
+    fn raw(code: i32, message: impl Into<String>) -> Error {
+        Error::new(Status::from_code(code), message)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code(), self.message)
+        write!(f, "{}: {}", self.status, self.message)
     }
 }
 
 impl std::error::Error for Error {}
 
+impl From<std::io::Error> for Error {
+    /// An I/O error of the program around the library (writing a result file, ...) as `Status::Io`.
+    fn from(e: std::io::Error) -> Error {
+        Error::new(Status::Io, e.to_string())
+    }
+}
+
+impl From<Error> for std::io::Error {
+    fn from(e: Error) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::Other, e)
+    }
+}
+
+/// `Result<T, chunkarray::Error>`.
 pub type Result<T> = std::result::Result<T, Error>;
 
 fn lib() -> Result<&'static Api> {
-    api().map_err(|m| Error::new(CA_ENOTFOUND, m))
+    api().map_err(|m| Error::raw(CA_ENOTFOUND, m))
 }
 
 unsafe fn cstr(p: *const c_char) -> String {
@@ -86,11 +189,11 @@ fn check(st: i32) -> Result<()> {
         return Ok(());
     }
     let l = lib()?;
-    Err(Error::new(st, unsafe { cstr((l.ca_last_error_message)()) }))
+    Err(Error::raw(st, unsafe { cstr((l.ca_last_error_message)()) }))
 }
 
 fn cstring(s: &str) -> Result<CString> {
-    CString::new(s).map_err(|_| Error::new(CA_EINVAL, format!("string {:?} contains a NUL byte", s)))
+    CString::new(s).map_err(|_| Error::raw(CA_EINVAL, format!("string {:?} contains a NUL byte", s)))
 }
 
 /// The loaded library's version string ("0.1.0").
@@ -126,23 +229,38 @@ pub fn has_function(name: &str) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum DType {
+    /// NumPy's `bool` (`CA_BOOL`)
     Bool = 1,
+    /// NumPy's `int8` (`CA_INT8`)
     Int8 = 2,
+    /// NumPy's `int16` (`CA_INT16`)
     Int16 = 3,
+    /// NumPy's `int32` (`CA_INT32`)
     Int32 = 4,
+    /// NumPy's `int64` (`CA_INT64`)
     Int64 = 5,
+    /// NumPy's `uint8` (`CA_UINT8`)
     UInt8 = 6,
+    /// NumPy's `uint16` (`CA_UINT16`)
     UInt16 = 7,
+    /// NumPy's `uint32` (`CA_UINT32`)
     UInt32 = 8,
+    /// NumPy's `uint64` (`CA_UINT64`)
     UInt64 = 9,
+    /// NumPy's `float32` (`CA_FLOAT32`)
     Float32 = 10,
+    /// NumPy's `float64` (`CA_FLOAT64`)
     Float64 = 11,
+    /// NumPy's `complex64` (`CA_COMPLEX64`)
     Complex64 = 12,
+    /// NumPy's `complex128` (`CA_COMPLEX128`)
     Complex128 = 13,
+    /// untyped bytes (`CA_RAW`)
     Raw = 14,
 }
 
 impl DType {
+    /// The dtype of a C code (None for codes this enum does not have: float16, datetime64, ...).
     pub fn from_code(c: i32) -> Option<DType> {
         use DType::*;
         Some(match c {
@@ -163,6 +281,7 @@ impl DType {
             _ => return None,
         })
     }
+    /// The C code (`CA_FLOAT64` is 11, ...).
     pub fn code(self) -> i32 {
         self as i32
     }
@@ -170,6 +289,7 @@ impl DType {
 
 /// Rust element types with a chunkarray dtype (plain data: any bit pattern is a valid value).
 pub trait Element: Copy + Send + Sync + 'static {
+    /// The dtype of this element type.
     const DTYPE: DType;
 }
 macro_rules! element {
@@ -186,24 +306,43 @@ element!(i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64, u8 => UInt8, u16 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum BinaryOp {
+    /// `CA_OP_ADD`
     Add = codes::CA_OP_ADD,
+    /// `CA_OP_SUB`
     Sub = codes::CA_OP_SUB,
+    /// `CA_OP_MUL`
     Mul = codes::CA_OP_MUL,
+    /// `CA_OP_DIV`
     Div = codes::CA_OP_DIV,
+    /// `CA_OP_FLOORDIV`
     FloorDiv = codes::CA_OP_FLOORDIV,
+    /// `CA_OP_MOD`
     Mod = codes::CA_OP_MOD,
+    /// `CA_OP_POW`
     Pow = codes::CA_OP_POW,
+    /// `CA_OP_EQ`
     Eq = codes::CA_OP_EQ,
+    /// `CA_OP_NE`
     Ne = codes::CA_OP_NE,
+    /// `CA_OP_LT`
     Lt = codes::CA_OP_LT,
+    /// `CA_OP_LE`
     Le = codes::CA_OP_LE,
+    /// `CA_OP_GT`
     Gt = codes::CA_OP_GT,
+    /// `CA_OP_GE`
     Ge = codes::CA_OP_GE,
+    /// `CA_OP_AND`
     And = codes::CA_OP_AND,
+    /// `CA_OP_OR`
     Or = codes::CA_OP_OR,
+    /// `CA_OP_XOR`
     Xor = codes::CA_OP_XOR,
+    /// `CA_OP_MAXIMUM`
     Maximum = codes::CA_OP_MAXIMUM,
+    /// `CA_OP_MINIMUM`
     Minimum = codes::CA_OP_MINIMUM,
+    /// `CA_OP_ARCTAN2`
     Arctan2 = codes::CA_OP_ARCTAN2,
 }
 
@@ -211,19 +350,33 @@ pub enum BinaryOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum UnaryOp {
+    /// `CA_OP_NEG`
     Neg = codes::CA_OP_NEG,
+    /// `CA_OP_ABS`
     Abs = codes::CA_OP_ABS,
+    /// `CA_OP_SIGN`
     Sign = codes::CA_OP_SIGN,
+    /// `CA_OP_SQRT`
     Sqrt = codes::CA_OP_SQRT,
+    /// `CA_OP_EXP`
     Exp = codes::CA_OP_EXP,
+    /// `CA_OP_LOG`
     Log = codes::CA_OP_LOG,
+    /// `CA_OP_SIN`
     Sin = codes::CA_OP_SIN,
+    /// `CA_OP_COS`
     Cos = codes::CA_OP_COS,
+    /// `CA_OP_TANH`
     Tanh = codes::CA_OP_TANH,
+    /// `CA_OP_FLOOR`
     Floor = codes::CA_OP_FLOOR,
+    /// `CA_OP_CEIL`
     Ceil = codes::CA_OP_CEIL,
+    /// `CA_OP_ISNAN`
     IsNan = codes::CA_OP_ISNAN,
+    /// `CA_OP_NOT`
     Not = codes::CA_OP_NOT,
+    /// `CA_OP_SQUARE`
     Square = codes::CA_OP_SQUARE,
 }
 
@@ -231,18 +384,31 @@ pub enum UnaryOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Reduction {
+    /// `CA_RED_SUM`
     Sum = codes::CA_RED_SUM,
+    /// `CA_RED_PROD`
     Prod = codes::CA_RED_PROD,
+    /// `CA_RED_MEAN`
     Mean = codes::CA_RED_MEAN,
+    /// `CA_RED_VAR`
     Var = codes::CA_RED_VAR,
+    /// `CA_RED_STD`
     Std = codes::CA_RED_STD,
+    /// `CA_RED_MIN`
     Min = codes::CA_RED_MIN,
+    /// `CA_RED_MAX`
     Max = codes::CA_RED_MAX,
+    /// `CA_RED_ARGMIN`
     ArgMin = codes::CA_RED_ARGMIN,
+    /// `CA_RED_ARGMAX`
     ArgMax = codes::CA_RED_ARGMAX,
+    /// `CA_RED_ANY`
     Any = codes::CA_RED_ANY,
+    /// `CA_RED_ALL`
     All = codes::CA_RED_ALL,
+    /// `CA_RED_NANSUM`
     NanSum = codes::CA_RED_NANSUM,
+    /// `CA_RED_NANMEAN`
     NanMean = codes::CA_RED_NANMEAN,
 }
 
@@ -250,7 +416,9 @@ pub enum Reduction {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum Scan {
+    /// `CA_SCAN_CUMSUM`
     CumSum = codes::CA_SCAN_CUMSUM,
+    /// `CA_SCAN_CUMPROD`
     CumProd = codes::CA_SCAN_CUMPROD,
 }
 
@@ -276,31 +444,44 @@ unsafe impl Sync for Context {}
 
 /// What a Rust kernel gets: its arguments (blocks and literals) and the running task's block index.
 pub struct KernelArgs<'a> {
+    /// The task's arguments in order; a task's key references arrive as `Value::Block`.
     pub args: Vec<Value<'a>>,
+    /// The block index of the task's key (`(name, i, j)` gives `[i, j]`).
     pub block_index: Vec<i64>,
 }
 
 /// A kernel argument.
 #[derive(Debug)]
 pub enum Value<'a> {
+    /// Python's None.
     None,
+    /// An int64 literal.
     Int(i64),
+    /// A float64 literal.
     Float(f64),
+    /// A string (invalid UTF-8 reads as "").
     Str(&'a str),
+    /// Bytes.
     Bytes(&'a [u8]),
+    /// A tuple of int64.
     Tuple(&'a [i64]),
+    /// Another task's result (a key reference) or an input block.
     Block(BlockRef<'a>),
+    /// Nested arguments.
     List(Vec<Value<'a>>),
+    /// A kind this binding does not decode (the `CA_ARG_*` code).
     Other(i32),
 }
 
 impl<'a> Value<'a> {
+    /// The block, if this argument is one.
     pub fn block(&self) -> Option<&BlockRef<'a>> {
         match self {
             Value::Block(b) => Some(b),
             _ => None,
         }
     }
+    /// A numeric literal as f64 (ints converted).
     pub fn as_f64(&self) -> Option<f64> {
         match *self {
             Value::Float(f) => Some(f),
@@ -310,7 +491,15 @@ impl<'a> Value<'a> {
     }
 }
 
-type KernelBox = Box<dyn Fn(&KernelArgs<'_>) -> std::result::Result<Block, String> + Send + Sync + 'static>;
+/// The error a kernel returns: any error type (`?` on `chunkarray::Error`, `std::io::Error`, ...) or a
+/// message (`Err("negative size".into())`).
+pub type KernelError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What a kernel closure returns: the block it made, or an error that fails the compute with
+/// `Status::Kernel` and the error's text.
+pub type KernelResult = std::result::Result<Block, KernelError>;
+
+type KernelBox = Box<dyn Fn(&KernelArgs<'_>) -> KernelResult + Send + Sync + 'static>;
 
 struct KernelData {
     name: String,
@@ -408,21 +597,24 @@ impl Context {
         Ok(Context { h })
     }
 
+    /// The number of worker threads (0: synchronous).
     pub fn num_threads(&self) -> i32 {
         lib().map(|l| unsafe { (l.ca_context_num_threads)(self.h) }).unwrap_or(-1)
     }
 
+    /// Set a configuration value ("array.chunk-size", "memory-limit", "num-threads", ...).
     pub fn set_config(&self, key: &str, value: &str) -> Result<()> {
         let l = lib()?;
         let (k, v) = (cstring(key)?, cstring(value)?);
         check(unsafe { (l.ca_context_set_config)(self.h, k.as_ptr(), v.as_ptr()) })
     }
 
-    /// Register a Rust closure as kernel `name`. It runs concurrently on worker threads; a panic
-    /// or an `Err(message)` fails the compute with CA_EKERNEL and that message.
+    /// Register a Rust closure (or function) as kernel `name`. It runs concurrently on worker
+    /// threads; a panic or an `Err` fails the compute with `Status::Kernel` and the error's text.
+    /// The closure is dropped when the context is (or at once if registration fails).
     pub fn register_kernel<F>(&self, name: &str, f: F) -> Result<()>
     where
-        F: Fn(&KernelArgs<'_>) -> std::result::Result<Block, String> + Send + Sync + 'static,
+        F: Fn(&KernelArgs<'_>) -> KernelResult + Send + Sync + 'static,
     {
         let l = lib()?;
         let cname = cstring(name)?;
@@ -437,6 +629,7 @@ impl Context {
         check(unsafe { (l.ca_context_register)(self.h, cname.as_ptr(), kernel_trampoline, &o) })
     }
 
+    /// The number of kernels registered (builtin ones included).
     pub fn num_kernels(&self) -> i64 {
         lib().map(|l| unsafe { (l.ca_context_num_kernels)(self.h) }).unwrap_or(0)
     }
@@ -485,9 +678,11 @@ unsafe fn block_slice<'a, T: Element>(h: *const ca_block_t) -> Option<&'a [T]> {
 }
 
 impl<'a> BlockRef<'a> {
+    /// The block's shape.
     pub fn shape(&self) -> Vec<i64> {
         unsafe { block_shape(self.h) }
     }
+    /// The block's dtype (None for a dtype [`DType`] does not have).
     pub fn dtype(&self) -> Option<DType> {
         lib().ok().and_then(|l| DType::from_code(unsafe { (l.ca_block_dtype)(self.h) }))
     }
@@ -517,7 +712,7 @@ impl Block {
         let l = lib()?;
         let n: i64 = shape.iter().product();
         if n as usize != data.len() {
-            return Err(Error::new(CA_EINVAL, format!("block of shape {:?} needs {} elements, got {}", shape, n,
+            return Err(Error::raw(CA_EINVAL, format!("block of shape {:?} needs {} elements, got {}", shape, n,
                                                      data.len())));
         }
         let mut h = ptr::null_mut();
@@ -527,12 +722,22 @@ impl Block {
         }
         Ok(Block { h })
     }
+    /// A new block of `shape` filled with zeros.
+    pub fn zeros(shape: &[i64], dtype: DType) -> Result<Block> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_block_new_zeroed)(&mut h, dtype.code(), shape.len() as i32, shape.as_ptr()) })?;
+        Ok(Block { h })
+    }
+    /// The block's shape.
     pub fn shape(&self) -> Vec<i64> {
         unsafe { block_shape(self.h) }
     }
+    /// The block's dtype (None for a dtype this enum does not have).
     pub fn dtype(&self) -> Option<DType> {
         lib().ok().and_then(|l| DType::from_code(unsafe { (l.ca_block_dtype)(self.h) }))
     }
+    /// The elements in C order, if the block's dtype is T.
     pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
         unsafe { block_slice(self.h) }
     }
@@ -555,12 +760,148 @@ impl Drop for Block {
 // Arrays
 // ------------------------------------------------------------------------------------------------
 
-/// A literal argument for map_blocks.
-#[derive(Debug, Clone)]
-pub enum Literal {
+/// A task key: dask's `(name, i, j, ...)`. The key of block `(i, j)` of an array named `name` is
+/// `Key::new(name, &[i, j])`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The layer's name (non-empty, no NUL byte).
+    pub name: String,
+    /// The block indices (all keys of a layer have as many).
+    pub index: Vec<i64>,
+}
+
+impl Key {
+    /// The key `(name, index...)`.
+    pub fn new(name: impl Into<String>, index: &[i64]) -> Key {
+        Key { name: name.into(), index: index.to_vec() }
+    }
+}
+
+impl fmt::Display for Key {
+    /// As dask prints it: `('name', 0, 1)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "('{}'", self.name)?;
+        for i in &self.index {
+            write!(f, ", {}", i)?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// One argument of a task (`Graph::add_task`) or an extra argument of `Array::map_blocks`: a
+/// literal, or a reference to another task's result (`Arg::Key`, which the kernel receives as
+/// [`Value::Block`]). The graph copies what it keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    /// Python's None.
+    None,
+    /// An int64 literal.
     Int(i64),
+    /// A float64 literal.
     Float(f64),
+    /// A UTF-8 string (no NUL byte).
     Str(String),
+    /// Raw bytes.
+    Bytes(Vec<u8>),
+    /// A tuple of int64 (a shape, an index).
+    Tuple(Vec<i64>),
+    /// A reference to the task `key`: the kernel gets that task's result block.
+    Key(Key),
+    /// Nested arguments (a Python list).
+    List(Vec<Arg>),
+}
+
+impl Arg {
+    /// `Arg::Key(Key::new(name, index))`: the result of task `(name, index...)`.
+    pub fn key(name: impl Into<String>, index: &[i64]) -> Arg {
+        Arg::Key(Key::new(name, index))
+    }
+    /// `Arg::Tuple(items.to_vec())`.
+    pub fn tuple(items: &[i64]) -> Arg {
+        Arg::Tuple(items.to_vec())
+    }
+}
+
+impl From<i64> for Arg {
+    fn from(v: i64) -> Arg {
+        Arg::Int(v)
+    }
+}
+impl From<f64> for Arg {
+    fn from(v: f64) -> Arg {
+        Arg::Float(v)
+    }
+}
+impl From<&str> for Arg {
+    fn from(v: &str) -> Arg {
+        Arg::Str(v.to_string())
+    }
+}
+impl From<String> for Arg {
+    fn from(v: String) -> Arg {
+        Arg::Str(v)
+    }
+}
+impl From<Key> for Arg {
+    fn from(k: Key) -> Arg {
+        Arg::Key(k)
+    }
+}
+
+/// The former name of [`Arg`] (map_blocks' extra arguments).
+pub type Literal = Arg;
+
+/// C copies of keys and arguments, alive as long as this value: the `ca_arg_t`s point into
+/// `names`, `lists` and the borrowed `Arg`s.
+struct RawArgs<'a> {
+    args: Vec<ca_arg_t>,
+    names: Vec<CString>,
+    lists: Vec<Vec<ca_arg_t>>,
+    _borrow: std::marker::PhantomData<&'a [Arg]>,
+}
+
+impl<'a> RawArgs<'a> {
+    fn new(args: &'a [Arg]) -> Result<RawArgs<'a>> {
+        let mut r = RawArgs { args: Vec::new(), names: Vec::new(), lists: Vec::new(), _borrow: std::marker::PhantomData };
+        let v = args.iter().map(|a| r.conv(a)).collect::<Result<Vec<_>>>()?;
+        r.args = v;
+        Ok(r)
+    }
+
+    fn name(&mut self, name: &str) -> Result<*const c_char> {
+        let c = cstring(name)?;
+        let p = c.as_ptr();
+        self.names.push(c); // the CString's buffer does not move with it
+        Ok(p)
+    }
+
+    fn conv(&mut self, a: &'a Arg) -> Result<ca_arg_t> {
+        let (kind, u) = match a {
+            Arg::None => (CA_ARG_NONE, ca_arg_u { i64_: 0 }),
+            Arg::Int(i) => (CA_ARG_INT64, ca_arg_u { i64_: *i }),
+            Arg::Float(f) => (CA_ARG_FLOAT64, ca_arg_u { f64_: *f }),
+            Arg::Str(s) => {
+                if s.contains('\0') {
+                    return Err(Error::raw(CA_EINVAL, format!("string argument {:?} contains a NUL byte", s)));
+                }
+                (CA_ARG_STRING, ca_arg_u { bytes: ca_bytes_t { data: s.as_ptr() as *const c_void, len: s.len() } })
+            }
+            Arg::Bytes(b) => (CA_ARG_BYTES, ca_arg_u { bytes: ca_bytes_t { data: b.as_ptr() as *const c_void, len: b.len() } }),
+            Arg::Tuple(t) => (CA_ARG_TUPLE, ca_arg_u { tuple: ca_tuple_t { items: t.as_ptr(), len: t.len() } }),
+            Arg::Key(k) => (CA_ARG_KEY, ca_arg_u { key: self.key(k)? }),
+            Arg::List(items) => {
+                let v = items.iter().map(|i| self.conv(i)).collect::<Result<Vec<_>>>()?;
+                let list = ca_list_t { items: v.as_ptr(), len: v.len() };
+                self.lists.push(v); // the Vec's buffer does not move with it
+                (CA_ARG_LIST, ca_arg_u { list })
+            }
+        };
+        Ok(ca_arg_t { kind, reserved: 0, u })
+    }
+
+    fn key(&mut self, k: &'a Key) -> Result<ca_key_t> {
+        Ok(ca_key_t { name: self.name(&k.name)?, index: k.index.as_ptr(), nindex: k.index.len() as i32 })
+    }
 }
 
 /// A lazy chunked N-d array (graph + name + chunks + dtype). Immutable; Clone shares it.
@@ -614,7 +955,7 @@ impl CChunks {
 pub fn normalize_chunks(shape: &[i64], sizes: &[i64], dtype: DType) -> Result<Vec<Vec<i64>>> {
     let l = lib()?;
     if sizes.len() != shape.len() {
-        return Err(Error::new(CA_EINVAL, format!("chunks {:?} have {} dimensions, shape {:?} has {}", sizes,
+        return Err(Error::raw(CA_EINVAL, format!("chunks {:?} have {} dimensions, shape {:?} has {}", sizes,
                                                  sizes.len(), shape, shape.len())));
     }
     let spec: Vec<ca_dimchunks_t> =
@@ -643,12 +984,27 @@ fn new_array(f: impl FnOnce(&mut *mut ca_array_t) -> i32) -> Result<Array> {
 }
 
 impl Array {
+    /// The seed's constructor, dask's `Array(graph, name, chunks, dtype)`: an array over the tasks
+    /// `(name, i, j, ...)` of `graph`, one per block of the chunk grid `chunks` (block sizes per
+    /// dimension). The array shares the graph's layers; later changes to `graph` do not affect it.
+    ///
+    /// Errors: `InvalidArgument` (a negative block size, an empty or NUL-containing name),
+    /// `NotFound` (a key of the chunk grid is missing from the graph; the message names it),
+    /// `Type` (an invalid dtype).
+    pub fn new(graph: &Graph, name: &str, chunks: &[Vec<i64>], dtype: DType) -> Result<Array> {
+        let l = lib()?;
+        let n = cstring(name)?;
+        let cc = CChunks::new(chunks);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_new)(h, graph.h, n.as_ptr(), &raw, dtype.code()) })
+    }
+
     /// An array over a copy of `data` (C order) with `shape` and one block size per dimension.
     pub fn from_slice<T: Element>(data: &[T], shape: &[i64], chunks: &[i64]) -> Result<Array> {
         let l = lib()?;
         let n: i64 = shape.iter().product();
         if n as usize != data.len() {
-            return Err(Error::new(CA_EINVAL, format!("shape {:?} needs {} elements, got {}", shape, n, data.len())));
+            return Err(Error::raw(CA_EINVAL, format!("shape {:?} needs {} elements, got {}", shape, n, data.len())));
         }
         let cc = CChunks::new(&normalize_chunks(shape, chunks, T::DTYPE)?);
         let raw = cc.raw();
@@ -658,6 +1014,7 @@ impl Array {
         })
     }
 
+    /// An array of zeros with `shape` in blocks of `chunks` (one size per dimension, -1 whole, 0 auto).
     pub fn zeros(shape: &[i64], chunks: &[i64], dtype: DType) -> Result<Array> {
         let l = lib()?;
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
@@ -665,6 +1022,7 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_zeros)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code()) })
     }
 
+    /// An array of ones (see `zeros`).
     pub fn ones(shape: &[i64], chunks: &[i64], dtype: DType) -> Result<Array> {
         let l = lib()?;
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
@@ -672,6 +1030,7 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_ones)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code()) })
     }
 
+    /// An array filled with `value` (see `zeros`).
     pub fn full(shape: &[i64], chunks: &[i64], dtype: DType, value: f64) -> Result<Array> {
         let l = lib()?;
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
@@ -719,14 +1078,16 @@ impl Array {
         let (_, mut arrays) = load_file(path, false)?;
         match arrays.len() {
             1 => Ok(arrays.remove(0)),
-            0 => Err(Error::new(CA_ENOTFOUND, format!("'{}' holds no array (a graph file?)", path))),
-            n => Err(Error::new(CA_EINVAL, format!("'{}' holds {} arrays", path, n))),
+            0 => Err(Error::raw(CA_ENOTFOUND, format!("'{}' holds no array (a graph file?)", path))),
+            n => Err(Error::raw(CA_EINVAL, format!("'{}' holds {} arrays", path, n))),
         }
     }
 
+    /// The number of dimensions.
     pub fn ndim(&self) -> usize {
         unsafe { (api().unwrap().ca_array_ndim)(self.h) as usize }
     }
+    /// The shape.
     pub fn shape(&self) -> Vec<i64> {
         let l = api().unwrap();
         let nd = self.ndim();
@@ -737,15 +1098,19 @@ impl Array {
             unsafe { std::slice::from_raw_parts(p, nd).to_vec() }
         }
     }
+    /// The number of elements.
     pub fn size(&self) -> i64 {
         unsafe { (api().unwrap().ca_array_size)(self.h) }
     }
+    /// The dtype (panics for a dtype [`DType`] does not have).
     pub fn dtype(&self) -> DType {
         DType::from_code(unsafe { (api().unwrap().ca_array_dtype)(self.h) }).expect("valid dtype")
     }
+    /// The array's name: its tasks are `(name, i, j, ...)`.
     pub fn name(&self) -> String {
         unsafe { cstr((api().unwrap().ca_array_name)(self.h)) }
     }
+    /// The block sizes along each dimension.
     pub fn chunks(&self) -> Vec<Vec<i64>> {
         let l = api().unwrap();
         (0..self.ndim())
@@ -758,40 +1123,59 @@ impl Array {
     }
 
     // -- elementwise ---------------------------------------------------------------------------
+    /// `self op other` with NumPy broadcasting.
     pub fn binary(&self, op: BinaryOp, other: &Array) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_binary)(h, op as i32, self.h, other.h) })
     }
+    /// `self op v` (or `v op self` when `scalar_first`) with a float64 scalar.
     pub fn binary_scalar(&self, op: BinaryOp, v: f64, scalar_first: bool) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_f64(v), c_int::from(scalar_first)) })
     }
+    /// `self op v` with an int64 scalar (exact for integer arrays).
     pub fn binary_int(&self, op: BinaryOp, v: i64) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_i64(v), 0) })
     }
+    /// A unary elementwise operator.
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_unary)(h, op as i32, self.h) })
     }
-    pub fn add(&self, o: &Array) -> Result<Array> {
+    /// `self + o` with NumPy broadcasting, as a Result (the `+` operator panics instead).
+    pub fn try_add(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Add, o)
     }
-    pub fn sub(&self, o: &Array) -> Result<Array> {
+    /// `self - o`, as a Result.
+    pub fn try_sub(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Sub, o)
     }
-    pub fn mul(&self, o: &Array) -> Result<Array> {
+    /// `self * o`, as a Result.
+    pub fn try_mul(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Mul, o)
     }
-    pub fn div(&self, o: &Array) -> Result<Array> {
+    /// `self / o`, as a Result.
+    pub fn try_div(&self, o: &Array) -> Result<Array> {
         self.binary(BinaryOp::Div, o)
     }
+    /// `self % o` (NumPy's mod: the sign of the divisor), as a Result.
+    pub fn try_rem(&self, o: &Array) -> Result<Array> {
+        self.binary(BinaryOp::Mod, o)
+    }
+    /// `-self`, as a Result.
+    pub fn try_neg(&self) -> Result<Array> {
+        self.unary(UnaryOp::Neg)
+    }
+    /// `self + v`, as a Result.
     pub fn add_scalar(&self, v: f64) -> Result<Array> {
         self.binary_scalar(BinaryOp::Add, v, false)
     }
+    /// `self * v`, as a Result.
     pub fn mul_scalar(&self, v: f64) -> Result<Array> {
         self.binary_scalar(BinaryOp::Mul, v, false)
     }
+    /// Elementwise square root.
     pub fn sqrt(&self) -> Result<Array> {
         self.unary(UnaryOp::Sqrt)
     }
@@ -800,6 +1184,7 @@ impl Array {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_where)(h, cond.h, a.h, b.h, scalar_f64(0.0), scalar_f64(0.0)) })
     }
+    /// Convert to `dtype` (NumPy's casting).
     pub fn astype(&self, dtype: DType) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_astype)(h, self.h, dtype.code()) })
@@ -818,15 +1203,19 @@ impl Array {
         let ap = if axes.is_empty() { ptr::null() } else { axes.as_ptr() };
         new_array(|h| unsafe { (l.ca_array_reduce)(h, op as i32, self.h, ap, axes.len() as i32, c_int::from(keepdims), &o) })
     }
+    /// The sum over `axes` (empty: all).
     pub fn sum(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
         self.reduce(Reduction::Sum, axes, keepdims, 0)
     }
+    /// The mean over `axes` (empty: all).
     pub fn mean(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
         self.reduce(Reduction::Mean, axes, keepdims, 0)
     }
+    /// The maximum over `axes` (empty: all).
     pub fn max(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
         self.reduce(Reduction::Max, axes, keepdims, 0)
     }
+    /// A cumulative scan along `axis`.
     pub fn scan(&self, op: Scan, axis: i32) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_scan)(h, op as i32, self.h, axis, ptr::null()) })
@@ -841,34 +1230,23 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_rechunk)(h, self.h, &raw) })
     }
 
+    /// Rechunk to explicit block sizes per dimension (`[vec![2, 3, 4]]`), which must sum to the shape.
+    pub fn rechunk_to(&self, chunks: &[Vec<i64>]) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(chunks);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_rechunk)(h, self.h, &raw) })
+    }
+
     /// map_blocks with a kernel registered under `kernel` (a Rust closure or a C kernel), over
     /// `arrays` (self first), followed by `extra` literal arguments. `dtype` None: self's dtype.
-    pub fn map_blocks(&self, kernel: &str, others: &[&Array], extra: &[Literal], dtype: Option<DType>) -> Result<Array> {
+    pub fn map_blocks(&self, kernel: &str, others: &[&Array], extra: &[Arg], dtype: Option<DType>) -> Result<Array> {
         let l = lib()?;
         let k = cstring(kernel)?;
         let mut hs: Vec<*const ca_array_t> = vec![self.h];
         hs.extend(others.iter().map(|a| a.h as *const ca_array_t));
-        let strs: Vec<CString> = extra
-            .iter()
-            .filter_map(|e| if let Literal::Str(s) = e { Some(cstring(s)) } else { None })
-            .collect::<Result<_>>()?;
-        let mut si = 0;
-        let args: Vec<ca_arg_t> = extra
-            .iter()
-            .map(|e| match e {
-                Literal::Int(i) => ca_arg_t { kind: CA_ARG_INT64, reserved: 0, u: ca_arg_u { i64_: *i } },
-                Literal::Float(f) => ca_arg_t { kind: CA_ARG_FLOAT64, reserved: 0, u: ca_arg_u { f64_: *f } },
-                Literal::Str(_) => {
-                    let s = &strs[si];
-                    si += 1;
-                    ca_arg_t {
-                        kind: CA_ARG_STRING,
-                        reserved: 0,
-                        u: ca_arg_u { bytes: ca_bytes_t { data: s.as_ptr() as *const c_void, len: s.as_bytes().len() } },
-                    }
-                }
-            })
-            .collect();
+        let raw = RawArgs::new(extra)?;
+        let args = &raw.args;
         let o = ca_map_blocks_options_t {
             struct_size: std::mem::size_of::<ca_map_blocks_options_t>() as u32,
             dtype: dtype.map(|d| d.code()).unwrap_or(0),
@@ -888,33 +1266,49 @@ impl Array {
     // -- compute ---------------------------------------------------------------------------------
     /// Compute into one owned block.
     pub fn compute(&self, ctx: &Context) -> Result<Block> {
+        self.compute_with(ctx, &mut ComputeOptions::default())
+    }
+    /// `compute` with a cancellation token and/or a progress callback.
+    pub fn compute_with(&self, ctx: &Context, opts: &mut ComputeOptions<'_>) -> Result<Block> {
         let l = lib()?;
         let mut b = ptr::null_mut();
-        check(unsafe { (l.ca_array_compute)(&mut b, ctx.h, self.h, ptr::null()) })?;
+        opts.run(|o| unsafe { (l.ca_array_compute)(&mut b, ctx.h, self.h, o) })?;
         Ok(Block { h: b })
     }
-    /// Compute into a Vec<T> (C order); CA_ETYPE if the array's dtype is not T.
+    /// Compute into a `Vec<T>` (C order); CA_ETYPE if the array's dtype is not T.
     pub fn compute_vec<T: Element>(&self, ctx: &Context) -> Result<Vec<T>> {
         if self.dtype() != T::DTYPE {
-            return Err(Error::new(-11, format!("array dtype is {:?}, asked for {:?}", self.dtype(), T::DTYPE)));
+            return Err(Error::raw(CA_ETYPE, format!("array dtype is {:?}, asked for {:?}", self.dtype(), T::DTYPE)));
         }
         let b = self.compute(ctx)?;
         Ok(b.as_slice::<T>().expect("dtype checked").to_vec())
     }
     /// Compute several arrays in one pass over their merged graph.
     pub fn compute_many(ctx: &Context, arrays: &[&Array]) -> Result<Vec<Block>> {
+        Array::compute_many_with(ctx, arrays, &mut ComputeOptions::default())
+    }
+    /// `compute_many` with a cancellation token and/or a progress callback.
+    pub fn compute_many_with(ctx: &Context, arrays: &[&Array], opts: &mut ComputeOptions<'_>) -> Result<Vec<Block>> {
         let l = lib()?;
         let hs: Vec<*const ca_array_t> = arrays.iter().map(|a| a.h as *const ca_array_t).collect();
         let mut out: Vec<*mut ca_block_t> = vec![ptr::null_mut(); arrays.len()];
-        check(unsafe { (l.ca_array_compute_many)(out.as_mut_ptr(), ctx.h, hs.as_ptr(), hs.len(), ptr::null()) })?;
+        opts.run(|o| unsafe { (l.ca_array_compute_many)(out.as_mut_ptr(), ctx.h, hs.as_ptr(), hs.len(), o) })?;
         Ok(out.into_iter().map(|h| Block { h }).collect())
     }
+    /// Compute the array and keep its blocks in memory as a new array.
     pub fn persist(&self, ctx: &Context) -> Result<Array> {
+        self.persist_with(ctx, &mut ComputeOptions::default())
+    }
+    /// `persist` with a cancellation token and/or a progress callback.
+    pub fn persist_with(&self, ctx: &Context, opts: &mut ComputeOptions<'_>) -> Result<Array> {
         let l = lib()?;
-        new_array(|h| unsafe { (l.ca_array_persist)(h, ctx.h, self.h, ptr::null()) })
+        let mut h = ptr::null_mut();
+        opts.run(|o| unsafe { (l.ca_array_persist)(&mut h, ctx.h, self.h, o) })?;
+        Ok(Array { h })
     }
 
     // -- pictures and files ----------------------------------------------------------------------
+    /// The chunk grid as an SVG picture, `size` pixels wide (0: default), as dask's `_repr_html_`.
     pub fn to_svg(&self, size: i32) -> Result<String> {
         let l = lib()?;
         let mut s = ptr::null_mut();
@@ -923,16 +1317,23 @@ impl Array {
         unsafe { (l.ca_string_free)(s) };
         Ok(r)
     }
+    /// A new graph holding the array's layers (shared): the start of a graph for an array built
+    /// on this one (dask's `HighLevelGraph.from_collections(name, dsk, dependencies=[a])`).
     pub fn graph(&self) -> Result<Graph> {
         let l = lib()?;
         let mut g = ptr::null_mut();
         check(unsafe { (l.ca_array_graph)(&mut g, self.h) })?;
         Ok(Graph { h: g })
     }
+    /// Compute the array into a .npy file.
     pub fn to_npy(&self, ctx: &Context, path: &str) -> Result<()> {
+        self.to_npy_with(ctx, path, &mut ComputeOptions::default())
+    }
+    /// `to_npy` with a cancellation token and/or a progress callback.
+    pub fn to_npy_with(&self, ctx: &Context, path: &str, opts: &mut ComputeOptions<'_>) -> Result<()> {
         let l = lib()?;
         let p = cstring(path)?;
-        check(unsafe { (l.ca_array_to_npy)(ctx.h, self.h, p.as_ptr(), ptr::null()) })
+        opts.run(|o| unsafe { (l.ca_array_to_npy)(ctx.h, self.h, p.as_ptr(), o) })
     }
     /// Save graph, name, chunks and dtype (needs ca_save in the library).
     pub fn save(&self, path: &str) -> Result<()> {
@@ -946,12 +1347,153 @@ impl Array {
     }
 }
 
-/// A task graph.
+/// A cancellation token (`ca_cancel_t`): [`CancelToken::cancel`] from any thread stops the
+/// computations watching it (running tasks finish, no new task starts) and they fail with
+/// `Status::Canceled`. Shared between threads with `Arc` or by reference (`Send + Sync`).
+pub struct CancelToken {
+    h: *mut ca_cancel_t,
+}
+
+// ca_cancel_t: request/requested/reset from any thread.
+unsafe impl Send for CancelToken {}
+unsafe impl Sync for CancelToken {}
+
+impl CancelToken {
+    /// A token not cancelled yet.
+    pub fn new() -> Result<CancelToken> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_cancel_new)(&mut h) })?;
+        Ok(CancelToken { h })
+    }
+    /// Stop the computations watching this token (and every later one until `reset`).
+    pub fn cancel(&self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_cancel_request)(self.h) }
+        }
+    }
+    /// True once `cancel` was called (and not `reset` since).
+    pub fn is_cancelled(&self) -> bool {
+        lib().map(|l| unsafe { (l.ca_cancel_requested)(self.h) != 0 }).unwrap_or(false)
+    }
+    /// Make the token usable again.
+    pub fn reset(&self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_cancel_reset)(self.h) }
+        }
+    }
+}
+
+impl Drop for CancelToken {
+    fn drop(&mut self) {
+        if let Ok(l) = lib() {
+            unsafe { (l.ca_cancel_free)(self.h) }
+        }
+    }
+}
+
+impl fmt::Debug for CancelToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "CancelToken {{ cancelled: {} }}", self.is_cancelled())
+    }
+}
+
+/// Options of `compute_with`, `compute_many_with`, `persist_with`, `to_npy_with`.
+#[derive(Default)]
+pub struct ComputeOptions<'a> {
+    /// Stop when this token is cancelled.
+    pub cancel: Option<&'a CancelToken>,
+    /// Called as `progress(done, total)` tasks, on the calling thread, at most every
+    /// `progress_interval` (0: the library's default, 100 ms). A panic in it is re-raised after
+    /// the computation returns.
+    pub progress: Option<&'a mut dyn FnMut(i64, i64)>,
+    /// Minimum time between progress calls.
+    pub progress_interval: std::time::Duration,
+}
+
+impl fmt::Debug for ComputeOptions<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComputeOptions")
+            .field("cancel", &self.cancel)
+            .field("progress", &self.progress.is_some())
+            .field("progress_interval", &self.progress_interval)
+            .finish()
+    }
+}
+
+struct ProgressState<'p, 'a> {
+    f: &'p mut (dyn FnMut(i64, i64) + 'a),
+    panic: Option<Box<dyn std::any::Any + Send + 'static>>,
+}
+
+unsafe extern "C" fn progress_trampoline(done: i64, total: i64, user_data: *mut c_void) {
+    let st = &mut *(user_data as *mut ProgressState<'_, '_>);
+    if st.panic.is_some() {
+        return;
+    }
+    let f = &mut st.f;
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| f(done, total))) {
+        st.panic = Some(p);
+    }
+}
+
+impl ComputeOptions<'_> {
+    /// Run `f` with these options as a `ca_compute_options_t`, then turn its status into a Result.
+    fn run(&mut self, f: impl FnOnce(*const ca_compute_options_t) -> i32) -> Result<()> {
+        let mut o = ca_compute_options_t {
+            struct_size: std::mem::size_of::<ca_compute_options_t>() as u32,
+            progress: None,
+            progress_user_data: ptr::null_mut(),
+            progress_interval_us: self.progress_interval.as_micros().min(i64::MAX as u128) as i64,
+            cancel: self.cancel.map_or(ptr::null(), |c| c.h as *const c_void),
+        };
+        let mut state = self.progress.as_mut().map(|p| ProgressState { f: &mut **p, panic: None });
+        if let Some(st) = state.as_mut() {
+            o.progress = Some(progress_trampoline);
+            o.progress_user_data = st as *mut ProgressState<'_, '_> as *mut c_void;
+        }
+        let status = f(&o);
+        if let Some(p) = state.and_then(|s| s.panic) {
+            std::panic::resume_unwind(p);
+        }
+        check(status)
+    }
+}
+
+/// A task graph (dask's HighLevelGraph): named layers of tasks `key = (kernel, args...)`.
+///
+/// Build one with [`Graph::new`] and [`Graph::add_task`] (or start from an array's graph with
+/// [`Array::graph`]), then make an array over it with [`Array::new`]. Modifying takes `&mut self`;
+/// computing only reads the graph, so a `Graph` is `Send` and `Sync`.
+///
+/// ```
+/// use chunkarray::{Arg, Array, Block, Context, DType, Graph, Key, Value};
+/// let ctx = Context::new(2)?;
+/// ctx.register_kernel("my.ones", |ka| match ka.args[..] {
+///     [Value::Int(n)] => Ok(Block::from_vec(&[n], &vec![1.0f64; n as usize])?),
+///     _ => Err("my.ones takes one size".into()),
+/// })?;
+/// // dask: {('x', 0): (np.ones, 3), ('x', 1): (np.ones, 2)}; Array(dsk, 'x', ((3, 2),), float64)
+/// let mut g = Graph::new()?;
+/// g.add_task(&Key::new("x", &[0]), "my.ones", &[Arg::Int(3)])?;
+/// g.add_task(&Key::new("x", &[1]), "my.ones", &[Arg::Int(2)])?;
+/// let x = Array::new(&g, "x", &[vec![3, 2]], DType::Float64)?;
+/// assert_eq!((&x * 2.0).compute_vec::<f64>(&ctx)?, vec![2.0; 5]);
+/// # Ok::<(), chunkarray::Error>(())
+/// ```
 pub struct Graph {
     h: *mut ca_graph_t,
 }
 
+// ca_graph_t: built by one thread at a time (&mut self here), read concurrently (&self).
 unsafe impl Send for Graph {}
+unsafe impl Sync for Graph {}
+
+impl fmt::Debug for Graph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Graph<{} layers, {} tasks>", self.num_layers(), self.num_tasks())
+    }
+}
 
 impl Drop for Graph {
     fn drop(&mut self) {
@@ -962,12 +1504,81 @@ impl Drop for Graph {
 }
 
 impl Graph {
+    /// An empty graph.
+    pub fn new() -> Result<Graph> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_graph_new)(&mut h) })?;
+        Ok(Graph { h })
+    }
+
+    /// A copy sharing the (immutable) layers: O(number of layers).
+    pub fn copy(&self) -> Result<Graph> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        check(unsafe { (l.ca_graph_copy)(&mut h, self.h) })?;
+        Ok(Graph { h })
+    }
+
+    /// Add the task `key = (kernel, args...)` to the layer named `key.name`. Keys referenced by
+    /// `Arg::Key` need not exist yet (they are checked when an array is made or computed).
+    /// `kernel` is looked up in the context's registry at compute time.
+    ///
+    /// Errors: `InvalidArgument` (empty name, a NUL byte, an index count that differs from the
+    /// layer's), `Exists` (the key is already there, or its name is a symbolic layer's).
+    pub fn add_task(&mut self, key: &Key, kernel: &str, args: &[Arg]) -> Result<()> {
+        let l = lib()?;
+        let k = cstring(kernel)?;
+        let mut raw = RawArgs::new(args)?;
+        let ck = raw.key(key)?;
+        check(unsafe { (l.ca_graph_add_task)(self.h, &ck, k.as_ptr(), raw.args.as_ptr(), raw.args.len()) })
+    }
+
+    /// Add every layer of `other` (layers of the same name must be the same layer).
+    pub fn merge(&mut self, other: &Graph) -> Result<()> {
+        let l = lib()?;
+        check(unsafe { (l.ca_graph_merge)(self.h, other.h) })
+    }
+
+    /// True if the graph holds the task `key`.
+    pub fn contains_key(&self, key: &Key) -> bool {
+        let (l, name) = match (lib(), CString::new(key.name.as_str())) {
+            (Ok(l), Ok(n)) => (l, n),
+            _ => return false,
+        };
+        let ck = ca_key_t { name: name.as_ptr(), index: key.index.as_ptr(), nindex: key.index.len() as i32 };
+        unsafe { (l.ca_graph_has_key)(self.h, &ck) != 0 }
+    }
+
+    /// The layers' names.
+    pub fn layers(&self) -> Result<Vec<String>> {
+        let l = lib()?;
+        let mut list = ptr::null_mut();
+        check(unsafe { (l.ca_graph_layers)(&mut list, self.h) })?;
+        let mut out = Vec::new();
+        let n = unsafe { (l.ca_keylist_size)(list) };
+        for i in 0..n {
+            let mut k = ca_key_t { name: ptr::null(), index: ptr::null(), nindex: 0 };
+            let st = unsafe { (l.ca_keylist_get)(list, i, &mut k) };
+            if st != CA_OK {
+                unsafe { (l.ca_keylist_free)(list) };
+                return check(st).map(|_| Vec::new());
+            }
+            out.push(unsafe { cstr(k.name) });
+        }
+        unsafe { (l.ca_keylist_free)(list) };
+        Ok(out)
+    }
+
+    /// The number of tasks (symbolic layers count their blocks).
     pub fn num_tasks(&self) -> i64 {
         unsafe { (api().unwrap().ca_graph_num_tasks)(self.h) }
     }
+    /// The number of layers.
     pub fn num_layers(&self) -> i64 {
         unsafe { (api().unwrap().ca_graph_num_layers)(self.h) }
     }
+    /// The graph in graphviz dot.
     pub fn to_dot(&self) -> Result<String> {
         let l = lib()?;
         let mut s = ptr::null_mut();
@@ -990,12 +1601,13 @@ impl Graph {
         let l = lib()?;
         let f = l
             .ca_graph_kernel_version
-            .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_graph_kernel_version is not in the loaded library"))?;
+            .ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_graph_kernel_version is not in the loaded library"))?;
         let k = cstring(kernel)?;
         let mut v = 0i32;
         check(unsafe { f(&mut v, self.h, k.as_ptr()) })?;
         Ok(v)
     }
+    /// A graph saved with `Graph::save`.
     pub fn load(path: &str) -> Result<Graph> {
         let (g, _) = load_file(path, true)?;
         Ok(Graph { h: g })
@@ -1005,7 +1617,7 @@ impl Graph {
 /// ca_save of a graph (`graph` not null) or of `arrays` to the file `path`.
 fn save_file(path: &str, graph: *const ca_graph_t, arrays: &[*const ca_array_t], ctx: Option<&Context>) -> Result<()> {
     let l = lib()?;
-    let f = l.ca_save.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_save is not in the loaded library"))?;
+    let f = l.ca_save.ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_save is not in the loaded library"))?;
     let p = cstring(path)?;
     let o = ca_save_options_t {
         struct_size: std::mem::size_of::<ca_save_options_t>() as u32,
@@ -1021,10 +1633,10 @@ fn save_file(path: &str, graph: *const ca_graph_t, arrays: &[*const ca_array_t],
 /// ca_load of the file `path`: its graph (`graph`: an owned handle, else null) or its arrays.
 fn load_file(path: &str, graph: bool) -> Result<(*mut ca_graph_t, Vec<Array>)> {
     let l = lib()?;
-    let f = l.ca_load.ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_load is not in the loaded library"))?;
+    let f = l.ca_load.ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_load is not in the loaded library"))?;
     let free_many = l
         .ca_array_free_many
-        .ok_or_else(|| Error::new(CA_EUNSUPPORTED, "ca_array_free_many is not in the loaded library"))?;
+        .ok_or_else(|| Error::raw(CA_EUNSUPPORTED, "ca_array_free_many is not in the loaded library"))?;
     let p = cstring(path)?;
     let o = ca_load_options_t {
         struct_size: std::mem::size_of::<ca_load_options_t>() as u32,
@@ -1046,36 +1658,128 @@ fn load_file(path: &str, graph: bool) -> Result<(*mut ca_graph_t, Vec<Array>)> {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Operators: `&a + &b`, `&a * 2.0`, `-&a` build lazy arrays (Result, since shapes may not broadcast).
+// Operators. Like ndarray's, `&a + &b`, `a * 2.0`, `10.0 - &a`, `-&a` return the array itself and
+// panic when the library refuses the operation (shapes that do not broadcast, an op the dtype does
+// not support); the `try_*` methods return the same error as a `Result`. Everything else (kernels,
+// memory) fails later, at compute, as a `Result`.
 // ------------------------------------------------------------------------------------------------
 
+#[track_caller]
+fn op_or_panic(r: Result<Array>, what: &str) -> Array {
+    match r {
+        Ok(a) => a,
+        Err(e) => panic!("chunkarray: {} failed: {} (use the try_* methods to get a Result)", what, e),
+    }
+}
+
 macro_rules! array_ops {
-    ($($tr:ident $m:ident $op:ident),*) => {$(
+    ($($tr:ident $m:ident $op:ident $sym:literal),*) => {$(
         impl std::ops::$tr<&Array> for &Array {
-            type Output = Result<Array>;
-            fn $m(self, o: &Array) -> Result<Array> {
-                self.binary(BinaryOp::$op, o)
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: &Array) -> Array {
+                op_or_panic(self.binary(BinaryOp::$op, o), concat!("array ", $sym, " array"))
+            }
+        }
+        impl std::ops::$tr<Array> for &Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: Array) -> Array {
+                self.$m(&o)
+            }
+        }
+        impl std::ops::$tr<&Array> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: &Array) -> Array {
+                (&self).$m(o)
+            }
+        }
+        impl std::ops::$tr<Array> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, o: Array) -> Array {
+                (&self).$m(&o)
             }
         }
         impl std::ops::$tr<f64> for &Array {
-            type Output = Result<Array>;
-            fn $m(self, v: f64) -> Result<Array> {
-                self.binary_scalar(BinaryOp::$op, v, false)
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: f64) -> Array {
+                op_or_panic(self.binary_scalar(BinaryOp::$op, v, false), concat!("array ", $sym, " scalar"))
+            }
+        }
+        impl std::ops::$tr<f64> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: f64) -> Array {
+                (&self).$m(v)
             }
         }
         impl std::ops::$tr<&Array> for f64 {
-            type Output = Result<Array>;
-            fn $m(self, a: &Array) -> Result<Array> {
-                a.binary_scalar(BinaryOp::$op, self, true)
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, a: &Array) -> Array {
+                op_or_panic(a.binary_scalar(BinaryOp::$op, self, true), concat!("scalar ", $sym, " array"))
+            }
+        }
+        impl std::ops::$tr<Array> for f64 {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, a: Array) -> Array {
+                self.$m(&a)
+            }
+        }
+        impl std::ops::$tr<i64> for &Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: i64) -> Array {
+                op_or_panic(self.binary_int(BinaryOp::$op, v), concat!("array ", $sym, " scalar"))
+            }
+        }
+        impl std::ops::$tr<i64> for Array {
+            type Output = Array;
+            #[track_caller]
+            fn $m(self, v: i64) -> Array {
+                (&self).$m(v)
             }
         }
     )*};
 }
-array_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+array_ops!(Add add Add "+", Sub sub Sub "-", Mul mul Mul "*", Div div Div "/", Rem rem Mod "%");
+
+// `a += &b`, `a *= 2.0`: `a` becomes the lazy array `a op b` (panicking like the operators).
+macro_rules! array_assign_ops {
+    ($($tr:ident $m:ident $base:ident $bm:ident),*) => {$(
+        impl std::ops::$tr<&Array> for Array {
+            #[track_caller]
+            fn $m(&mut self, o: &Array) {
+                *self = std::ops::$base::$bm(&*self, o);
+            }
+        }
+        impl std::ops::$tr<f64> for Array {
+            #[track_caller]
+            fn $m(&mut self, v: f64) {
+                *self = std::ops::$base::$bm(&*self, v);
+            }
+        }
+    )*};
+}
+array_assign_ops!(AddAssign add_assign Add add, SubAssign sub_assign Sub sub, MulAssign mul_assign Mul mul,
+                  DivAssign div_assign Div div);
 
 impl std::ops::Neg for &Array {
-    type Output = Result<Array>;
-    fn neg(self) -> Result<Array> {
-        self.unary(UnaryOp::Neg)
+    type Output = Array;
+    #[track_caller]
+    fn neg(self) -> Array {
+        op_or_panic(self.unary(UnaryOp::Neg), "-array")
+    }
+}
+
+impl std::ops::Neg for Array {
+    type Output = Array;
+    #[track_caller]
+    fn neg(self) -> Array {
+        -&self
     }
 }

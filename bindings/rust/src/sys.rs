@@ -38,8 +38,17 @@ pub const fn ca_dtype_make_unchecked(kind: ca_dtype_t, param: i32) -> ca_dtype_t
 
 pub const CA_OK: i32 = 0;
 pub const CA_EINVAL: i32 = -1;
+pub const CA_ENOMEM: i32 = -2;
 pub const CA_ENOTFOUND: i32 = -3;
+pub const CA_ECYCLE: i32 = -4;
 pub const CA_EKERNEL: i32 = -5;
+pub const CA_EIO: i32 = -6;
+pub const CA_EFORMAT: i32 = -7;
+pub const CA_ECANCELED: i32 = -8;
+pub const CA_EINTERNAL: i32 = -9;
+pub const CA_EEXISTS: i32 = -10;
+pub const CA_ETYPE: i32 = -11;
+pub const CA_EVERSION: i32 = -12;
 pub const CA_EUNSUPPORTED: i32 = -13;
 
 pub const CA_ARG_NONE: i32 = 0;
@@ -68,6 +77,7 @@ pub type ca_context_t = ca_opaque;
 pub type ca_kernel_ctx_t = ca_opaque;
 pub type ca_chunkset_t = ca_opaque;
 pub type ca_keylist_t = ca_opaque;
+pub type ca_cancel_t = ca_opaque;
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -332,13 +342,29 @@ api! {
         ca_context_set_config: fn(P, *const c_char, *const c_char) -> S;
         ca_context_register: fn(P, *const c_char, ca_kernel_fn, *const ca_kernel_options_t) -> S;
         ca_context_num_kernels: fn(CP) -> i64;
+        ca_graph_new: fn(*mut P) -> S;
+        ca_graph_copy: fn(*mut P, CP) -> S;
         ca_graph_free: fn(P) -> ();
+        ca_graph_add_task: fn(P, *const ca_key_t, *const c_char, *const ca_arg_t, usize) -> S;
+        ca_graph_merge: fn(P, CP) -> S;
+        ca_graph_has_key: fn(CP, *const ca_key_t) -> c_int;
+        ca_graph_layers: fn(*mut P, CP) -> S;
+        ca_keylist_size: fn(CP) -> usize;
+        ca_keylist_get: fn(CP, usize, *mut ca_key_t) -> S;
+        ca_keylist_free: fn(P) -> ();
+        ca_cancel_new: fn(*mut P) -> S;
+        ca_cancel_request: fn(P) -> ();
+        ca_cancel_requested: fn(CP) -> c_int;
+        ca_cancel_reset: fn(P) -> ();
+        ca_cancel_free: fn(P) -> ();
+        ca_block_new_zeroed: fn(*mut P, ca_dtype_t, i32, *const i64) -> S;
         ca_graph_num_tasks: fn(CP) -> i64;
         ca_graph_num_layers: fn(CP) -> i64;
         ca_chunkset_ndim: fn(CP) -> i32;
         ca_chunkset_sizes: fn(CP, i32, *mut i64) -> *const i64;
         ca_chunkset_free: fn(P) -> ();
         ca_normalize_chunks: fn(*mut P, CP, *const ca_dimchunks_t, i32, *const i64, ca_dtype_t, i64) -> S;
+        ca_array_new: fn(*mut P, CP, *const c_char, *const ca_chunks_t, ca_dtype_t) -> S;
         ca_array_retain: fn(CP) -> P;
         ca_array_free: fn(CP) -> ();
         ca_array_ndim: fn(CP) -> i32;

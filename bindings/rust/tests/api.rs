@@ -48,7 +48,7 @@ fn elementwise_and_reductions_match_loops() {
     let y = x.mul_scalar(2.0).unwrap().add_scalar(1.0).unwrap();
     let want: Vec<f64> = v.iter().map(|a| a * 2.0 + 1.0).collect();
     close(&y.compute_vec::<f64>(&ctx).unwrap(), &want);
-    let z = x.mul(&x).unwrap().unary(UnaryOp::Sqrt).unwrap();
+    let z = (&x * &x).unary(UnaryOp::Sqrt).unwrap();
     close(&z.compute_vec::<f64>(&ctx).unwrap(), &v.iter().map(|a| a.abs()).collect::<Vec<_>>());
     let s = y.sum(&[], false).unwrap();
     close(&s.compute_vec::<f64>(&ctx).unwrap(), &[want.iter().sum()]);
@@ -112,7 +112,7 @@ fn closure_kernel_with_literals_and_block_index() {
         let k = ka.args[1].as_f64().ok_or("second argument is not a number")?;
         let xs = b.as_slice::<f64>().ok_or("not float64")?;
         let out: Vec<f64> = xs.iter().map(|v| v * k + ka.block_index[0] as f64).collect();
-        Block::from_vec(&b.shape(), &out).map_err(|e| e.to_string())
+        Ok(Block::from_vec(&b.shape(), &out)?)
     })
     .unwrap();
     let v = data(20);
@@ -127,10 +127,10 @@ fn closure_kernel_with_literals_and_block_index() {
         let a = ka.args[0].block().unwrap().as_slice::<f64>().unwrap();
         let b = ka.args[1].block().unwrap().as_slice::<f64>().unwrap();
         let o: Vec<i64> = a.iter().zip(b).map(|(x, y)| (x > y) as i64).collect();
-        Block::from_vec(&ka.args[0].block().unwrap().shape(), &o).map_err(|e| e.to_string())
+        Ok(Block::from_vec(&ka.args[0].block().unwrap().shape(), &o)?)
     })
     .unwrap();
-    let z = Array::from_slice(&vec![0.0; 20], &[20], &[6]).unwrap();
+    let z = Array::from_slice(&[0.0; 20], &[20], &[6]).unwrap();
     let g = x.map_blocks("rust.greater", &[&z], &[], Some(DType::Int64)).unwrap();
     assert_eq!(g.compute_vec::<i64>(&ctx).unwrap(), v.iter().map(|a| (*a > 0.0) as i64).collect::<Vec<_>>());
 }
@@ -139,14 +139,14 @@ fn closure_kernel_with_literals_and_block_index() {
 fn panics_and_errors_become_kernel_errors() {
     let ctx = Context::new(2).unwrap();
     ctx.register_kernel("rust.panics", |_| panic!("kaboom {}", 42)).unwrap();
-    ctx.register_kernel("rust.fails", |_| Err("no good".to_string())).unwrap();
+    ctx.register_kernel("rust.fails", |_| Err("no good".into())).unwrap();
     let x = Array::ones(&[10], &[3], DType::Float64).unwrap();
     let e = x.map_blocks("rust.panics", &[], &[], None).unwrap().compute(&ctx).unwrap_err();
-    assert_eq!(e.status, -5);
-    assert!(e.message.contains("kaboom 42"), "{}", e.message);
+    assert_eq!(e.status(), Status::Kernel);
+    assert!(e.message().contains("kaboom 42"), "{}", e.message());
     let e = x.map_blocks("rust.fails", &[], &[], None).unwrap().compute(&ctx).unwrap_err();
     assert_eq!(e.code(), "CA_EKERNEL");
-    assert!(e.message.contains("no good"), "{}", e.message);
+    assert!(e.message().contains("no good"), "{}", e.message());
     // the context still works afterwards
     assert_eq!(x.sum(&[], false).unwrap().compute_vec::<f64>(&ctx).unwrap(), vec![10.0]);
 }
@@ -154,19 +154,19 @@ fn panics_and_errors_become_kernel_errors() {
 #[test]
 fn bad_input_gives_clear_errors() {
     let e = Array::from_slice(&[1.0f64, 2.0], &[3], &[1]).unwrap_err();
-    assert_eq!(e.status, -1);
+    assert_eq!(e.status(), Status::InvalidArgument);
     let x = Array::ones(&[4, 5], &[2, 2], DType::Float64).unwrap();
     let e = x.sum(&[3], false).unwrap_err();
     assert_eq!(e.code(), "CA_EINVAL");
-    assert!(e.message.contains('3'), "{}", e.message);
+    assert!(e.message().contains('3'), "{}", e.message());
     let y = Array::ones(&[3, 5], &[2, 2], DType::Float64).unwrap();
-    let e = x.add(&y).unwrap_err();
-    assert_eq!(e.status, -1);
-    assert!(!e.message.is_empty());
+    let e = x.try_add(&y).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(!e.message().is_empty());
     let ctx = Context::new(0).unwrap();
     let e = x.map_blocks("no.such.kernel", &[], &[], None).unwrap().compute(&ctx).unwrap_err();
     assert_eq!(e.code(), "CA_ENOTFOUND");
-    assert!(e.message.contains("no.such.kernel"), "{}", e.message);
+    assert!(e.message().contains("no.such.kernel"), "{}", e.message());
     assert_eq!(ctx.set_config("nope", "1").unwrap_err().code(), "CA_ENOTFOUND");
 }
 
@@ -177,7 +177,7 @@ fn errors_are_per_thread() {
             std::thread::spawn(move || {
                 let x = Array::ones(&[4], &[2], DType::Float64).unwrap();
                 let e = x.sum(&[5 + i], false).unwrap_err();
-                assert!(e.message.contains(&(5 + i).to_string()), "{}", e.message);
+                assert!(e.message().contains(&(5 + i).to_string()), "{}", e.message());
             })
         })
         .collect();
@@ -250,7 +250,7 @@ fn save_with_context_records_kernel_versions() {
         let b = ka.args[0].block().ok_or("not a block")?;
         let xs = b.as_slice::<f64>().ok_or("not float64")?;
         let out: Vec<f64> = xs.iter().map(|v| v * 2.0).collect();
-        Block::from_vec(&b.shape(), &out).map_err(|e| e.to_string())
+        Ok(Block::from_vec(&b.shape(), &out)?)
     })
     .unwrap();
     let x = Array::arange(0.0, 6.0, 1.0, 4, DType::Float64).unwrap();
@@ -273,7 +273,7 @@ fn save_with_context_records_kernel_versions() {
     let bare = Context::new(1).unwrap();
     let e = y.save_with_context(ap.to_str().unwrap(), &bare).unwrap_err();
     assert_eq!(e.code(), "CA_ENOTFOUND");
-    assert!(e.message.contains("'rust.vtwice'"), "{}", e.message);
+    assert!(e.message().contains("'rust.vtwice'"), "{}", e.message());
     std::fs::remove_file(&ap).ok();
     std::fs::remove_file(&gp).ok();
 }
@@ -281,13 +281,91 @@ fn save_with_context_records_kernel_versions() {
 #[test]
 fn operator_traits() {
     let ctx = Context::new(1).unwrap();
-    let x = Array::from_slice(&[1.0f64, 2.0, 3.0, 4.0], &[4], &[3]).unwrap();
-    let y = (&(&x * 2.0).unwrap() + &x).unwrap();
-    assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), vec![3.0, 6.0, 9.0, 12.0]);
-    let z = (10.0 - &x).unwrap();
-    assert_eq!(z.compute_vec::<f64>(&ctx).unwrap(), vec![9.0, 8.0, 7.0, 6.0]);
-    let n = (-&x).unwrap();
-    assert_eq!(n.compute_vec::<f64>(&ctx).unwrap(), vec![-1.0, -2.0, -3.0, -4.0]);
-    let w = Array::ones(&[5], &[2], DType::Float64).unwrap();
-    assert_eq!((&x / &w).unwrap_err().code(), "CA_EINVAL");
+    let v = [1.0f64, 2.0, 3.0, 4.0, 5.0];
+    let x = Array::from_slice(&v, &[5], &[3]).unwrap();
+    let w = Array::from_slice(&[2.0f64, -1.0, 0.5, 4.0, 3.0], &[5], &[2]).unwrap();
+    let y = &x * 2.0 + &x;
+    assert_eq!(y.compute_vec::<f64>(&ctx).unwrap(), v.iter().map(|a| a * 3.0).collect::<Vec<_>>());
+    let z = 10.0 - &x;
+    assert_eq!(z.compute_vec::<f64>(&ctx).unwrap(), v.iter().map(|a| 10.0 - a).collect::<Vec<_>>());
+    let n = -&x;
+    assert_eq!(n.compute_vec::<f64>(&ctx).unwrap(), v.iter().map(|a| -a).collect::<Vec<_>>());
+    // owned operands chain without references; ragged chunks on both sides
+    let q = (x.clone() + w.clone()) * (&x - &w) / 2.0;
+    let wv = w.compute_vec::<f64>(&ctx).unwrap();
+    let want: Vec<f64> = v.iter().zip(&wv).map(|(a, b)| (a + b) * (a - b) / 2.0).collect();
+    assert_eq!(q.compute_vec::<f64>(&ctx).unwrap(), want);
+    let mut acc = x.clone();
+    acc += &x;
+    acc *= 3.0;
+    acc -= 1.0;
+    acc /= &w;
+    let want: Vec<f64> = v.iter().zip(&wv).map(|(a, b)| (a * 2.0 * 3.0 - 1.0) / b).collect();
+    assert_eq!(acc.compute_vec::<f64>(&ctx).unwrap(), want);
+    let r = &x % 2.0;
+    assert_eq!(r.compute_vec::<f64>(&ctx).unwrap(), vec![1.0, 0.0, 1.0, 0.0, 1.0]);
+    let i = Array::arange(0.0, 7.0, 1.0, 3, DType::Int64).unwrap();
+    assert_eq!((&i * 3 - 1).compute_vec::<i64>(&ctx).unwrap(), (0..7).map(|a| a * 3 - 1).collect::<Vec<i64>>());
+    // shapes that do not broadcast: try_* gives the error, the operator panics with it
+    let bad = Array::ones(&[4], &[2], DType::Float64).unwrap();
+    let e = x.try_div(&bad).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| &x / &bad)).unwrap_err();
+    let msg = p.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(msg.contains("CA_EINVAL") && msg.contains(e.message()), "{}", msg);
+}
+
+#[test]
+fn cancellation_and_progress() {
+    let ctx = Context::new(2).unwrap();
+    let started = Arc::new(AtomicUsize::new(0));
+    let s2 = started.clone();
+    ctx.register_kernel("rust.slow", move |ka| {
+        s2.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Ok(ka.args[0].block().ok_or("a block")?.retain())
+    })
+    .unwrap();
+    let x = Array::ones(&[400], &[1], DType::Float64).unwrap().map_blocks("rust.slow", &[], &[], None).unwrap();
+    let token = Arc::new(CancelToken::new().unwrap());
+    assert!(!token.is_cancelled());
+    let t2 = token.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        t2.cancel();
+    });
+    let t0 = std::time::Instant::now();
+    let e = x.compute_with(&ctx, &mut ComputeOptions { cancel: Some(&token), ..Default::default() }).unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(e.status(), Status::Canceled, "{}", e);
+    assert!(t0.elapsed() < std::time::Duration::from_secs(4), "{:?}", t0.elapsed());
+    assert!(started.load(Ordering::SeqCst) < 400);
+    assert!(token.is_cancelled());
+    // a cancelled token stops every later computation until reset
+    let e = x.persist_with(&ctx, &mut ComputeOptions { cancel: Some(&token), ..Default::default() }).unwrap_err();
+    assert_eq!(e.status(), Status::Canceled);
+    token.reset();
+    // progress: called on this thread, last call reports done == total
+    let y = Array::ones(&[12], &[1], DType::Float64).unwrap().map_blocks("rust.slow", &[], &[], None).unwrap();
+    let mut calls = Vec::new();
+    let mut record = |done: i64, total: i64| calls.push((done, total));
+    let b = y
+        .compute_with(&ctx, &mut ComputeOptions {
+            cancel: Some(&token),
+            progress: Some(&mut record),
+            progress_interval: std::time::Duration::from_millis(1),
+        })
+        .unwrap();
+    assert_eq!(b.as_slice::<f64>().unwrap(), &[1.0; 12][..]);
+    assert!(!calls.is_empty());
+    let (done, total) = *calls.last().unwrap();
+    assert_eq!(done, total, "{:?}", calls);
+    assert!(calls.windows(2).all(|w| w[0].0 <= w[1].0), "{:?}", calls);
+    // a panic in the progress callback is re-raised after the computation, not across C
+    let mut bad = |_: i64, _: i64| panic!("progress panicked");
+    let p = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = y.compute_with(&ctx, &mut ComputeOptions { progress: Some(&mut bad), ..Default::default() });
+    }))
+    .unwrap_err();
+    assert_eq!(p.downcast_ref::<&str>().copied(), Some("progress panicked"));
 }

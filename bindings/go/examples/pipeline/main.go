@@ -1,6 +1,6 @@
 // The bindings' common pipeline in Go: create, elementwise, reduce, a Go kernel, save the graph.
 //
-//	CHUNKARRAY_LIB=build/capi/libchunkarray.so.1 go run ./examples/pipeline [out-dir]
+//	PKG_CONFIG_PATH=$PWD/../../build/meson-uninstalled LD_LIBRARY_PATH=$PWD/../../build/capi go run ./examples/pipeline [out-dir]
 package main
 
 import (
@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"chunkarray"
+	chunkarray "github.com/chunkarray/chunkarray/bindings/go"
 )
 
 func check[T any](v T, err error) T {
