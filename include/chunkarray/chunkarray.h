@@ -19,6 +19,7 @@
 #include "chunkarray/linalg.h"
 #include "chunkarray/shape.h"
 #include "chunkarray/slicing.h"
+#include "chunkarray/routines.h"
 #include "chunkarray/format.h"
 #include "chunkarray/plugin.h"
 #include "chunkarray/experimental.h" /* declares chunkarray/dist.h with CA_EXPERIMENTAL */

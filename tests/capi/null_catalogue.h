@@ -58,6 +58,9 @@ typedef struct fixtures {
   ca_store_region_t region[1];
   ca_array_arg_t array_args[2];
   void *out_ptr; /* every T **out points here */
+  /* room for functions that fill an array of outputs through `out` (ca_array_nonzero writes one per
+   * axis of the 2-d fixture, ca_array_meshgrid one per input): they write past out_ptr into these. */
+  void *out_more[8];
 } fixtures_t;
 
 extern fixtures_t F;

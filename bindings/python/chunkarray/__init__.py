@@ -12,12 +12,17 @@ from ._api import abs, around, clip, conj, round, where  # noqa: F401,A004
 from ._window import sliding_window_view  # noqa: F401
 from ._einsum import einsum  # noqa: F401
 from ._shape import *  # noqa: F401,F403 - reshape, concatenate, stack, ...
+from ._routines import *  # noqa: F401,F403 - *_like, meshgrid, tril, sort, unique, searchsorted, ... (routines.h)
 from .core import map_overlap, overlap, trim_internal  # noqa: F401
 from .linalg import dot, matmul, outer, tensordot  # noqa: F401
 from ._indexing import IndexingError  # noqa: F401
 from . import linalg  # noqa: F401
 from . import mpi  # noqa: F401 - compute(comm=...) over MPI (libchunkarray_mpi, loaded on first use)
 from . import _protocol  # noqa: F401 - metadata and *_like NumPy functions without computing
+from . import _routines as _routines_mod
+from .core import _NUMPY_FUNCTIONS as _nf
+_nf.update(_routines_mod._np_table())
+del _nf
 from .core import ComputeWarning  # noqa: F401
 from .chunkmanager import ChunkArrayManager  # noqa: F401
 from ._lib import lib as _lib_handle

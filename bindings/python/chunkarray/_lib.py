@@ -96,6 +96,12 @@ class Scalar(ctypes.Structure):
                 ("im", ctypes.c_double), ("i64", ctypes.c_int64)]
 
 
+class LikeOptions(ctypes.Structure):
+    """ca_like_options_t (routines.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("dtype", c_dtype), ("ndim", ctypes.c_int32), ("shape", c_i64p),
+                ("chunks", ctypes.POINTER(Chunks)), ("limit", ctypes.c_int64)]
+
+
 class ContextOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("num_threads", ctypes.c_int32),
                 ("memory_limit", ctypes.c_int64), ("chunk_size", ctypes.c_int64),
@@ -410,6 +416,36 @@ _PROTOS = {
     "ca_array_tile": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_int32]),
     "ca_array_pad": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, c_i64p, ctypes.c_int32, Scalar]),
     "ca_array_flip": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p, ctypes.c_int32]),
+    # routines.h
+    "ca_array_empty_like": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(LikeOptions)]),
+    "ca_array_zeros_like": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(LikeOptions)]),
+    "ca_array_ones_like": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(LikeOptions)]),
+    "ca_array_full_like": (c_status, [ctypes.POINTER(c_vp), c_vp, Scalar, ctypes.POINTER(LikeOptions)]),
+    "ca_array_indices": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks), c_dtype]),
+    "ca_array_meshgrid": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t, ctypes.c_int32,
+                                     ctypes.c_int]),
+    "ca_array_broadcast_arrays": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t]),
+    "ca_array_tril": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64]),
+    "ca_array_triu": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64]),
+    "ca_array_tril_indices": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_int64,
+                                         ctypes.c_int64, ctypes.POINTER(Chunks)]),
+    "ca_array_triu_indices": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_int64,
+                                         ctypes.c_int64, ctypes.POINTER(Chunks)]),
+    "ca_array_diagonal": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64, ctypes.c_int32, ctypes.c_int32]),
+    "ca_array_sort": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, ctypes.c_int]),
+    "ca_array_argsort": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, ctypes.c_int]),
+    "ca_array_unique": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp),
+                                   ctypes.POINTER(c_vp), c_vp, ctypes.c_uint32]),
+    "ca_array_isin": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int]),
+    "ca_array_union1d": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
+    "ca_array_searchsorted": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int32, c_vp]),
+    "ca_array_digitize": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int]),
+    "ca_array_argwhere": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_array_nonzero": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_array_flatnonzero": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_array_roll": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, c_i32p, ctypes.c_int32]),
+    "ca_array_rot90": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64, ctypes.c_int32, ctypes.c_int32]),
+    "ca_array_rollaxis": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, ctypes.c_int32]),
     # linalg.h
     "ca_linalg_matmul": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_linalg_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),

@@ -1,0 +1,285 @@
+// The routines API (chunkarray/routines.h): thin wrappers over src/array/routines.hpp.
+#include <chunkarray/routines.h>
+
+#include "array/expr.hpp"
+#include "array/routines.hpp"
+#include "capi_internal.hpp"
+
+using ca::capi::wrap_array;
+
+namespace {
+
+ca_status_t like_call(const char *fn, ca::LikeKind kind, ca_array_t **out, const ca_array_t *a,
+                      const ca_scalar_t *value, const ca_like_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, out);
+  *out = nullptr;
+  CA_TRY
+  const ca::ArrayPtr &x = arr(a, fn);
+  const ca_like_options_t o = ca::capi::options_in(opts, ca_like_options_t CA_LIKE_OPTIONS_INIT, fn);
+  std::vector<ca::Index> shape;
+  const bool has_shape = o.ndim >= 0;
+  if (has_shape) shape = ca::capi::shape_in(o.ndim, o.shape, fn);
+  ca::Chunks chunks;
+  if (o.chunks) chunks = ca::capi::chunks_in(o.chunks, fn);
+  std::complex<double> v = 0.0;
+  if (value) {
+    const ca::ScalarValue sv = ca::scalar_value(*value);
+    v = {sv.re, sv.im};
+  }
+  *out = wrap_array(ca::like(kind, x, o.dtype, has_shape ? &shape : nullptr, o.chunks ? &chunks : nullptr, v, o.limit));
+  return CA_OK;
+  CA_CATCH
+}
+
+std::vector<ca::ArrayPtr> arrays_or_empty(const ca_array_t *const *arrays, size_t n, const char *fn) {
+  CA_CHECK(n == 0 || arrays, CA_EINVAL, fn, ": arrays is NULL");
+  return ca::capi::arrays_in(arrays, n, fn);
+}
+
+}  // namespace
+
+extern "C" {
+
+CA_API ca_status_t ca_array_empty_like(ca_array_t **out, const ca_array_t *a, const ca_like_options_t *opts) {
+  return like_call("ca_array_empty_like", ca::LikeKind::Empty, out, a, nullptr, opts);
+}
+CA_API ca_status_t ca_array_zeros_like(ca_array_t **out, const ca_array_t *a, const ca_like_options_t *opts) {
+  return like_call("ca_array_zeros_like", ca::LikeKind::Zeros, out, a, nullptr, opts);
+}
+CA_API ca_status_t ca_array_ones_like(ca_array_t **out, const ca_array_t *a, const ca_like_options_t *opts) {
+  return like_call("ca_array_ones_like", ca::LikeKind::Ones, out, a, nullptr, opts);
+}
+CA_API ca_status_t ca_array_full_like(ca_array_t **out, const ca_array_t *a, ca_scalar_t value,
+                                      const ca_like_options_t *opts) {
+  return like_call("ca_array_full_like", ca::LikeKind::Full, out, a, &value, opts);
+}
+
+CA_API ca_status_t ca_array_indices(ca_array_t **out, int32_t ndim, const int64_t *dims, const ca_chunks_t *chunks,
+                                    ca_dtype_t dtype) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(chunks);
+  CA_TRY
+  CA_CHECK(ndim >= 0 && ndim < CA_MAX_NDIM, CA_EINVAL, "ca_array_indices: ndim ", ndim, " is out of range");
+  CA_CHECK(ndim == 0 || dims, CA_EINVAL, "ca_array_indices: dims is NULL");
+  std::vector<ca::Index> d(dims, dims + ndim);
+  *out = wrap_array(ca::indices(d, ca::capi::chunks_in(chunks, "ca_array_indices"), dtype));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_meshgrid(ca_array_t **out, const ca_array_t *const *arrays, size_t n,
+                                     ca_meshgrid_indexing_t indexing, int sparse) {
+  CA_ARG_NOT_NULL(out);
+  for (size_t i = 0; i < n; ++i) out[i] = nullptr;
+  CA_TRY
+  CA_CHECK(indexing == CA_MESHGRID_XY || indexing == CA_MESHGRID_IJ, CA_EINVAL,
+           "ca_array_meshgrid: unknown indexing ", int32_t(indexing), " (CA_MESHGRID_XY or CA_MESHGRID_IJ)");
+  auto res = ca::meshgrid(arrays_or_empty(arrays, n, "ca_array_meshgrid"), indexing == CA_MESHGRID_XY, sparse != 0);
+  for (size_t i = 0; i < n; ++i) out[i] = wrap_array(res[i]);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_broadcast_arrays(ca_array_t **out, const ca_array_t *const *arrays, size_t n) {
+  CA_ARG_NOT_NULL(out);
+  for (size_t i = 0; i < n; ++i) out[i] = nullptr;
+  CA_TRY
+  auto res = ca::broadcast_arrays(arrays_or_empty(arrays, n, "ca_array_broadcast_arrays"));
+  for (size_t i = 0; i < n; ++i) out[i] = wrap_array(res[i]);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_tril(ca_array_t **out, const ca_array_t *m, int64_t k) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::tril(arr(m, "ca_array_tril", "m"), k));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_triu(ca_array_t **out, const ca_array_t *m, int64_t k) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::triu(arr(m, "ca_array_triu", "m"), k));
+  return CA_OK;
+  CA_CATCH
+}
+
+namespace {
+ca_status_t tri_indices_call(const char *fn, bool upper, ca_array_t **rows, ca_array_t **cols, int64_t n, int64_t k,
+                             int64_t m, const ca_chunks_t *chunks) {
+  CA_ARG_NOT_NULL_IN(fn, rows);
+  *rows = nullptr;
+  CA_ARG_NOT_NULL_IN(fn, cols);
+  *cols = nullptr;
+  CA_ARG_NOT_NULL_IN(fn, chunks);
+  CA_TRY
+  CA_CHECK(n >= 0, CA_EINVAL, fn, ": n = ", n, " is negative");
+  auto res = ca::tri_indices(n, k, m < 0 ? n : m, ca::capi::chunks_in(chunks, fn), upper);
+  ca_array_t *r = wrap_array(res[0]);
+  *cols = wrap_array(res[1]);
+  *rows = r;
+  return CA_OK;
+  CA_CATCH
+}
+}  // namespace
+
+CA_API ca_status_t ca_array_tril_indices(ca_array_t **rows, ca_array_t **cols, int64_t n, int64_t k, int64_t m,
+                                         const ca_chunks_t *chunks) {
+  return tri_indices_call("ca_array_tril_indices", false, rows, cols, n, k, m, chunks);
+}
+CA_API ca_status_t ca_array_triu_indices(ca_array_t **rows, ca_array_t **cols, int64_t n, int64_t k, int64_t m,
+                                         const ca_chunks_t *chunks) {
+  return tri_indices_call("ca_array_triu_indices", true, rows, cols, n, k, m, chunks);
+}
+
+CA_API ca_status_t ca_array_diagonal(ca_array_t **out, const ca_array_t *a, int64_t offset, int32_t axis1,
+                                     int32_t axis2) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::diagonal(arr(a, "ca_array_diagonal"), offset, axis1, axis2));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_sort(ca_array_t **out, const ca_array_t *a, int32_t axis, int descending) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::sort(arr(a, "ca_array_sort"), axis, descending != 0, false));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_argsort(ca_array_t **out, const ca_array_t *a, int32_t axis, int descending) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::sort(arr(a, "ca_array_argsort"), axis, descending != 0, true));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_unique(ca_array_t **values, ca_array_t **index, ca_array_t **inverse,
+                                   ca_array_t **counts, const ca_array_t *a, uint32_t flags) {
+  for (ca_array_t **o : {values, index, inverse, counts})
+    if (o) *o = nullptr;
+  CA_ARG_NOT_NULL(values);
+  CA_TRY
+  CA_CHECK((flags & ~CA_UNIQUE_DISTINCT_NAN) == 0, CA_EINVAL, "ca_array_unique: unknown flag bits ", flags);
+  ca::UniqueResult r = ca::unique(arr(a, "ca_array_unique"), index != nullptr, inverse != nullptr, counts != nullptr,
+                                  (flags & CA_UNIQUE_DISTINCT_NAN) == 0);
+  // Wrap all first (a failing allocation leaves every output NULL).
+  std::vector<ca_array_t *> w;
+  try {
+    for (auto *p : {&r.values, &r.index, &r.inverse, &r.counts}) w.push_back(*p ? wrap_array(*p) : nullptr);
+  } catch (...) {
+    for (ca_array_t *h : w) ca_array_free(h);
+    throw;
+  }
+  *values = w[0];
+  if (index) *index = w[1];
+  if (inverse) *inverse = w[2];
+  if (counts) *counts = w[3];
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_isin(ca_array_t **out, const ca_array_t *element, const ca_array_t *test_elements,
+                                 int invert) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::isin(arr(element, "ca_array_isin", "element"), arr(test_elements, "ca_array_isin",
+                                                                            "test_elements"), invert != 0));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_union1d(ca_array_t **out, const ca_array_t *a, const ca_array_t *b) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::union1d(arr(a, "ca_array_union1d"), arr(b, "ca_array_union1d", "b")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_searchsorted(ca_array_t **out, const ca_array_t *a, const ca_array_t *v, ca_side_t side,
+                                         const ca_array_t *sorter) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(side == CA_SIDE_LEFT || side == CA_SIDE_RIGHT, CA_EINVAL, "ca_array_searchsorted: unknown side ",
+           int32_t(side), " (CA_SIDE_LEFT or CA_SIDE_RIGHT)");
+  const ca::ArrayPtr &x = arr(a, "ca_array_searchsorted");
+  const ca::ArrayPtr &y = arr(v, "ca_array_searchsorted", "v");
+  ca::ArrayPtr s = sorter ? arr(sorter, "ca_array_searchsorted", "sorter") : nullptr;
+  *out = wrap_array(ca::searchsorted(x, y, side == CA_SIDE_RIGHT, s));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_digitize(ca_array_t **out, const ca_array_t *x, const ca_array_t *bins, int right) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::digitize(arr(x, "ca_array_digitize", "x"), arr(bins, "ca_array_digitize", "bins"), right != 0));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_argwhere(ca_array_t **out, const ca_array_t *a) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::argwhere(arr(a, "ca_array_argwhere")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_nonzero(ca_array_t **out, const ca_array_t *a) {
+  CA_ARG_NOT_NULL(out);
+  CA_ARG_NOT_NULL(a);
+  const int32_t nd = ca_array_ndim(a);
+  for (int32_t i = 0; i < nd; ++i) out[i] = nullptr;
+  CA_TRY
+  auto res = ca::nonzero(arr(a, "ca_array_nonzero"));
+  for (int32_t i = 0; i < nd; ++i) out[i] = wrap_array(res[size_t(i)]);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_flatnonzero(ca_array_t **out, const ca_array_t *a) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::flatnonzero(arr(a, "ca_array_flatnonzero")));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_roll(ca_array_t **out, const ca_array_t *a, const int64_t *shifts, const int32_t *axes,
+                                 int32_t n) {
+  OUT_INIT(out);
+  CA_ARG_NOT_NULL(shifts);
+  CA_TRY
+  CA_CHECK(n >= 1, CA_EINVAL, "ca_array_roll: n = ", n, " (at least one shift)");
+  std::vector<ca::Index> s(shifts, shifts + n);
+  std::vector<int64_t> ax;
+  if (axes) ax.assign(axes, axes + n);
+  *out = wrap_array(ca::roll(arr(a, "ca_array_roll"), s, ax));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_rot90(ca_array_t **out, const ca_array_t *m, int64_t k, int32_t axis0, int32_t axis1) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::rot90(arr(m, "ca_array_rot90", "m"), k, axis0, axis1));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_rollaxis(ca_array_t **out, const ca_array_t *a, int32_t axis, int32_t start) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_array(ca::rollaxis(arr(a, "ca_array_rollaxis"), axis, start));
+  return CA_OK;
+  CA_CATCH
+}
+
+}  // extern "C"

@@ -1,0 +1,301 @@
+/**
+ * @file chunkarray/routines.h
+ * @brief NumPy routines: *_like, indices, meshgrid, broadcast_arrays, tril/triu and their indices,
+ * diagonal; sort/argsort; unique, isin, union1d; searchsorted, digitize, nonzero, flatnonzero,
+ * argwhere; roll, rot90, rollaxis.
+ *
+ * Values are NumPy's; the chunks of each result are the ones dask.array computes for the same call
+ * on the same input chunks. dask has no general sort: ca_array_sort() makes the sorted axis one block
+ * and keeps the other axes' chunks (what the Python array API's sort needs). Results whose size
+ * depends on the data (unique, nonzero, argwhere, tril_indices, ...) have blocks of unknown size
+ * (::CA_CHUNK_UNKNOWN, dask's NaN chunks; see chunkarray/slicing.h): compute them, or call
+ * ca_array_compute_chunk_sizes() before operations that need sizes.
+ *
+ * Orders are NumPy's: NaNs sort last, complex numbers lexicographically (NumPy's NaN rules), sorts
+ * are stable. Sorting, set and search routines take bool, integer, floating and complex dtypes
+ * (CA_ETYPE for others); two inputs are compared in their promoted dtype.
+ *
+ * Common to every function: outputs receive new arrays (free each with ca_array_free()), all NULL
+ * on failure; input arrays are borrowed. Errors: CA_EINVAL (a NULL argument, an axis out of range,
+ * shapes that do not broadcast, unknown chunk sizes where sizes are needed) with a message naming
+ * the problem; CA_ETYPE (a dtype the routine does not take); CA_ENOMEM. Negative axes count from
+ * the end. Nothing runs until a compute; errors that depend on values (digitize's bins that are
+ * not monotonic) fail that compute.
+ * Thread safety: arrays are immutable; these functions may run concurrently.
+ *
+ * Example (the unique values of x and how often each occurs):
+ * @code
+ *   ca_array_t *values = NULL, *counts = NULL;
+ *   if (ca_array_unique(&values, NULL, NULL, &counts, x, 0) != CA_OK) puts(ca_last_error_message());
+ *   // values and counts: one block each, chunks ((nan,),) until computed
+ * @endcode
+ */
+#ifndef CHUNKARRAY_ROUTINES_H
+#define CHUNKARRAY_ROUTINES_H
+
+#include "chunkarray/array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Creation                                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** Options of the *_like functions. Start from CA_LIKE_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_like_options {
+  uint32_t struct_size;      /**< sizeof(ca_like_options_t) */
+  ca_dtype_t dtype;          /**< the result's dtype; CA_DTYPE_INVALID (default): the input's */
+  int32_t ndim;              /**< -1 (default): the input's shape; otherwise the new shape's ndim */
+  const int64_t *shape;      /**< with ndim >= 0: the new shape (borrowed for the call; may be NULL for ndim 0) */
+  const ca_chunks_t *chunks; /**< the result's chunks (borrowed for the call); NULL: the input's chunks for
+                                  its own shape, dask's "auto" chunks for a new shape */
+  int64_t limit;             /**< "auto": bytes per block; 0 (default): 128 MiB */
+} ca_like_options_t;
+#define CA_LIKE_OPTIONS_INIT {sizeof(ca_like_options_t), CA_DTYPE_INVALID, -1, NULL, NULL, 0}
+
+/**
+ * dask's empty_like(a, dtype=, shape=, chunks=): contents unspecified (zeros in practice).
+ * @param a borrowed; its chunks must be known unless @p opts gives a shape or chunks.
+ * @param opts borrowed, may be NULL (the defaults of CA_LIKE_OPTIONS_INIT: a's dtype, shape and chunks).
+ * @return CA_OK; CA_EINVAL (NULL out or a, opts->struct_size too small, a negative extent, chunks
+ *         that do not fit the shape, unknown chunk sizes of a); CA_ETYPE (invalid dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_empty_like(ca_array_t **out, const ca_array_t *a, const ca_like_options_t *opts);
+/** dask's zeros_like. @param opts borrowed, may be NULL. @return as ca_array_empty_like(). */
+CA_API ca_status_t ca_array_zeros_like(ca_array_t **out, const ca_array_t *a, const ca_like_options_t *opts);
+/** dask's ones_like. @param opts borrowed, may be NULL. @return as ca_array_empty_like(). */
+CA_API ca_status_t ca_array_ones_like(ca_array_t **out, const ca_array_t *a, const ca_like_options_t *opts);
+/**
+ * dask's full_like(a, value): @p value converted to the result's dtype as NumPy's unsafe cast
+ * (integers truncate, bool is value != 0; the conversion goes through a double, so integers beyond
+ * 2^53 are rounded).
+ * @param opts borrowed, may be NULL.
+ * @return as ca_array_empty_like(); CA_EINVAL also for an invalid scalar kind.
+ */
+CA_API ca_status_t ca_array_full_like(ca_array_t **out, const ca_array_t *a, ca_scalar_t value,
+                                      const ca_like_options_t *opts);
+
+/**
+ * np.indices(dimensions, dtype): shape (ndim, *dimensions); element [c, i0, i1, ...] is i_c. dask's
+ * chunks: ((1,) * ndim, *chunks). One symbolic layer: every block is generated from its position.
+ * @param dims borrowed, @p ndim non-negative extents (may be NULL when ndim is 0).
+ * @param chunks borrowed: normalized chunks of @p dims (ndim dimensions).
+ * @return CA_OK; CA_EINVAL (NULL out or chunks, NULL dims with ndim > 0, ndim out of range, negative
+ *         extents, chunks that do not fit); CA_ETYPE (a dtype that is not bool, integer, floating or
+ *         complex); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_indices(ca_array_t **out, int32_t ndim, const int64_t *dims, const ca_chunks_t *chunks,
+                                    ca_dtype_t dtype);
+
+/* ca_array_meshgrid indexing. Values are pinned. */
+typedef enum ca_meshgrid_indexing_t CA_ENUM32 {
+  CA_MESHGRID_XY = 0, /**< Cartesian (NumPy's default): the first two output axes swapped */
+  CA_MESHGRID_IJ = 1, /**< matrix indexing */
+  CA_MESHGRID__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_meshgrid_indexing_t;
+
+/**
+ * np.meshgrid(*arrays, indexing, sparse) with dask's chunks: each input is raveled and keeps its
+ * chunks along its own output axis; the other axes are one block of extent 1 (sparse) or the other
+ * inputs' chunks (broadcast).
+ * @param[out] out caller's array of @p n pointers; each receives an owned array; all NULL on failure.
+ * @param arrays borrowed, @p n arrays (may be NULL when n is 0), none NULL.
+ * @param sparse 0 or 1.
+ * @return CA_OK; CA_EINVAL (NULL out, arrays NULL with n > 0, a NULL array, an unknown indexing,
+ *         more than CA_MAX_NDIM arrays, arrays of unknown chunk sizes and several dimensions);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_meshgrid(ca_array_t **out, const ca_array_t *const *arrays, size_t n,
+                                     ca_meshgrid_indexing_t indexing, int sparse);
+
+/**
+ * np.broadcast_arrays(*arrays) with dask's chunks: the inputs' chunks are unified along their
+ * trailing axes (rechunked to the common refinement where they differ), then each is broadcast to
+ * the common shape.
+ * @param[out] out caller's array of @p n pointers; each receives an owned array; all NULL on failure.
+ * @param arrays borrowed, @p n arrays (may be NULL when n is 0), none NULL.
+ * @return CA_OK; CA_EINVAL (NULL out, arrays NULL with n > 0, a NULL array, shapes that do not
+ *         broadcast: "shape mismatch: objects cannot be broadcast to a single shape: (2,) (3,)");
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_broadcast_arrays(ca_array_t **out, const ca_array_t *const *arrays, size_t n);
+
+/**
+ * np.tril(m, k): the elements above the k-th diagonal of the last two axes set to zero (dask: where
+ * with a tri mask chunked like @p m, so the result keeps m's chunks and dtype).
+ * @param m borrowed, at least 2-d.
+ * @return CA_OK; CA_EINVAL (NULL out or m, fewer than 2 dimensions, unknown chunk sizes along the
+ *         last two axes); CA_ETYPE (a bytes or unicode dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_tril(ca_array_t **out, const ca_array_t *m, int64_t k);
+/** np.triu(m, k): the elements below the k-th diagonal set to zero. @return as ca_array_tril(). */
+CA_API ca_status_t ca_array_triu(ca_array_t **out, const ca_array_t *m, int64_t k);
+
+/**
+ * np.tril_indices(n, k, m) with dask's chunks (nonzero of a tri mask with @p chunks): the row and the
+ * column indices (int64) of the lower triangle in C order, blocks of unknown size.
+ * For np.tril_indices_from(arr, k) pass arr's shape and chunks.
+ * @param[out] rows, cols receive owned arrays; both NULL on failure.
+ * @param m columns (negative: @p n, NumPy's m=None).
+ * @param chunks borrowed: normalized 2-d chunks of (n, m).
+ * @return CA_OK; CA_EINVAL (NULL rows, cols or chunks, negative n, chunks that do not fit); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_tril_indices(ca_array_t **rows, ca_array_t **cols, int64_t n, int64_t k, int64_t m,
+                                         const ca_chunks_t *chunks);
+/** np.triu_indices(n, k, m): the upper triangle (see ca_array_tril_indices()).
+ *  @param[out] rows, cols receive owned arrays; both NULL on failure.
+ *  @return as ca_array_tril_indices(). */
+CA_API ca_status_t ca_array_triu_indices(ca_array_t **rows, ca_array_t **cols, int64_t n, int64_t k, int64_t m,
+                                         const ca_chunks_t *chunks);
+
+/**
+ * np.diagonal(a, offset, axis1, axis2) with dask's chunks: the other axes keep their order and
+ * chunks, the diagonal is the last axis with one block per input block it crosses.
+ * @return CA_OK; CA_EINVAL (NULL out or a, fewer than 2 dimensions, an axis out of range, axis1 ==
+ *         axis2, unknown chunk sizes along axis1 or axis2); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_diagonal(ca_array_t **out, const ca_array_t *a, int64_t offset, int32_t axis1,
+                                     int32_t axis2);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Sorting, sets, searching                                                                          */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * np.sort(a, axis) (stable, NaNs last). @p axis is rechunked into one block; the other axes keep
+ * their chunks. With @p descending (0 or 1): the stable descending order, NaNs first (as the array
+ * API's sort(descending=True) in numpy.array_api).
+ * @return CA_OK; CA_EINVAL (NULL out or a, an axis out of range (also for 0-d arrays), unknown chunk
+ *         sizes along @p axis); CA_ETYPE (a dtype other than bool, integer, floating or complex);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_sort(ca_array_t **out, const ca_array_t *a, int32_t axis, int descending);
+/** np.argsort(a, axis, kind='stable'): the int64 indices that sort @p a along @p axis (see
+ *  ca_array_sort()). @return as ca_array_sort(). */
+CA_API ca_status_t ca_array_argsort(ca_array_t **out, const ca_array_t *a, int32_t axis, int descending);
+
+/** ca_array_unique() flag: each NaN is a value of its own (the array API's rule); without it NaNs
+ *  collapse into one (NumPy's equal_nan=True default). */
+#define CA_UNIQUE_DISTINCT_NAN 1u
+
+/**
+ * np.unique(a, return_index, return_inverse, return_counts) over the flattened array.
+ * The values (a's dtype, sorted), the index of each value's first occurrence and the counts (int64)
+ * are one block of unknown size each, computed by one task over all of a's blocks (the flattened
+ * array is held in memory once); the inverse (int64, the position of each element's value among the
+ * values, flattened as NumPy 1.x returns it) has the raveled array's chunks and is computed block by
+ * block.
+ * @param[out] values receives the unique values (required).
+ * @param[out] index, inverse, counts may be NULL: not computed. Each non-NULL one receives an owned
+ *         array. Every output is NULL on failure.
+ * @param flags 0 or CA_UNIQUE_DISTINCT_NAN.
+ * @return CA_OK; CA_EINVAL (NULL values or a, unknown flag bits, unknown chunk sizes of a
+ *         multi-dimensional a); CA_ETYPE (a dtype other than bool, integer, floating or complex);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_unique(ca_array_t **values, ca_array_t **index, ca_array_t **inverse,
+                                   ca_array_t **counts, const ca_array_t *a, uint32_t flags);
+
+/**
+ * np.isin(element, test_elements, invert): bool with element's chunks (NaN is never found).
+ * @p test_elements is flattened into one block and sorted in each task; each element is a binary
+ * search.
+ * @param invert 0 or 1.
+ * @return CA_OK; CA_EINVAL (NULL out, element or test_elements; unknown chunk sizes of a multi-block
+ *         test_elements); CA_ETYPE (dtypes that are not bool, integer, floating or complex, or
+ *         without a common dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_isin(ca_array_t **out, const ca_array_t *element, const ca_array_t *test_elements,
+                                 int invert);
+
+/**
+ * np.union1d(a, b): the sorted unique values of both, flattened (one block of unknown size).
+ * @return as ca_array_unique(); CA_EINVAL also for a NULL b.
+ */
+CA_API ca_status_t ca_array_union1d(ca_array_t **out, const ca_array_t *a, const ca_array_t *b);
+
+/* ca_array_searchsorted sides. Values are pinned. */
+typedef enum ca_side_t CA_ENUM32 {
+  CA_SIDE_LEFT = 0, /**< the first suitable position */
+  CA_SIDE_RIGHT = 1, /**< the last suitable position */
+  CA_SIDE__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_side_t;
+
+/**
+ * np.searchsorted(a, v, side, sorter): int64 insertion positions with v's chunks (v may have any
+ * shape, also 0-d). @p a (1-d, sorted as NumPy sorts, or put in order by @p sorter) is made one
+ * block and read whole by each task.
+ * @param sorter borrowed, may be NULL: otherwise a 1-d integer array of the indices that sort @p a
+ *        (an index out of bounds fails the compute).
+ * @return CA_OK; CA_EINVAL (NULL out, a or v; a not 1-d; an unknown side; a sorter that is not a
+ *         1-d integer array of a's length; unknown chunk sizes of a multi-block a); CA_ETYPE (dtypes
+ *         that are not bool, integer, floating or complex, or without a common dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_searchsorted(ca_array_t **out, const ca_array_t *a, const ca_array_t *v, ca_side_t side,
+                                         const ca_array_t *sorter);
+
+/**
+ * np.digitize(x, bins, right): int64 bin indices with x's chunks (dask's map_blocks over x). @p bins
+ * is 1-d and monotonically increasing or decreasing; it is checked when computed (a compute with
+ * other bins fails with "digitize: bins must be monotonically increasing or decreasing").
+ * @param right 0 or 1.
+ * @return CA_OK; CA_EINVAL (NULL out, x or bins; bins not 1-d); CA_ETYPE (complex x or bins, other
+ *         dtypes that are not bool, integer or floating); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_digitize(ca_array_t **out, const ca_array_t *x, const ca_array_t *bins, int right);
+
+/**
+ * np.argwhere(a) with dask's chunks: (unknown, ndim) int64, the indices of the nonzero elements in
+ * C order; one block per block of the raveled a (dask's compress of indices()).
+ * @return CA_OK; CA_EINVAL (NULL out or a, unknown chunk sizes); CA_ETYPE (bytes or unicode dtypes);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_argwhere(ca_array_t **out, const ca_array_t *a);
+
+/**
+ * np.nonzero(a): one int64 array per axis of @p a (columns of ca_array_argwhere()).
+ * @param[out] out caller's array of ca_array_ndim(a) pointers; each receives an owned array; all
+ *         NULL on failure.
+ * @return as ca_array_argwhere(); CA_EINVAL also for a 0-d a.
+ */
+CA_API ca_status_t ca_array_nonzero(ca_array_t **out, const ca_array_t *a);
+
+/** np.flatnonzero(a): the nonzero positions of the raveled a (int64, unknown block sizes).
+ *  @return as ca_array_argwhere(). */
+CA_API ca_status_t ca_array_flatnonzero(ca_array_t **out, const ca_array_t *a);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Manipulation                                                                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * np.roll(a, shifts, axes) as dask (per axis, the two slices concatenated).
+ * @param shifts borrowed, @p n shifts (any sign and size).
+ * @param axes borrowed, @p n axes; NULL: the flattened array is rolled by shifts[0] (n must be 1) and
+ *        reshaped back.
+ * @return CA_OK; CA_EINVAL (NULL out, a or shifts; n < 1; an axis out of range; unknown chunk sizes
+ *         along a rolled axis); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_roll(ca_array_t **out, const ca_array_t *a, const int64_t *shifts, const int32_t *axes,
+                                 int32_t n);
+
+/**
+ * np.rot90(m, k, axes=(axis0, axis1)) as dask (flips and a transpose).
+ * @return CA_OK; CA_EINVAL (NULL out or m, fewer than 2 dimensions, equal axes, an axis out of range);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_rot90(ca_array_t **out, const ca_array_t *m, int64_t k, int32_t axis0, int32_t axis1);
+
+/**
+ * np.rollaxis(a, axis, start).
+ * @return CA_OK; CA_EINVAL (NULL out or a, axis or start out of range); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_rollaxis(ca_array_t **out, const ca_array_t *a, int32_t axis, int32_t start);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CHUNKARRAY_ROUTINES_H */

@@ -1,0 +1,114 @@
+// NumPy routines over chunked arrays that dask.array implements in dask/array/routines.py and
+// creation.py: *_like, indices, meshgrid, broadcast_arrays, tril/triu, tril/triu_indices, diagonal,
+// sorting (sort/argsort along one axis), sets (unique, isin, union1d) and searching (searchsorted,
+// digitize, nonzero, flatnonzero, argwhere), plus roll, rot90 and rollaxis.
+//
+// Values are NumPy's; output chunks are the ones dask computes for the same call on the same input
+// chunks. Where dask has no rule (sort, argsort: dask has only topk) the axis being sorted is
+// rechunked into one block and the other axes keep their chunks, as the Python array API's sort
+// needs. Results whose size depends on the data (unique, nonzero, argwhere, tril_indices...) have
+// unknown block sizes (kUnknownChunk, dask's NaN chunks): one block for unique's values, one per
+// raveled input block for nonzero/argwhere.
+//
+// Most functions compose the existing graph operations (where, tri, expand_dims, broadcast_to,
+// mask_select_axis, rechunk); the ones that need their own per-block work use the kernels of
+// routines_kernels.cpp (ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin).
+//
+// Errors (ca::Error): CA_EINVAL naming the argument (axis out of range, arrays that do not broadcast,
+// unknown chunk sizes where sizes are needed), CA_ETYPE for dtypes the routine does not take.
+#pragma once
+
+#include <chunkarray/array.h>
+
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "array/array.hpp"
+
+namespace ca {
+
+class KernelRegistry;
+
+// ---- creation ------------------------------------------------------------------------------------
+
+/// What to build in like(): empty, zeros, ones or full of a value.
+enum class LikeKind : int32_t { Empty = 0, Zeros = 1, Ones = 2, Full = 3 };
+
+/// dask's *_like(a, dtype=, shape=, chunks=): dtype CA_DTYPE_INVALID keeps a's; without `shape`,
+/// a's shape and (unless `chunks`) a's chunks (which must be known); with `shape` and no chunks,
+/// "auto" chunks (dask's rule) for `limit` bytes per block.
+ArrayPtr like(LikeKind kind, const ArrayPtr &a, DType dtype, const std::vector<Index> *shape, const Chunks *chunks,
+              std::complex<double> value, Index limit);
+
+/// np.indices(dims, dtype): shape (n, *dims), chunks ((1,) * n, *chunks) as dask. One symbolic
+/// layer (each block computed from its origin).
+ArrayPtr indices(const std::vector<Index> &dims, const Chunks &chunks, DType dtype);
+
+/// np.meshgrid(*xs, indexing, sparse) with dask's chunks: each input raveled, placed along its axis
+/// (the first two swapped for xy indexing), then broadcast (unless sparse) keeping each input's
+/// chunks along its axis.
+std::vector<ArrayPtr> meshgrid(const std::vector<ArrayPtr> &xs, bool xy, bool sparse);
+
+/// np.broadcast_arrays with dask's chunks: trailing axes unified, then broadcast_to the common
+/// shape with dask's broadcast_chunks.
+std::vector<ArrayPtr> broadcast_arrays(const std::vector<ArrayPtr> &arrays);
+
+/// np.tril / np.triu(m, k) over the last two axes (dask: where with a tri mask chunked like m).
+ArrayPtr tril(const ArrayPtr &m, Index k);
+ArrayPtr triu(const ArrayPtr &m, Index k);
+
+/// np.tril_indices(n, k, m) / np.triu_indices (dask: nonzero of a tri mask chunked by `chunks`):
+/// two int64 arrays of unknown block sizes.
+std::vector<ArrayPtr> tri_indices(Index n, Index k, Index m, const Chunks &chunks, bool upper);
+
+/// np.diagonal(a, offset, axis1, axis2) with dask's chunks: the free axes keep their chunks, the
+/// diagonal (last axis) gets one block per input block it crosses.
+ArrayPtr diagonal(const ArrayPtr &a, Index offset, int64_t axis1, int64_t axis2);
+
+// ---- sorting, sets, searching ----------------------------------------------------------------
+
+/// Sort along `axis` (stable; NaNs last, as NumPy; descending: the stable descending order, NaNs
+/// first, as numpy.array_api). The axis is made one block, the others keep their chunks.
+/// `arg`: the int64 indices that sort (argsort) instead of the values.
+ArrayPtr sort(const ArrayPtr &a, int64_t axis, bool descending, bool arg);
+
+/// np.unique over the flattened array. Returns {values, index, inverse, counts}; entries not asked
+/// for are null. values, index and counts: one block of unknown size; inverse: int64 with the
+/// raveled input's chunks. equal_nan: NaNs collapse into one value (NumPy >= 1.21's default);
+/// otherwise each NaN is its own value (the array API's rule).
+struct UniqueResult {
+  ArrayPtr values, index, inverse, counts;
+};
+UniqueResult unique(const ArrayPtr &a, bool want_index, bool want_inverse, bool want_counts, bool equal_nan);
+
+/// np.isin(element, test_elements, invert): bool with element's chunks.
+ArrayPtr isin(const ArrayPtr &element, const ArrayPtr &test, bool invert);
+/// np.union1d(a, b): unique values of both, flattened.
+ArrayPtr union1d(const ArrayPtr &a, const ArrayPtr &b);
+/// np.searchsorted(a, v, side, sorter): a 1-d (sorter, may be null: indices that sort a); int64
+/// with v's chunks.
+ArrayPtr searchsorted(const ArrayPtr &a, const ArrayPtr &v, bool right, const ArrayPtr &sorter);
+/// np.digitize(x, bins, right): bins 1-d and monotonic (checked at compute); int64 with x's chunks.
+ArrayPtr digitize(const ArrayPtr &x, const ArrayPtr &bins, bool right);
+/// np.argwhere(a) with dask's chunks: (unknown, ndim) int64, one block per raveled block of a.
+ArrayPtr argwhere(const ArrayPtr &a);
+/// np.nonzero(a): ndim int64 arrays of unknown block sizes (a must have at least one dimension).
+std::vector<ArrayPtr> nonzero(const ArrayPtr &a);
+/// np.flatnonzero(a).
+ArrayPtr flatnonzero(const ArrayPtr &a);
+
+// ---- manipulation ----------------------------------------------------------------------------
+
+/// np.roll(a, shifts, axes) as dask (concatenate of two slices per axis); axes empty: the raveled
+/// array rolled and reshaped back.
+ArrayPtr roll(const ArrayPtr &a, const std::vector<Index> &shifts, const std::vector<int64_t> &axes);
+/// np.rot90(m, k, axes) as dask (flip and transpose).
+ArrayPtr rot90(const ArrayPtr &m, int64_t k, int64_t axis0, int64_t axis1);
+/// np.rollaxis(a, axis, start).
+ArrayPtr rollaxis(const ArrayPtr &a, int64_t axis, int64_t start);
+
+/// ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin.
+void register_routines_kernels(KernelRegistry &reg);
+
+}  // namespace ca
