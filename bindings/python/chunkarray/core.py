@@ -670,9 +670,41 @@ def _close_default():
     _free_deferred_contexts()
 
 
+class _ProgressBar:
+    """The terminal bar of ``compute(progress=True)``, like dask.diagnostics.ProgressBar:
+    ``[########                ] | 33% Completed | 1.2s`` on one line of ``out`` (stderr),
+    redrawn on each progress call; a newline once every task is done."""
+
+    def __init__(self, width=40, out=None):
+        import sys
+        import time
+        self._time = time.monotonic
+        self.width, self.out = width, out if out is not None else sys.stderr
+        self.t0 = self._time()
+        self.ended = False
+
+    def __call__(self, done, total):
+        if self.ended:
+            return
+        frac = done / total if total > 0 else 1.0
+        bar = "#" * int(self.width * frac)
+        elapsed = self._time() - self.t0
+        self.out.write(f"\r[{bar:<{self.width}}] | {int(100 * frac):3d}% Completed | {elapsed:.1f}s")
+        if done >= total:
+            self.out.write("\n")
+            self.ended = True
+        self.out.flush()
+
+
 def _compute_options(progress):
-    if progress is None:
+    """ca_compute_options_t for a ``progress`` argument: None (no callback), True (a terminal
+    progress bar on stderr) or a callable ``progress(done, total)``; returns (options, keepalive)."""
+    if progress is None or progress is False:
         return None, None
+    if progress is True:
+        progress = _ProgressBar()
+    elif not callable(progress):
+        raise TypeError(f"progress must be True, None or a callable progress(done, total), not {progress!r}")
     cb = C.PROGRESS_FN(lambda done, total, ud: progress(done, total))
     o = C.ComputeOptions(ctypes.sizeof(C.ComputeOptions), cb, None, 0, None)
     return ctypes.byref(o), (o, cb)
@@ -786,19 +818,90 @@ _SCAN = dict(_codes.SCANS)
 
 
 class Array:
-    """A lazy chunked N-d array: a task graph, a name, chunks and a dtype (dask.array.Array)."""
+    """A lazy chunked N-d array: a task graph, a name, chunks and a dtype (dask.array.Array).
+
+    Arrays usually come from creation functions (:func:`from_array`, :func:`zeros`, ...) and
+    operations on other arrays. ``Array(graph, name, chunks, dtype)`` is dask's low-level
+    constructor: an array whose block ``(i, j, ...)`` is the task ``(name, i, j, ...)`` of ``graph``.
+
+    Parameters
+    ----------
+    graph : Graph or dict
+        The tasks (a dict ``{key: (func, *args)}`` is turned into a :class:`Graph`). The array shares
+        the graph's layers; later changes to ``graph`` do not affect it.
+    name : str
+        The layer holding the array's blocks.
+    chunks : tuple of tuples of int
+        The block sizes along each axis, e.g. ``((2, 2, 1), (3,))`` (dask's normalized chunks).
+        Every key of the chunk grid must be in the graph.
+    dtype : numpy.dtype or str
+        The blocks' dtype.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Bad chunks (negative sizes, not a tuple of tuples).
+    NotFoundError
+        A key of the chunk grid is not in the graph (the first missing key is named).
+    DTypeError
+        A dtype chunkarray does not support.
+
+    See Also
+    --------
+    Graph : building the tasks.
+
+    Notes
+    -----
+    ``Array(h)`` with one argument takes over an owned native ``ca_array_t*`` (for code that calls
+    the C library directly), or shares another Array's native array.
+
+    Examples
+    --------
+    >>> import numpy as np, chunkarray as ca
+    >>> g = ca.Graph({("x", 0): (np.ones, 2), ("x", 1): (np.zeros, 3)})
+    >>> ca.Array(g, "x", ((2, 3),), float).compute()
+    array([1., 1., 0., 0., 0.])
+    """
 
     __array_priority__ = 20
 
-    def __init__(self, handle):
-        """Take ownership of a native array reference (an owned ``ca_array_t*`` from a C call). Given
-        an Array, share its native array through a new reference (as copy.copy)."""
+    def __init__(self, graph, name=None, chunks=None, dtype=None):
+        if name is not None or chunks is not None or dtype is not None:
+            self._h = None
+            self._h = self._from_graph(graph, name, chunks, dtype)
+            _live_objects.add(self)
+            return
+        handle = graph
         if isinstance(handle, Array):
             handle = lib().ca_array_retain(handle.handle)
+        if isinstance(handle, (dict, Graph)):
+            raise TypeError("Array(graph, name, chunks, dtype): name, chunks and dtype are required")
         if not handle:
             raise ValueError("NULL array handle")
         self._h = handle  # owned reference
         _live_objects.add(self)
+
+    @staticmethod
+    def _from_graph(graph, name, chunks, dtype):
+        if name is None or chunks is None or dtype is None:
+            raise TypeError("Array(graph, name, chunks, dtype): name, chunks and dtype are required")
+        if isinstance(graph, dict):
+            graph = Graph(graph)
+        if not isinstance(graph, Graph):
+            raise TypeError(f"Array(graph, name, chunks, dtype): graph must be a Graph or a dict of tasks, "
+                            f"not {type(graph).__name__}")
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"Array(graph, name, chunks, dtype): name must be a non-empty string, not {name!r}")
+        if not isinstance(chunks, (tuple, list)) or not all(
+                isinstance(c, (tuple, list)) and all(isinstance(s, (numbers.Integral, np.integer)) for s in c)
+                for c in chunks):
+            raise InvalidArgumentError(-1, f"Array(graph, name, chunks, dtype): chunks must be a tuple of tuples "
+                                           f"of block sizes per axis, such as ((2, 2), (3,)), not {chunks!r}")
+        st, keep = _chunks_struct(tuple(tuple(int(s) for s in c) for c in chunks))
+        h = c_vp()
+        _check(lib().ca_array_new(ctypes.byref(h), graph.handle, name.encode(), ctypes.byref(st),
+                                  _ca_dtype(dtype)))
+        return h.value
 
     @classmethod
     def _new(cls, fn, *args):
@@ -966,6 +1069,29 @@ class Array:
 
     # -- compute ----------------------------------------------------------------------------------
     def compute(self, ctx=None, progress=None, comm=None):
+        """Compute the array: its value as a NumPy array.
+
+        Parameters
+        ----------
+        ctx : Context, optional
+            Where to run (worker threads, memory limit, kernels); default :func:`default_context`.
+        progress : bool or callable, optional
+            True draws a progress bar on the terminal (stderr); a callable is called as
+            ``progress(done, total)`` with task counts, on the calling thread, at most every 100 ms
+            and once at the end.
+        comm : mpi4py communicator, optional
+            Compute over MPI ranks (:mod:`chunkarray.mpi`); the result is on rank 0.
+
+        Returns
+        -------
+        numpy.ndarray or numpy.generic
+            The value. A 0-d result is a NumPy scalar (``numpy.float64``, ...) as in dask, except
+            for 0-d arrays made by a creation function (``zeros(())``, ``from_array`` of a 0-d
+            array) and their ``astype``/``rechunk``, which stay 0-d ndarrays as dask's do.
+        """
+        return _scalar_result(self, self._compute_array(ctx, progress, comm))
+
+    def _compute_array(self, ctx=None, progress=None, comm=None):
         if comm is not None:  # distributed over an mpi4py communicator: the result on rank 0
             from . import mpi
             return mpi.compute(self, comm, ctx=ctx, progress=progress)
@@ -993,7 +1119,7 @@ class Array:
         return Array._new(lib().ca_array_persist, ctx.handle, self._h, None)
 
     def __array__(self, dtype=None):
-        x = self.compute()
+        x = self._compute_array()
         return x if dtype is None else x.astype(dtype, copy=False)
 
     def __bool__(self):
@@ -1090,7 +1216,9 @@ class Array:
                             f"{casting!r}")
         if dt == self.dtype:
             return self._another() if copy else self
-        return Array._new(lib().ca_array_astype, self._h, _ca_dtype(dt))
+        out = Array._new(lib().ca_array_astype, self._h, _ca_dtype(dt))
+        out._0d_ndarray = getattr(self, "_0d_ndarray", False)
+        return out
 
     def round(self, decimals=0):
         return Array._new(lib().ca_array_round, self._h, int(decimals))
@@ -1269,11 +1397,31 @@ class Array:
             return
         _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), ctypes.byref(o), None))
 
-    def visualize(self, filename):
-        """Write the task graph as graphviz dot to ``filename``."""
-        with open(filename, "w") as f:
-            f.write(self.graph().to_dot())
-        return filename
+    def visualize(self, filename="mydask", format=None):
+        """Render the task graph with Graphviz, as dask's ``visualize``.
+
+        Parameters
+        ----------
+        filename : str or os.PathLike or None, default "mydask"
+            The file to write. Its extension picks the format (``.svg``, ``.png``, ``.pdf``,
+            ``.jpg``, ``.dot``); without one, ``format`` is appended (dask's behaviour). None writes
+            no file and returns the rendered bytes.
+        format : str, optional
+            ``"png"`` (default), ``"svg"``, ``"pdf"``, ``"jpg"`` or ``"dot"`` (the graph's dot
+            text, no Graphviz needed). Used when ``filename`` has no extension.
+
+        Returns
+        -------
+        str or bytes
+            The path written, or the rendered bytes when ``filename`` is None.
+
+        Raises
+        ------
+        RuntimeError
+            Graphviz's ``dot`` program is not installed (rendering anything but ``.dot``), or it
+            failed.
+        """
+        return _visualize(self.graph().to_dot(), filename, format)
 
     def save(self, path, context=None):
         """Save the array (graph, name, chunks, dtype) to a file: ca_save. Python kernels are
@@ -1361,6 +1509,67 @@ def _fmt_bytes(n):
         n /= 1024
 
 
+_VIS_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "gif", "dot")
+
+
+def _visualize(dot_text, filename, format):
+    """Render ``dot_text`` as ``visualize`` documents (Graphviz's ``dot -T<format>``)."""
+    import shutil
+    import subprocess
+    fmt = format.lower().lstrip(".") if format else None
+    path = None
+    if filename is not None:
+        path = os.fspath(filename)
+        ext = os.path.splitext(path)[1].lower().lstrip(".")
+        if ext in _VIS_FORMATS:
+            fmt = ext
+        else:
+            fmt = fmt or "png"
+            path = f"{path}.{fmt}"
+    fmt = fmt or "png"
+    if fmt not in _VIS_FORMATS:
+        raise ValueError(f"visualize: unknown format {fmt!r} (one of {', '.join(_VIS_FORMATS)})")
+    if fmt == "dot":
+        data = dot_text.encode()
+    else:
+        exe = shutil.which("dot")
+        if exe is None:
+            raise RuntimeError(f"visualize: rendering {fmt} needs Graphviz's 'dot' program, which is not on PATH "
+                               "(Debian: apt-get install graphviz); a filename ending in .dot writes the graph "
+                               "as dot text without it")
+        r = subprocess.run([exe, f"-T{fmt}"], input=dot_text.encode(), capture_output=True, check=False)
+        if r.returncode != 0:
+            raise RuntimeError(f"visualize: dot -T{fmt} failed (exit {r.returncode}): "
+                               f"{r.stderr.decode(errors='replace').strip()}")
+        data = r.stdout
+    if path is None:
+        return data
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _scalar_result(arr, value):
+    """dask's result types: a computed 0-d array is a NumPy scalar, except for 0-d arrays that a
+    creation function made (and their astype/rechunk), which dask returns as 0-d ndarrays."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and not getattr(arr, "_0d_ndarray", False):
+        return value[()]
+    return value
+
+
+def _keeps_0d(fn):
+    """Marks a creation function's 0-d results as computing to 0-d ndarrays (see _scalar_result)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if isinstance(out, Array) and out.ndim == 0 and not any(out is a for a in args):
+            out._0d_ndarray = True
+        return out
+    return wrapper
+
+
 def _axes(axis, ndim):
     if axis is None:
         return ()
@@ -1384,13 +1593,167 @@ def _letters(n, skip=""):
 # ------------------------------------------------------------------------------------------------
 
 class Graph:
-    """A task graph (ca_graph_t): what an array's computation consists of."""
+    """A task graph (``ca_graph_t``): dask's HighLevelGraph, built task by task or taken from an array.
 
-    def __init__(self, handle):
-        if not handle:
-            raise ValueError("NULL graph handle")
-        self._h = handle  # owned
+    ``Graph()`` is an empty graph to which :meth:`add_task` adds tasks keyed ``(name, i, j, ...)``
+    (dask's custom graphs); ``Graph(dsk)`` builds one from a dask-style dict ``{key: (func, *args)}``.
+    An array over the tasks of one name is then ``Array(graph, name, chunks, dtype)``.
+
+    Parameters
+    ----------
+    dsk : dict or Graph, optional
+        Tasks to add, as ``{key: (func, *args)}`` (see :meth:`add_task` for keys, functions and
+        arguments), or a Graph whose layers are shared (as :meth:`merge`).
+
+    See Also
+    --------
+    Array : ``Array(graph, name, chunks, dtype)`` makes an array over a layer of the graph.
+
+    Examples
+    --------
+    dask's custom ``eye``: identity blocks on the diagonal, zeros elsewhere.
+
+    >>> import numpy as np, chunkarray as ca
+    >>> g = ca.Graph()
+    >>> for i in range(2):
+    ...     for j in range(2):
+    ...         if i == j:
+    ...             g.add_task(("eye", i, j), np.eye, 3)
+    ...         else:
+    ...             g.add_task(("eye", i, j), np.zeros, (3, 3))
+    >>> x = ca.Array(g, "eye", ((3, 3), (3, 3)), float)
+    >>> int(x.sum().compute())
+    6
+    """
+
+    def __init__(self, dsk=None):
+        if dsk is None or isinstance(dsk, (dict, Graph)):
+            h = c_vp()
+            _check(lib().ca_graph_new(ctypes.byref(h)))
+            self._h = h.value
+            self._fn_kernels = {}
+            _live_objects.add(self)
+            if isinstance(dsk, Graph):
+                self.merge(dsk)
+            elif dsk is not None:
+                for key, task in dsk.items():
+                    if not isinstance(task, tuple) or not task or not (callable(task[0]) or isinstance(task[0], str)):
+                        raise TypeError(f"Graph: the task of {key!r} must be a tuple (func, *args) with a callable "
+                                        f"or a kernel name first, not {task!r}")
+                    self.add_task(key, task[0], *task[1:])
+            return
+        # An owned native ca_graph_t* (from a C call such as ca_array_graph): taken over.
+        if not isinstance(dsk, int):
+            raise TypeError(f"Graph() takes a dict of tasks, a Graph or nothing, not {type(dsk).__name__}")
+        self._h = dsk  # owned
+        self._fn_kernels = {}
         _live_objects.add(self)
+
+    @staticmethod
+    def _key(key, what):
+        if isinstance(key, str):
+            key = (key,)
+        if not (isinstance(key, tuple) and key and isinstance(key[0], str)
+                and all(isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool) for i in key[1:])):
+            raise TypeError(f"{what}: a key is a tuple (name, i, j, ...) of a string and integer block indices, "
+                            f"not {key!r}")
+        return key[0], tuple(int(i) for i in key[1:])
+
+    def _kernel_for(self, func):
+        if isinstance(func, str):
+            return func
+        if not callable(func):
+            raise TypeError(f"add_task: the function is a kernel name (str) or a Python callable, not {func!r}")
+        name = self._fn_kernels.get(id(func))
+        if name is None or name[1] is not func:
+            name = (_py_kernel(func, "task"), func)
+            self._fn_kernels[id(func)] = name
+        return name[0]
+
+    @staticmethod
+    def _task_arg(v):
+        """dask's task arguments: a tuple (name, i, ...) with a string first is a key reference; lists
+        are lists (of references or literals); anything else is a literal."""
+        if isinstance(v, tuple) and v and isinstance(v[0], str):
+            name, idx = Graph._key(v, "add_task")
+            return _KeyRef(name, idx)
+        if isinstance(v, list):
+            return [Graph._task_arg(i) for i in v]
+        if isinstance(v, np.integer):
+            return int(v)
+        if isinstance(v, np.floating):
+            return float(v)
+        return v
+
+    def add_task(self, key, func, *args):
+        """Add the task ``key = func(*args)`` (``ca_graph_add_task``).
+
+        Parameters
+        ----------
+        key : tuple
+            ``(name, i, j, ...)``: the layer name and the block index. Every key of one name has the
+            same number of indices; a 0-d array's key is ``(name,)``.
+        func : str or callable
+            The name of a registered kernel (a builtin ``ca.*`` kernel, one from
+            :func:`register_kernel`, :func:`register_ffi` or a plugin), or a Python callable that
+            returns a NumPy array (the block).
+        *args
+            The task's arguments. A tuple whose first item is a string, ``(name, i, ...)``, is a
+            reference to another task's result: the callable receives that block. A list is a list
+            (it may hold references). Other values are literals: int, float, str, bytes, None,
+            slices and tuples of ints.
+
+        Raises
+        ------
+        InvalidArgumentError
+            An empty name, an index count other than the layer's, an unsupported argument.
+        ChunkArrayError
+            ``CA_EEXISTS``: the key is already in the graph.
+
+        Notes
+        -----
+        Referenced keys need not exist yet: they are checked when an array is built over the graph
+        and at compute time.
+        """
+        name, idx = self._key(key, "add_task")
+        kname = self._kernel_for(func)
+        ab = _ArgBuilder()
+        arr = ab.array([self._task_arg(a) for a in args])
+        lname = name.encode()
+        ix = _i64arr(idx)
+        k = C.Key(lname, ix, len(idx))
+        _check(lib().ca_graph_add_task(self.handle, ctypes.byref(k), kname.encode(), arr, len(args)))
+
+    def merge(self, other):
+        """Add every layer of ``other`` (``ca_graph_merge``): dask's ``merge(v.dask, dsk)``.
+
+        Parameters
+        ----------
+        other : Graph or Array
+            A graph, or an array whose graph is added (so that tasks may reference its blocks).
+
+        Returns
+        -------
+        Graph
+            This graph.
+
+        Raises
+        ------
+        ChunkArrayError
+            ``CA_EEXISTS`` when a layer of the same name with other content is already here.
+        """
+        if isinstance(other, Array):
+            other = other.graph()
+        if not isinstance(other, Graph):
+            raise TypeError(f"merge: a Graph or an Array, not {type(other).__name__}")
+        _check(lib().ca_graph_merge(self.handle, other.handle))
+        return self
+
+    def __contains__(self, key):
+        name, idx = self._key(key, "Graph.__contains__")
+        ix = _i64arr(idx)
+        k = C.Key(name.encode(), ix, len(idx))
+        return bool(lib().ca_graph_has_key(self.handle, ctypes.byref(k)))
 
     # Each Graph object owns its native graph: a copy is a new native graph sharing the layers
     # (ca_graph_copy), a pickle carries the graph file bytes and its Python kernels.
@@ -1448,6 +1811,10 @@ class Graph:
             return ctypes.string_at(out.value).decode()
         finally:
             lib().ca_string_free(out.value)
+
+    def visualize(self, filename="mydask", format=None):
+        """Render the graph with Graphviz; parameters and result as :meth:`Array.visualize`."""
+        return _visualize(self.to_dot(), filename, format)
 
     def save(self, path, context=None):
         """Save to a file with ca_save; with a ``context``, recording the versions of the kernels
@@ -1558,6 +1925,7 @@ def _is_lazy_source(x):
             and not type(x).__module__.startswith("pandas"))  # label-indexed: taken as values
 
 
+@_keeps_0d
 def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
                inline_array=False):
     """dask.array.from_array: a chunked array over ``x``.
@@ -1663,6 +2031,7 @@ def _shape_chunks(shape, chunks, dtype):
     return shape, st, keep
 
 
+@_keeps_0d
 def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
     _check_like(like, "full")
     if dtype is None:
@@ -1680,18 +2049,21 @@ def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
                       v.real, v.imag)
 
 
+@_keeps_0d
 def zeros(shape, chunks="auto", dtype=float, *, like=None):
     _check_like(like, "zeros")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_zeros, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
+@_keeps_0d
 def ones(shape, chunks="auto", dtype=float, *, like=None):
     _check_like(like, "ones")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_ones, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
+@_keeps_0d
 def empty(shape, chunks="auto", dtype=float, *, like=None):
     _check_like(like, "empty")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
@@ -1796,7 +2168,7 @@ def compute(*args, ctx=None, progress=None):
         _check(lib().ca_array_compute_many(outs, ctx.handle, ins, n, opts))
         blocks = [outs[i] for i in range(n)]
         for a, b in zip(arrays, blocks):
-            results[id(a)] = _block_to_numpy(b)
+            results[id(a)] = _scalar_result(a, _block_to_numpy(b))
     return tuple(results[id(a)] if isinstance(a, Array) else a for a in args)
 
 
