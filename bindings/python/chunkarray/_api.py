@@ -184,6 +184,29 @@ around = round
 
 
 
+# Array's reduction and scan methods: the same docs as the functions, from their own signatures.
+_METHOD_PARAMS = {
+    "axis": "axis : int or tuple of int, optional\n    The axes (None: all of them; a scan: the flattened array).",
+    "dtype": "dtype : numpy.dtype, optional\n    The accumulator and result dtype.",
+    "keepdims": "keepdims : bool, default False\n    Keep the reduced axes with length 1.",
+    "split_every": "split_every : int or dict, optional\n    Blocks combined per step of the reduction tree.",
+    "ddof": "ddof : int, default 0\n    Delta degrees of freedom.",
+}
+
+
+def _document_methods():
+    import inspect
+    for n in list(_REDUCE) + list(_SCAN):
+        m = Array.__dict__.get(n)
+        if m is None or m.__doc__:
+            continue
+        params = [p for p in inspect.signature(m).parameters if p != "self"]
+        m.__doc__ = _doc(n, "\n".join(_METHOD_PARAMS[p] for p in params),
+                         "Array\n    The lazy result (0-d when every axis is reduced).")
+
+
+_document_methods()
+
 __all__ = sorted(list(_UNARY) + list(_BINARY) + list(_REDUCE) + list(_SCAN)
                  + ["abs", "conj", "amin", "amax", "where", "clip", "round", "around"])
 
