@@ -39,11 +39,11 @@ ca_status_t handle_exception() noexcept {
   }
 }
 
-ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts) {
+ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts, const char *fn) {
   ca::RunOptions ro;
   if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "compute options struct_size ", opts->struct_size,
-             " is too small");
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, fn, ": compute options struct_size ",
+             opts->struct_size, " is too small");
     ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
     ro.progress = o.progress;
@@ -170,6 +170,7 @@ CA_API ca_status_t ca_dtype_promote(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b)
 CA_API ca_status_t ca_block_new(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
+  if (ndim != 0 && !shape) return set_error(CA_EINVAL, ca::str("ca_block_new: shape is NULL with ndim ", ndim));
   CA_TRY
   *out = ca::block_new(dtype, ndim, shape);
   return CA_OK;
@@ -179,6 +180,7 @@ CA_API ca_status_t ca_block_new(ca_block_t **out, ca_dtype_t dtype, int32_t ndim
 CA_API ca_status_t ca_block_new_zeroed(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
+  if (ndim != 0 && !shape) return set_error(CA_EINVAL, ca::str("ca_block_new_zeroed: shape is NULL with ndim ", ndim));
   CA_TRY
   *out = ca::block_new(dtype, ndim, shape, true);
   return CA_OK;

@@ -49,8 +49,9 @@ namespace ca::capi {
 ca_status_t set_error(ca_status_t code, const std::string &msg) noexcept;
 ca_status_t handle_exception() noexcept;
 
-/// Compute options (nullable, versioned by struct_size) plus the context's memory limit.
-ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts);
+/// Compute options (nullable, versioned by struct_size) plus the context's memory limit; `fn` names
+/// the public function called in errors.
+ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts, const char *fn);
 /// A ca_chunks_t as chunks (tuple of tuples); `what` names the calling function in errors.
 std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *what);
 /// A shape: ndim in 0..CA_MAX_NDIM, shape non-NULL when ndim > 0, no negative extent (CA_EINVAL).

@@ -3,7 +3,8 @@
  * parameter, called with that parameter NULL and valid fixtures elsewhere. Each case runs in a forked
  * child with a time limit, so a crash or a hang is reported against its function and parameter.
  * A case passes when the child exits normally and
- *   - a status-returning function failed with a message naming the parameter, and left a T **out
+ *   - a status-returning function failed with a message that starts with its own name ("fn: ") and
+ *     names the parameter, and left a T **out
  *     output NULL; or the header documents what NULL means for the parameter (any status, no crash);
  *   - a void or value-returning function returned (NULL must be harmless there).
  * Ends with "N passed, N failed" and exits non-zero on any failure. C99 + POSIX.
@@ -150,6 +151,15 @@ static void child(const null_case_t *c) {
   if (!names_word(msg, c->param)) {
     printf("  %s(%s = NULL) returned %s, message \"%s\" does not name '%s'\n", c->function, c->param,
            ca_status_str(st), msg, c->param);
+    fflush(stdout);
+    _exit(1);
+  }
+  /* The message names what the caller called, not a function it delegates to ("ca_array_zeros: out
+   * is NULL", never "ca_array_full: ..."): it starts with the function's name and a colon. */
+  size_t fn_len = strlen(c->function);
+  if (strncmp(msg, c->function, fn_len) != 0 || msg[fn_len] != ':') {
+    printf("  %s(%s = NULL) returned %s, message \"%s\" does not start with \"%s:\"\n", c->function, c->param,
+           ca_status_str(st), msg, c->function);
     fflush(stdout);
     _exit(1);
   }
