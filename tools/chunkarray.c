@@ -249,6 +249,20 @@ static int fail_call(const char *what) {
   return 1;
 }
 
+/* A failed load_file: the library's message names the file itself ("g.dot: not a chunkarray graph
+ * file ..."), so the path is added only when it does not. */
+static int fail_load(const char *file) {
+  const char *msg = ca_last_error_message();
+  if (strstr(msg, file)) {
+    fprintf(stderr, "%s: %s (%s)\n", prog, msg, ca_status_str(ca_last_error_code()));
+    return 1;
+  }
+  return fail_call(file);
+}
+
+/* "1 array", "2 arrays": the word for a count. */
+static const char *plural(long long n, const char *one, const char *many) { return n == 1 ? one : many; }
+
 static int bad_usage(void (*usage)(FILE *), const char *fmt, const char *arg) {
   fprintf(stderr, "%s: ", prog);
   fprintf(stderr, fmt, arg);
@@ -549,7 +563,7 @@ static int cmd_run(int argc, char **argv) {
   if (rc == 0 && memlimit && ca_context_set_config(ctx, "memory-limit", memlimit) != CA_OK)
     rc = fail_call("--memory-limit");
   if (rc == 0 && load_plugins(ctx, plugins, nplugins)) rc = 1;
-  if (rc == 0 && load_file(&g, &arrays, &n, file) != CA_OK) rc = fail_call(file);
+  if (rc == 0 && load_file(&g, &arrays, &n, file) != CA_OK) rc = fail_load(file);
   prog_state.tty = isatty(2);
   prog_state.quiet = quiet;
   opts.progress = dist.rank == 0 ? on_progress : NULL; /* rank 0 reports every rank's tasks */
@@ -605,7 +619,8 @@ static int cmd_run(int argc, char **argv) {
       } else {
         progress_end(&prog_state);
         if (dist.rank == 0)
-          printf("computed %lld final task(s) of %lld\n", (long long)nkeys, (long long)ca_graph_num_tasks(g));
+          printf("computed %lld final %s of %lld\n", (long long)nkeys, plural((long long)nkeys, "task", "tasks"),
+                 (long long)ca_graph_num_tasks(g));
       }
       if (dist.on) dist_add(&dist);
       for (k = 0; k < nkeys; ++k) ca_block_free(results[k]);
@@ -716,7 +731,7 @@ static int cmd_info(int argc, char **argv) {
   unsigned char hdr[16];
   FILE *f;
   if (r) return r < 0 ? 0 : r;
-  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_load(file);
   f = fopen(file, "rb");
   if (!f || fread(hdr, 1, 16, f) != 16 || fstat(fileno(f), &st) != 0) {
     fprintf(stderr, "%s: cannot read the header of '%s': %s\n", prog, file, f && !ferror(f) ? "file too short" : strerror(errno));
@@ -790,7 +805,7 @@ static int cmd_dot(int argc, char **argv) {
   ca_graph_t *g = NULL;
   char *dot = NULL;
   if (r) return r < 0 ? 0 : r;
-  if (load_file(&g, NULL, NULL, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, NULL, NULL, file) != CA_OK) return fail_load(file);
   if (ca_graph_to_dot(&dot, g, NULL, 0) != CA_OK) {
     ca_graph_free(g);
     return fail_call("ca_graph_to_dot");
@@ -827,12 +842,13 @@ static int cmd_validate(int argc, char **argv) {
     return 1;
   }
   if (load_file(&g, &arrays, &n, file) != CA_OK) {
-    r = fail_call(file);
+    r = fail_load(file);
   } else if (ca_graph_validate(g, ctx, NULL, 0) != CA_OK) {
     r = fail_call("invalid graph");
   } else {
-    printf("%s: valid (%lld layers, %lld tasks, %zu arrays)\n", file, (long long)ca_graph_num_layers(g),
-           (long long)ca_graph_num_tasks(g), n);
+    long long nl = (long long)ca_graph_num_layers(g), nt = (long long)ca_graph_num_tasks(g);
+    printf("%s: valid (%lld %s, %lld %s, %zu %s)\n", file, nl, plural(nl, "layer", "layers"), nt,
+           plural(nt, "task", "tasks"), n, plural((long long)n, "array", "arrays"));
   }
   ca_array_free_many(arrays, n);
   ca_graph_free(g);
@@ -895,7 +911,7 @@ static int cmd_plan(int argc, char **argv) {
   if (!file) return bad_usage(usage_plan, "no FILE given%s", "");
   if (nranks == 0) return bad_usage(usage_plan, "--ranks N is required%s", "");
   po.nranks = (int32_t)nranks;
-  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_load(file);
   if (n == 0) {
     const char *what = NULL;
     if (final_keys(g, &lists, &nlists, &keys, &nkeys, &what) != 0) {
@@ -960,10 +976,12 @@ static int cmd_plan(int argc, char **argv) {
     int64_t tot[7] = {0, 0, 0, 0, 0, 0, 0};
     int64_t *tasks = (int64_t *)malloc((size_t)nranks * sizeof(int64_t));
     long long r;
-    printf("plan of %s on %lld ranks (placement %s, results %s): %zu result block(s)\n", file, nranks,
+    printf("plan of %s on %lld %s (placement %s, results %s): %zu result %s\n", file, nranks,
+           plural(nranks, "rank", "ranks"),
            po.placement == CA_PLACEMENT_ROUND_ROBIN ? "round-robin"
            : po.placement == CA_PLACEMENT_LOCALITY_COUNT ? "locality-count" : "locality",
-           po.results == CA_DIST_RESULTS_LOCAL ? "local" : "gathered to rank 0", nkeys);
+           po.results == CA_DIST_RESULTS_LOCAL ? "local" : "gathered to rank 0", nkeys,
+           plural((long long)nkeys, "block", "blocks"));
     printf("%-6s %10s %10s %14s %10s %14s %10s %14s\n", "rank", "tasks", "blocks_in", "bytes_in", "blocks_out",
            "bytes_out", "peak_blk", "peak_bytes");
     for (r = 0; r < nranks; ++r) {
@@ -977,7 +995,7 @@ static int cmd_plan(int argc, char **argv) {
       if (p->peak_bytes > tot[6]) tot[6] = p->peak_bytes;
       if (tasks) tasks[r] = p->tasks;
       if (all || nranks <= 64 || r < 16 || r >= nranks - 16) print_rank_plan(p);
-      else if (r == 16) printf("... %lld ranks not shown (--all) ...\n", nranks - 32);
+      else if (r == 16) printf("... %lld %s not shown (--all) ...\n", nranks - 32, plural(nranks - 32, "rank", "ranks"));
     }
     printf("%-6s %10lld %10lld %14lld %10lld %14lld %10lld %14lld\n", "total", (long long)tot[0], (long long)tot[1],
            (long long)tot[2], (long long)tot[3], (long long)tot[4], (long long)tot[5], (long long)tot[6]);
