@@ -78,6 +78,8 @@ static void fixtures_make(void) {
   F.keys[0].nindex = 2;
   F.keys[1] = F.keys[0];
   MUST(ca_array_keys(&F.keylist, F.array));
+  MUST(ca_kernel_registry_list(&F.kernel_list, F.ctx));
+  F.kernel_info[0].struct_size = sizeof(ca_kernel_info_t);
   for (int i = 0; i < 4; i++) F.args[i].kind = CA_ARG_INT64;
   MUST(ca_kernel_new(&F.kernel, "catalogue.kernel", fixture_kernel_fn, NULL));
   MUST(ca_cancel_new(&F.cancel));
