@@ -2824,8 +2824,8 @@ def diag(v, k=0):
 class random:
     """Random arrays (``uniform``, ``normal``, ``integers``), reproducible per seed.
 
-    Each block draws from a counter-based generator keyed by ``seed`` and the block's index, so a
-    given seed and chunking give the same values on every run and any number of threads.
+    Counter-based (Philox keyed by ``seed``): each element's value depends only on the seed and
+    its position in the array, never on the chunks, the threads or the order of computation.
     """
 
     @staticmethod

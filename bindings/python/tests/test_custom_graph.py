@@ -267,3 +267,13 @@ def test_graph_example_in_docstring_runs():
         for t in tests:
             runner.run(t, out=sys.stderr.write)
         assert runner.failures == 0, obj
+
+
+def test_readme_example_program_runs():
+    """examples/custom_array.py (the README's eye and diag) runs and checks itself against NumPy."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(here))
+    r = subprocess.run([sys.executable, os.path.join(here, "..", "examples", "custom_array.py")],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "both equal NumPy's" in r.stdout
