@@ -120,7 +120,7 @@ static ca_status_t normalize_chunks_spec(const char *fn, ca_chunkset_t **out, co
   auto sp = ca::parse_chunks_spec(spec, ndim, &limit);
   *out = make_chunkset(ca::normalize_chunks(sp, sh, dtype, limit));
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
 }
 
 CA_API ca_status_t ca_normalize_chunks_spec(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
@@ -271,7 +271,7 @@ static ca_status_t array_full(const char *fn, ca_array_t **out, int32_t ndim, co
   CA_TRY
   *out = wrap_handle(ca::full(shape_in(ndim, shape, fn), chunks_in(chunks, fn), dtype, {re, im}));
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
 }
 CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                  ca_dtype_t dtype, double re, double im) {
@@ -564,7 +564,7 @@ static ca_status_t array_compute_many(const char *fn, bool single, ca_block_t **
   std::vector<ca::BlockRef> blocks = ca::compute_blocks(ctx->engine, std::move(as), ro, fn);
   for (size_t i = 0; i < narrays; ++i) out[i] = blocks[i].release();
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
 }
 
 CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, const ca_array_t *const *arrays,

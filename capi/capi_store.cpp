@@ -54,7 +54,7 @@ static ca_status_t array_rechunk(const char *fn, ca_array_t **out, const ca_cont
   ca::ArrayPtr r = chunks ? ca::rechunk(x, ca::capi::chunks_in(chunks, fn), ro) : ca::rechunk(x, std::string(spec), ro);
   *out = ca::capi::wrap_array(std::move(r));
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
 }
 
 extern "C" {
@@ -142,7 +142,7 @@ static ca_status_t array_store_many(const char *fn, ca_context_t *ctx, const ca_
             },
             ro);
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
 }
 
 extern "C" {

@@ -245,15 +245,25 @@ static ca_status_t write_npy_block(ca_context_t *ctx, const ca_block_t *b, const
   return st;
 }
 
+/* The library's last message without the C function it names ("ca_load: g.dot: ..." is "g.dot:
+ * ..."): the tool's user called a command, not the function. */
+static const char *user_message(void) {
+  const char *msg = ca_last_error_message(), *p = msg;
+  if (strncmp(p, "ca_", 3) != 0) return msg;
+  p += 3;
+  while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) ++p;
+  return p[0] == ':' && p[1] == ' ' ? p + 2 : msg;
+}
+
 static int fail_call(const char *what) {
-  fprintf(stderr, "%s: %s: %s (%s)\n", prog, what, ca_last_error_message(), ca_status_str(ca_last_error_code()));
+  fprintf(stderr, "%s: %s: %s (%s)\n", prog, what, user_message(), ca_status_str(ca_last_error_code()));
   return 1;
 }
 
 /* A failed load_file: the library's message names the file itself ("g.dot: not a chunkarray graph
  * file ..."), so the path is added only when it does not. */
 static int fail_load(const char *file) {
-  const char *msg = ca_last_error_message();
+  const char *msg = user_message();
   if (strstr(msg, file)) {
     fprintf(stderr, "%s: %s (%s)\n", prog, msg, ca_status_str(ca_last_error_code()));
     return 1;
@@ -363,7 +373,7 @@ static int check_output_names(ca_array_t **arrays, size_t n) {
     const char *name = ca_array_name(arrays[i]);
     if (!name || ca_io_check_name(name, "array name") != CA_OK) {
       fprintf(stderr, "%s: refusing to write: %s (%s); nothing was written\n", prog,
-              name ? ca_last_error_message() : "an array has no name", name ? ca_status_str(ca_last_error_code()) : "");
+              name ? user_message() : "an array has no name", name ? ca_status_str(ca_last_error_code()) : "");
       return 1;
     }
     for (j = 0; j < i; ++j)
@@ -785,7 +795,7 @@ static int cmd_info(int argc, char **argv) {
     }
     /* A kernel whose version cannot be read is shown with the reason, and fails the command. */
     if (ca_graph_kernel_version(&version, g, k.name) != CA_OK) {
-      printf("  %s (%s)\n", k.name, ca_last_error_message());
+      printf("  %s (%s)\n", k.name, user_message());
       r = fail_call(k.name);
     } else if (version > 0) {
       printf("  %s (version %d)\n", k.name, (int)version);

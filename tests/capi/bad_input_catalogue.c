@@ -140,6 +140,11 @@ static ca_status_t c_name_zeros_ndim(void) {
   static int64_t shape[70];
   return ca_array_zeros(&R, 70, shape, &ch46, CA_FLOAT64);
 }
+static ca_status_t c_name_zeros_chunks(void) {  /* an engine check: the boundary adds the name */
+  static const int64_t shape[1] = {10}, nb[1] = {2}, sz[2] = {3, 3};
+  ca_chunks_t ch = {1, nb, sz};
+  return ca_array_zeros(&R, 1, shape, &ch, CA_FLOAT64);
+}
 static ca_status_t c_name_ones_ndim(void) {
   static int64_t shape[70];
   return ca_array_ones(&R, 70, shape, &ch46, CA_FLOAT64);
@@ -617,6 +622,7 @@ static const bad_case_t cases[] = {
     CASE(c_block_new_overflow, CA_ENOMEM, "too large", NULL),
     /* messages name the function called */
     CASE(c_name_zeros_ndim, CA_EINVAL, "ca_array_zeros:", "70"),
+    CASE(c_name_zeros_chunks, CA_EINVAL, "ca_array_zeros: ", "sum to 6, shape is 10"),
     CASE(c_name_ones_ndim, CA_EINVAL, "ca_array_ones:", "70"),
     CASE(c_name_full_ndim, CA_EINVAL, "ca_array_full:", "70"),
     CASE(c_name_rechunk_spec_null_array, CA_EINVAL, "ca_array_rechunk_spec: a is NULL", NULL),
