@@ -106,21 +106,29 @@ CA_API ca_status_t ca_normalize_chunks(ca_chunkset_t **out, const ca_context_t *
   CA_CATCH
 }
 
-CA_API ca_status_t ca_normalize_chunks_spec(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
-                                            int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
-  OUT_INIT(out);
-  CA_ARG_NOT_NULL(spec);
+// Entry points that share an implementation pass their own name (`fn`) for its messages: an error
+// names the function the caller called, never the one it delegates to.
+static ca_status_t normalize_chunks_spec(const char *fn, ca_chunkset_t **out, const ca_context_t *ctx,
+                                         const char *spec, int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
+  CA_ARG_NOT_NULL_IN(fn, out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL_IN(fn, spec);
   CA_TRY
-  auto sh = shape_in(ndim, shape, "ca_normalize_chunks_spec");
-  CA_CHECK(ca::dtype_valid(dtype), CA_ETYPE, "ca_normalize_chunks_spec: invalid dtype ", dtype);
+  auto sh = shape_in(ndim, shape, fn);
+  CA_CHECK(ca::dtype_valid(dtype), CA_ETYPE, fn, ": invalid dtype ", dtype);
   *out = make_chunkset(ca::normalize_chunks_spec(spec, sh, dtype, ctx_limit(ctx)));
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
+}
+
+CA_API ca_status_t ca_normalize_chunks_spec(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
+                                            int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
+  return normalize_chunks_spec(__func__, out, ctx, spec, ndim, shape, dtype);
 }
 
 CA_API ca_status_t ca_normalize_chunks_str(ca_chunkset_t **out, const ca_context_t *ctx, const char *spec,
                                            int32_t ndim, const int64_t *shape, ca_dtype_t dtype) {
-  return ca_normalize_chunks_spec(out, ctx, spec, ndim, shape, dtype);
+  return normalize_chunks_spec(__func__, out, ctx, spec, ndim, shape, dtype);
 }
 
 // ---- the model ----------------------------------------------------------------------------------
@@ -254,21 +262,26 @@ CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_d
   CA_CATCH
 }
 
+static ca_status_t array_full(const char *fn, ca_array_t **out, int32_t ndim, const int64_t *shape,
+                              const ca_chunks_t *chunks, ca_dtype_t dtype, double re, double im) {
+  CA_ARG_NOT_NULL_IN(fn, out);
+  *out = nullptr;
+  CA_TRY
+  *out = wrap_handle(ca::full(shape_in(ndim, shape, fn), chunks_in(chunks, fn), dtype, {re, im}));
+  return CA_OK;
+  CA_CATCH_IN(fn)
+}
 CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                  ca_dtype_t dtype, double re, double im) {
-  OUT_INIT(out);
-  CA_TRY
-  *out = wrap_handle(ca::full(shape_in(ndim, shape, "ca_array_full"), chunks_in(chunks, "ca_array_full"), dtype, {re, im}));
-  return CA_OK;
-  CA_CATCH
+  return array_full(__func__, out, ndim, shape, chunks, dtype, re, im);
 }
 CA_API ca_status_t ca_array_zeros(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                   ca_dtype_t dtype) {
-  return ca_array_full(out, ndim, shape, chunks, dtype, 0.0, 0.0);
+  return array_full(__func__, out, ndim, shape, chunks, dtype, 0.0, 0.0);
 }
 CA_API ca_status_t ca_array_ones(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                  ca_dtype_t dtype) {
-  return ca_array_full(out, ndim, shape, chunks, dtype, 1.0, 0.0);
+  return array_full(__func__, out, ndim, shape, chunks, dtype, 1.0, 0.0);
 }
 CA_API ca_status_t ca_array_empty(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                   ca_dtype_t dtype) {
@@ -531,27 +544,37 @@ CA_API ca_status_t ca_unify_chunks(ca_array_t **out, const ca_array_t *const *ar
 
 // ---- compute ------------------------------------------------------------------------------------
 
-CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, const ca_array_t *const *arrays,
-                                         size_t narrays, const ca_compute_options_t *opts) {
-  CA_ARG_NOT_NULL(out);
+static ca_status_t array_compute_many(const char *fn, bool single, ca_block_t **out, ca_context_t *ctx,
+                                      const ca_array_t *const *arrays, size_t narrays,
+                                      const ca_compute_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, out);
   for (size_t i = 0; i < narrays; ++i) out[i] = nullptr;
-  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL_IN(fn, ctx);
   CA_TRY
-  CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_compute_many: arrays is NULL");
+  CA_CHECK(narrays == 0 || arrays, CA_EINVAL, fn, ": arrays is NULL");
   std::vector<ca::ArrayPtr> as;
-  for (size_t i = 0; i < narrays; ++i) as.push_back(arr(arrays[i], "ca_array_compute"));
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
-  std::vector<ca::BlockRef> blocks = ca::compute_blocks(ctx->engine, std::move(as), ro, "ca_array_compute");
+  for (size_t i = 0; i < narrays; ++i) {
+    // ca_array_compute's single array is its parameter `a`; ca_array_compute_many's are arrays[i]
+    CA_CHECK(arrays[i], CA_EINVAL, fn, ": ", single ? "a" : ca::str("arrays[", i, "]").c_str(), " is NULL");
+    as.push_back(arrays[i]->a);
+  }
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts, fn);
+  std::vector<ca::BlockRef> blocks = ca::compute_blocks(ctx->engine, std::move(as), ro, fn);
   for (size_t i = 0; i < narrays; ++i) out[i] = blocks[i].release();
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
+}
+
+CA_API ca_status_t ca_array_compute_many(ca_block_t **out, ca_context_t *ctx, const ca_array_t *const *arrays,
+                                         size_t narrays, const ca_compute_options_t *opts) {
+  return array_compute_many(__func__, false, out, ctx, arrays, narrays, opts);
 }
 
 CA_API ca_status_t ca_array_compute(ca_block_t **out, ca_context_t *ctx, const ca_array_t *a,
                                     const ca_compute_options_t *opts) {
   OUT_INIT(out);
   CA_ARG_NOT_NULL(a);
-  return ca_array_compute_many(out, ctx, &a, 1, opts);
+  return array_compute_many(__func__, true, out, ctx, &a, 1, opts);
 }
 
 CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a, void *buffer, size_t nbytes,
@@ -563,7 +586,7 @@ CA_API ca_status_t ca_array_compute_into(ca_context_t *ctx, const ca_array_t *a,
   CA_CHECK(nbytes == size_t(a->a->nbytes()), CA_EINVAL, "ca_array_compute_into: buffer has ", nbytes,
            " bytes, the array needs ", a->a->nbytes());
   CA_CHECK(buffer || nbytes == 0, CA_EINVAL, "ca_array_compute_into: buffer is NULL");
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts, __func__);
   ca::compute_into(*ctx->engine.executor(), ctx->engine.registry(), {a->a}, {buffer}, ro);
   return CA_OK;
   CA_CATCH
@@ -574,7 +597,7 @@ CA_API ca_status_t ca_array_persist(ca_array_t **out, ca_context_t *ctx, const c
   OUT_INIT(out);
   CA_ARG_NOT_NULL(ctx);
   CA_TRY
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts, __func__);
   *out = wrap_handle(ca::persist(*ctx->engine.executor(), ctx->engine.registry(), arr(a, "ca_array_persist"), ro));
   return CA_OK;
   CA_CATCH

@@ -1,5 +1,6 @@
 // Version, status codes, thread-local errors, dtypes, blocks; helpers shared by capi/*.cpp.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -25,25 +26,44 @@ ca_status_t set_error(ca_status_t code, const std::string &msg) noexcept {
   return code;
 }
 
-ca_status_t handle_exception() noexcept {
+namespace {
+// Whether msg starts with "ca_<name>:" (a message that already names a public function).
+bool names_a_function(const std::string &msg) {
+  if (msg.compare(0, 3, "ca_") != 0) return false;
+  size_t i = 3;
+  while (i < msg.size() && (std::isalnum(static_cast<unsigned char>(msg[i])) || msg[i] == '_')) ++i;
+  return i > 3 && i < msg.size() && msg[i] == ':';
+}
+
+ca_status_t set_error_in(const char *fn, ca_status_t code, const std::string &msg) noexcept {
+  if (!fn || std::strncmp(fn, "ca_", 3) != 0 || names_a_function(msg)) return set_error(code, msg);
+  try {
+    return set_error(code, std::string(fn) + ": " + msg);
+  } catch (...) {
+    return set_error(code, msg);
+  }
+}
+}  // namespace
+
+ca_status_t handle_exception(const char *fn) noexcept {
   try {
     throw;
   } catch (const ca::Error &e) {
-    return set_error(e.code(), e.message());
+    return set_error_in(fn, e.code(), e.message());
   } catch (const std::bad_alloc &) {
-    return set_error(CA_ENOMEM, "out of memory");
+    return set_error_in(fn, CA_ENOMEM, "out of memory");
   } catch (const std::exception &e) {
-    return set_error(CA_EINTERNAL, std::string("internal error: ") + e.what());
+    return set_error_in(fn, CA_EINTERNAL, std::string("internal error: ") + e.what());
   } catch (...) {
-    return set_error(CA_EINTERNAL, "internal error: unknown exception");
+    return set_error_in(fn, CA_EINTERNAL, "internal error: unknown exception");
   }
 }
 
-ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts) {
+ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts, const char *fn) {
   ca::RunOptions ro;
   if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "compute options struct_size ", opts->struct_size,
-             " is too small");
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, fn, ": compute options struct_size ",
+             opts->struct_size, " is too small");
     ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
     std::memcpy(&o, opts, std::min<size_t>(opts->struct_size, sizeof(o)));
     ro.progress = o.progress;
@@ -170,6 +190,7 @@ CA_API ca_status_t ca_dtype_promote(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b)
 CA_API ca_status_t ca_block_new(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
+  if (ndim != 0 && !shape) return set_error(CA_EINVAL, ca::str("ca_block_new: shape is NULL with ndim ", ndim));
   CA_TRY
   *out = ca::block_new(dtype, ndim, shape);
   return CA_OK;
@@ -179,6 +200,7 @@ CA_API ca_status_t ca_block_new(ca_block_t **out, ca_dtype_t dtype, int32_t ndim
 CA_API ca_status_t ca_block_new_zeroed(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
+  if (ndim != 0 && !shape) return set_error(CA_EINVAL, ca::str("ca_block_new_zeroed: shape is NULL with ndim ", ndim));
   CA_TRY
   *out = ca::block_new(dtype, ndim, shape, true);
   return CA_OK;

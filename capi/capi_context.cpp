@@ -72,30 +72,31 @@ CA_API ca_status_t ca_context_add_kernel(ca_context_t *ctx, ca_kernel_t *kernel,
 
 CA_API ca_status_t ca_context_register(ca_context_t *ctx, const char *name, ca_kernel_fn fn,
                                        const ca_kernel_options_t *opts) {
-  ca_kernel_t *k = nullptr;
-  if (!ctx) {
-    if (opts && opts->free_user_data) opts->free_user_data(opts->user_data);
-    return set_error(CA_EINVAL, "ca_context_register: ctx is NULL");
+  void *ud = opts ? opts->user_data : nullptr;
+  void (*free_ud)(void *) = opts ? opts->free_user_data : nullptr;
+  if (!ctx || !name) {
+    if (free_ud) free_ud(ud);
+    return set_error(CA_EINVAL, std::string("ca_context_register: ") + (!ctx ? "ctx" : "name") + " is NULL");
   }
-  ca_status_t st = ca_kernel_new(&k, name, fn, opts);
-  if (st != CA_OK) return st;
-  st = ca_context_add_kernel(ctx, k, false);
-  ca_kernel_free(k);
-  return st;
+  CA_TRY
+  ctx->engine.registry().add(ca::kernel_new(name, fn, opts ? opts->version : 1, ud, free_ud), false);
+  return CA_OK;
+  CA_CATCH
 }
 
 CA_API ca_status_t ca_context_register_ffi(ca_context_t *ctx, const char *name, void (*fn)(void), const char *signature,
                                            const ca_kernel_options_t *opts) {
-  ca_kernel_t *k = nullptr;
-  if (!ctx) {
-    if (opts && opts->free_user_data) opts->free_user_data(opts->user_data);
-    return set_error(CA_EINVAL, "ca_context_register_ffi: ctx is NULL");
+  void *ud = opts ? opts->user_data : nullptr;
+  void (*free_ud)(void *) = opts ? opts->free_user_data : nullptr;
+  if (!ctx || !name || !signature || !fn) {
+    if (free_ud) free_ud(ud);
+    return set_error(CA_EINVAL, std::string("ca_context_register_ffi: ") +
+                                    (!ctx ? "ctx" : !name ? "name" : !signature ? "signature" : "fn") + " is NULL");
   }
-  ca_status_t st = ca_kernel_new_ffi(&k, name, fn, signature, opts);
-  if (st != CA_OK) return st;
-  st = ca_context_add_kernel(ctx, k, false);
-  ca_kernel_free(k);
-  return st;
+  CA_TRY
+  ctx->engine.registry().add(ca::kernel_new_ffi(name, fn, signature, opts ? opts->version : 1, ud, free_ud), false);
+  return CA_OK;
+  CA_CATCH
 }
 
 CA_API ca_status_t ca_context_get_kernel(ca_kernel_t **out, const ca_context_t *ctx, const char *name) {

@@ -54,7 +54,7 @@ ca::dist::ArrayCall array_call(ca_context_t *ctx, const ca_array_t *a, const ca_
   ca::dist::ArrayCall ac;
   ac.ctx = &ctx->engine;
   ac.array = ca::capi::unwrap(a);
-  ac.run = ca::capi::run_options(ctx, opts);
+  ac.run = ca::capi::run_options(ctx, opts, what);
   ac.transport = c.o.transport;
   ac.opts = c.d;
   ac.stats = c.o.stats;
@@ -78,7 +78,7 @@ CA_API ca_status_t ca_dist_compute(ca_block_t **results, ca_context_t *ctx, cons
     return ca::capi::set_error(CA_EINVAL, "ca_dist_compute: keys or results is NULL with nkeys > 0");
   CA_TRY
   DistCall c = dist_call(dopts, "ca_dist_compute");
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts, __func__);
   auto refs = key_refs(keys, nkeys);
   auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->engine.registry(), ro.max_tasks);
   auto exec = ctx->engine.executor();

@@ -66,6 +66,7 @@ CA_API ca_status_t ca_graph_add_task(ca_graph_t *graph, const ca_key_t *key, con
   CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(key);
   CA_ARG_NOT_NULL(kernel);
+  if (!args && nargs) return set_error(CA_EINVAL, ca::str("ca_graph_add_task: args is NULL with nargs ", nargs));
   CA_TRY
   graph->g.add_task(key_ref(key), kernel, args, nargs);
   return CA_OK;
@@ -78,10 +79,12 @@ CA_API ca_status_t ca_graph_add_blockwise(ca_graph_t *graph, const char *name, c
   CA_ARG_NOT_NULL(name);
   CA_ARG_NOT_NULL(out_index);
   CA_ARG_NOT_NULL(kernel);
+  if (!args && nargs) return set_error(CA_EINVAL, ca::str("ca_graph_add_blockwise: args is NULL with nargs ", nargs));
   CA_TRY
   const int64_t *nb = nullptr;
   if (opts) {
-    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "blockwise options struct_size is too small");
+    CA_CHECK(opts->struct_size >= sizeof(uint32_t), CA_EINVAL, "ca_graph_add_blockwise: opts->struct_size ",
+             opts->struct_size, " is too small");
     if (opts->struct_size >= offsetof(ca_blockwise_options_t, numblocks) + sizeof(void *)) nb = opts->numblocks;
   }
   graph->g.add_blockwise(name, out_index, kernel, args, nargs, nb);
@@ -303,7 +306,7 @@ CA_API ca_status_t ca_compute(ca_block_t **results, ca_context_t *ctx, const ca_
   if (nkeys && !results) return set_error(CA_EINVAL, "ca_compute: out is NULL with nkeys > 0");
   if (nkeys && !keys) return set_error(CA_EINVAL, "ca_compute: keys is NULL with nkeys > 0");
   CA_TRY
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts, __func__);
   std::vector<ca::KeyRef> refs;
   refs.reserve(nkeys);
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));

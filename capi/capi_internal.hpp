@@ -47,10 +47,16 @@ namespace ca::capi {
 
 /// Record the failure for ca_last_error_message() and return its code.
 ca_status_t set_error(ca_status_t code, const std::string &msg) noexcept;
-ca_status_t handle_exception() noexcept;
+/// The exception boundary of public function `fn` (its name, __func__ of the entry point): maps the
+/// current exception to a status and a message that names `fn` ("ca_array_zeros: chunks along axis
+/// 0 sum to 6, shape is 10"). A message that already starts with a public function's name (an
+/// argument check written as "fn: ...") is kept as it is; `fn` not a public name ("ca_" prefix) adds
+/// nothing (a static helper: it passes its entry point's name with CA_CATCH_IN).
+ca_status_t handle_exception(const char *fn) noexcept;
 
-/// Compute options (nullable, versioned by struct_size) plus the context's memory limit.
-ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts);
+/// Compute options (nullable, versioned by struct_size) plus the context's memory limit; `fn` names
+/// the public function called in errors.
+ca::RunOptions run_options(ca_context_t *ctx, const ca_compute_options_t *opts, const char *fn);
 /// A ca_chunks_t as chunks (tuple of tuples); `what` names the calling function in errors.
 std::vector<std::vector<int64_t>> chunks_in(const ca_chunks_t *c, const char *what);
 /// A shape: ndim in 0..CA_MAX_NDIM, shape non-NULL when ndim > 0, no negative extent (CA_EINVAL).
@@ -90,12 +96,15 @@ T options_in(const T *opts, const T &defaults, const char *fn, const char *name 
 using ca::capi::arr;
 using ca::capi::set_error;
 
-// Every exported function body: CA_TRY ... CA_CATCH  (maps exceptions to status codes).
+// Every exported function body: CA_TRY ... CA_CATCH  (maps exceptions to status codes; the message
+// names the function). A static implementation shared by several entry points ends with
+// CA_CATCH_IN(fn), fn being the name of the entry point that called it.
 #define CA_TRY try {
-#define CA_CATCH                           \
-  }                                        \
-  catch (...) {                            \
-    return ::ca::capi::handle_exception(); \
+#define CA_CATCH CA_CATCH_IN(__func__)
+#define CA_CATCH_IN(fn)                      \
+  }                                          \
+  catch (...) {                              \
+    return ::ca::capi::handle_exception(fn); \
   }
 
 #define CA_ARG_NOT_NULL(p)                                                            \

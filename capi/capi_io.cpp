@@ -48,7 +48,7 @@ CA_API ca_status_t ca_array_to_zarr(ca_context_t *ctx, const ca_array_t *a, cons
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_zarr");
   ca::io::ZarrWriteOptions w = ca::capi::zarr_write_options(*x, opts);
-  ca::RunOptions ro = ca::capi::run_options(ctx, copts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, copts, __func__);
   ca::io::to_zarr(*ctx->engine.executor(), ctx->engine.registry(), x, path, w, ro);
   return CA_OK;
   CA_CATCH
@@ -86,7 +86,7 @@ CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const
   CA_ARG_NOT_NULL(path);
   CA_TRY
   ca::ArrayPtr x = arr(a, "ca_array_to_npy");
-  ca::RunOptions ro = ca::capi::run_options(ctx, copts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, copts, __func__);
   ca::io::to_npy(*ctx->engine.executor(), ctx->engine.registry(), x, path, ro);
   return CA_OK;
   CA_CATCH

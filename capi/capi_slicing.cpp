@@ -113,7 +113,7 @@ CA_API ca_status_t ca_array_compute_chunk_sizes(ca_array_t **out, ca_context_t *
   CA_ARG_NOT_NULL(ctx);
   CA_TRY
   auto x = arr(a, "ca_array_compute_chunk_sizes");
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts, __func__);
   *out = ca::capi::wrap_array(ca::compute_chunk_sizes(*ctx->engine.executor(), ctx->engine.registry(), x, ro));
   return CA_OK;
   CA_CATCH

@@ -39,22 +39,30 @@ const ca::ArrayPtr &require_array(const ca::ArrayPtr &p, const char *what, const
 
 extern "C" {
 
-CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
-                                       const ca_chunks_t *chunks, const char *spec,
-                                       const ca_rechunk_options_t *opts) {
-  CA_ARG_NOT_NULL(out);
+}  // extern "C"
+
+// The rechunk entry points share this; `fn` is the one the caller called (named in every message).
+static ca_status_t array_rechunk(const char *fn, ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
+                                 const ca_chunks_t *chunks, const char *spec, const ca_rechunk_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, out);
   *out = nullptr;
   CA_TRY
   ca::ArrayPtr x = ca::capi::unwrap(a);
-  require_array(x, "ca_array_rechunk_ex");
-  CA_CHECK((chunks != nullptr) != (spec != nullptr), CA_EINVAL,
-           "ca_array_rechunk_ex: give exactly one of chunks and spec");
-  ca::RechunkOptions ro = rechunk_options(ctx, opts, "ca_array_rechunk_ex");
-  ca::ArrayPtr r = chunks ? ca::rechunk(x, ca::capi::chunks_in(chunks, "ca_array_rechunk_ex"), ro)
-                          : ca::rechunk(x, std::string(spec), ro);
+  require_array(x, fn);
+  CA_CHECK((chunks != nullptr) != (spec != nullptr), CA_EINVAL, fn, ": give exactly one of chunks and spec");
+  ca::RechunkOptions ro = rechunk_options(ctx, opts, fn);
+  ca::ArrayPtr r = chunks ? ca::rechunk(x, ca::capi::chunks_in(chunks, fn), ro) : ca::rechunk(x, std::string(spec), ro);
   *out = ca::capi::wrap_array(std::move(r));
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
+}
+
+extern "C" {
+
+CA_API ca_status_t ca_array_rechunk_ex(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
+                                       const ca_chunks_t *chunks, const char *spec,
+                                       const ca_rechunk_options_t *opts) {
+  return array_rechunk(__func__, out, ctx, a, chunks, spec, opts);
 }
 
 CA_API ca_status_t ca_array_rechunk_spec(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
@@ -62,12 +70,15 @@ CA_API ca_status_t ca_array_rechunk_spec(ca_array_t **out, const ca_context_t *c
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
   CA_ARG_NOT_NULL(chunks);
-  return ca_array_rechunk_ex(out, ctx, a, nullptr, chunks, nullptr);
+  return array_rechunk(__func__, out, ctx, a, nullptr, chunks, nullptr);
 }
 
 CA_API ca_status_t ca_array_rechunk_str(ca_array_t **out, const ca_context_t *ctx, const ca_array_t *a,
                                         const char *chunks) {
-  return ca_array_rechunk_spec(out, ctx, a, chunks);
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(chunks);
+  return array_rechunk(__func__, out, ctx, a, nullptr, chunks, nullptr);
 }
 
 CA_API ca_status_t ca_array_rechunk_nstages(int64_t *out, const ca_context_t *ctx, const ca_array_t *a,
@@ -109,31 +120,42 @@ void ca::capi::call_sink(ca_store_fn sink, void *user_data, const ca_block_t *b,
 
 extern "C" {
 
-CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *const *arrays, size_t narrays,
-                                       ca_store_fn sink, void *user_data, const ca_compute_options_t *opts) {
-  CA_ARG_NOT_NULL(ctx);
-  CA_ARG_NOT_NULL(sink);
+}  // extern "C"
+
+// ca_array_store and ca_array_store_many; `fn` is the one the caller called.
+static ca_status_t array_store_many(const char *fn, ca_context_t *ctx, const ca_array_t *const *arrays,
+                                    size_t narrays, ca_store_fn sink, void *user_data,
+                                    const ca_compute_options_t *opts) {
+  CA_ARG_NOT_NULL_IN(fn, ctx);
+  CA_ARG_NOT_NULL_IN(fn, sink);
   CA_TRY
-  CA_CHECK(narrays == 0 || arrays, CA_EINVAL, "ca_array_store_many: arrays is NULL");
+  CA_CHECK(narrays == 0 || arrays, CA_EINVAL, fn, ": arrays is NULL");
   std::vector<ca::ArrayPtr> as;
   for (size_t i = 0; i < narrays; ++i) {
     as.push_back(ca::capi::unwrap(arrays[i]));
-    CA_CHECK(as.back(), CA_EINVAL, "ca_array_store_many: array ", i, " is NULL");
+    CA_CHECK(as.back(), CA_EINVAL, fn, ": array ", i, " is NULL");
   }
-  ca::RunOptions ro = ca::capi::run_options(ctx, opts);
+  ca::RunOptions ro = ca::capi::run_options(ctx, opts, fn);
   ca::store(*ctx->engine.executor(), ctx->engine.registry(), as,
             [&](const ca::StoreRegion &r, const ca::Block *b) {
               ca::capi::call_sink(sink, user_data, b, r.array, r.ndim, r.start, r.stop, r.block_index);
             },
             ro);
   return CA_OK;
-  CA_CATCH
+  CA_CATCH_IN(fn)
+}
+
+extern "C" {
+
+CA_API ca_status_t ca_array_store_many(ca_context_t *ctx, const ca_array_t *const *arrays, size_t narrays,
+                                       ca_store_fn sink, void *user_data, const ca_compute_options_t *opts) {
+  return array_store_many(__func__, ctx, arrays, narrays, sink, user_data, opts);
 }
 
 CA_API ca_status_t ca_array_store(ca_context_t *ctx, const ca_array_t *a, ca_store_fn sink, void *user_data,
                                   const ca_compute_options_t *opts) {
   CA_ARG_NOT_NULL(a);
-  return ca_array_store_many(ctx, &a, 1, sink, user_data, opts);
+  return array_store_many(__func__, ctx, &a, 1, sink, user_data, opts);
 }
 
 }  // extern "C"

@@ -219,7 +219,14 @@ ca_status_t with_transport(const char *what, ca_mpi_comm_t comm, const ca_dist_o
   st = call(&o);
   std::string msg = st != CA_OK ? ca_last_error_message() : "";
   ca_mpi_transport_free(t);
-  if (st != CA_OK) ca_set_error(st, msg.c_str());
+  if (st != CA_OK) {
+    // The message names the function the caller called (what), not the ca_dist_* one it delegates to.
+    size_t colon = msg.find(": ");
+    if (msg.compare(0, 8, "ca_dist_") == 0 && colon != std::string::npos &&
+        msg.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == colon)
+      msg = std::string(what) + msg.substr(colon);
+    ca_set_error(st, msg.c_str());
+  }
   return st;
 }
 

@@ -40,6 +40,7 @@ static void usage_main(FILE *f) {
           "  validate FILE  check references, cycles and (with --plugin) that every kernel exists\n"
           "                 at the version the file records\n"
           "  plan FILE      what each of N ranks would do in a distributed run (--ranks N), on paper\n"
+          "  kernels        the registered kernels (builtins, and --plugin's) with their arguments\n"
 #ifdef CA_CLI_MPI
           "\n"
           "Under mpirun or srun, `run` is distributed over the job's ranks (same FILE on every rank).\n"
@@ -244,10 +245,34 @@ static ca_status_t write_npy_block(ca_context_t *ctx, const ca_block_t *b, const
   return st;
 }
 
+/* The library's last message without the C function it names ("ca_load: g.dot: ..." is "g.dot:
+ * ..."): the tool's user called a command, not the function. */
+static const char *user_message(void) {
+  const char *msg = ca_last_error_message(), *p = msg;
+  if (strncmp(p, "ca_", 3) != 0) return msg;
+  p += 3;
+  while (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) ++p;
+  return p[0] == ':' && p[1] == ' ' ? p + 2 : msg;
+}
+
 static int fail_call(const char *what) {
-  fprintf(stderr, "%s: %s: %s (%s)\n", prog, what, ca_last_error_message(), ca_status_str(ca_last_error_code()));
+  fprintf(stderr, "%s: %s: %s (%s)\n", prog, what, user_message(), ca_status_str(ca_last_error_code()));
   return 1;
 }
+
+/* A failed load_file: the library's message names the file itself ("g.dot: not a chunkarray graph
+ * file ..."), so the path is added only when it does not. */
+static int fail_load(const char *file) {
+  const char *msg = user_message();
+  if (strstr(msg, file)) {
+    fprintf(stderr, "%s: %s (%s)\n", prog, msg, ca_status_str(ca_last_error_code()));
+    return 1;
+  }
+  return fail_call(file);
+}
+
+/* "1 array", "2 arrays": the word for a count. */
+static const char *plural(long long n, const char *one, const char *many) { return n == 1 ? one : many; }
 
 static int bad_usage(void (*usage)(FILE *), const char *fmt, const char *arg) {
   fprintf(stderr, "%s: ", prog);
@@ -348,7 +373,7 @@ static int check_output_names(ca_array_t **arrays, size_t n) {
     const char *name = ca_array_name(arrays[i]);
     if (!name || ca_io_check_name(name, "array name") != CA_OK) {
       fprintf(stderr, "%s: refusing to write: %s (%s); nothing was written\n", prog,
-              name ? ca_last_error_message() : "an array has no name", name ? ca_status_str(ca_last_error_code()) : "");
+              name ? user_message() : "an array has no name", name ? ca_status_str(ca_last_error_code()) : "");
       return 1;
     }
     for (j = 0; j < i; ++j)
@@ -549,7 +574,7 @@ static int cmd_run(int argc, char **argv) {
   if (rc == 0 && memlimit && ca_context_set_config(ctx, "memory-limit", memlimit) != CA_OK)
     rc = fail_call("--memory-limit");
   if (rc == 0 && load_plugins(ctx, plugins, nplugins)) rc = 1;
-  if (rc == 0 && load_file(&g, &arrays, &n, file) != CA_OK) rc = fail_call(file);
+  if (rc == 0 && load_file(&g, &arrays, &n, file) != CA_OK) rc = fail_load(file);
   prog_state.tty = isatty(2);
   prog_state.quiet = quiet;
   opts.progress = dist.rank == 0 ? on_progress : NULL; /* rank 0 reports every rank's tasks */
@@ -605,7 +630,8 @@ static int cmd_run(int argc, char **argv) {
       } else {
         progress_end(&prog_state);
         if (dist.rank == 0)
-          printf("computed %lld final task(s) of %lld\n", (long long)nkeys, (long long)ca_graph_num_tasks(g));
+          printf("computed %lld final %s of %lld\n", (long long)nkeys, plural((long long)nkeys, "task", "tasks"),
+                 (long long)ca_graph_num_tasks(g));
       }
       if (dist.on) dist_add(&dist);
       for (k = 0; k < nkeys; ++k) ca_block_free(results[k]);
@@ -716,7 +742,7 @@ static int cmd_info(int argc, char **argv) {
   unsigned char hdr[16];
   FILE *f;
   if (r) return r < 0 ? 0 : r;
-  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_load(file);
   f = fopen(file, "rb");
   if (!f || fread(hdr, 1, 16, f) != 16 || fstat(fileno(f), &st) != 0) {
     fprintf(stderr, "%s: cannot read the header of '%s': %s\n", prog, file, f && !ferror(f) ? "file too short" : strerror(errno));
@@ -769,7 +795,7 @@ static int cmd_info(int argc, char **argv) {
     }
     /* A kernel whose version cannot be read is shown with the reason, and fails the command. */
     if (ca_graph_kernel_version(&version, g, k.name) != CA_OK) {
-      printf("  %s (%s)\n", k.name, ca_last_error_message());
+      printf("  %s (%s)\n", k.name, user_message());
       r = fail_call(k.name);
     } else if (version > 0) {
       printf("  %s (version %d)\n", k.name, (int)version);
@@ -790,7 +816,7 @@ static int cmd_dot(int argc, char **argv) {
   ca_graph_t *g = NULL;
   char *dot = NULL;
   if (r) return r < 0 ? 0 : r;
-  if (load_file(&g, NULL, NULL, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, NULL, NULL, file) != CA_OK) return fail_load(file);
   if (ca_graph_to_dot(&dot, g, NULL, 0) != CA_OK) {
     ca_graph_free(g);
     return fail_call("ca_graph_to_dot");
@@ -806,6 +832,104 @@ static int cmd_dot(int argc, char **argv) {
   }
   ca_string_free(dot);
   ca_graph_free(g);
+  return r;
+}
+
+static void usage_kernels(FILE *f) {
+  fprintf(f,
+          "usage: chunkarray kernels [--plugin SO]... [--markdown]\n"
+          "\n"
+          "List the kernels a context has: the library's builtin ca.* kernels and those of each --plugin,\n"
+          "with versions, argument lists and descriptions (ca_kernel_registry_list). --markdown writes\n"
+          "the reference page docs/kernels.md is (a test checks the page against it).\n");
+}
+
+/* Markdown table cells: '|' would end the cell. */
+static void md_cell(const char *text) {
+  for (; *text; ++text) {
+    if (*text == '|') fputs("\\|", stdout);
+    else putchar(*text);
+  }
+}
+
+static int cmd_kernels(int argc, char **argv) {
+  const char *plugins[MAX_PLUGINS];
+  int nplugins = 0, markdown = 0, i, r = 0, pass;
+  ca_context_t *ctx = NULL;
+  ca_kernel_list_t *list = NULL;
+  ca_context_options_t copts = CA_CONTEXT_OPTIONS_INIT;
+  size_t k, n;
+  for (i = 0; i < argc; ++i) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      usage_kernels(stdout);
+      return 0;
+    } else if (!strcmp(argv[i], "--markdown")) {
+      markdown = 1;
+    } else if (!strcmp(argv[i], "--plugin") && i + 1 < argc) {
+      if (nplugins == MAX_PLUGINS) return bad_usage(usage_kernels, "more than %s --plugin options", "64");
+      plugins[nplugins++] = argv[++i];
+    } else {
+      return bad_usage(usage_kernels, "unexpected argument '%s'", argv[i]);
+    }
+  }
+  copts.num_threads = 0;
+  if (ca_context_new(&ctx, &copts) != CA_OK) return fail_call("cannot create a context");
+  if (load_plugins(ctx, plugins, nplugins)) {
+    ca_context_free(ctx);
+    return 1;
+  }
+  if (ca_kernel_registry_list(&list, ctx) != CA_OK) {
+    ca_context_free(ctx);
+    return fail_call("listing the kernels");
+  }
+  n = ca_kernel_list_size(list);
+  if (markdown) {
+    printf("# Builtin kernels\n\n"
+           "<!-- Generated by `chunkarray kernels --markdown` from ca_kernel_registry_list(); the test\n"
+           "     kernels_reference checks this page against the library. Do not edit by hand. -->\n\n"
+           "Every kernel the library registers in a new context (`ca_context_new` with builtin kernels on),\n"
+           "by name. A task calls one as `ca_graph_add_task(g, &key, \"ca.eye\", args, nargs)`; an argument\n"
+           "written `block` is a `CA_ARG_BLOCK` or, in a graph, a `CA_ARG_KEY` whose task's result is that\n"
+           "block; `int` is `CA_ARG_INT64` (dtype arguments are `ca_dtype_t` codes), `tuple` a\n"
+           "`CA_ARG_TUPLE`, `string`/`bytes` `CA_ARG_STRING`/`CA_ARG_BYTES`, `list` a `CA_ARG_LIST`.\n\n"
+           "**Stable** kernels take the arguments shown, for hand-built graphs (the tutorial,\n"
+           "docs/tutorial.md, builds one). The others are emitted by a library function with an internal\n"
+           "encoding of their arguments, which may change between versions: build those graphs through\n"
+           "the function named. `chunkarray kernels` lists a context's kernels, plugins' included, and\n"
+           "`ca_kernel_registry_list()` returns this list at run time.\n");
+    for (pass = 1; pass >= 0; --pass) {
+      printf("\n## %s\n\n| kernel | version | arguments | what it computes |\n|---|---|---|---|\n",
+             pass ? "Stable kernels" : "Internal kernels");
+      for (k = 0; k < n; ++k) {
+        ca_kernel_info_t info = CA_KERNEL_INFO_INIT;
+        if (ca_kernel_list_get(&info, list, k) != CA_OK) {
+          r = fail_call("listing the kernels");
+          break;
+        }
+        if (info.stable != pass) continue;
+        printf("| `%s` | %d | `", info.name, (int)info.version);
+        md_cell(info.signature);
+        printf("` | ");
+        md_cell(info.description);
+        printf(" |\n");
+      }
+    }
+  } else {
+    for (k = 0; k < n; ++k) {
+      ca_kernel_info_t info = CA_KERNEL_INFO_INIT;
+      if (ca_kernel_list_get(&info, list, k) != CA_OK) {
+        r = fail_call("listing the kernels");
+        break;
+      }
+      printf("%s (version %d%s%s)\n", info.name, (int)info.version, info.builtin ? ", builtin" : "",
+             info.builtin && !info.stable ? ", internal" : "");
+      if (*info.signature) printf("    %s\n", info.signature);
+      if (*info.description) printf("    %s\n", info.description);
+    }
+    printf("%zu %s\n", n, plural((long long)n, "kernel", "kernels"));
+  }
+  ca_kernel_list_free(list);
+  ca_context_free(ctx);
   return r;
 }
 
@@ -827,12 +951,13 @@ static int cmd_validate(int argc, char **argv) {
     return 1;
   }
   if (load_file(&g, &arrays, &n, file) != CA_OK) {
-    r = fail_call(file);
+    r = fail_load(file);
   } else if (ca_graph_validate(g, ctx, NULL, 0) != CA_OK) {
     r = fail_call("invalid graph");
   } else {
-    printf("%s: valid (%lld layers, %lld tasks, %zu arrays)\n", file, (long long)ca_graph_num_layers(g),
-           (long long)ca_graph_num_tasks(g), n);
+    long long nl = (long long)ca_graph_num_layers(g), nt = (long long)ca_graph_num_tasks(g);
+    printf("%s: valid (%lld %s, %lld %s, %zu %s)\n", file, nl, plural(nl, "layer", "layers"), nt,
+           plural(nt, "task", "tasks"), n, plural((long long)n, "array", "arrays"));
   }
   ca_array_free_many(arrays, n);
   ca_graph_free(g);
@@ -895,7 +1020,7 @@ static int cmd_plan(int argc, char **argv) {
   if (!file) return bad_usage(usage_plan, "no FILE given%s", "");
   if (nranks == 0) return bad_usage(usage_plan, "--ranks N is required%s", "");
   po.nranks = (int32_t)nranks;
-  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_call(file);
+  if (load_file(&g, &arrays, &n, file) != CA_OK) return fail_load(file);
   if (n == 0) {
     const char *what = NULL;
     if (final_keys(g, &lists, &nlists, &keys, &nkeys, &what) != 0) {
@@ -960,10 +1085,12 @@ static int cmd_plan(int argc, char **argv) {
     int64_t tot[7] = {0, 0, 0, 0, 0, 0, 0};
     int64_t *tasks = (int64_t *)malloc((size_t)nranks * sizeof(int64_t));
     long long r;
-    printf("plan of %s on %lld ranks (placement %s, results %s): %zu result block(s)\n", file, nranks,
+    printf("plan of %s on %lld %s (placement %s, results %s): %zu result %s\n", file, nranks,
+           plural(nranks, "rank", "ranks"),
            po.placement == CA_PLACEMENT_ROUND_ROBIN ? "round-robin"
            : po.placement == CA_PLACEMENT_LOCALITY_COUNT ? "locality-count" : "locality",
-           po.results == CA_DIST_RESULTS_LOCAL ? "local" : "gathered to rank 0", nkeys);
+           po.results == CA_DIST_RESULTS_LOCAL ? "local" : "gathered to rank 0", nkeys,
+           plural((long long)nkeys, "block", "blocks"));
     printf("%-6s %10s %10s %14s %10s %14s %10s %14s\n", "rank", "tasks", "blocks_in", "bytes_in", "blocks_out",
            "bytes_out", "peak_blk", "peak_bytes");
     for (r = 0; r < nranks; ++r) {
@@ -977,7 +1104,7 @@ static int cmd_plan(int argc, char **argv) {
       if (p->peak_bytes > tot[6]) tot[6] = p->peak_bytes;
       if (tasks) tasks[r] = p->tasks;
       if (all || nranks <= 64 || r < 16 || r >= nranks - 16) print_rank_plan(p);
-      else if (r == 16) printf("... %lld ranks not shown (--all) ...\n", nranks - 32);
+      else if (r == 16) printf("... %lld %s not shown (--all) ...\n", nranks - 32, plural(nranks - 32, "rank", "ranks"));
     }
     printf("%-6s %10lld %10lld %14lld %10lld %14lld %10lld %14lld\n", "total", (long long)tot[0], (long long)tot[1],
            (long long)tot[2], (long long)tot[3], (long long)tot[4], (long long)tot[5], (long long)tot[6]);
@@ -1031,6 +1158,7 @@ static int dispatch(int argc, char **argv) {
   if (!strcmp(cmd, "dot")) return cmd_dot(argc - 2, argv + 2);
   if (!strcmp(cmd, "validate")) return cmd_validate(argc - 2, argv + 2);
   if (!strcmp(cmd, "plan")) return cmd_plan(argc - 2, argv + 2);
+  if (!strcmp(cmd, "kernels")) return cmd_kernels(argc - 2, argv + 2);
   fprintf(stderr, "%s: unknown command '%s'\n\n", prog, cmd);
   usage_main(stderr);
   return 2;

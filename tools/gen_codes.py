@@ -105,7 +105,7 @@ def wrap_doc(doc, indent, width=112):
 
 def header_block(kind, rows):
     path, _, _, prefix, ctype, what = TABLES[kind]
-    out = ["/* %s" % what, " * Values are pinned: never renumbered or reused.",
+    out = ["/** %s" % what, " * Values are pinned: never renumbered or reused.",
            " * Generated from %s by tools/gen_codes.py: edit the table, then run" % path,
            " * `%s`. 32 bits wide (CA_ENUM32, common.h). */" % REGEN,
            "typedef enum %s CA_ENUM32 {" % ctype]

@@ -21,11 +21,12 @@
 extern "C" {
 #endif
 
+/** A lazy chunked array: a graph, a name, chunks and a dtype (immutable; free with ca_array_free()). */
 typedef struct ca_array ca_array_t;
 
 /** Chunks as passed in: numblocks[d] block sizes for each dimension d, dimension after dimension. */
 typedef struct ca_chunks {
-  int32_t ndim;
+  int32_t ndim; /**< number of dimensions */
   const int64_t *numblocks; /**< ndim entries */
   const int64_t *sizes;     /**< sum(numblocks) entries: dimension 0's sizes, then dimension 1's, ... */
 } ca_chunks_t;
@@ -41,20 +42,22 @@ typedef struct ca_dimchunks {
    *  `sizes`. */
   int64_t size;
   const int64_t *sizes; /**< CA_CHUNKS_EXPLICIT: nsizes block sizes, which must sum to the extent */
-  int64_t nsizes;
+  int64_t nsizes; /**< number of entries in sizes (CA_CHUNKS_EXPLICIT) */
 } ca_dimchunks_t;
 
-#define CA_CHUNKS_AUTO 0
-#define CA_CHUNKS_WHOLE (-1)
-#define CA_CHUNKS_EXPLICIT (-2)
+#define CA_CHUNKS_AUTO 0 /**< ca_dimchunks_t.size: blocks of the configured byte size (dask's "auto") */
+#define CA_CHUNKS_WHOLE (-1) /**< ca_dimchunks_t.size: one block along the dimension (dask's -1) */
+#define CA_CHUNKS_EXPLICIT (-2) /**< ca_dimchunks_t.size: the block sizes in sizes/nsizes */
 
 /** Owned, normalized chunks (a tuple of tuples). */
 typedef struct ca_chunkset ca_chunkset_t;
+/** @return the number of dimensions of @p cs, -1 for NULL. */
 CA_API int32_t ca_chunkset_ndim(const ca_chunkset_t *cs);
 /** @return borrowed block sizes of dimension @p dim; *n receives their count. NULL if out of range. */
 CA_API const int64_t *ca_chunkset_sizes(const ca_chunkset_t *cs, int32_t dim, int64_t *n);
 /** @return a borrowed view valid while @p cs lives. */
 CA_API ca_chunks_t ca_chunkset_view(const ca_chunkset_t *cs);
+/** Free a chunk set. Accepts NULL. */
 CA_API void ca_chunkset_free(ca_chunkset_t *cs);
 
 /**
@@ -106,13 +109,18 @@ CA_API ca_status_t ca_array_new(ca_array_t **out, const ca_graph_t *graph, const
                                 const ca_chunks_t *chunks, ca_dtype_t dtype);
 /** Another reference (for bindings); free each with ca_array_free(). */
 CA_API ca_array_t *ca_array_retain(const ca_array_t *a);
+/** Drop one reference to @p a (the array lives while any reference or dependent array does). Accepts NULL. */
 CA_API void ca_array_free(const ca_array_t *a);
 
+/** @return the number of dimensions; -1 for NULL. */
 CA_API int32_t ca_array_ndim(const ca_array_t *a);
 /** @return borrowed ndim extents (NULL for 0-d). */
 CA_API const int64_t *ca_array_shape(const ca_array_t *a);
+/** @return the number of elements; -1 for NULL or when a chunk size is unknown (ca_array_chunks_known()). */
 CA_API int64_t ca_array_size(const ca_array_t *a);
+/** @return the array's size in bytes; -1 for NULL or when a chunk size is unknown. */
 CA_API int64_t ca_array_nbytes(const ca_array_t *a);
+/** @return the element type; CA_DTYPE_INVALID for NULL. */
 CA_API ca_dtype_t ca_array_dtype(const ca_array_t *a);
 /** @return the array's name (borrowed). */
 CA_API const char *ca_array_name(const ca_array_t *a);
@@ -158,6 +166,7 @@ typedef struct ca_buffer_options {
   void (*release)(void *user_data);
   void *user_data;        /**< passed to release; may be NULL */
 } ca_buffer_options_t;
+/** The defaults of ca_buffer_options_t (copy the buffer). */
 #define CA_BUFFER_OPTIONS_INIT {sizeof(ca_buffer_options_t), CA_BUFFER_COPY, NULL, NULL, NULL}
 
 /**
@@ -244,6 +253,7 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
  * element's value depends only on (seed, its C-order index), never on chunks, threads or order.
  * Expressions and reductions over a random array regenerate its values where they need them
  * instead of holding its blocks. */
+/** A distribution of ca_array_random(). */
 typedef enum ca_random_t CA_ENUM32 {
   CA_RANDOM_UNIFORM = 0, /**< [p0, p1) */
   CA_RANDOM_NORMAL = 1, /**< mean p0, standard deviation p1 */
@@ -259,6 +269,7 @@ typedef struct ca_random_options {
   double p0;            /**< the distribution's first parameter (see CA_RANDOM_*); default 0 */
   double p1;            /**< its second parameter; default 1 */
 } ca_random_options_t;
+/** The defaults of ca_random_options_t (seed 0, [0, 1)). */
 #define CA_RANDOM_OPTIONS_INIT {sizeof(ca_random_options_t), 0u, 0u, 0.0, 1.0}
 
 /**
@@ -278,7 +289,7 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, i
 /* ------------------------------------------------------------------------------------------------ */
 
 /* @generated ops begin: tools/gen_codes.py */
-/* Elementwise operators (ca_array_unary, ca_array_binary, ca_array_binary_scalar).
+/** Elementwise operators (ca_array_unary, ca_array_binary, ca_array_binary_scalar).
  * Values are pinned: never renumbered or reused.
  * Generated from src/array/ops.def by tools/gen_codes.py: edit the table, then run
  * `python3 tools/gen_codes.py --write`. 32 bits wide (CA_ENUM32, common.h). */
@@ -365,7 +376,8 @@ typedef enum ca_op_t CA_ENUM32 {
 typedef struct ca_scalar {
   ca_dtype_t kind; /**< which type it is (see above) */
   int32_t flags;   /**< 0 or CA_SCALAR_TYPED */
-  double re, im;   /**< value (im only for complex) */
+  double re; /**< the value (the real part of a complex value) */
+  double im; /**< the imaginary part (complex dtypes only) */
   int64_t i64;     /**< exact value for integer and bool kinds (unsigned: the uint64 bits) */
 } ca_scalar_t;
 
@@ -416,7 +428,7 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
 /* ------------------------------------------------------------------------------------------------ */
 
 /* @generated reductions begin: tools/gen_codes.py */
-/* Builtin reductions (ca_array_reduce).
+/** Builtin reductions (ca_array_reduce).
  * Values are pinned: never renumbered or reused.
  * Generated from src/array/reductions.def by tools/gen_codes.py: edit the table, then run
  * `python3 tools/gen_codes.py --write`. 32 bits wide (CA_ENUM32, common.h). */
@@ -445,12 +457,14 @@ typedef enum ca_reduction_t CA_ENUM32 {
 } ca_reduction_t;
 /* @generated reductions end */
 
+/** Options of ca_array_reduce() (NULL = defaults). */
 typedef struct ca_reduce_options {
-  uint32_t struct_size;
+  uint32_t struct_size; /**< sizeof(ca_reduce_options_t) */
   int32_t split_every; /**< blocks combined per tree node (spread over the reduced axes); 0 = dask's 16 */
   int32_t ddof;        /**< var/std */
   ca_dtype_t dtype;    /**< accumulate/return dtype; CA_DTYPE_INVALID = NumPy's default */
 } ca_reduce_options_t;
+/** The defaults of ca_reduce_options_t. */
 #define CA_REDUCE_OPTIONS_INIT {sizeof(ca_reduce_options_t), 0, 0, CA_DTYPE_INVALID}
 
 /**
@@ -465,7 +479,7 @@ CA_API ca_status_t ca_array_reduce(ca_array_t **out, ca_reduction_t op, const ca
                                    int32_t naxes, int keepdims, const ca_reduce_options_t *opts);
 
 /* @generated scans begin: tools/gen_codes.py */
-/* Builtin scans (ca_array_scan).
+/** Builtin scans (ca_array_scan).
  * Values are pinned: never renumbered or reused.
  * Generated from src/array/scans.def by tools/gen_codes.py: edit the table, then run
  * `python3 tools/gen_codes.py --write`. 32 bits wide (CA_ENUM32, common.h). */
@@ -483,6 +497,7 @@ typedef struct ca_scan_options {
   uint32_t struct_size; /**< sizeof(ca_scan_options_t) */
   ca_dtype_t dtype;     /**< accumulate/return dtype; CA_DTYPE_INVALID = NumPy's default */
 } ca_scan_options_t;
+/** The defaults of ca_scan_options_t. */
 #define CA_SCAN_OPTIONS_INIT {sizeof(ca_scan_options_t), CA_DTYPE_INVALID}
 
 /**
@@ -503,6 +518,7 @@ typedef struct ca_reduction_options {
   const char *combine;  /**< the combine kernel (borrowed for the call); NULL = aggregate at every level */
   ca_dtype_t dtype;     /**< the output dtype; CA_DTYPE_INVALID = the input's */
 } ca_reduction_options_t;
+/** The defaults of ca_reduction_options_t. */
 #define CA_REDUCTION_OPTIONS_INIT {sizeof(ca_reduction_options_t), 0, NULL, CA_DTYPE_INVALID}
 
 /**
@@ -534,8 +550,9 @@ typedef struct ca_array_arg {
   ca_arg_t literal;        /**< used when array is NULL */
 } ca_array_arg_t;
 
+/** Options of ca_array_blockwise() (NULL = defaults). */
 typedef struct ca_blockwise_array_options {
-  uint32_t struct_size;
+  uint32_t struct_size; /**< sizeof(ca_blockwise_array_options_t) */
   /** letters of the output absent from every input: their sizes (one block each) */
   const char *new_axes;          /**< e.g. "k" */
   const int64_t *new_axes_sizes; /**< one per letter of new_axes */
@@ -548,6 +565,7 @@ typedef struct ca_blockwise_array_options {
   int32_t align_arrays;
   const char *name; /**< output name prefix (default: the kernel name) */
 } ca_blockwise_array_options_t;
+/** The defaults of ca_blockwise_array_options_t. */
 #define CA_BLOCKWISE_ARRAY_OPTIONS_INIT {sizeof(ca_blockwise_array_options_t), NULL, NULL, NULL, 0, 1, NULL}
 
 /**
@@ -561,19 +579,21 @@ CA_API ca_status_t ca_array_blockwise(ca_array_t **out, const char *kernel, cons
                                       const ca_array_arg_t *args, size_t nargs, ca_dtype_t dtype,
                                       const ca_blockwise_array_options_t *opts);
 
+/** Options of ca_array_map_blocks() (NULL = defaults). */
 typedef struct ca_map_blocks_options {
-  uint32_t struct_size;
+  uint32_t struct_size; /**< sizeof(ca_map_blocks_options_t) */
   ca_dtype_t dtype;          /**< output dtype; CA_DTYPE_INVALID = the first input's */
   const ca_chunks_t *chunks; /**< explicit output chunks; NULL = the first input's (adjusted by axes) */
   const int32_t *drop_axis;  /**< output drops these axes of the inputs */
-  int32_t ndrop_axis;
+  int32_t ndrop_axis; /**< entries in drop_axis */
   const int32_t *new_axis;   /**< output gains these axes (size 1 unless chunks says otherwise) */
-  int32_t nnew_axis;
+  int32_t nnew_axis; /**< entries in new_axis */
   /** 1: append two literal arguments: the block index (tuple) and the block's location in the
    *  array (tuple of start offsets), dask's block_info */
   int32_t block_info;
   const char *name;          /**< output name prefix (default: the kernel name) */
 } ca_map_blocks_options_t;
+/** The defaults of ca_map_blocks_options_t. */
 #define CA_MAP_BLOCKS_OPTIONS_INIT {sizeof(ca_map_blocks_options_t), CA_DTYPE_INVALID, NULL, NULL, 0, NULL, 0, 0, NULL}
 
 /**

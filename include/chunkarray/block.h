@@ -18,6 +18,7 @@ extern "C" {
 /** Maximum number of dimensions of a block or array (NumPy's limit). */
 #define CA_MAX_NDIM 32
 
+/** An N-d buffer of one dtype in C order: what kernels take and return (reference counted). */
 typedef struct ca_block ca_block_t;
 
 /**
@@ -54,7 +55,9 @@ CA_API ca_block_t *ca_block_retain(const ca_block_t *block);
 /** Drop a reference; the buffer is freed with the last one. Accepts NULL. */
 CA_API void ca_block_free(const ca_block_t *block);
 
+/** @return the block's element type. */
 CA_API ca_dtype_t ca_block_dtype(const ca_block_t *block);
+/** @return the block's number of dimensions. */
 CA_API int32_t ca_block_ndim(const ca_block_t *block);
 /** @return borrowed pointer to ndim extents (valid while the block lives; NULL if ndim is 0). */
 CA_API const int64_t *ca_block_shape(const ca_block_t *block);

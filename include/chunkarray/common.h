@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+/** @def CA_API
+ *  Marks the library's exported functions (default visibility; everything else is hidden). */
 #if defined(_WIN32)
 #define CA_API __declspec(dllexport)
 #elif defined(__GNUC__)
@@ -57,12 +59,12 @@ extern "C" {
 /* Version                                                                                           */
 /* ------------------------------------------------------------------------------------------------ */
 
-#define CA_VERSION_MAJOR 0
-#define CA_VERSION_MINOR 1
-#define CA_VERSION_PATCH 0
+#define CA_VERSION_MAJOR 0 /**< the major version this header belongs to */
+#define CA_VERSION_MINOR 1 /**< the minor version */
+#define CA_VERSION_PATCH 0 /**< the patch version */
 /** MAJOR * 10000 + MINOR * 100 + PATCH, as zstd's ZSTD_VERSION_NUMBER. */
 #define CA_VERSION_NUMBER (CA_VERSION_MAJOR * 10000 + CA_VERSION_MINOR * 100 + CA_VERSION_PATCH)
-#define CA_VERSION_STRING "0.1.0"
+#define CA_VERSION_STRING "0.1.0" /**< the version as text (ca_version_string() at run time) */
 /** The ABI version; it is the shared library's soname major (libchunkarray.so.1). */
 #define CA_ABI_VERSION 1
 
@@ -77,9 +79,10 @@ CA_API int32_t ca_abi_version(void);
 /* Status codes. Never renumbered; new codes are only appended.                                      */
 /* ------------------------------------------------------------------------------------------------ */
 
+/** The result of every fallible call: CA_OK (0) or a negative CA_E* error class (ca_status_str() names it). */
 typedef int32_t ca_status_t;
 
-#define CA_OK 0
+#define CA_OK 0 /**< success */
 #define CA_EINVAL (-1)      /**< an argument is invalid (NULL handle, bad shape, bad axis, ...) */
 #define CA_ENOMEM (-2)      /**< an allocation failed, or a memory limit would be exceeded */
 #define CA_ENOTFOUND (-3)   /**< a key, kernel, layer, file or symbol does not exist */
@@ -173,14 +176,15 @@ typedef enum ca_dtype_kind_t CA_ENUM32 {
  * CA_DTYPE_MAKE(CA_UNICODE, 8) is "<U8" (0x813 = 2067, item size 32 bytes).
  * @{
  */
-#define CA_DTYPE_KIND_BITS 8
-#define CA_DTYPE_KIND_MASK 0xff
+#define CA_DTYPE_KIND_BITS 8 /**< a dtype code's low bits hold its kind; the rest its unit or length */
+#define CA_DTYPE_KIND_MASK 0xff /**< the kind bits of a dtype code */
 /** The longest S/U dtype, in characters (23 bits). */
 #define CA_DTYPE_MAX_LENGTH 8388607
 /** A parametric dtype from a kind and its parameter (no checks: ca_dtype_make checks). */
 #define CA_DTYPE_MAKE(kind, param) ((ca_dtype_t)((int32_t)(kind) | ((int32_t)(param) << CA_DTYPE_KIND_BITS)))
 
 /* Units of datetime64 / timedelta64, coarse to fine (values pinned; NumPy's letters in comments). */
+/** The unit of a datetime64/timedelta64 dtype (the code's upper bits). */
 typedef enum ca_time_unit_t CA_ENUM32 {
   CA_UNIT_Y = 1, /**< years ("Y"); a calendar unit for datetime64 */
   CA_UNIT_M = 2, /**< months ("M"); a calendar unit for datetime64 */

@@ -15,8 +15,10 @@
 extern "C" {
 #endif
 
+/** Worker threads, configuration and a kernel registry. Thread safe: one context serves many threads. */
 typedef struct ca_context ca_context_t;
 
+/** Options of ca_context_new() (NULL = defaults). */
 typedef struct ca_context_options {
   uint32_t struct_size; /**< sizeof(ca_context_options_t) */
   /** Worker threads: -1 = one per core; 0 = synchronous mode (everything runs on the calling
@@ -37,6 +39,7 @@ typedef struct ca_context_options {
   int32_t builtin_kernels;
 } ca_context_options_t;
 
+/** The defaults of ca_context_options_t: a thread per core, no memory limit, builtin kernels. */
 #define CA_CONTEXT_OPTIONS_INIT {sizeof(ca_context_options_t), -1, 0, 0, 1}
 
 /**
@@ -95,6 +98,71 @@ CA_API ca_status_t ca_context_get_kernel(ca_kernel_t **out, const ca_context_t *
 CA_API ca_status_t ca_context_remove_kernel(ca_context_t *ctx, const char *name);
 /** @return the number of registered kernels. */
 CA_API int64_t ca_context_num_kernels(const ca_context_t *ctx);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Listing kernels                                                                                   */
+/* ------------------------------------------------------------------------------------------------ */
+
+/** One kernel as ca_kernel_list_get() describes it. The strings are borrowed from the list. */
+typedef struct ca_kernel_info {
+  uint32_t struct_size;    /**< set by the caller: sizeof(ca_kernel_info_t); fields are only appended */
+  const char *name;        /**< the registered name, e.g. "ca.eye" */
+  int32_t version;         /**< the kernel's version (ca_kernel_version()) */
+  /** 1: the library's builtin kernel of that name (as ca_context_new() registers it); 0: a kernel
+   *  registered by the caller or a plugin, also one that replaced a builtin name. */
+  int32_t builtin;
+  /** 1: the arguments in @c signature are a stable interface for hand-built graphs
+   *  (ca_graph_add_task()); 0: an internal encoding a library function emits (it may change between
+   *  versions), or a kernel the library knows nothing about. */
+  int32_t stable;
+  /** The argument list, "ca.eye(dtype: int, k: int, origin: tuple, shape: tuple) -> block" for a
+   *  builtin; a libffi kernel's C signature ("f64(f64)"); "" when unknown. */
+  const char *signature;
+  const char *description; /**< what the kernel computes; "" when unknown */
+} ca_kernel_info_t;
+
+/** An empty ca_kernel_info_t with its struct_size set. */
+#define CA_KERNEL_INFO_INIT {sizeof(ca_kernel_info_t), NULL, 0, 0, 0, NULL, NULL}
+
+/** A library-owned snapshot of a registry: ca_kernel_registry_list(). */
+typedef struct ca_kernel_list ca_kernel_list_t;
+
+/**
+ * The kernels of @p ctx's registry, sorted by name, with their versions and, for the library's
+ * builtin kernels, their argument lists and descriptions (the reference docs/kernels.md is generated
+ * from this list). A snapshot: later registrations do not change it.
+ *
+ * @code
+ *   ca_kernel_list_t *list;
+ *   if (ca_kernel_registry_list(&list, NULL) == CA_OK) {       // the builtin kernels
+ *     for (size_t i = 0; i < ca_kernel_list_size(list); ++i) {
+ *       ca_kernel_info_t k = CA_KERNEL_INFO_INIT;
+ *       ca_kernel_list_get(&k, list, i);
+ *       printf("%s v%d: %s\n", k.name, k.version, k.signature);
+ *     }
+ *     ca_kernel_list_free(list);
+ *   }
+ * @endcode
+ * @param[out] out the list; the caller owns it and frees it with ca_kernel_list_free(). NULL on failure.
+ * @param ctx borrowed; may be NULL: then the library's builtin kernels (what ca_context_new()
+ *        registers with builtin kernels on), without a context.
+ * @return CA_OK; CA_EINVAL (NULL out); CA_ENOMEM.
+ * Thread safety: safe while other threads register kernels in @p ctx (the list is a snapshot).
+ */
+CA_API ca_status_t ca_kernel_registry_list(ca_kernel_list_t **out, const ca_context_t *ctx);
+/** @return the number of kernels in @p list (0 for NULL). */
+CA_API size_t ca_kernel_list_size(const ca_kernel_list_t *list);
+/**
+ * Describe kernel @p i of @p list.
+ * @param[out] out set its struct_size first (CA_KERNEL_INFO_INIT); the library fills that many bytes.
+ *        Its strings are borrowed from @p list: valid until ca_kernel_list_free().
+ * @param list borrowed.
+ * @return CA_OK; CA_EINVAL (NULL out or list, out->struct_size smaller than the fields up to name,
+ *         @p i out of range: the message names it and the size).
+ */
+CA_API ca_status_t ca_kernel_list_get(ca_kernel_info_t *out, const ca_kernel_list_t *list, size_t i);
+/** Free a list from ca_kernel_registry_list(). Accepts NULL. */
+CA_API void ca_kernel_list_free(ca_kernel_list_t *list);
 
 #ifdef __cplusplus
 }

@@ -91,16 +91,17 @@ typedef enum ca_placement_t CA_ENUM32 {
 /** What one rank did in a distributed compute (filled on return, also on failure). */
 typedef struct ca_dist_stats {
   uint32_t struct_size;       /**< sizeof(ca_dist_stats_t), set by the caller */
-  int32_t rank;
+  int32_t rank; /**< this rank */
   int64_t tasks;              /**< tasks this rank ran */
   int64_t plan_tasks;         /**< tasks of the whole plan (all ranks) */
   int64_t blocks_sent;        /**< blocks sent to other ranks (a block once per receiving rank) */
-  int64_t blocks_received;
+  int64_t blocks_received; /**< blocks received from other ranks */
   int64_t bytes_sent;         /**< block data bytes sent (headers not counted) */
-  int64_t bytes_received;
+  int64_t bytes_received; /**< bytes received from other ranks */
   int64_t wait_us;            /**< time the communication loop slept with nothing to do */
 } ca_dist_stats_t;
 
+/** Options of the distributed computes (ca_dist_compute(), ca_dist_array_*). */
 typedef struct ca_dist_options {
   uint32_t struct_size;               /**< sizeof(ca_dist_options_t) */
   const ca_transport_t *transport;    /**< borrowed; required by ca_dist_compute() */
@@ -143,7 +144,7 @@ CA_API ca_status_t ca_dist_compute(ca_block_t **results, ca_context_t *ctx, cons
  *  a source block without metadata (see docs/distributed.md). */
 typedef struct ca_dist_rank_plan {
   uint32_t struct_size;   /**< sizeof(ca_dist_rank_plan_t), set by the library */
-  int32_t rank;
+  int32_t rank; /**< the rank this plan is for */
   int64_t tasks;          /**< tasks it runs */
   int64_t blocks_in;      /**< blocks it receives from other ranks */
   int64_t blocks_out;     /**< blocks it sends (once per receiving rank) */

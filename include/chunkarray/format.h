@@ -83,9 +83,10 @@ typedef struct ca_save_options {
    *  are saved as their `ca.fused` layer (loaded arrays compute the same values; further operations
    *  on them start a new fusion). */
   const ca_array_t *const *arrays;
-  size_t narrays;
+  size_t narrays; /**< entries in arrays */
 } ca_save_options_t;
 
+/** The defaults of ca_save_options_t. */
 #define CA_SAVE_OPTIONS_INIT {sizeof(ca_save_options_t), NULL, NULL, NULL, NULL, 0}
 
 /**
@@ -124,6 +125,7 @@ typedef struct ca_load_options {
   size_t size;          /**< their size */
 } ca_load_options_t;
 
+/** The defaults of ca_load_options_t. */
 #define CA_LOAD_OPTIONS_INIT {sizeof(ca_load_options_t), NULL, NULL, 0}
 
 /**
@@ -191,6 +193,7 @@ CA_API CA_DEPRECATED("ca_save") ca_status_t ca_array_save(const ca_array_t *a, c
 CA_API CA_DEPRECATED("ca_load") ca_status_t ca_array_load(ca_array_t **out, const char *path);
 
 /* Layer kinds (ca_layer_info_t.kind). */
+/** What a graph layer is (ca_graph_layer_info()). */
 typedef enum ca_layer_kind_t CA_ENUM32 {
   CA_LAYER_MATERIALIZED = 0, /**< tasks stored one by one (ca_graph_add_task) */
   CA_LAYER_BLOCKWISE = 1, /**< symbolic: blockwise, partial reduce, array operations */
@@ -209,6 +212,7 @@ typedef struct ca_layer_info {
   int64_t data_bytes;   /**< CA_LAYER_DATA: bytes of its blocks; else 0 */
 } ca_layer_info_t;
 
+/** An empty ca_layer_info_t with its struct_size set. */
 #define CA_LAYER_INFO_INIT {sizeof(ca_layer_info_t), CA_LAYER_MATERIALIZED, 0, 0, 0, 0}
 
 /**

@@ -12,15 +12,23 @@
  * Thread safety: a graph is built by one thread at a time. Computing a graph only reads it, so several
  * threads may compute one graph concurrently as long as nobody modifies it.
  *
- * Example: the dask graph {('x',0): (ones, 5), ('y',0): (sum, ('x',0))}
+ * Example: the dask graph {('x', 0): (np.full, 5, 1.0), ('x', 1): (np.full, 5, 2.0),
+ * ('y', 0): (sum, [('x', 0), ('x', 1)])}, with builtin kernels (docs/kernels.md lists every ca.*
+ * kernel and its arguments; ca_kernel_registry_list() returns them at run time):
  * @code
- *   ca_graph_t *g; ca_graph_new(&g);
- *   int64_t i0 = 0;
- *   ca_key_t x0 = {"x", &i0, 1}, y0 = {"y", &i0, 1};
- *   ca_arg_t a = ca_arg_i64(5);            ca_graph_add_task(g, &x0, "ones", &a, 1);
- *   ca_arg_t r = ca_arg_key("x", &i0, 1);  ca_graph_add_task(g, &y0, "sum", &r, 1);
+ *   ca_graph_t *g;  ca_graph_new(&g);
+ *   int64_t i0 = 0, i1 = 1, shape[1] = {5};
+ *   double one = 1.0, two = 2.0;
+ *   ca_key_t x0 = {"x", &i0, 1}, x1 = {"x", &i1, 1}, y0 = {"y", &i0, 1};
+ *   ca_arg_t f1[3] = {ca_arg_tuple(shape, 1), ca_arg_i64(CA_FLOAT64), ca_arg_bytes(&one, sizeof one)};
+ *   ca_arg_t f2[3] = {ca_arg_tuple(shape, 1), ca_arg_i64(CA_FLOAT64), ca_arg_bytes(&two, sizeof two)};
+ *   ca_graph_add_task(g, &x0, "ca.shape.fill", f1, 3);
+ *   ca_graph_add_task(g, &x1, "ca.shape.fill", f2, 3);
+ *   ca_arg_t refs[2] = {ca_arg_key("x", &i0, 1), ca_arg_key("x", &i1, 1)};
+ *   ca_arg_t sum = ca_arg_list(refs, 2);
+ *   ca_graph_add_task(g, &y0, "ca.linalg.sum", &sum, 1);
  *   ca_block_t *res;  ca_compute(&res, ctx, g, &y0, 1, NULL);
- *   ... ca_block_data(res) ...;  ca_block_free(res);  ca_graph_free(g);
+ *   ... ca_block_data(res): five 3.0 ...;  ca_block_free(res);  ca_graph_free(g);
  * @endcode
  */
 #ifndef CHUNKARRAY_GRAPH_H
@@ -32,13 +40,16 @@
 extern "C" {
 #endif
 
+/** A task graph: named layers of tasks. Built by one thread at a time; computing only reads it. */
 typedef struct ca_graph ca_graph_t;
 
 /** A library-owned list of keys (or of plain names, nindex 0) returned by queries. */
 typedef struct ca_keylist ca_keylist_t;
+/** @return the number of keys in @p list (0 for NULL). */
 CA_API size_t ca_keylist_size(const ca_keylist_t *list);
 /** @param[out] out borrowed pointers, valid until ca_keylist_free(). @return CA_EINVAL if out of range. */
 CA_API ca_status_t ca_keylist_get(const ca_keylist_t *list, size_t i, ca_key_t *out);
+/** Free a key list. Accepts NULL. */
 CA_API void ca_keylist_free(ca_keylist_t *list);
 
 /**
@@ -51,6 +62,7 @@ CA_API ca_status_t ca_graph_new(ca_graph_t **out);
  * @return CA_OK; CA_EINVAL (NULL out or graph); CA_ENOMEM. The caller owns *out (ca_graph_free()).
  */
 CA_API ca_status_t ca_graph_copy(ca_graph_t **out, const ca_graph_t *graph);
+/** Free a graph (arrays built over it keep the layers they share). Accepts NULL. */
 CA_API void ca_graph_free(ca_graph_t *graph);
 
 /**
@@ -63,6 +75,7 @@ CA_API void ca_graph_free(ca_graph_t *graph);
 CA_API ca_status_t ca_graph_add_task(ca_graph_t *graph, const ca_key_t *key, const char *kernel,
                                      const ca_arg_t *args, size_t nargs);
 
+/** Options of ca_graph_add_blockwise() (NULL = defaults). */
 typedef struct ca_blockwise_options {
   uint32_t struct_size; /**< sizeof(ca_blockwise_options_t) */
   /** Number of blocks per output index letter, needed for letters no input has (new axes);
@@ -70,6 +83,7 @@ typedef struct ca_blockwise_options {
   const int64_t *numblocks;
 } ca_blockwise_options_t;
 
+/** The defaults of ca_blockwise_options_t. */
 #define CA_BLOCKWISE_OPTIONS_INIT {sizeof(ca_blockwise_options_t), NULL}
 
 /**
@@ -119,6 +133,7 @@ CA_API ca_status_t ca_graph_cull(ca_graph_t **out, const ca_graph_t *graph, cons
 CA_API int64_t ca_graph_num_tasks(const ca_graph_t *graph);
 /** @return number of layers. */
 CA_API int64_t ca_graph_num_layers(const ca_graph_t *graph);
+/** @return 1 if @p graph has the task @p key, else 0 (also for NULL arguments). */
 CA_API int ca_graph_has_key(const ca_graph_t *graph, const ca_key_t *key);
 /**
  * @param[out] out the layer names in insertion order (nindex 0).
@@ -173,22 +188,28 @@ typedef struct ca_cancel ca_cancel_t;
  * @return CA_OK; CA_EINVAL (NULL out); CA_ENOMEM. The caller owns *out (ca_cancel_free()).
  */
 CA_API ca_status_t ca_cancel_new(ca_cancel_t **out);
+/** Ask the computations watching @p cancel to stop (they fail with CA_ECANCELED). Any thread; NULL is ignored. */
 CA_API void ca_cancel_request(ca_cancel_t *cancel);
+/** @return 1 once ca_cancel_request() was called (until ca_cancel_reset()), else 0. */
 CA_API int ca_cancel_requested(const ca_cancel_t *cancel);
+/** Clear a request, to reuse the token for another computation. */
 CA_API void ca_cancel_reset(ca_cancel_t *cancel);
+/** Free a token no computation watches any more. Accepts NULL. */
 CA_API void ca_cancel_free(ca_cancel_t *cancel);
 
 /** Progress callback: @p done of @p total tasks finished. Runs on the thread that called ca_compute. */
 typedef void (*ca_progress_fn)(int64_t done, int64_t total, void *user_data);
 
+/** Options of every compute (NULL = defaults): progress reporting and cancellation. */
 typedef struct ca_compute_options {
   uint32_t struct_size;           /**< sizeof(ca_compute_options_t) */
   ca_progress_fn progress;        /**< may be NULL */
-  void *progress_user_data;
+  void *progress_user_data; /**< passed to progress */
   int64_t progress_interval_us;   /**< minimum time between progress calls; 0 = 100 ms */
   const ca_cancel_t *cancel;      /**< borrowed, may be NULL */
 } ca_compute_options_t;
 
+/** The defaults of ca_compute_options_t. */
 #define CA_COMPUTE_OPTIONS_INIT {sizeof(ca_compute_options_t), NULL, NULL, 0, NULL}
 
 /**

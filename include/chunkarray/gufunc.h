@@ -39,6 +39,7 @@
 extern "C" {
 #endif
 
+/** Options of ca_array_apply_gufunc() (NULL = defaults). */
 typedef struct ca_gufunc_options {
   uint32_t struct_size; /**< sizeof(ca_gufunc_options_t) */
   /** nout dtypes, one per output; NULL = NumPy's promotion of the input dtypes for every output. */
@@ -53,22 +54,23 @@ typedef struct ca_gufunc_options {
   /** 1: use `axis` (dask's axis=): every input's single core dimension is at that axis, and so
    *  is each output's (with keepdims). Only when every input has the same one core dimension. */
   int32_t has_axis;
-  int32_t axis;
+  int32_t axis; /**< with has_axis: the single core axis of every argument (NumPy's axis=) */
   /** 1: outputs keep the input's core dimensions as extent-1 axes (dask's keepdims; only when
    *  outputs have no core dimensions and all inputs share the same ones). */
   int32_t keepdims;
   /** Sizes of output core dimensions that appear in no input (dask's output_sizes): names and values,
    *  noutput_sizes entries each. */
   const char *const *output_size_names;
-  const int64_t *output_sizes;
-  int32_t noutput_sizes;
+  const int64_t *output_sizes; /**< the sizes, one per name in output_size_names */
+  int32_t noutput_sizes; /**< entries in output_size_names and output_sizes */
   /** 1: rechunk core dimensions to one chunk and unify loop chunks; 0 (default): fail instead. */
   int32_t allow_rechunk;
   /** Literal arguments appended to every kernel call after the blocks (dask's **kwargs). */
   const ca_arg_t *extra;
-  size_t nextra;
+  size_t nextra; /**< entries in extra */
   const char *name; /**< output name prefix (default: the kernel name) */
 } ca_gufunc_options_t;
+/** The defaults of ca_gufunc_options_t. */
 #define CA_GUFUNC_OPTIONS_INIT {sizeof(ca_gufunc_options_t), NULL, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0, NULL}
 
 /**

@@ -51,7 +51,7 @@ extern "C" {
 /* ------------------------------------------------------------------------------------------------ */
 
 /**
- * A lazy array over the zarr v2 array stored in directory @p path. Reads <path>/.zarray now; chunk files
+ * A lazy array over the zarr v2 array stored in directory @p path. Reads @p path/.zarray now; chunk files
  * are read when blocks are computed (missing chunk files read as the fill value).
  * @param[out] out owned (ca_array_free()); NULL on failure.
  * @param path borrowed, NUL-terminated directory of the array.
@@ -60,7 +60,7 @@ extern "C" {
  *        reads its box, touching only the chunk files it overlaps.
  * The array's dtype is the store's (native byte order; big-endian and F-order stores are converted).
  * @return CA_OK; CA_EINVAL (NULL argument, chunks that do not match the shape); CA_ENOTFOUND (no
- *         <path>/.zarray); CA_EFORMAT (corrupt .zarray, or one over the budgets above); CA_EVERSION
+ *         @p path/.zarray); CA_EFORMAT (corrupt .zarray, or one over the budgets above); CA_EVERSION
  *         (zarr_format other than 2); CA_EUNSUPPORTED (filters, unknown compressor or dtype); CA_EIO
  *         (.zarray is no regular file, or cannot be read); CA_ENOMEM.
  *         Computing may fail with CA_EKERNEL naming a corrupt chunk file.
@@ -86,6 +86,7 @@ typedef struct ca_zarr_options {
   double fill_value;           /**< converted to the dtype (must fit it) */
 } ca_zarr_options_t;
 
+/** The defaults of ca_zarr_options_t. */
 #define CA_ZARR_OPTIONS_INIT {sizeof(ca_zarr_options_t), NULL, NULL, -1, NULL, 1, NULL, 0, 'C', '.', 0, 0.0}
 
 /**
@@ -126,7 +127,7 @@ CA_API ca_status_t ca_zarr_create_group(const char *path, const char *attrs_json
 /**
  * Check that @p name can be used as one file name inside a directory, as everything that makes a path
  * from a name it did not choose must (the chunkarray CLI checks each array name of a graph file before
- * writing DIR/<name>.npy or the zarr array DIR/<name>). Refused: an empty name, "." and "..", a '/' or
+ * writing DIR/NAME.npy or the zarr array DIR/NAME). Refused: an empty name, "." and "..", a '/' or
  * '\', a control character (a byte below 0x20, or 0x7f), more than 255 bytes. A refused name is never
  * renamed into an allowed one (two names could then meet in one file).
  * @param name borrowed, NUL-terminated. @param what borrowed, may be NULL: what the name is, for the

@@ -20,6 +20,7 @@ extern "C" {
 #endif
 
 /* Argument kinds (ca_arg_t.kind). Values are stable. */
+/** The kind of a task argument (ca_arg_t.kind). */
 typedef enum ca_arg_kind_t CA_ENUM32 {
   CA_ARG_NONE = 0, /**< Python's None */
   CA_ARG_INT64 = 1, /**< u.i64 */
@@ -39,25 +40,26 @@ typedef enum ca_arg_kind_t CA_ENUM32 {
 typedef struct ca_key {
   const char *name;     /**< NUL-terminated, non-empty */
   const int64_t *index; /**< nindex block indices (may be NULL when nindex is 0) */
-  int32_t nindex;
+  int32_t nindex; /**< entries in index */
 } ca_key_t;
 
 /* ca_slice_t.flags: which bounds are present (absent ones are Python's None). */
-#define CA_SLICE_START 1u
-#define CA_SLICE_STOP 2u
-#define CA_SLICE_STEP 4u
+#define CA_SLICE_START 1u /**< ca_slice_t.flags: start is set */
+#define CA_SLICE_STOP 2u /**< ca_slice_t.flags: stop is set */
+#define CA_SLICE_STEP 4u /**< ca_slice_t.flags: step is set */
 
+/** Python's slice(start, stop, step); a field is None unless its flag is set. */
 typedef struct ca_slice {
-  int64_t start;
-  int64_t stop;
-  int64_t step;
-  uint32_t flags;
+  int64_t start; /**< with CA_SLICE_START */
+  int64_t stop; /**< with CA_SLICE_STOP */
+  int64_t step; /**< with CA_SLICE_STEP */
+  uint32_t flags; /**< CA_SLICE_START | CA_SLICE_STOP | CA_SLICE_STEP */
 } ca_slice_t;
 
 /** One argument. Every pointer in it is borrowed; the graph copies what it keeps. */
 typedef struct ca_arg {
   ca_arg_kind_t kind; /**< CA_ARG_* */
-  int32_t reserved;
+  int32_t reserved; /**< zero */
   union {
     int64_t i64;
     double f64;
@@ -80,23 +82,32 @@ typedef struct ca_arg {
       const char *name;  /**< a layer name */
       const char *index; /**< one letter per dimension, e.g. "ij" */
     } indexed;
-  } u;
+  } u; /**< the value, by kind */
 } ca_arg_t;
 
 /* Small constructors (static inline: bindings build the struct themselves). */
+/** @return a CA_ARG_NONE argument. */
 static inline ca_arg_t ca_arg_none(void) { ca_arg_t a; a.kind = CA_ARG_NONE; a.reserved = 0; a.u.i64 = 0; return a; }
+/** @return a CA_ARG_INT64 argument. */
 static inline ca_arg_t ca_arg_i64(int64_t v) { ca_arg_t a = ca_arg_none(); a.kind = CA_ARG_INT64; a.u.i64 = v; return a; }
+/** @return a CA_ARG_FLOAT64 argument. */
 static inline ca_arg_t ca_arg_f64(double v) { ca_arg_t a = ca_arg_none(); a.kind = CA_ARG_FLOAT64; a.u.f64 = v; return a; }
+/** @return a CA_ARG_STRING argument over the NUL-terminated @p s (borrowed). */
 static inline ca_arg_t ca_arg_str(const char *s) {
   ca_arg_t a = ca_arg_none(); size_t n = 0; while (s && s[n]) ++n;
   a.kind = CA_ARG_STRING; a.u.bytes.data = s; a.u.bytes.len = n; return a;
 }
+/** @return a CA_ARG_BYTES argument over @p n bytes at @p p (borrowed). */
 static inline ca_arg_t ca_arg_bytes(const void *p, size_t n) { ca_arg_t a = ca_arg_none(); a.kind = CA_ARG_BYTES; a.u.bytes.data = p; a.u.bytes.len = n; return a; }
+/** @return a CA_ARG_TUPLE argument over @p n int64 items (borrowed). */
 static inline ca_arg_t ca_arg_tuple(const int64_t *items, size_t n) { ca_arg_t a = ca_arg_none(); a.kind = CA_ARG_TUPLE; a.u.tuple.items = items; a.u.tuple.len = n; return a; }
+/** @return a CA_ARG_KEY argument: a reference to the task (name, index...) (borrowed). */
 static inline ca_arg_t ca_arg_key(const char *name, const int64_t *index, int32_t nindex) {
   ca_arg_t a = ca_arg_none(); a.kind = CA_ARG_KEY; a.u.key.name = name; a.u.key.index = index; a.u.key.nindex = nindex; return a;
 }
+/** @return a CA_ARG_LIST argument over @p n arguments (borrowed). */
 static inline ca_arg_t ca_arg_list(const ca_arg_t *items, size_t n) { ca_arg_t a = ca_arg_none(); a.kind = CA_ARG_LIST; a.u.list.items = items; a.u.list.len = n; return a; }
+/** @return a CA_ARG_INDEXED argument: layer @p name with index letters @p index (ca_graph_add_blockwise()). */
 static inline ca_arg_t ca_arg_indexed(const char *name, const char *index) {
   ca_arg_t a = ca_arg_none(); a.kind = CA_ARG_INDEXED; a.u.indexed.name = name; a.u.indexed.index = index; return a;
 }
@@ -131,6 +142,7 @@ CA_API int ca_kernel_cancelled(const ca_kernel_ctx_t *kctx);
 /** A kernel object: a named function plus its user data. Reference counted internally. */
 typedef struct ca_kernel ca_kernel_t;
 
+/** Options of ca_kernel_new() and the register functions (NULL = defaults). */
 typedef struct ca_kernel_options {
   uint32_t struct_size;                 /**< sizeof(ca_kernel_options_t) */
   int32_t version;                      /**< kernel version, >= 0 (default 1). Graph files record the
@@ -141,6 +153,7 @@ typedef struct ca_kernel_options {
                                              ca_kernel_new*() fails */
 } ca_kernel_options_t;
 
+/** The defaults of ca_kernel_options_t: version 1, no user data. */
 #define CA_KERNEL_OPTIONS_INIT {sizeof(ca_kernel_options_t), 1, NULL, NULL}
 
 /**

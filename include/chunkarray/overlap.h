@@ -35,6 +35,7 @@ extern "C" {
 #endif
 
 /* Boundary kinds (ca_boundary_t.kind). Values are stable. */
+/** What lies beyond the array's edge in ca_array_overlap(). */
 typedef enum ca_boundary_kind_t CA_ENUM32 {
   CA_BOUNDARY_NONE = 0, /**< no extension at the array's edge */
   CA_BOUNDARY_REFLECT = 1, /**< mirror, edge element included */
@@ -68,6 +69,7 @@ static inline ca_boundary_t ca_boundary_constant(double value) {
   return b;
 }
 
+/** Options of ca_array_overlap() (NULL = defaults). */
 typedef struct ca_overlap_options {
   uint32_t struct_size; /**< sizeof(ca_overlap_options_t) */
   /** NULL: symmetric depth. Otherwise ndim entries: @p depth is the number of elements taken from
@@ -78,6 +80,7 @@ typedef struct ca_overlap_options {
    *  CA_EINVAL instead. */
   int32_t allow_rechunk;
 } ca_overlap_options_t;
+/** The defaults of ca_overlap_options_t. */
 #define CA_OVERLAP_OPTIONS_INIT {sizeof(ca_overlap_options_t), NULL, 1}
 
 /**
@@ -107,6 +110,7 @@ CA_API ca_status_t ca_array_overlap(ca_array_t **out, const ca_array_t *a, const
 CA_API ca_status_t ca_array_trim_internal(ca_array_t **out, const ca_array_t *a, const int64_t *depth,
                                           const ca_boundary_t *boundary, const ca_overlap_options_t *opts);
 
+/** Options of ca_array_map_overlap() (NULL = defaults). */
 typedef struct ca_map_overlap_options {
   uint32_t struct_size; /**< sizeof(ca_map_overlap_options_t) */
   ca_dtype_t dtype;     /**< the kernel's output dtype; CA_DTYPE_INVALID = the first input's */
@@ -127,6 +131,7 @@ typedef struct ca_map_overlap_options {
   int32_t block_info;
   const char *name; /**< output name prefix (default: the kernel name) */
 } ca_map_overlap_options_t;
+/** The defaults of ca_map_overlap_options_t. */
 #define CA_MAP_OVERLAP_OPTIONS_INIT {sizeof(ca_map_overlap_options_t), CA_DTYPE_INVALID, 1, NULL, 1, 1, NULL, 0, NULL}
 
 /**

@@ -46,6 +46,8 @@ extern "C" {
 /** The plugin ABI version: bumped when the contract above changes incompatibly. */
 #define CA_PLUGIN_ABI_VERSION 1
 
+/** @def CA_PLUGIN_EXPORT
+ *  Exports a plugin's entry points (ca_plugin_init, ca_plugin_abi_version) from its shared object. */
 #if defined(__GNUC__)
 #define CA_PLUGIN_EXPORT __attribute__((visibility("default")))
 #else

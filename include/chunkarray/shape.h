@@ -122,6 +122,7 @@ CA_API ca_status_t ca_array_repeat(ca_array_t **out, const ca_array_t *a, int64_
 CA_API ca_status_t ca_array_tile(ca_array_t **out, const ca_array_t *a, const int64_t *reps, int32_t nreps);
 
 /* ca_array_pad modes. Values are stable. */
+/** How ca_array_pad() fills the border. */
 typedef enum ca_pad_mode_t CA_ENUM32 {
   CA_PAD_CONSTANT = 0, /**< the value given */
   CA_PAD_EDGE = 1, /**< the edge element repeated */

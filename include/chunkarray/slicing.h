@@ -46,6 +46,7 @@ extern "C" {
 #define CA_CHUNK_UNKNOWN (-1)
 
 /* ca_index_t kinds. Values are stable. */
+/** The kind of one index of a subscript (ca_index_t.kind). */
 typedef enum ca_index_kind_t CA_ENUM32 {
   CA_IDX_INT = 0, /**< `i`: one position (negative counts from the end); the axis is dropped */
   CA_IDX_SLICE = 1, /**< slice.start:stop:step, Python's rules (missing parts: their CA_SLICE_* bit clear) */
@@ -79,7 +80,9 @@ typedef struct ca_index {
 #define CA_INDEX_SLICE_INIT {CA_IDX_SLICE, 0, 0, {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
 /** One position. */
 #define CA_INDEX_INT_INIT(v) {CA_IDX_INT, 0, (v), {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
+/** A ca_index_t for numpy.newaxis. */
 #define CA_INDEX_NEWAXIS_INIT {CA_IDX_NEWAXIS, 0, 0, {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
+/** A ca_index_t for an Ellipsis (...). */
 #define CA_INDEX_ELLIPSIS_INIT {CA_IDX_ELLIPSIS, 0, 0, {0, 0, 1, 0u}, NULL, NULL, 0, NULL}
 
 /**
@@ -166,6 +169,7 @@ CA_API ca_status_t ca_array_vindex(ca_array_t **out, const ca_array_t *a, const 
                                    int32_t nidx, int64_t n);
 
 /* ca_index_options_t.mode values (32-bit, pinned). */
+/** How a subscript with several arrays is read (ca_index_options_t.mode). */
 typedef enum ca_index_mode_t CA_ENUM32 {
   CA_INDEX_NUMPY = 0, /**< NumPy's x[...] (see ca_array_index()) */
   CA_INDEX_VECTORIZED = 1, /**< dask's x.vindex[...] */
@@ -186,6 +190,7 @@ typedef struct ca_index_options {
   const int64_t *const *shapes;
 } ca_index_options_t;
 
+/** The defaults of ca_index_options_t (NumPy's indexing). */
 #define CA_INDEX_OPTIONS_INIT {sizeof(ca_index_options_t), CA_INDEX_NUMPY, NULL, NULL}
 
 /**

@@ -60,6 +60,7 @@ typedef struct ca_rechunk_options {
   int32_t balance;
 } ca_rechunk_options_t;
 
+/** The defaults of ca_rechunk_options_t. */
 #define CA_RECHUNK_OPTIONS_INIT {sizeof(ca_rechunk_options_t), 0, 0.0, 0}
 
 /**

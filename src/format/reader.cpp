@@ -581,10 +581,26 @@ FileContents load_bytes(const void *data, size_t size) {
          kFormatVersion, "): upgrade chunkarray to load it");
   CA_CHECK(flags == 0, CA_EFORMAT, "graph file header has unknown flags 0x", std::hex, flags);
   size_t body = size - kHeaderSize;
-  CA_CHECK(body % sizeof(capnp::word) == 0, CA_EFORMAT, "graph file is truncated (", body,
-           " message bytes, not a whole number of 8-byte words)");
   CA_CHECK(body > 0, CA_EFORMAT, "graph file has no message after the header");
   const unsigned char *msg = p + kHeaderSize;
+  // The message's framing (Cap'n Proto's segment table: the segment count - 1, then each segment's
+  // size in words, padded to a word) says how long the message is: a shorter file is truncated, told
+  // in our words before Cap'n Proto sees it.
+  auto le32 = [](const unsigned char *q) {
+    return uint32_t(q[0]) | uint32_t(q[1]) << 8 | uint32_t(q[2]) << 16 | uint32_t(q[3]) << 24;
+  };
+  CA_CHECK(body >= 8, CA_EFORMAT, "graph file is truncated: ", body, " message bytes after the header, "
+           "fewer than the message's segment table");
+  uint64_t nseg = uint64_t(le32(msg)) + 1;
+  CA_CHECK(nseg <= 512, CA_EFORMAT, "graph file is corrupt: its message claims ", nseg, " segments (at most 512)");
+  uint64_t table = (4 + 4 * nseg + 7) / 8 * 8;
+  CA_CHECK(body >= table, CA_EFORMAT, "graph file is truncated: ", body, " message bytes after the header, "
+           "fewer than the ", table, "-byte segment table");
+  uint64_t need = table;
+  for (uint64_t i = 0; i < nseg; ++i) need += uint64_t(le32(msg + 4 + 4 * i)) * sizeof(capnp::word);
+  CA_CHECK(body >= need, CA_EFORMAT, "graph file is truncated: its message needs ", need, " bytes after the header, the file has ", body);
+  CA_CHECK(body % sizeof(capnp::word) == 0, CA_EFORMAT, "graph file is corrupt: ", body,
+           " message bytes, not a whole number of 8-byte words");
   kj::Array<capnp::word> copy;
   if (reinterpret_cast<uintptr_t>(msg) % alignof(capnp::word) != 0) {
     copy = kj::heapArray<capnp::word>(body / sizeof(capnp::word));
@@ -602,8 +618,10 @@ FileContents load_bytes(const void *data, size_t size) {
     CA_CHECK(reader.getEnd() == words.end(), CA_EFORMAT, "graph file has ",
              (words.end() - reader.getEnd()) * sizeof(capnp::word), " bytes of trailing garbage");
     return decode(reader.getRoot<s::File>(), version);
-  } catch (const kj::Exception &e) {
-    fail(CA_EFORMAT, "graph file is corrupt: ", e.getDescription().cStr());
+  } catch (const kj::Exception &) {
+    // Cap'n Proto's own text names its internals (pointer and segment bounds): not ours to show.
+    fail(CA_EFORMAT, "graph file is corrupt: its message does not decode (a pointer, list or struct lies outside "
+                     "the message, or the structure nests too deep)");
   }
 }
 

@@ -133,6 +133,66 @@ static ca_status_t c_block_new_overflow(void) {
   return st;
 }
 
+/* Messages name the function the caller called, also where entry points share an implementation
+ * (ca_array_zeros/ones/full, the rechunk, compute and store families): "ca_array_zeros: ...", never
+ * the name of the function it delegates to. */
+static ca_status_t c_name_zeros_ndim(void) {
+  static int64_t shape[70];
+  return ca_array_zeros(&R, 70, shape, &ch46, CA_FLOAT64);
+}
+static ca_status_t c_name_zeros_chunks(void) {  /* an engine check: the boundary adds the name */
+  static const int64_t shape[1] = {10}, nb[1] = {2}, sz[2] = {3, 3};
+  ca_chunks_t ch = {1, nb, sz};
+  return ca_array_zeros(&R, 1, shape, &ch, CA_FLOAT64);
+}
+static ca_status_t c_name_ones_ndim(void) {
+  static int64_t shape[70];
+  return ca_array_ones(&R, 70, shape, &ch46, CA_FLOAT64);
+}
+static ca_status_t c_name_full_ndim(void) {
+  static int64_t shape[70];
+  return ca_array_full(&R, 70, shape, &ch46, CA_FLOAT64, 1.0, 0.0);
+}
+static ca_status_t c_name_rechunk_spec_null_array(void) { return ca_array_rechunk_spec(&R, ctx, NULL, "2"); }
+static ca_status_t c_name_rechunk_ex_both(void) {
+  return ca_array_rechunk_ex(&R, ctx, A, &ch46, "2", NULL);
+}
+static ca_status_t c_name_compute_many_null_entry(void) {
+  ca_block_t *out[2] = {NULL, NULL};
+  const ca_array_t *arrays[2] = {A, NULL};
+  return ca_array_compute_many(out, ctx, arrays, 2, NULL);
+}
+static ca_status_t c_name_compute_struct_size(void) {
+  ca_block_t *out = NULL;
+  ca_compute_options_t o = CA_COMPUTE_OPTIONS_INIT;
+  o.struct_size = 1;
+  ca_status_t st = ca_array_compute(&out, ctx, A, &o);
+  ca_block_free(out);
+  return st;
+}
+static ca_status_t dummy_sink(const ca_block_t *b, const ca_store_region_t *r, void *ud) {
+  (void)b, (void)r, (void)ud;
+  return CA_OK;
+}
+static ca_status_t c_name_store_many_null_entry(void) {
+  const ca_array_t *arrays[2] = {A, NULL};
+  return ca_array_store_many(ctx, arrays, 2, dummy_sink, NULL, NULL);
+}
+static ca_status_t c_name_store_many_null_list(void) { return ca_array_store_many(ctx, NULL, 2, dummy_sink, NULL, NULL); }
+static ca_status_t c_name_register_ffi_null_signature(void) {
+  return ca_context_register_ffi(ctx, "k", (void (*)(void))dummy_sink, NULL, NULL);
+}
+static ca_status_t c_name_add_blockwise_struct_size(void) {
+  ca_graph_t *g = NULL;
+  ca_blockwise_options_t o = CA_BLOCKWISE_OPTIONS_INIT;
+  ca_status_t st;
+  o.struct_size = 1;
+  MUST(ca_graph_new(&g));
+  st = ca_graph_add_blockwise(g, "y", "i", "ca.add", NULL, 0, &o);
+  ca_graph_free(g);
+  return st;
+}
+
 /* chunk specifications */
 static ca_status_t c_normalize_str_overflow(void) {
   ca_chunkset_t *cs = NULL;
@@ -560,6 +620,19 @@ static const bad_case_t cases[] = {
     CASE(c_from_buffer_ndim, CA_EINVAL, "-4", NULL),
     CASE(c_block_new_ndim, CA_EINVAL, "80", NULL),
     CASE(c_block_new_overflow, CA_ENOMEM, "too large", NULL),
+    /* messages name the function called */
+    CASE(c_name_zeros_ndim, CA_EINVAL, "ca_array_zeros:", "70"),
+    CASE(c_name_zeros_chunks, CA_EINVAL, "ca_array_zeros: ", "sum to 6, shape is 10"),
+    CASE(c_name_ones_ndim, CA_EINVAL, "ca_array_ones:", "70"),
+    CASE(c_name_full_ndim, CA_EINVAL, "ca_array_full:", "70"),
+    CASE(c_name_rechunk_spec_null_array, CA_EINVAL, "ca_array_rechunk_spec: a is NULL", NULL),
+    CASE(c_name_rechunk_ex_both, CA_EINVAL, "ca_array_rechunk_ex:", "exactly one"),
+    CASE(c_name_compute_many_null_entry, CA_EINVAL, "ca_array_compute_many: arrays[1] is NULL", NULL),
+    CASE(c_name_compute_struct_size, CA_EINVAL, "ca_array_compute: compute options struct_size 1", NULL),
+    CASE(c_name_store_many_null_entry, CA_EINVAL, "ca_array_store_many: array 1 is NULL", NULL),
+    CASE(c_name_store_many_null_list, CA_EINVAL, "ca_array_store_many: arrays is NULL", NULL),
+    CASE(c_name_register_ffi_null_signature, CA_EINVAL, "ca_context_register_ffi: signature is NULL", NULL),
+    CASE(c_name_add_blockwise_struct_size, CA_EINVAL, "ca_graph_add_blockwise: opts->struct_size 1", NULL),
     /* chunk specifications */
     CASE(c_normalize_str_overflow, CA_EINVAL, "99999999999999999999", NULL),
     CASE(c_normalize_str_rank, CA_EINVAL, "3", "2"),

@@ -46,6 +46,8 @@ typedef struct fixtures {
   ca_key_t keys[2];
   ca_key_t key_out[2];
   ca_keylist_t *keylist;
+  ca_kernel_list_t *kernel_list;
+  ca_kernel_info_t kernel_info[1];
   ca_arg_t args[4];
   ca_kernel_t *kernel;
   ca_kernel_ctx_t *kctx; /* only exists inside a running kernel: NULL here */

@@ -3,7 +3,8 @@
  * parameter, called with that parameter NULL and valid fixtures elsewhere. Each case runs in a forked
  * child with a time limit, so a crash or a hang is reported against its function and parameter.
  * A case passes when the child exits normally and
- *   - a status-returning function failed with a message naming the parameter, and left a T **out
+ *   - a status-returning function failed with a message that starts with its own name ("fn: ") and
+ *     names the parameter, and left a T **out
  *     output NULL; or the header documents what NULL means for the parameter (any status, no crash);
  *   - a void or value-returning function returned (NULL must be harmless there).
  * Ends with "N passed, N failed" and exits non-zero on any failure. C99 + POSIX.
@@ -77,6 +78,8 @@ static void fixtures_make(void) {
   F.keys[0].nindex = 2;
   F.keys[1] = F.keys[0];
   MUST(ca_array_keys(&F.keylist, F.array));
+  MUST(ca_kernel_registry_list(&F.kernel_list, F.ctx));
+  F.kernel_info[0].struct_size = sizeof(ca_kernel_info_t);
   for (int i = 0; i < 4; i++) F.args[i].kind = CA_ARG_INT64;
   MUST(ca_kernel_new(&F.kernel, "catalogue.kernel", fixture_kernel_fn, NULL));
   MUST(ca_cancel_new(&F.cancel));
@@ -150,6 +153,15 @@ static void child(const null_case_t *c) {
   if (!names_word(msg, c->param)) {
     printf("  %s(%s = NULL) returned %s, message \"%s\" does not name '%s'\n", c->function, c->param,
            ca_status_str(st), msg, c->param);
+    fflush(stdout);
+    _exit(1);
+  }
+  /* The message names what the caller called, not a function it delegates to ("ca_array_zeros: out
+   * is NULL", never "ca_array_full: ..."): it starts with the function's name and a colon. */
+  size_t fn_len = strlen(c->function);
+  if (strncmp(msg, c->function, fn_len) != 0 || msg[fn_len] != ':') {
+    printf("  %s(%s = NULL) returned %s, message \"%s\" does not start with \"%s:\"\n", c->function, c->param,
+           ca_status_str(st), msg, c->function);
     fflush(stdout);
     _exit(1);
   }

@@ -14,10 +14,11 @@ failures = []
 
 
 def run(*args, ok=True):
-    r = subprocess.run([cli, *args], capture_output=True, text=True)
+    """Run the CLI; ok=True: must succeed, False: must fail, None: either."""
+    r = subprocess.run([cli, *args], capture_output=True, text=True, errors="replace")
     if ok and r.returncode != 0:
         failures.append(f"chunkarray {' '.join(args)} exited {r.returncode}:\n{r.stderr}")
-    if not ok and r.returncode == 0:
+    if ok is False and r.returncode == 0:
         failures.append(f"chunkarray {' '.join(args)} should have failed")
     return r
 
@@ -84,7 +85,7 @@ with tempfile.TemporaryDirectory() as d:
     # references a key no layer holds, so running it fails naming it).
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(example))))
     r = run("run", os.path.join(root, "tests", "fuzz", "corpus", "empty_graph"), "--quiet")
-    check("computed 0 final task(s) of 0" in r.stdout, "graph-only run: " + r.stdout)
+    check("computed 0 final tasks of 0" in r.stdout, "graph-only run: " + r.stdout)
     r = run("run", os.path.join(root, "tests", "format", "golden", "rich_graph.cagraph"), "--quiet", ok=False)
     check("CA_ENOTFOUND" in r.stderr and "'elsewhere'" in r.stderr, "graph-only run with a missing key: " + r.stderr)
     r = run("info", os.path.join(root, "tests", "format", "golden", "rich_graph.cagraph"))
@@ -105,11 +106,51 @@ with tempfile.TemporaryDirectory() as d:
     check("newer" in r.stderr and "CA_EVERSION" in r.stderr, "newer version message: " + r.stderr)
     run("info", os.path.join(d, "missing.cagraph"), ok=False)
 
+    # Messages about a file name it once ("chunkarray: g.dot: not a ...", never "g.dot: g.dot: ..."),
+    # and say what is wrong in our words: no Cap'n Proto internals, on any truncation or corruption.
+    capnp_words = ("expected ", "segmentSize", "prematurely", "kj/", "capnp", "Message ", "array.size()")
+    dot = os.path.join(d, "g.dot")
+    with open(dot, "w") as f:
+        f.write("digraph {}\n")
+    for cmd in ("info", "run", "validate", "dot"):
+        r = run(cmd, dot, ok=False)
+        check(r.stderr == f"chunkarray: {dot}: not a chunkarray graph file: 11 bytes, shorter than the header "
+                          "(CA_EFORMAT)\n", f"{cmd} on a dot file: {r.stderr!r}")
+    golden1 = os.path.join(root, "tests", "format", "golden", "overlap_v1.cagraph")
+    with open(golden1, "rb") as f:
+        one = f.read()
+    cut = os.path.join(d, "cut.cagraph")
+    for n in sorted(set(range(17, len(one), max(1, len(one) // 20))) | {16 + 4, 16 + 8, len(one) - 1}):
+        with open(cut, "wb") as f:
+            f.write(one[:n])
+        r = run("info", cut, ok=False)
+        check(r.stderr.count(cut) == 1 and "truncated" in r.stderr and "CA_EFORMAT" in r.stderr
+              and not any(w in r.stderr for w in capnp_words), f"info on {n} of {len(one)} bytes: {r.stderr!r}")
+    r = run("info", cut, ok=False)
+    check(f"its message needs {len(one) - 16} bytes after the header, the file has {len(one) - 17}" in r.stderr,
+          "truncation by one byte: " + r.stderr)
+    decode_errors = 0
+    for i in range(24, len(one), max(1, len(one) // 40)):  # ~40 single-byte corruptions
+        bad1 = bytearray(one)
+        bad1[i] ^= 0xA5
+        with open(cut, "wb") as f:
+            f.write(bad1)
+        r = run("info", cut, ok=None)
+        check(not any(w in r.stderr for w in capnp_words), f"corrupt byte {i}: Cap'n Proto's text leaks: {r.stderr!r}")
+        decode_errors += "does not decode" in r.stderr
+    check(decode_errors > 0, "no corruption reached the decoder's message")
+
+    # Counts read as English: "1 layer", "1 array", "12 tasks".
+    r = run("validate", golden1)
+    check(r.stdout == f"{golden1}: valid (2 layers, 12 tasks, 1 array)\n", "validate counts: " + r.stdout)
+    r = run("validate", os.path.join(root, "tests", "format", "golden", "pipelines.cagraph"))
+    check("(18 layers, 108 tasks, 7 arrays)" in r.stdout, "validate counts: " + r.stdout)
+
     # Usage errors: exit 2 with usage text; --help exits 0.
     for args in ([], ["bogus"], ["run"], ["run", graph, "--bogus"], ["run", graph, "--threads", "x"],
                  ["run", graph, "--format", "hdf5"], ["run", graph, "--format", "zarr", "--compressor", "lzma"],
                  ["info"], ["dot", "a", "b"], ["validate", "--plugin"]):
-        r = subprocess.run([cli, *args], capture_output=True, text=True)
+        r = subprocess.run([cli, *args], capture_output=True, text=True, errors="replace")
         check(r.returncode == 2 and "usage:" in r.stderr, f"chunkarray {args}: exit {r.returncode}, stderr {r.stderr!r}")
     for cmd in ([], ["run"], ["info"], ["dot"], ["validate"]):
         r = subprocess.run([cli, *cmd, "--help"], capture_output=True, text=True)

@@ -231,13 +231,13 @@ TEST(KernelVersions, MismatchFailsComputeAndValidate) {
     std::vector<double> got;
     EXPECT_EQ(compute(other.ctx, h, &got), CA_EVERSION);
     EXPECT_STREQ(ca_last_error_message(),
-                 "layer 'scale-3f2a' needs kernel 'scale' version 3 (recorded in the graph); the registered 'scale' "
+                 "ca_compute: layer 'scale-3f2a' needs kernel 'scale' version 3 (recorded in the graph); the registered 'scale' "
                  "is version 1");
     EXPECT_TRUE(got.empty());
     EXPECT_EQ(ca::block_live_count(), live);
     EXPECT_EQ(ca_graph_validate(h, other.ctx, nullptr, 0), CA_EVERSION);
     EXPECT_STREQ(ca_last_error_message(),
-                 "layer 'scale-3f2a' needs kernel 'scale' version 3 (recorded in the graph); the registered 'scale' "
+                 "ca_graph_validate: layer 'scale-3f2a' needs kernel 'scale' version 3 (recorded in the graph); the registered 'scale' "
                  "is version 1");
     // Keys that do not need the layer still compute.
     int64_t i1 = 1;
@@ -256,7 +256,7 @@ TEST(KernelVersions, MismatchFailsComputeAndValidate) {
     EXPECT_EQ(ca_compute(&b, other.ctx, h, &m0, 1, nullptr), CA_EVERSION);
     EXPECT_EQ(b, nullptr);
     EXPECT_STREQ(ca_last_error_message(),
-                 "layer 'm' needs kernel 'make' version 2 (recorded in the graph); the registered 'make' is version 7");
+                 "ca_compute: layer 'm' needs kernel 'make' version 2 (recorded in the graph); the registered 'make' is version 7");
   }
   ca_graph_free(h);
   ca_graph_free(g);
@@ -521,7 +521,7 @@ TEST(KernelVersions, ArraysSaveAndCompute) {
   EXPECT_EQ(ca_array_compute(&b, other.ctx, z, nullptr), CA_EVERSION);
   EXPECT_EQ(b, nullptr);
   EXPECT_EQ(std::string(ca_last_error_message()),
-            std::string("layer '") + ca_array_name(y) +
+            std::string("ca_array_compute: layer '") + ca_array_name(y) +
                 "' needs kernel 'scale' version 2 (recorded in the graph); the registered 'scale' is version 1");
   // Operations on the loaded array build new, unrecorded layers over the recorded one.
   ca_array_t *w = nullptr;
@@ -650,6 +650,6 @@ TEST(KernelVersions, GoldenFiles) {
   EXPECT_EQ(got, kWant);
   EXPECT_EQ(compute(wrong.ctx, h), CA_EVERSION);
   EXPECT_STREQ(ca_last_error_message(),
-               "layer 'pr' needs kernel 'total' version 4 (recorded in the graph); the registered 'total' is version 1");
+               "ca_compute: layer 'pr' needs kernel 'total' version 4 (recorded in the graph); the registered 'total' is version 1");
   ca_graph_free(h);
 }

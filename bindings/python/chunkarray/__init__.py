@@ -26,11 +26,29 @@ del _nf
 from .core import ComputeWarning  # noqa: F401
 from .chunkmanager import ChunkArrayManager  # noqa: F401
 from ._lib import lib as _lib_handle
+import types as _types
 
 
 def has_function(name):
-    """True if the loaded libchunkarray exports ``name`` (for functions added in later versions)."""
+    """Whether the loaded libchunkarray exports a C function (for functions added in later versions).
+
+    Parameters
+    ----------
+    name : str
+        The C function's name, such as ``"ca_array_new"``.
+
+    Returns
+    -------
+    bool
+        True if the library has it.
+    """
     return hasattr(_lib_handle().cdll, name)
 
 
 __version__ = "0.1.0"
+
+# The public names: every function and class imported above, and the linalg, mpi and random
+# namespaces. Helper modules (core, chunkmanager, _lib, ...) are importable but not exported.
+__all__ = sorted([_n for _n, _v in globals().items()
+                  if not _n.startswith("_") and not isinstance(_v, _types.ModuleType)]
+                 + ["linalg", "mpi"])

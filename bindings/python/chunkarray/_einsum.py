@@ -25,9 +25,34 @@ def _sublist_to_str(sub):
 
 
 def einsum(*operands, dtype=None, optimize=False, casting="safe", order="K", out=None, split_every=None):
-    """dask.array.einsum: einsum(subscripts, *operands) or NumPy's interleaved form
-    einsum(op0, sublist0, op1, sublist1, ..., [sublistout]). ``optimize`` is accepted (the contraction
-    is blockwise over all letters, as dask's); ``casting`` applies to ``dtype``."""
+    """Einstein summation (dask.array.einsum), lazily.
+
+    Parameters
+    ----------
+    *operands
+        ``subscripts, op0, op1, ...`` or NumPy's interleaved form ``op0, sublist0, op1, sublist1, ..., [sublistout]``.
+    dtype : numpy.dtype, optional
+        The result's dtype.
+    optimize : bool or str, default False
+        Accepted (the contraction is blockwise over all letters, as dask's).
+    casting : str, default "safe"
+        Applies to ``dtype``.
+    order : str, default "K"
+        Accepted for NumPy's signature.
+    out : None
+        Only None.
+    split_every : int, optional
+        Blocks combined per step of the sum over contracted letters.
+
+    Returns
+    -------
+    Array
+        The lazy result.
+
+    See Also
+    --------
+    numpy.einsum
+    """
     if out is not None:
         raise NotImplementedError("einsum: out= is not supported for chunkarray arrays")
     if not operands:

@@ -310,6 +310,7 @@ _PROTOS = {
     "ca_graph_free": (None, [c_vp]),
     "ca_graph_add_task": (c_status, [c_vp, ctypes.POINTER(Key), c_char_p, ctypes.POINTER(Arg), ctypes.c_size_t]),
     "ca_graph_merge": (c_status, [c_vp, c_vp]),
+    "ca_graph_has_key": (ctypes.c_int, [c_vp, ctypes.POINTER(Key)]),
     "ca_graph_num_tasks": (ctypes.c_int64, [c_vp]),
     "ca_graph_num_layers": (ctypes.c_int64, [c_vp]),
     "ca_graph_layers": (c_status, [ctypes.POINTER(c_vp), c_vp]),

@@ -11,9 +11,29 @@ __all__ = ["sliding_window_view"]
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
-    """dask.array.lib.stride_tricks.sliding_window_view: x's axes (each windowed axis shortened by
-    window - 1) followed by one axis per window. The result is a new array (no view), so
-    ``writeable`` is accepted for NumPy's signature only."""
+    """Sliding windows over an array (dask.array.lib.stride_tricks.sliding_window_view).
+
+    The result has ``x``'s axes, each windowed axis shortened by ``window - 1``, followed by one
+    axis per window. It is a new lazy array, not a view.
+
+    Parameters
+    ----------
+    x : Array or array_like
+        The input.
+    window_shape : int or tuple of int
+        The window's extent along each windowed axis.
+    axis : int or tuple of int, optional
+        The windowed axes (default: every axis, one window extent each).
+    subok : bool, default False
+        Accepted for NumPy's signature.
+    writeable : bool, default False
+        Accepted for NumPy's signature (the result is never a view).
+
+    Returns
+    -------
+    Array
+        The lazy result.
+    """
     x = asarray(x)
     window_shape = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
     w = [operator.index(v) for v in window_shape]

@@ -24,7 +24,17 @@ c_vp = ctypes.c_void_p
 # ------------------------------------------------------------------------------------------------
 
 class ChunkArrayError(Exception):
-    """A failed chunkarray call: ``status`` (negative CA_E* code), ``code`` (its name), message."""
+    """A failed chunkarray call: the C status and the library's message.
+
+    Attributes
+    ----------
+    status : int
+        The negative ``CA_E*`` status code.
+    code : str
+        Its name, such as ``"CA_EINVAL"``.
+    message : str
+        The library's message (``ca_last_error_message()``), naming the offending argument.
+    """
 
     def __init__(self, status, message):
         self.status = status
@@ -37,22 +47,34 @@ class ChunkArrayError(Exception):
 
 
 class InvalidArgumentError(ChunkArrayError, ValueError):
+    """``CA_EINVAL``: an argument is invalid (also a ``ValueError``); the message names it.
+    """
     pass
 
 
 class DTypeError(ChunkArrayError, TypeError):
+    """``CA_ETYPE``: a dtype chunkarray does not support or cannot combine (also a ``TypeError``).
+    """
     pass
 
 
 class NotFoundError(ChunkArrayError, LookupError):
+    """``CA_ENOTFOUND``: a key, layer, kernel or file is missing (also a ``LookupError``).
+    """
     pass
 
 
 class KernelError(ChunkArrayError, RuntimeError):
+    """``CA_EKERNEL``: a kernel failed during a compute (also a ``RuntimeError``).
+
+    A Python kernel's exception is chained as ``__cause__``.
+    """
     pass
 
 
 class UnsupportedError(ChunkArrayError, NotImplementedError):
+    """``CA_EUNSUPPORTED``: not available in this build or library (also ``NotImplementedError``).
+    """
     pass
 
 
@@ -82,6 +104,13 @@ def _check(status):
 
 
 def version():
+    """The loaded library's version string (``ca_version_string()``).
+
+    Returns
+    -------
+    str
+        Such as ``"0.1.0"``.
+    """
     return lib().ca_version_string().decode()
 
 
@@ -503,9 +532,25 @@ class _FfiKernel:
 
 
 def register_ffi(name, fn, signature, ctx=None):
-    """Register a plain C function (a ctypes function such as ``ctypes.CDLL("libm.so.6").cbrt``, or an
-    address) as kernel ``name`` with a libffi ``signature`` like ``"f64(f64)"``; then use the name in
-    map_blocks/blockwise. Registered in every context that computes."""
+    """Register a plain C function as a kernel, called through libffi.
+
+    Parameters
+    ----------
+    name : str
+        The kernel's name, to use in :func:`map_blocks`, :func:`blockwise` or :meth:`Graph.add_task`.
+    fn : ctypes function or int
+        A ctypes function (such as ``ctypes.CDLL("libm.so.6").cbrt``) or a function address.
+    signature : str
+        A libffi signature: elementwise when every parameter is a scalar (``"f64(f64)"``), whole
+        blocks with pointer parameters (``"void(f64*,i64)"``).
+    ctx : Context, optional
+        Register there at once; otherwise in every context when it next computes.
+
+    Returns
+    -------
+    str
+        ``name``.
+    """
     k = _FfiKernel(name, fn, signature)
     with _py_kernels_lock:
         _py_kernels[name] = k
@@ -515,8 +560,23 @@ def register_ffi(name, fn, signature, ctx=None):
 
 
 def register_kernel(name, fn, ctx=None):
-    """Register a Python function ``fn(*blocks_and_literals) -> ndarray`` as kernel ``name`` (usable by
-    name in map_blocks/blockwise/reduction, like a C kernel)."""
+    """Register a Python function as a named kernel.
+
+    Parameters
+    ----------
+    name : str
+        The kernel's name, usable in :func:`map_blocks`, :func:`blockwise`, :func:`reduction` and
+        :meth:`Graph.add_task` like a C kernel's.
+    fn : callable
+        ``fn(*blocks_and_literals) -> numpy.ndarray``.
+    ctx : Context, optional
+        Register there at once; otherwise in every context when it next computes.
+
+    Returns
+    -------
+    str
+        ``name``.
+    """
     k = _PyKernel(name, fn)
     with _py_kernels_lock:
         _py_kernels[name] = k
@@ -550,10 +610,23 @@ def _free_deferred_contexts():
 
 
 class Context:
-    """Worker threads, configuration and the kernel registry (ca_context_t).
+    """Worker threads, configuration and the kernel registry (``ca_context_t``).
 
     A Context can be closed from any thread except from inside a kernel it runs (then the native
-    context is freed later, outside). It cannot be copied or pickled (TypeError)."""
+    context is freed later, outside). It cannot be copied or pickled (TypeError). It is a context
+    manager: ``with Context(4) as ctx: x.compute(ctx=ctx)``.
+
+    Parameters
+    ----------
+    num_threads : int, default -1
+        Worker threads; -1 is one per core.
+    memory_limit : int, default 0
+        Bytes of block memory the scheduler keeps in flight at most; 0 is no limit.
+    chunk_size : int, default 0
+        The byte size ``chunks="auto"`` aims at; 0 is the library's default (128 MiB).
+    builtin_kernels : bool, default True
+        Register the builtin ``ca.*`` kernels.
+    """
 
     def __init__(self, num_threads=-1, memory_limit=0, chunk_size=0, builtin_kernels=True):
         o = C.ContextOptions(ctypes.sizeof(C.ContextOptions), num_threads, memory_limit, chunk_size,
@@ -567,6 +640,8 @@ class Context:
 
     @property
     def handle(self):
+        """The native ``ca_context_t*``, borrowed: valid until :meth:`close`.
+        """
         if not self._h:
             if getattr(self, "_forked", False):
                 raise ValueError("context was created in the parent of this forked process, whose worker "
@@ -575,6 +650,8 @@ class Context:
         return self._h
 
     def close(self):
+        """Free the native context (its threads are joined); later use raises ValueError.
+        """
         h = getattr(self, "_h", None)
         if h:
             self._h = None
@@ -614,19 +691,56 @@ class Context:
 
     @property
     def num_threads(self):
+        """The number of worker threads.
+        """
         return lib().ca_context_num_threads(self.handle)
 
     def set_config(self, key, value):
+        """Set a configuration value (``ca_context_set_config``).
+
+        Parameters
+        ----------
+        key : str
+            The setting, such as ``"array.chunk-size"``.
+        value : str
+            Its value, as text.
+        """
         _check(lib().ca_context_set_config(self.handle, key.encode(), str(value).encode()))
 
     def get_config(self, key):
+        """A configuration value (``ca_context_get_config``).
+
+        Parameters
+        ----------
+        key : str
+            The setting.
+
+        Returns
+        -------
+        str
+            Its value, as text.
+        """
         out = ctypes.c_char_p()
         _check(lib().ca_context_get_config(ctypes.byref(out), self.handle, key.encode()))
         return out.value.decode()
 
     def register_c_kernel(self, name, cfunc, version=1):
-        """Register a native ca_kernel_fn (a ctypes CFUNCTYPE of _lib.KERNEL_FN) under ``name``, with
-        kernel ``version`` (what graph files saved with this context record for it)."""
+        """Register a native ``ca_kernel_fn`` under a name.
+
+        Parameters
+        ----------
+        name : str
+            The kernel's name.
+        cfunc : ctypes function
+            A ``CFUNCTYPE`` of the kernel signature (``chunkarray._lib.KERNEL_FN``); kept alive here.
+        version : int, default 1
+            The kernel's version, recorded by graph files saved with this context.
+
+        Returns
+        -------
+        str
+            ``name``.
+        """
         if not isinstance(cfunc, C.KERNEL_FN):
             cfunc = C.KERNEL_FN(cfunc)
         self._keep = getattr(self, "_keep", []) + [cfunc]
@@ -653,6 +767,13 @@ _default_ctx_lock = threading.Lock()
 
 
 def default_context():
+    """The process-wide default Context, made on first use (one thread per core).
+
+    Returns
+    -------
+    Context
+        The context ``compute`` uses when none is given.
+    """
     global _default_ctx
     ctx = _default_ctx
     if ctx is None or not ctx._h:
@@ -670,9 +791,41 @@ def _close_default():
     _free_deferred_contexts()
 
 
+class _ProgressBar:
+    """The terminal bar of ``compute(progress=True)``, like dask.diagnostics.ProgressBar:
+    ``[########                ] | 33% Completed | 1.2s`` on one line of ``out`` (stderr),
+    redrawn on each progress call; a newline once every task is done."""
+
+    def __init__(self, width=40, out=None):
+        import sys
+        import time
+        self._time = time.monotonic
+        self.width, self.out = width, out if out is not None else sys.stderr
+        self.t0 = self._time()
+        self.ended = False
+
+    def __call__(self, done, total):
+        if self.ended:
+            return
+        frac = done / total if total > 0 else 1.0
+        bar = "#" * int(self.width * frac)
+        elapsed = self._time() - self.t0
+        self.out.write(f"\r[{bar:<{self.width}}] | {int(100 * frac):3d}% Completed | {elapsed:.1f}s")
+        if done >= total:
+            self.out.write("\n")
+            self.ended = True
+        self.out.flush()
+
+
 def _compute_options(progress):
-    if progress is None:
+    """ca_compute_options_t for a ``progress`` argument: None (no callback), True (a terminal
+    progress bar on stderr) or a callable ``progress(done, total)``; returns (options, keepalive)."""
+    if progress is None or progress is False:
         return None, None
+    if progress is True:
+        progress = _ProgressBar()
+    elif not callable(progress):
+        raise TypeError(f"progress must be True, None or a callable progress(done, total), not {progress!r}")
     cb = C.PROGRESS_FN(lambda done, total, ud: progress(done, total))
     o = C.ComputeOptions(ctypes.sizeof(C.ComputeOptions), cb, None, 0, None)
     return ctypes.byref(o), (o, cb)
@@ -710,8 +863,29 @@ def _is_explicit(chunks):
 
 
 def normalize_chunks(chunks, shape=None, limit=None, dtype=None, previous_chunks=None, ctx=None):
-    """dask's normalize_chunks: "auto", an int, a per-dimension tuple (int, -1, None, "auto" or a tuple
-    of sizes), a dict {axis: spec}, a byte size string ("64MiB") or explicit tuple of tuples."""
+    """dask's normalize_chunks: explicit block sizes from a chunk specification.
+
+    Parameters
+    ----------
+    chunks : str, int, tuple, dict
+        ``"auto"``, an int, a per-dimension tuple (int, -1, None, ``"auto"`` or a tuple of sizes), a
+        dict ``{axis: spec}``, a byte size string (``"64MiB"``) or explicit tuple of tuples.
+    shape : tuple of int, optional
+        The array's shape (needed unless ``chunks`` is explicit).
+    limit : int, optional
+        The byte size ``"auto"`` aims at (default: the context's).
+    dtype : numpy.dtype, optional
+        The element type ``"auto"`` sizes blocks for (default float64).
+    previous_chunks : tuple of tuples, optional
+        Chunks to follow where ``None`` or ``"auto"`` is given.
+    ctx : Context, optional
+        Whose configured chunk size ``"auto"`` uses.
+
+    Returns
+    -------
+    tuple of tuples of int
+        The block sizes along each axis.
+    """
     if shape is None:
         if _is_explicit(chunks):
             return tuple(tuple(int(s) for s in c) for c in chunks)
@@ -786,19 +960,90 @@ _SCAN = dict(_codes.SCANS)
 
 
 class Array:
-    """A lazy chunked N-d array: a task graph, a name, chunks and a dtype (dask.array.Array)."""
+    """A lazy chunked N-d array: a task graph, a name, chunks and a dtype (dask.array.Array).
+
+    Arrays usually come from creation functions (:func:`from_array`, :func:`zeros`, ...) and
+    operations on other arrays. ``Array(graph, name, chunks, dtype)`` is dask's low-level
+    constructor: an array whose block ``(i, j, ...)`` is the task ``(name, i, j, ...)`` of ``graph``.
+
+    Parameters
+    ----------
+    graph : Graph or dict
+        The tasks (a dict ``{key: (func, *args)}`` is turned into a :class:`Graph`). The array shares
+        the graph's layers; later changes to ``graph`` do not affect it.
+    name : str
+        The layer holding the array's blocks.
+    chunks : tuple of tuples of int
+        The block sizes along each axis, e.g. ``((2, 2, 1), (3,))`` (dask's normalized chunks).
+        Every key of the chunk grid must be in the graph.
+    dtype : numpy.dtype or str
+        The blocks' dtype.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Bad chunks (negative sizes, not a tuple of tuples).
+    NotFoundError
+        A key of the chunk grid is not in the graph (the first missing key is named).
+    DTypeError
+        A dtype chunkarray does not support.
+
+    See Also
+    --------
+    Graph : building the tasks.
+
+    Notes
+    -----
+    ``Array(h)`` with one argument takes over an owned native ``ca_array_t*`` (for code that calls
+    the C library directly), or shares another Array's native array.
+
+    Examples
+    --------
+    >>> import numpy as np, chunkarray as ca
+    >>> g = ca.Graph({("x", 0): (np.ones, 2), ("x", 1): (np.zeros, 3)})
+    >>> ca.Array(g, "x", ((2, 3),), float).compute()
+    array([1., 1., 0., 0., 0.])
+    """
 
     __array_priority__ = 20
 
-    def __init__(self, handle):
-        """Take ownership of a native array reference (an owned ``ca_array_t*`` from a C call). Given
-        an Array, share its native array through a new reference (as copy.copy)."""
+    def __init__(self, graph, name=None, chunks=None, dtype=None):
+        if name is not None or chunks is not None or dtype is not None:
+            self._h = None
+            self._h = self._from_graph(graph, name, chunks, dtype)
+            _live_objects.add(self)
+            return
+        handle = graph
         if isinstance(handle, Array):
             handle = lib().ca_array_retain(handle.handle)
+        if isinstance(handle, (dict, Graph)):
+            raise TypeError("Array(graph, name, chunks, dtype): name, chunks and dtype are required")
         if not handle:
             raise ValueError("NULL array handle")
         self._h = handle  # owned reference
         _live_objects.add(self)
+
+    @staticmethod
+    def _from_graph(graph, name, chunks, dtype):
+        if name is None or chunks is None or dtype is None:
+            raise TypeError("Array(graph, name, chunks, dtype): name, chunks and dtype are required")
+        if isinstance(graph, dict):
+            graph = Graph(graph)
+        if not isinstance(graph, Graph):
+            raise TypeError(f"Array(graph, name, chunks, dtype): graph must be a Graph or a dict of tasks, "
+                            f"not {type(graph).__name__}")
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"Array(graph, name, chunks, dtype): name must be a non-empty string, not {name!r}")
+        if not isinstance(chunks, (tuple, list)) or not all(
+                isinstance(c, (tuple, list)) and all(isinstance(s, (numbers.Integral, np.integer)) for s in c)
+                for c in chunks):
+            raise InvalidArgumentError(-1, f"Array(graph, name, chunks, dtype): chunks must be a tuple of tuples "
+                                           f"of block sizes per axis, such as ((2, 2), (3,)), not {chunks!r}")
+        st, keep = _chunks_struct(tuple(tuple(int(s) for s in c) for c in chunks))
+        h = c_vp()
+        _check(lib().ca_array_new(ctypes.byref(h), graph.handle, name.encode(), ctypes.byref(st),
+                                  _ca_dtype(dtype)))
+        return h.value
 
     @classmethod
     def _new(cls, fn, *args):
@@ -853,6 +1098,8 @@ class Array:
 
     @property
     def ndim(self):
+        """The number of dimensions.
+        """
         return lib().ca_array_ndim(self._h)
 
     @property
@@ -863,19 +1110,27 @@ class Array:
 
     @property
     def size(self):
+        """The number of elements (NaN when a chunk size is unknown).
+        """
         n = lib().ca_array_size(self._h)
         return _size_or_nan(n)
 
     @property
     def nbytes(self):
+        """The number of bytes of the whole array (NaN when a chunk size is unknown).
+        """
         return _size_or_nan(lib().ca_array_nbytes(self._h))
 
     @property
     def dtype(self):
+        """The elements' NumPy dtype.
+        """
         return _np_dtype(lib().ca_array_dtype(self._h))
 
     @property
     def name(self):
+        """The array's name: the layer of its graph that holds its blocks.
+        """
         return lib().ca_array_name(self._h).decode()
 
     @property
@@ -891,18 +1146,26 @@ class Array:
 
     @property
     def chunks_known(self):
+        """Whether every block size is known (False after a boolean mask, until computed).
+        """
         return bool(lib().ca_array_chunks_known(self._h))
 
     @property
     def numblocks(self):
+        """The number of blocks along each axis.
+        """
         return tuple(len(c) for c in self.chunks)
 
     @property
     def npartitions(self):
+        """The total number of blocks.
+        """
         return int(np.prod(self.numblocks))
 
     @property
     def chunksize(self):
+        """The largest block size along each axis.
+        """
         return tuple(max(c) if c else 0 for c in self.chunks)
 
     def _replace(self, other):
@@ -913,8 +1176,18 @@ class Array:
         return self
 
     def compute_chunk_sizes(self, ctx=None):
-        """dask's compute_chunk_sizes: run the graph to learn unknown block sizes; this array is updated
-        in place (same name and graph, known chunks) and returned."""
+        """Learn unknown block sizes by running the graph (dask's compute_chunk_sizes).
+
+        Parameters
+        ----------
+        ctx : Context, optional
+            Where to run; default :func:`default_context`.
+
+        Returns
+        -------
+        Array
+            This array, updated in place (same name and graph, known chunks).
+        """
         if self.chunks_known:
             return self
         ctx = ctx or default_context()
@@ -935,6 +1208,18 @@ class Array:
                 f"chunksize={self.chunksize}, chunktype=numpy.ndarray>")
 
     def to_svg(self, size=120):
+        """An SVG picture of the chunk grid (what notebooks show).
+
+        Parameters
+        ----------
+        size : int, default 120
+            The picture's size in pixels.
+
+        Returns
+        -------
+        str
+            The SVG text.
+        """
         out = c_vp()
         _check(lib().ca_array_to_svg(ctypes.byref(out), self._h, size))
         try:
@@ -956,6 +1241,13 @@ class Array:
                 f"<tbody>{table}</tbody></table></td><td>{svg}</td></tr></table>")
 
     def graph(self):
+        """The array's task graph.
+
+        Returns
+        -------
+        Graph
+            A new graph object sharing the array's layers.
+        """
         h = c_vp()
         _check(lib().ca_array_graph(ctypes.byref(h), self._h))
         return Graph(h.value)
@@ -966,6 +1258,29 @@ class Array:
 
     # -- compute ----------------------------------------------------------------------------------
     def compute(self, ctx=None, progress=None, comm=None):
+        """Compute the array: its value as a NumPy array.
+
+        Parameters
+        ----------
+        ctx : Context, optional
+            Where to run (worker threads, memory limit, kernels); default :func:`default_context`.
+        progress : bool or callable, optional
+            True draws a progress bar on the terminal (stderr); a callable is called as
+            ``progress(done, total)`` with task counts, on the calling thread, at most every 100 ms
+            and once at the end.
+        comm : mpi4py communicator, optional
+            Compute over MPI ranks (:mod:`chunkarray.mpi`); the result is on rank 0.
+
+        Returns
+        -------
+        numpy.ndarray or numpy.generic
+            The value. A 0-d result is a NumPy scalar (``numpy.float64``, ...) as in dask, except
+            for 0-d arrays made by a creation function (``zeros(())``, ``from_array`` of a 0-d
+            array) and their ``astype``/``rechunk``, which stay 0-d ndarrays as dask's do.
+        """
+        return _scalar_result(self, self._compute_array(ctx, progress, comm))
+
+    def _compute_array(self, ctx=None, progress=None, comm=None):
         if comm is not None:  # distributed over an mpi4py communicator: the result on rank 0
             from . import mpi
             return mpi.compute(self, comm, ctx=ctx, progress=progress)
@@ -985,6 +1300,20 @@ class Array:
         return out
 
     def persist(self, ctx=None, comm=None):
+        """Compute the blocks and keep them in memory: an array over the results.
+
+        Parameters
+        ----------
+        ctx : Context, optional
+            Where to run; default :func:`default_context`.
+        comm : mpi4py communicator, optional
+            Distributed: each block stays on the rank that computed it (:func:`chunkarray.mpi.persist`).
+
+        Returns
+        -------
+        Array
+            Same name, chunks and dtype; its graph holds the computed blocks.
+        """
         if comm is not None:  # distributed: each block stays on the rank that computed it
             from . import mpi
             return mpi.persist(self, comm, ctx=ctx)
@@ -993,7 +1322,7 @@ class Array:
         return Array._new(lib().ca_array_persist, ctx.handle, self._h, None)
 
     def __array__(self, dtype=None):
-        x = self.compute()
+        x = self._compute_array()
         return x if dtype is None else x.astype(dtype, copy=False)
 
     def __bool__(self):
@@ -1062,21 +1391,47 @@ class Array:
 
     @property
     def real(self):
+        """The real part, lazily (``numpy.real``).
+        """
         return self._unop(_codes.CA_OP_REAL)
 
     @property
     def imag(self):
+        """The imaginary part, lazily (``numpy.imag``).
+        """
         return self._unop(_codes.CA_OP_IMAG)
 
     def conj(self):
+        """The complex conjugate, lazily.
+
+        Returns
+        -------
+        Array
+            The conjugate.
+        """
         return self._unop(_codes.CA_OP_CONJ)
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        """NumPy's astype, lazily. ``casting`` is checked with np.can_cast on the dtypes (TypeError as
-        NumPy's); with ``copy=False`` and the dtype already right, this array itself is returned,
-        else a new Array object (sharing the native array when the dtype is unchanged: arrays are
-        immutable, but ``__setitem__`` rebinds the object it is called on). ``order`` and ``subok``
-        are accepted for NumPy's signature (results are C-ordered NumPy arrays)."""
+        """Cast to another dtype, lazily (``numpy.ndarray.astype``).
+
+        Parameters
+        ----------
+        dtype : numpy.dtype or str
+            The new dtype.
+        order : {"K", "A", "C", "F"}, default "K"
+            Accepted for NumPy's signature (results are C-ordered).
+        casting : {"no", "equiv", "safe", "same_kind", "unsafe"}, default "unsafe"
+            Checked with ``numpy.can_cast`` on the dtypes (TypeError as NumPy's).
+        subok : bool, default True
+            Accepted for NumPy's signature.
+        copy : bool, default True
+            False with the dtype already right returns this array itself.
+
+        Returns
+        -------
+        Array
+            The cast array (a new object sharing the native array when the dtype is unchanged).
+        """
         dt = np.dtype(dtype)
         if dt.kind in "SU" and dt.itemsize == 0:
             dt = np.empty(0, self.dtype).astype(dt).dtype  # NumPy's width for the source dtype ('U' of int64: U21)
@@ -1090,12 +1445,38 @@ class Array:
                             f"{casting!r}")
         if dt == self.dtype:
             return self._another() if copy else self
-        return Array._new(lib().ca_array_astype, self._h, _ca_dtype(dt))
+        out = Array._new(lib().ca_array_astype, self._h, _ca_dtype(dt))
+        out._0d_ndarray = getattr(self, "_0d_ndarray", False)
+        return out
 
     def round(self, decimals=0):
+        """Round to ``decimals`` decimals, halves to even (``numpy.round``).
+
+        Parameters
+        ----------
+        decimals : int, default 0
+            Decimal places.
+
+        Returns
+        -------
+        Array
+            The rounded values.
+        """
         return Array._new(lib().ca_array_round, self._h, int(decimals))
 
     def clip(self, min=None, max=None):
+        """Limit the values to ``[min, max]`` (``numpy.clip``).
+
+        Parameters
+        ----------
+        min, max : scalar, optional
+            The bounds; None leaves that side open.
+
+        Returns
+        -------
+        Array
+            The clipped values.
+        """
         lo = _scalar(min) if min is not None else C.Scalar()
         hi = _scalar(max) if max is not None else C.Scalar()
         return Array._new(lib().ca_array_clip, self._h, min is not None, lo, max is not None, hi)
@@ -1158,6 +1539,25 @@ class Array:
 
     # -- structure --------------------------------------------------------------------------------
     def rechunk(self, chunks="auto", threshold=None, block_size_limit=None, balance=False):
+        """Change the block sizes (dask's rechunk).
+
+        Parameters
+        ----------
+        chunks : str, int, tuple or dict, default "auto"
+            The new chunks, any form :func:`normalize_chunks` takes; None or a missing dict entry keeps
+            an axis's chunks.
+        threshold : int, optional
+            Accepted for dask's signature.
+        block_size_limit : int, optional
+            The byte size ``"auto"`` aims at.
+        balance : bool, default False
+            Accepted for dask's signature.
+
+        Returns
+        -------
+        Array
+            The rechunked array (this array when the chunks do not change).
+        """
         cur = self.chunks
         if isinstance(chunks, dict):
             chunks = {(k % self.ndim if self.ndim else k): v for k, v in chunks.items()}
@@ -1172,6 +1572,22 @@ class Array:
         return Array._new(lib().ca_array_rechunk, self._h, ctypes.byref(st))
 
     def map_blocks(self, func, *args, **kwargs):
+        """``map_blocks(func, self, *args, **kwargs)``: see :func:`map_blocks`.
+
+        Parameters
+        ----------
+        func : callable or str
+            The function or kernel name.
+        *args
+            More arguments.
+        **kwargs
+            As :func:`map_blocks`.
+
+        Returns
+        -------
+        Array
+            The lazy result.
+        """
         return map_blocks(func, self, *args, **kwargs)
 
     def __getitem__(self, index):
@@ -1198,9 +1614,23 @@ class Array:
 
     @property
     def T(self):
+        """The transpose (axes reversed).
+        """
         return self.transpose()
 
     def transpose(self, *axes):
+        """Permute the axes (``numpy.transpose``).
+
+        Parameters
+        ----------
+        *axes : int or tuple of int
+            The new order; none reverses the axes.
+
+        Returns
+        -------
+        Array
+            The transposed array.
+        """
         from ._shape import transpose
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
             axes = tuple(axes[0])
@@ -1209,30 +1639,103 @@ class Array:
         return transpose(self, axes or None)
 
     def reshape(self, *shape, merge_chunks=True, limit=None):
+        """Give a new shape (dask's reshape).
+
+        Parameters
+        ----------
+        *shape : int or tuple of int
+            The new shape; one entry may be -1.
+        merge_chunks : bool, default True
+            Rechunk the input so that every output block comes from whole input blocks.
+        limit : int, optional
+            The byte size blocks aim at when rechunking.
+
+        Returns
+        -------
+        Array
+            The reshaped array.
+        """
         from ._shape import reshape
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         return reshape(self, shape)
 
     def ravel(self):
+        """The flattened array (C order).
+
+        Returns
+        -------
+        Array
+            1-d.
+        """
         from ._shape import ravel
         return ravel(self)
 
     flatten = ravel
 
     def swapaxes(self, axis1, axis2):
+        """Exchange two axes (``numpy.swapaxes``).
+
+        Parameters
+        ----------
+        axis1, axis2 : int
+            The axes.
+
+        Returns
+        -------
+        Array
+            The array with the axes exchanged.
+        """
         from ._shape import swapaxes
         return swapaxes(self, axis1, axis2)
 
     def squeeze(self, axis=None):
+        """Remove axes of length one (``numpy.squeeze``).
+
+        Parameters
+        ----------
+        axis : int or tuple of int, optional
+            The axes; None removes every length-one axis.
+
+        Returns
+        -------
+        Array
+            The squeezed array.
+        """
         from ._shape import squeeze
         return squeeze(self, axis)
 
     def repeat(self, repeats, axis=None):
+        """Repeat elements (``numpy.repeat``).
+
+        Parameters
+        ----------
+        repeats : int
+            Repetitions of each element.
+        axis : int, optional
+            The axis; None repeats the flattened array.
+
+        Returns
+        -------
+        Array
+            The repeated array.
+        """
         from ._shape import repeat
         return repeat(self, repeats, axis)
 
     def dot(self, other):
+        """Dot product with ``other`` (``numpy.dot``).
+
+        Parameters
+        ----------
+        other : Array or array_like
+            The other operand.
+
+        Returns
+        -------
+        Array
+            The product.
+        """
         from .linalg import dot
         return dot(self, other)
 
@@ -1245,17 +1748,65 @@ class Array:
         return matmul(other, self)
 
     def map_overlap(self, func, depth, boundary=None, trim=True, **kwargs):
+        """``map_overlap(func, self, ...)``: see :func:`map_overlap`.
+
+        Parameters
+        ----------
+        func : callable or str
+            The function or kernel name.
+        depth : int, tuple or dict
+            Elements shared with the neighbouring blocks along each axis.
+        boundary : str or scalar, optional
+            What lies beyond the array's edge.
+        trim : bool, default True
+            Remove the overlap from the results.
+        **kwargs
+            As :func:`map_overlap`.
+
+        Returns
+        -------
+        Array
+            The lazy result.
+        """
         return map_overlap(func, self, depth=depth, boundary=boundary, trim=trim, **kwargs)
 
     # -- storage ----------------------------------------------------------------------------------
     def to_npy(self, path, ctx=None):
+        """Compute into a ``.npy`` file, block by block.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+        ctx : Context, optional
+            Where to run.
+        """
         ctx = ctx or default_context()
         ctx._sync_kernels()
         _check(lib().ca_array_to_npy(ctx.handle, self._h, str(path).encode(), None))
 
     def to_zarr(self, path, chunks=None, compressor=None, level=-1, overwrite=False, attrs=None, ctx=None, comm=None):
-        """Compute into a zarr v2 store (compressor: None, "zlib", "gzip", "zstd", "blosc"). With
-        ``comm`` (mpi4py), distributed: every rank writes the chunks of the blocks it computed."""
+        """Compute into a Zarr v2 store, chunk by chunk.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The store's directory.
+        chunks : tuple of int, optional
+            The Zarr chunk shape; default the array's chunk size.
+        compressor : {None, "zlib", "gzip", "zstd", "blosc"}, optional
+            The codec.
+        level : int, default -1
+            Its compression level (-1: its default).
+        overwrite : bool, default False
+            Replace an existing store.
+        attrs : dict, optional
+            Written to ``.zattrs``.
+        ctx : Context, optional
+            Where to run.
+        comm : mpi4py communicator, optional
+            Distributed: every rank writes the chunks of the blocks it computed.
+        """
         import json
         ctx = ctx or default_context()
         ctx._sync_kernels()
@@ -1269,20 +1820,47 @@ class Array:
             return
         _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), ctypes.byref(o), None))
 
-    def visualize(self, filename):
-        """Write the task graph as graphviz dot to ``filename``."""
-        with open(filename, "w") as f:
-            f.write(self.graph().to_dot())
-        return filename
+    def visualize(self, filename="mydask", format=None):
+        """Render the task graph with Graphviz, as dask's ``visualize``.
+
+        Parameters
+        ----------
+        filename : str or os.PathLike or None, default "mydask"
+            The file to write. Its extension picks the format (``.svg``, ``.png``, ``.pdf``,
+            ``.jpg``, ``.dot``); without one, ``format`` is appended (dask's behaviour). None writes
+            no file and returns the rendered bytes.
+        format : str, optional
+            ``"png"`` (default), ``"svg"``, ``"pdf"``, ``"jpg"`` or ``"dot"`` (the graph's dot
+            text, no Graphviz needed). Used when ``filename`` has no extension.
+
+        Returns
+        -------
+        str or bytes
+            The path written, or the rendered bytes when ``filename`` is None.
+
+        Raises
+        ------
+        RuntimeError
+            Graphviz's ``dot`` program is not installed (rendering anything but ``.dot``), or it
+            failed.
+        """
+        return _visualize(self.graph().to_dot(), filename, format)
 
     def save(self, path, context=None):
-        """Save the array (graph, name, chunks, dtype) to a file: ca_save. Python kernels are
-        saved by name: a process that loads the file registers them (register_kernel) to compute.
+        """Save the array (graph, name, chunks, dtype) to a graph file (``ca_save``).
 
-        With a ``context``, the file records the version of every kernel as registered there
-        (ca_save_options_t.context; Python kernels are registered in it first), and computing the loaded
-        array where a kernel has another version fails with CA_EVERSION. Without one, builtin kernels
-        record this library's versions and other kernels none (any version computes them)."""
+        Python kernels are saved by name: a process that loads the file registers them
+        (:func:`register_kernel`) to compute.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+        context : Context, optional
+            Record the version of every kernel as registered there; computing the loaded array where a
+            kernel has another version then fails with ``CA_EVERSION``. Without one, builtin kernels
+            record this library's versions and other kernels none.
+        """
         save_file(path, arrays=[self._h], context=context)
 
     # -- NumPy protocols --------------------------------------------------------------------------
@@ -1361,6 +1939,67 @@ def _fmt_bytes(n):
         n /= 1024
 
 
+_VIS_FORMATS = ("png", "svg", "pdf", "jpg", "jpeg", "gif", "dot")
+
+
+def _visualize(dot_text, filename, format):
+    """Render ``dot_text`` as ``visualize`` documents (Graphviz's ``dot -T<format>``)."""
+    import shutil
+    import subprocess
+    fmt = format.lower().lstrip(".") if format else None
+    path = None
+    if filename is not None:
+        path = os.fspath(filename)
+        ext = os.path.splitext(path)[1].lower().lstrip(".")
+        if ext in _VIS_FORMATS:
+            fmt = ext
+        else:
+            fmt = fmt or "png"
+            path = f"{path}.{fmt}"
+    fmt = fmt or "png"
+    if fmt not in _VIS_FORMATS:
+        raise ValueError(f"visualize: unknown format {fmt!r} (one of {', '.join(_VIS_FORMATS)})")
+    if fmt == "dot":
+        data = dot_text.encode()
+    else:
+        exe = shutil.which("dot")
+        if exe is None:
+            raise RuntimeError(f"visualize: rendering {fmt} needs Graphviz's 'dot' program, which is not on PATH "
+                               "(Debian: apt-get install graphviz); a filename ending in .dot writes the graph "
+                               "as dot text without it")
+        r = subprocess.run([exe, f"-T{fmt}"], input=dot_text.encode(), capture_output=True, check=False)
+        if r.returncode != 0:
+            raise RuntimeError(f"visualize: dot -T{fmt} failed (exit {r.returncode}): "
+                               f"{r.stderr.decode(errors='replace').strip()}")
+        data = r.stdout
+    if path is None:
+        return data
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def _scalar_result(arr, value):
+    """dask's result types: a computed 0-d array is a NumPy scalar, except for 0-d arrays that a
+    creation function made (and their astype/rechunk), which dask returns as 0-d ndarrays."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and not getattr(arr, "_0d_ndarray", False):
+        return value[()]
+    return value
+
+
+def _keeps_0d(fn):
+    """Marks a creation function's 0-d results as computing to 0-d ndarrays (see _scalar_result)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if isinstance(out, Array) and out.ndim == 0 and not any(out is a for a in args):
+            out._0d_ndarray = True
+        return out
+    return wrapper
+
+
 def _axes(axis, ndim):
     if axis is None:
         return ()
@@ -1384,13 +2023,167 @@ def _letters(n, skip=""):
 # ------------------------------------------------------------------------------------------------
 
 class Graph:
-    """A task graph (ca_graph_t): what an array's computation consists of."""
+    """A task graph (``ca_graph_t``): dask's HighLevelGraph, built task by task or taken from an array.
 
-    def __init__(self, handle):
-        if not handle:
-            raise ValueError("NULL graph handle")
-        self._h = handle  # owned
+    ``Graph()`` is an empty graph to which :meth:`add_task` adds tasks keyed ``(name, i, j, ...)``
+    (dask's custom graphs); ``Graph(dsk)`` builds one from a dask-style dict ``{key: (func, *args)}``.
+    An array over the tasks of one name is then ``Array(graph, name, chunks, dtype)``.
+
+    Parameters
+    ----------
+    dsk : dict or Graph, optional
+        Tasks to add, as ``{key: (func, *args)}`` (see :meth:`add_task` for keys, functions and
+        arguments), or a Graph whose layers are shared (as :meth:`merge`).
+
+    See Also
+    --------
+    Array : ``Array(graph, name, chunks, dtype)`` makes an array over a layer of the graph.
+
+    Examples
+    --------
+    dask's custom ``eye``: identity blocks on the diagonal, zeros elsewhere.
+
+    >>> import numpy as np, chunkarray as ca
+    >>> g = ca.Graph()
+    >>> for i in range(2):
+    ...     for j in range(2):
+    ...         if i == j:
+    ...             g.add_task(("eye", i, j), np.eye, 3)
+    ...         else:
+    ...             g.add_task(("eye", i, j), np.zeros, (3, 3))
+    >>> x = ca.Array(g, "eye", ((3, 3), (3, 3)), float)
+    >>> int(x.sum().compute())
+    6
+    """
+
+    def __init__(self, dsk=None):
+        if dsk is None or isinstance(dsk, (dict, Graph)):
+            h = c_vp()
+            _check(lib().ca_graph_new(ctypes.byref(h)))
+            self._h = h.value
+            self._fn_kernels = {}
+            _live_objects.add(self)
+            if isinstance(dsk, Graph):
+                self.merge(dsk)
+            elif dsk is not None:
+                for key, task in dsk.items():
+                    if not isinstance(task, tuple) or not task or not (callable(task[0]) or isinstance(task[0], str)):
+                        raise TypeError(f"Graph: the task of {key!r} must be a tuple (func, *args) with a callable "
+                                        f"or a kernel name first, not {task!r}")
+                    self.add_task(key, task[0], *task[1:])
+            return
+        # An owned native ca_graph_t* (from a C call such as ca_array_graph): taken over.
+        if not isinstance(dsk, int):
+            raise TypeError(f"Graph() takes a dict of tasks, a Graph or nothing, not {type(dsk).__name__}")
+        self._h = dsk  # owned
+        self._fn_kernels = {}
         _live_objects.add(self)
+
+    @staticmethod
+    def _key(key, what):
+        if isinstance(key, str):
+            key = (key,)
+        if not (isinstance(key, tuple) and key and isinstance(key[0], str)
+                and all(isinstance(i, (numbers.Integral, np.integer)) and not isinstance(i, bool) for i in key[1:])):
+            raise TypeError(f"{what}: a key is a tuple (name, i, j, ...) of a string and integer block indices, "
+                            f"not {key!r}")
+        return key[0], tuple(int(i) for i in key[1:])
+
+    def _kernel_for(self, func):
+        if isinstance(func, str):
+            return func
+        if not callable(func):
+            raise TypeError(f"add_task: the function is a kernel name (str) or a Python callable, not {func!r}")
+        name = self._fn_kernels.get(id(func))
+        if name is None or name[1] is not func:
+            name = (_py_kernel(func, "task"), func)
+            self._fn_kernels[id(func)] = name
+        return name[0]
+
+    @staticmethod
+    def _task_arg(v):
+        """dask's task arguments: a tuple (name, i, ...) with a string first is a key reference; lists
+        are lists (of references or literals); anything else is a literal."""
+        if isinstance(v, tuple) and v and isinstance(v[0], str):
+            name, idx = Graph._key(v, "add_task")
+            return _KeyRef(name, idx)
+        if isinstance(v, list):
+            return [Graph._task_arg(i) for i in v]
+        if isinstance(v, np.integer):
+            return int(v)
+        if isinstance(v, np.floating):
+            return float(v)
+        return v
+
+    def add_task(self, key, func, *args):
+        """Add the task ``key = func(*args)`` (``ca_graph_add_task``).
+
+        Parameters
+        ----------
+        key : tuple
+            ``(name, i, j, ...)``: the layer name and the block index. Every key of one name has the
+            same number of indices; a 0-d array's key is ``(name,)``.
+        func : str or callable
+            The name of a registered kernel (a builtin ``ca.*`` kernel, one from
+            :func:`register_kernel`, :func:`register_ffi` or a plugin), or a Python callable that
+            returns a NumPy array (the block).
+        *args
+            The task's arguments. A tuple whose first item is a string, ``(name, i, ...)``, is a
+            reference to another task's result: the callable receives that block. A list is a list
+            (it may hold references). Other values are literals: int, float, str, bytes, None,
+            slices and tuples of ints.
+
+        Raises
+        ------
+        InvalidArgumentError
+            An empty name, an index count other than the layer's, an unsupported argument.
+        ChunkArrayError
+            ``CA_EEXISTS``: the key is already in the graph.
+
+        Notes
+        -----
+        Referenced keys need not exist yet: they are checked when an array is built over the graph
+        and at compute time.
+        """
+        name, idx = self._key(key, "add_task")
+        kname = self._kernel_for(func)
+        ab = _ArgBuilder()
+        arr = ab.array([self._task_arg(a) for a in args])
+        lname = name.encode()
+        ix = _i64arr(idx)
+        k = C.Key(lname, ix, len(idx))
+        _check(lib().ca_graph_add_task(self.handle, ctypes.byref(k), kname.encode(), arr, len(args)))
+
+    def merge(self, other):
+        """Add every layer of ``other`` (``ca_graph_merge``): dask's ``merge(v.dask, dsk)``.
+
+        Parameters
+        ----------
+        other : Graph or Array
+            A graph, or an array whose graph is added (so that tasks may reference its blocks).
+
+        Returns
+        -------
+        Graph
+            This graph.
+
+        Raises
+        ------
+        ChunkArrayError
+            ``CA_EEXISTS`` when a layer of the same name with other content is already here.
+        """
+        if isinstance(other, Array):
+            other = other.graph()
+        if not isinstance(other, Graph):
+            raise TypeError(f"merge: a Graph or an Array, not {type(other).__name__}")
+        _check(lib().ca_graph_merge(self.handle, other.handle))
+        return self
+
+    def __contains__(self, key):
+        name, idx = self._key(key, "Graph.__contains__")
+        ix = _i64arr(idx)
+        k = C.Key(name.encode(), ix, len(idx))
+        return bool(lib().ca_graph_has_key(self.handle, ctypes.byref(k)))
 
     # Each Graph object owns its native graph: a copy is a new native graph sharing the layers
     # (ca_graph_copy), a pickle carries the graph file bytes and its Python kernels.
@@ -1418,6 +2211,8 @@ class Graph:
 
     @property
     def handle(self):
+        """The native ``ca_graph_t*``, borrowed: valid while this object lives.
+        """
         return self._h
 
     def __len__(self):
@@ -1425,9 +2220,18 @@ class Graph:
 
     @property
     def num_layers(self):
+        """The number of layers.
+        """
         return lib().ca_graph_num_layers(self._h)
 
     def layers(self):
+        """The layer names, in insertion order.
+
+        Returns
+        -------
+        list of str
+            The names.
+        """
         h = c_vp()
         _check(lib().ca_graph_layers(ctypes.byref(h), self._h))
         L = lib()
@@ -1442,6 +2246,13 @@ class Graph:
             L.ca_keylist_free(h.value)
 
     def to_dot(self):
+        """The graph as Graphviz dot text.
+
+        Returns
+        -------
+        str
+            The dot source.
+        """
         out = c_vp()
         _check(lib().ca_graph_to_dot(ctypes.byref(out), self._h, None, 0))
         try:
@@ -1449,20 +2260,74 @@ class Graph:
         finally:
             lib().ca_string_free(out.value)
 
+    def visualize(self, filename="mydask", format=None):
+        """Render the graph with Graphviz (as :meth:`Array.visualize`).
+
+        Parameters
+        ----------
+        filename : str or os.PathLike or None, default "mydask"
+            The file; its extension picks the format. None returns the bytes.
+        format : str, optional
+            ``"png"`` (default), ``"svg"``, ``"pdf"``, ``"jpg"`` or ``"dot"``, when ``filename`` has
+            no extension.
+
+        Returns
+        -------
+        str or bytes
+            The path written, or the rendered bytes.
+        """
+        return _visualize(self.to_dot(), filename, format)
+
     def save(self, path, context=None):
-        """Save to a file with ca_save; with a ``context``, recording the versions of the kernels
-        registered there (see Array.save)."""
+        """Save the graph to a graph file (``ca_save``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+        context : Context, optional
+            Record the versions of the kernels registered there (see :meth:`Array.save`).
+        """
         save_file(path, graph=self._h, context=context)
 
     def kernel_version(self, kernel):
-        """The version of ``kernel`` the graph records (from the file it was loaded from), 0 if none
-        (NotFoundError if no task calls it; ChunkArrayError CA_EVERSION if layers disagree)."""
+        """The version of a kernel the graph records (from the file it was loaded from).
+
+        Parameters
+        ----------
+        kernel : str
+            The kernel's name.
+
+        Returns
+        -------
+        int
+            The version, 0 if none is recorded.
+
+        Raises
+        ------
+        NotFoundError
+            No task calls the kernel.
+        ChunkArrayError
+            ``CA_EVERSION``: layers record different versions.
+        """
         v = ctypes.c_int32()
         _check(lib_call("ca_graph_kernel_version", ctypes.byref(v), self._h, kernel.encode()))
         return v.value
 
     @staticmethod
     def load(path):
+        """Load a graph file (``ca_load``).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        Graph
+            Its graph.
+        """
         return Graph(load_handles(path=path, graph=True)[0])
 
 
@@ -1515,7 +2380,18 @@ def load_handles(path=None, data=None, graph=False):
 
 
 def load(path):
-    """An array saved with Array.save (ca_load of a file holding one array)."""
+    """Load an array saved with :meth:`Array.save` (``ca_load`` of a file holding one array).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     _, hs = load_handles(path=path)
     if len(hs) != 1:
         for h in hs:
@@ -1541,8 +2417,24 @@ def _check_like(like, fname):
 
 
 def asarray(x, chunks="auto", dtype=None, *, like=None):
-    """dask.array.asarray: ``x`` itself when it is a chunkarray Array (cast to ``dtype`` if given), else
-    from_array. ``like``: see _check_like."""
+    """dask.array.asarray: a chunkarray Array from array-like data.
+
+    Parameters
+    ----------
+    x : array_like or Array
+        The data; an Array is returned as is (cast to ``dtype`` if given).
+    chunks : str, int, tuple or dict, default "auto"
+        As :func:`from_array`.
+    dtype : numpy.dtype, optional
+        Cast to this dtype.
+    like : Array or numpy.ndarray, optional
+        NEP 35: only NumPy-backed references are accepted (chunkarray's blocks are NumPy arrays).
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     _check_like(like, "asarray")
     if isinstance(x, Array):
         return x if dtype is None or np.dtype(dtype) == x.dtype else x.astype(dtype)
@@ -1558,33 +2450,43 @@ def _is_lazy_source(x):
             and not type(x).__module__.startswith("pandas"))  # label-indexed: taken as values
 
 
+@_keeps_0d
 def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
                inline_array=False):
     """dask.array.from_array: a chunked array over ``x``.
 
-    A NumPy array (or anything else np.asarray takes: lists, scalars) is copied into the graph now.
-    As in dask, the array's name is then a token of its contents (dtype, chunks, data), so the same
-    data gives the same name; ``name=False`` gives a fresh name without hashing the data. A string
-    ``name`` (xarray passes one) is accepted, and the array is still named by its contents.
+    A NumPy array (or anything else ``np.asarray`` takes: lists, scalars) is copied into the graph
+    now; as in dask, the array's name is then a token of its contents. Any other array-like with
+    ``shape``, ``dtype`` and ``__getitem__`` (zarr, h5py, netCDF variables, xarray's lazy backend
+    arrays) is read lazily: computing runs one ``x[slices]`` per block.
 
-    Any other array-like with ``shape``, ``dtype`` and ``__getitem__`` (zarr, h5py, netCDF variables,
-    xarray's lazy backend arrays) is read lazily as dask does: nothing is read now, and computing runs
-    one ``x[slices]`` per block (a Python kernel holding ``x``; ``x`` pickles with the array). ``lock``:
-    True for a new lock shared by the block reads (a SerializableLock), or any lock object, held
-    around each read; ``asarray``: whether np.asarray is applied to each read under the lock (default:
-    when ``x`` has no __array_function__), blocks become NumPy arrays in any case. ``name``: a string
-    names the array (dask's semantics: equal names must mean equal data), else a fresh name.
-    ``chunks="auto"`` follows ``x.chunks`` where it has them. ``meta`` may only be NumPy's (the blocks
-    are NumPy arrays).
+    Parameters
+    ----------
+    x : array_like
+        The data or a lazily read array-like.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes (:func:`normalize_chunks`); ``"auto"`` follows ``x.chunks`` where it has them.
+    name : str or False, optional
+        A string names a lazily read array (dask's semantics: equal names mean equal data);
+        ``False`` gives a fresh name without hashing the data.
+    lock : bool or lock, default False
+        True for a new lock shared by the block reads, or any lock object, held around each read.
+    asarray : bool, optional
+        Whether ``np.asarray`` is applied to each read under the lock (default: when ``x`` has no
+        ``__array_function__``).
+    fancy : bool, default True
+        dask's; chunkarray reads every block with slices, so any value is safe.
+    getitem : callable, optional
+        ``getitem(x, slices)`` reads a block (dask's getter); ``x`` is then always read lazily.
+    meta : numpy.ndarray, optional
+        Only NumPy's (the blocks are NumPy arrays).
+    inline_array : bool, default False
+        dask's; both values give the same graph here.
 
-    ``getitem``: dask's; a callable read as ``getitem(x, slices)`` per block at compute time, with
-    ``asarray=`` passed when it is not None and ``lock=`` when a lock is used (the callable then takes
-    the lock, as dask's ``getter`` does); any ``x`` (NumPy too) is then read lazily through it.
-    ``fancy``: dask passes fancy (list/array) indexes into the source read only when True; chunkarray
-    reads every block with a tuple of slices and applies indexing afterwards, so a source without
-    fancy indexing (``fancy=False``) is always safe. ``inline_array``: in dask, whether the source is
-    embedded in every task or held once under an ``original-`` key; here the layer's read kernel holds
-    the source once and every task references it, so both values give the same graph and values.
+    Returns
+    -------
+    Array
+        The array.
     """
     if isinstance(x, Array):
         return x.rechunk(chunks) if chunks != "auto" else x
@@ -1663,7 +2565,28 @@ def _shape_chunks(shape, chunks, dtype):
     return shape, st, keep
 
 
+@_keeps_0d
 def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
+    """An array filled with ``fill_value`` (``numpy.full``).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    fill_value : scalar
+        The value.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes (:func:`normalize_chunks`).
+    dtype : numpy.dtype, optional
+        The dtype (default: ``fill_value``'s).
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     _check_like(like, "full")
     if dtype is None:
         dtype = np.array(fill_value).dtype
@@ -1680,25 +2603,104 @@ def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
                       v.real, v.imag)
 
 
+@_keeps_0d
 def zeros(shape, chunks="auto", dtype=float, *, like=None):
+    """An array of zeros (``numpy.zeros``).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes (:func:`normalize_chunks`).
+    dtype : numpy.dtype, default float
+        The dtype.
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     _check_like(like, "zeros")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_zeros, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
+@_keeps_0d
 def ones(shape, chunks="auto", dtype=float, *, like=None):
+    """An array of ones (``numpy.ones``).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes (:func:`normalize_chunks`).
+    dtype : numpy.dtype, default float
+        The dtype.
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     _check_like(like, "ones")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_ones, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
+@_keeps_0d
 def empty(shape, chunks="auto", dtype=float, *, like=None):
+    """An array of uninitialized values (``numpy.empty``).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes (:func:`normalize_chunks`).
+    dtype : numpy.dtype, default float
+        The dtype.
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     _check_like(like, "empty")
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
     return Array._new(lib().ca_array_empty, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype))
 
 
 def arange(start, stop=None, step=1, chunks="auto", dtype=None, *, like=None):
+    """Evenly spaced values in ``[start, stop)`` (``numpy.arange``).
+
+    Parameters
+    ----------
+    start : number
+        The first value (or ``stop`` when ``stop`` is None, starting at 0).
+    stop : number, optional
+        The end (excluded).
+    step : number, default 1
+        The spacing.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes.
+    dtype : numpy.dtype, optional
+        The dtype (default: NumPy's for the arguments).
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        1-d.
+    """
     _check_like(like, "arange")
     if stop is None:
         start, stop = 0, start
@@ -1712,6 +2714,28 @@ def arange(start, stop=None, step=1, chunks="auto", dtype=None, *, like=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, chunks="auto", dtype=float, *, like=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (``numpy.linspace``).
+
+    Parameters
+    ----------
+    start, stop : float
+        The ends.
+    num : int, default 50
+        The number of values.
+    endpoint : bool, default True
+        Whether ``stop`` is included.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes.
+    dtype : numpy.dtype, default float
+        The dtype.
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        1-d.
+    """
     _check_like(like, "linspace")
     ch = normalize_chunks(chunks, (int(num),), dtype=dtype)
     st, keep = _chunks_struct(ch)
@@ -1720,6 +2744,28 @@ def linspace(start, stop, num=50, endpoint=True, chunks="auto", dtype=float, *, 
 
 
 def eye(N, M=None, k=0, chunks="auto", dtype=float, *, like=None):
+    """Ones on the ``k``-th diagonal, zeros elsewhere (``numpy.eye``).
+
+    Parameters
+    ----------
+    N : int
+        Rows.
+    M : int, optional
+        Columns (default ``N``).
+    k : int, default 0
+        The diagonal: 0 the main one, positive above, negative below.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes.
+    dtype : numpy.dtype, default float
+        The dtype.
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        2-d, ``(N, M)``.
+    """
     _check_like(like, "eye")
     M = N if M is None else M
     ch = normalize_chunks(chunks, (N, M), dtype=dtype)
@@ -1728,6 +2774,28 @@ def eye(N, M=None, k=0, chunks="auto", dtype=float, *, like=None):
 
 
 def tri(N, M=None, k=0, chunks="auto", dtype=float, *, like=None):
+    """Ones at and below the ``k``-th diagonal, zeros above (``numpy.tri``).
+
+    Parameters
+    ----------
+    N : int
+        Rows.
+    M : int, optional
+        Columns (default ``N``).
+    k : int, default 0
+        The diagonal: 0 the main one, positive above, negative below.
+    chunks : str, int, tuple or dict, default "auto"
+        Block sizes.
+    dtype : numpy.dtype, default float
+        The dtype.
+    like : Array or numpy.ndarray, optional
+        NEP 35 reference (NumPy-backed only).
+
+    Returns
+    -------
+    Array
+        2-d, ``(N, M)``.
+    """
     _check_like(like, "tri")
     M = N if M is None else M
     ch = normalize_chunks(chunks, (N, M), dtype=dtype)
@@ -1736,11 +2804,29 @@ def tri(N, M=None, k=0, chunks="auto", dtype=float, *, like=None):
 
 
 def diag(v, k=0):
+    """Extract a diagonal of a 2-d array, or build a 2-d array with a 1-d one on the diagonal.
+
+    Parameters
+    ----------
+    v : Array or array_like
+        1-d or 2-d.
+    k : int, default 0
+        The diagonal.
+
+    Returns
+    -------
+    Array
+        1-d for a 2-d input, 2-d for a 1-d input (``numpy.diag``).
+    """
     return Array._new(lib().ca_array_diag, asarray(v), int(k))
 
 
 class random:
-    """Reproducible random arrays (counter-based per block): uniform, normal, integers."""
+    """Random arrays (``uniform``, ``normal``, ``integers``), reproducible per seed.
+
+    Counter-based (Philox keyed by ``seed``): each element's value depends only on the seed and
+    its position in the array, never on the chunks, the threads or the order of computation.
+    """
 
     @staticmethod
     def _make(dist, seed, shape, chunks, dtype, p0, p1):
@@ -1751,18 +2837,98 @@ class random:
 
     @staticmethod
     def uniform(low=0.0, high=1.0, size=(), chunks="auto", seed=0, dtype=float):
+        """Uniform samples in ``[low, high)``.
+
+        Parameters
+        ----------
+        low : float, default 0.0
+            Lower bound.
+        high : float, default 1.0
+            Upper bound (excluded).
+        size : int or tuple of int, default ()
+            The shape.
+        chunks : str, int, tuple or dict, default "auto"
+            Block sizes.
+        seed : int, default 0
+            The stream's seed.
+        dtype : numpy.dtype
+            The dtype.
+
+        Returns
+        -------
+        Array
+            The samples.
+        """
         return random._make(0, seed, size, chunks, dtype, low, high)
 
     @staticmethod
     def normal(loc=0.0, scale=1.0, size=(), chunks="auto", seed=0, dtype=float):
+        """Normal (Gaussian) samples.
+
+        Parameters
+        ----------
+        loc : float, default 0.0
+            Mean.
+        scale : float, default 1.0
+            Standard deviation.
+        size : int or tuple of int, default ()
+            The shape.
+        chunks : str, int, tuple or dict, default "auto"
+            Block sizes.
+        seed : int, default 0
+            The stream's seed.
+        dtype : numpy.dtype
+            The dtype.
+
+        Returns
+        -------
+        Array
+            The samples.
+        """
         return random._make(1, seed, size, chunks, dtype, loc, scale)
 
     @staticmethod
     def integers(low, high, size=(), chunks="auto", seed=0, dtype=np.int64):
+        """Uniform integers in ``[low, high)``.
+
+        Parameters
+        ----------
+        low : int
+            Lower bound.
+        high : int
+            Upper bound (excluded).
+        size : int or tuple of int, default ()
+            The shape.
+        chunks : str, int, tuple or dict, default "auto"
+            Block sizes.
+        seed : int, default 0
+            The stream's seed.
+        dtype : numpy.dtype
+            The dtype.
+
+        Returns
+        -------
+        Array
+            The samples.
+        """
         return random._make(2, seed, size, chunks, dtype, low, high)
 
 
 def from_npy(path, chunks=None):
+    """An array read from a ``.npy`` file, block by block at compute time.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    chunks : str, int, tuple or dict, optional
+        Block sizes (default ``"auto"``).
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     if chunks is None:
         return Array._new(lib().ca_array_from_npy, str(path).encode(), None)
     shape = np.load(path, mmap_mode="r").shape
@@ -1772,6 +2938,20 @@ def from_npy(path, chunks=None):
 
 
 def from_zarr(path, chunks=None):
+    """An array read from a Zarr v2 store, chunk by chunk at compute time.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The store's directory.
+    chunks : str, int, tuple or dict, optional
+        Block sizes (default: the store's chunks).
+
+    Returns
+    -------
+    Array
+        The array.
+    """
     if chunks is not None:
         raise NotImplementedError("from_zarr(chunks=...): rechunk the result instead")
     return Array._new(lib().ca_array_from_zarr, str(path).encode(), None)
@@ -1782,8 +2962,25 @@ def from_zarr(path, chunks=None):
 # ------------------------------------------------------------------------------------------------
 
 def compute(*args, ctx=None, progress=None):
-    """Compute several arrays in one pass over their merged graph (shared work runs once); other
-    arguments are returned unchanged, as dask.compute does."""
+    """Compute several arrays in one pass over their merged graph (dask.compute).
+
+    Shared work runs once.
+
+    Parameters
+    ----------
+    *args
+        Arrays, and other values that are returned unchanged.
+    ctx : Context, optional
+        Where to run; default :func:`default_context`.
+    progress : bool or callable, optional
+        True draws a terminal progress bar (stderr); a callable gets ``progress(done, total)``.
+
+    Returns
+    -------
+    tuple
+        One value per argument: NumPy arrays (NumPy scalars for 0-d results, as
+        :meth:`Array.compute`) in place of the arrays.
+    """
     arrays = [a for a in args if isinstance(a, Array)]
     results = {}
     if arrays:
@@ -1796,19 +2993,63 @@ def compute(*args, ctx=None, progress=None):
         _check(lib().ca_array_compute_many(outs, ctx.handle, ins, n, opts))
         blocks = [outs[i] for i in range(n)]
         for a, b in zip(arrays, blocks):
-            results[id(a)] = _block_to_numpy(b)
+            results[id(a)] = _scalar_result(a, _block_to_numpy(b))
     return tuple(results[id(a)] if isinstance(a, Array) else a for a in args)
 
 
 def persist(*args, ctx=None):
+    """Persist several arrays (:meth:`Array.persist` on each; other values unchanged).
+
+    Parameters
+    ----------
+    *args
+        Arrays and other values.
+    ctx : Context, optional
+        Where to run.
+
+    Returns
+    -------
+    tuple
+        One value per argument.
+    """
     return tuple(a.persist(ctx) if isinstance(a, Array) else a for a in args)
 
 
 def rechunk(x, chunks="auto", **kwargs):
+    """Change the block sizes of ``x`` (dask's rechunk).
+
+    Parameters
+    ----------
+    x : Array or array_like
+        The array.
+    chunks : str, int, tuple or dict, default "auto"
+        The new chunks.
+    **kwargs
+        As :meth:`Array.rechunk`.
+
+    Returns
+    -------
+    Array
+        The rechunked array.
+    """
     return asarray(x).rechunk(chunks, **kwargs)
 
 
 def transpose(a, axes=None):
+    """Permute the axes (``numpy.transpose``).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The array.
+    axes : tuple of int, optional
+        The new order; None reverses the axes.
+
+    Returns
+    -------
+    Array
+        The transposed array.
+    """
     from ._shape import transpose as t
     return t(a, axes)
 
@@ -1822,7 +3063,22 @@ def _infer_dtype(func, arrays, args, kwargs, default):
 
 
 def elemwise(func, *args, dtype=None):
-    """A Python function applied elementwise (block by block, NumPy broadcasting)."""
+    """A Python function applied elementwise, block by block with NumPy broadcasting.
+
+    Parameters
+    ----------
+    func : callable
+        Called with the broadcast blocks (NumPy arrays) and scalar arguments.
+    *args
+        Arrays and scalars.
+    dtype : numpy.dtype, optional
+        The result's dtype (default: inferred by calling ``func`` on small arrays).
+
+    Returns
+    -------
+    Array
+        The lazy result.
+    """
     arrs = [asarray(a) for a in args if not _is_scalar(a)]
     nd = max(a.ndim for a in arrs)
     letters = _letters(nd)
@@ -1852,10 +3108,36 @@ def _kernel_name(func, prefix, dtype=None, wrap=None):
 
 def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=None, name=None,
                meta=None, **kwargs):
-    """dask's map_blocks: ``func`` on each block of the array arguments. ``func`` is a Python callable
-    (called with NumPy blocks, the other arguments and kwargs; may take ``block_id``/``block_info``)
-    or the name of a registered C kernel (then the non-array arguments are literals appended after
-    the blocks)."""
+    """dask's map_blocks: ``func`` on each block of the array arguments.
+
+    Parameters
+    ----------
+    func : callable or str
+        A Python callable, called with NumPy blocks, the other arguments and ``kwargs`` (it may take
+        ``block_id`` and ``block_info``), or the name of a registered kernel (then the non-array
+        arguments are literals after the blocks).
+    *args
+        Arrays (aligned block by block) and other arguments.
+    dtype : numpy.dtype, optional
+        The result's dtype (default: inferred).
+    chunks : tuple, optional
+        The result's chunks when they differ from the input's.
+    drop_axis : int or tuple of int, optional
+        Input axes the function removes.
+    new_axis : int or tuple of int, optional
+        Axes the function adds.
+    name : str, optional
+        The result's name prefix.
+    meta : numpy.ndarray, optional
+        Only NumPy's.
+    **kwargs
+        Passed to ``func``.
+
+    Returns
+    -------
+    Array
+        The lazy result.
+    """
     arrays = [a for a in args if isinstance(a, Array)]
     if not arrays:
         raise ValueError("map_blocks needs at least one chunkarray.Array argument")
@@ -1928,8 +3210,38 @@ def map_blocks(func, *args, dtype=None, chunks=None, drop_axis=None, new_axis=No
 
 def blockwise(func, out_ind, *args, dtype=None, new_axes=None, concatenate=None, align_arrays=True,
               adjust_chunks=None, name=None, meta=None, **kwargs):
-    """dask's blockwise(func, out_ind, arr1, ind1, arr2, ind2, ...): ``ind`` None marks a literal.
-    Indices may be strings or tuples of hashables (mapped to letters)."""
+    """dask's blockwise: ``blockwise(func, out_ind, arr1, ind1, arr2, ind2, ...)``.
+
+    Parameters
+    ----------
+    func : callable or str
+        A Python callable or a registered kernel name.
+    out_ind : str or tuple
+        The output's index letters.
+    *args
+        Pairs of an array (or literal) and its index (None marks a literal).
+    dtype : numpy.dtype, optional
+        The result's dtype.
+    new_axes : dict, optional
+        ``{letter: size}`` for letters no input has.
+    concatenate : bool, optional
+        Concatenate the blocks along contracted letters before calling ``func``.
+    align_arrays : bool, default True
+        Rechunk the inputs to common chunks along shared letters.
+    adjust_chunks : dict, optional
+        ``{letter: size, tuple or callable}`` changing output block sizes.
+    name : str, optional
+        The result's name.
+    meta : numpy.ndarray, optional
+        Only NumPy's.
+    **kwargs
+        Passed to ``func``.
+
+    Returns
+    -------
+    Array
+        The lazy result.
+    """
     if len(args) % 2:
         raise ValueError("blockwise arguments come in (array, index) pairs")
     symbols = {}
@@ -2013,9 +3325,38 @@ _concat_nested = _callables.concat_nested
 
 def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_every=None, combine=None,
               concatenate=True, name=None, **kwargs):
-    """dask's reduction: ``chunk(block, axis=, keepdims=True)``, ``combine(partials, axis=,
-    keepdims=True)``, ``aggregate(partials, axis=, keepdims=True)`` (Python callables: partials arrive
-    concatenated along the reduced axes), or names of registered C kernels."""
+    """dask's reduction: a custom tree reduction from chunk, combine and aggregate steps.
+
+    Parameters
+    ----------
+    x : Array
+        The input.
+    chunk : callable or str
+        ``chunk(block, axis=, keepdims=True)`` on each block.
+    aggregate : callable or str
+        ``aggregate(partials, axis=, keepdims=)``: the final step.
+    axis : int or tuple of int, optional
+        The axes to reduce (None: all).
+    keepdims : bool, default False
+        Keep the reduced axes with length 1.
+    dtype : numpy.dtype, optional
+        The result's dtype.
+    split_every : int or dict, optional
+        Partial results combined per step.
+    combine : callable or str, optional
+        ``combine(partials, axis=, keepdims=True)`` for the intermediate steps (default ``aggregate``).
+    concatenate : bool, default True
+        Partials arrive concatenated along the reduced axes.
+    name : str, optional
+        The result's name.
+    **kwargs
+        Passed to the steps.
+
+    Returns
+    -------
+    Array
+        The lazy reduction.
+    """
     x = asarray(x)
     axes = _axes(axis, x.ndim) or tuple(range(x.ndim))
     if dtype is None:
@@ -2045,7 +3386,22 @@ def reduction(x, chunk, aggregate, axis=None, keepdims=False, dtype=None, split_
 
 
 def unify_chunks(*args, **kwargs):
-    """dask's unify_chunks(arr1, ind1, arr2, ind2, ...) -> (chunkss, arrays)."""
+    """dask's unify_chunks: rechunk arrays to common chunks along shared index letters.
+
+    Parameters
+    ----------
+    *args
+        Pairs ``arr1, ind1, arr2, ind2, ...``.
+    **kwargs
+        Accepted for dask's signature.
+
+    Returns
+    -------
+    chunkss : dict
+        ``{letter: chunks}``.
+    arrays : list of Array
+        The rechunked arrays.
+    """
     pairs = [(args[i], args[i + 1]) for i in range(0, len(args), 2)]
     arrs = [(asarray(a), "".join(str(s) if len(str(s)) == 1 else "?" for s in ind)) for a, ind in pairs
             if ind is not None]
@@ -2076,9 +3432,30 @@ def unify_chunks(*args, **kwargs):
 
 
 def store(sources, targets, lock=None, regions=None, compute=True, comm=None, **kwargs):
-    """dask's store: write each source block into ``target[region]`` as it is computed. With
-    ``comm`` (mpi4py), distributed: each rank writes the blocks it computed into its ``targets``
-    (each rank's own target objects: a file or store every rank opens), nothing is gathered."""
+    """dask's store: write each source block into ``target[region]`` as it is computed.
+
+    Parameters
+    ----------
+    sources : Array or sequence of Array
+        The arrays.
+    targets : array-like or sequence
+        Objects supporting ``target[slices] = block`` (NumPy arrays, zarr arrays, h5py datasets).
+    lock : bool or lock, optional
+        Held around each write (True: a new lock).
+    regions : tuple of slices or sequence, optional
+        Where in each target the source goes.
+    compute : bool, default True
+        Write now; False is not supported lazily.
+    comm : mpi4py communicator, optional
+        Distributed: each rank writes the blocks it computed into its own ``targets``.
+    **kwargs
+        Accepted for dask's signature.
+
+    Returns
+    -------
+    None
+        The data is in the targets.
+    """
     if isinstance(sources, Array):
         sources, targets = [sources], [targets]
     if len(sources) != len(targets):
@@ -2126,9 +3503,40 @@ def _parse_signature(signature):
 
 def apply_gufunc(func, signature, *args, axes=None, axis=None, keepdims=False, output_dtypes=None,
                  output_sizes=None, vectorize=None, allow_rechunk=False, meta=None, **kwargs):
-    """dask's apply_gufunc through ca_array_apply_gufunc: loop dimensions broadcast, core dimensions
-    must be one chunk (rechunked when ``allow_rechunk``), ``axes``/``axis``/``keepdims``, several
-    outputs (a tuple of arrays; ``func`` runs once per output and block)."""
+    """dask's apply_gufunc: a generalized ufunc over core dimensions.
+
+    Parameters
+    ----------
+    func : callable
+        Called on blocks holding whole core dimensions.
+    signature : str
+        The gufunc signature, such as ``"(i)->()"``.
+    *args
+        The inputs.
+    axes : list of tuples, optional
+        Core axes per argument.
+    axis : int, optional
+        The core axis when every input and output has one core dimension.
+    keepdims : bool, default False
+        Keep reduced core dimensions with length 1.
+    output_dtypes : dtype or list of dtypes, optional
+        The outputs' dtypes.
+    output_sizes : dict, optional
+        Sizes of core dimensions only outputs have.
+    vectorize : bool, optional
+        Wrap ``func`` in ``numpy.vectorize``.
+    allow_rechunk : bool, default False
+        Rechunk core dimensions into one block (else an error when they have several).
+    meta : numpy.ndarray, optional
+        Only NumPy's.
+    **kwargs
+        Passed to ``func``.
+
+    Returns
+    -------
+    Array or tuple of Array
+        One array per output.
+    """
     L = lib()
     in_cores, out_cores = _parse_signature(signature)
     nin = ctypes.c_int32()
@@ -2222,7 +3630,25 @@ def _overlap_args(ndim, depth, boundary):
 
 
 def overlap(x, depth, boundary=None, allow_rechunk=True):
-    """dask's overlap: every block extended by ``depth`` elements of its neighbours."""
+    """dask's overlap: every block extended by ``depth`` elements of its neighbours.
+
+    Parameters
+    ----------
+    x : Array
+        The input.
+    depth : int, tuple or dict
+        Elements taken from each neighbour, per axis.
+    boundary : str, scalar or dict, optional
+        Beyond the array's edge: ``"reflect"``, ``"periodic"``, ``"nearest"``, ``"none"`` or a
+        constant.
+    allow_rechunk : bool, default True
+        Rechunk blocks smaller than ``depth``.
+
+    Returns
+    -------
+    Array
+        The overlapped array.
+    """
     x = asarray(x)
     d, da, bnd = _overlap_args(x.ndim, depth, boundary)
     o = C.overlap_options(depth_after=da, allow_rechunk=1 if allow_rechunk else 0)
@@ -2230,7 +3656,22 @@ def overlap(x, depth, boundary=None, allow_rechunk=True):
 
 
 def trim_internal(x, axes, boundary=None):
-    """dask's trim_internal: remove what overlap() added (``axes``: the depths)."""
+    """dask's trim_internal: remove what :func:`overlap` added.
+
+    Parameters
+    ----------
+    x : Array
+        The overlapped array.
+    axes : int, tuple or dict
+        The depths.
+    boundary : str or dict, optional
+        The boundary used by :func:`overlap`.
+
+    Returns
+    -------
+    Array
+        The trimmed array.
+    """
     x = asarray(x)
     d, da, bnd = _overlap_args(x.ndim, axes, boundary)
     o = C.overlap_options(depth_after=da)
@@ -2239,9 +3680,40 @@ def trim_internal(x, axes, boundary=None):
 
 def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=True, allow_rechunk=True,
                 dtype=None, chunks=None, name=None, meta=None, **kwargs):
-    """dask's map_overlap: ``func`` on every block extended by its neighbours' edges, the overlap
-    trimmed from the results (``trim``). ``func`` is a Python callable (may take ``block_id``) or a
-    registered kernel name."""
+    """dask's map_overlap: ``func`` on every block extended by its neighbours' edges.
+
+    Parameters
+    ----------
+    func : callable or str
+        A Python callable (it may take ``block_id``) or a registered kernel name.
+    *args
+        The arrays.
+    depth : int, tuple or dict
+        Elements shared with each neighbour, per axis.
+    boundary : str, scalar or dict, optional
+        Beyond the array's edge (see :func:`overlap`).
+    trim : bool, default True
+        Remove the overlap from the results.
+    align_arrays : bool, default True
+        Rechunk the arrays to common chunks.
+    allow_rechunk : bool, default True
+        Rechunk blocks smaller than ``depth``.
+    dtype : numpy.dtype, optional
+        The result's dtype.
+    chunks : tuple, optional
+        The result's chunks.
+    name : str, optional
+        The result's name.
+    meta : numpy.ndarray, optional
+        Only NumPy's.
+    **kwargs
+        Passed to ``func``.
+
+    Returns
+    -------
+    Array
+        The lazy result.
+    """
     arrays = [asarray(a) for a in args if isinstance(a, (Array, np.ndarray))]
     if not arrays:
         raise ValueError("map_overlap needs at least one array argument")
@@ -2283,9 +3755,39 @@ def map_overlap(func, *args, depth=None, boundary=None, trim=True, align_arrays=
 
 
 def scan(func, binop, ident, x, axis=None, dtype=None, out=None, method="sequential", preop=None, **kwargs):
-    """dask's cumreduction: NumPy's cumsum/cumprod/nancumsum/nancumprod map to the builtin scans;
-    other (func, binop) pairs run func on each block and carry binop of the previous blocks' last
-    values along the axis (a materialized graph of Python kernels)."""
+    """dask's cumreduction: a cumulative scan along an axis.
+
+    NumPy's cumsum/cumprod/nancumsum/nancumprod map to the builtin scans; other (func, binop) pairs
+    run ``func`` on each block and carry ``binop`` of the previous blocks' last values.
+
+    Parameters
+    ----------
+    func : callable
+        The per-block scan, ``func(block, axis=)``.
+    binop : callable
+        Combines the carry with a block's values.
+    ident : scalar
+        ``binop``'s identity.
+    x : Array
+        The input.
+    axis : int, optional
+        The axis (None: the flattened array).
+    dtype : numpy.dtype, optional
+        The result's dtype.
+    out : None
+        Only None.
+    method : {"sequential", "blelloch"}, default "sequential"
+        dask's; the carry is sequential here.
+    preop : callable, optional
+        Not supported (dask's).
+    **kwargs
+        Accepted for dask's signature.
+
+    Returns
+    -------
+    Array
+        The scan.
+    """
     x = asarray(x)
     if axis is None:
         x, axis = (x.ravel() if x.ndim != 1 else x), 0

@@ -1,99 +1,260 @@
 """Linear algebra (include/chunkarray/linalg.h): matmul/dot/tensordot/outer and dask.array.linalg's
 qr, svd, solve, inv, cholesky, lstsq and norm."""
-import ctypes
-import numbers
+import ctypes as _ctypes
+import numbers as _numbers
 
-import numpy as np
+import numpy as _np
 
-from ._lib import lib
-from .core import Array, _check, _i32arr, asarray
-
-c_vp = ctypes.c_void_p
+from ._lib import lib as _lib
+from .core import Array as _Array, _check, _i32arr, asarray as _asarray
 
 __all__ = ["matmul", "dot", "tensordot", "outer", "qr", "svd", "solve", "inv", "cholesky", "lstsq", "norm"]
 
 
 def matmul(a, b):
-    return Array._new(lib().ca_linalg_matmul, asarray(a), asarray(b))
+    """Matrix product of two arrays (``numpy.matmul``; stacks of matrices broadcast).
+
+    Parameters
+    ----------
+    a, b : Array or array_like
+        The operands; the last axis of ``a`` is contracted with the second-to-last of ``b``.
+
+    Returns
+    -------
+    Array
+        The lazy product.
+
+    See Also
+    --------
+    numpy.matmul
+    """
+    return _Array._new(_lib().ca_linalg_matmul, _asarray(a), _asarray(b))
 
 
 def dot(a, b):
-    return Array._new(lib().ca_linalg_dot, asarray(a), asarray(b))
+    """Dot product (``numpy.dot``): inner product of vectors, matrix product of 2-d arrays.
+
+    Parameters
+    ----------
+    a, b : Array or array_like
+        The operands.
+
+    Returns
+    -------
+    Array
+        The lazy product (0-d for two vectors: computes to a NumPy scalar).
+
+    See Also
+    --------
+    numpy.dot
+    """
+    return _Array._new(_lib().ca_linalg_dot, _asarray(a), _asarray(b))
 
 
 def tensordot(a, b, axes=2, split_every=None):
-    a, b = asarray(a), asarray(b)
-    if isinstance(axes, (numbers.Integral, np.integer)):
+    """Sum products over the given axes (``numpy.tensordot``).
+
+    Parameters
+    ----------
+    a, b : Array or array_like
+        The operands.
+    axes : int or (sequence of int, sequence of int), default 2
+        An int ``n`` contracts the last ``n`` axes of ``a`` with the first ``n`` of ``b``; a pair
+        lists the axes of each.
+    split_every : int, optional
+        Blocks combined per step of the tree sum over contracted blocks (dask's ``split_every``).
+
+    Returns
+    -------
+    Array
+        The lazy contraction.
+
+    See Also
+    --------
+    numpy.tensordot
+    """
+    a, b = _asarray(a), _asarray(b)
+    if isinstance(axes, (_numbers.Integral, _np.integer)):
         n = int(axes)
         aa, ba = list(range(a.ndim - n, a.ndim)), list(range(n))
     else:
         aa, ba = axes
-        aa = [int(aa)] if isinstance(aa, (numbers.Integral, np.integer)) else [int(v) for v in aa]
-        ba = [int(ba)] if isinstance(ba, (numbers.Integral, np.integer)) else [int(v) for v in ba]
+        aa = [int(aa)] if isinstance(aa, (_numbers.Integral, _np.integer)) else [int(v) for v in aa]
+        ba = [int(ba)] if isinstance(ba, (_numbers.Integral, _np.integer)) else [int(v) for v in ba]
         if len(aa) != len(ba):
             raise ValueError("shape-mismatch for sum")
-    return Array._new(lib().ca_linalg_tensordot, a.handle, b.handle, _i32arr(aa), _i32arr(ba), len(aa),
+    return _Array._new(_lib().ca_linalg_tensordot, a.handle, b.handle, _i32arr(aa), _i32arr(ba), len(aa),
                       int(split_every or 0))
 
 
 def outer(a, b):
-    a, b = asarray(a), asarray(b)
+    """Outer product of two vectors (``numpy.outer``; other inputs are flattened).
+
+    Parameters
+    ----------
+    a, b : Array or array_like
+        The vectors.
+
+    Returns
+    -------
+    Array
+        ``out[i, j] = a[i] * b[j]``.
+    """
+    a, b = _asarray(a), _asarray(b)
     a = a if a.ndim == 1 else a.ravel()
     b = b if b.ndim == 1 else b.ravel()
-    return Array._new(lib().ca_linalg_outer, a.handle, b.handle)
+    return _Array._new(_lib().ca_linalg_outer, a.handle, b.handle)
 
 
 def _outs(fn, n, *inputs):
-    hs = [c_vp() for _ in range(n)]
-    arrays = [asarray(i) for i in inputs]  # alive during the call
-    _check(fn(*[ctypes.byref(h) for h in hs], *[a.handle for a in arrays]))
-    return tuple(Array(h.value) for h in hs)
+    hs = [_ctypes.c_void_p() for _ in range(n)]
+    arrays = [_asarray(i) for i in inputs]  # alive during the call
+    _check(fn(*[_ctypes.byref(h) for h in hs], *[a.handle for a in arrays]))
+    return tuple(_Array(h.value) for h in hs)
 
 
 def qr(a):
-    """Reduced QR (tsqr / sfqr): a 2-d array with one column block or one row block."""
-    return _outs(lib().ca_linalg_qr, 2, a)
+    """Reduced QR decomposition (dask's tsqr/sfqr).
+
+    Parameters
+    ----------
+    a : Array
+        A 2-d array with a single column block (tall and skinny) or a single row block.
+
+    Returns
+    -------
+    q, r : Array
+        ``a = q @ r``, ``q`` with orthonormal columns, ``r`` upper triangular.
+    """
+    return _outs(_lib().ca_linalg_qr, 2, a)
 
 
 def svd(a, coerce_signs=True):
-    """Thin SVD (u, s, v) of a 2-d array with one column block or one row block."""
-    return _outs(lib().ca_linalg_svd, 3, a)
+    """Thin singular value decomposition (dask's tsqr-based svd).
+
+    Parameters
+    ----------
+    a : Array
+        A 2-d array with a single column block or a single row block.
+    coerce_signs : bool, default True
+        Accepted for dask's signature; the signs are always made deterministic.
+
+    Returns
+    -------
+    u, s, v : Array
+        ``a = u @ diag(s) @ v``.
+    """
+    return _outs(_lib().ca_linalg_svd, 3, a)
 
 
 def solve(a, b, sym_pos=None, assume_a="gen"):
-    return Array._new(lib().ca_linalg_solve, asarray(a), asarray(b))
+    """Solve ``a @ x = b`` for ``x`` (dask.array.linalg.solve, through an LU factorization).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        A square 2-d array with square blocks.
+    b : Array or array_like
+        A 1-d or 2-d right-hand side chunked like ``a``'s rows.
+    sym_pos : bool, optional
+        Accepted for dask's signature (ignored).
+    assume_a : str, default "gen"
+        Accepted for dask's signature (ignored: a general matrix is assumed).
+
+    Returns
+    -------
+    Array
+        The solution ``x``.
+    """
+    return _Array._new(_lib().ca_linalg_solve, _asarray(a), _asarray(b))
 
 
 def inv(a):
-    return Array._new(lib().ca_linalg_inv, asarray(a))
+    """Inverse of a square matrix (dask.array.linalg.inv).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        A square 2-d array with square blocks.
+
+    Returns
+    -------
+    Array
+        ``a``'s inverse.
+    """
+    return _Array._new(_lib().ca_linalg_inv, _asarray(a))
 
 
 def cholesky(a, lower=False):
-    """dask's cholesky: upper factor U (a = U^H U) by default; lower=True gives NumPy's L."""
-    return Array._new(lib().ca_linalg_cholesky, asarray(a), bool(lower))
+    """Cholesky factor of a Hermitian positive-definite matrix (dask.array.linalg.cholesky).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        A square 2-d array with square blocks.
+    lower : bool, default False
+        False gives dask's upper factor ``U`` (``a = U^H U``); True NumPy's lower ``L``.
+
+    Returns
+    -------
+    Array
+        The triangular factor.
+    """
+    return _Array._new(_lib().ca_linalg_cholesky, _asarray(a), bool(lower))
 
 
 def lstsq(a, b):
-    """(x, residuals, rank, s) as dask.array.linalg.lstsq (a: m >= n, one column block)."""
-    return _outs(lib().ca_linalg_lstsq, 4, a, b)
+    """Least-squares solution of ``a @ x = b`` (dask.array.linalg.lstsq).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        A 2-d array, ``m >= n``, with one column block.
+    b : Array or array_like
+        The right-hand side.
+
+    Returns
+    -------
+    x, residuals, rank, s : Array
+        As ``numpy.linalg.lstsq``.
+    """
+    return _outs(_lib().ca_linalg_lstsq, 4, a, b)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    x = asarray(x)
+    """Matrix or vector norm (``numpy.linalg.norm``).
+
+    Parameters
+    ----------
+    x : Array or array_like
+        The input.
+    ord : {None, int, float, inf, -inf, 'fro', 'nuc'}, optional
+        The norm's order, as NumPy's.
+    axis : int or tuple of int, optional
+        The axis (vector norm) or pair of axes (matrix norm); None: all of ``x``.
+    keepdims : bool, default False
+        Keep the reduced axes with size 1.
+
+    Returns
+    -------
+    Array
+        The norm (0-d when every axis is reduced).
+    """
+    x = _asarray(x)
     if ord is None:
         o = None
     elif isinstance(ord, str):
         o = ord.encode()
-    elif ord == np.inf:
+    elif ord == _np.inf:
         o = b"inf"
-    elif ord == -np.inf:
+    elif ord == -_np.inf:
         o = b"-inf"
     else:
-        o = repr(float(ord) if not isinstance(ord, (numbers.Integral, np.integer)) else int(ord)).encode()
+        o = repr(float(ord) if not isinstance(ord, (_numbers.Integral, _np.integer)) else int(ord)).encode()
     if axis is None:
         ax = []
-    elif isinstance(axis, (numbers.Integral, np.integer)):
+    elif isinstance(axis, (_numbers.Integral, _np.integer)):
         ax = [int(axis)]
     else:
         ax = [int(v) for v in axis]
-    return Array._new(lib().ca_linalg_norm, x.handle, o, _i32arr(ax) if ax else None, len(ax), bool(keepdims))
+    return _Array._new(_lib().ca_linalg_norm, x.handle, o, _i32arr(ax) if ax else None, len(ax), bool(keepdims))

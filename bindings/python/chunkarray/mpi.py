@@ -19,6 +19,8 @@ import numpy as np
 from . import _lib as C
 from ._lib import lib
 
+__all__ = ["compute", "persist", "store", "mpi_library_path"]
+
 _PLACEMENTS = {"locality": 0, "round-robin": 1, "locality-count": 2}
 
 
@@ -42,6 +44,13 @@ _mpi_lock = threading.Lock()
 
 
 def mpi_library_path():
+    """Where libchunkarray_mpi is loaded from.
+
+    Returns
+    -------
+    str
+        ``$CHUNKARRAY_MPI_LIB``, the library the loader finds, or ``libchunkarray_mpi.so.1``.
+    """
     p = os.environ.get("CHUNKARRAY_MPI_LIB")
     if p:
         return p
@@ -85,11 +94,32 @@ def _comm_handle(comm):
 
 
 def compute(array, comm, ctx=None, root=0, placement="locality", stats=None, progress=None):
-    """Compute ``array`` across the ranks of ``comm``; the result on rank ``root``, ``None`` elsewhere.
+    """Compute ``array`` across the ranks of ``comm``; the result on rank ``root``.
 
-    ``stats``: an optional dict filled with this rank's counters (tasks, blocks and bytes sent and
-    received, wait_us). Raises ChunkArrayError with the same message on every rank when a kernel
-    fails on any rank, or when the ranks' graphs differ.
+    Raises ChunkArrayError with the same message on every rank when a kernel fails on any rank,
+    or when the ranks' graphs differ.
+
+    Parameters
+    ----------
+    array : Array
+        The same array on every rank (known chunk sizes).
+    comm : mpi4py.MPI.Comm
+        The communicator.
+    root : int, default 0
+        The rank receiving the result.
+    ctx : Context, optional
+        Where this rank runs its tasks.
+    placement : {"locality", "round-robin", "locality-count"}, default "locality"
+        How blocks are assigned to ranks.
+    stats : dict, optional
+        Filled with this rank's counters (tasks, blocks and bytes sent and received, wait_us).
+    progress : bool or callable, optional
+        As :meth:`Array.compute` (this rank's tasks; on the root, all).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The value on ``root``, None elsewhere.
     """
     from .core import _block_to_numpy, _check, _compute_options, default_context
 
@@ -178,9 +208,31 @@ def _ready(array, ctx, what):
 
 
 def persist(array, comm, ctx=None, placement="locality", stats=None, progress=None):
-    """Distributed persist: each block stays on the rank that computed it. Returns, on every rank,
-    the same array holding this rank's blocks; compute it (or what is built on it) with the same
-    ``comm`` (``compute(comm=comm)`` etc.): its blocks are used where they are."""
+    """Distributed persist: each block stays on the rank that computed it.
+
+    Compute the result (or what is built on it) with the same ``comm``: its blocks are used where
+    they are.
+
+    Parameters
+    ----------
+    array : Array
+        The same array on every rank.
+    comm : mpi4py.MPI.Comm
+        The communicator.
+    ctx : Context, optional
+        Where this rank runs its tasks.
+    placement : {"locality", "round-robin", "locality-count"}, default "locality"
+        How blocks are assigned to ranks.
+    stats : dict, optional
+        Filled with this rank's counters (tasks, blocks and bytes sent and received, wait_us).
+    progress : bool or callable, optional
+        As :meth:`Array.compute` (this rank's tasks; on the root, all).
+
+    Returns
+    -------
+    Array
+        On every rank, the array holding this rank's blocks.
+    """
     from .core import Array, _check, _compute_options
     ctx = _ready(array, ctx, "persist")
     f = _array_call("ca_dist_array_persist", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p,
@@ -215,9 +267,28 @@ _SINK_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.POINTER(_Reg
 
 
 def store(array, comm, write, ctx=None, placement="locality", stats=None, progress=None):
-    """Distributed store: on every rank, ``write(block, slices)`` is called (on worker threads,
-    concurrently) for each block that rank computed, with the block as a NumPy view valid during the
-    call and its place in the array as a tuple of slices. Nothing is gathered."""
+    """Distributed store: ``write(block, slices)`` for each block this rank computed.
+
+    Called on worker threads, concurrently, with the block as a NumPy view valid during the call and
+    its place in the array as a tuple of slices. Nothing is gathered.
+
+    Parameters
+    ----------
+    array : Array
+        The same array on every rank.
+    comm : mpi4py.MPI.Comm
+        The communicator.
+    write : callable
+        ``write(block, slices)``.
+    ctx : Context, optional
+        Where this rank runs its tasks.
+    placement : {"locality", "round-robin", "locality-count"}, default "locality"
+        How blocks are assigned to ranks.
+    stats : dict, optional
+        Filled with this rank's counters (tasks, blocks and bytes sent and received, wait_us).
+    progress : bool or callable, optional
+        As :meth:`Array.compute` (this rank's tasks; on the root, all).
+    """
     from .core import _block_view, _check, _compute_options
     ctx = _ready(array, ctx, "store")
     errors = []

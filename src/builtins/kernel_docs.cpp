@@ -1,0 +1,163 @@
+// The builtin kernels' reference (see kernel_docs.hpp). Argument kinds: block (a ca_block_t, or a
+// key whose result is one), int (CA_ARG_INT64), float (CA_ARG_FLOAT64), tuple (CA_ARG_TUPLE of
+// int64), bytes/string, list (CA_ARG_LIST), none. dtype arguments are ca_dtype_t codes as ints.
+#include "builtins/kernel_docs.hpp"
+
+#include <algorithm>
+
+namespace ca {
+
+namespace {
+
+constexpr BuiltinKernelDoc kDocs[] = {
+    {"ca.assemble", "ca.assemble(out_shape: tuple, pieces: list) -> block",
+     "A new block assembled from pieces of input blocks: `pieces` alternates a block and its geometry tuple "
+     "(source start per axis, destination start per axis, length per axis). Emitted by rechunk.",
+     false},
+    {"ca.block_shape", "ca.block_shape(block) -> block", "An int64 block of shape (ndim,) holding the block's shape.",
+     true},
+    {"ca.data", "ca.data(block) -> block",
+     "A block stored in the graph (a data layer), handed out without copying. Emitted by from_buffer and persist.",
+     false},
+    {"ca.diag_block", "ca.diag_block(v: list, dtype: int, kind: int, index: tuple, shape: tuple) -> block",
+     "Block `index` (i, j) of diag(v): a zero block of `shape`, with the 1-d block in `v` (a list of zero or one "
+     "blocks) on its diagonal when the block is on the diagonal (kind 0: i == j; 1: j == i + 1; -1: i == j + 1).",
+     true},
+    {"ca.diagonal", "ca.diagonal(block, k: int) -> block",
+     "The k-th diagonal of a 2-d block as a 1-d block (numpy.diagonal(block, k)).", true},
+    {"ca.einsum", "ca.einsum(block..., spec: tuple) -> block",
+     "One block of an einsum: the operand blocks, then the letter spec (operand count, letters, output letters, "
+     "contracted letters). Emitted by ca_linalg_einsum.",
+     false},
+    {"ca.eye", "ca.eye(dtype: int, k: int, origin: tuple, shape: tuple) -> block",
+     "The block of numpy.eye(N, M, k) at `origin` (the block's first row and column in the array) with `shape` "
+     "(2-d): ones where column - row == k, zeros elsewhere.",
+     true},
+    {"ca.fused", "ca.fused(program: bytes, [origin: tuple, shape: tuple,] block...) -> block",
+     "A fused elementwise program (the array layer's instruction encoding) over its input blocks; generating "
+     "programs (arange, random) take the block's origin and shape first. Emitted by every elementwise operation.",
+     false},
+    {"ca.getitem", "ca.getitem(block, spec: tuple) -> block",
+     "Basic indexing of one block: spec = (ndim, (start, step, count) per axis, nnew, new axis positions...); "
+     "count -1 is an integer index (axis dropped), -2 the whole axis. Emitted by slicing.",
+     false},
+    {"ca.gufunc_transpose", "ca.gufunc_transpose(block, perm: tuple) -> block",
+     "numpy.transpose(block, perm) for apply_gufunc's core axes. Emitted by ca_array_apply_gufunc.", false},
+    {"ca.identity", "ca.identity(block) -> block", "Its block argument, unchanged (shared, not copied).", true},
+    {"ca.linalg.cholesky", "ca.linalg.cholesky(a: block, lower: int) -> block",
+     "The Cholesky factor of a Hermitian positive-definite square block: L (a = L L^H) when lower is 1, "
+     "else U (a = U^H U).",
+     true},
+    {"ca.linalg.inv", "ca.linalg.inv(a: block) -> block", "The inverse of a square block (LAPACK getrf/getri).", true},
+    {"ca.linalg.lu", "ca.linalg.lu(a: block) -> block",
+     "The LU factorization of a square block as an opaque pack (raw bytes) for ca.linalg.lu_solve; fails with "
+     "\"Singular matrix\".",
+     true},
+    {"ca.linalg.lu_solve", "ca.linalg.lu_solve(lu: block, b: block, dtype: int) -> block",
+     "x = a^-1 b from ca.linalg.lu's pack, for b of shape (n,) or (n, k).", true},
+    {"ca.linalg.matmul", "ca.linalg.matmul(a: list, b: list, vec: tuple, dtype: int) -> block",
+     "One block of a matrix product: the blocks of a and b along the contracted axis, vec = (a is a vector, b is "
+     "a vector). Emitted by ca_linalg_matmul.",
+     false},
+    {"ca.linalg.qr_block", "ca.linalg.qr_block(a: block) -> block",
+     "The QR pack of one row block (tall-and-skinny QR, first level). Emitted by ca_linalg_qr.", false},
+    {"ca.linalg.qr_q", "ca.linalg.qr_q(pack: block, stack_pack: block, offsets: tuple, index: tuple) -> block",
+     "Q's block i: Q_i times the matching rows of the stacked factor's Q. Emitted by ca_linalg_qr.", false},
+    {"ca.linalg.qr_r", "ca.linalg.qr_r(stack_pack: block) -> block", "R from the stacked QR pack. Emitted by ca_linalg_qr.",
+     false},
+    {"ca.linalg.qr_stack", "ca.linalg.qr_stack(packs: list) -> block",
+     "The QR pack of the row blocks' stacked R factors. Emitted by ca_linalg_qr.", false},
+    {"ca.linalg.rank", "ca.linalg.rank(s: block, m: int, n: int) -> block",
+     "A 0-d int64 block: the number of singular values in `s` above s.max() * max(m, n) * eps (numpy's "
+     "matrix_rank rule).",
+     true},
+    {"ca.linalg.sum", "ca.linalg.sum(blocks: list) -> block",
+     "The elementwise sum of a (nested) list of equally shaped blocks (logical or for bool).", true},
+    {"ca.linalg.svd_s", "ca.linalg.svd_s(svd_pack: block) -> block", "The singular values from an SVD pack. Emitted by ca_linalg_svd.",
+     false},
+    {"ca.linalg.svd_small", "ca.linalg.svd_small(stack_pack: block) -> block",
+     "The SVD pack of the stacked R factor. Emitted by ca_linalg_svd.", false},
+    {"ca.linalg.svd_v", "ca.linalg.svd_v(svd_pack: block) -> block", "V^H from an SVD pack. Emitted by ca_linalg_svd.", false},
+    {"ca.linalg.tensordot", "ca.linalg.tensordot(a: block | list, b: block | list, spec: tuple, dtype: int) -> block",
+     "One block of a tensordot: blocks (or nested lists of blocks along the contracted axes) of a and b, and the "
+     "contraction spec. Emitted by ca_linalg_tensordot.",
+     false},
+    {"ca.linalg.trisolve", "ca.linalg.trisolve(r: block, y: block, lower: int, dtype: int) -> block",
+     "x with r x = y for a square triangular block r (lower when `lower` is 1) and y of shape (n,) or (n, k).", true},
+    {"ca.mask_axis", "ca.mask_axis(block, mask: block, axis: int) -> block",
+     "The positions along `axis` where the 1-d boolean `mask` is true (block[..., mask, ...]).", true},
+    {"ca.mask_select", "ca.mask_select(block, mask: block) -> block",
+     "The elements where the boolean `mask` (same shape) is true, as a 1-d block in C order (block[mask]).", true},
+    {"ca.npy_read", "ca.npy_read(path: string, dtype: int, file_shape: tuple, origin: tuple, shape: tuple) -> block",
+     "The block at `origin` with `shape` of the .npy file at `path` (whose array has `file_shape` and `dtype`), read "
+     "from the file.",
+     true},
+    {"ca.overlap_block", "ca.overlap_block(neighbours: list, geometry: tuple, constants: bytes) -> block",
+     "A block extended by its neighbours' edges (with boundary handling). Emitted by ca_array_overlap.", false},
+    {"ca.overlap_trim", "ca.overlap_trim(block, index: tuple, geometry: tuple) -> block",
+     "A block with its overlap removed (per axis: lo, hi, numblocks, none). Emitted by ca_array_trim_internal.", false},
+    {"ca.reduce_agg", "ca.reduce_agg(partials: list, spec: tuple, out_shape: tuple) -> block",
+     "The final step of a builtin reduction: partial results to the result block. Emitted by ca_array_reduce.", false},
+    {"ca.reduce_chunk",
+     "ca.reduce_chunk(program: bytes, spec: tuple, array_shape: tuple, origin: tuple, shape: tuple, block...) -> block",
+     "The first step of a builtin reduction (fused with the elementwise program feeding it): a partial result. "
+     "Emitted by ca_array_reduce.",
+     false},
+    {"ca.reduce_combine", "ca.reduce_combine(partials: list, spec: tuple) -> block",
+     "An intermediate step of a builtin reduction tree. Emitted by ca_array_reduce.", false},
+    {"ca.reduce_squeeze", "ca.reduce_squeeze(block, shape: tuple) -> block",
+     "The block viewed with another shape (keepdims=False). Emitted by ca_array_reduce.", false},
+    {"ca.scan_apply", "ca.scan_apply(spec: tuple, scanned: block, carry: block) -> block",
+     "A scanned block combined with the carry of the blocks before it. Emitted by ca_array_scan.", false},
+    {"ca.scan_block", "ca.scan_block(program: bytes, spec: tuple, shape: tuple, block...) -> block",
+     "The scan of one block. Emitted by ca_array_scan.", false},
+    {"ca.scan_carry", "ca.scan_carry(spec: tuple, previous: block | none, scanned: block) -> block",
+     "The running total carried to the next block. Emitted by ca_array_scan.", false},
+    {"ca.setitem", "ca.setitem(block, spec: tuple, value: block | bytes[, list: tuple]) -> block",
+     "A copy of the block with a region (start, step, count per axis) set from `value`. Emitted by "
+     "ca_array_setitem.",
+     false},
+    {"ca.shape.broadcast", "ca.shape.broadcast(block, shape: tuple) -> block",
+     "numpy.broadcast_to(block, shape), as a new block.", true},
+    {"ca.shape.fill", "ca.shape.fill(shape: tuple, dtype: int, value: bytes) -> block",
+     "A block of `shape` holding one repeated element (`value`: its bytes in the dtype's layout).", true},
+    {"ca.shape.repeat", "ca.shape.repeat(block, axis: int, start: int, stop: int, repeats: int) -> block",
+     "numpy.repeat(block[start:stop along axis], repeats, axis).", true},
+    {"ca.shape.reshape", "ca.shape.reshape(block, shape: tuple) -> block",
+     "The same elements in C order with a new shape (sharing the buffer).", true},
+    {"ca.shape.strided", "ca.shape.strided(block, spec: tuple) -> block",
+     "out[k] = block[start + k * step] per axis; spec = (start, step, count) per axis.", true},
+    {"ca.shape.transpose", "ca.shape.transpose(block, axes: tuple) -> block", "numpy.transpose(block, axes).", true},
+    {"ca.sliding_window", "ca.sliding_window(block, window_shape: tuple, axes: tuple) -> block",
+     "numpy's sliding_window_view of one overlapped block. Emitted by ca_array_sliding_window_view.", false},
+    {"ca.take", "ca.take(block, axis: int, indices: tuple) -> block",
+     "numpy.take(block, indices, axis) with indices local to the block.", true},
+    {"ca.take_dyn", "ca.take_dyn(indices: block, axis: int, bounds: tuple, blocks: list) -> block",
+     "A gather along `axis` with indices computed at run time, from the blocks along that axis. Emitted by "
+     "indexing with an array.",
+     false},
+    {"ca.tri", "ca.tri(dtype: int, k: int, origin: tuple, shape: tuple) -> block",
+     "The block of numpy.tri(N, M, k) at `origin` with `shape` (2-d): ones where column - row <= k.", true},
+    {"ca.vindex_merge", "ca.vindex_merge(out_shape: tuple, dtype: int, pieces: list) -> block",
+     "Rows of point-indexing pieces put at their positions (pieces alternate a positions block and a values "
+     "block). Emitted by vindex.",
+     false},
+    {"ca.vindex_slice", "ca.vindex_slice(block, axes: tuple, coords: block) -> block",
+     "The points at `coords` (m x len(axes) local coordinates) of one block. Emitted by vindex.", false},
+    {"ca.zarr_read", "ca.zarr_read(path: string, zarray: string, origin: tuple, shape: tuple) -> block",
+     "The block at `origin` with `shape` of the Zarr v2 array at `path`, whose .zarray metadata is `zarray` "
+     "(JSON text), read from its chunk files.",
+     true},
+};
+
+}  // namespace
+
+std::span<const BuiltinKernelDoc> builtin_kernel_docs() { return kDocs; }
+
+const BuiltinKernelDoc *builtin_kernel_doc(std::string_view name) {
+  auto it = std::lower_bound(std::begin(kDocs), std::end(kDocs), name,
+                             [](const BuiltinKernelDoc &d, std::string_view n) { return std::string_view(d.name) < n; });
+  return it != std::end(kDocs) && it->name == name ? it : nullptr;
+}
+
+}  // namespace ca
