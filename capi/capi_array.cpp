@@ -384,6 +384,23 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
   return CA_OK;
   CA_CATCH
 }
+CA_API ca_status_t ca_array_isclose(ca_array_t **out, const ca_array_t *a, const ca_array_t *b, double rtol,
+                                    double atol, int equal_nan) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_handle(ca::elementwise_isclose(arr(a, "ca_array_isclose", "a"), arr(b, "ca_array_isclose", "b"), rtol,
+                                             atol, equal_nan != 0));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_nan_to_num(ca_array_t **out, const ca_array_t *a, double nan, const double *posinf,
+                                       const double *neginf) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_handle(ca::elementwise_nan_to_num(arr(a, "ca_array_nan_to_num"), nan, posinf, neginf));
+  return CA_OK;
+  CA_CATCH
+}
 
 // ---- reductions ---------------------------------------------------------------------------------
 

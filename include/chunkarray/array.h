@@ -284,7 +284,7 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_ADD = 1,
   CA_OP_SUB = 2,
   CA_OP_MUL = 3,
-  CA_OP_DIV = 4,       /**< true division */
+  CA_OP_DIV = 4,             /**< true division */
   CA_OP_FLOORDIV = 5,
   CA_OP_MOD = 6,
   CA_OP_POW = 7,
@@ -294,7 +294,7 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_LE = 11,
   CA_OP_GT = 12,
   CA_OP_GE = 13,
-  CA_OP_AND = 14,      /**< logical_and */
+  CA_OP_AND = 14,            /**< logical_and */
   CA_OP_OR = 15,
   CA_OP_XOR = 16,
   CA_OP_MAXIMUM = 17,
@@ -303,6 +303,20 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_BITAND = 20,
   CA_OP_BITOR = 21,
   CA_OP_BITXOR = 22,
+  CA_OP_HYPOT = 23,
+  CA_OP_FMAX = 24,           /**< maximum ignoring nan */
+  CA_OP_FMIN = 25,           /**< minimum ignoring nan */
+  CA_OP_FMOD = 26,           /**< C's remainder: the sign of the dividend */
+  CA_OP_COPYSIGN = 27,
+  CA_OP_FLOAT_POWER = 28,    /**< power in float64 (complex128 for complex operands) */
+  CA_OP_LDEXP = 29,          /**< a * 2**b: a float (or integer: the float NumPy's loop takes), b an integer up
+                                to int64 */
+  CA_OP_LOGADDEXP = 30,
+  CA_OP_LOGADDEXP2 = 31,
+  CA_OP_NEXTAFTER = 32,
+  CA_OP_LEFT_SHIFT = 33,     /**< shifts by the bit width or more (or negative) give 0 */
+  CA_OP_RIGHT_SHIFT = 34,    /**< arithmetic for signed types; shifts by the bit width or more (or negative)
+                                give 0 or -1 */
   /* unary */
   CA_OP_NEG = 40,
   CA_OP_ABS = 41,
@@ -326,20 +340,42 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_ARCTANH = 59,
   CA_OP_FLOOR = 60,
   CA_OP_CEIL = 61,
-  CA_OP_ROUND = 62,    /**< round half to even, as np.rint: integer and bool inputs give a float dtype (float32
-                          up to 16 bits, float64 wider); ca_array_round keeps integers */
+  CA_OP_ROUND = 62,          /**< round half to even, as np.rint: integer and bool inputs give a float dtype
+                                (float32 up to 16 bits, float64 wider); ca_array_round keeps integers */
   CA_OP_ISNAN = 63,
   CA_OP_ISINF = 64,
   CA_OP_ISFINITE = 65,
-  CA_OP_NOT = 66,      /**< logical_not */
-  CA_OP_INVERT = 67,   /**< bitwise not (logical not for bool) */
+  CA_OP_NOT = 66,            /**< logical_not */
+  CA_OP_INVERT = 67,         /**< bitwise not (logical not for bool) */
   CA_OP_LOG10 = 68,
   CA_OP_LOG2 = 69,
   CA_OP_SQUARE = 70,
   CA_OP_CONJ = 71,
   CA_OP_REAL = 72,
   CA_OP_IMAG = 73,
-  CA_OP_TRUNC = 74,
+  CA_OP_TRUNC = 74,          /**< also np.fix */
+  CA_OP_CBRT = 75,
+  CA_OP_DEG2RAD = 76,        /**< also np.radians */
+  CA_OP_RAD2DEG = 77,        /**< also np.degrees */
+  CA_OP_EXP2 = 78,
+  CA_OP_FABS = 79,
+  CA_OP_SPACING = 80,        /**< the distance to the next value away from zero (float16 in its own precision) */
+  CA_OP_SIGNBIT = 81,
+  CA_OP_SINC = 82,           /**< sin(pi x) / (pi x), 1 at 0 (np.sinc: bool and integers give float64) */
+  CA_OP_I0 = 83,             /**< modified Bessel function of the first kind, order 0 (np.i0: bool and integers
+                                give float64) */
+  CA_OP_RECIPROCAL = 84,     /**< 1 / x; integers as NumPy: the float quotient truncated */
+  CA_OP_POSITIVE = 85,
+  CA_OP_ANGLE = 86,          /**< the argument in radians (np.angle; bool gives float64 as NumPy) */
+  CA_OP_ISCOMPLEX = 87,      /**< imaginary part != 0 */
+  CA_OP_ISREAL = 88,         /**< imaginary part == 0 */
+  CA_OP_ISNEGINF = 89,
+  CA_OP_ISPOSINF = 90,
+  CA_OP_NAN_TO_NUM = 91,     /**< nan -> 0, +-inf -> the dtype's largest finite values (complex: each part);
+                                ca_array_nan_to_num takes other values */
+  CA_OP_FREXP_MANTISSA = 92, /**< np.frexp(x)[0] */
+  CA_OP_FREXP_EXPONENT = 93, /**< np.frexp(x)[1] (int32) */
+  CA_OP_MODF_FRACTION = 94,  /**< np.modf(x)[0]; np.modf(x)[1] is CA_OP_TRUNC */
   CA_OP__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
 } ca_op_t;
 /* @generated ops end */
@@ -407,6 +443,26 @@ CA_API ca_status_t ca_array_astype(ca_array_t **out, const ca_array_t *a, ca_dty
  * @return CA_OK; CA_EINVAL (NULL out or a); CA_ETYPE (a string or time dtype); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t decimals);
+/**
+ * np.isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b| where both are finite, a == b where
+ * either is not, and nan against nan true when @p equal_nan is 1. b is taken as float64 when it is bool or
+ * integer (NumPy's result_type(b, 1.0)). A boolean array of the broadcast shape, one fused expression.
+ * Both arrays are borrowed; *out is the caller's (ca_array_free).
+ * @return CA_OK; CA_EINVAL (NULL out, a or b, shapes that do not broadcast); CA_ETYPE (a string or time dtype, or
+ *         dtypes without a promotion); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_isclose(ca_array_t **out, const ca_array_t *a, const ca_array_t *b, double rtol,
+                                    double atol, int equal_nan);
+/**
+ * np.nan_to_num(a, nan=nan, posinf=*posinf, neginf=*neginf): nan, +inf and -inf replaced by the values cast to
+ * a's dtype. NULL @p posinf / @p neginf: the dtype's largest / most negative finite value (the defaults, which
+ * CA_OP_NAN_TO_NUM computes with nan = 0). Bool and integer arrays come back unchanged. a is borrowed; *out is
+ * the caller's.
+ * @return CA_OK; CA_EINVAL (NULL out or a); CA_ETYPE (a string or time dtype); CA_EUNSUPPORTED (a complex dtype
+ *         with values other than the defaults); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_nan_to_num(ca_array_t **out, const ca_array_t *a, double nan, const double *posinf,
+                                       const double *neginf);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Reductions and scans                                                                              */

@@ -1303,6 +1303,8 @@ class Array:
                 if isinstance(a, Array):
                     return a._binop(op, b)
                 return b._binop(op, a, True)
+            if name in _UFUNC_FUNCTIONS:
+                return _UFUNC_FUNCTIONS[name](*inputs)
         if method == "reduce" and len(inputs) == 1:
             red = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                    "logical_and": "all", "logical_or": "any"}.get(name)
@@ -2300,3 +2302,4 @@ def scan(func, binop, ident, x, axis=None, dtype=None, out=None, method="sequent
 
 
 _NUMPY_FUNCTIONS = {}  # filled by chunkarray._api
+_UFUNC_FUNCTIONS = {}  # ufunc name -> function, for ufuncs that are not one table op (chunkarray._elementwise)
