@@ -517,6 +517,47 @@ typedef struct ca_reduce_options {
 CA_API ca_status_t ca_array_reduce(ca_array_t **out, ca_reduction_t op, const ca_array_t *a, const int32_t *axes,
                                    int32_t naxes, int keepdims, const ca_reduce_options_t *opts);
 
+/* Interpolation between order statistics (ca_array_quantile): NumPy's `method` of np.quantile. */
+typedef enum ca_quantile_method_t CA_ENUM32 {
+  CA_QUANTILE_LINEAR = 0,   /**< NumPy's default */
+  CA_QUANTILE_LOWER = 1,    /**< the order statistic below */
+  CA_QUANTILE_HIGHER = 2,   /**< the one above */
+  CA_QUANTILE_NEAREST = 3,  /**< the nearer one (half to even) */
+  CA_QUANTILE_MIDPOINT = 4, /**< the mean of both */
+  CA_QUANTILE__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_quantile_method_t;
+
+/** Options of ca_array_quantile(). Start from CA_QUANTILE_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_quantile_options {
+  uint32_t struct_size;        /**< sizeof(ca_quantile_options_t) */
+  ca_quantile_method_t method; /**< CA_QUANTILE_* */
+  int32_t keepdims;            /**< 1: the reduced axes stay, of extent 1 */
+  int32_t skip_nan;            /**< 1: np.nanquantile (nan ignored); 0: a row with a nan gives nan */
+  ca_dtype_t dtype;            /**< the result dtype: float16/32/64, or a's for lower/higher/nearest;
+                                    CA_DTYPE_INVALID = np.quantile's (float64 for linear/midpoint, a's for
+                                    the others; np.median keeps float16/float32: pass a's dtype) */
+} ca_quantile_options_t;
+#define CA_QUANTILE_OPTIONS_INIT {sizeof(ca_quantile_options_t), CA_QUANTILE_LINEAR, 0, 0, CA_DTYPE_INVALID}
+
+/**
+ * np.quantile(a, q, axis=axes), exact (np.median is q 0.5, np.percentile q / 100). The reduced axes
+ * (@p naxes of @p axes; naxes 0 with axes NULL: all) are rechunked to one chunk each and no other
+ * axis is, as dask.array's median; each block then selects its rows' order statistics (in a's own
+ * type for lower/higher/nearest: exact for int64). @p q holds @p nq values in [0, 1]: with
+ * @p q_is_scalar 1 it is one value and the result has no q axis, otherwise the result's first axis is
+ * q's. Result dtype: opts->dtype. Rows that are empty (or all nan with skip_nan) give nan.
+ * @p a and @p q are borrowed (q is copied); *out is the caller's.
+ * @param opts borrowed, may be NULL (the defaults of CA_QUANTILE_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out, a, or q with nq > 0; nq 0; q_is_scalar with nq != 1; a value of q outside
+ *         [0, 1] or nan; axes NULL with naxes > 0; an axis out of range or repeated; a 0-d array; an unknown method;
+ *         opts->struct_size too small); CA_ETYPE (a complex, string or time dtype; bool with linear/midpoint and no
+ *         float result dtype; a result dtype that is not float16/32/64 or a's for lower/higher/nearest);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_quantile(ca_array_t **out, const ca_array_t *a, const double *q, size_t nq,
+                                     int q_is_scalar, const int32_t *axes, int32_t naxes,
+                                     const ca_quantile_options_t *opts);
+
 /* @generated scans begin: tools/gen_codes.py */
 /* Builtin scans (ca_array_scan).
  * Values are pinned: never renumbered or reused.

@@ -6,6 +6,7 @@ average, ptp and trace are one reduction over a fused expression each), and from
 NumPy where the work is a sort or a count (median, percentile, histogram, bincount, topk): those rechunk
 only what they must (the reduced axes to one chunk), so results are exact.
 """
+import ctypes
 import functools
 import math
 import numbers
@@ -13,6 +14,7 @@ import numbers
 import numpy as np
 
 from . import _api, core
+from . import _lib as C
 from ._shape import broadcast_to, concatenate, moveaxis, ravel, swapaxes
 from .core import Array, asarray
 
@@ -187,8 +189,35 @@ def _one_chunk_along(a, axes):
     return a
 
 
+_METHODS = {"linear": 0, "lower": 1, "higher": 2, "nearest": 3, "midpoint": 4}
+
+
+def _c_quantile(a, qf, axis, method, keepdims, skip_nan, dtype=None):
+    """The C library's exact quantile (ca_array_quantile), or None where it does not apply (complex
+    dtypes, methods other than NumPy's five classic ones, q of more than one dimension)."""
+    qf = np.asarray(qf, dtype=np.float64)
+    if a.dtype.kind not in "biuf" or method not in _METHODS or qf.ndim > 1 or a.ndim == 0 or qf.size == 0:
+        return None
+    if np.any(np.isnan(qf)) or np.any((qf < 0) | (qf > 1)):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    axes = _axis_tuple(axis, a.ndim) if axis is not None else ()
+    qa = np.ascontiguousarray(qf.ravel())
+    if dtype is None and method in ("linear", "midpoint") and a.dtype.kind == "b":
+        return None  # NumPy raises (boolean subtract): its own message
+    opts = C.QuantileOptions(ctypes.sizeof(C.QuantileOptions), _METHODS[method], int(bool(keepdims)),
+                             int(bool(skip_nan)), core._ca_dtype(dtype) if dtype is not None else 0)
+    ax = core._i32arr(axes) if axes else None
+    return Array._new(core.lib().ca_array_quantile, a, qa.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                      qa.size, int(qf.ndim == 0), ax, len(axes), ctypes.byref(opts))
+
+
 def _median(fn, a, axis, keepdims):
     a = asarray(a)
+    # np.median keeps float16/float32 (np.quantile gives float64)
+    dtype = a.dtype if a.dtype in (np.float16, np.float32) else np.float64
+    r = _c_quantile(a, 0.5, axis, "linear", keepdims, fn is np.nanmedian, dtype)
+    if r is not None:
+        return r
     if axis is None:
         out = _median(fn, ravel(a), 0, False)
         if keepdims:
@@ -221,6 +250,16 @@ def nanmedian(a, axis=None, keepdims=False, out=None):
 def _percentile(fn, a, q, axis, method, keepdims):
     a = asarray(a)
     q = np.asarray(q)
+    if np.any(np.isnan(q)) or np.any((q < 0) | (q > 100)):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    if fn is np.percentile and q.size:
+        axes = _axis_tuple(axis, a.ndim)
+        if a.ndim and math.prod(a.shape[ax] for ax in axes) == 0 and (
+                axis is None or math.prod(n for i, n in enumerate(a.shape) if i not in axes) > 0):
+            raise IndexError("cannot do a non-empty take from an empty axes.")  # NumPy's
+    r = _c_quantile(a, np.true_divide(q, 100), axis, method, keepdims, fn is np.nanpercentile)
+    if r is not None:
+        return r
     if axis is None:
         r = _percentile(fn, ravel(a), q, 0, method, False)
         if keepdims:
