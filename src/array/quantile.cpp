@@ -1,7 +1,8 @@
 // Exact quantiles along axes (np.quantile / percentile / median and their nan-skipping variants), as
-// dask.array's median: the reduced axes are moved last and rechunked to one chunk each (only those
-// axes), then one kernel per block selects the order statistics of each row (nth_element, or a sort
-// for several quantiles) and interpolates them as NumPy 1.24's methods do.
+// dask.array's median: the reduced axes are rechunked to one chunk each (only those axes; several
+// are first moved last, next to each other), then one kernel per block selects the order statistics
+// of each row (nth_element, or a sort for several quantiles) and interpolates them as NumPy 1.24's
+// methods do.
 #include "array/quantile.hpp"
 
 #include "array/rechunk.hpp"
@@ -69,19 +70,24 @@ bool is_nan_value(T x) {
   else return false;
 }
 
-// ca.quantile(block, q (float64 bytes), nred, method, skip_nan, q_ndim, out dtype): the block's last
-// nred axes reduced; the result has q's axis first (q_ndim 1) and the block's other axes. Selecting
-// methods work in the block's own type (exact for int64); out dtype is then the block's or a float.
+// ca.quantile(block, q (float64 bytes), nred, method, skip_nan, q_ndim, out dtype, axis): the block's
+// nred axes from `axis` on reduced; the result has q's axis first (q_ndim 1) and the block's other
+// axes. Rows are gathered in tiles of kTile neighbouring rows (one pass over the block, in memory
+// order). Selecting methods work in the block's own type (exact for int64); out dtype is then the
+// block's or a float.
+constexpr Index kTile = 32;
+
 Block *k_quantile(const KernelArgs &A) {
-  A.expect(7);
+  A.expect(8);
   const Block *in = A.block(0, "block");
   const std::string_view qb = A.bytes(1, "q");
   const int64_t nred = A.int64(2, "reduced axes"), method = A.int64(3, "method"), skip = A.int64(4, "skip_nan"),
                 qnd = A.int64(5, "q ndim");
   const DType odt = DType(A.int64(6, "dtype"));
+  const int64_t axis = A.int64(7, "axis");
   CA_CHECK(qb.size() % sizeof(double) == 0, CA_EINVAL, "ca.quantile: q is not a list of float64");
-  CA_CHECK(nred >= 1 && nred <= in->ndim, CA_EINVAL, "ca.quantile: ", nred, " reduced axes of a ", in->ndim,
-           "-d block");
+  CA_CHECK(nred >= 1 && axis >= 0 && axis + nred <= in->ndim, CA_EINVAL, "ca.quantile: ", nred,
+           " reduced axes from axis ", axis, " of a ", in->ndim, "-d block");
   CA_CHECK(method >= 0 && method <= 4, CA_EINVAL, "ca.quantile: unknown method ", method);
   CA_CHECK(qnd == 0 || qnd == 1, CA_EINVAL, "ca.quantile: q must be 0-d or 1-d");
   CA_CHECK(odt == CA_FLOAT16 || odt == CA_FLOAT32 || odt == CA_FLOAT64 || odt == in->dtype, CA_ETYPE,
@@ -90,12 +96,13 @@ Block *k_quantile(const KernelArgs &A) {
   CA_CHECK(qnd == 1 || nq == 1, CA_EINVAL, "ca.quantile: a 0-d q has one value");
   std::vector<double> q(nq);
   if (nq) std::memcpy(q.data(), qb.data(), qb.size());
-  const int32_t lead = int32_t(in->ndim - nred);
-  Index row = 1, rows = 1;
-  for (int32_t d = 0; d < in->ndim; ++d) (d < lead ? rows : row) *= in->shape[d];
+  Index outer = 1, row = 1, inner = 1;
+  for (int32_t d = 0; d < in->ndim; ++d) (d < axis ? outer : d < axis + nred ? row : inner) *= in->shape[d];
+  const Index rows = outer * inner;
   std::vector<int64_t> oshape;
   if (qnd) oshape.push_back(int64_t(nq));
-  for (int32_t d = 0; d < lead; ++d) oshape.push_back(in->shape[d]);
+  for (int32_t d = 0; d < in->ndim; ++d)
+    if (d < axis || d >= axis + nred) oshape.push_back(in->shape[d]);
   BlockRef out(block_new(odt, int32_t(oshape.size()), oshape.data()));
   const QuantileMethod m = QuantileMethod(method);
   dispatch_dtype_f16(in->dtype, [&](auto tag) {
@@ -118,12 +125,13 @@ Block *k_quantile(const KernelArgs &A) {
         }
       };
       const double nanv = std::numeric_limits<double>::quiet_NaN();
-      for (Index r = 0; r < rows; ++r) {
+      std::vector<S> tile(static_cast<size_t>(row * std::min(inner, kTile)));
+      auto do_row = [&](Index r, const S *src) {
         Index n = 0;
         bool nan = false;
         const S *nan_elem = nullptr;
         for (Index i = 0; i < row; ++i) {
-          const S x = S(p[r * row + i]);
+          const S x = src[i];
           if (is_nan_value(x)) {
             nan = true;
             if (skip) continue;
@@ -148,6 +156,17 @@ Block *k_quantile(const KernelArgs &A) {
             if (!sorted) std::nth_element(buf.begin(), buf.begin() + i, buf.begin() + n, less_value<S>);
             store(at, 0.0, &buf[size_t(i)]);
           }
+        }
+      };
+      // rows are the (outer, inner) positions; row r = o * inner + j reads p[(o * row + i) * inner + j]
+      for (Index o = 0; o < outer; ++o) {
+        for (Index j0 = 0; j0 < inner; j0 += kTile) {
+          const Index w = std::min(kTile, inner - j0);
+          for (Index i = 0; i < row; ++i) {
+            const T *src = p + (o * row + i) * inner + j0;
+            for (Index t = 0; t < w; ++t) tile[size_t(t * row + i)] = S(src[t]);
+          }
+          for (Index t = 0; t < w; ++t) do_row(o * inner + j0 + t, tile.data() + t * row);
         }
       }
     }
@@ -194,16 +213,23 @@ ArrayPtr quantile(const ArrayPtr &a, const std::vector<double> &q, bool q_scalar
     reduced[size_t(ax)] = true;
   }
   if (nd == 0) fail(CA_EINVAL, "quantile: a 0-d array has no axis to reduce");
-  // the reduced axes last (the others keep their order), each in one chunk
-  std::vector<int64_t> src, dst;
-  int32_t next = nd - int32_t(axes.size());
+  // several reduced axes: moved last (the others keep their order); one stays where it is. Each
+  // reduced axis in one chunk.
   std::vector<int32_t> sorted_axes = axes;
   std::sort(sorted_axes.begin(), sorted_axes.end());
-  for (int32_t ax : sorted_axes) src.push_back(ax), dst.push_back(next++);
-  ArrayPtr b = moveaxis(a, src, dst);
+  ArrayPtr b = a;
+  int32_t first = sorted_axes[0];
+  if (axes.size() > 1) {
+    std::vector<int64_t> src, dst;
+    int32_t next = nd - int32_t(axes.size());
+    for (int32_t ax : sorted_axes) src.push_back(ax), dst.push_back(next++);
+    b = moveaxis(a, src, dst);
+    first = nd - int32_t(axes.size());
+  }
+  const int32_t last = first + int32_t(axes.size());
   Chunks ch = b->chunks;
   bool rechunk_needed = false;
-  for (int32_t d = nd - int32_t(axes.size()); d < nd; ++d) {
+  for (int32_t d = first; d < last; ++d) {
     if (ch[size_t(d)].size() != 1) {
       rechunk_needed = true;
       ch[size_t(d)] = {b->shape[size_t(d)]};
@@ -213,16 +239,17 @@ ArrayPtr quantile(const ArrayPtr &a, const std::vector<double> &q, bool q_scalar
   // output: q's axis first (1-d q), then the kept axes
   Chunks oc;
   if (!q_scalar) oc.push_back({Index(q.size())});
-  for (int32_t d = 0; d < nd - int32_t(axes.size()); ++d) oc.push_back(b->chunks[size_t(d)]);
+  for (int32_t d = 0; d < nd; ++d)
+    if (d < first || d >= last) oc.push_back(b->chunks[size_t(d)]);
   MapBlocksOptions mo;
   mo.name = opts.skip_nan ? "nanquantile" : "quantile";
   mo.dtype = odt;
-  for (int32_t d = nd - int32_t(axes.size()); d < nd; ++d) mo.drop_axis.push_back(d);
+  for (int32_t d = first; d < last; ++d) mo.drop_axis.push_back(d);
   if (!q_scalar) mo.new_axis.push_back(0);
   mo.chunks = &oc;
   std::vector<ca_arg_t> extra = {ca_arg_bytes(q.data(), q.size() * sizeof(double)), ca_arg_i64(int64_t(axes.size())),
                                  ca_arg_i64(int64_t(opts.method)), ca_arg_i64(opts.skip_nan ? 1 : 0),
-                                 ca_arg_i64(q_scalar ? 0 : 1), ca_arg_i64(int64_t(odt))};
+                                 ca_arg_i64(q_scalar ? 0 : 1), ca_arg_i64(int64_t(odt)), ca_arg_i64(first)};
   ArrayPtr r = map_blocks("ca.quantile", {b}, extra, mo);
   if (opts.keepdims) {
     std::vector<int64_t> at;
