@@ -6,6 +6,7 @@
 #include "array/array.hpp"
 #include "array/create.hpp"
 #include "array/expr.hpp"
+#include "array/quantile.hpp"
 #include "array/reduce.hpp"
 #include "capi_internal.hpp"
 
@@ -395,6 +396,23 @@ CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t
   return CA_OK;
   CA_CATCH
 }
+CA_API ca_status_t ca_array_isclose(ca_array_t **out, const ca_array_t *a, const ca_array_t *b, double rtol,
+                                    double atol, int equal_nan) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_handle(ca::elementwise_isclose(arr(a, "ca_array_isclose", "a"), arr(b, "ca_array_isclose", "b"), rtol,
+                                             atol, equal_nan != 0));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_nan_to_num(ca_array_t **out, const ca_array_t *a, double nan, const double *posinf,
+                                       const double *neginf) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_handle(ca::elementwise_nan_to_num(arr(a, "ca_array_nan_to_num"), nan, posinf, neginf));
+  return CA_OK;
+  CA_CATCH
+}
 
 // ---- reductions ---------------------------------------------------------------------------------
 
@@ -410,6 +428,28 @@ CA_API ca_status_t ca_array_reduce(ca_array_t **out, ca_reduction_t op, const ca
   }
   std::vector<int32_t> ax(axes, axes + naxes);
   *out = wrap_handle(ca::reduce(op, arr(a, "ca_array_reduce"), ax, keepdims, o.split_every, o.ddof, o.dtype));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_quantile(ca_array_t **out, const ca_array_t *a, const double *q, size_t nq,
+                                     int q_is_scalar, const int32_t *axes, int32_t naxes,
+                                     const ca_quantile_options_t *opts) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(q || nq == 0, CA_EINVAL, "ca_array_quantile: q is NULL");
+  CA_CHECK(nq > 0, CA_EINVAL, "ca_array_quantile: no quantiles (nq 0)");
+  CA_CHECK(naxes >= 0 && (naxes == 0 || axes), CA_EINVAL, "ca_array_quantile: bad axes (naxes ", naxes, ")");
+  const ca_quantile_options_t o =
+      ca::capi::options_in(opts, ca_quantile_options_t CA_QUANTILE_OPTIONS_INIT, "ca_array_quantile");
+  CA_CHECK(o.method >= CA_QUANTILE_LINEAR && o.method <= CA_QUANTILE_MIDPOINT, CA_EINVAL,
+           "ca_array_quantile: unknown method ", int32_t(o.method));
+  ca::QuantileOptions qo;
+  qo.method = ca::QuantileMethod(o.method);
+  qo.keepdims = o.keepdims != 0;
+  qo.skip_nan = o.skip_nan != 0;
+  qo.dtype = o.dtype;
+  *out = wrap_handle(ca::quantile(arr(a, "ca_array_quantile"), std::vector<double>(q, q + nq), q_is_scalar != 0,
+                                  std::vector<int32_t>(axes, axes + naxes), qo));
   return CA_OK;
   CA_CATCH
 }

@@ -159,10 +159,11 @@ def gen_python(tables):
             out.append('    "%s": %s,' % (k, v))
         out.append("}")
     ops = tables["ops"]
+    # rows without a NumPy name are parts of a two-result function (frexp, modf): not a ufunc alone
     mapping("UNARY", "NumPy ufunc name -> CA_OP_* code (unary)",
-            [(r["numpy"], "CA_OP_" + r["enum"]) for r in ops if r["arity"] == "1"])
+            [(r["numpy"], "CA_OP_" + r["enum"]) for r in ops if r["arity"] == "1" and r["numpy"]])
     mapping("BINARY", "NumPy ufunc name -> CA_OP_* code (binary)",
-            [(r["numpy"], "CA_OP_" + r["enum"]) for r in ops if r["arity"] == "2"])
+            [(r["numpy"], "CA_OP_" + r["enum"]) for r in ops if r["arity"] == "2" and r["numpy"]])
     mapping("REDUCTIONS", "NumPy name -> CA_RED_* code", [(r["name"], "CA_RED_" + r["enum"]) for r in tables["reductions"]])
     mapping("SCANS", "NumPy name -> CA_SCAN_* code", [(r["name"], "CA_SCAN_" + r["enum"]) for r in tables["scans"]])
     return "\n".join(out) + "\n"

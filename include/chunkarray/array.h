@@ -298,7 +298,7 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_ADD = 1,
   CA_OP_SUB = 2,
   CA_OP_MUL = 3,
-  CA_OP_DIV = 4,       /**< true division */
+  CA_OP_DIV = 4,             /**< true division */
   CA_OP_FLOORDIV = 5,
   CA_OP_MOD = 6,
   CA_OP_POW = 7,
@@ -308,7 +308,7 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_LE = 11,
   CA_OP_GT = 12,
   CA_OP_GE = 13,
-  CA_OP_AND = 14,      /**< logical_and */
+  CA_OP_AND = 14,            /**< logical_and */
   CA_OP_OR = 15,
   CA_OP_XOR = 16,
   CA_OP_MAXIMUM = 17,
@@ -317,6 +317,20 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_BITAND = 20,
   CA_OP_BITOR = 21,
   CA_OP_BITXOR = 22,
+  CA_OP_HYPOT = 23,
+  CA_OP_FMAX = 24,           /**< maximum ignoring nan */
+  CA_OP_FMIN = 25,           /**< minimum ignoring nan */
+  CA_OP_FMOD = 26,           /**< C's remainder: the sign of the dividend */
+  CA_OP_COPYSIGN = 27,
+  CA_OP_FLOAT_POWER = 28,    /**< power in float64 (complex128 for complex operands) */
+  CA_OP_LDEXP = 29,          /**< a * 2**b: a float (or integer: the float NumPy's loop takes), b an integer up
+                                to int64 */
+  CA_OP_LOGADDEXP = 30,
+  CA_OP_LOGADDEXP2 = 31,
+  CA_OP_NEXTAFTER = 32,
+  CA_OP_LEFT_SHIFT = 33,     /**< shifts by the bit width or more (or negative) give 0 */
+  CA_OP_RIGHT_SHIFT = 34,    /**< arithmetic for signed types; shifts by the bit width or more (or negative)
+                                give 0 or -1 */
   /* unary */
   CA_OP_NEG = 40,
   CA_OP_ABS = 41,
@@ -340,20 +354,42 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_ARCTANH = 59,
   CA_OP_FLOOR = 60,
   CA_OP_CEIL = 61,
-  CA_OP_ROUND = 62,    /**< round half to even, as np.rint: integer and bool inputs give a float dtype (float32
-                          up to 16 bits, float64 wider); ca_array_round keeps integers */
+  CA_OP_ROUND = 62,          /**< round half to even, as np.rint: integer and bool inputs give a float dtype
+                                (float32 up to 16 bits, float64 wider); ca_array_round keeps integers */
   CA_OP_ISNAN = 63,
   CA_OP_ISINF = 64,
   CA_OP_ISFINITE = 65,
-  CA_OP_NOT = 66,      /**< logical_not */
-  CA_OP_INVERT = 67,   /**< bitwise not (logical not for bool) */
+  CA_OP_NOT = 66,            /**< logical_not */
+  CA_OP_INVERT = 67,         /**< bitwise not (logical not for bool) */
   CA_OP_LOG10 = 68,
   CA_OP_LOG2 = 69,
   CA_OP_SQUARE = 70,
   CA_OP_CONJ = 71,
   CA_OP_REAL = 72,
   CA_OP_IMAG = 73,
-  CA_OP_TRUNC = 74,
+  CA_OP_TRUNC = 74,          /**< also np.fix */
+  CA_OP_CBRT = 75,
+  CA_OP_DEG2RAD = 76,        /**< also np.radians */
+  CA_OP_RAD2DEG = 77,        /**< also np.degrees */
+  CA_OP_EXP2 = 78,
+  CA_OP_FABS = 79,
+  CA_OP_SPACING = 80,        /**< the distance to the next value away from zero (float16 in its own precision) */
+  CA_OP_SIGNBIT = 81,
+  CA_OP_SINC = 82,           /**< sin(pi x) / (pi x), 1 at 0 (np.sinc: bool and integers give float64) */
+  CA_OP_I0 = 83,             /**< modified Bessel function of the first kind, order 0 (np.i0: bool and integers
+                                give float64) */
+  CA_OP_RECIPROCAL = 84,     /**< 1 / x; integers as NumPy: the float quotient truncated */
+  CA_OP_POSITIVE = 85,
+  CA_OP_ANGLE = 86,          /**< the argument in radians (np.angle; bool gives float64 as NumPy) */
+  CA_OP_ISCOMPLEX = 87,      /**< imaginary part != 0 */
+  CA_OP_ISREAL = 88,         /**< imaginary part == 0 */
+  CA_OP_ISNEGINF = 89,
+  CA_OP_ISPOSINF = 90,
+  CA_OP_NAN_TO_NUM = 91,     /**< nan -> 0, +-inf -> the dtype's largest finite values (complex: each part);
+                                ca_array_nan_to_num takes other values */
+  CA_OP_FREXP_MANTISSA = 92, /**< np.frexp(x)[0] */
+  CA_OP_FREXP_EXPONENT = 93, /**< np.frexp(x)[1] (int32) */
+  CA_OP_MODF_FRACTION = 94,  /**< np.modf(x)[0]; np.modf(x)[1] is CA_OP_TRUNC */
   CA_OP__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
 } ca_op_t;
 /* @generated ops end */
@@ -422,6 +458,26 @@ CA_API ca_status_t ca_array_astype(ca_array_t **out, const ca_array_t *a, ca_dty
  * @return CA_OK; CA_EINVAL (NULL out or a); CA_ETYPE (a string or time dtype); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_round(ca_array_t **out, const ca_array_t *a, int32_t decimals);
+/**
+ * np.isclose(a, b, rtol, atol, equal_nan): |a - b| <= atol + rtol * |b| where both are finite, a == b where
+ * either is not, and nan against nan true when @p equal_nan is 1. b is taken as float64 when it is bool or
+ * integer (NumPy's result_type(b, 1.0)). A boolean array of the broadcast shape, one fused expression.
+ * Both arrays are borrowed; *out is the caller's (ca_array_free).
+ * @return CA_OK; CA_EINVAL (NULL out, a or b, shapes that do not broadcast); CA_ETYPE (a string or time dtype, or
+ *         dtypes without a promotion); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_isclose(ca_array_t **out, const ca_array_t *a, const ca_array_t *b, double rtol,
+                                    double atol, int equal_nan);
+/**
+ * np.nan_to_num(a, nan=nan, posinf=*posinf, neginf=*neginf): nan, +inf and -inf replaced by the values cast to
+ * a's dtype. NULL @p posinf / @p neginf: the dtype's largest / most negative finite value (the defaults, which
+ * CA_OP_NAN_TO_NUM computes with nan = 0). Bool and integer arrays come back unchanged. a is borrowed; *out is
+ * the caller's.
+ * @return CA_OK; CA_EINVAL (NULL out or a); CA_ETYPE (a string or time dtype); CA_EUNSUPPORTED (a complex dtype
+ *         with values other than the defaults); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_nan_to_num(ca_array_t **out, const ca_array_t *a, double nan, const double *posinf,
+                                       const double *neginf);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Reductions and scans                                                                              */
@@ -477,6 +533,47 @@ typedef struct ca_reduce_options {
  */
 CA_API ca_status_t ca_array_reduce(ca_array_t **out, ca_reduction_t op, const ca_array_t *a, const int32_t *axes,
                                    int32_t naxes, int keepdims, const ca_reduce_options_t *opts);
+
+/* Interpolation between order statistics (ca_array_quantile): NumPy's `method` of np.quantile. */
+typedef enum ca_quantile_method_t CA_ENUM32 {
+  CA_QUANTILE_LINEAR = 0,   /**< NumPy's default */
+  CA_QUANTILE_LOWER = 1,    /**< the order statistic below */
+  CA_QUANTILE_HIGHER = 2,   /**< the one above */
+  CA_QUANTILE_NEAREST = 3,  /**< the nearer one (half to even) */
+  CA_QUANTILE_MIDPOINT = 4, /**< the mean of both */
+  CA_QUANTILE__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_quantile_method_t;
+
+/** Options of ca_array_quantile(). Start from CA_QUANTILE_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_quantile_options {
+  uint32_t struct_size;        /**< sizeof(ca_quantile_options_t) */
+  ca_quantile_method_t method; /**< CA_QUANTILE_* */
+  int32_t keepdims;            /**< 1: the reduced axes stay, of extent 1 */
+  int32_t skip_nan;            /**< 1: np.nanquantile (nan ignored); 0: a row with a nan gives nan */
+  ca_dtype_t dtype;            /**< the result dtype: float16/32/64, or a's for lower/higher/nearest;
+                                    CA_DTYPE_INVALID = np.quantile's (float64 for linear/midpoint, a's for
+                                    the others; np.median keeps float16/float32: pass a's dtype) */
+} ca_quantile_options_t;
+#define CA_QUANTILE_OPTIONS_INIT {sizeof(ca_quantile_options_t), CA_QUANTILE_LINEAR, 0, 0, CA_DTYPE_INVALID}
+
+/**
+ * np.quantile(a, q, axis=axes), exact (np.median is q 0.5, np.percentile q / 100). The reduced axes
+ * (@p naxes of @p axes; naxes 0 with axes NULL: all) are rechunked to one chunk each and no other
+ * axis is, as dask.array's median; each block then selects its rows' order statistics (in a's own
+ * type for lower/higher/nearest: exact for int64). @p q holds @p nq values in [0, 1]: with
+ * @p q_is_scalar 1 it is one value and the result has no q axis, otherwise the result's first axis is
+ * q's. Result dtype: opts->dtype. Rows that are empty (or all nan with skip_nan) give nan.
+ * @p a and @p q are borrowed (q is copied); *out is the caller's.
+ * @param opts borrowed, may be NULL (the defaults of CA_QUANTILE_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out, a, or q with nq > 0; nq 0; q_is_scalar with nq != 1; a value of q outside
+ *         [0, 1] or nan; axes NULL with naxes > 0; an axis out of range or repeated; a 0-d array; an unknown method;
+ *         opts->struct_size too small); CA_ETYPE (a complex, string or time dtype; bool with linear/midpoint and no
+ *         float result dtype; a result dtype that is not float16/32/64 or a's for lower/higher/nearest);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_quantile(ca_array_t **out, const ca_array_t *a, const double *q, size_t nq,
+                                     int q_is_scalar, const int32_t *axes, int32_t naxes,
+                                     const ca_quantile_options_t *opts);
 
 /* @generated scans begin: tools/gen_codes.py */
 /** Builtin scans (ca_array_scan).

@@ -1,11 +1,13 @@
 // Instruction functions of fused elementwise programs for the dtypes with their own storage rules
 // (core/dtype.hpp): float16 (binary16 storage; the compiler computes in float32 and casts back, so
-// only casts, constants and where exist here), datetime64 / timedelta64 (int64 with NaT, NumPy's
+// only casts, constants, where, and spacing/nextafter/nan_to_num, which need float16's own neighbours
+// and largest value, exist here), datetime64 / timedelta64 (int64 with NaT, NumPy's
 // datetime loops) and fixed-width bytes / unicode (comparisons, where, casts between widths).
 // Baseline code only: these are not the hot loops of numeric work.
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -390,6 +392,53 @@ Fn cast_fn(const ExprInstr &ins) {
   bad(ins, "no cast between these dtypes");
 }
 
+// ---- float16 ops whose result depends on float16's own precision (NumPy's npy_half_* functions on
+// the bits; array/expr.cpp's half_native): every other op computes float16 in float32 ---------------
+
+constexpr uint16_t kHalfNan = 0x7e00u;
+inline bool h_isnan(uint16_t h) { return (h & 0x7fffu) > 0x7c00u; }
+
+inline uint16_t h_nextafter(uint16_t x, uint16_t y) {  // npy_half_nextafter
+  if (h_isnan(x) || h_isnan(y)) return kHalfNan;
+  if (x == y || ((x | y) & 0x7fffu) == 0) return x;  // equal (+0 == -0 too)
+  if ((x & 0x7fffu) == 0) return uint16_t((y & 0x8000u) + 1);
+  if (!(x & 0x8000u)) return int16_t(x) > int16_t(y) ? uint16_t(x - 1) : uint16_t(x + 1);
+  if (!(y & 0x8000u) || (x & 0x7fffu) > (y & 0x7fffu)) return uint16_t(x - 1);
+  return uint16_t(x + 1);
+}
+inline uint16_t h_spacing(uint16_t h) {  // npy_half_spacing (unsigned for negative values, as NumPy)
+  const uint16_t e = h & 0x7c00u, sig = h & 0x03ffu;
+  if (e == 0x7c00u) return kHalfNan;
+  if (h == 0x7bffu) return 0x7c00u;
+  if ((h & 0x8000u) && sig == 0) {
+    if (e > 0x2c00u) return uint16_t(e - 0x2c00u);
+    if (e > 0x0400u) return uint16_t(1u << ((e >> 10) - 2));
+    return 0x0001u;
+  }
+  if (e > 0x2800u) return uint16_t(e - 0x2800u);
+  if (e > 0x0400u) return uint16_t(1u << ((e >> 10) - 1));
+  return 0x0001u;
+}
+inline uint16_t h_nan_to_num(uint16_t h) {
+  if (h_isnan(h)) return 0;
+  if ((h & 0x7fffu) == 0x7c00u) return (h & 0x8000u) ? 0xfbffu : 0x7bffu;
+  return h;
+}
+
+template <uint16_t (*F)(uint16_t)>
+void k_half_unary(const ExprInstr &, const void *a, const void *, const void *, void *r, int64_t n) {
+  const uint16_t *__restrict pa = static_cast<const uint16_t *>(a);
+  uint16_t *__restrict pr = static_cast<uint16_t *>(r);
+  for (int64_t i = 0; i < n; ++i) pr[i] = F(pa[i]);
+}
+template <uint16_t (*F)(uint16_t, uint16_t)>
+void k_half_binary(const ExprInstr &, const void *a, const void *b, const void *, void *r, int64_t n) {
+  const uint16_t *__restrict pa = static_cast<const uint16_t *>(a);
+  const uint16_t *__restrict pb = static_cast<const uint16_t *>(b);
+  uint16_t *__restrict pr = static_cast<uint16_t *>(r);
+  for (int64_t i = 0; i < n; ++i) pr[i] = F(pa[i], pb[i]);
+}
+
 }  // namespace
 
 bool is_ext_instr(const ExprInstr &ins) { return ext_dtype(ins.in_dtype) || ext_dtype(ins.dtype); }
@@ -411,6 +460,14 @@ Fn resolve_ext(const ExprInstr &ins, int variant) {
       if (ins.in_dtype != ins.dtype) bad(ins, "where computes in its result dtype");
       return &k_where_bytes;
     default: break;
+  }
+  if (ins.in_dtype == CA_FLOAT16 && ins.dtype == CA_FLOAT16) {
+    switch (ins.op) {
+      case CA_OP_SPACING: return &k_half_unary<h_spacing>;
+      case CA_OP_NAN_TO_NUM: return &k_half_unary<h_nan_to_num>;
+      case CA_OP_NEXTAFTER: return &k_half_binary<h_nextafter>;
+      default: break;
+    }
   }
   if (ins.in_dtype == CA_FLOAT16 || ins.dtype == CA_FLOAT16) bad(ins, "float16 computes in float32");
   if (dtype_is_time(ins.in_dtype)) {

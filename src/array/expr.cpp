@@ -46,6 +46,10 @@ const char *op_name(int32_t op) {
 
 bool known_op(int32_t op) { return op_name(op) != nullptr; }
 
+/// Ops whose float16 result is not float32's rounded (the neighbouring float16 values, float16's
+/// largest value): they have float16 kernels of their own (array/expr_instr.inc).
+bool half_native(int32_t op) { return op == CA_OP_SPACING || op == CA_OP_NEXTAFTER || op == CA_OP_NAN_TO_NUM; }
+
 /// The float dtype NumPy's math functions give for an integer/bool input: the smallest float that
 /// holds every value (float16 for bool/int8/uint8, float32 for 16-bit integers, float64 beyond).
 DType math_float(DType t) {
@@ -430,7 +434,7 @@ struct Compiler {
         if (ops.size() > 1) ins.b = as(ops[1], ins.in_dtype);
       }
       if (e->op == kOpRoundDec) ins.value = std::complex<double>(double(e->param), 0);
-      if (ins.in_dtype == CA_FLOAT16 && e->op != kOpWhere) {
+      if (ins.in_dtype == CA_FLOAT16 && e->op != kOpWhere && !half_native(e->op)) {
         // float16 computes in float32 and rounds back to float16 after each operation (NumPy's loops).
         ins.in_dtype = CA_FLOAT32;
         for (int32_t *o : {&ins.a, &ins.b, &ins.c})
@@ -746,6 +750,18 @@ DType unary_result_dtype(int32_t op, DType t) {
       return t;
     case OpRule::BoolToInt8: return k == 'b' ? CA_INT8 : t;
     case OpRule::Same: return t;
+    case OpRule::BoolReal:
+      if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
+      return CA_BOOL;
+    case OpRule::MathF64: return inexact ? t : CA_FLOAT64;
+    case OpRule::RealMathF64:
+      if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
+      return inexact ? t : CA_FLOAT64;
+    case OpRule::Angle:  // np.angle: arctan2(0, x) with a Python 0 (bool: float64 by value-based casting)
+      return k == 'c' ? real_dtype(t) : k == 'b' ? CA_FLOAT64 : inexact ? t : math_float(t);
+    case OpRule::Int32Real:
+      if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
+      return CA_INT32;
     default: fail(CA_EINTERNAL, "ops.def: rule of unary op ", op_name(op), " is a binary rule");
   }
 }
@@ -780,14 +796,27 @@ DType binary_result_dtype(int32_t op, DType a, DType b) {
       if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
       return k == 'b' ? CA_INT8 : p;
     case OpRule::Power: return k == 'b' ? CA_INT8 : p;
-    case OpRule::Arctan2:
+    case OpRule::FloatLoop:
       if (k == 'c') fail(CA_ETYPE, op_name(op), " is not supported for complex dtypes");
       // The float loop both operands cast to safely (uint16 with int8: float32).
       return dtype_promote(dtype_is_float(a) ? a : math_float(a), dtype_is_float(b) ? b : math_float(b));
+    case OpRule::FloatPower: return k == 'c' ? CA_COMPLEX128 : CA_FLOAT64;
+    case OpRule::Ldexp: {
+      // NumPy's loops: (float16|float32|float64, int32|int64); the first operand casts to its float.
+      const char ka = dtype_kind(a), kb = dtype_kind(b);
+      if (ka == 'c' || !(kb == 'b' || kb == 'i' || (kb == 'u' && b != CA_UINT64)))
+        fail(CA_ETYPE, "ufunc 'ldexp' is not supported for dtypes ", dtype_name(a), " and ", dtype_name(b),
+             " (the first operand must be real, the second an integer that casts safely to int64)");
+      return ka == 'f' ? a : math_float(a);
+    }
     case OpRule::Bitwise:
       if (k == 'f' || k == 'c')
         fail(CA_ETYPE, op_name(op), " is only defined for integer and bool dtypes, not ", dtype_name(p));
       return p;
+    case OpRule::Shift:
+      if (k == 'f' || k == 'c')
+        fail(CA_ETYPE, op_name(op), " is only defined for integer and bool dtypes, not ", dtype_name(p));
+      return k == 'b' ? CA_INT8 : p;
     case OpRule::Bool: return CA_BOOL;  // comparisons, logical
     default: fail(CA_EINTERNAL, "ops.def: rule of binary op ", op_name(op), " is a unary rule");
   }
@@ -929,7 +958,8 @@ ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s,
   // A typed scalar is an operand of its own dtype, as an array would be (arctan2's loop follows it).
   DType ct = (s.flags & CA_SCALAR_TYPED) ? scalar_value(s).dtype : scalar_promote(a->dtype, s);
   if (s.kind == CA_INT64 && !(s.flags & CA_SCALAR_TYPED) && dtype_is_integer(a->dtype) &&
-      (op == CA_OP_FLOORDIV || op == CA_OP_MOD || op == CA_OP_BITAND || op == CA_OP_BITOR || op == CA_OP_BITXOR)) {
+      (op == CA_OP_FLOORDIV || op == CA_OP_MOD || op == CA_OP_BITAND || op == CA_OP_BITOR || op == CA_OP_BITXOR ||
+       op == CA_OP_FMOD || op == CA_OP_LEFT_SHIFT || op == CA_OP_RIGHT_SHIFT)) {
     // These ufuncs resolve their loop by NumPy's linear search (first loop the array casts to safely
     // and the value fits), not result_type: uint8 // 300 is int16 where uint8 + 300 is uint16.
     const DType order[] = {CA_INT8, CA_UINT8, CA_INT16, CA_UINT16, CA_INT32, CA_UINT32, CA_INT64, CA_UINT64};
@@ -951,8 +981,11 @@ ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s,
         break;
       }
   }
-  if (s.kind == CA_INT64 && !(s.flags & CA_SCALAR_TYPED) && op == CA_OP_ARCTAN2 && dtype_is_integer(a->dtype)) {
-    // arctan2's float loop takes the value's own smallest integer type (uint16 array with -1: int8,
+  if ((s.kind == CA_INT64 || s.kind == CA_BOOL) && !(s.flags & CA_SCALAR_TYPED) && op == CA_OP_LDEXP && !scalar_first)
+    ct = s.kind == CA_BOOL ? CA_BOOL : CA_INT64;  // the exponent: its own integer type, not promoted with the array
+  if (s.kind == CA_INT64 && !(s.flags & CA_SCALAR_TYPED) && op_info(op).rule == OpRule::FloatLoop &&
+      dtype_is_integer(a->dtype)) {
+    // arctan2's (hypot's, ...) float loop takes the value's own smallest integer type (uint16 array with -1: int8,
     // float32), not its promotion with the array (int32, which would make it float64).
     const int64_t v = s.i64;
     ct = v >= -128 && v <= 255 ? (v < 0 ? CA_INT8 : CA_UINT8)
@@ -1042,6 +1075,55 @@ ArrayPtr elementwise_round(const ArrayPtr &a, int32_t decimals) {
   const DType dt = a->dtype;
   auto rebuild = [dt, decimals](const std::vector<ExprPtr> &o) { return make_op(kOpRoundDec, dt, {o[0]}, decimals); };
   return finish("round", rebuild({node_of(a)}), {a}, rebuild);
+}
+
+namespace {
+ca_scalar_t float_scalar(double v, DType typed = 0) {
+  ca_scalar_t s{};
+  s.kind = typed ? typed : CA_FLOAT64;
+  s.flags = typed ? CA_SCALAR_TYPED : 0;
+  s.re = v;
+  return s;
+}
+}  // namespace
+
+ArrayPtr elementwise_isclose(const ArrayPtr &a, const ArrayPtr &b, double rtol, double atol, bool equal_nan) {
+  if (!a || !b) fail(CA_EINVAL, "isclose: array is null");
+  // np.isclose: y as result_type(y, 1.0); |x - y| <= atol + rtol * |y| where both are finite, x == y
+  // elsewhere, and nan == nan with equal_nan. One fused expression.
+  ArrayPtr y = b;
+  const char k = dtype_kind(b->dtype);
+  if (k == 'b' || k == 'i' || k == 'u') y = elementwise_astype(b, CA_FLOAT64);
+  ArrayPtr diff = elementwise_unary(CA_OP_ABS, elementwise_binary(CA_OP_SUB, a, y));
+  ArrayPtr tol = elementwise_scalar(CA_OP_MUL, elementwise_unary(CA_OP_ABS, y), float_scalar(rtol), true);
+  tol = elementwise_scalar(CA_OP_ADD, tol, float_scalar(atol), true);
+  ArrayPtr within = elementwise_binary(CA_OP_LE, diff, tol);
+  ArrayPtr finite = elementwise_binary(CA_OP_AND, elementwise_unary(CA_OP_ISFINITE, a), elementwise_unary(CA_OP_ISFINITE, y));
+  ArrayPtr r = elementwise_where(finite, within, elementwise_binary(CA_OP_EQ, a, y), ca_scalar_t{}, ca_scalar_t{});
+  if (equal_nan)
+    r = elementwise_binary(CA_OP_OR, r, elementwise_binary(CA_OP_AND, elementwise_unary(CA_OP_ISNAN, a),
+                                                           elementwise_unary(CA_OP_ISNAN, y)));
+  return r;
+}
+
+ArrayPtr elementwise_nan_to_num(const ArrayPtr &a, double nan, const double *posinf, const double *neginf) {
+  if (!a) fail(CA_EINVAL, "nan_to_num: array is null");
+  ArrayPtr r = elementwise_unary(CA_OP_NAN_TO_NUM, a);  // the defaults; integers and bool unchanged
+  const char k = dtype_kind(a->dtype);
+  if (k != 'f' && k != 'c') return r;
+  if (nan == 0 && !std::signbit(nan) && !posinf && !neginf) return r;
+  if (k == 'c')
+    fail(CA_EUNSUPPORTED, "nan_to_num: replacement values other than the defaults (nan=0, posinf/neginf the "
+         "largest finite values) are not supported for ", dtype_name(a->dtype));
+  // The values cast to the array's dtype (NumPy's copyto), replacing where the input is nan / +-inf.
+  const ca_scalar_t none{};
+  auto put = [&](int32_t test, double v) {
+    r = elementwise_where(elementwise_unary(test, a), nullptr, r, float_scalar(v, a->dtype), none);
+  };
+  if (nan != 0 || std::signbit(nan)) put(CA_OP_ISNAN, nan);
+  if (posinf) put(CA_OP_ISPOSINF, *posinf);
+  if (neginf) put(CA_OP_ISNEGINF, *neginf);
+  return r;
 }
 
 ArrayPtr rechunk_generated(const ArrayPtr &a, const Chunks &chunks) {

@@ -147,6 +147,11 @@ ArrayPtr elementwise_where(const ArrayPtr &cond, const ArrayPtr &a, const ArrayP
 ArrayPtr elementwise_clip(const ArrayPtr &a, const ca_scalar_t *lo, const ca_scalar_t *hi);
 ArrayPtr elementwise_astype(const ArrayPtr &a, DType dtype);
 ArrayPtr elementwise_round(const ArrayPtr &a, int32_t decimals);
+/// np.isclose(a, b, rtol, atol, equal_nan) as one fused expression of table ops.
+ArrayPtr elementwise_isclose(const ArrayPtr &a, const ArrayPtr &b, double rtol, double atol, bool equal_nan);
+/// np.nan_to_num(a, nan=nan, posinf=*posinf, neginf=*neginf) (null: the dtype's largest finite values).
+/// Complex dtypes take the defaults only (CA_EUNSUPPORTED otherwise).
+ArrayPtr elementwise_nan_to_num(const ArrayPtr &a, double nan, const double *posinf, const double *neginf);
 
 /// Compile a tree: the leaves (deduplicated by name, in first-use order) and the program. With
 /// `shape` (the result's array shape), generated leaves of that shape (Array::gen) become kOpGen

@@ -12,7 +12,7 @@ namespace ca {
 void register_array_kernels(KernelRegistry &reg);
 
 // The parts whose files have no header of their own; the others are declared in rechunk.hpp,
-// reduce.hpp, create.hpp, shape.hpp and slicing.hpp.
+// reduce.hpp, create.hpp, shape.hpp, slicing.hpp and quantile.hpp.
 void register_ops_kernels(KernelRegistry &reg);      // array/ops_kernels.cpp
 void register_overlap_kernels(KernelRegistry &reg);  // array/overlap_kernels.cpp
 void register_gufunc_kernels(KernelRegistry &reg);   // array/gufunc.cpp

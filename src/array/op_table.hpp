@@ -19,7 +19,10 @@ enum class OpRule : uint8_t {
   TrueDivide,  // float64 for bool/integers, else the operand dtype
   FloorMod,    // int8 for bool; complex raises
   Power,       // int8 for bool
-  Arctan2,     // the float loop both operands cast to safely; complex raises
+  FloatLoop,   // the float loop both operands cast to safely; complex raises (arctan2, hypot...)
+  FloatPower,  // float64; complex128 if either operand is complex (float_power)
+  Ldexp,       // the float loop of the first operand (Math); the second an integer up to int64
+  Shift,       // integers; bool gives int8 (left_shift, right_shift)
   Bitwise,     // integers and bool only
   Bool,        // bool (comparisons, logical ops, isnan...)
   RealPart,    // the real dtype of a complex operand (abs, real, imag)
@@ -27,6 +30,11 @@ enum class OpRule : uint8_t {
   Rint,        // as Math (np.rint has float loops only), compared exactly in tests
   RealMath,    // as Math; complex raises (floor, ceil, trunc)
   BoolToInt8,  // int8 for bool, else the operand dtype (square, conj)
+  BoolReal,    // bool; complex raises (signbit, isposinf)
+  MathF64,     // float/complex keep; bool/integers give float64 (np.sinc: not a ufunc)
+  RealMathF64, // as MathF64; complex raises (np.i0)
+  Angle,       // the real dtype of a complex operand; bool float64; integers as Math (np.angle)
+  Int32Real,   // int32; complex raises (frexp's exponent)
 };
 
 /// The dtype an op's operands are cast to before it runs (ops.def COMPUTE).

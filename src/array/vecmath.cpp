@@ -65,7 +65,7 @@ template <class T>
 #if CA_HAVE_SLEEF
 template <class T>
 [[gnu::noinline]] T scalar2(int32_t op, T x, T y) {
-  return op == CA_OP_POW ? std::pow(x, y) : std::atan2(x, y);
+  return op == CA_OP_POW ? std::pow(x, y) : op == CA_OP_HYPOT ? std::hypot(x, y) : std::atan2(x, y);
 }
 #endif
 

@@ -1,7 +1,7 @@
 // Vectorized transcendental functions for the fused elementwise interpreter (array/expr_instr.hpp):
 // float32 and float64 sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh, arccosh,
-// arctanh, exp, expm1, log, log2, log10, log1p, sqrt, power and arctan2 from SLEEF's 1.0-ULP ("u10")
-// functions, chosen once per process for the widest ISA level the CPU has (docs/math.md):
+// arctanh, exp, exp2, expm1, log, log2, log10, log1p, cbrt, sqrt, power and arctan2 from SLEEF's
+// 1.0-ULP ("u10") functions and hypot from its 0.5001-ULP ("u05") one, chosen once per process for the widest ISA level the CPU has (docs/math.md):
 //
 //   avx512  8 doubles / 16 floats per call (SLEEF *_u10avx512f)
 //   avx2    4 doubles / 8 floats (SLEEF *_u10avx2: AVX2 + FMA)

@@ -130,6 +130,7 @@ FIXTURES = {
     'char *': 'F.textbuf',
     'const char *const *': 'F.names',
     'const int64_t *': 'F.i64',
+    'const double *': 'F.f64',
     'const int64_t *const *': 'F.i64s',
     'int64_t *': 'F.i64_out',
     'const int32_t *': 'F.i32',

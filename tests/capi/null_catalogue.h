@@ -34,6 +34,7 @@ typedef struct fixtures {
   const char *names[2];
   char textbuf[256];
   int64_t i64[16];
+  double f64[16];
   const int64_t *i64s[2];
   int64_t i64_out[16];
   int32_t i32[16];

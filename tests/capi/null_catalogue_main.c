@@ -65,7 +65,7 @@ static void fixtures_make(void) {
   F.name = ca_array_name(F.array);
   F.names[0] = F.name;
   F.names[1] = F.name;
-  for (int i = 0; i < 16; i++) F.i64[i] = (i % 2) ? 6 : 4, F.i32[i] = i % 2;
+  for (int i = 0; i < 16; i++) F.i64[i] = (i % 2) ? 6 : 4, F.i32[i] = i % 2, F.f64[i] = 1.5;
   F.i64[0] = 4, F.i64[1] = 6;
   F.i64s[0] = F.i64;
   F.i64s[1] = F.i64;

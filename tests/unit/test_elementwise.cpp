@@ -135,19 +135,30 @@ def call(f, *args):
 
 struct NpOp {
   int32_t op;
-  const char *np;  // numpy function
+  std::string np;  // numpy function (an expression)
   bool transcendental;
 };
+
+/// The NumPy expression for a row without a NumPy name (a part of a two-result function).
+std::string np_part(int32_t op) {
+  switch (op) {
+    case CA_OP_FREXP_MANTISSA: return "(lambda x: np.frexp(x)[0])";
+    case CA_OP_FREXP_EXPONENT: return "(lambda x: np.frexp(x)[1])";
+    case CA_OP_MODF_FRACTION: return "(lambda x: np.modf(x)[0])";
+    default: throw std::runtime_error("ops.def row " + std::to_string(op) + " has no NumPy name: add it to np_part");
+  }
+}
 
 // Every op of array/ops.def against the NumPy ufunc its NUMPY column names (a new row is tested
 // here over every dtype); math functions compared with a tolerance.
 std::vector<NpOp> ops_of_arity(int arity) {
   std::vector<NpOp> v;
-#define CA_OP(ENUM, CODE, ARITY, NAME, NUMPY, RESULT, COMPUTE, FUNCTOR, DOC)                         \
-  if (ARITY == arity)                                                                                \
-    v.push_back({CA_OP_##ENUM, "np." NUMPY,                                                          \
-                 OpRule::RESULT == OpRule::Math || OpRule::RESULT == OpRule::Arctan2 ||              \
-                     OpRule::RESULT == OpRule::Power});
+#define CA_OP(ENUM, CODE, ARITY, NAME, NUMPY, RESULT, COMPUTE, FUNCTOR, DOC)                           \
+  if (ARITY == arity)                                                                                  \
+    v.push_back({CA_OP_##ENUM, NUMPY[0] ? std::string("np." NUMPY) : np_part(CA_OP_##ENUM),            \
+                 OpRule::RESULT == OpRule::Math || OpRule::RESULT == OpRule::FloatLoop ||              \
+                     OpRule::RESULT == OpRule::Power || OpRule::RESULT == OpRule::FloatPower ||        \
+                     OpRule::RESULT == OpRule::MathF64 || OpRule::RESULT == OpRule::RealMathF64});
 #include "array/ops.def"
   return v;
 }
@@ -247,10 +258,10 @@ TEST(Elementwise, BinaryOpsAllDtypesVsNumpy) {
       const std::string an = std::string("a_") + np_name(p.first);
       const std::string bn = std::string(op.op == CA_OP_POW ? "e_" : "b_") + np_name(p.second);
       Case c;
-      c.what = std::string(op.np) + "(" + an + ", " + bn + ")";
+      c.what = op.np + "(" + an + ", " + bn + ")";
       c.transcendental = op.transcendental || p.first != p.second;
       c.got = try_build([&] { return elementwise_binary(op.op, arrays[an], arrays[bn]); }, &c.code);
-      py += "results.append(call(" + std::string(op.np) + ", " + an + ", " + bn + "))\n";
+      py += "results.append(call(" + op.np + ", " + an + ", " + bn + "))\n";
       cases.push_back(std::move(c));
     }
   auto want = run_numpy_many(py, inputs, cases.size());
@@ -290,11 +301,11 @@ TEST(Elementwise, UnaryOpsAllDtypesVsNumpy) {
     for (DType t : kAll) {
       const std::string an = std::string("a_") + np_name(t);
       Case c;
-      c.what = std::string(op.np) + "(" + an + ")";
+      c.what = op.np + "(" + an + ")";
       c.transcendental = op.transcendental;
       c.got = try_build([&] { return elementwise_unary(op.op, arrays[an]); });
       // np.sign/negative on bool raise in NumPy 1.24 (as here); np.rint of bool is float16 (as here).
-      py += "results.append(call(" + std::string(op.np) + ", " + an + "))\n";
+      py += "results.append(call(" + op.np + ", " + an + "))\n";
       cases.push_back(std::move(c));
     }
   auto want = run_numpy_many(py, inputs, cases.size());
@@ -319,7 +330,7 @@ TEST(Elementwise, UnaryMathSpecialValues) {
   for (auto &op : kUnary) {
     if (op.op == CA_OP_INVERT) continue;
     got.push_back(elementwise_unary(op.op, a));
-    py += std::string(op.np) + "(x), ";
+    py += op.np + "(x), ";
   }
   py += "]";
   auto want = run_numpy_many(py, {{"x", x}}, got.size());
@@ -623,6 +634,63 @@ TEST(Elementwise, ChainsFuseIntoOneLayer) {
   ExprProgram id = ExprProgram::parse(fx.program.data(), fx.program.size());
   EXPECT_EQ(id.code.size(), 0u);
   EXPECT_EQ(id.out, 0);
+}
+
+// ---- issue 16's compositions: isclose and nan_to_num fuse into one layer of table ops ---------------
+
+TEST(Elementwise, IsCloseAndNanToNumVsNumpy) {
+  const double xv[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1.0, 1.0 + 1e-9, 2.0, -3.5, 1e300, NAN, 5.0};
+  const double yv[] = {NAN, INFINITY, INFINITY, -0.0, 1e-9, 1.0, 1.0, 2.0 + 1e-4, -3.5, 1e300, 1.0, NAN};
+  Npy x = ca::test::npy_of(CA_FLOAT64, {12}, xv), y = ca::test::npy_of(CA_FLOAT64, {12}, yv);
+  Npy xf = make(CA_FLOAT32, {7, 5}, 0), yi = make(CA_INT16, {7, 5}, 1);
+  ArrayPtr X = arr(x, {{5, 7}}), Y = arr(y, {{4, 4, 4}});
+  ArrayPtr XF = arr(xf, ragged75()), YI = arr(yi, {{7}, {5}});
+  // as many layers as one binary op over the same operands (their rechunks to common chunks, one fused layer)
+  const size_t base = elementwise_binary(CA_OP_ADD, X, Y)->graph->layers().size();
+  std::vector<ArrayPtr> got = {elementwise_isclose(X, Y, 1e-5, 1e-8, false), elementwise_isclose(X, Y, 1e-5, 1e-8, true),
+                               elementwise_isclose(X, Y, 0.1, 0.0, false), elementwise_isclose(XF, YI, 1e-5, 1e-8, false),
+                               elementwise_nan_to_num(X, 0.0, nullptr, nullptr)};
+  EXPECT_EQ(got[1]->graph->layers().size(), base) << "isclose is one fused layer";
+  const double pinf = 7.5, ninf = -1e10;
+  got.push_back(elementwise_nan_to_num(X, -2.0, &pinf, &ninf));
+  got.push_back(elementwise_nan_to_num(elementwise_astype(X, CA_FLOAT32), 3.0, nullptr, &ninf));
+  got.push_back(elementwise_nan_to_num(YI, 1.0, &pinf, nullptr));  // integers: unchanged
+  auto want = run_numpy_many(
+      "results = [np.isclose(x, y), np.isclose(x, y, equal_nan=True), np.isclose(x, y, rtol=0.1, atol=0.0),\n"
+      "           np.isclose(xf, yi), np.nan_to_num(x), np.nan_to_num(x, nan=-2.0, posinf=7.5, neginf=-1e10),\n"
+      "           np.nan_to_num(x.astype(np.float32), nan=3.0, neginf=-1e10), np.nan_to_num(yi, nan=1.0, posinf=7.5)]",
+      {{"x", x}, {"y", y}, {"xf", xf}, {"yi", yi}}, got.size());
+  for (size_t i = 0; i < got.size(); ++i) compare(ca::test::compute_npy(got[i]), *want[i], "case " + std::to_string(i));
+  // complex with values other than the defaults: refused, naming the dtype
+  ArrayPtr C = elementwise_astype(X, CA_COMPLEX128);
+  try {
+    elementwise_nan_to_num(C, 1.0, nullptr, nullptr);
+    ADD_FAILURE() << "complex nan_to_num with nan=1 built";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.code(), CA_EUNSUPPORTED);
+    EXPECT_NE(std::string(e.what()).find("complex128"), std::string::npos) << e.what();
+  }
+  compare(ca::test::compute_npy(elementwise_nan_to_num(C, 0.0, nullptr, nullptr)),
+          *run_numpy_many("results = [np.nan_to_num(x.astype(complex))]", {{"x", x}}, 1)[0], "complex defaults");
+}
+
+TEST(Elementwise, Float16OwnPrecisionOps) {
+  // spacing, nextafter and nan_to_num of float16 use float16's neighbours (dtype_kernels.cpp), the rest
+  // of a chain computes in float32 and rounds back.
+  const double hv[] = {1.0, -1.0, 0.0, -0.0, 65504.0, -65504.0, 6e-8, -2.0, INFINITY, NAN, 1e-5, -INFINITY};
+  const double tv[] = {2.0, -INFINITY, 1.0, -1.0, INFINITY, 0.0, 0.0, -2.0, 0.0, 1.0, -1.0, 0.0};
+  Npy h = ca::test::npy_of(CA_FLOAT64, {12}, hv), t = ca::test::npy_of(CA_FLOAT64, {12}, tv);
+  ArrayPtr H = elementwise_astype(arr(h, {{5, 7}}), CA_FLOAT16), T = elementwise_astype(arr(t, {{12}}), CA_FLOAT16);
+  std::vector<ArrayPtr> got = {elementwise_unary(CA_OP_SPACING, H), elementwise_binary(CA_OP_NEXTAFTER, H, T),
+                               elementwise_unary(CA_OP_NAN_TO_NUM, H),
+                               elementwise_unary(CA_OP_SQRT, elementwise_unary(CA_OP_SPACING, elementwise_unary(CA_OP_FABS, H))),
+                               elementwise_unary(CA_OP_FREXP_EXPONENT, H), elementwise_unary(CA_OP_MODF_FRACTION, H)};
+  auto want = run_numpy_many(
+      "hh = h.astype(np.float16); tt = t.astype(np.float16)\n"
+      "results = [np.spacing(hh), np.nextafter(hh, tt), np.nan_to_num(hh), np.sqrt(np.spacing(np.fabs(hh))),\n"
+      "           np.frexp(hh)[1], np.modf(hh)[0]]",
+      {{"h", h}, {"t", t}}, got.size());
+  for (size_t i = 0; i < got.size(); ++i) ca::test::expect_equal(ca::test::compute_npy(got[i]), *want[i], "f16 " + std::to_string(i));
 }
 
 TEST(Elementwise, LongChainsStopFusing) {

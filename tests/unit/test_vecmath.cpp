@@ -62,6 +62,9 @@ long double ref_log2(long double x) { return log2l(x); }
 long double ref_log10(long double x) { return log10l(x); }
 long double ref_log1p(long double x) { return log1pl(x); }
 long double ref_sqrt(long double x) { return sqrtl(x); }
+long double ref_exp2(long double x) { return exp2l(x); }
+long double ref_cbrt(long double x) { return cbrtl(x); }
+long double ref_hypot(long double x, long double y) { return hypotl(x, y); }
 long double ref_pow(long double x, long double y) { return powl(x, y); }
 long double ref_atan2(long double y, long double x) { return atan2l(y, x); }
 
@@ -77,10 +80,12 @@ const std::vector<Fn1> kUnary = {
     {CA_OP_LOG, "np.log", ref_log, 1.0},          {CA_OP_LOG2, "np.log2", ref_log2, 1.0},
     {CA_OP_LOG10, "np.log10", ref_log10, 1.0},    {CA_OP_LOG1P, "np.log1p", ref_log1p, 1.0},
     {CA_OP_SQRT, "np.sqrt", ref_sqrt, 0.5},
+    {CA_OP_EXP2, "np.exp2", ref_exp2, 1.0},       {CA_OP_CBRT, "np.cbrt", ref_cbrt, 1.0},
 };
 const std::vector<Fn2> kBinary = {
     {CA_OP_POW, "np.power", ref_pow, 1.0},
     {CA_OP_ARCTAN2, "np.arctan2", ref_atan2, 1.0},
+    {CA_OP_HYPOT, "np.hypot", ref_hypot, 0.5001},  // SLEEF's u05
 };
 
 // The reference's own error (long double, ~2^-11 of a float64 ULP) as a relative slack on the bounds.

@@ -9,6 +9,9 @@ from .core import (Array, ChunkArrayError, Context, DTypeError, Graph, InvalidAr
                    register_kernel, scan, store, tri, unify_chunks, version, zeros)
 from ._api import *  # noqa: F401,F403 - the NumPy-style functions
 from ._api import abs, around, clip, conj, round, where  # noqa: F401,A004
+from ._elementwise import *  # noqa: F401,F403 - frexp, modf, divmod, nan_to_num, isclose, ...
+from ._elementwise import divmod  # noqa: F401,A004
+from ._stats import *  # noqa: F401,F403 - ptp, average, median, percentile, histogram, topk, ...
 from ._window import sliding_window_view  # noqa: F401
 from ._einsum import einsum  # noqa: F401
 from ._shape import *  # noqa: F401,F403 - reshape, concatenate, stack, ...

@@ -24,6 +24,18 @@ CA_OP_ARCTAN2 = 19
 CA_OP_BITAND = 20
 CA_OP_BITOR = 21
 CA_OP_BITXOR = 22
+CA_OP_HYPOT = 23
+CA_OP_FMAX = 24
+CA_OP_FMIN = 25
+CA_OP_FMOD = 26
+CA_OP_COPYSIGN = 27
+CA_OP_FLOAT_POWER = 28
+CA_OP_LDEXP = 29
+CA_OP_LOGADDEXP = 30
+CA_OP_LOGADDEXP2 = 31
+CA_OP_NEXTAFTER = 32
+CA_OP_LEFT_SHIFT = 33
+CA_OP_RIGHT_SHIFT = 34
 CA_OP_NEG = 40
 CA_OP_ABS = 41
 CA_OP_SIGN = 42
@@ -59,6 +71,26 @@ CA_OP_CONJ = 71
 CA_OP_REAL = 72
 CA_OP_IMAG = 73
 CA_OP_TRUNC = 74
+CA_OP_CBRT = 75
+CA_OP_DEG2RAD = 76
+CA_OP_RAD2DEG = 77
+CA_OP_EXP2 = 78
+CA_OP_FABS = 79
+CA_OP_SPACING = 80
+CA_OP_SIGNBIT = 81
+CA_OP_SINC = 82
+CA_OP_I0 = 83
+CA_OP_RECIPROCAL = 84
+CA_OP_POSITIVE = 85
+CA_OP_ANGLE = 86
+CA_OP_ISCOMPLEX = 87
+CA_OP_ISREAL = 88
+CA_OP_ISNEGINF = 89
+CA_OP_ISPOSINF = 90
+CA_OP_NAN_TO_NUM = 91
+CA_OP_FREXP_MANTISSA = 92
+CA_OP_FREXP_EXPONENT = 93
+CA_OP_MODF_FRACTION = 94
 
 CA_RED_SUM = 1
 CA_RED_PROD = 2
@@ -123,6 +155,23 @@ UNARY = {
     "real": CA_OP_REAL,
     "imag": CA_OP_IMAG,
     "trunc": CA_OP_TRUNC,
+    "cbrt": CA_OP_CBRT,
+    "deg2rad": CA_OP_DEG2RAD,
+    "rad2deg": CA_OP_RAD2DEG,
+    "exp2": CA_OP_EXP2,
+    "fabs": CA_OP_FABS,
+    "spacing": CA_OP_SPACING,
+    "signbit": CA_OP_SIGNBIT,
+    "sinc": CA_OP_SINC,
+    "i0": CA_OP_I0,
+    "reciprocal": CA_OP_RECIPROCAL,
+    "positive": CA_OP_POSITIVE,
+    "angle": CA_OP_ANGLE,
+    "iscomplex": CA_OP_ISCOMPLEX,
+    "isreal": CA_OP_ISREAL,
+    "isneginf": CA_OP_ISNEGINF,
+    "isposinf": CA_OP_ISPOSINF,
+    "nan_to_num": CA_OP_NAN_TO_NUM,
 }
 
 # NumPy ufunc name -> CA_OP_* code (binary)
@@ -149,6 +198,18 @@ BINARY = {
     "bitwise_and": CA_OP_BITAND,
     "bitwise_or": CA_OP_BITOR,
     "bitwise_xor": CA_OP_BITXOR,
+    "hypot": CA_OP_HYPOT,
+    "fmax": CA_OP_FMAX,
+    "fmin": CA_OP_FMIN,
+    "fmod": CA_OP_FMOD,
+    "copysign": CA_OP_COPYSIGN,
+    "float_power": CA_OP_FLOAT_POWER,
+    "ldexp": CA_OP_LDEXP,
+    "logaddexp": CA_OP_LOGADDEXP,
+    "logaddexp2": CA_OP_LOGADDEXP2,
+    "nextafter": CA_OP_NEXTAFTER,
+    "left_shift": CA_OP_LEFT_SHIFT,
+    "right_shift": CA_OP_RIGHT_SHIFT,
 }
 
 # NumPy name -> CA_RED_* code

@@ -139,6 +139,12 @@ class ReduceOptions(ctypes.Structure):
                 ("dtype", c_dtype)]
 
 
+class QuantileOptions(ctypes.Structure):
+    """ca_quantile_options_t (array.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("method", ctypes.c_int32), ("keepdims", ctypes.c_int32),
+                ("skip_nan", ctypes.c_int32), ("dtype", c_dtype)]
+
+
 class ScanOptions(ctypes.Structure):
     """ca_scan_options_t (array.h)."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("dtype", c_dtype)]
@@ -360,6 +366,12 @@ _PROTOS = {
     "ca_array_clip": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int, Scalar, ctypes.c_int, Scalar]),
     "ca_array_astype": (c_status, [ctypes.POINTER(c_vp), c_vp, c_dtype]),
     "ca_array_round": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32]),
+    "ca_array_quantile": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(ctypes.c_double), ctypes.c_size_t,
+                                     ctypes.c_int, c_i32p, ctypes.c_int32, ctypes.POINTER(QuantileOptions)]),
+    "ca_array_isclose": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_double, ctypes.c_double,
+                                    ctypes.c_int]),
+    "ca_array_nan_to_num": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_double,
+                                       ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double)]),
     "ca_array_reduce": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_i32p, ctypes.c_int32,
                                    ctypes.c_int, ctypes.POINTER(ReduceOptions)]),
     "ca_array_scan": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, ctypes.c_int32,

@@ -1881,6 +1881,8 @@ class Array:
                 if isinstance(a, Array):
                     return a._binop(op, b)
                 return b._binop(op, a, True)
+            if name in _UFUNC_FUNCTIONS:
+                return _UFUNC_FUNCTIONS[name](*inputs)
         if method == "reduce" and len(inputs) == 1:
             red = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
                    "logical_and": "all", "logical_or": "any"}.get(name)
@@ -3802,3 +3804,4 @@ def scan(func, binop, ident, x, axis=None, dtype=None, out=None, method="sequent
 
 
 _NUMPY_FUNCTIONS = {}  # filled by chunkarray._api
+_UFUNC_FUNCTIONS = {}  # ufunc name -> function, for ufuncs that are not one table op (chunkarray._elementwise)

@@ -174,3 +174,16 @@ def test_unit_multipliers_rejected():
     for dt in ["M8[5s]", "M8", "m8"]:
         with pytest.raises(ca.DTypeError):
             ca.from_array(np.zeros(2, dt), chunks=1)
+
+
+def test_sinc_i0_float16_rounded_once():
+    h = np.array([0.0, 0.5, -1.5, 7.0, 9.0], np.float16)
+    assert np.isnan(quiet(lambda: np.sinc(h))[0])
+    got = ca.sinc(ca.from_array(h, chunks=2)).compute()
+    assert got.dtype == np.float16 and got[0] == 1
+    np.testing.assert_allclose(got, np.sinc(h.astype(np.float32)).astype(np.float16), rtol=1e-3)
+    np.testing.assert_allclose(ca.i0(ca.from_array(h, chunks=2)).compute(), np.i0(h.astype(np.float64)).astype(np.float16),
+                               rtol=1e-3)
+    x = np.array([0.0, 0.25, -3.0, 12.5])
+    np.testing.assert_allclose(ca.sinc(ca.from_array(x, chunks=3)).compute(), np.sinc(x), rtol=1e-15)
+    np.testing.assert_allclose(ca.i0(ca.from_array(x, chunks=3)).compute(), np.i0(x), rtol=1e-15)

@@ -1,0 +1,603 @@
+"""Statistics with dask.array's semantics (issue 16): ptp, average, count_nonzero, moment, diff, ediff1d,
+trace, median/nanmedian, percentile/nanpercentile, cov, corrcoef, bincount, histogram, topk, argtopk.
+
+Built from the C library's fused elementwise ops and reductions where they apply (count_nonzero, moment,
+average, ptp and trace are one reduction over a fused expression each), and from block functions over
+NumPy where the work is a sort or a count (median, percentile, histogram, bincount, topk): those rechunk
+only what they must (the reduced axes to one chunk), so results are exact.
+"""
+import ctypes
+import functools
+import math
+import numbers
+
+import numpy as np
+
+from . import _api, core
+from . import _lib as C
+from ._shape import broadcast_to, concatenate, moveaxis, ravel, swapaxes
+from .core import Array, asarray
+
+__all__ = ["ptp", "average", "count_nonzero", "moment", "diff", "ediff1d", "trace", "median", "nanmedian",
+           "percentile", "nanpercentile", "cov", "corrcoef", "bincount", "histogram", "topk", "argtopk",
+           "gradient"]
+
+
+def _axis_tuple(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    out = []
+    for ax in axes:
+        if not -ndim <= ax < ndim:
+            raise np.AxisError(ax, ndim)
+        out.append(int(ax) % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError("duplicate value in 'axis'")
+    return tuple(out)
+
+
+# ---- reductions over fused expressions ------------------------------------------------------------
+
+def ptp(a, axis=None):
+    """np.ptp: max - min along ``axis`` (dask: a.max(axis) - a.min(axis))."""
+    a = asarray(a)
+    return a.max(axis=axis) - a.min(axis=axis)
+
+
+def count_nonzero(a, axis=None):
+    """np.count_nonzero: the sum of a != 0 (nan counts) as intp, one reduction fused with the test."""
+    a = asarray(a)
+    return a.astype(bool)._reduce("sum", axis, False, np.intp)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """np.average (dask's _average): sum(a * w) / sum(w) in result_type(a, w[, float64])."""
+    a = asarray(a)
+    if weights is None:
+        avg = a.mean(axis, keepdims=keepdims)
+        scl = avg.dtype.type(a.size / avg.size) if avg.size else avg.dtype.type(np.nan)
+    else:
+        wgt = asarray(weights)
+        if a.dtype.kind in "biu":
+            result_dtype = np.result_type(a.dtype, wgt.dtype, "f8")
+        else:
+            result_dtype = np.result_type(a.dtype, wgt.dtype)
+        if a.shape != wgt.shape:
+            if axis is None:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            if wgt.ndim != 1:
+                raise TypeError("1D weights expected when shapes of a and weights differ.")
+            if not isinstance(axis, numbers.Integral):
+                raise TypeError("Single axis expected when shapes of a and weights differ.")
+            if wgt.shape[0] != a.shape[axis]:
+                raise ValueError("Length of weights not compatible with specified axis.")
+            wgt = broadcast_to(wgt, (a.ndim - 1) * (1,) + wgt.shape)
+            wgt = swapaxes(wgt, -1, axis)
+        scl = wgt.sum(axis=axis, dtype=result_dtype, keepdims=keepdims)
+        avg = (a.astype(result_dtype) * wgt.astype(result_dtype)).sum(axis, keepdims=keepdims) / scl
+    if returned:
+        if not isinstance(scl, Array):
+            return avg, scl
+        if scl.shape != avg.shape:
+            scl = broadcast_to(scl, avg.shape)
+        return avg, scl
+    return avg
+
+
+def _reduced_shape_chunks(a, axis, keepdims):
+    axes = _axis_tuple(axis, a.ndim)
+    shape = tuple(1 if i in axes else s for i, s in enumerate(a.shape) if keepdims or i not in axes)
+    chunks = tuple((1,) if i in axes else c for i, c in enumerate(a.chunks) if keepdims or i not in axes)
+    return shape, chunks
+
+
+def moment(a, order, axis=None, dtype=None, keepdims=False, ddof=0, split_every=None):
+    """dask.array.moment: the ``order``-th central moment sum((a - mean)**order) / (n - ddof).
+
+    Two passes (the mean, then one reduction fused with the powered deviations): exact where dask's
+    one-pass merge of partial moments rounds differently. order 0 is 1, order 1 is 0 (as dask)."""
+    if not isinstance(order, numbers.Integral) or order < 0:
+        raise ValueError("Order must be an integer >= 0")
+    a = asarray(a)
+    if dtype is None:
+        dtype = getattr(np.var(np.ones(shape=(1,), dtype=a.dtype)), "dtype", object)
+    dtype = np.dtype(dtype)
+    if order < 2:
+        shape, chunks = _reduced_shape_chunks(a, axis, keepdims)
+        make = core.ones if order == 0 else core.zeros
+        return make(shape, chunks=chunks, dtype="f8")
+    axes = _axis_tuple(axis, a.ndim)
+    n = 1
+    for ax in axes:
+        n *= a.shape[ax]
+    mu = a.mean(axis=axes, keepdims=True, dtype=dtype, split_every=split_every)
+    dev = a.astype(dtype) - mu
+    m = (dev ** order).sum(axis=axes, keepdims=keepdims, dtype=dtype, split_every=split_every)
+    denom = n - ddof
+    return m / (denom if denom >= 0 else np.nan)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """np.trace: the sum of a diagonal, as one reduction over a fused select (where(eye, a, 0))."""
+    a = asarray(a)
+    if a.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    axis1, axis2 = _axis_tuple(axis1, a.ndim)[0], _axis_tuple(axis2, a.ndim)[0]
+    if axis1 == axis2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    b = moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = b.shape[-2], b.shape[-1]
+    mask = core.eye(n, m, k=int(offset), chunks=(b.chunks[-2], b.chunks[-1]), dtype=bool)
+    picked = _api.where(mask, b, 0)
+    if a.dtype.kind == "b":
+        picked = _api.where(mask, b, False)
+    return picked.sum(axis=(-2, -1), dtype=dtype)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """np.diff (dask's: slices a[1:] - a[:-1], n times)."""
+    a = asarray(a)
+    n = int(n)
+    axis = int(axis)
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError("order must be non-negative but got %d" % n)
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    def edge(extra):
+        e = asarray(extra)
+        if e.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            e = broadcast_to(e, tuple(shape))
+        return e
+
+    combined = ([edge(prepend)] if prepend is not None else []) + [a] + \
+        ([edge(append)] if append is not None else [])
+    if len(combined) > 1:
+        a = concatenate(combined, axis)
+    sl_1 = [slice(None)] * a.ndim
+    sl_2 = [slice(None)] * a.ndim
+    sl_1[axis] = slice(1, None)
+    sl_2[axis] = slice(None, -1)
+    sl_1, sl_2 = tuple(sl_1), tuple(sl_2)
+    r = a
+    for _ in range(n):
+        r = r[sl_1] - r[sl_2] if r.dtype.kind != "b" else _api.not_equal(r[sl_1], r[sl_2])
+    return r
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """np.ediff1d: the differences of the flattened array, with to_begin / to_end around them."""
+    ary = asarray(ary)
+    aryf = ravel(ary)
+    r = [aryf[1:] - aryf[:-1]]
+    if to_begin is not None:
+        r = [ravel(asarray(to_begin))] + r
+    if to_end is not None:
+        r = r + [ravel(asarray(to_end))]
+    return concatenate(r) if len(r) > 1 else r[0]
+
+
+# ---- order statistics: the reduced axes in one chunk, NumPy on each block -------------------------
+
+def _one_chunk_along(a, axes):
+    if any(len(a.chunks[ax]) > 1 for ax in axes):
+        a = a.rechunk({ax: -1 for ax in axes})  # only these axes (dask also rechunks the others "auto")
+    return a
+
+
+_METHODS = {"linear": 0, "lower": 1, "higher": 2, "nearest": 3, "midpoint": 4}
+
+
+def _c_quantile(a, qf, axis, method, keepdims, skip_nan, dtype=None):
+    """The C library's exact quantile (ca_array_quantile), or None where it does not apply (complex
+    dtypes, methods other than NumPy's five classic ones, q of more than one dimension)."""
+    qf = np.asarray(qf, dtype=np.float64)
+    if a.dtype.kind not in "biuf" or method not in _METHODS or qf.ndim > 1 or a.ndim == 0 or qf.size == 0:
+        return None
+    if np.any(np.isnan(qf)) or np.any((qf < 0) | (qf > 1)):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    axes = _axis_tuple(axis, a.ndim) if axis is not None else ()
+    qa = np.ascontiguousarray(qf.ravel())
+    if dtype is None and method in ("linear", "midpoint") and a.dtype.kind == "b":
+        return None  # NumPy raises (boolean subtract): its own message
+    opts = C.QuantileOptions(ctypes.sizeof(C.QuantileOptions), _METHODS[method], int(bool(keepdims)),
+                             int(bool(skip_nan)), core._ca_dtype(dtype) if dtype is not None else 0)
+    ax = core._i32arr(axes) if axes else None
+    return Array._new(core.lib().ca_array_quantile, a, qa.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+                      qa.size, int(qf.ndim == 0), ax, len(axes), ctypes.byref(opts))
+
+
+def _median(fn, a, axis, keepdims):
+    a = asarray(a)
+    # np.median keeps float16/float32 (np.quantile gives float64)
+    dtype = a.dtype if a.dtype in (np.float16, np.float32) else np.float64
+    r = _c_quantile(a, 0.5, axis, "linear", keepdims, fn is np.nanmedian, dtype)
+    if r is not None:
+        return r
+    if axis is None:
+        out = _median(fn, ravel(a), 0, False)
+        if keepdims:
+            out = out.reshape((1,) * a.ndim)
+        return out
+    axes = _axis_tuple(axis, a.ndim)
+    a = _one_chunk_along(a, axes)
+    dtype = fn(np.ones((1,) * a.ndim, a.dtype), axis=axes).dtype
+    return core.map_blocks(fn, a, axis=axes, keepdims=keepdims, dtype=dtype,
+                           drop_axis=axes if not keepdims else None,
+                           chunks=tuple((1,) if i in axes else c for i, c in enumerate(a.chunks)) if keepdims
+                           else None)
+
+
+def median(a, axis=None, keepdims=False, out=None):
+    """np.median along ``axis`` (dask's: that axis rechunked to one chunk, np.median per block; exact).
+    axis=None (which dask refuses) takes the flattened array in one chunk."""
+    if out is not None:
+        raise NotImplementedError("median(out=...)")
+    return _median(np.median, a, axis, keepdims)
+
+
+def nanmedian(a, axis=None, keepdims=False, out=None):
+    """np.nanmedian, as median."""
+    if out is not None:
+        raise NotImplementedError("nanmedian(out=...)")
+    return _median(np.nanmedian, a, axis, keepdims)
+
+
+def _percentile(fn, a, q, axis, method, keepdims):
+    a = asarray(a)
+    q = np.asarray(q)
+    if np.any(np.isnan(q)) or np.any((q < 0) | (q > 100)):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    if fn is np.percentile and q.size:
+        axes = _axis_tuple(axis, a.ndim)
+        if a.ndim and math.prod(a.shape[ax] for ax in axes) == 0 and (
+                axis is None or math.prod(n for i, n in enumerate(a.shape) if i not in axes) > 0):
+            raise IndexError("cannot do a non-empty take from an empty axes.")  # NumPy's
+    r = _c_quantile(a, np.true_divide(q, 100), axis, method, keepdims, fn is np.nanpercentile)
+    if r is not None:
+        return r
+    if axis is None:
+        r = _percentile(fn, ravel(a), q, 0, method, False)
+        if keepdims:
+            r = r.reshape(q.shape + (1,) * a.ndim)
+        return r
+    axes = _axis_tuple(axis, a.ndim)
+    a = _one_chunk_along(a, axes)
+    dtype = fn(np.ones((1,) * a.ndim, a.dtype), q, axis=axes, method=method).dtype
+    if keepdims:
+        rest = [(1,) if i in axes else c for i, c in enumerate(a.chunks)]
+    else:
+        rest = [c for i, c in enumerate(a.chunks) if i not in axes]
+    chunks = tuple((s,) for s in q.shape) + tuple(rest)
+
+    def block(x):
+        # the reduced axes flattened into a first one: NumPy 1.24's nanpercentile misplaces a 2-d q's
+        # axes when it reduces another axis than the first (np.nanpercentile(x, [[1, 2]], axis=1))
+        rest = [n for i, n in enumerate(x.shape) if i not in axes]
+        r = fn(np.moveaxis(x, axes, tuple(range(len(axes)))).reshape([-1] + rest), q, axis=0, method=method)
+        if keepdims:
+            r = r.reshape(q.shape + tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+        return r
+
+    block.__name__ = fn.__name__
+    # the reduced axes (one chunk each) leave, or stay as size 1; q's axes come first
+    return core.map_blocks(block, a, dtype=dtype, drop_axis=None if keepdims else axes,
+                           new_axis=list(range(q.ndim)) or None, chunks=chunks or None)
+
+
+def percentile(a, q, axis=None, method="linear", keepdims=False, out=None):
+    """np.percentile, exact: the reduced axes (all for axis=None) in one chunk, np.percentile per block.
+    q's dimensions come first in the result (NumPy's). For 1-d ``a`` the result's chunks are dask's."""
+    if out is not None:
+        raise NotImplementedError("percentile(out=...)")
+    return _percentile(np.percentile, a, q, axis, method, keepdims)
+
+
+def nanpercentile(a, q, axis=None, method="linear", keepdims=False, out=None):
+    """np.nanpercentile, as percentile."""
+    if out is not None:
+        raise NotImplementedError("nanpercentile(out=...)")
+    return _percentile(np.nanpercentile, a, q, axis, method, keepdims)
+
+
+# ---- covariance ------------------------------------------------------------------------------------
+
+def cov(m, y=None, rowvar=1, bias=0, ddof=None):
+    """np.cov (dask's: the centered rows' product over the shared axis)."""
+    from .linalg import dot
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    m = asarray(m)
+    if m.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    dtype = np.result_type(m.dtype, np.float64) if y is None else np.result_type(m.dtype, asarray(y).dtype,
+                                                                                 np.float64)
+    X = m.astype(dtype)
+    if X.ndim < 2:
+        X = X.reshape((1,) + X.shape) if X.ndim == 1 else X.reshape((1, 1))
+    if X.shape[0] == 1:
+        rowvar = 1
+    if rowvar:
+        N = X.shape[1]
+        axis = 0
+    else:
+        N = X.shape[0]
+        axis = 1
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    fact = float(N - ddof)
+    if fact <= 0:
+        import warnings
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning)
+        fact = 0.0
+    if y is not None:
+        yy = asarray(y).astype(dtype)
+        if yy.ndim < 2:
+            yy = yy.reshape((1,) + yy.shape)
+        if not rowvar and yy.shape[0] != 1:
+            pass
+        X = concatenate((X, yy), axis)
+    X = X - X.mean(axis=1 - axis, keepdims=True)
+    Xc = X.conj() if X.dtype.kind == "c" else X
+    if not rowvar:
+        r = dot(X.T, Xc) / fact
+    else:
+        r = dot(X, Xc.T) / fact
+    return r.squeeze()
+
+
+def corrcoef(x, y=None, rowvar=1):
+    """np.corrcoef: cov / sqrt(diag(cov) diag(cov).T)."""
+    c = cov(x, y, rowvar)
+    if c.shape == ():
+        return c / c
+    d = core.diag(c)
+    d = d.reshape((d.shape[0], 1))
+    sqr_d = _api.sqrt(d)
+    return (c / sqr_d) / sqr_d.T
+
+
+# ---- counting --------------------------------------------------------------------------------------
+
+def _block_hist(x, bins, range, weights=None):
+    return np.histogram(x, bins, range=range, weights=weights)[0][np.newaxis]
+
+
+def histogram(a, bins=None, range=None, normed=False, weights=None, density=None):
+    """np.histogram with dask's rules: ``bins`` edges, or a number of bins with ``range``.
+
+    Each block counts with np.histogram (the same bins and range: NumPy's edges for a's dtype), the
+    counts of all blocks are summed. Returns (counts as a lazy array, the edges as a NumPy array)."""
+    a = asarray(a)
+    scalar_bins = np.ndim(bins) == 0
+    if bins is None or (scalar_bins and range is None):
+        raise ValueError("dask.array.histogram requires either specifying bins as an iterable or specifying "
+                         "both a range and the number of bins")
+    if normed is not False:
+        raise ValueError("The normed= keyword argument has been deprecated. Please use density instead.")
+    if weights is not None:
+        weights = asarray(weights)
+        if weights.shape != a.shape:
+            raise ValueError("Input array and weights must have the same shape")
+    if range is not None:
+        if len(range) != 2:
+            raise ValueError(f"range must be a sequence or array of length 2, but got {len(range)} items")
+        range = (range[0], range[1])
+    if not scalar_bins:
+        bins = np.asarray(bins)
+        if bins.ndim != 1:
+            raise ValueError(f"bins must be a 1-dimensional array or sequence, got shape {bins.shape}")
+        edges = bins
+    else:
+        edges = np.histogram_bin_edges(np.empty(0, a.dtype), int(bins), range=range)
+    nbins = edges.size - 1
+    flat = ravel(a)
+    nblocks = len(flat.chunks[0])
+    dtype = np.histogram([])[0].dtype if weights is None else weights.dtype
+    # one row of counts per block: (nblocks, nbins), summed over the rows
+    hist_bins = int(bins) if scalar_bins else edges
+    if weights is None:
+        mapped = core.map_blocks(_block_hist, flat, hist_bins, range, dtype=dtype, new_axis=1,
+                                 chunks=((1,) * nblocks, (nbins,)))
+    else:
+        w = ravel(weights).rechunk(flat.chunks)
+        mapped = core.map_blocks(lambda x, ww: _block_hist(x, hist_bins, range, ww), flat, w, dtype=dtype,
+                                 new_axis=1, chunks=((1,) * nblocks, (nbins,)))
+    n = mapped.sum(axis=0, dtype=dtype) if nblocks else core.zeros((nbins,), chunks=((nbins,),), dtype=dtype)
+    if density:
+        db = asarray(np.diff(edges).astype(float))
+        return n / db / n.sum(), edges
+    return n, edges
+
+
+def bincount(x, weights=None, minlength=0, split_every=None):
+    """np.bincount of a 1-d array of non-negative integers.
+
+    The length is max(x) + 1 (at least ``minlength``): where dask leaves it unknown (nan) without a
+    minlength, this computes max(x) first (a reduction) so the result has a known shape."""
+    x = asarray(x)
+    if x.ndim != 1:
+        raise ValueError("Input array must be one dimensional. Try using x.ravel()")
+    if x.dtype.kind not in "biu":
+        raise TypeError(f"Cannot cast array data from dtype('{x.dtype}') to dtype('int64') according to the rule "
+                        "'safe'")
+    if weights is not None:
+        weights = asarray(weights)
+        if weights.shape != x.shape:
+            raise ValueError("The weights and list don't have the same length.")
+        weights = weights.rechunk(x.chunks)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if x.size:
+        lo, hi = core.compute(x.min(), x.max())
+        if lo < 0:
+            raise ValueError("'list' argument must have no negative elements")
+        length = max(int(hi) + 1, int(minlength))
+    else:
+        length = int(minlength)
+    dtype = np.bincount([]).dtype if weights is None else np.bincount([1], weights=np.ones(1, weights.dtype)).dtype
+    nblocks = len(x.chunks[0])
+    if nblocks == 0 or x.size == 0:
+        return core.zeros((length,), chunks=((length,),), dtype=dtype)
+    if weights is None:
+        mapped = core.map_blocks(lambda b: np.bincount(b, minlength=length)[np.newaxis], x, dtype=dtype,
+                                 new_axis=1, chunks=((1,) * nblocks, (length,)))
+    else:
+        mapped = core.map_blocks(lambda b, w: np.bincount(b, w, minlength=length)[np.newaxis], x, weights,
+                                 dtype=dtype, new_axis=1, chunks=((1,) * nblocks, (length,)))
+    return mapped.sum(axis=0, dtype=dtype, split_every=split_every)
+
+
+# ---- topk ------------------------------------------------------------------------------------------
+
+def _topk_block(x, k, axis):
+    n = x.shape[axis]
+    if abs(k) >= n:
+        return x
+    if k > 0:
+        return np.partition(x, n - k, axis=axis).take(np.arange(n - k, n), axis=axis)
+    return np.partition(x, -k - 1, axis=axis).take(np.arange(-k), axis=axis)
+
+
+def _topk_sorted(x, k, axis):
+    x = _topk_block(x, k, axis)
+    s = np.sort(x, axis=axis)
+    return np.flip(s, axis=axis) if k > 0 else s
+
+
+def _argtopk_block(x, k, axis, offset):
+    n = x.shape[axis]
+    idx = np.broadcast_to(np.arange(offset, offset + n).reshape([-1 if i == axis else 1 for i in range(x.ndim)]),
+                          x.shape)
+    if abs(k) >= n:
+        return x, idx
+    if k > 0:
+        p = np.argpartition(x, n - k, axis=axis).take(np.arange(n - k, n), axis=axis)
+    else:
+        p = np.argpartition(x, -k - 1, axis=axis).take(np.arange(-k), axis=axis)
+    return np.take_along_axis(x, p, axis), np.take_along_axis(idx, p, axis)
+
+
+def _check_topk(a, k, axis):
+    if not isinstance(k, numbers.Integral) or k == 0:
+        raise ValueError(f"k must be a nonzero integer, got {k!r}")
+    axis = _axis_tuple(axis, a.ndim)[0]
+    if abs(k) > a.shape[axis]:
+        raise ValueError(f"|k| = {abs(k)} is larger than the length {a.shape[axis]} of axis {axis}")
+    return int(k), axis
+
+
+def topk(a, k, axis=-1, split_every=None):
+    """dask.array.topk: the k largest elements along ``axis``, largest first (k < 0: the -k smallest,
+    smallest first), in one chunk along that axis. Each block keeps its own top |k| first
+    (np.partition), so only |k| per block is gathered."""
+    a = asarray(a)
+    k, axis = _check_topk(a, k, axis)
+    kk = abs(k)
+    part_chunks = tuple(tuple(min(c, kk) for c in cs) if i == axis else cs for i, cs in enumerate(a.chunks))
+    part = core.map_blocks(_topk_block, a, k=k, axis=axis, dtype=a.dtype, chunks=part_chunks)
+    part = part.rechunk({axis: -1})
+    out_chunks = tuple((kk,) if i == axis else cs for i, cs in enumerate(part.chunks))
+    return core.map_blocks(_topk_sorted, part, k=k, axis=axis, dtype=a.dtype, chunks=out_chunks)
+
+
+def argtopk(a, k, axis=-1, split_every=None):
+    """dask.array.argtopk: the indices along ``axis`` of topk's elements (intp), in topk's order."""
+    a = asarray(a)
+    k, axis = _check_topk(a, k, axis)
+    kk = abs(k)
+    offsets = np.concatenate([[0], np.cumsum(a.chunks[axis])[:-1]]).astype(np.int64)
+    part_chunks = tuple(tuple(min(c, kk) for c in cs) if i == axis else cs for i, cs in enumerate(a.chunks))
+
+    def vals(x, block_id=None):
+        return _argtopk_block(x, k, axis, int(offsets[block_id[axis]]))[0]
+
+    def idxs(x, block_id=None):
+        return _argtopk_block(x, k, axis, int(offsets[block_id[axis]]))[1]
+
+    v = core.map_blocks(vals, a, dtype=a.dtype, chunks=part_chunks).rechunk({axis: -1})
+    i = core.map_blocks(idxs, a, dtype=np.intp, chunks=part_chunks).rechunk({axis: -1})
+
+    def pick(x, ix):
+        if k > 0:
+            order = np.flip(np.argsort(x, axis=axis, kind="stable"), axis=axis)
+        else:
+            order = np.argsort(x, axis=axis, kind="stable")
+        order = order.take(np.arange(kk), axis=axis)
+        return np.take_along_axis(ix, order, axis)
+
+    out_chunks = tuple((kk,) if j == axis else cs for j, cs in enumerate(v.chunks))
+    return core.map_blocks(pick, v, i, dtype=np.intp, chunks=out_chunks)
+
+
+# ---- gradient ---------------------------------------------------------------------------------------
+
+def gradient(f, *varargs, axis=None, **kwargs):
+    """np.gradient (dask's: np.gradient on each block extended by one element of its neighbours along
+    the axis). Spacing: one scalar, or a scalar or 1-d coordinate array per axis."""
+    f = asarray(f)
+    kwargs["edge_order"] = math.ceil(kwargs.get("edge_order", 1))
+    if kwargs["edge_order"] > 2:
+        raise ValueError("edge_order must be less than or equal to 2.")
+    drop_result_list = False
+    if axis is None:
+        axis = tuple(range(f.ndim))
+    elif isinstance(axis, numbers.Integral):
+        drop_result_list = True
+        axis = (axis,)
+    axis = _axis_tuple(axis, f.ndim)
+    if varargs == ():
+        varargs = (1,)
+    if len(varargs) == 1:
+        varargs = len(axis) * varargs
+    if len(varargs) != len(axis):
+        raise TypeError("Spacing must either be a single scalar, or a scalar / 1d-array per axis")
+    out_dtype = np.gradient(np.ones((3,) * f.ndim, f.dtype), axis=axis[0] if axis else 0).dtype
+    if f.dtype.kind in "biu" or (f.dtype.kind == "f" and f.dtype.itemsize < 4):
+        f = f.astype(float)  # float16 computes in float64 and rounds once (NumPy's dtype, dask's precision)
+    results = []
+    for i, ax in enumerate(axis):
+        if min(f.chunks[ax]) < kwargs["edge_order"] + 1:
+            raise ValueError("Chunk size must be larger than edge_order + 1. Minimum chunk for axis {} is {}. "
+                             "Rechunk to proceed.".format(ax, min(f.chunks[ax])))
+        coord = varargs[i]
+        if np.isscalar(coord):
+            locs = None
+        else:
+            if isinstance(coord, Array):
+                raise NotImplementedError("chunkarray array coordinates are not supported.")
+            coord = np.asarray(coord)
+            chunk = np.array(f.chunks[ax])
+            stop = np.cumsum(chunk) + 1
+            start = stop - chunk - 2
+            stop[-1] -= 1
+            start[0] = 0
+            locs = (start, stop)
+
+        def kernel(x, block_id=None, coord=coord, ax=ax, locs=locs):
+            c = coord
+            if locs is not None:
+                c = coord[locs[0][block_id[ax]]:locs[1][block_id[ax]]]
+            return np.gradient(x, c, axis=ax, **kwargs)
+
+        kernel.__name__ = "gradient"
+        r = core.map_overlap(kernel, f, dtype=f.dtype, depth={j: 1 if j == ax else 0 for j in range(f.ndim)},
+                             boundary="none")
+        results.append(r if r.dtype == out_dtype else r.astype(out_dtype))
+    return results[0] if drop_result_list else results
+
+
+def _register():
+    table = {np.ptp: ptp, np.average: average, np.count_nonzero: count_nonzero, np.diff: diff,
+             np.ediff1d: ediff1d, np.trace: trace, np.median: median, np.nanmedian: nanmedian,
+             np.percentile: percentile, np.nanpercentile: nanpercentile, np.cov: cov, np.corrcoef: corrcoef,
+             np.bincount: bincount, np.histogram: histogram, np.gradient: gradient}
+    core._NUMPY_FUNCTIONS.update(table)
+
+
+_register()
+del functools
