@@ -12,63 +12,95 @@ import "strconv"
 type Op int32
 
 const (
-	OpAdd      Op = C.CA_OP_ADD
-	OpSub      Op = C.CA_OP_SUB
-	OpMul      Op = C.CA_OP_MUL
-	OpDiv      Op = C.CA_OP_DIV // true division
-	OpFloorDiv Op = C.CA_OP_FLOORDIV
-	OpMod      Op = C.CA_OP_MOD
-	OpPow      Op = C.CA_OP_POW
-	OpEq       Op = C.CA_OP_EQ
-	OpNe       Op = C.CA_OP_NE
-	OpLt       Op = C.CA_OP_LT
-	OpLe       Op = C.CA_OP_LE
-	OpGt       Op = C.CA_OP_GT
-	OpGe       Op = C.CA_OP_GE
-	OpAnd      Op = C.CA_OP_AND // logical_and
-	OpOr       Op = C.CA_OP_OR
-	OpXor      Op = C.CA_OP_XOR
-	OpMaximum  Op = C.CA_OP_MAXIMUM
-	OpMinimum  Op = C.CA_OP_MINIMUM
-	OpArctan2  Op = C.CA_OP_ARCTAN2
-	OpBitAnd   Op = C.CA_OP_BITAND
-	OpBitOr    Op = C.CA_OP_BITOR
-	OpBitXor   Op = C.CA_OP_BITXOR
-	OpNeg      Op = C.CA_OP_NEG
-	OpAbs      Op = C.CA_OP_ABS
-	OpSign     Op = C.CA_OP_SIGN
-	OpSqrt     Op = C.CA_OP_SQRT
-	OpExp      Op = C.CA_OP_EXP
-	OpLog      Op = C.CA_OP_LOG
-	OpLog1p    Op = C.CA_OP_LOG1P
-	OpExpm1    Op = C.CA_OP_EXPM1
-	OpSin      Op = C.CA_OP_SIN
-	OpCos      Op = C.CA_OP_COS
-	OpTan      Op = C.CA_OP_TAN
-	OpArcsin   Op = C.CA_OP_ARCSIN
-	OpArccos   Op = C.CA_OP_ARCCOS
-	OpArctan   Op = C.CA_OP_ARCTAN
-	OpSinh     Op = C.CA_OP_SINH
-	OpCosh     Op = C.CA_OP_COSH
-	OpTanh     Op = C.CA_OP_TANH
-	OpArcsinh  Op = C.CA_OP_ARCSINH
-	OpArccosh  Op = C.CA_OP_ARCCOSH
-	OpArctanh  Op = C.CA_OP_ARCTANH
-	OpFloor    Op = C.CA_OP_FLOOR
-	OpCeil     Op = C.CA_OP_CEIL
-	OpRound    Op = C.CA_OP_ROUND // round half to even, as np.rint: integer and bool inputs give a float dtype (float32 up to 16 bits, float64 wider); ca_array_round keeps integers
-	OpIsNan    Op = C.CA_OP_ISNAN
-	OpIsInf    Op = C.CA_OP_ISINF
-	OpIsFinite Op = C.CA_OP_ISFINITE
-	OpNot      Op = C.CA_OP_NOT    // logical_not
-	OpInvert   Op = C.CA_OP_INVERT // bitwise not (logical not for bool)
-	OpLog10    Op = C.CA_OP_LOG10
-	OpLog2     Op = C.CA_OP_LOG2
-	OpSquare   Op = C.CA_OP_SQUARE
-	OpConj     Op = C.CA_OP_CONJ
-	OpReal     Op = C.CA_OP_REAL
-	OpImag     Op = C.CA_OP_IMAG
-	OpTrunc    Op = C.CA_OP_TRUNC
+	OpAdd            Op = C.CA_OP_ADD
+	OpSub            Op = C.CA_OP_SUB
+	OpMul            Op = C.CA_OP_MUL
+	OpDiv            Op = C.CA_OP_DIV // true division
+	OpFloorDiv       Op = C.CA_OP_FLOORDIV
+	OpMod            Op = C.CA_OP_MOD
+	OpPow            Op = C.CA_OP_POW
+	OpEq             Op = C.CA_OP_EQ
+	OpNe             Op = C.CA_OP_NE
+	OpLt             Op = C.CA_OP_LT
+	OpLe             Op = C.CA_OP_LE
+	OpGt             Op = C.CA_OP_GT
+	OpGe             Op = C.CA_OP_GE
+	OpAnd            Op = C.CA_OP_AND // logical_and
+	OpOr             Op = C.CA_OP_OR
+	OpXor            Op = C.CA_OP_XOR
+	OpMaximum        Op = C.CA_OP_MAXIMUM
+	OpMinimum        Op = C.CA_OP_MINIMUM
+	OpArctan2        Op = C.CA_OP_ARCTAN2
+	OpBitAnd         Op = C.CA_OP_BITAND
+	OpBitOr          Op = C.CA_OP_BITOR
+	OpBitXor         Op = C.CA_OP_BITXOR
+	OpHypot          Op = C.CA_OP_HYPOT
+	OpFmax           Op = C.CA_OP_FMAX // maximum ignoring nan
+	OpFmin           Op = C.CA_OP_FMIN // minimum ignoring nan
+	OpFmod           Op = C.CA_OP_FMOD // C's remainder: the sign of the dividend
+	OpCopysign       Op = C.CA_OP_COPYSIGN
+	OpFloat_power    Op = C.CA_OP_FLOAT_POWER // power in float64 (complex128 for complex operands)
+	OpLdexp          Op = C.CA_OP_LDEXP       // a * 2**b: a float (or integer: the float NumPy's loop takes), b an integer up to int64
+	OpLogaddexp      Op = C.CA_OP_LOGADDEXP
+	OpLogaddexp2     Op = C.CA_OP_LOGADDEXP2
+	OpNextafter      Op = C.CA_OP_NEXTAFTER
+	OpLeft_shift     Op = C.CA_OP_LEFT_SHIFT  // shifts by the bit width or more (or negative) give 0
+	OpRight_shift    Op = C.CA_OP_RIGHT_SHIFT // arithmetic for signed types; shifts by the bit width or more (or negative) give 0 or -1
+	OpNeg            Op = C.CA_OP_NEG
+	OpAbs            Op = C.CA_OP_ABS
+	OpSign           Op = C.CA_OP_SIGN
+	OpSqrt           Op = C.CA_OP_SQRT
+	OpExp            Op = C.CA_OP_EXP
+	OpLog            Op = C.CA_OP_LOG
+	OpLog1p          Op = C.CA_OP_LOG1P
+	OpExpm1          Op = C.CA_OP_EXPM1
+	OpSin            Op = C.CA_OP_SIN
+	OpCos            Op = C.CA_OP_COS
+	OpTan            Op = C.CA_OP_TAN
+	OpArcsin         Op = C.CA_OP_ARCSIN
+	OpArccos         Op = C.CA_OP_ARCCOS
+	OpArctan         Op = C.CA_OP_ARCTAN
+	OpSinh           Op = C.CA_OP_SINH
+	OpCosh           Op = C.CA_OP_COSH
+	OpTanh           Op = C.CA_OP_TANH
+	OpArcsinh        Op = C.CA_OP_ARCSINH
+	OpArccosh        Op = C.CA_OP_ARCCOSH
+	OpArctanh        Op = C.CA_OP_ARCTANH
+	OpFloor          Op = C.CA_OP_FLOOR
+	OpCeil           Op = C.CA_OP_CEIL
+	OpRound          Op = C.CA_OP_ROUND // round half to even, as np.rint: integer and bool inputs give a float dtype (float32 up to 16 bits, float64 wider); ca_array_round keeps integers
+	OpIsNan          Op = C.CA_OP_ISNAN
+	OpIsInf          Op = C.CA_OP_ISINF
+	OpIsFinite       Op = C.CA_OP_ISFINITE
+	OpNot            Op = C.CA_OP_NOT    // logical_not
+	OpInvert         Op = C.CA_OP_INVERT // bitwise not (logical not for bool)
+	OpLog10          Op = C.CA_OP_LOG10
+	OpLog2           Op = C.CA_OP_LOG2
+	OpSquare         Op = C.CA_OP_SQUARE
+	OpConj           Op = C.CA_OP_CONJ
+	OpReal           Op = C.CA_OP_REAL
+	OpImag           Op = C.CA_OP_IMAG
+	OpTrunc          Op = C.CA_OP_TRUNC // also np.fix
+	OpCbrt           Op = C.CA_OP_CBRT
+	OpDeg2rad        Op = C.CA_OP_DEG2RAD // also np.radians
+	OpRad2deg        Op = C.CA_OP_RAD2DEG // also np.degrees
+	OpExp2           Op = C.CA_OP_EXP2
+	OpFabs           Op = C.CA_OP_FABS
+	OpSpacing        Op = C.CA_OP_SPACING // the distance to the next value away from zero (float16 in its own precision)
+	OpSignbit        Op = C.CA_OP_SIGNBIT
+	OpSinc           Op = C.CA_OP_SINC       // sin(pi x) / (pi x), 1 at 0 (np.sinc: bool and integers give float64)
+	OpI0             Op = C.CA_OP_I0         // modified Bessel function of the first kind, order 0 (np.i0: bool and integers give float64)
+	OpReciprocal     Op = C.CA_OP_RECIPROCAL // 1 / x; integers as NumPy: the float quotient truncated
+	OpPositive       Op = C.CA_OP_POSITIVE
+	OpAngle          Op = C.CA_OP_ANGLE     // the argument in radians (np.angle; bool gives float64 as NumPy)
+	OpIsComplex      Op = C.CA_OP_ISCOMPLEX // imaginary part != 0
+	OpIsReal         Op = C.CA_OP_ISREAL    // imaginary part == 0
+	OpIsNeginf       Op = C.CA_OP_ISNEGINF
+	OpIsPosinf       Op = C.CA_OP_ISPOSINF
+	OpNan_to_num     Op = C.CA_OP_NAN_TO_NUM     // nan -> 0, +-inf -> the dtype's largest finite values (complex: each part); ca_array_nan_to_num takes other values
+	OpFrexp_mantissa Op = C.CA_OP_FREXP_MANTISSA // np.frexp(x)[0]
+	OpFrexp_exponent Op = C.CA_OP_FREXP_EXPONENT // np.frexp(x)[1] (int32)
+	OpModf_fraction  Op = C.CA_OP_MODF_FRACTION  // np.modf(x)[0]; np.modf(x)[1] is CA_OP_TRUNC
 )
 
 // String is the operation's name ("add", ...).
@@ -118,6 +150,30 @@ func (v Op) String() string {
 		return "bitwise_or"
 	case OpBitXor:
 		return "bitwise_xor"
+	case OpHypot:
+		return "hypot"
+	case OpFmax:
+		return "fmax"
+	case OpFmin:
+		return "fmin"
+	case OpFmod:
+		return "fmod"
+	case OpCopysign:
+		return "copysign"
+	case OpFloat_power:
+		return "float_power"
+	case OpLdexp:
+		return "ldexp"
+	case OpLogaddexp:
+		return "logaddexp"
+	case OpLogaddexp2:
+		return "logaddexp2"
+	case OpNextafter:
+		return "nextafter"
+	case OpLeft_shift:
+		return "left_shift"
+	case OpRight_shift:
+		return "right_shift"
 	case OpNeg:
 		return "negative"
 	case OpAbs:
@@ -188,6 +244,46 @@ func (v Op) String() string {
 		return "imag"
 	case OpTrunc:
 		return "trunc"
+	case OpCbrt:
+		return "cbrt"
+	case OpDeg2rad:
+		return "deg2rad"
+	case OpRad2deg:
+		return "rad2deg"
+	case OpExp2:
+		return "exp2"
+	case OpFabs:
+		return "fabs"
+	case OpSpacing:
+		return "spacing"
+	case OpSignbit:
+		return "signbit"
+	case OpSinc:
+		return "sinc"
+	case OpI0:
+		return "i0"
+	case OpReciprocal:
+		return "reciprocal"
+	case OpPositive:
+		return "positive"
+	case OpAngle:
+		return "angle"
+	case OpIsComplex:
+		return "iscomplex"
+	case OpIsReal:
+		return "isreal"
+	case OpIsNeginf:
+		return "isneginf"
+	case OpIsPosinf:
+		return "isposinf"
+	case OpNan_to_num:
+		return "nan_to_num"
+	case OpFrexp_mantissa:
+		return "frexp_mantissa"
+	case OpFrexp_exponent:
+		return "frexp_exponent"
+	case OpModf_fraction:
+		return "modf_fraction"
 	}
 	return "Op(" + strconv.Itoa(int(v)) + ")"
 }

@@ -43,7 +43,7 @@ func ExampleNewArray() {
 	fmt.Println(errors.Is(err, chunkarray.StatusNotFound), err)
 	// Output:
 	// [[3 2]] [0 1 4 9 16]
-	// true CA_ENOTFOUND: the graph is missing key ('r', 2) of the chunk grid ((3, 1, 1),)
+	// true CA_ENOTFOUND: ca_array_new: the graph is missing key ('r', 2) of the chunk grid ((3, 1, 1),)
 }
 
 // A deadline stops a computation through the library's cancellation.

@@ -534,7 +534,7 @@ typedef struct ca_reduce_options {
 CA_API ca_status_t ca_array_reduce(ca_array_t **out, ca_reduction_t op, const ca_array_t *a, const int32_t *axes,
                                    int32_t naxes, int keepdims, const ca_reduce_options_t *opts);
 
-/* Interpolation between order statistics (ca_array_quantile): NumPy's `method` of np.quantile. */
+/** Interpolation between order statistics (ca_array_quantile): NumPy's `method` of np.quantile. Values are pinned. */
 typedef enum ca_quantile_method_t CA_ENUM32 {
   CA_QUANTILE_LINEAR = 0,   /**< NumPy's default */
   CA_QUANTILE_LOWER = 1,    /**< the order statistic below */
@@ -554,6 +554,7 @@ typedef struct ca_quantile_options {
                                     CA_DTYPE_INVALID = np.quantile's (float64 for linear/midpoint, a's for
                                     the others; np.median keeps float16/float32: pass a's dtype) */
 } ca_quantile_options_t;
+/** ca_quantile_options_t's defaults: linear, no keepdims, NaNs propagate, NumPy's result dtype. */
 #define CA_QUANTILE_OPTIONS_INIT {sizeof(ca_quantile_options_t), CA_QUANTILE_LINEAR, 0, 0, CA_DTYPE_INVALID}
 
 /**

@@ -53,6 +53,7 @@ typedef struct ca_like_options {
                                   its own shape, dask's "auto" chunks for a new shape */
   int64_t limit;             /**< "auto": bytes per block; 0 (default): 128 MiB */
 } ca_like_options_t;
+/** ca_like_options_t's defaults: the input's dtype, shape and chunks. */
 #define CA_LIKE_OPTIONS_INIT {sizeof(ca_like_options_t), CA_DTYPE_INVALID, -1, NULL, NULL, 0}
 
 /**
@@ -89,7 +90,7 @@ CA_API ca_status_t ca_array_full_like(ca_array_t **out, const ca_array_t *a, ca_
 CA_API ca_status_t ca_array_indices(ca_array_t **out, int32_t ndim, const int64_t *dims, const ca_chunks_t *chunks,
                                     ca_dtype_t dtype);
 
-/* ca_array_meshgrid indexing. Values are pinned. */
+/** ca_array_meshgrid indexing. Values are pinned. */
 typedef enum ca_meshgrid_indexing_t CA_ENUM32 {
   CA_MESHGRID_XY = 0, /**< Cartesian (NumPy's default): the first two output axes swapped */
   CA_MESHGRID_IJ = 1, /**< matrix indexing */
@@ -216,7 +217,7 @@ CA_API ca_status_t ca_array_isin(ca_array_t **out, const ca_array_t *element, co
  */
 CA_API ca_status_t ca_array_union1d(ca_array_t **out, const ca_array_t *a, const ca_array_t *b);
 
-/* ca_array_searchsorted sides. Values are pinned. */
+/** ca_array_searchsorted sides. Values are pinned. */
 typedef enum ca_side_t CA_ENUM32 {
   CA_SIDE_LEFT = 0, /**< the first suitable position */
   CA_SIDE_RIGHT = 1, /**< the last suitable position */

@@ -25,6 +25,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      true},
     {"ca.diagonal", "ca.diagonal(block, k: int) -> block",
      "The k-th diagonal of a 2-d block as a 1-d block (numpy.diagonal(block, k)).", true},
+    {"ca.diagonal_nd", "ca.diagonal_nd(block, k: int) -> block",
+     "The k-th diagonal of the last two axes of a block of 2 or more dimensions, appended as the "
+     "last axis (numpy.diagonal(block, k, -2, -1)). Emitted by ca_array_diagonal.",
+     false},
     {"ca.einsum", "ca.einsum(block..., spec: tuple) -> block",
      "One block of an einsum: the operand blocks, then the letter spec (operand count, letters, output letters, "
      "contracted letters). Emitted by ca_linalg_einsum.",
@@ -44,6 +48,14 @@ constexpr BuiltinKernelDoc kDocs[] = {
     {"ca.gufunc_transpose", "ca.gufunc_transpose(block, perm: tuple) -> block",
      "numpy.transpose(block, perm) for apply_gufunc's core axes. Emitted by ca_array_apply_gufunc.", false},
     {"ca.identity", "ca.identity(block) -> block", "Its block argument, unchanged (shared, not copied).", true},
+    {"ca.indices", "ca.indices(dtype: int, origin: tuple, shape: tuple) -> block",
+     "The block of numpy.indices at `origin` with `shape`: axis 0 holds the components, each value "
+     "the global index along axis c + 1. Emitted by ca_array_indices.",
+     false},
+    {"ca.isin", "ca.isin(element: block, test_elements: block, invert: int) -> block",
+     "A bool block: whether each element is in test_elements (numpy.isin; invert 1 negates). The two "
+     "blocks have one dtype. Emitted by ca_array_isin.",
+     false},
     {"ca.linalg.cholesky", "ca.linalg.cholesky(a: block, lower: int) -> block",
      "The Cholesky factor of a Hermitian positive-definite square block: L (a = L L^H) when lower is 1, "
      "else U (a = U^H U).",
@@ -96,6 +108,12 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "A block extended by its neighbours' edges (with boundary handling). Emitted by ca_array_overlap.", false},
     {"ca.overlap_trim", "ca.overlap_trim(block, index: tuple, geometry: tuple) -> block",
      "A block with its overlap removed (per axis: lo, hi, numblocks, none). Emitted by ca_array_trim_internal.", false},
+    {"ca.quantile", "ca.quantile(block, q: bytes, nreduced: int, method: int, skip_nan: int, q_ndim: int, dtype: "
+     "int, axis: int) -> block",
+     "Exact quantiles (q: float64 values in [0, 1]) over `nreduced` axes from `axis` of a block that "
+     "holds those axes whole, with a ca_quantile_method_t; skip_nan 1 is nanquantile. Emitted by "
+     "ca_array_quantile.",
+     false},
     {"ca.reduce_agg", "ca.reduce_agg(partials: list, spec: tuple, out_shape: tuple) -> block",
      "The final step of a builtin reduction: partial results to the result block. Emitted by ca_array_reduce.", false},
     {"ca.reduce_chunk",
@@ -113,6 +131,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The scan of one block. Emitted by ca_array_scan.", false},
     {"ca.scan_carry", "ca.scan_carry(spec: tuple, previous: block | none, scanned: block) -> block",
      "The running total carried to the next block. Emitted by ca_array_scan.", false},
+    {"ca.searchsorted", "ca.searchsorted(v: block, sorted: block, right: int, mode: int) -> block",
+     "int64 positions of v in a sorted 1-d block: mode 0 numpy.searchsorted(sorted, v, side), mode 1 "
+     "numpy.digitize(v, bins=sorted, right). Emitted by ca_array_searchsorted and ca_array_digitize.",
+     false},
     {"ca.setitem", "ca.setitem(block, spec: tuple, value: block | bytes[, list: tuple]) -> block",
      "A copy of the block with a region (start, step, count per axis) set from `value`. Emitted by "
      "ca_array_setitem.",
@@ -130,6 +152,11 @@ constexpr BuiltinKernelDoc kDocs[] = {
     {"ca.shape.transpose", "ca.shape.transpose(block, axes: tuple) -> block", "numpy.transpose(block, axes).", true},
     {"ca.sliding_window", "ca.sliding_window(block, window_shape: tuple, axes: tuple) -> block",
      "numpy's sliding_window_view of one overlapped block. Emitted by ca_array_sliding_window_view.", false},
+    {"ca.sort", "ca.sort(block, axis: int, descending: int, arg: int) -> block",
+     "A stable sort of a block along `axis` (NaNs last; descending 1 reverses the order, NaNs "
+     "first); arg 1 gives the int64 indices instead (argsort). Emitted by ca_array_sort and "
+     "ca_array_argsort.",
+     false},
     {"ca.take", "ca.take(block, axis: int, indices: tuple) -> block",
      "numpy.take(block, indices, axis) with indices local to the block.", true},
     {"ca.take_dyn", "ca.take_dyn(indices: block, axis: int, bounds: tuple, blocks: list) -> block",
@@ -138,6 +165,11 @@ constexpr BuiltinKernelDoc kDocs[] = {
      false},
     {"ca.tri", "ca.tri(dtype: int, k: int, origin: tuple, shape: tuple) -> block",
      "The block of numpy.tri(N, M, k) at `origin` with `shape` (2-d): ones where column - row <= k.", true},
+    {"ca.unique", "ca.unique(which: int, equal_nan: int, blocks: list) -> block",
+     "The sorted distinct values of the blocks in `blocks` flattened together (which 0), the index "
+     "of each one's first occurrence (1) or its count (2); equal_nan 0 keeps every NaN apart. "
+     "Emitted by ca_array_unique.",
+     false},
     {"ca.vindex_merge", "ca.vindex_merge(out_shape: tuple, dtype: int, pieces: list) -> block",
      "Rows of point-indexing pieces put at their positions (pieces alternate a positions block and a values "
      "block). Emitted by vindex.",
