@@ -40,19 +40,73 @@ def _axis_tuple(axis, ndim):
 # ---- reductions over fused expressions ------------------------------------------------------------
 
 def ptp(a, axis=None):
-    """np.ptp: max - min along ``axis`` (dask: a.max(axis) - a.min(axis))."""
+    """Range of values, maximum minus minimum, along an axis (``numpy.ptp``).
+
+    dask's method: ``a.max(axis) - a.min(axis)`` (two reductions).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    axis : int, tuple of int or None, default None
+        The axes to reduce; None: all.
+
+    Returns
+    -------
+    Array
+        The lazy result, a's dtype.
+    """
     a = asarray(a)
     return a.max(axis=axis) - a.min(axis=axis)
 
 
 def count_nonzero(a, axis=None):
-    """np.count_nonzero: the sum of a != 0 (nan counts) as intp, one reduction fused with the test."""
+    """The number of nonzero elements (``numpy.count_nonzero``).
+
+    One sum reduction fused with the test ``a != 0`` (nan counts as nonzero).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    axis : int, tuple of int or None, default None
+        The axes to count along; None: all.
+
+    Returns
+    -------
+    Array
+        The lazy counts, intp (a 0-d array for ``axis=None``, where NumPy returns an int).
+    """
     a = asarray(a)
     return a.astype(bool)._reduce("sum", axis, False, np.intp)
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
-    """np.average (dask's _average): sum(a * w) / sum(w) in result_type(a, w[, float64])."""
+    """The weighted average along an axis (``numpy.average``, dask's ``_average``).
+
+    ``sum(a * w) / sum(w)``, computed in ``result_type(a, w)`` (with float64 for integer and bool a).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    axis : int, tuple of int or None, default None
+        The axes to average over; None: all.
+    weights : Array or array_like, optional
+        The weights: a's shape, or 1-d of the length of a single ``axis``. None: the plain mean.
+    returned : bool, default False
+        Also return the sum of the weights.
+    keepdims : bool, default False
+        Keep the reduced axes with extent 1.
+
+    Returns
+    -------
+    avg : Array
+        The lazy average.
+    sum_of_weights : Array or scalar
+        Only with ``returned``: the weights' sum broadcast to avg's shape; without weights, the number of
+        elements averaged, as a NumPy scalar of avg's dtype.
+    """
     a = asarray(a)
     if weights is None:
         avg = a.mean(axis, keepdims=keepdims)
@@ -93,10 +147,34 @@ def _reduced_shape_chunks(a, axis, keepdims):
 
 
 def moment(a, order, axis=None, dtype=None, keepdims=False, ddof=0, split_every=None):
-    """dask.array.moment: the ``order``-th central moment sum((a - mean)**order) / (n - ddof).
+    """The ``order``-th central moment (``dask.array.moment``): ``sum((a - mean)**order) / (n - ddof)``.
 
     Two passes (the mean, then one reduction fused with the powered deviations): exact where dask's
-    one-pass merge of partial moments rounds differently. order 0 is 1, order 1 is 0 (as dask)."""
+    one-pass merge of partial moments rounds differently. Order 0 gives ones and order 1 zeros (float64,
+    as dask).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    order : int
+        The order, >= 0.
+    axis : int, tuple of int or None, default None
+        The axes to reduce; None: all.
+    dtype : dtype, optional
+        The computation's and the result's dtype; None: numpy.var's for a's dtype (float64 for integers).
+    keepdims : bool, default False
+        Keep the reduced axes with extent 1.
+    ddof : int, default 0
+        Delta degrees of freedom (n - ddof < 0 gives nan).
+    split_every : int or dict, optional
+        The reductions' tree width (see ``Array.sum``).
+
+    Returns
+    -------
+    Array
+        The lazy result.
+    """
     if not isinstance(order, numbers.Integral) or order < 0:
         raise ValueError("Order must be an integer >= 0")
     a = asarray(a)
@@ -119,7 +197,27 @@ def moment(a, order, axis=None, dtype=None, keepdims=False, ddof=0, split_every=
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
-    """np.trace: the sum of a diagonal, as one reduction over a fused select (where(eye, a, 0))."""
+    """The sum along a diagonal (``numpy.trace``).
+
+    One sum reduction over a fused select (``where(eye, a, 0)`` with the eye chunked as a), so no block
+    is copied.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        At least 2-d.
+    offset : int, default 0
+        The diagonal's offset from the main one (positive: above it).
+    axis1, axis2 : int, default 0 and 1
+        The two (distinct) axes of the diagonal; the result has the other axes.
+    dtype : dtype, optional
+        The sum's dtype (NumPy's default accumulation dtype if None).
+
+    Returns
+    -------
+    Array
+        The lazy result (0-d for a 2-d a).
+    """
     a = asarray(a)
     if a.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
@@ -136,7 +234,27 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):
-    """np.diff (dask's: slices a[1:] - a[:-1], n times)."""
+    """The n-th discrete difference along an axis (``numpy.diff``).
+
+    dask's method: ``a[1:] - a[:-1]`` along the axis, n times (``!=`` for bool).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        At least 1-d.
+    n : int, default 1
+        The number of times to difference (>= 0; 0 returns a).
+    axis : int, default -1
+        The axis.
+    prepend, append : Array, array_like or scalar, optional
+        Values joined to a along the axis before differencing; a scalar is broadcast to extent 1 along
+        the axis.
+
+    Returns
+    -------
+    Array
+        The lazy result, shorter by n along the axis.
+    """
     a = asarray(a)
     n = int(n)
     axis = int(axis)
@@ -170,7 +288,22 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
-    """np.ediff1d: the differences of the flattened array, with to_begin / to_end around them."""
+    """The differences between consecutive elements of the flattened array (``numpy.ediff1d``).
+
+    Parameters
+    ----------
+    ary : Array or array_like
+        The input (flattened).
+    to_end : Array, array_like or scalar, optional
+        Values (flattened) appended after the differences.
+    to_begin : Array, array_like or scalar, optional
+        Values (flattened) put before the differences.
+
+    Returns
+    -------
+    Array
+        The lazy 1-d result.
+    """
     ary = asarray(ary)
     aryf = ravel(ary)
     r = [aryf[1:] - aryf[:-1]]
@@ -233,15 +366,56 @@ def _median(fn, a, axis, keepdims):
 
 
 def median(a, axis=None, keepdims=False, out=None):
-    """np.median along ``axis`` (dask's: that axis rechunked to one chunk, np.median per block; exact).
-    axis=None (which dask refuses) takes the flattened array in one chunk."""
+    """The median along axes (``numpy.median``).
+
+    The C library's exact quantile (ca_array_quantile) for bool, integer and floating dtypes; other dtypes
+    rechunk the reduced axes to one chunk and call ``numpy.median`` per block (dask's method). Unlike dask,
+    ``axis=None`` is allowed: the flattened array in one chunk.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    axis : int, sequence of int or None, default None
+        The axes to reduce; None: all.
+    keepdims : bool, default False
+        Keep the reduced axes with extent 1.
+    out : None
+        Not supported: anything but None raises NotImplementedError.
+
+    Returns
+    -------
+    Array
+        The lazy result: float16 and float32 stay, other dtypes give float64 (NumPy's).
+    """
     if out is not None:
         raise NotImplementedError("median(out=...)")
     return _median(np.median, a, axis, keepdims)
 
 
 def nanmedian(a, axis=None, keepdims=False, out=None):
-    """np.nanmedian, as median."""
+    """The median along axes, ignoring nan (``numpy.nanmedian``).
+
+    The C library's exact quantile (ca_array_quantile) for bool, integer and floating dtypes; other dtypes
+    rechunk the reduced axes to one chunk and call ``numpy.nanmedian`` per block (dask's method). Unlike dask,
+    ``axis=None`` is allowed: the flattened array in one chunk. An all-nan slice gives nan.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    axis : int, sequence of int or None, default None
+        The axes to reduce; None: all.
+    keepdims : bool, default False
+        Keep the reduced axes with extent 1.
+    out : None
+        Not supported: anything but None raises NotImplementedError.
+
+    Returns
+    -------
+    Array
+        The lazy result: float16 and float32 stay, other dtypes give float64 (NumPy's).
+    """
     if out is not None:
         raise NotImplementedError("nanmedian(out=...)")
     return _median(np.nanmedian, a, axis, keepdims)
@@ -290,15 +464,67 @@ def _percentile(fn, a, q, axis, method, keepdims):
 
 
 def percentile(a, q, axis=None, method="linear", keepdims=False, out=None):
-    """np.percentile, exact: the reduced axes (all for axis=None) in one chunk, np.percentile per block.
-    q's dimensions come first in the result (NumPy's). For 1-d ``a`` the result's chunks are dask's."""
+    """The q-th percentiles along axes (``numpy.percentile``).
+
+    Exact: for bool, integer and floating dtypes with one of NumPy's five classic methods and a q of at
+    most one dimension, the C library's quantile (ca_array_quantile); otherwise the reduced axes (all for
+    ``axis=None``) are rechunked to one chunk and ``numpy.percentile`` runs per block.
+    For 1-d ``a`` the result's chunks are dask's.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    q : float or array_like of float
+        The percentiles, in [0, 100] (others, and nan, raise ValueError).
+    axis : int, sequence of int or None, default None
+        The axes to reduce; None: all.
+    method : str, default "linear"
+        NumPy's interpolation method ("linear", "lower", "higher", "nearest", "midpoint", or one of
+        NumPy's other methods, computed through NumPy).
+    keepdims : bool, default False
+        Keep the reduced axes with extent 1.
+    out : None
+        Not supported: anything but None raises NotImplementedError.
+
+    Returns
+    -------
+    Array
+        The lazy result; q's dimensions come first (NumPy's layout).
+    """
     if out is not None:
         raise NotImplementedError("percentile(out=...)")
     return _percentile(np.percentile, a, q, axis, method, keepdims)
 
 
 def nanpercentile(a, q, axis=None, method="linear", keepdims=False, out=None):
-    """np.nanpercentile, as percentile."""
+    """The q-th percentiles along axes, ignoring nan (``numpy.nanpercentile``).
+
+    Exact: for bool, integer and floating dtypes with one of NumPy's five classic methods and a q of at
+    most one dimension, the C library's quantile (ca_array_quantile); otherwise the reduced axes (all for
+    ``axis=None``) are rechunked to one chunk and ``numpy.nanpercentile`` runs per block.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    q : float or array_like of float
+        The percentiles, in [0, 100] (others, and nan, raise ValueError).
+    axis : int, sequence of int or None, default None
+        The axes to reduce; None: all.
+    method : str, default "linear"
+        NumPy's interpolation method ("linear", "lower", "higher", "nearest", "midpoint", or one of
+        NumPy's other methods, computed through NumPy).
+    keepdims : bool, default False
+        Keep the reduced axes with extent 1.
+    out : None
+        Not supported: anything but None raises NotImplementedError.
+
+    Returns
+    -------
+    Array
+        The lazy result; q's dimensions come first (NumPy's layout).
+    """
     if out is not None:
         raise NotImplementedError("nanpercentile(out=...)")
     return _percentile(np.nanpercentile, a, q, axis, method, keepdims)
@@ -307,7 +533,29 @@ def nanpercentile(a, q, axis=None, method="linear", keepdims=False, out=None):
 # ---- covariance ------------------------------------------------------------------------------------
 
 def cov(m, y=None, rowvar=1, bias=0, ddof=None):
-    """np.cov (dask's: the centered rows' product over the shared axis)."""
+    """The covariance matrix (``numpy.cov``), as dask: the centered variables' product over the observations.
+
+    Computed in float64 (complex128 for complex input) through ``linalg.dot``. Fewer than one degree of
+    freedom warns (RuntimeWarning) and divides by 0, as NumPy.
+
+    Parameters
+    ----------
+    m : Array or array_like
+        1-d or 2-d: each row a variable, each column an observation (transposed with ``rowvar=0``).
+    y : Array or array_like, optional
+        More variables, in m's layout, joined to m.
+    rowvar : int or bool, default 1
+        Whether rows are variables (a single row always is).
+    bias : int or bool, default 0
+        Normalize by N instead of N - 1 (when ddof is None).
+    ddof : int, optional
+        The delta degrees of freedom (N - ddof is the divisor); overrides bias.
+
+    Returns
+    -------
+    Array
+        The lazy (nvars, nvars) matrix, squeezed (0-d for a single variable).
+    """
     from .linalg import dot
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
@@ -351,7 +599,22 @@ def cov(m, y=None, rowvar=1, bias=0, ddof=None):
 
 
 def corrcoef(x, y=None, rowvar=1):
-    """np.corrcoef: cov / sqrt(diag(cov) diag(cov).T)."""
+    """The Pearson correlation coefficients (``numpy.corrcoef``): ``cov / sqrt(diag(cov) diag(cov).T)``.
+
+    Parameters
+    ----------
+    x : Array or array_like
+        1-d or 2-d: each row a variable (see cov).
+    y : Array or array_like, optional
+        More variables, joined to x.
+    rowvar : int or bool, default 1
+        Whether rows are variables.
+
+    Returns
+    -------
+    Array
+        The lazy coefficient matrix (0-d for a single variable). NumPy clips to [-1, 1]; this does not.
+    """
     c = cov(x, y, rowvar)
     if c.shape == ():
         return c / c
@@ -368,10 +631,34 @@ def _block_hist(x, bins, range, weights=None):
 
 
 def histogram(a, bins=None, range=None, normed=False, weights=None, density=None):
-    """np.histogram with dask's rules: ``bins`` edges, or a number of bins with ``range``.
+    """The histogram of an array (``numpy.histogram``) with dask's rules.
 
-    Each block counts with np.histogram (the same bins and range: NumPy's edges for a's dtype), the
-    counts of all blocks are summed. Returns (counts as a lazy array, the edges as a NumPy array)."""
+    ``bins`` is a sequence of edges, or a number of bins together with ``range``. Each block counts with
+    ``numpy.histogram`` (the same bins and range: NumPy's edges for a's dtype) and the counts of all
+    blocks are summed.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The values (flattened).
+    bins : int or sequence of scalars
+        The bin edges (1-d, monotonic), or the number of equal bins (then ``range`` is required).
+    range : (float, float), optional
+        The lower and upper edge for an int ``bins``.
+    normed : False
+        Deprecated by NumPy: anything but False raises ValueError (use density).
+    weights : Array or array_like, optional
+        a's shape: each value contributes its weight instead of 1.
+    density : bool, optional
+        Return the probability density (counts / total / bin width) instead of the counts.
+
+    Returns
+    -------
+    hist : Array
+        The lazy counts (or density), one per bin.
+    bin_edges : numpy.ndarray
+        The edges (computed eagerly, as dask's).
+    """
     a = asarray(a)
     scalar_bins = np.ndim(bins) == 0
     if bins is None or (scalar_bins and range is None):
@@ -415,10 +702,30 @@ def histogram(a, bins=None, range=None, normed=False, weights=None, density=None
 
 
 def bincount(x, weights=None, minlength=0, split_every=None):
-    """np.bincount of a 1-d array of non-negative integers.
+    """Count the occurrences of each value in a 1-d array of non-negative integers (``numpy.bincount``).
 
-    The length is max(x) + 1 (at least ``minlength``): where dask leaves it unknown (nan) without a
-    minlength, this computes max(x) first (a reduction) so the result has a known shape."""
+    The length is ``max(x) + 1`` (at least ``minlength``). Where dask leaves it unknown (nan) without a
+    minlength, this computes ``x.min()`` and ``x.max()`` at call time (one reduction; negative values
+    raise ValueError then) so the result has a known shape. Each block counts with ``numpy.bincount``;
+    the counts are summed.
+
+    Parameters
+    ----------
+    x : Array or array_like
+        1-d, a bool or integer dtype.
+    weights : Array or array_like, optional
+        x's shape: each value contributes its weight instead of 1 (the result is then float64, or
+        NumPy's bincount dtype for the weights).
+    minlength : int, default 0
+        The minimum length of the result.
+    split_every : int or dict, optional
+        The tree width of the reduction that sums the blocks' counts.
+
+    Returns
+    -------
+    Array
+        The lazy counts (intp without weights), one chunk.
+    """
     x = asarray(x)
     if x.ndim != 1:
         raise ValueError("Input array must be one dimensional. Try using x.ravel()")
@@ -492,9 +799,28 @@ def _check_topk(a, k, axis):
 
 
 def topk(a, k, axis=-1, split_every=None):
-    """dask.array.topk: the k largest elements along ``axis``, largest first (k < 0: the -k smallest,
-    smallest first), in one chunk along that axis. Each block keeps its own top |k| first
-    (np.partition), so only |k| per block is gathered."""
+    """The k largest (or smallest) elements along an axis (``dask.array.topk``).
+
+    dask's method: each block keeps its own top |k| along the axis first (NumPy's partition), then only
+    those are gathered into one chunk along the axis and sorted. The other axes keep their chunks.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    k : int
+        Nonzero, |k| at most the axis length: k > 0 the k largest, largest first; k < 0 the -k
+        smallest, smallest first.
+    axis : int, default -1
+        The axis.
+    split_every : int, optional
+        Accepted for dask's signature; ignored (all the blocks' candidates are merged in one step).
+
+    Returns
+    -------
+    Array
+        The lazy result, a's dtype, extent |k| (one chunk) along the axis.
+    """
     a = asarray(a)
     k, axis = _check_topk(a, k, axis)
     kk = abs(k)
@@ -506,7 +832,28 @@ def topk(a, k, axis=-1, split_every=None):
 
 
 def argtopk(a, k, axis=-1, split_every=None):
-    """dask.array.argtopk: the indices along ``axis`` of topk's elements (intp), in topk's order."""
+    """The indices of topk's elements along an axis (``dask.array.argtopk``).
+
+    dask's method: each block keeps its own top |k| along the axis first (NumPy's partition), then only
+    those are gathered into one chunk along the axis and sorted. The other axes keep their chunks.
+
+    Parameters
+    ----------
+    a : Array or array_like
+        The input.
+    k : int
+        Nonzero, |k| at most the axis length: k > 0 the k largest, largest first; k < 0 the -k
+        smallest, smallest first.
+    axis : int, default -1
+        The axis.
+    split_every : int, optional
+        Accepted for dask's signature; ignored (all the blocks' candidates are merged in one step).
+
+    Returns
+    -------
+    Array
+        intp indices along the axis into a, in topk's order (extent |k|, one chunk).
+    """
     a = asarray(a)
     k, axis = _check_topk(a, k, axis)
     kk = abs(k)
@@ -537,8 +884,31 @@ def argtopk(a, k, axis=-1, split_every=None):
 # ---- gradient ---------------------------------------------------------------------------------------
 
 def gradient(f, *varargs, axis=None, **kwargs):
-    """np.gradient (dask's: np.gradient on each block extended by one element of its neighbours along
-    the axis). Spacing: one scalar, or a scalar or 1-d coordinate array per axis."""
+    """The gradient by central differences (``numpy.gradient``).
+
+    dask's method: ``numpy.gradient`` on each block extended by one element of its neighbours along the
+    axis (map_overlap), so every chunk along a differentiated axis needs at least ``edge_order + 1``
+    elements (ValueError otherwise).
+    Integer, bool and float16 input computes in float64 (rounded once to NumPy's result dtype).
+
+    Parameters
+    ----------
+    f : Array or array_like
+        The input.
+    *varargs : scalar or 1-d array_like
+        The spacing: none (1), one scalar for every axis, or one scalar or 1-d NumPy coordinate array per
+        axis (a chunkarray Array raises NotImplementedError).
+    axis : int, tuple of int or None, default None
+        The axes to differentiate; None: all.
+    **kwargs
+        ``edge_order`` (1 or 2, default 1): the accuracy at the boundaries, as NumPy's.
+
+    Returns
+    -------
+    Array or list of Array
+        One gradient per axis: a single Array for an int ``axis``, otherwise a list (dask's rule: also for
+        a 1-d f with ``axis=None``, where NumPy returns one array).
+    """
     f = asarray(f)
     kwargs["edge_order"] = math.ceil(kwargs.get("edge_order", 1))
     if kwargs["edge_order"] > 2:
