@@ -225,45 +225,116 @@ pub fn has_function(name: &str) -> bool {
 // dtypes
 // ------------------------------------------------------------------------------------------------
 
-/// NumPy's dtypes, with chunkarray's stable codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
+/// NumPy's dtypes, with chunkarray's stable codes. The parametric ones carry their unit or length
+/// (`CA_DTYPE_MAKE` in common.h): `DateTime64(TimeUnit::Ns)` is NumPy's `<M8[ns]`, `Unicode(8)` is `<U8`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DType {
     /// NumPy's `bool` (`CA_BOOL`)
-    Bool = 1,
+    Bool,
     /// NumPy's `int8` (`CA_INT8`)
-    Int8 = 2,
+    Int8,
     /// NumPy's `int16` (`CA_INT16`)
-    Int16 = 3,
+    Int16,
     /// NumPy's `int32` (`CA_INT32`)
-    Int32 = 4,
+    Int32,
     /// NumPy's `int64` (`CA_INT64`)
-    Int64 = 5,
+    Int64,
     /// NumPy's `uint8` (`CA_UINT8`)
-    UInt8 = 6,
+    UInt8,
     /// NumPy's `uint16` (`CA_UINT16`)
-    UInt16 = 7,
+    UInt16,
     /// NumPy's `uint32` (`CA_UINT32`)
-    UInt32 = 8,
+    UInt32,
     /// NumPy's `uint64` (`CA_UINT64`)
-    UInt64 = 9,
+    UInt64,
     /// NumPy's `float32` (`CA_FLOAT32`)
-    Float32 = 10,
+    Float32,
     /// NumPy's `float64` (`CA_FLOAT64`)
-    Float64 = 11,
+    Float64,
     /// NumPy's `complex64` (`CA_COMPLEX64`)
-    Complex64 = 12,
+    Complex64,
     /// NumPy's `complex128` (`CA_COMPLEX128`)
-    Complex128 = 13,
+    Complex128,
     /// untyped bytes (`CA_RAW`)
-    Raw = 14,
+    Raw,
+    /// NumPy's `float16` (`CA_FLOAT16`; no Rust element type: read its bits as `u16` blocks)
+    Float16,
+    /// NumPy's `datetime64[unit]` (`CA_DATETIME64`; int64 counts of the unit since the epoch)
+    DateTime64(TimeUnit),
+    /// NumPy's `timedelta64[unit]` (`CA_TIMEDELTA64`; int64 counts of the unit)
+    TimeDelta64(TimeUnit),
+    /// NumPy's `S<n>`: `n` bytes (`CA_BYTES`)
+    Bytes(u32),
+    /// NumPy's `U<n>`: `n` UCS-4 characters (`CA_UNICODE`)
+    Unicode(u32),
 }
 
+/// The unit of a datetime64 / timedelta64 dtype (`CA_UNIT_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TimeUnit {
+    /// years ("Y")
+    Y,
+    /// months ("M")
+    M,
+    /// weeks ("W")
+    W,
+    /// days ("D")
+    D,
+    /// hours ("h")
+    H,
+    /// minutes ("m")
+    Min,
+    /// seconds ("s")
+    S,
+    /// milliseconds ("ms")
+    Ms,
+    /// microseconds ("us")
+    Us,
+    /// nanoseconds ("ns")
+    Ns,
+    /// picoseconds ("ps")
+    Ps,
+    /// femtoseconds ("fs")
+    Fs,
+    /// attoseconds ("as")
+    As,
+}
+
+const TIME_UNITS: [(i32, TimeUnit); 13] = [
+    (1, TimeUnit::Y), (2, TimeUnit::M), (3, TimeUnit::W), (4, TimeUnit::D), (5, TimeUnit::H), (6, TimeUnit::Min),
+    (7, TimeUnit::S), (8, TimeUnit::Ms), (9, TimeUnit::Us), (10, TimeUnit::Ns), (11, TimeUnit::Ps),
+    (12, TimeUnit::Fs), (13, TimeUnit::As),
+];
+
+impl TimeUnit {
+    /// The unit of a `CA_UNIT_*` code (None for a code this enum does not have).
+    pub fn from_code(c: i32) -> Option<TimeUnit> {
+        TIME_UNITS.iter().find(|(k, _)| *k == c).map(|(_, u)| *u)
+    }
+    /// The `CA_UNIT_*` code.
+    pub fn code(self) -> i32 {
+        TIME_UNITS.iter().find(|(_, u)| *u == self).map(|(k, _)| *k).unwrap_or(0)
+    }
+}
+
+const KIND_BITS: u32 = 8;
+const KIND_MASK: i32 = 0xff;
+
 impl DType {
-    /// The dtype of a C code (None for codes this enum does not have: float16, datetime64, ...).
+    /// The dtype of a C code (None for a code this binding does not know: a newer library's kinds, or a
+    /// parametric kind without its unit or length).
     pub fn from_code(c: i32) -> Option<DType> {
         use DType::*;
-        Some(match c {
+        if c < 0 {
+            return None;
+        }
+        let (kind, param) = (c & KIND_MASK, c >> KIND_BITS);
+        if param != 0 && !(16..=19).contains(&kind) {
+            return None;
+        }
+        Some(match kind {
             1 => Bool,
             2 => Int8,
             3 => Int16,
@@ -278,12 +349,39 @@ impl DType {
             12 => Complex64,
             13 => Complex128,
             14 => Raw,
+            15 => Float16,
+            16 => DateTime64(TimeUnit::from_code(param)?),
+            17 => TimeDelta64(TimeUnit::from_code(param)?),
+            18 if param > 0 => Bytes(param as u32),
+            19 if param > 0 => Unicode(param as u32),
             _ => return None,
         })
     }
-    /// The C code (`CA_FLOAT64` is 11, ...).
+    /// The C code (`CA_FLOAT64` is 11, `datetime64[ns]` is `CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_NS)`).
     pub fn code(self) -> i32 {
-        self as i32
+        use DType::*;
+        let make = |kind: i32, param: i32| kind | (param << KIND_BITS);
+        match self {
+            Bool => 1,
+            Int8 => 2,
+            Int16 => 3,
+            Int32 => 4,
+            Int64 => 5,
+            UInt8 => 6,
+            UInt16 => 7,
+            UInt32 => 8,
+            UInt64 => 9,
+            Float32 => 10,
+            Float64 => 11,
+            Complex64 => 12,
+            Complex128 => 13,
+            Raw => 14,
+            Float16 => 15,
+            DateTime64(u) => make(16, u.code()),
+            TimeDelta64(u) => make(17, u.code()),
+            Bytes(n) => make(18, n as i32),
+            Unicode(n) => make(19, n as i32),
+        }
     }
 }
 
@@ -1102,9 +1200,14 @@ impl Array {
     pub fn size(&self) -> i64 {
         unsafe { (api().unwrap().ca_array_size)(self.h) }
     }
-    /// The dtype (panics for a dtype [`DType`] does not have).
+    /// The dtype. Every dtype the library makes has a [`DType`]; a code a newer library adds reads
+    /// as [`DType::Raw`] rather than panicking (see `dtype_code` for the exact code).
     pub fn dtype(&self) -> DType {
-        DType::from_code(unsafe { (api().unwrap().ca_array_dtype)(self.h) }).expect("valid dtype")
+        DType::from_code(self.dtype_code()).unwrap_or(DType::Raw)
+    }
+    /// The C dtype code (`ca_array_dtype`).
+    pub fn dtype_code(&self) -> i32 {
+        unsafe { (api().unwrap().ca_array_dtype)(self.h) }
     }
     /// The array's name: its tasks are `(name, i, j, ...)`.
     pub fn name(&self) -> String {

@@ -369,3 +369,29 @@ fn cancellation_and_progress() {
     .unwrap_err();
     assert_eq!(p.downcast_ref::<&str>().copied(), Some("progress panicked"));
 }
+
+// Every dtype the library makes reads back as itself (float16, datetime64/timedelta64 with their
+// unit, S<n>/U<n> with their length): Array::dtype() once panicked on them.
+#[test]
+fn every_dtype_round_trips() {
+    let units = [TimeUnit::Y, TimeUnit::M, TimeUnit::W, TimeUnit::D, TimeUnit::H, TimeUnit::Min, TimeUnit::S,
+                 TimeUnit::Ms, TimeUnit::Us, TimeUnit::Ns, TimeUnit::Ps, TimeUnit::Fs, TimeUnit::As];
+    let mut all = vec![DType::Bool, DType::Int8, DType::Int16, DType::Int32, DType::Int64, DType::UInt8,
+                       DType::UInt16, DType::UInt32, DType::UInt64, DType::Float32, DType::Float64,
+                       DType::Complex64, DType::Complex128, DType::Float16, DType::Bytes(7), DType::Unicode(3)];
+    for u in units {
+        all.push(DType::DateTime64(u));
+        all.push(DType::TimeDelta64(u));
+    }
+    for dt in all {
+        assert_eq!(DType::from_code(dt.code()), Some(dt), "{:?}", dt);
+        let z = Array::zeros(&[5, 3], &[2, 3], dt).unwrap_or_else(|e| panic!("{:?}: {}", dt, e));
+        assert_eq!(z.dtype(), dt);
+    }
+    assert_eq!(DType::Float64.code(), 11);
+    assert_eq!(DType::DateTime64(TimeUnit::Ns).code(), 0xA10); // NumPy's "<M8[ns]" (common.h)
+    assert_eq!(DType::Unicode(8).code(), 0x813);
+    for bad in [0, -1, 20, 15 | (1 << 8), 16, 18] {
+        assert_eq!(DType::from_code(bad), None, "{}", bad);
+    }
+}
