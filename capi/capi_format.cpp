@@ -113,49 +113,13 @@ CA_API ca_status_t ca_graph_layer_info(ca_layer_info_t *out, const ca_graph_t *g
   CA_CATCH
 }
 
-CA_API ca_status_t ca_graph_kernels(ca_keylist_t **out, const ca_graph_t *graph) {
-  CA_ARG_NOT_NULL(out);
-  *out = nullptr;
-  CA_ARG_NOT_NULL(graph);
-  CA_TRY
-  std::set<std::string> names;
-  for (const ca::LayerPtr &l : graph->g.layers()) names.insert(l->kernel_names().begin(), l->kernel_names().end());
-  auto kl = std::make_unique<ca_keylist>();
-  kl->names.assign(names.begin(), names.end());
-  kl->idx.resize(kl->names.size());
-  *out = kl.release();
-  return CA_OK;
-  CA_CATCH
-}
-
 CA_API ca_status_t ca_graph_kernel_version(int32_t *out, const ca_graph_t *graph, const char *kernel) {
   CA_ARG_NOT_NULL(out);
   *out = 0;
   CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(kernel);
   CA_TRY
-  bool used = false;
-  int32_t version = 0;
-  const ca::Layer *from = nullptr;
-  for (const ca::LayerPtr &l : graph->g.layers()) {
-    const auto &names = l->kernel_names();
-    for (size_t k = 0; k < names.size(); ++k) {
-      if (names[k] != kernel) continue;
-      used = true;
-      int32_t v = l->kernel_version(k);
-      if (v == 0) continue;
-      if (version != 0 && v != version)
-        return set_error(CA_EVERSION, std::string("ca_graph_kernel_version: layer '") + from->name() +
-                                          "' records kernel '" + kernel + "' version " + std::to_string(version) +
-                                          " but layer '" + l->name() + "' records version " + std::to_string(v));
-      version = v;
-      from = l.get();
-    }
-  }
-  if (!used)
-    return set_error(CA_ENOTFOUND, std::string("ca_graph_kernel_version: no task of the graph calls kernel '") +
-                                       kernel + "'");
-  *out = version;
+  *out = graph->g.kernel_version(kernel);
   return CA_OK;
   CA_CATCH
 }

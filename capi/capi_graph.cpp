@@ -20,6 +20,17 @@ ca_keylist *keylist_from_names(const std::vector<std::string> &names) {
   return kl;
 }
 
+// ca_graph_kernel_names and its deprecated name ca_graph_kernels; messages name `fn`.
+ca_status_t graph_kernel_names(const char *fn, ca_keylist_t **out, const ca_graph_t *graph) {
+  CA_ARG_NOT_NULL_IN(fn, out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL_IN(fn, graph);
+  CA_TRY
+  *out = keylist_from_names(graph->g.kernel_names());
+  return CA_OK;
+  CA_CATCH_IN(fn)
+}
+
 }  // namespace
 
 extern "C" {
@@ -157,16 +168,11 @@ CA_API ca_status_t ca_graph_layers(ca_keylist_t **out, const ca_graph_t *graph) 
 }
 
 CA_API ca_status_t ca_graph_kernel_names(ca_keylist_t **out, const ca_graph_t *graph) {
-  CA_ARG_NOT_NULL(out);
-  *out = nullptr;
-  CA_ARG_NOT_NULL(graph);
-  CA_TRY
-  std::set<std::string> names;
-  for (auto &l : graph->g.layers())
-    for (const std::string &k : l->kernel_names()) names.insert(k);
-  *out = keylist_from_names(std::vector<std::string>(names.begin(), names.end()));
-  return CA_OK;
-  CA_CATCH
+  return graph_kernel_names(__func__, out, graph);
+}
+// Deprecated in 0.2 (format.h): ca_graph_kernel_names' older name.
+CA_API ca_status_t ca_graph_kernels(ca_keylist_t **out, const ca_graph_t *graph) {
+  return graph_kernel_names(__func__, out, graph);
 }
 
 CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_graph_t *graph, const char *layer) {
@@ -182,29 +188,6 @@ CA_API ca_status_t ca_graph_layer_dependencies(ca_keylist_t **out, const ca_grap
   CA_CATCH
 }
 
-namespace {
-// Collects the references of one task (for ca_graph_dependencies).
-class DepCollector final : public ca::TaskEmitter {
- public:
-  const ca::Layer *layer;
-  ca_keylist *out;
-  explicit DepCollector(const ca::Layer *l, ca_keylist *o) : layer(l), out(o) {}
-  void kernel(int32_t) override {}
-  void literal(const ca_arg_t &) override {}
-  void literal_copy(const ca_arg_t &) override {}
-  void begin_list(size_t) override {}
-  void end_list() override {}
-  void ref(int32_t slot, const int64_t *idx, int32_t n) override {
-    const std::string &name = layer->deps()[size_t(slot)];
-    std::vector<int64_t> v(idx, idx + n);
-    for (size_t i = 0; i < out->names.size(); ++i)
-      if (out->names[i] == name && out->idx[i] == v) return;
-    out->names.push_back(name);
-    out->idx.push_back(std::move(v));
-  }
-};
-}  // namespace
-
 CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *graph, const ca_key_t *key) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;
@@ -212,12 +195,11 @@ CA_API ca_status_t ca_graph_dependencies(ca_keylist_t **out, const ca_graph_t *g
   CA_ARG_NOT_NULL(key);
   CA_ARG_NOT_NULL(key->name);
   CA_TRY
-  const ca::Layer *l = graph->g.find(key->name);
-  int64_t local = l && l->nindex() == key->nindex ? l->find(key->index) : -1;
-  if (local < 0) ca::fail(CA_ENOTFOUND, "key ", ca::key_str(key->name, key->index, key->nindex), " is not in the graph");
   auto kl = std::make_unique<ca_keylist>();
-  DepCollector dc(l, kl.get());
-  l->emit(local, dc);
+  for (auto &d : graph->g.dependencies(key_ref(key))) {
+    kl->names.push_back(std::move(d.first));
+    kl->idx.push_back(std::move(d.second));
+  }
   *out = kl.release();
   return CA_OK;
   CA_CATCH
@@ -229,22 +211,9 @@ CA_API ca_status_t ca_graph_layer_keys(ca_keylist_t **out, const ca_graph_t *gra
   CA_ARG_NOT_NULL(graph);
   CA_ARG_NOT_NULL(layer);
   CA_TRY
-  const ca::Layer *l = graph->g.find(layer);
-  if (!l) ca::fail(CA_ENOTFOUND, "no layer named '", layer, "'");
   auto kl = std::make_unique<ca_keylist>();
-  int64_t n = l->num_tasks();
-  std::vector<std::pair<std::vector<int64_t>, int64_t>> keys;
-  keys.reserve(size_t(n));
-  for (int64_t t = 0; t < n; ++t) {
-    std::vector<int64_t> idx(size_t(l->nindex()));
-    l->key_at(t, idx.data());
-    keys.emplace_back(std::move(idx), t);
-  }
-  std::sort(keys.begin(), keys.end());
-  for (auto &k : keys) {
-    kl->names.push_back(l->name());
-    kl->idx.push_back(std::move(k.first));
-  }
+  kl->idx = graph->g.layer_keys(layer);
+  kl->names.assign(kl->idx.size(), layer);
   *out = kl.release();
   return CA_OK;
   CA_CATCH
@@ -254,28 +223,10 @@ CA_API ca_status_t ca_graph_validate(const ca_graph_t *graph, const ca_context_t
   CA_ARG_NOT_NULL(graph);
   if (!keys && nkeys) return set_error(CA_EINVAL, "ca_graph_validate: keys is NULL with nkeys > 0");
   CA_TRY
-  // The task budget first, from the layers' counts (symbolic layers are not materialized for it):
-  // a small file may declare more tasks than memory can hold.
-  int64_t max_tasks = ctx ? ctx->engine.task_budget() : 0;
-  if (!keys) ca::check_task_budget(ca::graph_num_tasks(graph->g), max_tasks, "the graph");
   std::vector<ca::KeyRef> refs;
-  std::vector<std::vector<int64_t>> store;
-  std::vector<std::string> names;
-  if (keys) {
-    for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
-  } else {
-    for (auto &l : graph->g.layers()) {
-      for (int64_t t = 0; t < l->num_tasks(); ++t) {
-        store.emplace_back(size_t(l->nindex()));
-        l->key_at(t, store.back().data());
-      }
-    }
-    size_t s = 0;
-    for (auto &l : graph->g.layers())
-      for (int64_t t = 0; t < l->num_tasks(); ++t, ++s)
-        refs.push_back({l->name().c_str(), store[s].data(), l->nindex()});
-  }
-  ca::build_plan(graph->g, refs.data(), refs.size(), ctx ? &ctx->engine.registry() : nullptr, max_tasks);
+  for (size_t i = 0; keys && i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
+  ca::validate_graph(graph->g, keys ? refs.data() : nullptr, refs.size(),
+                     ctx ? &ctx->engine.registry() : nullptr, ctx ? ctx->engine.task_budget() : 0);
   return CA_OK;
   CA_CATCH
 }

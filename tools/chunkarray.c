@@ -781,7 +781,7 @@ static int cmd_info(int argc, char **argv) {
     print_chunks(stdout, arrays[i]);
     printf(" dtype %s (%lld bytes)\n", ca_dtype_name(ca_array_dtype(arrays[i])), (long long)ca_array_nbytes(arrays[i]));
   }
-  if (ca_graph_kernels(&kernels, g) != CA_OK) {
+  if (ca_graph_kernel_names(&kernels, g) != CA_OK) {
     r = fail_call("listing the kernels");
     goto done;
   }

@@ -191,6 +191,11 @@ CA_API CA_DEPRECATED("ca_save") ca_status_t ca_array_save(const ca_array_t *a, c
  * @return as ca_load(); CA_ENOTFOUND if the file holds no array, CA_EINVAL if it holds several.
  */
 CA_API CA_DEPRECATED("ca_load") ca_status_t ca_array_load(ca_array_t **out, const char *path);
+/** ca_graph_kernel_names() (graph.h), the same list under its older name (deprecated in 0.2).
+ *  @param[out] out owned list of names (nindex 0); free with ca_keylist_free().
+ *  @return as ca_graph_kernel_names(). */
+CA_API CA_DEPRECATED("ca_graph_kernel_names") ca_status_t ca_graph_kernels(ca_keylist_t **out,
+                                                                          const ca_graph_t *graph);
 
 /* Layer kinds (ca_layer_info_t.kind). */
 /** What a graph layer is (ca_graph_layer_info()). */
@@ -223,12 +228,6 @@ typedef struct ca_layer_info {
  */
 CA_API ca_status_t ca_graph_layer_info(ca_layer_info_t *out, const ca_graph_t *graph, const char *layer);
 
-/**
- * The distinct kernel names a graph's tasks call, sorted (ca.data for data layers included).
- * @param[out] out owned list of names (nindex 0); free with ca_keylist_free().
- * @return CA_OK; CA_EINVAL (NULL out or graph); CA_ENOMEM.
- */
-CA_API ca_status_t ca_graph_kernels(ca_keylist_t **out, const ca_graph_t *graph);
 
 /**
  * The version of @p kernel a graph records (from the file it was loaded from; see format.h's notes).

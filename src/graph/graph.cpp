@@ -241,4 +241,75 @@ void Graph::add_partial_reduce(const std::string &name, const std::string &input
   add_layer(std::make_shared<BlockwiseLayer>(name, out_nb, kernel, std::vector<std::string>{input}, std::move(bargs)));
 }
 
+std::vector<std::string> Graph::kernel_names() const {
+  std::vector<std::string> names;
+  for (const LayerPtr &l : layers_) names.insert(names.end(), l->kernel_names().begin(), l->kernel_names().end());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+int32_t Graph::kernel_version(const std::string &kernel) const {
+  bool used = false;
+  int32_t version = 0;
+  const Layer *from = nullptr;
+  for (const LayerPtr &l : layers_) {
+    const auto &names = l->kernel_names();
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (names[k] != kernel) continue;
+      used = true;
+      int32_t v = l->kernel_version(k);
+      if (v == 0) continue;
+      if (version != 0 && v != version)
+        fail(CA_EVERSION, "layer '", from->name(), "' records kernel '", kernel, "' version ", version,
+             " but layer '", l->name(), "' records version ", v);
+      version = v;
+      from = l.get();
+    }
+  }
+  if (!used) fail(CA_ENOTFOUND, "no task of the graph calls kernel '", kernel, "'");
+  return version;
+}
+
+namespace {
+// Collects the distinct references of one task, in first-reference order.
+class DepCollector final : public TaskEmitter {
+ public:
+  DepCollector(const Layer &l, std::vector<std::pair<std::string, std::vector<Index>>> &out) : layer_(l), out_(out) {}
+  void kernel(int32_t) override {}
+  void literal(const ca_arg_t &) override {}
+  void literal_copy(const ca_arg_t &) override {}
+  void begin_list(size_t) override {}
+  void end_list() override {}
+  void ref(int32_t slot, const Index *idx, int32_t n) override {
+    std::pair<std::string, std::vector<Index>> key(layer_.deps()[size_t(slot)], std::vector<Index>(idx, idx + n));
+    if (std::find(out_.begin(), out_.end(), key) == out_.end()) out_.push_back(std::move(key));
+  }
+
+ private:
+  const Layer &layer_;
+  std::vector<std::pair<std::string, std::vector<Index>>> &out_;
+};
+}  // namespace
+
+std::vector<std::pair<std::string, std::vector<Index>>> Graph::dependencies(const KeyRef &key) const {
+  const Layer *l = find(key.name);
+  int64_t local = l && l->nindex() == key.nidx ? l->find(key.idx) : -1;
+  if (local < 0) fail(CA_ENOTFOUND, "key ", key_str(key.name, key.idx, key.nidx), " is not in the graph");
+  std::vector<std::pair<std::string, std::vector<Index>>> out;
+  DepCollector dc(*l, out);
+  l->emit(local, dc);
+  return out;
+}
+
+std::vector<std::vector<Index>> Graph::layer_keys(const std::string &name) const {
+  const Layer *l = find(name);
+  if (!l) fail(CA_ENOTFOUND, "no layer named '", name, "'");
+  int64_t n = l->num_tasks();
+  std::vector<std::vector<Index>> keys(size_t(n), std::vector<Index>(size_t(l->nindex())));
+  for (int64_t t = 0; t < n; ++t) l->key_at(t, keys[size_t(t)].data());
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 }  // namespace ca

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "graph/layer.hpp"
@@ -32,6 +33,17 @@ class Graph {
   /// materialized layers copied with only their reached tasks, symbolic layers shared whole, in
   /// this graph's order. CA_ENOTFOUND for a key that names no task, CA_ECYCLE for a cycle.
   Graph cull(const KeyRef *keys, size_t nkeys) const;
+
+  /// The distinct kernel names the tasks of every layer call, sorted (ca.data for data layers).
+  std::vector<std::string> kernel_names() const;
+  /// The version of `kernel` the layers record (0 when none records one). CA_ENOTFOUND when no task
+  /// calls it; CA_EVERSION naming both layers when two record different versions.
+  int32_t kernel_version(const std::string &kernel) const;
+  /// The distinct keys task `key` references, in the order its arguments first name them (dask's
+  /// `get_dependencies`). CA_ENOTFOUND when no task has that key.
+  std::vector<std::pair<std::string, std::vector<Index>>> dependencies(const KeyRef &key) const;
+  /// The block indices of layer `name`'s tasks, sorted. CA_ENOTFOUND when there is no such layer.
+  std::vector<std::vector<Index>> layer_keys(const std::string &name) const;
 
   /// Blockwise layer from dask-style index notation (see ca_graph_add_blockwise).
   void add_blockwise(const std::string &name, const std::string &out_index, const std::string &kernel,

@@ -426,4 +426,27 @@ Graph Graph::cull(const KeyRef *keys, size_t nkeys) const {
   return res;
 }
 
+void validate_graph(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry,
+                    int64_t max_tasks) {
+  if (keys) {
+    build_plan(g, keys, nkeys, registry, max_tasks);
+    return;
+  }
+  // Every task: the budget first, from the layers' counts (symbolic layers are not materialized for
+  // it), since a small file may declare more tasks than memory can hold.
+  check_task_budget(graph_num_tasks(g), max_tasks, "the graph");
+  std::vector<std::vector<Index>> store;
+  for (const LayerPtr &l : g.layers())
+    for (int64_t t = 0; t < l->num_tasks(); ++t) {
+      store.emplace_back(size_t(l->nindex()));
+      l->key_at(t, store.back().data());
+    }
+  std::vector<KeyRef> refs;
+  refs.reserve(store.size());
+  size_t s = 0;
+  for (const LayerPtr &l : g.layers())
+    for (int64_t t = 0; t < l->num_tasks(); ++t, ++s) refs.push_back({l->name().c_str(), store[s].data(), l->nindex()});
+  build_plan(g, refs.data(), refs.size(), registry, max_tasks);
+}
+
 }  // namespace ca

@@ -101,6 +101,13 @@ struct Plan {
 std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry,
                                  int64_t max_tasks = 0);
 
+/// Check that `keys` (all of `g`'s tasks when `keys` is null) can be planned: every reference
+/// resolves, no cycle, kernels resolve in `registry` (when given) at the versions the layers record,
+/// and the task budget `max_tasks` holds (checked from the layers' counts before any materializing).
+/// Throws as build_plan does.
+void validate_graph(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry,
+                    int64_t max_tasks);
+
 /// Tasks of every layer of `g` (symbolic layers counted, not materialized), saturating at INT64_MAX.
 int64_t graph_num_tasks(const Graph &g);
 /// CA_ENOMEM naming `what`, the count and the budget when `ntasks` > `max_tasks` (0: the default).

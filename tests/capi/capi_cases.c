@@ -2710,6 +2710,31 @@ const char *capi_case_code_enums_and_spec_aliases(void) {
   r = (ca_array_t *)SENTINEL;
   CHECK_ST(ca_array_rechunk_str(&r, ctx, a, "{7: 3}"), CA_EINVAL);
   CHECK(r == NULL);
+  /* ca_graph_kernels (format.h) is ca_graph_kernel_names (graph.h); messages name the one called */
+  {
+    ca_graph_t *g = NULL;
+    ca_keylist_t *l1 = NULL, *l2 = NULL;
+    ca_key_t k1, k2;
+    size_t j;
+    CHECK_OK(ca_array_unary(&r, CA_OP_SQRT, a));
+    CHECK_OK(ca_array_graph(&g, r));
+    CHECK_OK(ca_graph_kernel_names(&l1, g));
+    CHECK_OK(ca_graph_kernels(&l2, g));
+    CHECK(ca_keylist_size(l1) >= 2 && ca_keylist_size(l1) == ca_keylist_size(l2));
+    for (j = 0; j < ca_keylist_size(l1); ++j) {
+      CHECK_OK(ca_keylist_get(l1, j, &k1));
+      CHECK_OK(ca_keylist_get(l2, j, &k2));
+      CHECK(strcmp(k1.name, k2.name) == 0 && k1.nindex == 0 && k2.nindex == 0);
+      if (j) CHECK_OK(ca_keylist_get(l1, j - 1, &k2));
+      if (j) CHECK(strcmp(k2.name, k1.name) < 0); /* sorted, no repeats */
+    }
+    CHECK_ST(ca_graph_kernels(NULL, g), CA_EINVAL);
+    CHECK_MSG_HAS("ca_graph_kernels: out is NULL");
+    ca_keylist_free(l1);
+    ca_keylist_free(l2);
+    ca_graph_free(g);
+    ca_array_free(r);
+  }
   ca_array_free(a);
   ca_context_free(ctx);
   return NULL;

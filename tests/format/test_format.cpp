@@ -203,7 +203,7 @@ TEST(Format, FileRoundTripAndInfo) {
   EXPECT_EQ(info.kind, CA_LAYER_MATERIALIZED);
   EXPECT_EQ(ca_graph_layer_info(&info, h, "nope"), CA_ENOTFOUND);
   ca_keylist_t *ks = nullptr;
-  ASSERT_EQ(ca_graph_kernels(&ks, h), CA_OK);
+  ASSERT_EQ(ca_graph_kernel_names(&ks, h), CA_OK);
   EXPECT_EQ(ca_keylist_size(ks), 7u);
   ca_keylist_free(ks);
   // Arrays API on a graph file: no arrays.

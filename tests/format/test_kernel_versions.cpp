@@ -503,7 +503,7 @@ TEST(KernelVersions, ArraysSaveAndCompute) {
   ASSERT_EQ(load_from(&zg, nullptr, nullptr, path.c_str(), NULL, 0), CA_OK);
   EXPECT_EQ(version_of(zg, "scale"), 2);
   ca_keylist_t *kernels = nullptr;
-  ASSERT_EQ(ca_graph_kernels(&kernels, zg), CA_OK);
+  ASSERT_EQ(ca_graph_kernel_names(&kernels, zg), CA_OK);
   for (size_t i = 0; i < ca_keylist_size(kernels); ++i) {
     ca_key_t k;
     ca_keylist_get(kernels, i, &k);
@@ -611,7 +611,7 @@ TEST(KernelVersions, GoldenFiles) {
     EXPECT_GT(slots, 0u);
     ca_graph_t *again = load(save(h, nullptr));
     ca_keylist_t *kernels = nullptr;
-    ASSERT_EQ(ca_graph_kernels(&kernels, again), CA_OK);
+    ASSERT_EQ(ca_graph_kernel_names(&kernels, again), CA_OK);
     for (size_t i = 0; i < ca_keylist_size(kernels); ++i) {
       ca_key_t k;
       ca_keylist_get(kernels, i, &k);

@@ -34,7 +34,7 @@ def _take_buffer(data, size):
 def _kernel_names(graph_handle):
     L = lib()
     h = c_vp()
-    core._check(L.ca_graph_kernels(ctypes.byref(h), graph_handle))
+    core._check(L.ca_graph_kernel_names(ctypes.byref(h), graph_handle))
     try:
         out = []
         for i in range(L.ca_keylist_size(h.value)):
