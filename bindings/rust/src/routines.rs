@@ -12,7 +12,7 @@ use std::os::raw::c_int;
 use std::ptr;
 
 use crate::sys::*;
-use crate::{check, lib, new_array, normalize_chunks, Array, CChunks, DType, Error, Result};
+use crate::{check, cstring, lib, new_array, normalize_chunks, Array, CChunks, ComputeOptions, Context, DType, Error, Result};
 
 // ------------------------------------------------------------------------------------------------
 // Options
@@ -375,6 +375,16 @@ impl Array {
         let ap = axes.map_or(ptr::null(), |a| a.as_ptr());
         new_array(|h| unsafe { (l.ca_array_roll)(h, self.h, shifts.as_ptr(), ap, shifts.len() as i32) })
     }
+    /// dask's `take(self, indices, axis)`: `self[..., indices, ...]` along `axis` (indices may be
+    /// unsorted, repeated or negative).
+    ///
+    /// Errors: `InvalidArgument` (an axis out of range, an index out of bounds, unknown chunk sizes
+    /// along `axis`).
+    pub fn take(&self, indices: &[i64], axis: i32) -> Result<Array> {
+        let l = lib()?;
+        let ip = if indices.is_empty() { ptr::null() } else { indices.as_ptr() };
+        new_array(|h| unsafe { (l.ca_array_take)(h, self.h, ip, indices.len() as i64, axis) })
+    }
     /// `np.rot90(self, k, axes=(axis0, axis1))`.
     pub fn rot90(&self, k: i64, axis0: i32, axis1: i32) -> Result<Array> {
         let l = lib()?;
@@ -384,6 +394,36 @@ impl Array {
     pub fn rollaxis(&self, axis: i32, start: i32) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_rollaxis)(h, self.h, axis, start) })
+    }
+
+    /// `np.einsum(subscripts, *operands)` as dask (blockwise over the letters, then a sum over the
+    /// blocks of the contracted ones); `dtype` None: the operands' promotion.
+    ///
+    /// Errors: `InvalidArgument` (bad subscripts, shapes that do not broadcast, unknown chunk
+    /// sizes), `Type` (an operand that is not a number).
+    pub fn einsum(subscripts: &str, operands: &[&Array], dtype: Option<DType>) -> Result<Array> {
+        let l = lib()?;
+        let s = cstring(subscripts)?;
+        let hs = handles(operands);
+        new_array(|h| unsafe {
+            (l.ca_linalg_einsum)(h, s.as_ptr(), hs.as_ptr(), hs.len(), dtype.map_or(0, |d| d.code()))
+        })
+    }
+
+    // -- unknown chunk sizes ---------------------------------------------------------------------
+
+    /// True when every block size is known (false after `unique`, `nonzero`, ... until
+    /// [`Array::compute_chunk_sizes`]).
+    pub fn chunks_known(&self) -> bool {
+        lib().map_or(false, |l| unsafe { (l.ca_array_chunks_known)(self.h) } != 0)
+    }
+    /// dask's `compute_chunk_sizes()`: runs the graph keeping only each block's shape and returns the
+    /// same array with known chunks.
+    pub fn compute_chunk_sizes(&self, ctx: &Context) -> Result<Array> {
+        let l = lib()?;
+        let mut h = ptr::null_mut();
+        ComputeOptions::default().run(|o| unsafe { (l.ca_array_compute_chunk_sizes)(&mut h, ctx.h, self.h, o) })?;
+        Ok(Array { h })
     }
 
     // -- order statistics ----------------------------------------------------------------------

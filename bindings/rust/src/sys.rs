@@ -464,6 +464,11 @@ api! {
         ca_array_roll: fn(*mut P, CP, *const i64, *const i32, i32) -> S;
         ca_array_rot90: fn(*mut P, CP, i64, i32, i32) -> S;
         ca_array_rollaxis: fn(*mut P, CP, i32, i32) -> S;
+        // slicing.h, linalg.h
+        ca_array_take: fn(*mut P, CP, *const i64, i64, i32) -> S;
+        ca_array_chunks_known: fn(CP) -> c_int;
+        ca_array_compute_chunk_sizes: fn(*mut P, P, CP, *const ca_compute_options_t) -> S;
+        ca_linalg_einsum: fn(*mut P, *const c_char, *const CP, usize, ca_dtype_t) -> S;
     }
     optional {
         ca_save: fn(*mut *mut c_void, *mut usize, *const ca_save_options_t) -> S;

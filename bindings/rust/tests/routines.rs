@@ -558,3 +558,49 @@ fn roll_rot90_rollaxis() {
     assert_eq!(i64s(&y), want);
     assert_eq!(ta.rollaxis(3, 0).unwrap_err().status(), Status::InvalidArgument);
 }
+
+#[test]
+fn take_einsum_and_unknown_chunks() {
+    let (r, c) = (7usize, 5usize);
+    let v = data(r * c);
+    let x = Array::from_slice(&v, &[r as i64, c as i64], &[3, 2]).unwrap();
+    // take: unsorted, repeated and negative indices along each axis
+    let t = x.take(&[4, -1, 0, 4], 0).unwrap();
+    assert_eq!(t.shape(), vec![4, 5]);
+    let rows = [4usize, 6, 0, 4];
+    let vr = &v;
+    close(&f64s(&t), &rows.iter().flat_map(|&i| (0..c).map(move |j| vr[i * c + j])).collect::<Vec<_>>());
+    let t = x.take(&[2, 2, -5], 1).unwrap();
+    close(&f64s(&t), &(0..r).flat_map(|i| [2usize, 2, 0].into_iter().map(move |j| vr[i * c + j])).collect::<Vec<_>>());
+    assert_eq!(x.take(&[], 1).unwrap().shape(), vec![7, 0]);
+    assert_eq!(x.take(&[5], 1).unwrap_err().status(), Status::InvalidArgument);
+    // einsum against loops: matmul, trace-like diagonal, inner product, transpose
+    let w = data(c * 3);
+    let y = Array::from_slice(&w, &[c as i64, 3], &[2, 2]).unwrap();
+    let mm = Array::einsum("ij,jk->ik", &[&x, &y], None).unwrap();
+    assert_eq!(mm.shape(), vec![7, 3]);
+    let mut want = Vec::new();
+    for i in 0..r {
+        for k in 0..3 {
+            want.push((0..c).map(|j| v[i * c + j] * w[j * 3 + k]).sum::<f64>());
+        }
+    }
+    close(&f64s(&mm), &want);
+    let sq = Array::from_slice(&v[..25], &[5, 5], &[2, 3]).unwrap();
+    close(&f64s(&Array::einsum("ii->i", &[&sq], None).unwrap()), &(0..5).map(|i| v[i * 5 + i]).collect::<Vec<_>>());
+    let a = Array::from_slice(&[1i64, 2, 3], &[3], &[2]).unwrap();
+    let dot = Array::einsum("i,i", &[&a, &a], None).unwrap();
+    assert_eq!((dot.shape(), dot.dtype()), (Vec::<i64>::new(), DType::Int64));
+    assert_eq!(i64s(&dot), vec![14]);
+    close(&f64s(&Array::einsum("ij->ji", &[&x], Some(DType::Float64)).unwrap()),
+          &(0..c).flat_map(|j| (0..r).map(move |i| vr[i * c + j])).collect::<Vec<_>>());
+    assert_eq!(Array::einsum("ij,jk->ik", &[&x, &x], None).unwrap_err().status(), Status::InvalidArgument);
+    // unknown chunk sizes: known again after compute_chunk_sizes
+    let u = a.unique().unwrap();
+    assert!(a.chunks_known() && !u.chunks_known());
+    let k = u.compute_chunk_sizes(&ctx()).unwrap();
+    assert!(k.chunks_known());
+    assert_eq!(k.chunks(), vec![vec![3]]);
+    let nz = x.flatnonzero().unwrap().compute_chunk_sizes(&ctx()).unwrap();
+    assert_eq!(nz.chunks()[0].iter().sum::<i64>(), v.iter().filter(|&&e| e != 0.0).count() as i64);
+}
