@@ -15,6 +15,7 @@ package chunkarray
 import "C"
 
 import (
+	"context"
 	"unsafe"
 )
 
@@ -401,6 +402,55 @@ func (a *Array) Roll(shifts []int64, axes []int32) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
 		return C.ca_array_roll(o, a.h, sp, ap, C.int32_t(len(shifts)))
 	})
+}
+
+// Take is dask's take(a, indices, axis): a[..., indices, ...] along axis (indices may be unsorted,
+// repeated or negative). Errors: StatusInvalidArgument (an axis out of range, an index out of
+// bounds, unknown chunk sizes along axis).
+func (a *Array) Take(indices []int64, axis int32) (*Array, error) {
+	ip := cInt64s(indices)
+	defer C.free(unsafe.Pointer(ip))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_take(o, a.h, ip, C.int64_t(len(indices)), C.int32_t(axis))
+	})
+}
+
+// Einsum is np.einsum(subscripts, operands...) as dask (blockwise over the letters, then a sum over
+// the blocks of the contracted ones); dt 0: the operands' promotion. Errors: StatusInvalidArgument
+// (bad subscripts, shapes that do not broadcast, unknown chunk sizes), StatusType.
+func Einsum(subscripts string, dt DType, operands ...*Array) (*Array, error) {
+	hs, err := cArrays(operands)
+	if err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(hs))
+	cs := C.CString(subscripts)
+	defer C.free(unsafe.Pointer(cs))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_linalg_einsum(o, cs, hs, C.size_t(len(operands)), C.ca_dtype_t(dt))
+	})
+}
+
+// ChunksKnown reports whether every block size is known (false after Unique, Nonzero, ... until
+// ComputeChunkSizes).
+func (a *Array) ChunksKnown() bool { return C.ca_array_chunks_known(a.h) != 0 }
+
+// ComputeChunkSizes is dask's compute_chunk_sizes(): it runs the graph keeping only each block's
+// shape and returns the same array with known chunks.
+func (a *Array) ComputeChunkSizes(c *Context) (*Array, error) {
+	return a.ComputeChunkSizesContext(context.Background(), c)
+}
+
+// ComputeChunkSizesContext is ComputeChunkSizes stopped by ctx (see ComputeContext).
+func (a *Array) ComputeChunkSizesContext(ctx context.Context, c *Context) (*Array, error) {
+	var h *C.ca_array_t
+	err := withCancel(ctx, func(o *C.ca_compute_options_t) C.ca_status_t {
+		return C.ca_array_compute_chunk_sizes(&h, c.h, a.h, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wrapArray(h), nil
 }
 
 // Rot90 is np.rot90(a, k, axes=(axis0, axis1)).

@@ -688,3 +688,53 @@ func TestRollRot90Rollaxis(t *testing.T) {
 	_, err = ta.Rollaxis(3, 0)
 	status(t, err, StatusInvalidArgument)
 }
+
+func TestTakeEinsumUnknownChunks(t *testing.T) {
+	ctx := ctxT(t, 2)
+	const r, c = 7, 5
+	v := data(r * c)
+	x := mk(FromFloat64s(v, []int64{r, c}, []int64{3, 2}))
+	tk := mk(x.Take([]int64{4, -1, 0, 4}, 0))
+	eq(t, "Take shape", tk.Shape(), "[4 5]")
+	var want []float64
+	for _, i := range []int{4, 6, 0, 4} {
+		want = append(want, v[i*c:(i+1)*c]...)
+	}
+	closeF(t, "Take axis 0", mk(tk.ComputeFloat64s(ctx)), want)
+	want = want[:0]
+	for i := 0; i < r; i++ {
+		for _, j := range []int{2, 2, 0} {
+			want = append(want, v[i*c+j])
+		}
+	}
+	closeF(t, "Take axis 1", mk(mk(x.Take([]int64{2, 2, -5}, 1)).ComputeFloat64s(ctx)), want)
+	eq(t, "Take none", mk(x.Take(nil, 1)).Shape(), "[7 0]")
+	_, err := x.Take([]int64{5}, 1)
+	status(t, err, StatusInvalidArgument)
+	w := data(c * 3)
+	y := mk(FromFloat64s(w, []int64{c, 3}, []int64{2, 2}))
+	mm := mk(Einsum("ij,jk->ik", 0, x, y))
+	eq(t, "Einsum shape", mm.Shape(), "[7 3]")
+	want = want[:0]
+	for i := 0; i < r; i++ {
+		for k := 0; k < 3; k++ {
+			s := 0.0
+			for j := 0; j < c; j++ {
+				s += v[i*c+j] * w[j*3+k]
+			}
+			want = append(want, s)
+		}
+	}
+	closeF(t, "Einsum matmul", mk(mm.ComputeFloat64s(ctx)), want)
+	a := mk(FromInt64s([]int64{1, 2, 3}, []int64{3}, []int64{2}))
+	dot := mk(Einsum("i,i", 0, a, a))
+	eq(t, "Einsum dot", fmt.Sprint(dot.Shape(), dot.DType(), mk(dot.ComputeInt64s(ctx))), "[] int64 [14]")
+	_, err = Einsum("ij,jk->ik", 0, x, x)
+	status(t, err, StatusInvalidArgument)
+	u := mk(a.Unique())
+	if !a.ChunksKnown() || u.ChunksKnown() {
+		t.Fatal("ChunksKnown")
+	}
+	k := mk(u.ComputeChunkSizes(ctx))
+	eq(t, "ComputeChunkSizes", fmt.Sprint(k.ChunksKnown(), k.Chunks()), "true [[3]]")
+}

@@ -25,7 +25,8 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        allclose, nan_to_num, quantile, percentile, nanquantile, nanpercentile, median, nanmedian, empty_like,
        zeros_like, ones_like, full_like, indices, meshgrid, broadcast_arrays, tril, triu, tril_indices,
        triu_indices, tril_indices_from, triu_indices_from, diagonal, argsort, unique_all, isin, union1d,
-       digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis
+       digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
+       compute_chunk_sizes
 
 # ---------------------------------------------------------------------------------------------
 # Loading
@@ -1041,18 +1042,22 @@ end
 function meshgrid(arrays::CArray...; indexing::Symbol=:xy, sparse::Bool=false)
     indexing in (:xy, :ij) || throw(ChunkArrayError(-1, "CA_EINVAL", "meshgrid: indexing must be :xy or :ij"))
     hs = Ptr{Cvoid}[a.h for a in arrays]
-    GC.@preserve arrays hs many(length(hs)) do outs
-        @ccall $(sym(:ca_array_meshgrid))(outs::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}}, length(hs)::Csize_t,
-                                          (indexing === :ij ? 1 : 0)::Int32, Cint(sparse)::Cint)::Int32
+    GC.@preserve arrays hs begin
+        many(length(hs)) do outs
+            @ccall $(sym(:ca_array_meshgrid))(outs::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}}, length(hs)::Csize_t,
+                                              (indexing === :ij ? 1 : 0)::Int32, Cint(sparse)::Cint)::Int32
+        end
     end
 end
 
 "np.broadcast_arrays(arrays...) with dask's chunks."
 function broadcast_arrays(arrays::CArray...)
     hs = Ptr{Cvoid}[a.h for a in arrays]
-    GC.@preserve arrays hs many(length(hs)) do outs
-        @ccall $(sym(:ca_array_broadcast_arrays))(outs::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}},
-                                                  length(hs)::Csize_t)::Int32
+    GC.@preserve arrays hs begin
+        many(length(hs)) do outs
+            @ccall $(sym(:ca_array_broadcast_arrays))(outs::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                                      length(hs)::Csize_t)::Int32
+        end
     end
 end
 
@@ -1189,6 +1194,42 @@ end
 rollaxis(a::CArray, dim::Integer, start::Integer=1) = newarray() do out
     @ccall $(sym(:ca_array_rollaxis))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int32(dim - 1)::Int32,
                                       Int32(start - 1)::Int32)::Int32
+end
+
+"dask's take(a, indices; dims): a[..., indices, ...] along `dims` (indices 0-based as NumPy's, may be negative)."
+function take(a::CArray, indices::AbstractVector{<:Integer}; dims::Integer=1)
+    ix = Int64.(collect(indices))
+    newarray() do out
+        GC.@preserve ix begin
+            @ccall $(sym(:ca_array_take))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid},
+                (isempty(ix) ? C_NULL : pointer(ix))::Ptr{Int64}, length(ix)::Int64, Int32(dims - 1)::Int32)::Int32
+        end
+    end
+end
+
+"np.einsum(subscripts, operands...; eltype) as dask; `eltype` nothing: the operands' promotion."
+function einsum(subscripts::AbstractString, operands::CArray...; eltype=nothing)
+    hs = Ptr{Cvoid}[o.h for o in operands]
+    newarray() do out
+        GC.@preserve operands hs begin
+            @ccall $(sym(:ca_linalg_einsum))(out::Ptr{Ptr{Cvoid}}, subscripts::Cstring, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                             length(hs)::Csize_t, (eltype === nothing ? 0 : dtype_code(eltype))::Int32)::Int32
+        end
+    end
+end
+
+"True when every block size of `a` is known (false after unique, nonzero, ... until compute_chunk_sizes)."
+chunks_known(a::CArray) = (@ccall $(sym(:ca_array_chunks_known))(a.h::Ptr{Cvoid})::Cint) != 0
+
+"dask's compute_chunk_sizes(): the same array with known chunks (runs the graph keeping only block shapes)."
+function compute_chunk_sizes(a::CArray, ctx::Context; cancel::Union{Nothing,CancelToken}=nothing)
+    o = compute_options(cancel)
+    GC.@preserve cancel begin
+        newarray() do out
+            @ccall $(sym(:ca_array_compute_chunk_sizes))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
+                                                         o::Ptr{CaComputeOptions})::Int32
+        end
+    end
 end
 
 end # module

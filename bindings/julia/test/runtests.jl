@@ -151,5 +151,10 @@ end
     @test compute(roll(a, 3; dims=2), ctx) == circshift(A, (0, 3))
     @test compute(rot90(a), ctx) == rotl90(A)
     @test size(rollaxis(czeros(Float64, (2, 3, 4)), 3)) == (4, 2, 3)
+    @test compute(take(a, [4, -1, 0]; dims=1), ctx) == A[[5, 13, 1], :]
+    B = reshape(collect(1.0:(17 * 3)), 17, 3)
+    @test compute(einsum("ij,jk->ik", a, carray(B; chunks=[4, 2])), ctx) ≈ A * B
+    u = unique(carray([3, 1, 3, 2]))
+    @test !chunks_known(u) && chunks(compute_chunk_sizes(u, ctx)) == [[3]]
     close(ctx)
 end
