@@ -26,7 +26,7 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        zeros_like, ones_like, full_like, indices, meshgrid, broadcast_arrays, tril, triu, tril_indices,
        triu_indices, tril_indices_from, triu_indices_from, diagonal, argsort, unique_all, isin, union1d,
        digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
-       compute_chunk_sizes
+       compute_chunk_sizes, insert, delete, choose, select, coarsen
 
 # ---------------------------------------------------------------------------------------------
 # Loading
@@ -1228,6 +1228,75 @@ function compute_chunk_sizes(a::CArray, ctx::Context; cancel::Union{Nothing,Canc
         newarray() do out
             @ccall $(sym(:ca_array_compute_chunk_sizes))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
                                                          o::Ptr{CaComputeOptions})::Int32
+        end
+    end
+end
+
+# -- functions other work adds to the library (CA_EUNSUPPORTED where the loaded library lacks them) --
+
+"np.insert(a, positions, values; dims): values placed before the 0-based positions (0..extent) along `dims`."
+function insert(a::CArray, positions::AbstractVector{<:Integer}, values::CArray; dims::Integer=1)
+    has_function(:ca_array_insert) || unsupported(:ca_array_insert)
+    p = Int64.(collect(positions))
+    newarray() do out
+        GC.@preserve p begin
+            @ccall $(sym(:ca_array_insert))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, (isempty(p) ? C_NULL : pointer(p))::Ptr{Int64},
+                                            length(p)::Csize_t, values.h::Ptr{Cvoid}, Int32(dims - 1)::Int32)::Int32
+        end
+    end
+end
+
+"np.delete(a, positions; dims): the elements at the 0-based positions along `dims` removed."
+function delete(a::CArray, positions::AbstractVector{<:Integer}; dims::Integer=1)
+    has_function(:ca_array_delete) || unsupported(:ca_array_delete)
+    p = Int64.(collect(positions))
+    newarray() do out
+        GC.@preserve p begin
+            @ccall $(sym(:ca_array_delete))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, (isempty(p) ? C_NULL : pointer(p))::Ptr{Int64},
+                                            length(p)::Csize_t, Int32(dims - 1)::Int32)::Int32
+        end
+    end
+end
+
+const CHOOSE_MODES = Dict(:raise => 0, :wrap => 1, :clip => 2)
+
+"np.choose(a, choices...; mode=:raise|:wrap|:clip): element i is choices[a[i] + 1][i] (a's values 0-based)."
+function choose(a::CArray, choices::CArray...; mode::Symbol=:raise)
+    has_function(:ca_array_choose) || unsupported(:ca_array_choose)
+    haskey(CHOOSE_MODES, mode) || throw(ChunkArrayError(-1, "CA_EINVAL", "choose: mode must be :raise, :wrap or :clip"))
+    hs = Ptr{Cvoid}[c.h for c in choices]
+    newarray() do out
+        GC.@preserve choices hs begin
+            @ccall $(sym(:ca_array_choose))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                            length(hs)::Csize_t, Int32(CHOOSE_MODES[mode])::Int32)::Int32
+        end
+    end
+end
+
+"np.select(conditions, choices, default): where the first true condition is, its choice; else `default`."
+function select(conditions::AbstractVector{CArray}, choices::AbstractVector{CArray}, default::Number=0)
+    has_function(:ca_array_select) || unsupported(:ca_array_select)
+    length(conditions) == length(choices) ||
+        throw(ChunkArrayError(-1, "CA_EINVAL", "select: $(length(conditions)) conditions for $(length(choices)) choices"))
+    cs = Ptr{Cvoid}[c.h for c in conditions]
+    hs = Ptr{Cvoid}[c.h for c in choices]
+    newarray() do out
+        GC.@preserve conditions choices cs hs begin
+            @ccall $(sym(:ca_array_select))(out::Ptr{Ptr{Cvoid}}, pointer(cs)::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                            length(hs)::Csize_t, scalar(default)::CaScalar)::Int32
+        end
+    end
+end
+
+"dask's coarsen(op, a, factors; trim_excess): the CA_RED_* `op` over windows of `factors` (one per dim)."
+function coarsen(op::Integer, a::CArray, factors; trim_excess::Bool=false)
+    has_function(:ca_array_coarsen) || unsupported(:ca_array_coarsen)
+    f = Int64[factors...]
+    length(f) == ndims(a) || throw(ChunkArrayError(-1, "CA_EINVAL", "coarsen: $(length(f)) factors for $(ndims(a)) dims"))
+    newarray() do out
+        GC.@preserve f begin
+            @ccall $(sym(:ca_array_coarsen))(out::Ptr{Ptr{Cvoid}}, Int32(op)::Int32, a.h::Ptr{Cvoid},
+                                             (isempty(f) ? C_NULL : pointer(f))::Ptr{Int64}, Cint(trim_excess)::Cint)::Int32
         end
     end
 end

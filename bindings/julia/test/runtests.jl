@@ -156,5 +156,18 @@ end
     @test compute(einsum("ij,jk->ik", a, carray(B; chunks=[4, 2])), ctx) ≈ A * B
     u = unique(carray([3, 1, 3, 2]))
     @test !chunks_known(u) && chunks(compute_chunk_sizes(u, ctx)) == [[3]]
+    if has_function(:ca_array_insert)   # functions other work adds to the library
+        @test compute(insert(carray(collect(0.0:9.0); chunks=[3]), [2, 10], carray([100.0, 200.0])), ctx) ==
+              [0, 1, 100, 2, 3, 4, 5, 6, 7, 8, 9, 200]
+        @test compute(delete(carray(collect(0.0:9.0); chunks=[3]), [0, 3, -1]), ctx) == [1, 2, 4, 5, 6, 7, 8]
+        @test compute(choose(carray([0, 2, 1]), carray([1.0, 2, 3]), carray([10.0, 20, 30]), carray([7.0, 8, 9])), ctx) ==
+              [1.0, 8.0, 30.0]
+        xs = carray(collect(0:5))
+        lt, gt = ChunkArray.binary(ChunkArray.CA_OP_LT, xs, 2), ChunkArray.binary(ChunkArray.CA_OP_GT, xs, 3)
+        @test compute(select([lt, gt], [xs, xs * 10]), ctx) == [0, 1, 0, 0, 40, 50]
+        @test compute(coarsen(ChunkArray.CA_RED_SUM, carray(collect(0.0:9.0); chunks=[3]), (2,)), ctx) == [1, 5, 9, 13, 17]
+    else
+        @test_throws ChunkArrayError insert(carray([1.0]), [0], carray([2.0]))
+    end
     close(ctx)
 end

@@ -121,9 +121,65 @@ pub struct QuantileOptions {
     pub dtype: Option<DType>,
 }
 
+/// `np.choose`'s `mode`: what an index outside `[0, n)` does (`ca_choose_mode_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChooseMode {
+    /// The compute fails (NumPy's default).
+    #[default]
+    Raise,
+    /// The index is taken modulo n.
+    Wrap,
+    /// The index is clipped to `[0, n - 1]`.
+    Clip,
+}
+
+/// A scalar operand promoted as a Python scalar of that kind is (NumPy's value-based rule: an `Int`
+/// does not widen an int8 array, a `Float` makes an integer array's result float64).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    /// A Python bool.
+    Bool(bool),
+    /// A Python int.
+    Int(i64),
+    /// A Python float.
+    Float(f64),
+}
+
+impl Scalar {
+    fn raw(self) -> ca_scalar_t {
+        match self {
+            Scalar::Bool(b) => ca_scalar_t { kind: DType::Bool.code(), reserved: 0, re: f64::from(u8::from(b)), im: 0.0,
+                                             i64_: i64::from(b) },
+            Scalar::Int(v) => ca_scalar_t { kind: DType::Int64.code(), reserved: 0, re: v as f64, im: 0.0, i64_: v },
+            Scalar::Float(v) => ca_scalar_t { kind: DType::Float64.code(), reserved: 0, re: v, im: 0.0, i64_: 0 },
+        }
+    }
+}
+
+impl From<bool> for Scalar {
+    fn from(v: bool) -> Scalar {
+        Scalar::Bool(v)
+    }
+}
+impl From<i64> for Scalar {
+    fn from(v: i64) -> Scalar {
+        Scalar::Int(v)
+    }
+}
+impl From<f64> for Scalar {
+    fn from(v: f64) -> Scalar {
+        Scalar::Float(v)
+    }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Helpers
 // ------------------------------------------------------------------------------------------------
+
+/// An optional C function, or `Unsupported` naming it when the loaded library lacks it.
+fn optional<F>(f: Option<F>, name: &str) -> Result<F> {
+    f.ok_or_else(|| Error::raw(CA_EUNSUPPORTED, format!("{} is not in the loaded library", name)))
+}
 
 fn handles(arrays: &[&Array]) -> Vec<*const ca_array_t> {
     arrays.iter().map(|a| a.h as *const ca_array_t).collect()
@@ -424,6 +480,61 @@ impl Array {
         let mut h = ptr::null_mut();
         ComputeOptions::default().run(|o| unsafe { (l.ca_array_compute_chunk_sizes)(&mut h, ctx.h, self.h, o) })?;
         Ok(Array { h })
+    }
+
+    // -- functions other work adds to the library (Unsupported where the library lacks them) --------
+
+    /// `np.insert(self, positions, values, axis)` with dask's chunks: `values` (cast to self's dtype,
+    /// broadcast to self's shape with `positions.len()` along `axis`) placed before each position
+    /// (0..=extent; negative counts from the end). Needs `ca_array_insert`.
+    ///
+    /// Errors: `InvalidArgument` (an axis or position out of range, values that do not broadcast,
+    /// unknown chunk sizes), `Type` (values that do not cast), `Unsupported` (an older library).
+    pub fn insert(&self, positions: &[i64], values: &Array, axis: i32) -> Result<Array> {
+        let f = optional(lib()?.ca_array_insert, "ca_array_insert")?;
+        let pp = if positions.is_empty() { ptr::null() } else { positions.as_ptr() };
+        new_array(|h| unsafe { f(h, self.h, pp, positions.len(), values.h, axis) })
+    }
+    /// `np.delete(self, positions, axis)` with dask's chunks (repeats allowed, negative counts from
+    /// the end). Needs `ca_array_delete`.
+    pub fn delete(&self, positions: &[i64], axis: i32) -> Result<Array> {
+        let f = optional(lib()?.ca_array_delete, "ca_array_delete")?;
+        let pp = if positions.is_empty() { ptr::null() } else { positions.as_ptr() };
+        new_array(|h| unsafe { f(h, self.h, pp, positions.len(), axis) })
+    }
+    /// `np.choose(self, choices, mode)`: element i is `choices[self[i]][i]` (self bool or integer;
+    /// everything broadcast together). Needs `ca_array_choose`.
+    pub fn choose(&self, choices: &[&Array], mode: ChooseMode) -> Result<Array> {
+        let f = optional(lib()?.ca_array_choose, "ca_array_choose")?;
+        let hs = handles(choices);
+        let m = match mode {
+            ChooseMode::Raise => CA_CHOOSE_RAISE,
+            ChooseMode::Wrap => CA_CHOOSE_WRAP,
+            ChooseMode::Clip => CA_CHOOSE_CLIP,
+        };
+        new_array(|h| unsafe { f(h, self.h, hs.as_ptr(), hs.len(), m) })
+    }
+    /// `np.select(conditions, choices, default)`: where the first true condition is, its choice;
+    /// elsewhere `default` (NumPy's is `Scalar::Int(0)`). Needs `ca_array_select`.
+    pub fn select(conditions: &[&Array], choices: &[&Array], default: Scalar) -> Result<Array> {
+        let f = optional(lib()?.ca_array_select, "ca_array_select")?;
+        if conditions.len() != choices.len() {
+            return Err(Error::raw(CA_EINVAL, format!("select: {} conditions for {} choices", conditions.len(),
+                                                     choices.len())));
+        }
+        let (cs, hs) = (handles(conditions), handles(choices));
+        new_array(|h| unsafe { f(h, cs.as_ptr(), hs.as_ptr(), hs.len(), default.raw()) })
+    }
+    /// dask's `coarsen(op, self, factors, trim_excess)`: `op` over non-overlapping windows of
+    /// `factors` elements (one per axis, 1: untouched). Needs `ca_array_coarsen`.
+    pub fn coarsen(&self, op: crate::Reduction, factors: &[i64], trim_excess: bool) -> Result<Array> {
+        let f = optional(lib()?.ca_array_coarsen, "ca_array_coarsen")?;
+        if factors.len() != self.ndim() {
+            return Err(Error::raw(CA_EINVAL, format!("coarsen: {} factors for {} dimensions", factors.len(),
+                                                     self.ndim())));
+        }
+        let fp = if factors.is_empty() { ptr::null() } else { factors.as_ptr() };
+        new_array(|h| unsafe { f(h, op as i32, self.h, fp, c_int::from(trim_excess)) })
     }
 
     // -- order statistics ----------------------------------------------------------------------

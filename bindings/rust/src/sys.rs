@@ -283,6 +283,9 @@ pub const CA_QUANTILE_LOWER: i32 = 1;
 pub const CA_QUANTILE_HIGHER: i32 = 2;
 pub const CA_QUANTILE_NEAREST: i32 = 3;
 pub const CA_QUANTILE_MIDPOINT: i32 = 4;
+pub const CA_CHOOSE_RAISE: i32 = 0;
+pub const CA_CHOOSE_WRAP: i32 = 1;
+pub const CA_CHOOSE_CLIP: i32 = 2;
 
 #[repr(C)]
 pub struct ca_map_blocks_options_t {
@@ -475,6 +478,12 @@ api! {
         ca_load: fn(*mut P, *mut *mut P, *mut usize, *const ca_load_options_t) -> S;
         ca_array_free_many: fn(*mut P, usize) -> ();
         ca_graph_kernel_version: fn(*mut i32, CP, *const c_char) -> S;
+        // issue 16, added by other work (routines.h): None in a library without them
+        ca_array_insert: fn(*mut P, CP, *const i64, usize, CP, i32) -> S;
+        ca_array_delete: fn(*mut P, CP, *const i64, usize, i32) -> S;
+        ca_array_choose: fn(*mut P, CP, *const CP, usize, i32) -> S;
+        ca_array_select: fn(*mut P, *const CP, *const CP, usize, ca_scalar_t) -> S;
+        ca_array_coarsen: fn(*mut P, i32, CP, *const i64, c_int) -> S;
     }
 }
 

@@ -604,3 +604,78 @@ fn take_einsum_and_unknown_chunks() {
     let nz = x.flatnonzero().unwrap().compute_chunk_sizes(&ctx()).unwrap();
     assert_eq!(nz.chunks()[0].iter().sum::<i64>(), v.iter().filter(|&&e| e != 0.0).count() as i64);
 }
+
+/// insert, delete, choose, select, coarsen: functions other work adds to the library (the wt/surface
+/// branch). Checked against NumPy's / dask's values where the loaded library has them, otherwise each
+/// must fail with `Unsupported` naming the missing C function.
+#[test]
+fn insert_delete_choose_select_coarsen() {
+    let a = Array::arange(0.0, 10.0, 1.0, 3, DType::Float64).unwrap();
+    let m = Array::from_slice(&(0..12).collect::<Vec<i64>>(), &[3, 4], &[2, 3]).unwrap();
+    let vals = Array::from_slice(&[100.0, 200.0, 300.0, 400.0], &[4], &[3]).unwrap();
+    let idx = Array::from_slice(&[0i64, 2, 1, 3, -1], &[5], &[2]).unwrap();
+    let ch: Vec<Array> = [1.0, 10.0, 100.0]
+        .iter()
+        .map(|s| Array::from_slice(&(0..5).map(|i| i as f64 * s).collect::<Vec<_>>(), &[5], &[3]).unwrap())
+        .collect();
+    let chr: Vec<&Array> = ch.iter().collect();
+    let x = Array::from_slice(&(0..6).collect::<Vec<i64>>(), &[6], &[4]).unwrap();
+    let c1 = x.binary_int(BinaryOp::Lt, 2).unwrap();
+    let c2 = x.binary_int(BinaryOp::Gt, 3).unwrap();
+    let x10 = x.binary_int(BinaryOp::Mul, 10).unwrap();
+    let unsupported = |r: Result<Array>, name: &str| {
+        let e = r.unwrap_err();
+        assert_eq!(e.status(), Status::Unsupported, "{}", e);
+        assert!(e.message().contains(name), "{}", e);
+    };
+    if has_function("ca_array_insert") {
+        close(&f64s(&a.insert(&[2, 2, -1, 10], &vals, 0).unwrap()),
+              &[0.0, 1.0, 100.0, 200.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 300.0, 9.0, 400.0]);
+        let col = Array::from_slice(&[-1i64, -2, -3], &[3, 1], &[2, 1]).unwrap();
+        let r = m.insert(&[1], &col, 1).unwrap();
+        assert_eq!(r.shape(), vec![3, 5]);
+        assert_eq!(i64s(&r), vec![0, -1, 1, 2, 3, 4, -2, 5, 6, 7, 8, -3, 9, 10, 11]);
+        assert_eq!(a.insert(&[11], &vals, 0).unwrap_err().status(), Status::InvalidArgument);
+    } else {
+        unsupported(a.insert(&[1], &vals, 0), "ca_array_insert");
+    }
+    if has_function("ca_array_delete") {
+        close(&f64s(&a.delete(&[0, 3, 3, -1], 0).unwrap()), &[1.0, 2.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(i64s(&m.delete(&[0, 2], 1).unwrap()), vec![1, 3, 5, 7, 9, 11]);
+        close(&f64s(&a.delete(&[], 0).unwrap()), &(0..10).map(f64::from).collect::<Vec<_>>());
+        assert_eq!(a.delete(&[10], 0).unwrap_err().status(), Status::InvalidArgument);
+    } else {
+        unsupported(a.delete(&[1], 0), "ca_array_delete");
+    }
+    if has_function("ca_array_choose") {
+        close(&f64s(&idx.choose(&chr, ChooseMode::Wrap).unwrap()), &[0.0, 100.0, 20.0, 3.0, 400.0]);
+        close(&f64s(&idx.choose(&chr, ChooseMode::Clip).unwrap()), &[0.0, 100.0, 20.0, 300.0, 4.0]);
+        let err = idx.choose(&chr, ChooseMode::Raise).unwrap().compute(&ctx()).unwrap_err();
+        assert!(err.message().contains("invalid entry"), "{}", err);
+        assert_eq!(idx.choose(&[], ChooseMode::Raise).unwrap_err().status(), Status::InvalidArgument);
+    } else {
+        unsupported(idx.choose(&chr, ChooseMode::Clip), "ca_array_choose");
+    }
+    if has_function("ca_array_select") {
+        let s = Array::select(&[&c1, &c2], &[&x, &x10], Scalar::Int(0)).unwrap();
+        assert_eq!(s.dtype(), DType::Int64);
+        assert_eq!(i64s(&s), vec![0, 1, 0, 0, 40, 50]);
+        let s = Array::select(&[&c1, &c2], &[&x, &x10], Scalar::Float(-1.5)).unwrap();
+        close(&f64s(&s), &[0.0, 1.0, -1.5, -1.5, 40.0, 50.0]);
+        assert_eq!(Array::select(&[&x], &[&x], Scalar::Int(0)).unwrap_err().status(), Status::Type);
+    } else {
+        unsupported(Array::select(&[&c1], &[&x], Scalar::Int(0)), "ca_array_select");
+    }
+    if has_function("ca_array_coarsen") {
+        let s = a.coarsen(Reduction::Sum, &[2], false).unwrap();
+        assert_eq!(s.chunks(), vec![vec![2, 1, 1, 1]], "dask's aligned chunks");
+        close(&f64s(&s), &[1.0, 5.0, 9.0, 13.0, 17.0]);
+        let mx = m.coarsen(Reduction::Max, &[1, 2], false).unwrap();
+        assert_eq!(i64s(&mx), vec![1, 3, 5, 7, 9, 11]);
+        let b = Array::arange(0.0, 10.0, 1.0, 4, DType::Float64).unwrap();
+        close(&f64s(&b.coarsen(Reduction::Mean, &[3], true).unwrap()), &[1.0, 4.0, 7.0]);
+        assert_eq!(b.coarsen(Reduction::Mean, &[3], false).unwrap_err().status(), Status::InvalidArgument);
+    } else {
+        unsupported(a.coarsen(Reduction::Sum, &[2], false), "ca_array_coarsen");
+    }
+}
