@@ -738,3 +738,35 @@ func TestTakeEinsumUnknownChunks(t *testing.T) {
 	k := mk(u.ComputeChunkSizes(ctx))
 	eq(t, "ComputeChunkSizes", fmt.Sprint(k.ChunksKnown(), k.Chunks()), "true [[3]]")
 }
+
+// uint8 and bool inputs (NumPy's values: uint8 shifts wrap, the median of uint8 is float64).
+func TestUint8AndBoolInputs(t *testing.T) {
+	ctx := ctxT(t, 2)
+	u8 := func(v []int32, chunk int64) *Array {
+		a := mk(FromInt32s(v, []int64{int64(len(v))}, []int64{chunk}))
+		return mk(a.AsType(UInt8))
+	}
+	ints := func(a *Array) []int64 {
+		eq(t, "dtype", a.DType(), UInt8)
+		return mk(mk(a.AsType(Int64)).ComputeInt64s(ctx))
+	}
+	a := u8([]int32{200, 3, 77, 3, 255, 0}, 4)
+	s := u8([]int32{1, 2, 0, 7, 1, 3}, 3)
+	eq(t, "LeftShift", ints(mk(a.LeftShift(s))), "[144 12 77 128 254 0]")
+	eq(t, "RightShift", ints(mk(a.RightShift(s))), "[100 0 77 0 127 0]")
+	eq(t, "BitwiseNot", ints(mk(a.BitwiseNot())), "[55 252 178 252 0 255]")
+	eq(t, "Fmax", ints(mk(a.Fmax(s))), "[200 3 77 7 255 3]")
+	eq(t, "Sort descending", ints(mk(a.Sort(0, true))), "[255 200 77 3 3 0]")
+	eq(t, "Argsort", mk(mk(a.Argsort(0, false)).ComputeInt64s(ctx)), "[5 1 3 2 0 4]")
+	m := mk(a.Median(false))
+	eq(t, "Median uint8", fmt.Sprint(m.DType(), mk(m.ComputeFloat64s(ctx))), "float64 [40]")
+	b := mk(FromBools([]bool{true, false, true, true}, []int64{4}, []int64{3}))
+	u := mk(b.UniqueWith(UniqueOptions{Counts: true}))
+	eq(t, "Unique bool", fmt.Sprint(mk(u.Values.ComputeBools(ctx)), mk(u.Counts.ComputeInt64s(ctx))), "[false true] [1 3]")
+	eq(t, "FlatNonzero bool", mk(mk(b.FlatNonzero()).ComputeInt64s(ctx)), "[0 2 3]")
+	f := mk(FromBools([]bool{false}, []int64{1}, []int64{1}))
+	eq(t, "IsIn bool", mk(mk(b.IsIn(f, false)).ComputeBools(ctx)), "[false true false false]")
+	x := mk(FromInt32s([]int32{1, 5, 9}, []int64{3}, []int64{2}))
+	bins := mk(FromInt32s([]int32{0, 4, 8}, []int64{3}, []int64{2}))
+	eq(t, "Digitize int32", mk(mk(x.Digitize(bins, false)).ComputeInt64s(ctx)), "[1 2 3]")
+}

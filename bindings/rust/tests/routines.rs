@@ -679,3 +679,34 @@ fn insert_delete_choose_select_coarsen() {
         unsupported(a.coarsen(Reduction::Sum, &[2], false), "ca_array_coarsen");
     }
 }
+
+/// uint8 and bool inputs (NumPy's values: uint8 shifts wrap, the median of uint8 is float64).
+#[test]
+fn uint8_and_bool_inputs() {
+    let a = Array::from_slice(&[200u8, 3, 77, 3, 255, 0], &[6], &[4]).unwrap();
+    let s = Array::from_slice(&[1u8, 2, 0, 7, 1, 3], &[6], &[3]).unwrap();
+    let u8s = |x: &Array| x.compute_vec::<u8>(&ctx()).unwrap();
+    assert_eq!(u8s(&a.left_shift(&s).unwrap()), vec![144, 12, 77, 128, 254, 0]);
+    assert_eq!(u8s(&a.right_shift(&s).unwrap()), vec![100, 0, 77, 0, 127, 0]);
+    assert_eq!(u8s(&a.bitwise_not().unwrap()), vec![55, 252, 178, 252, 0, 255]);
+    assert_eq!(u8s(&a.fmax(&s).unwrap()), vec![200, 3, 77, 7, 255, 3]);
+    assert_eq!(u8s(&a.sort(0, true).unwrap()), vec![255, 200, 77, 3, 3, 0]);
+    assert_eq!(i64s(&a.argsort(0, false).unwrap()), vec![5, 1, 3, 2, 0, 4]);
+    let m = a.median(&[], false).unwrap();
+    assert_eq!(m.dtype(), DType::Float64);
+    close(&f64s(&m), &[40.0]);
+    let sorted = Array::from_slice(&[1u8, 2, 2, 3], &[4], &[2]).unwrap();
+    assert_eq!(i64s(&sorted.searchsorted(&Array::from_slice(&[2u8], &[1], &[1]).unwrap(), Side::Left, None).unwrap()), vec![1]);
+    // bool: unique with counts, flatnonzero, isin
+    let b = Array::from_slice(&[1u8, 0, 1, 1], &[4], &[3]).unwrap().astype(DType::Bool).unwrap();
+    let u = b.unique_with(UniqueOptions { counts: true, ..Default::default() }).unwrap();
+    assert_eq!(bools(&u.values), vec![false, true]);
+    assert_eq!(i64s(u.counts.as_ref().unwrap()), vec![1, 3]);
+    assert_eq!(i64s(&b.flatnonzero().unwrap()), vec![0, 2, 3]);
+    let t = Array::from_slice(&[0u8], &[1], &[1]).unwrap().astype(DType::Bool).unwrap();
+    assert_eq!(bools(&b.isin(&t, false).unwrap()), vec![false, true, false, false]);
+    // int32 digitize
+    let x = Array::from_slice(&[1i32, 5, 9], &[3], &[2]).unwrap();
+    let bins = Array::from_slice(&[0i32, 4, 8], &[3], &[2]).unwrap();
+    assert_eq!(i64s(&x.digitize(&bins, false).unwrap()), vec![1, 2, 3]);
+}
