@@ -710,3 +710,38 @@ fn uint8_and_bool_inputs() {
     let bins = Array::from_slice(&[0i32, 4, 8], &[3], &[2]).unwrap();
     assert_eq!(i64s(&x.digitize(&bins, false).unwrap()), vec![1, 2, 3]);
 }
+
+/// Empty and 0-d inputs of the routines (NumPy's shapes and values).
+#[test]
+fn empty_and_0d_routines() {
+    let e = Array::from_slice::<f64>(&[], &[0], &[3]).unwrap();
+    let z = Array::from_slice(&[2.5], &[], &[]).unwrap();
+    let v = Array::from_slice(&[1.0, 2.0, 3.0], &[3], &[2]).unwrap();
+    assert_eq!(f64s(&e.sort(0, false).unwrap()), Vec::<f64>::new());
+    assert_eq!(i64s(&e.argsort(0, false).unwrap()), Vec::<i64>::new());
+    close(&f64s(&z.unique().unwrap()), &[2.5]);
+    assert_eq!(bools(&v.isin(&e, false).unwrap()), vec![false; 3]);
+    assert_eq!(bools(&e.isin(&v, false).unwrap()), Vec::<bool>::new());
+    assert_eq!(i64s(&e.searchsorted(&v, Side::Left, None).unwrap()), vec![0, 0, 0]);
+    let p = v.searchsorted(&z, Side::Left, None).unwrap();
+    assert_eq!((p.shape(), i64s(&p)), (Vec::<i64>::new(), vec![2]));
+    assert_eq!(f64s(&e.union1d(&e).unwrap()), Vec::<f64>::new());
+    assert_eq!(i64s(&e.flatnonzero().unwrap()), Vec::<i64>::new());
+    assert_eq!(z.argwhere().unwrap().compute(&ctx()).unwrap().shape(), vec![1, 0]);
+    let zero = Array::from_slice(&[0.0], &[], &[]).unwrap();
+    assert_eq!(zero.argwhere().unwrap().compute(&ctx()).unwrap().shape(), vec![0, 0]);
+    let r = z.roll(&[1], None).unwrap();
+    assert_eq!((r.shape(), f64s(&r)), (Vec::<i64>::new(), vec![2.5]));
+    assert_eq!(f64s(&e.roll(&[3], None).unwrap()), Vec::<f64>::new());
+    let e2 = Array::from_slice::<f64>(&[], &[0, 3], &[1, 2]).unwrap();
+    assert_eq!(e2.rot90(1, 0, 1).unwrap().shape(), vec![3, 0]);
+    assert_eq!(e2.nonzero().unwrap().iter().map(|a| i64s(a).len()).collect::<Vec<_>>(), vec![0, 0]);
+    let m = Array::from_slice(&data(12), &[3, 4], &[2, 3]).unwrap();
+    assert_eq!(m.diagonal(10, 0, 1).unwrap().shape(), vec![0]);
+    let (rr, cc) = Array::tril_indices(0, 0, None, &[1, 1]).unwrap();
+    assert_eq!((i64s(&rr), i64s(&cc)), (Vec::<i64>::new(), Vec::<i64>::new()));
+    assert_eq!(Array::meshgrid(&[&z, &v], Indexing::Xy, false).unwrap()[0].shape(), vec![3, 1]);
+    let b = Array::broadcast_arrays(&[&z, &m]).unwrap();
+    assert_eq!((b[0].shape(), b[0].chunks()), (vec![3, 4], m.chunks()));
+    close(&f64s(&b[0]), &[2.5; 12]);
+}
