@@ -128,6 +128,27 @@ func FromInt64s(data []int64, shape, chunks []int64) (*Array, error) {
 	return fromBuffer(ptrOf(data), len(data), 8, Int64, shape, chunks)
 }
 
+// FromFloat32s makes a float32 array over a copy of data.
+func FromFloat32s(data []float32, shape, chunks []int64) (*Array, error) {
+	return fromBuffer(ptrOf(data), len(data), 4, Float32, shape, chunks)
+}
+
+// FromInt32s makes an int32 array over a copy of data.
+func FromInt32s(data []int32, shape, chunks []int64) (*Array, error) {
+	return fromBuffer(ptrOf(data), len(data), 4, Int32, shape, chunks)
+}
+
+// FromBools makes a bool array over a copy of data.
+func FromBools(data []bool, shape, chunks []int64) (*Array, error) {
+	b := make([]uint8, len(data))
+	for i, v := range data {
+		if v {
+			b[i] = 1
+		}
+	}
+	return fromBuffer(ptrOf(b), len(b), 1, Bool, shape, chunks)
+}
+
 func fromBuffer(p unsafe.Pointer, n, itemsize int, dt DType, shape, chunks []int64) (*Array, error) {
 	want := int64(1)
 	for _, s := range shape {
@@ -486,6 +507,36 @@ func (a *Array) ComputeInt64s(c *Context) ([]int64, error) {
 	}
 	defer b.Close()
 	return b.Int64s()
+}
+
+// ComputeFloat32s computes a float32 array into a slice (C order).
+func (a *Array) ComputeFloat32s(c *Context) ([]float32, error) {
+	b, err := a.Compute(c)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return b.Float32s()
+}
+
+// ComputeInt32s computes an int32 array into a slice (C order).
+func (a *Array) ComputeInt32s(c *Context) ([]int32, error) {
+	b, err := a.Compute(c)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return b.Int32s()
+}
+
+// ComputeBools computes a bool array into a slice (C order).
+func (a *Array) ComputeBools(c *Context) ([]bool, error) {
+	b, err := a.Compute(c)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	return b.Bools()
 }
 
 // ComputeMany computes several arrays in one pass over their merged graph.

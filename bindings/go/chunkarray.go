@@ -344,6 +344,25 @@ func (b *Block) Float64s() ([]float64, error) { return blockCopy[float64](b.h, F
 // Int64s copies an int64 block's elements.
 func (b *Block) Int64s() ([]int64, error) { return blockCopy[int64](b.h, Int64) }
 
+// Float32s copies a float32 block's elements.
+func (b *Block) Float32s() ([]float32, error) { return blockCopy[float32](b.h, Float32) }
+
+// Int32s copies an int32 block's elements.
+func (b *Block) Int32s() ([]int32, error) { return blockCopy[int32](b.h, Int32) }
+
+// Bools copies a bool block's elements.
+func (b *Block) Bools() ([]bool, error) {
+	v, err := blockView[uint8](b.h, Bool)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, len(v))
+	for i, x := range v {
+		out[i] = x != 0
+	}
+	return out, nil
+}
+
 // Close frees the block. Safe to call twice; the error is always nil (io.Closer).
 func (b *Block) Close() error {
 	if b.h != nil {

@@ -62,3 +62,36 @@ func ExampleArray_ComputeContext() {
 	fmt.Println(errors.Is(err, context.DeadlineExceeded), errors.Is(err, chunkarray.StatusCanceled))
 	// Output: true true
 }
+
+// NumPy's median and percentile along an axis: only that axis becomes one chunk (dask's median).
+func ExampleArray_Median() {
+	c, _ := chunkarray.NewContext(2)
+	defer c.Close()
+	x, _ := chunkarray.FromFloat64s([]float64{3, 1, 2, 10, 4, 8, 7, 6, 5, 9, 0, 11}, []int64{3, 4}, []int64{2, 2})
+	m, _ := x.Median(false, 1)
+	v, _ := m.ComputeFloat64s(c)
+	fmt.Println(m.Chunks(), v)
+	p, _ := x.Percentiles([]float64{0, 100}, []int32{0}, &chunkarray.QuantileOptions{Method: chunkarray.QuantileNearest})
+	w, _ := p.ComputeFloat64s(c)
+	fmt.Println(p.Shape(), w)
+	// Output:
+	// [[2 1]] [2.5 6.5 7]
+	// [2 4] [3 1 0 6 5 9 7 11]
+}
+
+// Sorting, unique values with their counts, and searching them.
+func ExampleArray_UniqueWith() {
+	c, _ := chunkarray.NewContext(2)
+	defer c.Close()
+	x, _ := chunkarray.FromInt64s([]int64{4, 1, 4, 2, 1, 4}, []int64{6}, []int64{4})
+	u, _ := x.UniqueWith(chunkarray.UniqueOptions{Counts: true})
+	vals, _ := u.Values.ComputeInt64s(c)
+	counts, _ := u.Counts.ComputeInt64s(c)
+	s, _ := x.Sort(0, true)
+	desc, _ := s.ComputeInt64s(c)
+	q, _ := chunkarray.FromInt64s([]int64{0, 2, 5}, []int64{3}, []int64{3})
+	pos, _ := u.Values.SearchSorted(q, chunkarray.SideLeft, nil)
+	at, _ := pos.ComputeInt64s(c)
+	fmt.Println(vals, counts, desc, at)
+	// Output: [1 2 4] [2 1 3] [4 4 4 2 1 1] [0 1 3]
+}

@@ -16,7 +16,17 @@ using Libdl
 export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist, rechunk, map_blocks,
        register_kernel, chunks, name, to_svg, graph, to_dot, save_graph, load_graph, save_array, load_array,
        czeros, cones, cfull, crandom, cumsum_axis, has_function, Graph, Key, add_task!, layers, rechunk_to,
-       CancelToken, cancel!, iscancelled
+       CancelToken, cancel!, iscancelled,
+       # issue 16 (NumPy's names; Base's sort, unique, searchsorted, cbrt, hypot, ... get CArray methods)
+       fabs, spacing, i0, positive, negative, isneginf, isposinf, iscomplex, reciprocal, fix, rint, radians,
+       degrees, bitwise_not, invert, arcsin, arccos, arctan, arcsinh, arccosh, arctanh, logical_not, square,
+       fmax, fmin, fmod, float_power, logaddexp, logaddexp2, nextafter, left_shift, right_shift, arctan2,
+       remainder, floor_divide, logical_and, logical_or, logical_xor, divmod, isclose,
+       allclose, nan_to_num, quantile, percentile, nanquantile, nanpercentile, median, nanmedian, empty_like,
+       zeros_like, ones_like, full_like, indices, meshgrid, broadcast_arrays, tril, triu, tril_indices,
+       triu_indices, tril_indices_from, triu_indices_from, diagonal, argsort, unique_all, isin, union1d,
+       digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
+       compute_chunk_sizes, insert, delete, choose, select, coarsen
 
 # ---------------------------------------------------------------------------------------------
 # Loading
@@ -836,6 +846,459 @@ function load_array(path::AbstractString)
     n[] == 0 && throw(ChunkArrayError(-3, "CA_ENOTFOUND", "'$path' holds no array (a graph file?)"))
     n[] == 1 || throw(ChunkArrayError(-1, "CA_EINVAL", "'$path' holds $(n[]) arrays"))
     a
+end
+
+# ---------------------------------------------------------------------------------------------
+# Issue 16: named elementwise functions, order statistics and NumPy's routines (routines.h)
+# ---------------------------------------------------------------------------------------------
+# Axes follow the module's convention: `dims` are Julia's 1-based dimensions of size(a) (which is
+# the C shape). Positions the library returns (argsort, searchsorted, digitize, nonzero, argwhere,
+# flatnonzero, unique's index/inverse, tril/triu indices) are NumPy's 0-based values.
+
+# Elementwise functions Julia's Base already names: methods for CArray.
+for (f, op) in ((:cbrt, CA_OP_CBRT), (:exp2, CA_OP_EXP2), (:expm1, CA_OP_EXPM1), (:log1p, CA_OP_LOG1P),
+                (:log2, CA_OP_LOG2), (:log10, CA_OP_LOG10), (:tan, CA_OP_TAN), (:asin, CA_OP_ARCSIN),
+                (:acos, CA_OP_ARCCOS), (:atan, CA_OP_ARCTAN), (:sinh, CA_OP_SINH), (:cosh, CA_OP_COSH),
+                (:asinh, CA_OP_ARCSINH), (:acosh, CA_OP_ARCCOSH), (:atanh, CA_OP_ARCTANH),
+                (:deg2rad, CA_OP_DEG2RAD), (:rad2deg, CA_OP_RAD2DEG), (:trunc, CA_OP_TRUNC),
+                (:signbit, CA_OP_SIGNBIT), (:isinf, CA_OP_ISINF), (:isfinite, CA_OP_ISFINITE),
+                (:conj, CA_OP_CONJ), (:real, CA_OP_REAL), (:imag, CA_OP_IMAG), (:angle, CA_OP_ANGLE),
+                (:sinc, CA_OP_SINC), (:inv, CA_OP_RECIPROCAL), (:~, CA_OP_INVERT), (:isreal, CA_OP_ISREAL),
+                (:+, CA_OP_POSITIVE))
+    @eval Base.$f(a::CArray) = unary($op, a)
+end
+for (f, op) in ((:hypot, CA_OP_HYPOT), (:copysign, CA_OP_COPYSIGN), (:atan, CA_OP_ARCTAN2), (:rem, CA_OP_FMOD),
+                (:mod, CA_OP_MOD), (:fld, CA_OP_FLOORDIV), (:ldexp, CA_OP_LDEXP), (:<<, CA_OP_LEFT_SHIFT),
+                (:>>, CA_OP_RIGHT_SHIFT), (:&, CA_OP_BITAND), (:|, CA_OP_BITOR), (:xor, CA_OP_BITXOR))
+    @eval Base.$f(a::CArray, b::CArray) = binary($op, a, b)
+end
+Base.frexp(a::CArray) = (unary(CA_OP_FREXP_MANTISSA, a), unary(CA_OP_FREXP_EXPONENT, a))
+Base.modf(a::CArray) = (unary(CA_OP_MODF_FRACTION, a), unary(CA_OP_TRUNC, a))
+Base.fldmod(a::CArray, b::CArray) = (binary(CA_OP_FLOORDIV, a, b), binary(CA_OP_MOD, a, b))
+
+# NumPy's names (also for the ones Base has under another name).
+for (f, op) in ((:fabs, CA_OP_FABS), (:spacing, CA_OP_SPACING), (:i0, CA_OP_I0), (:positive, CA_OP_POSITIVE),
+                (:negative, CA_OP_NEG), (:isneginf, CA_OP_ISNEGINF), (:isposinf, CA_OP_ISPOSINF),
+                (:iscomplex, CA_OP_ISCOMPLEX), (:reciprocal, CA_OP_RECIPROCAL), (:fix, CA_OP_TRUNC),
+                (:rint, CA_OP_ROUND), (:radians, CA_OP_DEG2RAD), (:degrees, CA_OP_RAD2DEG),
+                (:bitwise_not, CA_OP_INVERT), (:invert, CA_OP_INVERT), (:arcsin, CA_OP_ARCSIN),
+                (:arccos, CA_OP_ARCCOS), (:arctan, CA_OP_ARCTAN), (:arcsinh, CA_OP_ARCSINH),
+                (:arccosh, CA_OP_ARCCOSH), (:arctanh, CA_OP_ARCTANH), (:logical_not, CA_OP_NOT),
+                (:square, CA_OP_SQUARE))
+    @eval $f(a::CArray) = unary($op, a)
+end
+for (f, op) in ((:fmax, CA_OP_FMAX), (:fmin, CA_OP_FMIN), (:fmod, CA_OP_FMOD), (:float_power, CA_OP_FLOAT_POWER),
+                (:logaddexp, CA_OP_LOGADDEXP), (:logaddexp2, CA_OP_LOGADDEXP2), (:nextafter, CA_OP_NEXTAFTER),
+                (:left_shift, CA_OP_LEFT_SHIFT), (:right_shift, CA_OP_RIGHT_SHIFT), (:arctan2, CA_OP_ARCTAN2),
+                (:remainder, CA_OP_MOD), (:floor_divide, CA_OP_FLOORDIV), (:logical_and, CA_OP_AND),
+                (:logical_or, CA_OP_OR), (:logical_xor, CA_OP_XOR))
+    @eval $f(a::CArray, b::CArray) = binary($op, a, b)
+end
+"np.divmod(a, b): (a // b, a % b) with NumPy's floor semantics (Base.fldmod)."
+divmod(a::CArray, b::CArray) = fldmod(a, b)
+
+"np.isclose(a, b; rtol, atol, equal_nan): a lazy Bool array of the broadcast shape."
+isclose(a::CArray, b::CArray; rtol::Real=1e-5, atol::Real=1e-8, equal_nan::Bool=false) = newarray() do out
+    @ccall $(sym(:ca_array_isclose))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, b.h::Ptr{Cvoid}, Float64(rtol)::Cdouble,
+                                     Float64(atol)::Cdouble, Cint(equal_nan)::Cint)::Int32
+end
+"np.allclose as dask: a lazy 0-d Bool array, all(isclose(a, b; ...))."
+allclose(a::CArray, b::CArray; kw...) = reduce_op(CA_RED_ALL, isclose(a, b; kw...))
+
+"np.nan_to_num(a; nan, posinf, neginf): `nothing` for the dtype's largest / most negative finite value."
+function nan_to_num(a::CArray; nan::Real=0.0, posinf::Union{Nothing,Real}=nothing, neginf::Union{Nothing,Real}=nothing)
+    p = Ref(Float64(something(posinf, 0.0)))
+    n = Ref(Float64(something(neginf, 0.0)))
+    newarray() do out
+        GC.@preserve p n begin
+            @ccall $(sym(:ca_array_nan_to_num))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Float64(nan)::Cdouble,
+                (posinf === nothing ? C_NULL : Base.unsafe_convert(Ptr{Float64}, p))::Ptr{Cdouble},
+                (neginf === nothing ? C_NULL : Base.unsafe_convert(Ptr{Float64}, n))::Ptr{Cdouble})::Int32
+        end
+    end
+end
+
+# -- order statistics ------------------------------------------------------------------------------
+
+struct CaQuantileOptions  # ca_quantile_options_t
+    struct_size::UInt32
+    method::Int32
+    keepdims::Int32
+    skip_nan::Int32
+    dtype::Int32
+end
+
+const QUANTILE_METHODS = Dict(:linear => 0, :lower => 1, :higher => 2, :nearest => 3, :midpoint => 4)
+
+axes0(dims) = dims === Colon() ? Int32[] : Int32[d - 1 for d in dims]
+
+function quantile_raw(a::CArray, q::Vector{Float64}, scalar::Bool, dims, method::Symbol, keepdims::Bool,
+                      skip_nan::Bool, T)
+    haskey(QUANTILE_METHODS, method) ||
+        throw(ChunkArrayError(-1, "CA_EINVAL", "quantile: unknown method $method (linear, lower, higher, nearest, midpoint)"))
+    ax = axes0(dims)
+    o = Ref(CaQuantileOptions(sizeof(CaQuantileOptions), QUANTILE_METHODS[method], keepdims, skip_nan,
+                              T === nothing ? 0 : dtype_code(T)))
+    newarray() do out
+        GC.@preserve q ax begin
+            @ccall $(sym(:ca_array_quantile))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, pointer(q)::Ptr{Cdouble},
+                length(q)::Csize_t, Cint(scalar)::Cint, (isempty(ax) ? C_NULL : pointer(ax))::Ptr{Int32},
+                length(ax)::Int32, o::Ptr{CaQuantileOptions})::Int32
+        end
+    end
+end
+
+"""
+    quantile(a, q; dims=:, method=:linear, keepdims=false, skipnan=false, eltype=nothing)
+
+np.quantile, exact: `q` a number in [0, 1] (no q axis) or a vector (the result's first axis is q's).
+The reduced dims become one chunk each, as dask's median. `eltype`: Float16/32/64 (or a's for
+:lower/:higher/:nearest); `nothing` is NumPy's (Float64 for :linear/:midpoint).
+"""
+quantile(a::CArray, q::Real; dims=:, method::Symbol=:linear, keepdims::Bool=false, skipnan::Bool=false,
+         eltype=nothing) = quantile_raw(a, [Float64(q)], true, dims, method, keepdims, skipnan, eltype)
+quantile(a::CArray, q::AbstractVector; dims=:, method::Symbol=:linear, keepdims::Bool=false, skipnan::Bool=false,
+         eltype=nothing) = quantile_raw(a, Float64.(collect(q)), false, dims, method, keepdims, skipnan, eltype)
+"np.percentile: quantile of p / 100 (p a number or a vector)."
+percentile(a::CArray, p; kw...) = quantile(a, p isa Real ? p / 100 : collect(p) ./ 100; kw...)
+"np.nanquantile: quantile ignoring NaN."
+nanquantile(a::CArray, q; kw...) = quantile(a, q; kw..., skipnan=true)
+"np.nanpercentile: percentile ignoring NaN."
+nanpercentile(a::CArray, p; kw...) = percentile(a, p; kw..., skipnan=true)
+median_type(a::CArray) = Base.eltype(a) in (Float16, Float32) ? Base.eltype(a) : Float64
+"np.median(a; dims, keepdims): Float16/Float32 stay, other types give Float64."
+median(a::CArray; dims=:, keepdims::Bool=false) =
+    quantile_raw(a, [0.5], true, dims, :linear, keepdims, false, median_type(a))
+"np.nanmedian(a; dims, keepdims): NaNs ignored."
+nanmedian(a::CArray; dims=:, keepdims::Bool=false) =
+    quantile_raw(a, [0.5], true, dims, :linear, keepdims, true, median_type(a))
+
+# -- creation --------------------------------------------------------------------------------------
+
+struct CaLikeOptions      # ca_like_options_t
+    struct_size::UInt32
+    dtype::Int32
+    ndim::Int32
+    shape::Ptr{Int64}
+    chunks::Ptr{CaChunks}
+    limit::Int64
+end
+
+function like(f::Symbol, a::CArray, value, eltype, shape, chunks, limit)
+    shp = shape === nothing ? Int64[] : Int64[shape...]
+    ch = chunks === nothing ? Vector{Int64}[] : [Int64.(c) for c in chunks]
+    with_chunks(ch) do cc
+        GC.@preserve shp cc begin
+            o = Ref(CaLikeOptions(sizeof(CaLikeOptions), eltype === nothing ? 0 : dtype_code(eltype),
+                                  shape === nothing ? -1 : length(shp), isempty(shp) ? C_NULL : pointer(shp),
+                                  chunks === nothing ? C_NULL : Base.unsafe_convert(Ptr{CaChunks}, cc), limit))
+            newarray() do out
+                if f === :empty
+                    @ccall $(sym(:ca_array_empty_like))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, o::Ptr{CaLikeOptions})::Int32
+                elseif f === :zeros
+                    @ccall $(sym(:ca_array_zeros_like))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, o::Ptr{CaLikeOptions})::Int32
+                elseif f === :ones
+                    @ccall $(sym(:ca_array_ones_like))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, o::Ptr{CaLikeOptions})::Int32
+                else
+                    @ccall $(sym(:ca_array_full_like))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, scalar(Float64(value))::CaScalar,
+                                                       o::Ptr{CaLikeOptions})::Int32
+                end
+            end
+        end
+    end
+end
+"dask's empty_like(a; eltype, shape, chunks, limit): `nothing` keeps a's; contents unspecified."
+empty_like(a::CArray; eltype=nothing, shape=nothing, chunks=nothing, limit::Integer=0) =
+    like(:empty, a, 0, eltype, shape, chunks, limit)
+"dask's zeros_like (see empty_like)."
+zeros_like(a::CArray; eltype=nothing, shape=nothing, chunks=nothing, limit::Integer=0) =
+    like(:zeros, a, 0, eltype, shape, chunks, limit)
+"dask's ones_like (see empty_like)."
+ones_like(a::CArray; eltype=nothing, shape=nothing, chunks=nothing, limit::Integer=0) =
+    like(:ones, a, 0, eltype, shape, chunks, limit)
+"dask's full_like(a, value): value cast to the result's type as NumPy's unsafe cast (integers truncate)."
+full_like(a::CArray, value::Real; eltype=nothing, shape=nothing, chunks=nothing, limit::Integer=0) =
+    like(:full, a, value, eltype, shape, chunks, limit)
+
+"np.indices(dims, T) with dask's chunks ((1,)*ndim, chunks...): size (ndim, dims...), 0-based values."
+function indices(::Type{T}, dims::Tuple; chunks=0) where {T}
+    shp = Int64[dims...]
+    with_chunks(normalize_chunks(shp, chunks, T)) do cc
+        newarray() do out
+            @ccall $(sym(:ca_array_indices))(out::Ptr{Ptr{Cvoid}}, length(shp)::Int32,
+                (isempty(shp) ? C_NULL : pointer(shp))::Ptr{Int64}, cc::Ptr{CaChunks}, dtype_code(T)::Int32)::Int32
+        end
+    end
+end
+
+"Runs a C call filling `n` output handles; all wrapped, or none on failure."
+function many(f, n::Integer)
+    outs = fill(C_NULL, max(n, 1))
+    GC.@preserve outs check(f(pointer(outs)))
+    [CArray(outs[i]) for i in 1:n]
+end
+
+"np.meshgrid(arrays...; indexing=:xy|:ij, sparse) with dask's chunks."
+function meshgrid(arrays::CArray...; indexing::Symbol=:xy, sparse::Bool=false)
+    indexing in (:xy, :ij) || throw(ChunkArrayError(-1, "CA_EINVAL", "meshgrid: indexing must be :xy or :ij"))
+    hs = Ptr{Cvoid}[a.h for a in arrays]
+    GC.@preserve arrays hs begin
+        many(length(hs)) do outs
+            @ccall $(sym(:ca_array_meshgrid))(outs::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}}, length(hs)::Csize_t,
+                                              (indexing === :ij ? 1 : 0)::Int32, Cint(sparse)::Cint)::Int32
+        end
+    end
+end
+
+"np.broadcast_arrays(arrays...) with dask's chunks."
+function broadcast_arrays(arrays::CArray...)
+    hs = Ptr{Cvoid}[a.h for a in arrays]
+    GC.@preserve arrays hs begin
+        many(length(hs)) do outs
+            @ccall $(sym(:ca_array_broadcast_arrays))(outs::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                                      length(hs)::Csize_t)::Int32
+        end
+    end
+end
+
+"np.tril(a, k): elements above the k-th diagonal of the last two dims set to zero."
+tril(a::CArray, k::Integer=0) = newarray() do out
+    @ccall $(sym(:ca_array_tril))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int64(k)::Int64)::Int32
+end
+"np.triu(a, k): elements below the k-th diagonal set to zero."
+triu(a::CArray, k::Integer=0) = newarray() do out
+    @ccall $(sym(:ca_array_triu))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int64(k)::Int64)::Int32
+end
+
+function tri_indices(upper::Bool, n, k, m, ch)
+    r, c = Ref{Ptr{Cvoid}}(C_NULL), Ref{Ptr{Cvoid}}(C_NULL)
+    with_chunks(ch) do cc
+        if upper
+            check(@ccall $(sym(:ca_array_triu_indices))(r::Ptr{Ptr{Cvoid}}, c::Ptr{Ptr{Cvoid}}, Int64(n)::Int64,
+                                                        Int64(k)::Int64, Int64(m)::Int64, cc::Ptr{CaChunks})::Int32)
+        else
+            check(@ccall $(sym(:ca_array_tril_indices))(r::Ptr{Ptr{Cvoid}}, c::Ptr{Ptr{Cvoid}}, Int64(n)::Int64,
+                                                        Int64(k)::Int64, Int64(m)::Int64, cc::Ptr{CaChunks})::Int32)
+        end
+    end
+    (CArray(r[]), CArray(c[]))
+end
+"np.tril_indices(n, k, m) as dask: (rows, cols), 0-based Int64, blocks of unknown size."
+tril_indices(n::Integer, k::Integer=0, m::Integer=n; chunks=0) =
+    tri_indices(false, n, k, m, normalize_chunks(Int64[n, m], chunks, Bool))
+"np.triu_indices(n, k, m) (see tril_indices)."
+triu_indices(n::Integer, k::Integer=0, m::Integer=n; chunks=0) =
+    tri_indices(true, n, k, m, normalize_chunks(Int64[n, m], chunks, Bool))
+"np.tril_indices_from(a, k): a 2-d; its size and chunks."
+tril_indices_from(a::CArray, k::Integer=0) = ndims(a) == 2 ? tri_indices(false, size(a)[1], k, size(a)[2], chunks(a)) :
+    throw(ChunkArrayError(-1, "CA_EINVAL", "tril_indices_from: the input must be 2-d"))
+"np.triu_indices_from(a, k): a 2-d."
+triu_indices_from(a::CArray, k::Integer=0) = ndims(a) == 2 ? tri_indices(true, size(a)[1], k, size(a)[2], chunks(a)) :
+    throw(ChunkArrayError(-1, "CA_EINVAL", "triu_indices_from: the input must be 2-d"))
+
+"np.diagonal(a, offset, dim1, dim2) with dask's chunks: the diagonal is the last dim."
+diagonal(a::CArray; offset::Integer=0, dims=(1, 2)) = newarray() do out
+    @ccall $(sym(:ca_array_diagonal))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int64(offset)::Int64,
+                                      Int32(dims[1] - 1)::Int32, Int32(dims[2] - 1)::Int32)::Int32
+end
+
+# -- sorting, sets, searching ------------------------------------------------------------------------
+
+"np.sort along `dims` (stable, NaNs last; rev: descending with NaNs first); that dim becomes one chunk."
+Base.sort(a::CArray; dims::Integer=1, rev::Bool=false) = newarray() do out
+    @ccall $(sym(:ca_array_sort))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int32(dims - 1)::Int32, Cint(rev)::Cint)::Int32
+end
+"np.argsort(kind='stable') along `dims`: 0-based Int64 positions."
+argsort(a::CArray; dims::Integer=1, rev::Bool=false) = newarray() do out
+    @ccall $(sym(:ca_array_argsort))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int32(dims - 1)::Int32, Cint(rev)::Cint)::Int32
+end
+
+"""
+    unique_all(a; index=false, inverse=false, counts=false, distinct_nan=false)
+
+np.unique(a, return_index, return_inverse, return_counts): a NamedTuple (values, index, inverse,
+counts), `nothing` for what was not asked for; positions are 0-based.
+"""
+function unique_all(a::CArray; index::Bool=false, inverse::Bool=false, counts::Bool=false, distinct_nan::Bool=false)
+    outs = fill(C_NULL, 4)
+    GC.@preserve outs begin
+        p(i, want) = want ? pointer(outs, i) : Ptr{Ptr{Cvoid}}(C_NULL)
+        check(@ccall $(sym(:ca_array_unique))(pointer(outs, 1)::Ptr{Ptr{Cvoid}}, p(2, index)::Ptr{Ptr{Cvoid}},
+                                              p(3, inverse)::Ptr{Ptr{Cvoid}}, p(4, counts)::Ptr{Ptr{Cvoid}},
+                                              a.h::Ptr{Cvoid}, UInt32(distinct_nan)::UInt32)::Int32)
+    end
+    w(h) = h == C_NULL ? nothing : CArray(h)
+    (values=CArray(outs[1]), index=w(outs[2]), inverse=w(outs[3]), counts=w(outs[4]))
+end
+"np.unique(a): the sorted unique values of the flattened array."
+Base.unique(a::CArray) = unique_all(a).values
+
+"np.isin(a, test; invert): Bool with a's chunks."
+isin(a::CArray, test::CArray; invert::Bool=false) = newarray() do out
+    @ccall $(sym(:ca_array_isin))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, test.h::Ptr{Cvoid}, Cint(invert)::Cint)::Int32
+end
+"np.union1d(a, b)."
+union1d(a::CArray, b::CArray) = newarray() do out
+    @ccall $(sym(:ca_array_union1d))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, b.h::Ptr{Cvoid})::Int32
+end
+"np.searchsorted(a, v; side=:left|:right, sorter): 0-based insertion positions with v's chunks."
+function Base.searchsorted(a::CArray, v::CArray; side::Symbol=:left, sorter::Union{Nothing,CArray}=nothing)
+    side in (:left, :right) || throw(ChunkArrayError(-1, "CA_EINVAL", "searchsorted: side must be :left or :right"))
+    newarray() do out
+        @ccall $(sym(:ca_array_searchsorted))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, v.h::Ptr{Cvoid},
+                                              (side === :right ? 1 : 0)::Int32,
+                                              (sorter === nothing ? C_NULL : sorter.h)::Ptr{Cvoid})::Int32
+    end
+end
+"np.digitize(x, bins; right): Int64 bin indices with x's chunks (bins checked when computed)."
+digitize(x::CArray, bins::CArray; right::Bool=false) = newarray() do out
+    @ccall $(sym(:ca_array_digitize))(out::Ptr{Ptr{Cvoid}}, x.h::Ptr{Cvoid}, bins.h::Ptr{Cvoid}, Cint(right)::Cint)::Int32
+end
+"np.nonzero(a): one 0-based Int64 index array per dim."
+function nonzero(a::CArray)
+    ndims(a) == 0 && throw(ChunkArrayError(-1, "CA_EINVAL", "nonzero: a 0-d array has no dims to index"))
+    many(ndims(a)) do outs
+        @ccall $(sym(:ca_array_nonzero))(outs::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid})::Int32
+    end
+end
+"np.flatnonzero(a): 0-based positions in the raveled (C order) array."
+flatnonzero(a::CArray) = newarray() do out
+    @ccall $(sym(:ca_array_flatnonzero))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid})::Int32
+end
+"np.argwhere(a): (unknown, ndims) 0-based indices of the nonzero elements."
+argwhere(a::CArray) = newarray() do out
+    @ccall $(sym(:ca_array_argwhere))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid})::Int32
+end
+
+# -- manipulation ------------------------------------------------------------------------------------
+
+"np.roll(a, shifts; dims): dims=: rolls the flattened (C order) array by one shift."
+function roll(a::CArray, shifts; dims=:)
+    sh = Int64[shifts...]
+    ax = dims === Colon() ? Int32[] : Int32[d - 1 for d in dims]
+    dims === Colon() || length(ax) == length(sh) ||
+        throw(ChunkArrayError(-1, "CA_EINVAL", "roll: $(length(sh)) shifts for $(length(ax)) dims"))
+    newarray() do out
+        GC.@preserve sh ax begin
+            @ccall $(sym(:ca_array_roll))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, pointer(sh)::Ptr{Int64},
+                (dims === Colon() ? C_NULL : pointer(ax))::Ptr{Int32}, length(sh)::Int32)::Int32
+        end
+    end
+end
+"np.rot90(a, k, axes=(dims[1]-1, dims[2]-1))."
+rot90(a::CArray, k::Integer=1; dims=(1, 2)) = newarray() do out
+    @ccall $(sym(:ca_array_rot90))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int64(k)::Int64, Int32(dims[1] - 1)::Int32,
+                                   Int32(dims[2] - 1)::Int32)::Int32
+end
+"np.rollaxis(a, dim - 1, start - 1): dim moved before `start` (1-based)."
+rollaxis(a::CArray, dim::Integer, start::Integer=1) = newarray() do out
+    @ccall $(sym(:ca_array_rollaxis))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int32(dim - 1)::Int32,
+                                      Int32(start - 1)::Int32)::Int32
+end
+
+"dask's take(a, indices; dims): a[..., indices, ...] along `dims` (indices 0-based as NumPy's, may be negative)."
+function take(a::CArray, indices::AbstractVector{<:Integer}; dims::Integer=1)
+    ix = Int64.(collect(indices))
+    newarray() do out
+        GC.@preserve ix begin
+            @ccall $(sym(:ca_array_take))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid},
+                (isempty(ix) ? C_NULL : pointer(ix))::Ptr{Int64}, length(ix)::Int64, Int32(dims - 1)::Int32)::Int32
+        end
+    end
+end
+
+"np.einsum(subscripts, operands...; eltype) as dask; `eltype` nothing: the operands' promotion."
+function einsum(subscripts::AbstractString, operands::CArray...; eltype=nothing)
+    hs = Ptr{Cvoid}[o.h for o in operands]
+    newarray() do out
+        GC.@preserve operands hs begin
+            @ccall $(sym(:ca_linalg_einsum))(out::Ptr{Ptr{Cvoid}}, subscripts::Cstring, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                             length(hs)::Csize_t, (eltype === nothing ? 0 : dtype_code(eltype))::Int32)::Int32
+        end
+    end
+end
+
+"True when every block size of `a` is known (false after unique, nonzero, ... until compute_chunk_sizes)."
+chunks_known(a::CArray) = (@ccall $(sym(:ca_array_chunks_known))(a.h::Ptr{Cvoid})::Cint) != 0
+
+"dask's compute_chunk_sizes(): the same array with known chunks (runs the graph keeping only block shapes)."
+function compute_chunk_sizes(a::CArray, ctx::Context; cancel::Union{Nothing,CancelToken}=nothing)
+    o = compute_options(cancel)
+    GC.@preserve cancel begin
+        newarray() do out
+            @ccall $(sym(:ca_array_compute_chunk_sizes))(out::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid},
+                                                         o::Ptr{CaComputeOptions})::Int32
+        end
+    end
+end
+
+# -- functions other work adds to the library (CA_EUNSUPPORTED where the loaded library lacks them) --
+
+"np.insert(a, positions, values; dims): values placed before the 0-based positions (0..extent) along `dims`."
+function insert(a::CArray, positions::AbstractVector{<:Integer}, values::CArray; dims::Integer=1)
+    has_function(:ca_array_insert) || unsupported(:ca_array_insert)
+    p = Int64.(collect(positions))
+    newarray() do out
+        GC.@preserve p begin
+            @ccall $(sym(:ca_array_insert))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, (isempty(p) ? C_NULL : pointer(p))::Ptr{Int64},
+                                            length(p)::Csize_t, values.h::Ptr{Cvoid}, Int32(dims - 1)::Int32)::Int32
+        end
+    end
+end
+
+"np.delete(a, positions; dims): the elements at the 0-based positions along `dims` removed."
+function delete(a::CArray, positions::AbstractVector{<:Integer}; dims::Integer=1)
+    has_function(:ca_array_delete) || unsupported(:ca_array_delete)
+    p = Int64.(collect(positions))
+    newarray() do out
+        GC.@preserve p begin
+            @ccall $(sym(:ca_array_delete))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, (isempty(p) ? C_NULL : pointer(p))::Ptr{Int64},
+                                            length(p)::Csize_t, Int32(dims - 1)::Int32)::Int32
+        end
+    end
+end
+
+const CHOOSE_MODES = Dict(:raise => 0, :wrap => 1, :clip => 2)
+
+"np.choose(a, choices...; mode=:raise|:wrap|:clip): element i is choices[a[i] + 1][i] (a's values 0-based)."
+function choose(a::CArray, choices::CArray...; mode::Symbol=:raise)
+    has_function(:ca_array_choose) || unsupported(:ca_array_choose)
+    haskey(CHOOSE_MODES, mode) || throw(ChunkArrayError(-1, "CA_EINVAL", "choose: mode must be :raise, :wrap or :clip"))
+    hs = Ptr{Cvoid}[c.h for c in choices]
+    newarray() do out
+        GC.@preserve choices hs begin
+            @ccall $(sym(:ca_array_choose))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                            length(hs)::Csize_t, Int32(CHOOSE_MODES[mode])::Int32)::Int32
+        end
+    end
+end
+
+"np.select(conditions, choices, default): where the first true condition is, its choice; else `default`."
+function select(conditions::AbstractVector{CArray}, choices::AbstractVector{CArray}, default::Number=0)
+    has_function(:ca_array_select) || unsupported(:ca_array_select)
+    length(conditions) == length(choices) ||
+        throw(ChunkArrayError(-1, "CA_EINVAL", "select: $(length(conditions)) conditions for $(length(choices)) choices"))
+    cs = Ptr{Cvoid}[c.h for c in conditions]
+    hs = Ptr{Cvoid}[c.h for c in choices]
+    newarray() do out
+        GC.@preserve conditions choices cs hs begin
+            @ccall $(sym(:ca_array_select))(out::Ptr{Ptr{Cvoid}}, pointer(cs)::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                            length(hs)::Csize_t, scalar(default)::CaScalar)::Int32
+        end
+    end
+end
+
+"dask's coarsen(op, a, factors; trim_excess): the CA_RED_* `op` over windows of `factors` (one per dim)."
+function coarsen(op::Integer, a::CArray, factors; trim_excess::Bool=false)
+    has_function(:ca_array_coarsen) || unsupported(:ca_array_coarsen)
+    f = Int64[factors...]
+    length(f) == ndims(a) || throw(ChunkArrayError(-1, "CA_EINVAL", "coarsen: $(length(f)) factors for $(ndims(a)) dims"))
+    newarray() do out
+        GC.@preserve f begin
+            @ccall $(sym(:ca_array_coarsen))(out::Ptr{Ptr{Cvoid}}, Int32(op)::Int32, a.h::Ptr{Cvoid},
+                                             (isempty(f) ? C_NULL : pointer(f))::Ptr{Int64}, Cint(trim_excess)::Cint)::Int32
+        end
+    end
 end
 
 end # module

@@ -83,3 +83,91 @@ end
     close(t)
     close(ctx)
 end
+
+# Issue 16's functions against plain Julia (values NumPy gives for the same calls).
+@testset "issue 16 routines" begin
+    ctx = Context(num_threads=2)
+    v = [(i * 37 % 101) / 7 - 5 for i in 0:12]
+    x = carray(v; chunks=[5])
+    @test compute(cbrt(x), ctx) ≈ cbrt.(v)
+    @test compute(exp2(x), ctx) ≈ exp2.(v)
+    @test compute(fabs(x), ctx) == abs.(v)
+    @test compute(fix(x), ctx) == trunc.(v)
+    @test compute(radians(x), ctx) ≈ deg2rad.(v)
+    @test compute(sinc(x), ctx) ≈ sinc.(v)
+    @test compute(signbit(x), ctx) == signbit.(v)
+    @test chunks(cbrt(x)) == [[5, 5, 3]]
+    w = reverse(v)
+    y = carray(w; chunks=[4])
+    @test compute(hypot(x, y), ctx) ≈ hypot.(v, w)
+    @test compute(fmax(x, y), ctx) == max.(v, w)
+    @test compute(rem(x, y), ctx) ≈ rem.(v, w)
+    @test compute(copysign(x, y), ctx) == copysign.(v, w)
+    @test compute(logaddexp(x, y), ctx) ≈ log.(exp.(v) .+ exp.(w))
+    m, e = frexp(carray([8.0, -3.0, 0.1]; chunks=[2]))
+    @test compute(m, ctx) ≈ [0.5, -0.75, 0.8] && compute(e, ctx) == Int32[4, 2, -3]
+    @test compute(isclose(carray([1.0, NaN]), carray([1.0 + 1e-9, NaN]); equal_nan=true), ctx) == [true, true]
+    @test compute(allclose(x, x), ctx)[] == true
+    @test compute(nan_to_num(carray([NaN, Inf, 1.0])), ctx) == [0.0, floatmax(Float64), 1.0]
+    # order statistics (dims are Julia's; the reduced dim becomes one chunk)
+    A = reshape([(i * 37 % 101) / 7 - 5 for i in 0:(13 * 17 - 1)], 13, 17)
+    a = carray(A; chunks=[5, 4])
+    med = median(a; dims=2)
+    @test chunks(med) == [[5, 5, 3]]
+    sortedrow(r) = sort(collect(r))
+    @test compute(med, ctx) ≈ [(s = sortedrow(A[i, :]); s[9]) for i in 1:13]
+    @test compute(quantile(a, [0.0, 1.0]; dims=1), ctx) ≈ vcat(minimum(A; dims=1), maximum(A; dims=1))
+    @test compute(percentile(carray(collect(0.0:9.0)), 50; method=:lower), ctx)[] == 4.0
+    @test eltype(median(carray(Float32[1, 2, 4]))) == Float32
+    # creation
+    @test compute(zeros_like(a; eltype=Int32), ctx) == zeros(Int32, 13, 17)
+    @test compute(full_like(a, 2.7; eltype=Int64, shape=(5,), chunks=[[2, 3]]), ctx) == fill(2, 5)
+    @test chunks(indices(Int64, (3, 4); chunks=[2, 3])) == [[1, 1], [2, 1], [3, 1]]
+    @test compute(indices(Int64, (3, 4)), ctx)[1, :, :] == [i for i in 0:2, j in 0:3]
+    g = meshgrid(carray(collect(0:2)), carray(collect(10:13)))
+    @test size(g[1]) == (4, 3) && compute(g[2], ctx) == [i for i in 10:13, j in 0:2]
+    b = broadcast_arrays(carray(reshape([1.0, 2.0, 3.0], 3, 1)), carray([10.0, 20.0, 30.0, 40.0]))
+    @test size(b[1]) == (3, 4) && compute(b[2], ctx) == repeat([10.0 20.0 30.0 40.0], 3, 1)
+    @test compute(tril(a, -3), ctx) == [j - i <= -3 ? A[i, j] : 0.0 for i in 1:13, j in 1:17]
+    @test compute(triu(a, 2), ctx) == [j - i >= 2 ? A[i, j] : 0.0 for i in 1:13, j in 1:17]
+    r, c = tril_indices(4)
+    @test compute(r, ctx) == [0, 1, 1, 2, 2, 2, 3, 3, 3, 3] && compute(c, ctx) == [0, 0, 1, 0, 1, 2, 0, 1, 2, 3]
+    @test compute(diagonal(a; offset=1), ctx) == [A[i, i + 1] for i in 1:13]
+    @test chunks(diagonal(a; offset=1)) == [[3, 2, 2, 3, 1, 2]]
+    # sorting, sets, searching (positions are NumPy's 0-based values)
+    s = carray([3.0, NaN, -1.0, 3.0, 2.5, -1.0, 0.0, 7.0, 3.0]; chunks=[4])
+    @test isequal(compute(sort(s), ctx), [-1.0, -1.0, 0.0, 2.5, 3.0, 3.0, 3.0, 7.0, NaN])
+    @test compute(argsort(s), ctx) == [2, 5, 6, 4, 0, 3, 8, 7, 1]
+    iv = [i * 7 % 11 - 3 for i in 0:39]
+    u = unique_all(carray(iv; chunks=[6]); counts=true)
+    @test compute(u.values, ctx) == sort(unique(iv)) && u.index === nothing
+    @test compute(u.counts, ctx) == [count(==(q), iv) for q in sort(unique(iv))]
+    @test compute(isin(carray(iv), carray([3, -1])), ctx) == [q in (3, -1) for q in iv]
+    @test compute(searchsorted(carray([-2.0, 0.0, 0.0, 1.5]), carray([0.0, 9.0]); side=:right), ctx) == [3, 4]
+    @test compute(digitize(carray([-1.0, 0.5, 3.0]), carray([0.0, 1.0])), ctx) == [0, 1, 2]
+    @test compute(flatnonzero(carray([0, 2, 0, 5])), ctx) == [1, 3]
+    @test compute(nonzero(carray([0 2; 3 0]))[2], ctx) == [1, 0]
+    # manipulation
+    @test compute(roll(a, 3; dims=2), ctx) == circshift(A, (0, 3))
+    @test compute(rot90(a), ctx) == rotl90(A)
+    @test size(rollaxis(czeros(Float64, (2, 3, 4)), 3)) == (4, 2, 3)
+    @test compute(take(a, [4, -1, 0]; dims=1), ctx) == A[[5, 13, 1], :]
+    B = reshape(collect(1.0:(17 * 3)), 17, 3)
+    @test compute(einsum("ij,jk->ik", a, carray(B; chunks=[4, 2])), ctx) ≈ A * B
+    u = unique(carray([3, 1, 3, 2]))
+    @test !chunks_known(u) && chunks(compute_chunk_sizes(u, ctx)) == [[3]]
+    if has_function(:ca_array_insert)   # functions other work adds to the library
+        @test compute(insert(carray(collect(0.0:9.0); chunks=[3]), [2, 10], carray([100.0, 200.0])), ctx) ==
+              [0, 1, 100, 2, 3, 4, 5, 6, 7, 8, 9, 200]
+        @test compute(delete(carray(collect(0.0:9.0); chunks=[3]), [0, 3, -1]), ctx) == [1, 2, 4, 5, 6, 7, 8]
+        @test compute(choose(carray([0, 2, 1]), carray([1.0, 2, 3]), carray([10.0, 20, 30]), carray([7.0, 8, 9])), ctx) ==
+              [1.0, 8.0, 30.0]
+        xs = carray(collect(0:5))
+        lt, gt = ChunkArray.binary(ChunkArray.CA_OP_LT, xs, 2), ChunkArray.binary(ChunkArray.CA_OP_GT, xs, 3)
+        @test compute(select([lt, gt], [xs, xs * 10]), ctx) == [0, 1, 0, 0, 40, 50]
+        @test compute(coarsen(ChunkArray.CA_RED_SUM, carray(collect(0.0:9.0); chunks=[3]), (2,)), ctx) == [1, 5, 9, 13, 17]
+    else
+        @test_throws ChunkArrayError insert(carray([1.0]), [0], carray([2.0]))
+    end
+    close(ctx)
+end

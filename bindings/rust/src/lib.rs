@@ -24,6 +24,10 @@ pub mod codes;
 #[allow(missing_docs)] // the raw C ABI, one declaration per header function
 pub mod sys;
 
+mod elementwise;
+mod routines;
+pub use routines::{ChooseMode, Indexing, LikeOptions, QuantileMethod, QuantileOptions, Scalar, Side, Unique, UniqueOptions};
+
 use std::ffi::{CStr, CString};
 use std::fmt;
 use std::os::raw::{c_char, c_int, c_void};
@@ -208,13 +212,19 @@ pub fn version_number() -> Result<(i32, i32)> {
     Ok(unsafe { ((l.ca_version_number)(), (l.ca_abi_version)()) })
 }
 
-/// True if the loaded library has the optional function `name` (graph/array save and load).
+/// True if the loaded library has the optional function `name` (graph/array save and load;
+/// `ca_array_insert`, `ca_array_delete`, `ca_array_choose`, `ca_array_select`, `ca_array_coarsen`).
 pub fn has_function(name: &str) -> bool {
     match lib() {
         Ok(l) => match name {
             "ca_save" => l.ca_save.is_some(),
             "ca_load" => l.ca_load.is_some(),
             "ca_graph_kernel_version" => l.ca_graph_kernel_version.is_some(),
+            "ca_array_insert" => l.ca_array_insert.is_some(),
+            "ca_array_delete" => l.ca_array_delete.is_some(),
+            "ca_array_choose" => l.ca_array_choose.is_some(),
+            "ca_array_select" => l.ca_array_select.is_some(),
+            "ca_array_coarsen" => l.ca_array_coarsen.is_some(),
             _ => false,
         },
         Err(_) => false,
@@ -442,6 +452,36 @@ pub enum BinaryOp {
     Minimum = codes::CA_OP_MINIMUM,
     /// `CA_OP_ARCTAN2`
     Arctan2 = codes::CA_OP_ARCTAN2,
+    /// `CA_OP_BITAND`
+    BitAnd = codes::CA_OP_BITAND,
+    /// `CA_OP_BITOR`
+    BitOr = codes::CA_OP_BITOR,
+    /// `CA_OP_BITXOR`
+    BitXor = codes::CA_OP_BITXOR,
+    /// `CA_OP_HYPOT`
+    Hypot = codes::CA_OP_HYPOT,
+    /// `CA_OP_FMAX`: maximum ignoring nan
+    Fmax = codes::CA_OP_FMAX,
+    /// `CA_OP_FMIN`: minimum ignoring nan
+    Fmin = codes::CA_OP_FMIN,
+    /// `CA_OP_FMOD`: C's remainder (the sign of the dividend)
+    Fmod = codes::CA_OP_FMOD,
+    /// `CA_OP_COPYSIGN`
+    Copysign = codes::CA_OP_COPYSIGN,
+    /// `CA_OP_FLOAT_POWER`: power in float64 (complex128 for complex operands)
+    FloatPower = codes::CA_OP_FLOAT_POWER,
+    /// `CA_OP_LDEXP`: `a * 2**b`
+    Ldexp = codes::CA_OP_LDEXP,
+    /// `CA_OP_LOGADDEXP`
+    Logaddexp = codes::CA_OP_LOGADDEXP,
+    /// `CA_OP_LOGADDEXP2`
+    Logaddexp2 = codes::CA_OP_LOGADDEXP2,
+    /// `CA_OP_NEXTAFTER`
+    Nextafter = codes::CA_OP_NEXTAFTER,
+    /// `CA_OP_LEFT_SHIFT`
+    LeftShift = codes::CA_OP_LEFT_SHIFT,
+    /// `CA_OP_RIGHT_SHIFT`
+    RightShift = codes::CA_OP_RIGHT_SHIFT,
 }
 
 /// Elementwise unary operators (CA_OP_*).
@@ -476,6 +516,88 @@ pub enum UnaryOp {
     Not = codes::CA_OP_NOT,
     /// `CA_OP_SQUARE`
     Square = codes::CA_OP_SQUARE,
+    /// `CA_OP_LOG1P`
+    Log1p = codes::CA_OP_LOG1P,
+    /// `CA_OP_EXPM1`
+    Expm1 = codes::CA_OP_EXPM1,
+    /// `CA_OP_TAN`
+    Tan = codes::CA_OP_TAN,
+    /// `CA_OP_ARCSIN`
+    Arcsin = codes::CA_OP_ARCSIN,
+    /// `CA_OP_ARCCOS`
+    Arccos = codes::CA_OP_ARCCOS,
+    /// `CA_OP_ARCTAN`
+    Arctan = codes::CA_OP_ARCTAN,
+    /// `CA_OP_SINH`
+    Sinh = codes::CA_OP_SINH,
+    /// `CA_OP_COSH`
+    Cosh = codes::CA_OP_COSH,
+    /// `CA_OP_ARCSINH`
+    Arcsinh = codes::CA_OP_ARCSINH,
+    /// `CA_OP_ARCCOSH`
+    Arccosh = codes::CA_OP_ARCCOSH,
+    /// `CA_OP_ARCTANH`
+    Arctanh = codes::CA_OP_ARCTANH,
+    /// `CA_OP_ROUND`: round half to even (np.rint)
+    Rint = codes::CA_OP_ROUND,
+    /// `CA_OP_ISINF`
+    IsInf = codes::CA_OP_ISINF,
+    /// `CA_OP_ISFINITE`
+    IsFinite = codes::CA_OP_ISFINITE,
+    /// `CA_OP_INVERT`: bitwise not (logical not for bool)
+    Invert = codes::CA_OP_INVERT,
+    /// `CA_OP_LOG10`
+    Log10 = codes::CA_OP_LOG10,
+    /// `CA_OP_LOG2`
+    Log2 = codes::CA_OP_LOG2,
+    /// `CA_OP_CONJ`
+    Conj = codes::CA_OP_CONJ,
+    /// `CA_OP_REAL`
+    Real = codes::CA_OP_REAL,
+    /// `CA_OP_IMAG`
+    Imag = codes::CA_OP_IMAG,
+    /// `CA_OP_TRUNC`: also np.fix
+    Trunc = codes::CA_OP_TRUNC,
+    /// `CA_OP_CBRT`
+    Cbrt = codes::CA_OP_CBRT,
+    /// `CA_OP_DEG2RAD`: also np.radians
+    Deg2rad = codes::CA_OP_DEG2RAD,
+    /// `CA_OP_RAD2DEG`: also np.degrees
+    Rad2deg = codes::CA_OP_RAD2DEG,
+    /// `CA_OP_EXP2`
+    Exp2 = codes::CA_OP_EXP2,
+    /// `CA_OP_FABS`
+    Fabs = codes::CA_OP_FABS,
+    /// `CA_OP_SPACING`
+    Spacing = codes::CA_OP_SPACING,
+    /// `CA_OP_SIGNBIT`
+    Signbit = codes::CA_OP_SIGNBIT,
+    /// `CA_OP_SINC`
+    Sinc = codes::CA_OP_SINC,
+    /// `CA_OP_I0`
+    I0 = codes::CA_OP_I0,
+    /// `CA_OP_RECIPROCAL`
+    Reciprocal = codes::CA_OP_RECIPROCAL,
+    /// `CA_OP_POSITIVE`
+    Positive = codes::CA_OP_POSITIVE,
+    /// `CA_OP_ANGLE`
+    Angle = codes::CA_OP_ANGLE,
+    /// `CA_OP_ISCOMPLEX`
+    IsComplex = codes::CA_OP_ISCOMPLEX,
+    /// `CA_OP_ISREAL`
+    IsReal = codes::CA_OP_ISREAL,
+    /// `CA_OP_ISNEGINF`
+    IsNegInf = codes::CA_OP_ISNEGINF,
+    /// `CA_OP_ISPOSINF`
+    IsPosInf = codes::CA_OP_ISPOSINF,
+    /// `CA_OP_NAN_TO_NUM`: nan to 0, infinities to the dtype's extremes
+    NanToNum = codes::CA_OP_NAN_TO_NUM,
+    /// `CA_OP_FREXP_MANTISSA`: `np.frexp(x)[0]`
+    FrexpMantissa = codes::CA_OP_FREXP_MANTISSA,
+    /// `CA_OP_FREXP_EXPONENT`: `np.frexp(x)[1]` (int32)
+    FrexpExponent = codes::CA_OP_FREXP_EXPONENT,
+    /// `CA_OP_MODF_FRACTION`: `np.modf(x)[0]`
+    ModfFraction = codes::CA_OP_MODF_FRACTION,
 }
 
 /// Builtin reductions (CA_RED_*).
@@ -838,6 +960,19 @@ impl Block {
     /// The elements in C order, if the block's dtype is T.
     pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
         unsafe { block_slice(self.h) }
+    }
+    /// The elements of a bool block in C order (None for another dtype).
+    pub fn to_bools(&self) -> Option<Vec<bool>> {
+        if self.dtype() != Some(DType::Bool) {
+            return None;
+        }
+        let l = lib().ok()?;
+        let n = unsafe { (l.ca_block_size)(self.h) } as usize;
+        if n == 0 {
+            return Some(Vec::new());
+        }
+        let p = unsafe { (l.ca_block_data)(self.h) } as *const u8;
+        Some(unsafe { std::slice::from_raw_parts(p, n) }.iter().map(|&b| b != 0).collect())
     }
     fn into_raw(self) -> *mut ca_block_t {
         let h = self.h;
@@ -1385,6 +1520,13 @@ impl Array {
         }
         let b = self.compute(ctx)?;
         Ok(b.as_slice::<T>().expect("dtype checked").to_vec())
+    }
+    /// Compute a bool array into a `Vec<bool>` (C order); CA_ETYPE for another dtype.
+    pub fn compute_bools(&self, ctx: &Context) -> Result<Vec<bool>> {
+        if self.dtype() != DType::Bool {
+            return Err(Error::raw(CA_ETYPE, format!("array dtype is {:?}, asked for Bool", self.dtype())));
+        }
+        Ok(self.compute(ctx)?.to_bools().expect("dtype checked"))
     }
     /// Compute several arrays in one pass over their merged graph.
     pub fn compute_many(ctx: &Context, arrays: &[&Array]) -> Result<Vec<Block>> {

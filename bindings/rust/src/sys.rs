@@ -252,6 +252,41 @@ pub struct ca_scan_options_t {
     pub dtype: ca_dtype_t,
 }
 
+/// ca_like_options_t (routines.h).
+#[repr(C)]
+pub struct ca_like_options_t {
+    pub struct_size: u32,
+    pub dtype: ca_dtype_t,
+    pub ndim: i32,
+    pub shape: *const i64,
+    pub chunks: *const ca_chunks_t,
+    pub limit: i64,
+}
+
+/// ca_quantile_options_t (array.h).
+#[repr(C)]
+pub struct ca_quantile_options_t {
+    pub struct_size: u32,
+    pub method: i32,
+    pub keepdims: i32,
+    pub skip_nan: i32,
+    pub dtype: ca_dtype_t,
+}
+
+pub const CA_MESHGRID_XY: i32 = 0;
+pub const CA_MESHGRID_IJ: i32 = 1;
+pub const CA_SIDE_LEFT: i32 = 0;
+pub const CA_SIDE_RIGHT: i32 = 1;
+pub const CA_UNIQUE_DISTINCT_NAN: u32 = 1;
+pub const CA_QUANTILE_LINEAR: i32 = 0;
+pub const CA_QUANTILE_LOWER: i32 = 1;
+pub const CA_QUANTILE_HIGHER: i32 = 2;
+pub const CA_QUANTILE_NEAREST: i32 = 3;
+pub const CA_QUANTILE_MIDPOINT: i32 = 4;
+pub const CA_CHOOSE_RAISE: i32 = 0;
+pub const CA_CHOOSE_WRAP: i32 = 1;
+pub const CA_CHOOSE_CLIP: i32 = 2;
+
 #[repr(C)]
 pub struct ca_map_blocks_options_t {
     pub struct_size: u32,
@@ -401,12 +436,54 @@ api! {
         ca_graph_to_dot: fn(*mut *mut c_char, CP, *const ca_key_t, usize) -> S;
         ca_array_to_npy: fn(P, CP, *const c_char, *const ca_compute_options_t) -> S;
         ca_array_from_npy: fn(*mut P, *const c_char, *const ca_chunks_t) -> S;
+        // elementwise extras (array.h)
+        ca_array_isclose: fn(*mut P, CP, CP, f64, f64, c_int) -> S;
+        ca_array_nan_to_num: fn(*mut P, CP, f64, *const f64, *const f64) -> S;
+        ca_array_quantile: fn(*mut P, CP, *const f64, usize, c_int, *const i32, i32,
+                              *const ca_quantile_options_t) -> S;
+        // routines.h
+        ca_array_empty_like: fn(*mut P, CP, *const ca_like_options_t) -> S;
+        ca_array_zeros_like: fn(*mut P, CP, *const ca_like_options_t) -> S;
+        ca_array_ones_like: fn(*mut P, CP, *const ca_like_options_t) -> S;
+        ca_array_full_like: fn(*mut P, CP, ca_scalar_t, *const ca_like_options_t) -> S;
+        ca_array_indices: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t) -> S;
+        ca_array_meshgrid: fn(*mut P, *const CP, usize, i32, c_int) -> S;
+        ca_array_broadcast_arrays: fn(*mut P, *const CP, usize) -> S;
+        ca_array_tril: fn(*mut P, CP, i64) -> S;
+        ca_array_triu: fn(*mut P, CP, i64) -> S;
+        ca_array_tril_indices: fn(*mut P, *mut P, i64, i64, i64, *const ca_chunks_t) -> S;
+        ca_array_triu_indices: fn(*mut P, *mut P, i64, i64, i64, *const ca_chunks_t) -> S;
+        ca_array_diagonal: fn(*mut P, CP, i64, i32, i32) -> S;
+        ca_array_sort: fn(*mut P, CP, i32, c_int) -> S;
+        ca_array_argsort: fn(*mut P, CP, i32, c_int) -> S;
+        ca_array_unique: fn(*mut P, *mut P, *mut P, *mut P, CP, u32) -> S;
+        ca_array_isin: fn(*mut P, CP, CP, c_int) -> S;
+        ca_array_union1d: fn(*mut P, CP, CP) -> S;
+        ca_array_searchsorted: fn(*mut P, CP, CP, i32, CP) -> S;
+        ca_array_digitize: fn(*mut P, CP, CP, c_int) -> S;
+        ca_array_argwhere: fn(*mut P, CP) -> S;
+        ca_array_nonzero: fn(*mut P, CP) -> S;
+        ca_array_flatnonzero: fn(*mut P, CP) -> S;
+        ca_array_roll: fn(*mut P, CP, *const i64, *const i32, i32) -> S;
+        ca_array_rot90: fn(*mut P, CP, i64, i32, i32) -> S;
+        ca_array_rollaxis: fn(*mut P, CP, i32, i32) -> S;
+        // slicing.h, linalg.h
+        ca_array_take: fn(*mut P, CP, *const i64, i64, i32) -> S;
+        ca_array_chunks_known: fn(CP) -> c_int;
+        ca_array_compute_chunk_sizes: fn(*mut P, P, CP, *const ca_compute_options_t) -> S;
+        ca_linalg_einsum: fn(*mut P, *const c_char, *const CP, usize, ca_dtype_t) -> S;
     }
     optional {
         ca_save: fn(*mut *mut c_void, *mut usize, *const ca_save_options_t) -> S;
         ca_load: fn(*mut P, *mut *mut P, *mut usize, *const ca_load_options_t) -> S;
         ca_array_free_many: fn(*mut P, usize) -> ();
         ca_graph_kernel_version: fn(*mut i32, CP, *const c_char) -> S;
+        // issue 16, added by other work (routines.h): None in a library without them
+        ca_array_insert: fn(*mut P, CP, *const i64, usize, CP, i32) -> S;
+        ca_array_delete: fn(*mut P, CP, *const i64, usize, i32) -> S;
+        ca_array_choose: fn(*mut P, CP, *const CP, usize, i32) -> S;
+        ca_array_select: fn(*mut P, *const CP, *const CP, usize, ca_scalar_t) -> S;
+        ca_array_coarsen: fn(*mut P, i32, CP, *const i64, c_int) -> S;
     }
 }
 
