@@ -4,9 +4,11 @@
 //   ca.fft.r2c(block, axes, lengths, conj, fct)     rfftn, ihfft (conj 1)
 //   ca.fft.c2r(block, axes, lengths, conj, fct)     irfftn, hfft (conj 1)
 //
-// The block is first copied into a double-precision buffer whose transformed axes have their target
-// lengths (NumPy's truncation or zero padding; r2c: real parts, c2r: the last axis n/2+1), then each
-// axis is transformed line by line: lines along the last axis in place, lines along an inner axis in
+// When the last axis of the block is transformed (first, for r2c; alone, for c2r), that pass reads the
+// block's rows directly, converting, truncating or zero-padding each row (fk_rows). Otherwise the
+// block is first copied into a double-precision buffer whose transformed axes have their target
+// lengths (NumPy's truncation or zero padding; r2c: real parts, c2r: the last axis n/2+1). Then each
+// remaining axis is transformed line by line: lines along the last axis in place, lines along an inner axis in
 // batches of kBatch neighbouring lines gathered into contiguous scratch (cache-friendly column
 // passes). `fct` scales the result once at the end.
 #include <algorithm>
@@ -115,6 +117,47 @@ void fk_lines(const In *src, Out *dst, const std::vector<Index> &S, size_t axis,
   }
 }
 
+// f(line, row) for every row (line along the last axis) of an output of shape O with rows of lout
+// values: `line` is the input block's row converted to In, truncated or zero-padded to lin values
+// (f may overwrite it); rows beyond the input (a zero-padded leading axis) are zero. The first pass
+// of a transform over the last axis reads the block directly through this, with no full-size copy.
+template <class In, class Out, class F>
+void fk_rows(const Block *in, Out *dst, const std::vector<Index> &O, Index lin, Index lout, bool conj, F &&f) {
+  const size_t nd = O.size();
+  const Index *S = in->shape;
+  Index rows = 1;
+  for (size_t d = 0; d + 1 < nd; ++d) rows *= O[d];
+  if (rows == 0 || lout == 0) return;
+  const Index run = std::min(S[nd - 1], lin);
+  std::vector<In> line(static_cast<size_t>(lin));
+  std::vector<Index> idx(nd - 1, 0);
+  dispatch_dtype_f16(DType(in->dtype), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *src = static_cast<const T *>(in->data);
+    for (Index r = 0; r < rows; ++r) {
+      bool inside = true;
+      Index so = 0;
+      for (size_t d = 0; d + 1 < nd; ++d) {
+        inside = inside && idx[d] < S[d];
+        so = so * S[d] + idx[d];
+      }
+      Out *t = dst + r * lout;
+      if (!inside) {
+        std::fill(t, t + lout, Out(0));
+      } else {
+        const T *s = src + so * S[nd - 1];
+        for (Index k = 0; k < run; ++k) line[size_t(k)] = fk_convert<In>(s[k], conj);
+        std::fill(line.begin() + run, line.end(), In(0));
+        f(line.data(), t);
+      }
+      for (size_t d = nd - 1; d-- > 0;) {
+        if (++idx[d] < O[d]) break;
+        idx[d] = 0;
+      }
+    }
+  });
+}
+
 template <class U>
 void fk_scale(U *p, Index n, double fct, bool conj) {
   if (fct == 1 && !conj) return;
@@ -156,9 +199,16 @@ Block *fk_c2c(const KernelArgs &A) {
   for (size_t i = 0; i < a.axes.size(); ++i) D[a.axes[i]] = a.len[i];
   BlockRef out(block_new(CA_COMPLEX128, int32_t(D.size()), D.data()));
   cd *p = out.data<cd>();
-  fk_resize_copy(a.in, p, D, false);
+  if (shape_size(D) == 0) return out.release();
+  const size_t last = D.size() - 1;
+  const bool rows = std::find(a.axes.begin(), a.axes.end(), last) != a.axes.end();
+  if (rows)  // the last axis first, straight from the block
+    fk_rows<cd>(a.in, p, D, D[last], D[last], false, [&](const cd *in, cd *o) { c2c(D[last], a.flag, in, o); });
+  else
+    fk_resize_copy(a.in, p, D, false);
   for (size_t ax : a.axes)
-    fk_lines(p, p, D, ax, D[ax], [&](const cd *in, cd *o) { c2c(D[ax], a.flag, in, o); });
+    if (!(rows && ax == last))
+      fk_lines(p, p, D, ax, D[ax], [&](const cd *in, cd *o) { c2c(D[ax], a.flag, in, o); });
   fk_scale(p, shape_size(D), a.fct, false);
   return out.release();
 }
@@ -175,10 +225,13 @@ Block *fk_r2c(const KernelArgs &A) {
   BlockRef out(block_new(CA_COMPLEX128, int32_t(O.size()), O.data()));
   cd *p = out.data<cd>();
   if (shape_size(O) == 0) return out.release();
-  std::vector<double> real(size_t(shape_size(D)));
-  fk_resize_copy(a.in, real.data(), D, false);
-  fk_lines(real.data(), p, D, last, O[last], [&](const double *in, cd *o) { r2c(n, in, o); });
-  real = {};
+  if (last + 1 == D.size()) {  // the real axis is the last: straight from the block
+    fk_rows<double>(a.in, p, O, n, O[last], false, [&](const double *in, cd *o) { r2c(n, in, o); });
+  } else {
+    std::vector<double> real(size_t(shape_size(D)));
+    fk_resize_copy(a.in, real.data(), D, false);
+    fk_lines(real.data(), p, D, last, O[last], [&](const double *in, cd *o) { r2c(n, in, o); });
+  }
   for (size_t i = 0; i + 1 < a.axes.size(); ++i) {
     const size_t ax = a.axes[i];
     fk_lines(p, p, O, ax, O[ax], [&](const cd *in, cd *o) { c2c(O[ax], false, in, o); });
@@ -198,13 +251,18 @@ Block *fk_c2r(const KernelArgs &A) {
   C[last] = n / 2 + 1;
   BlockRef out(block_new(CA_FLOAT64, int32_t(O.size()), O.data()));
   if (shape_size(O) == 0) return out.release();
+  double *p = out.data<double>();
+  if (a.axes.size() == 1 && last + 1 == O.size()) {  // irfft / hfft over the last axis: straight from the block
+    fk_rows<cd>(a.in, p, O, C[last], n, a.flag, [&](const cd *in, double *o) { c2r(n, const_cast<cd *>(in), o); });
+    fk_scale(p, shape_size(O), a.fct, false);
+    return out.release();
+  }
   std::vector<cd> c(size_t(shape_size(C)));
   fk_resize_copy(a.in, c.data(), C, a.flag);
   for (size_t i = 0; i + 1 < a.axes.size(); ++i) {
     const size_t ax = a.axes[i];
     fk_lines(c.data(), c.data(), C, ax, C[ax], [&](const cd *in, cd *o) { c2c(C[ax], true, in, o); });
   }
-  double *p = out.data<double>();
   // c2r uses its input line as scratch: fk_lines hands it the gathered copy.
   fk_lines(c.data(), p, C, last, n, [&](const cd *in, double *o) { c2r(n, const_cast<cd *>(in), o); });
   fk_scale(p, shape_size(O), a.fct, false);

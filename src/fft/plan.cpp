@@ -134,7 +134,8 @@ int64_t good_size(int64_t n) {
 
 using Kiss = kissfft<double>;
 
-// A complex DFT of length n: KISS FFT directly, or Bluestein's algorithm when n has a large prime
+// A complex DFT of length n: KISS FFT directly (odd powers of two: one radix-2 step over KISS FFT's
+// n/2), or Bluestein's algorithm when n has a large prime
 // factor: X_j = w_j Σ_k (x_k w_k) conj(w_{j-k}), w_k = exp(∓πi k²/n), the convolution done by FFTs of
 // length m >= 2n - 1.
 class ComplexPlan {
@@ -143,6 +144,24 @@ class ComplexPlan {
     const int64_t m = good_size(2 * n - 1);
     const double blue = 2.0 * kiss_cost(m) + 6.0 * double(m);
     if (n <= 16 || blue >= kiss_cost(n)) {
+      // KISS FFT factors out 4s first, so an odd power of two leaves a radix-2 stage at the bottom of
+      // its recursion, which runs at half the speed of the rest (n = 2048: 3x the time of 1024). One
+      // decimation-in-time radix-2 step on top of the length n/2 (an even power of two) avoids it.
+      int64_t e = 0;
+      while (((n >> e) & 1) == 0) ++e;
+      if (n >= 64 && e % 2 == 1 && e >= 3) {
+        const int64_t h = n / 2;
+        half_ = std::make_unique<Kiss>(size_t(h), inverse);
+        split_.resize(size_t(h));
+        const double sign = inverse ? 2.0 : -2.0;
+        for (int64_t k = 0; k < h; ++k) {
+          const double a = sign * std::numbers::pi * double(k) / double(n);
+          split_[size_t(k)] = cd(std::cos(a), std::sin(a));
+        }
+        a_.resize(size_t(n));
+        t_.resize(size_t(n));
+        return;
+      }
       direct_ = std::make_unique<Kiss>(size_t(n), inverse);
       return;
     }
@@ -173,6 +192,21 @@ class ComplexPlan {
       direct_->transform(in, out);
       return;
     }
+    if (half_) {
+      const int64_t h = n_ / 2;
+      for (int64_t k = 0; k < h; ++k) {
+        a_[size_t(k)] = in[2 * k];
+        a_[size_t(h + k)] = in[2 * k + 1];
+      }
+      half_->transform(a_.data(), t_.data());
+      half_->transform(a_.data() + h, t_.data() + h);
+      for (int64_t k = 0; k < h; ++k) {
+        const cd e = t_[size_t(k)], o = t_[size_t(h + k)] * split_[size_t(k)];
+        out[k] = e + o;
+        out[h + k] = e - o;
+      }
+      return;
+    }
     for (int64_t k = 0; k < n_; ++k) a_[size_t(k)] = in[k] * chirp_[size_t(k)];
     std::fill(a_.begin() + n_, a_.end(), cd(0, 0));
     fwd_->transform(a_.data(), t_.data());
@@ -183,8 +217,8 @@ class ComplexPlan {
 
  private:
   int64_t n_, m_ = 0;
-  std::unique_ptr<Kiss> direct_, fwd_, inv_;
-  std::vector<cd> chirp_, bhat_;
+  std::unique_ptr<Kiss> direct_, fwd_, inv_, half_;
+  std::vector<cd> chirp_, bhat_, split_;
   mutable std::vector<cd> a_, t_;
 };
 

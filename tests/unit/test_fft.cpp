@@ -228,11 +228,14 @@ TEST(FftCapi, RfftIrfftHfftIhfft) {
     const std::vector<cd> z = random_complex(3 * n, unsigned(n));
     ca_array_t *a = from(z, {1, 2}, n, CA_FLOAT64);
     ca_array_t *f = nullptr;
-    ASSERT_EQ(ca_fft_transform(&f, a, CA_FFT_RFFT, nullptr), CA_OK) << ca_last_error_message();
+    int32_t last_axis = -1;
+    ca_fft_options_t o1 = CA_FFT_OPTIONS_INIT;
+    o1.naxes = 1, o1.axes = &last_axis;
+    ASSERT_EQ(ca_fft_transform(&f, a, CA_FFT_RFFT, &o1), CA_OK) << ca_last_error_message();
     const int64_t m = n / 2 + 1;
     EXPECT_EQ(ca_array_shape(f)[1], m);
     const std::vector<cd> got = compute<cd>(c, f);
-    // ihfft = conj(rfft) / n.
+    // ihfft = conj(rfft) / n (its default axis is the last).
     ca_array_t *ih = nullptr;
     ASSERT_EQ(ca_fft_transform(&ih, a, CA_FFT_IHFFT, nullptr), CA_OK);
     const std::vector<cd> goti = compute<cd>(c, ih);
