@@ -19,6 +19,86 @@
 
 namespace ca::fft {
 
+#if CA_FFT_FFTW
+// ---- FFTW 3 ----------------------------------------------------------------------------------------
+// The planner is not thread-safe: plans are made under one mutex and kept for the process
+// (FFTW_ESTIMATE), two per length and kind: one planned on SIMD-aligned arrays (fftw_malloc), used when
+// both buffers are aligned like them (fftw_alignment_of), and one FFTW_UNALIGNED for other buffers. The
+// new-array execute functions that run them are thread-safe.
+namespace {
+
+struct FwPlans {
+  fftw_plan aligned, unaligned;
+};
+std::mutex fw_mutex;
+std::unordered_map<int64_t, FwPlans> fw_plans;  // key: n * 4 + kind (0 fwd, 1 inv, 2 r2c, 3 c2r)
+
+fftw_plan fw_make(int64_t n, int kind, void *a, void *b, unsigned flags) {
+  const int ni = int(n);
+  auto *fa = static_cast<fftw_complex *>(a);
+  auto *fb = static_cast<fftw_complex *>(b);
+  fftw_plan p = kind == 0   ? fftw_plan_dft_1d(ni, fa, fb, FFTW_FORWARD, flags)
+                : kind == 1 ? fftw_plan_dft_1d(ni, fa, fb, FFTW_BACKWARD, flags)
+                : kind == 2 ? fftw_plan_dft_r2c_1d(ni, static_cast<double *>(a), fb, flags)
+                            : fftw_plan_dft_c2r_1d(ni, fa, static_cast<double *>(b), flags);
+  CA_CHECK(p != nullptr, CA_EINTERNAL, "fft: FFTW could not plan a transform of length ", n);
+  return p;
+}
+
+fftw_plan fw_plan(int64_t n, int kind, const void *in, const void *out) {
+  thread_local std::unordered_map<int64_t, FwPlans> local;
+  const int64_t key = n * 4 + kind;
+  auto lit = local.find(key);
+  if (lit == local.end()) {
+    std::lock_guard<std::mutex> lock(fw_mutex);
+    auto it = fw_plans.find(key);
+    if (it == fw_plans.end()) {
+      CA_CHECK(n <= INT32_MAX, CA_EINVAL, "fft: length ", n, " is too long for FFTW");
+      void *a = fftw_malloc(sizeof(fftw_complex) * size_t(n + 1)), *b = fftw_malloc(sizeof(fftw_complex) * size_t(n + 1));
+      CA_CHECK(a && b, CA_ENOMEM, "fft: out of memory planning a transform of length ", n);
+      FwPlans p{};
+      try {
+        p.aligned = fw_make(n, kind, a, b, FFTW_ESTIMATE);
+        p.unaligned = fw_make(n, kind, a, b, FFTW_ESTIMATE | FFTW_UNALIGNED);
+      } catch (...) {
+        fftw_free(a);
+        fftw_free(b);
+        throw;
+      }
+      fftw_free(a);
+      fftw_free(b);
+      it = fw_plans.emplace(key, p).first;
+    }
+    lit = local.emplace(key, it->second).first;
+  }
+  const bool aligned = fftw_alignment_of(static_cast<double *>(const_cast<void *>(in))) == 0 &&
+                       fftw_alignment_of(static_cast<double *>(const_cast<void *>(out))) == 0;
+  return aligned ? lit->second.aligned : lit->second.unaligned;
+}
+
+}  // namespace
+
+const char *backend_name() noexcept { return "fftw3"; }
+
+void c2c(int64_t n, bool inverse, const cd *in, cd *out) {
+  fftw_execute_dft(fw_plan(n, inverse ? 1 : 0, in, out), reinterpret_cast<fftw_complex *>(const_cast<cd *>(in)),
+                   reinterpret_cast<fftw_complex *>(out));
+}
+
+void r2c(int64_t n, const double *in, cd *out) {
+  fftw_execute_dft_r2c(fw_plan(n, 2, in, out), const_cast<double *>(in), reinterpret_cast<fftw_complex *>(out));
+}
+
+void c2r(int64_t n, cd *in, double *out) {
+  in[0] = in[0].real();
+  if (n % 2 == 0) in[n / 2] = in[n / 2].real();
+  fftw_execute_dft_c2r(fw_plan(n, 3, in, out), reinterpret_cast<fftw_complex *>(in), out);
+}
+
+void clear_plan_cache() noexcept {}  // plans live for the process (FFTW keeps its own wisdom)
+
+#else
+// ---- KISS FFT ----------------------------------------------------------------------------------------
 namespace {
 
 // Real-transform twiddles exp(-2πi k / n), k = 0 .. n/2, computed per k (no accumulated error).
@@ -37,66 +117,6 @@ cd *scratch(std::vector<cd> &v, int64_t n) {
   return v.data();
 }
 
-}  // namespace
-
-#if CA_FFT_FFTW
-// ---- FFTW 3 ----------------------------------------------------------------------------------------
-// The planner is not thread-safe: plans are made under one mutex and kept for the process (FFTW_ESTIMATE,
-// FFTW_UNALIGNED so one plan runs on any buffer through the new-array execute functions, which are
-// thread-safe).
-namespace {
-
-std::mutex fw_mutex;
-std::unordered_map<int64_t, fftw_plan> fw_plans;  // key: n * 4 + kind (0 fwd, 1 inv, 2 r2c, 3 c2r)
-
-fftw_plan fw_plan(int64_t n, int kind) {
-  thread_local std::unordered_map<int64_t, fftw_plan> local;
-  const int64_t key = n * 4 + kind;
-  if (auto it = local.find(key); it != local.end()) return it->second;
-  std::lock_guard<std::mutex> lock(fw_mutex);
-  auto it = fw_plans.find(key);
-  if (it == fw_plans.end()) {
-    CA_CHECK(n <= INT32_MAX, CA_EINVAL, "fft: length ", n, " is too long for FFTW");
-    std::vector<cd> a(size_t(n) + 1), b(size_t(n) + 1);
-    auto *fa = reinterpret_cast<fftw_complex *>(a.data());
-    auto *fb = reinterpret_cast<fftw_complex *>(b.data());
-    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-    const int ni = int(n);
-    fftw_plan p = kind == 0   ? fftw_plan_dft_1d(ni, fa, fb, FFTW_FORWARD, flags)
-                  : kind == 1 ? fftw_plan_dft_1d(ni, fa, fb, FFTW_BACKWARD, flags)
-                  : kind == 2 ? fftw_plan_dft_r2c_1d(ni, reinterpret_cast<double *>(fa), fb, flags)
-                              : fftw_plan_dft_c2r_1d(ni, fa, reinterpret_cast<double *>(fb), flags);
-    CA_CHECK(p != nullptr, CA_EINTERNAL, "fft: FFTW could not plan a transform of length ", n);
-    it = fw_plans.emplace(key, p).first;
-  }
-  local.emplace(key, it->second);
-  return it->second;
-}
-
-}  // namespace
-
-const char *backend_name() noexcept { return "fftw3"; }
-
-void c2c(int64_t n, bool inverse, const cd *in, cd *out) {
-  fftw_execute_dft(fw_plan(n, inverse ? 1 : 0), reinterpret_cast<fftw_complex *>(const_cast<cd *>(in)),
-                   reinterpret_cast<fftw_complex *>(out));
-}
-
-void r2c(int64_t n, const double *in, cd *out) {
-  fftw_execute_dft_r2c(fw_plan(n, 2), const_cast<double *>(in), reinterpret_cast<fftw_complex *>(out));
-}
-
-void c2r(int64_t n, cd *in, double *out) {
-  in[0] = in[0].real();
-  if (n % 2 == 0) in[n / 2] = in[n / 2].real();
-  fftw_execute_dft_c2r(fw_plan(n, 3), reinterpret_cast<fftw_complex *>(in), out);
-}
-
-void clear_plan_cache() noexcept {}  // plans live for the process (FFTW keeps its own wisdom)
-
-#else
-// ---- KISS FFT ----------------------------------------------------------------------------------------
-namespace {
 
 // KISS FFT's factorization: 4s, then 2s, then odd factors in increasing order.
 std::vector<int64_t> kiss_factors(int64_t n) {
