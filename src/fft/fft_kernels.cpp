@@ -225,8 +225,20 @@ Block *fk_r2c(const KernelArgs &A) {
   BlockRef out(block_new(CA_COMPLEX128, int32_t(O.size()), O.data()));
   cd *p = out.data<cd>();
   if (shape_size(O) == 0) return out.release();
-  if (last + 1 == D.size()) {  // the real axis is the last: straight from the block
-    fk_rows<double>(a.in, p, O, n, O[last], false, [&](const double *in, cd *o) { r2c(n, in, o); });
+  if (last + 1 == D.size()) {  // the real axis is the last: straight from the block, rows in pairs
+    const double *held = nullptr;
+    cd *held_out = nullptr;
+    std::vector<double> keep(static_cast<size_t>(n));
+    fk_rows<double>(a.in, p, O, n, O[last], false, [&](const double *in, cd *o) {
+      if (!held) {
+        std::copy(in, in + n, keep.data());
+        held = keep.data(), held_out = o;
+        return;
+      }
+      r2c2(n, held, in, held_out, o);
+      held = nullptr;
+    });
+    if (held) r2c(n, held, held_out);
   } else {
     std::vector<double> real(size_t(shape_size(D)));
     fk_resize_copy(a.in, real.data(), D, false);

@@ -89,6 +89,11 @@ void r2c(int64_t n, const double *in, cd *out) {
   fftw_execute_dft_r2c(fw_plan(n, 2, in, out), const_cast<double *>(in), reinterpret_cast<fftw_complex *>(out));
 }
 
+void r2c2(int64_t n, const double *in0, const double *in1, cd *out0, cd *out1) {
+  r2c(n, in0, out0);
+  r2c(n, in1, out1);
+}
+
 void c2r(int64_t n, cd *in, double *out) {
   in[0] = in[0].real();
   if (n % 2 == 0) in[n / 2] = in[n / 2].real();
@@ -302,6 +307,24 @@ void r2c(int64_t n, const double *in, cd *out) {
     const cd zk = Z[k % N], zc = std::conj(Z[(N - k) % N]);
     const cd e = 0.5 * (zk + zc), o = cd(0, -0.5) * (zk - zc);
     out[k] = e + tw[size_t(k)] * o;
+  }
+}
+
+void r2c2(int64_t n, const double *in0, const double *in1, cd *out0, cd *out1) {
+  if (n % 2 == 0 || n == 1) {
+    r2c(n, in0, out0);
+    r2c(n, in1, out1);
+    return;
+  }
+  // z = x + iy, Z = DFT(z): X_k = (Z_k + conj Z_{n-k}) / 2, Y_k = -i (Z_k - conj Z_{n-k}) / 2.
+  Cache &c = cache();
+  cd *z = scratch(c.s1, n), *Z = scratch(c.s2, n);
+  for (int64_t j = 0; j < n; ++j) z[j] = cd(in0[j], in1[j]);
+  c2c(n, false, z, Z);
+  for (int64_t k = 0; k <= n / 2; ++k) {
+    const cd zk = Z[k], zc = std::conj(Z[k == 0 ? 0 : n - k]);
+    out0[k] = 0.5 * (zk + zc);
+    out1[k] = cd(0, -0.5) * (zk - zc);
   }
 }
 

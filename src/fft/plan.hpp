@@ -27,6 +27,9 @@ const char *backend_name() noexcept;
 void c2c(int64_t n, bool inverse, const cd *in, cd *out);
 /// out[k], k = 0 .. n/2: the forward DFT of n real values. in and out may not overlap.
 void r2c(int64_t n, const double *in, cd *out);
+/// Two r2c transforms of the same length at once (KISS FFT, odd n: both rows packed into one complex
+/// transform, x + iy, and separated by symmetry; otherwise two r2c calls).
+void r2c2(int64_t n, const double *in0, const double *in1, cd *out0, cd *out1);
 /// out[j], j < n: the unnormalized inverse DFT of the Hermitian sequence whose first n/2+1 terms are
 /// `in` (imaginary parts of in[0] and, for even n, in[n/2] ignored). `in` is used as scratch (its
 /// contents are undefined afterwards).

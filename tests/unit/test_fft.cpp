@@ -20,15 +20,22 @@ namespace {
 
 using cd = std::complex<double>;
 
-// The definition: X_k = Σ_j x_j exp(∓2πi jk/n), angles reduced mod n in integers (exact).
+// The definition: X_k = Σ_j x_j exp(∓2πi jk/n), the angle's jk reduced mod n in integers (exact), the
+// n roots computed once each by cos/sin.
 std::vector<cd> dft(const std::vector<cd> &x, bool inverse) {
   const int64_t n = int64_t(x.size());
-  std::vector<cd> X(x.size());
+  std::vector<cd> root(x.size()), X(x.size());
+  for (int64_t m = 0; m < n; ++m) {
+    const double a = (inverse ? 2.0 : -2.0) * std::numbers::pi * double(m) / double(n);
+    root[size_t(m)] = cd(std::cos(a), std::sin(a));
+  }
   for (int64_t k = 0; k < n; ++k) {
     cd s = 0;
+    int64_t jk = 0;  // j * k mod n
     for (int64_t j = 0; j < n; ++j) {
-      const double a = (inverse ? 2.0 : -2.0) * std::numbers::pi * double((j * k) % n) / double(n);
-      s += x[size_t(j)] * cd(std::cos(a), std::sin(a));
+      s += x[size_t(j)] * root[size_t(jk)];
+      jk += k;
+      if (jk >= n) jk -= n;
     }
     X[size_t(k)] = s;
   }
@@ -83,6 +90,16 @@ TEST(FftPlan, RealMatchesDft) {
     std::vector<cd> ref = dft(xc, false);
     ref.resize(static_cast<size_t>(n / 2 + 1));
     EXPECT_LT(max_err(y, ref), 1e-12 * double(n) + 1e-13) << "r2c n=" << n;
+    // Two rows at once (odd n: packed into one complex transform).
+    std::vector<double> x2(static_cast<size_t>(n));
+    std::vector<cd> x2c(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x2c[size_t(i)] = x2[size_t(i)] = z[size_t(i)].imag();
+    std::vector<cd> p0(static_cast<size_t>(n / 2 + 1)), p1(static_cast<size_t>(n / 2 + 1));
+    ca::fft::r2c2(n, x.data(), x2.data(), p0.data(), p1.data());
+    std::vector<cd> ref2 = dft(x2c, false);
+    ref2.resize(size_t(n / 2 + 1));
+    EXPECT_LT(max_err(p0, ref), 1e-12 * double(n) + 1e-13) << "r2c2 first n=" << n;
+    EXPECT_LT(max_err(p1, ref2), 1e-12 * double(n) + 1e-13) << "r2c2 second n=" << n;
 
     // c2r: the Hermitian extension of the first n/2+1 values, imaginary parts of the first and (even
     // n) the middle one ignored as pocketfft does.
