@@ -198,3 +198,21 @@ def test_backend_and_exports():
     assert cfft.backend() in ("kissfft", "fftw3")
     assert "fft" in ca.__all__ and ca.fft is cfft
     assert len([n for n in cfft.__all__ if n != "backend"]) == 18
+
+
+def test_unknown_chunks_float16_and_padding_an_empty_axis():
+    x = data((8, 6), "float64")
+    keep = x[:, 0] > 0
+    a = ca.from_array(x, chunks=((3, 5), (6,)))
+    u = a[a[:, 0] > 0]  # rows of unknown count: the transformed axis is known, the other is not
+    r = cfft.rfft(u)
+    assert any(np.isnan(c) for c in r.chunks[0])
+    check(r, np.fft.rfft(x[keep]))
+    h = data((4, 10), "float16")
+    check(cfft.fft(ca.from_array(h, chunks=(2, 10))), np.fft.fft(h))
+    check(cfft.rfft(ca.from_array(h, chunks=(2, 10)), n=7), np.fft.rfft(h, n=7))
+    e = np.zeros((3, 0))
+    check(cfft.fft(ca.from_array(e, chunks=((1, 2), (0,))), n=4), np.fft.fft(e, n=4))
+    check(cfft.irfft(ca.from_array(e.astype(complex), chunks=((1, 2), (0,))), n=5), np.fft.irfft(e, n=5))
+    i = RNG.integers(-9, 9, (5, 7)).astype(np.int64)
+    check(cfft.hfft(ca.from_array(i, chunks=((2, 3), (7,))), n=11, norm="ortho"), np.fft.hfft(i, n=11, norm="ortho"))
