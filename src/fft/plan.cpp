@@ -212,6 +212,12 @@ class ComplexPlan {
     t_.resize(size_t(m));
   }
 
+  /// Approximate bytes held (twiddles, Bluestein spectra and scratch), for the cache's bound.
+  size_t bytes() const {
+    const size_t m = size_t(m_ > 0 ? m_ : n_);
+    return sizeof(cd) * (size_t(n_) * 2 + (m_ > 0 ? 5 * m : 0));
+  }
+
   void exec(const cd *in, cd *out) const {
     if (direct_) {
       direct_->transform(in, out);
@@ -247,10 +253,13 @@ class ComplexPlan {
   mutable std::vector<cd> a_, t_;
 };
 
-// Per thread: plans and real twiddles. Bounded: past kMaxPlans entries the cache starts over.
+// Per thread: plans and real twiddles. Bounded: past kMaxPlans entries or kMaxPlanBytes the cache
+// starts over (a Bluestein plan of a long prime length holds several arrays of 2n values).
 constexpr size_t kMaxPlans = 64;
+constexpr size_t kMaxPlanBytes = size_t(256) << 20;
 struct Cache {
   std::unordered_map<int64_t, std::unique_ptr<ComplexPlan>> plans;  // key n * 2 + inverse
+  size_t plan_bytes = 0;
   std::unordered_map<int64_t, std::vector<cd>> twiddles;            // key n
   std::vector<cd> s1, s2;
 };
@@ -264,8 +273,13 @@ const ComplexPlan &plan(int64_t n, bool inverse) {
   const int64_t key = n * 2 + (inverse ? 1 : 0);
   auto it = c.plans.find(key);
   if (it != c.plans.end()) return *it->second;
-  if (c.plans.size() >= kMaxPlans) c.plans.clear();
-  return *c.plans.emplace(key, std::make_unique<ComplexPlan>(n, inverse)).first->second;
+  auto p = std::make_unique<ComplexPlan>(n, inverse);
+  if (c.plans.size() >= kMaxPlans || c.plan_bytes + p->bytes() > kMaxPlanBytes) {
+    c.plans.clear();
+    c.plan_bytes = 0;
+  }
+  c.plan_bytes += p->bytes();
+  return *c.plans.emplace(key, std::move(p)).first->second;
 }
 
 const std::vector<cd> &twiddles(int64_t n) {
@@ -362,6 +376,7 @@ void c2r(int64_t n, cd *in, double *out) {
 void clear_plan_cache() noexcept {
   Cache &c = cache();
   c.plans.clear();
+  c.plan_bytes = 0;
   c.twiddles.clear();
 }
 
