@@ -3,14 +3,15 @@
 //   ca.fft.c2c(block, axes, lengths, inverse, fct)  fftn / ifftn
 //   ca.fft.r2c(block, axes, lengths, conj, fct)     rfftn, ihfft (conj 1)
 //   ca.fft.c2r(block, axes, lengths, conj, fct)     irfftn, hfft (conj 1)
+//   ca.fft.freq(block, n, d, rfft)                  fftfreq / rfftfreq from an arange block
 //
-// When the last axis of the block is transformed (first, for r2c; alone, for c2r), that pass reads the
-// block's rows directly, converting, truncating or zero-padding each row (fk_rows). Otherwise the
+// When the last axis of the block is transformed (first, for r2c; alone, for c2r), that pass reads
+// the block's rows directly, converting, truncating or zero-padding each row (fk_rows). Otherwise the
 // block is first copied into a double-precision buffer whose transformed axes have their target
 // lengths (NumPy's truncation or zero padding; r2c: real parts, c2r: the last axis n/2+1). Then each
-// remaining axis is transformed line by line: lines along the last axis in place, lines along an inner axis in
-// batches of kBatch neighbouring lines gathered into contiguous scratch (cache-friendly column
-// passes). `fct` scales the result once at the end.
+// remaining axis is transformed line by line: lines along the last axis in place, lines along an
+// inner axis in batches of kBatch neighbouring lines gathered into contiguous scratch
+// (cache-friendly column passes). `fct` scales the result once at the end.
 #include <algorithm>
 #include <complex>
 #include <cstring>

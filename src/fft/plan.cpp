@@ -65,8 +65,13 @@ fftw_plan fw_plan(int64_t n, int kind, const void *in, const void *out) {
     auto it = fw_store.plans.find(key);
     if (it == fw_store.plans.end()) {
       CA_CHECK(n <= INT32_MAX, CA_EINVAL, "fft: length ", n, " is too long for FFTW");
-      void *a = fftw_malloc(sizeof(fftw_complex) * size_t(n + 1)), *b = fftw_malloc(sizeof(fftw_complex) * size_t(n + 1));
-      CA_CHECK(a && b, CA_ENOMEM, "fft: out of memory planning a transform of length ", n);
+      const size_t bytes = sizeof(fftw_complex) * size_t(n + 1);
+      void *a = fftw_malloc(bytes), *b = fftw_malloc(bytes);
+      if (!a || !b) {
+        fftw_free(a);
+        fftw_free(b);
+        fail(CA_ENOMEM, "fft: out of memory planning a transform of length ", n);
+      }
       FwPlans p{};
       try {
         p.aligned = fw_make(n, kind, a, b, FFTW_ESTIMATE);
