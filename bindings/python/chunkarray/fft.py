@@ -544,3 +544,13 @@ def backend():
         ``"kissfft"`` (the default build) or ``"fftw3"`` (``-Dfftw=enabled``).
     """
     return _lib().ca_fft_backend().decode()
+
+
+# NEP 18: numpy.fft.fft(chunkarray_array) and the others run these lazily (as numpy.fft functions on a
+# dask array run dask.array.fft's).
+def _register_numpy_functions():
+    from . import core as _core
+    _core._NUMPY_FUNCTIONS.update({getattr(_np.fft, n): globals()[n] for n in __all__ if n != "backend"})
+
+
+_register_numpy_functions()

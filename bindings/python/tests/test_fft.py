@@ -216,3 +216,18 @@ def test_unknown_chunks_float16_and_padding_an_empty_axis():
     check(cfft.irfft(ca.from_array(e.astype(complex), chunks=((1, 2), (0,))), n=5), np.fft.irfft(e, n=5))
     i = RNG.integers(-9, 9, (5, 7)).astype(np.int64)
     check(cfft.hfft(ca.from_array(i, chunks=((2, 3), (7,))), n=11, norm="ortho"), np.fft.hfft(i, n=11, norm="ortho"))
+
+
+def test_numpy_fft_functions_dispatch_lazily():
+    import warnings
+    x = data((4, 6), "float64")
+    a = ca.from_array(x, chunks=((1, 3), (6,)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a computed fallback would warn (ComputeWarning)
+        for name in ("fft", "rfft", "ihfft"):
+            r = getattr(np.fft, name)(a, n=5, norm="ortho")
+            assert isinstance(r, ca.Array)
+            check(r, getattr(np.fft, name)(x, n=5, norm="ortho"))
+        r = np.fft.fftshift(a, axes=0)
+        assert isinstance(r, ca.Array)
+        check(r, np.fft.fftshift(x, axes=0))
