@@ -36,6 +36,7 @@ def check(got, expected, d=None):
     np.testing.assert_allclose(r, expected, rtol=1e-10, atol=1e-11 * scale)
     if d is not None:
         assert got.chunks == d.chunks, (got.chunks, d.chunks)
+        assert got.dtype == d.dtype, (got.dtype, d.dtype)  # dask's declared dtype (complex128 for float32 too)
 
 
 ONE_D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
