@@ -17,6 +17,7 @@
 #include "chunkarray/gufunc.h"
 #include "chunkarray/store.h"
 #include "chunkarray/linalg.h"
+#include "chunkarray/fft.h"
 #include "chunkarray/shape.h"
 #include "chunkarray/slicing.h"
 #include "chunkarray/routines.h"

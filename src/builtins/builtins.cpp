@@ -2,6 +2,7 @@
 #include "builtins/builtins.hpp"
 
 #include "array/kernels.hpp"
+#include "fft/fft.hpp"
 #include "io/array_io.hpp"
 #include "linalg/linalg.hpp"
 
@@ -12,6 +13,7 @@ void register_builtin_kernels(KernelRegistry &reg) {
   register_array_kernels(reg);
   register_io_kernels(reg);
   linalg::register_linalg_kernels(reg);
+  fft::register_fft_kernels(reg);
 }
 
 const KernelRegistry &builtin_kernel_registry() {

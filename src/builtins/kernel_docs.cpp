@@ -37,6 +37,18 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The block of numpy.eye(N, M, k) at `origin` (the block's first row and column in the array) with `shape` "
      "(2-d): ones where column - row == k, zeros elsewhere.",
      true},
+    {"ca.fft.c2c", "ca.fft.c2c(block, axes: tuple, lengths: tuple, inverse: int, fct: float) -> block",
+     "The complex DFT of a block over `axes` (NumPy's fftn / ifftn with inverse 1): each axis truncated or zero-padded to its length, computed in double precision (complex128 result), scaled by `fct` (the norm). Emitted by ca_fft_transform (CA_FFT_FFT, CA_FFT_IFFT).",
+     false},
+    {"ca.fft.c2r", "ca.fft.c2r(block, axes: tuple, lengths: tuple, conj: int, fct: float) -> block",
+     "NumPy's irfftn of a block: inverse complex DFTs over all but the last axis, then the real-output inverse DFT of length lengths[-1] over the last (its first n/2+1 inputs; float64 result), scaled by `fct`; conj 1 conjugates the input first (hfft). Emitted by ca_fft_transform (CA_FFT_IRFFT, CA_FFT_HFFT).",
+     false},
+    {"ca.fft.freq", "ca.fft.freq(block, n: int, d: float, rfft: int) -> block",
+     "dask's fftfreq block from a float64 arange block: values >= (n + 1) // 2 less n (rfft 0 only), divided by n * d. Emitted by ca_fft_fftfreq and ca_fft_rfftfreq.",
+     false},
+    {"ca.fft.r2c", "ca.fft.r2c(block, axes: tuple, lengths: tuple, conj: int, fct: float) -> block",
+     "NumPy's rfftn of a block: the real-input DFT over the last of `axes` (n/2+1 outputs; complex input: its real part), then complex DFTs over the others, scaled by `fct`; conj 1 conjugates the result (ihfft). Emitted by ca_fft_transform (CA_FFT_RFFT, CA_FFT_IHFFT).",
+     false},
     {"ca.fused", "ca.fused(program: bytes, [origin: tuple, shape: tuple,] block...) -> block",
      "A fused elementwise program (the array layer's instruction encoding) over its input blocks; generating "
      "programs (arange, random) take the block's origin and shape first. Emitted by every elementwise operation.",

@@ -459,6 +459,50 @@ static ca_status_t c_norm_axis(void) {
   return ca_linalg_norm(&R, A, NULL, axes, 1, false);
 }
 
+/* FFTs */
+static ca_status_t c_fft_chunks(void) {
+  static const int32_t ax[1] = {-1};
+  ca_fft_options_t o = CA_FFT_OPTIONS_INIT;
+  o.naxes = 1, o.axes = ax;
+  return ca_fft_transform(&R, A, CA_FFT_FFT, &o);
+}
+static ca_status_t c_fft_axis(void) {
+  static const int32_t ax[1] = {5};
+  ca_fft_options_t o = CA_FFT_OPTIONS_INIT;
+  o.naxes = 1, o.axes = ax;
+  return ca_fft_transform(&R, A, CA_FFT_RFFT, &o);
+}
+static ca_status_t c_fft_kind(void) { return ca_fft_transform(&R, A, (ca_fft_kind_t)77, NULL); }
+static ca_status_t c_fft_norm(void) {
+  ca_fft_options_t o = CA_FFT_OPTIONS_INIT;
+  o.norm = (ca_fft_norm_t)9;
+  return ca_fft_transform(&R, A, CA_FFT_FFT, &o);
+}
+static ca_status_t c_fft_naxes(void) {
+  ca_fft_options_t o = CA_FFT_OPTIONS_INIT;
+  o.naxes = -5;
+  return ca_fft_transform(&R, A, CA_FFT_FFT, &o);
+}
+static ca_status_t c_fft_length(void) {
+  static const int64_t s[1] = {0}, shape[1] = {4}, nb[1] = {1};
+  ca_chunks_t c = {1, nb, shape};
+  ca_array_t *one = NULL;  /* one block: the length is checked after dask's chunk rule */
+  ca_status_t st = ca_array_ones(&one, 1, shape, &c, CA_FLOAT64);
+  if (st != CA_OK) return st;
+  ca_fft_options_t o = CA_FFT_OPTIONS_INIT;
+  o.ns = 1, o.s = s;
+  return ca_fft_transform(&R, one, CA_FFT_FFT, &o);
+}
+static ca_status_t c_fftfreq_n(void) {
+  static const int64_t nb[1] = {1}, sz[1] = {4};
+  ca_chunks_t c = {1, nb, sz};
+  return ca_fft_fftfreq(&R, -4, 1.0, &c);
+}
+static ca_status_t c_fftshift_axis(void) {
+  static const int32_t ax[1] = {7};
+  return ca_fft_fftshift(&R, A, ax, 1);
+}
+
 /* overlap */
 static ca_status_t c_overlap_negative(void) {
   static const int64_t depth[2] = {1, -1};
@@ -698,6 +742,14 @@ static const bad_case_t cases[] = {
     CASE(c_matmul_shapes, CA_EINVAL, "6", "4"),
     CASE(c_matmul_0d, CA_EINVAL, "0", NULL),
     CASE(c_tensordot_axes, CA_EINVAL, "3", NULL),
+    CASE(c_fft_chunks, CA_EINVAL, "axis -1", "(3, 3)"),
+    CASE(c_fft_axis, CA_EINVAL, "5", NULL),
+    CASE(c_fft_kind, CA_EINVAL, "77", NULL),
+    CASE(c_fft_norm, CA_EINVAL, "9", NULL),
+    CASE(c_fft_naxes, CA_EINVAL, "-5", NULL),
+    CASE(c_fft_length, CA_EINVAL, "Invalid number of FFT data points (0)", NULL),
+    CASE(c_fftfreq_n, CA_EINVAL, "-4", NULL),
+    CASE(c_fftshift_axis, CA_EINVAL, "7", NULL),
     CASE(c_inv_square, CA_EINVAL, "4", "6"),
     CASE(c_solve_rank, CA_EINVAL, "2-d", "shape ()"),
     CASE(c_norm_ord, CA_EINVAL, "fro3", NULL),

@@ -102,6 +102,12 @@ class LikeOptions(ctypes.Structure):
                 ("chunks", ctypes.POINTER(Chunks)), ("limit", ctypes.c_int64)]
 
 
+class FftOptions(ctypes.Structure):
+    """ca_fft_options_t (fft.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("naxes", ctypes.c_int32), ("axes", ctypes.POINTER(ctypes.c_int32)),
+                ("ns", ctypes.c_int32), ("s", c_i64p), ("norm", ctypes.c_int32)]
+
+
 class ContextOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("num_threads", ctypes.c_int32),
                 ("memory_limit", ctypes.c_int64), ("chunk_size", ctypes.c_int64),
@@ -471,6 +477,13 @@ _PROTOS = {
     "ca_linalg_inv": (c_status, [ctypes.POINTER(c_vp), c_vp]),
     "ca_linalg_cholesky": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int]),
     "ca_linalg_lstsq": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp, c_vp]),
+    # fft.h
+    "ca_fft_transform": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, ctypes.POINTER(FftOptions)]),
+    "ca_fft_fftfreq": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_double, ctypes.POINTER(Chunks)]),
+    "ca_fft_rfftfreq": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.c_double, ctypes.POINTER(Chunks)]),
+    "ca_fft_fftshift": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p, ctypes.c_int32]),
+    "ca_fft_ifftshift": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i32p, ctypes.c_int32]),
+    "ca_fft_backend": (c_char_p, []),
     "ca_linalg_norm": (c_status, [ctypes.POINTER(c_vp), c_vp, c_char_p, c_i32p, ctypes.c_int32, ctypes.c_int]),
     # overlap.h
     "ca_array_overlap": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.POINTER(Boundary), ctypes.POINTER(OverlapOptions)]),

@@ -187,3 +187,12 @@ def test_sinc_i0_float16_rounded_once():
     x = np.array([0.0, 0.25, -3.0, 12.5])
     np.testing.assert_allclose(ca.sinc(ca.from_array(x, chunks=3)).compute(), np.sinc(x), rtol=1e-15)
     np.testing.assert_allclose(ca.i0(ca.from_array(x, chunks=3)).compute(), np.i0(x), rtol=1e-15)
+
+
+def test_fftn_s_without_axes_takes_the_first_axes():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_allclose(np.fft.fftn(x, s=(3, 5)), np.fft.fftn(x, s=(3, 5), axes=(1, 2)))   # NumPy: the last
+    d = da.fft.fftn(da.from_array(x, chunks=-1), s=(3, 5)).compute()
+    np.testing.assert_allclose(d, np.fft.fftn(x, s=(3, 5), axes=(0, 1)))                          # dask: the first
+    got = ca.fft.fftn(ca.from_array(x, chunks=-1), s=(3, 5)).compute()
+    np.testing.assert_allclose(got, d)
