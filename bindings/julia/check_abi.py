@@ -111,7 +111,7 @@ def parse_headers(inc):
     protos = {}
     decls = re.sub(r"^[ \t]*#.*$", " ", text, flags=re.M)  # not `#define CA_API ...`
     for m in re.finditer(r"CA_API\s+(.*?)\b(ca_\w+)\s*\((.*?)\)\s*;", decls, flags=re.S):
-        protos[m.group(2)] = (m.group(1), m.group(3))
+        protos[m.group(2)] = (re.sub(r"\bCA_DEPRECATED\([^)]*\)", " ", m.group(1)), m.group(3))
     for name, sig in PLANNED.items():
         if name not in protos:
             m = re.match(r"(.*?)\b(ca_\w+)\s*\((.*?)\)\s*;", sig)

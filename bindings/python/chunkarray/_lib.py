@@ -508,7 +508,6 @@ _PROTOS = {
     "ca_buffer_free": (None, [c_vp]),
     "ca_format_version": (ctypes.c_int32, []),
     "ca_graph_copy": (c_status, [ctypes.POINTER(c_vp), c_vp]),
-    "ca_graph_kernels": (c_status, [ctypes.POINTER(c_vp), c_vp]),
 }
 
 # Functions of later library versions: declared when the loaded library has them (None otherwise).
