@@ -305,9 +305,52 @@ Block *rk_k_isin(const KernelArgs &A) {
   return out.release();
 }
 
+// ---- ca.choose(index block (int64), mode, choice blocks...): np.choose per element; every block has
+// the index block's shape, the choices one dtype (mode 0 raise, 1 wrap, 2 clip).
+template <class T>
+void rk_gather(const int64_t *k, const std::vector<const Block *> &ch, void *out, Index n) {
+  T *y = static_cast<T *>(out);
+  for (Index i = 0; i < n; ++i) y[i] = static_cast<const T *>(ch[size_t(k[i])]->data)[i];
+}
+
+Block *rk_k_choose(const KernelArgs &A) {
+  const Block *idx = A.block(0, "a");
+  const int64_t mode = A.int64(1, "mode");
+  CA_CHECK(A.size() >= 3, CA_EINVAL, "ca.choose: no choices");
+  CA_CHECK(idx->dtype == CA_INT64, CA_ETYPE, "ca.choose: the index block must be int64");
+  std::vector<const Block *> ch;
+  for (size_t i = 2; i < A.size(); ++i) {
+    const Block *c = A.block(i, "choice");
+    CA_CHECK(c->dtype == A.block(2)->dtype && c->size == idx->size, CA_EINVAL,
+             "ca.choose: the choices differ from the index block in dtype or size");
+    ch.push_back(c);
+  }
+  const Index n = idx->size, nc = Index(ch.size());
+  std::vector<int64_t> k(static_cast<const int64_t *>(idx->data), static_cast<const int64_t *>(idx->data) + n);
+  for (int64_t &v : k) {
+    if (v >= 0 && v < nc) continue;
+    CA_CHECK(mode != 0, CA_EINVAL, "choose: invalid entry in choice array (", v, " with ", nc, " choices)");
+    v = mode == 1 ? ((v % nc) + nc) % nc : (v < 0 ? 0 : nc - 1);
+  }
+  BlockRef out(rk_new_block(DType(ch[0]->dtype), rk_shape_of(idx)));
+  const size_t isz = dtype_size(DType(ch[0]->dtype));
+  switch (isz) {
+    case 1: rk_gather<uint8_t>(k.data(), ch, out->data, n); break;
+    case 2: rk_gather<uint16_t>(k.data(), ch, out->data, n); break;
+    case 4: rk_gather<uint32_t>(k.data(), ch, out->data, n); break;
+    case 8: rk_gather<uint64_t>(k.data(), ch, out->data, n); break;
+    default:
+      for (Index i = 0; i < n; ++i)
+        std::memcpy(static_cast<char *>(out->data) + size_t(i) * isz,
+                    static_cast<const char *>(ch[size_t(k[size_t(i)])]->data) + size_t(i) * isz, isz);
+  }
+  return out.release();
+}
+
 }  // namespace
 
 void register_routines_kernels(KernelRegistry &reg) {
+  register_builtin<rk_k_choose>(reg, "ca.choose");
   register_builtin<rk_k_indices>(reg, "ca.indices");
   register_builtin<rk_k_diagonal_nd>(reg, "ca.diagonal_nd");
   register_builtin<rk_k_sort>(reg, "ca.sort");
