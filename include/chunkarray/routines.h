@@ -368,7 +368,8 @@ CA_API ca_status_t ca_array_select(ca_array_t **out, const ca_array_t *const *co
  * window lies in one block; the result has dask's chunks (each block divided by the factor).
  * @param op a builtin reduction other than the arg-reductions (CA_RED_SUM, CA_RED_MEAN, CA_RED_MAX, ...;
  *        NumPy's default result dtype).
- * @param factors borrowed, ca_array_ndim(x) window sizes, each >= 1 (1: the axis is untouched).
+ * @param factors borrowed, ca_array_ndim(x) window sizes, each >= 1 (1: the axis is untouched); may be
+ *        NULL for a 0-d x.
  * @param trim_excess 0: every extent must be a multiple of its factor; 1: the excess at the end of each
  *        axis is dropped.
  * @return CA_OK; CA_EINVAL (NULL out, x or factors (with ndim > 0); a factor < 1; extents that are not

@@ -14,7 +14,7 @@ import pickle
 
 import numpy as np
 
-from . import _lib as C
+from . import _codes as C
 from . import core
 from ._lib import lib
 from .core import Array, _check, _i64arr, _scalar, asarray
@@ -495,6 +495,8 @@ def coarsen(reduction, x, axes, trim_excess=False, **kwargs):
     out_chunks = tuple(tuple(int(b // f) for b in bd) for bd, f in zip(x.chunks, factors))
 
     def block(b):
+        if not all(d // f for d, f in zip(b.shape, factors)):  # an empty result: the reduction is not called
+            return np.zeros(tuple(d // f for d, f in zip(b.shape, factors)), dt)
         if trim_excess:
             b = b[tuple(slice(0, d - d % f) for d, f in zip(b.shape, factors))]
         shp = sum(((d // f, f) for d, f in zip(b.shape, factors)), ())
@@ -563,8 +565,8 @@ def apply_along_axis(func1d, axis, arr, *args, dtype=None, shape=None, **kwargs)
         return core.map_blocks(block, arr, dtype=dtype, chunks=chunks)
     if len(shape) == 0:
         return core.map_blocks(block, arr, dtype=dtype, chunks=chunks, drop_axis=axis)
-    return core.map_blocks(block, arr, dtype=dtype, chunks=chunks, drop_axis=axis,
-                           new_axis=list(range(axis, axis + len(shape))))
+    # the axis (one block) becomes the first of func1d's axes, the others are new
+    return core.map_blocks(block, arr, dtype=dtype, chunks=chunks, new_axis=list(range(axis + 1, axis + len(shape))))
 
 
 def apply_over_axes(func, a, axes):
@@ -770,7 +772,7 @@ def result_type(*args):
 # ---- statistics -------------------------------------------------------------------------------------
 
 def _dd_edges(bins, rng, d, dtype):
-    if np.ndim(bins) == 0:
+    if isinstance(bins, (numbers.Integral, np.integer)):
         bins = [bins] * d
     if len(bins) != d:
         raise ValueError("The dimension of bins must be equal to the dimension of the sample x.")
@@ -780,7 +782,7 @@ def _dd_edges(bins, rng, d, dtype):
         raise ValueError("range argument requires one entry, a min max pair, per dimension.")
     edges = []
     for i, b in enumerate(bins):
-        if np.ndim(b) == 0:
+        if isinstance(b, (numbers.Integral, np.integer)):
             if rng[i] is None:
                 raise ValueError("Histogram with an integer number of bins requires a range (the edges are not "
                                  "computed from the data)")
@@ -892,8 +894,12 @@ def histogram2d(x, y, bins=10, range=None, normed=None, weights=None, density=No
     yedges : numpy.ndarray
         The edges along y.
     """
-    if np.ndim(bins) == 1 and len(bins) != 2:
-        bins = [bins, bins]
+    try:
+        nb = len(bins)
+    except TypeError:
+        nb = 1
+    if nb not in (1, 2):  # NumPy: one sequence of edges for both
+        bins = [np.asarray(bins), np.asarray(bins)]
     hist, edges = histogramdd((x, y), bins=bins, range=range, normed=normed, weights=weights, density=density)
     return hist, edges[0], edges[1]
 
@@ -1142,6 +1148,8 @@ class BlockView:
                 sel = [int(ix) % n]
             else:
                 arr = np.asarray(ix)
+                if arr.size == 0:
+                    arr = arr.astype(np.int64)
                 if arr.dtype == bool or arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
                     raise IndexError("blocks: only integers, slices and 1-d integer lists index blocks")
                 if ((arr < -n) | (arr >= n)).any():
