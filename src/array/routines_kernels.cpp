@@ -185,6 +185,36 @@ Block *rk_k_unique(const KernelArgs &A) {
       const T *p = static_cast<const T *>(b.u.block->data);
       x.insert(x.end(), p, p + b.u.block->shape[0]);
     }
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // Integers of a small range: the values seen, marked in a table (linear time, sorted output).
+      if (which == 0 && n > 0) {
+        const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+        const T vlo = *lo;
+        const unsigned __int128 range = (unsigned __int128)((__int128)*hi - (__int128)vlo) + 1;
+        if (range <= (unsigned __int128)(2 * n + 4096)) {
+          std::vector<uint8_t> seen(size_t(range), 0);
+          for (const S &v : x) seen[size_t((__int128)v - (__int128)vlo)] = 1;
+          Index m = 0;
+          for (uint8_t f : seen) m += f;
+          BlockRef out(rk_new_block(dt, {m}));
+          T *y = out.data<T>();
+          for (size_t i = 0; i < seen.size(); ++i)
+            if (seen[i]) *y++ = T((__int128)vlo + (__int128)i);
+          result = out.release();
+          return;
+        }
+      }
+    }
+    if (which == 0) {  // the values only: a direct sort (no permutation), then the distinct ones
+      std::sort(x.begin(), x.end(), [](const S &p, const S &q) { return rk_less(T(p), T(q)); });
+      Index m = 0;
+      for (Index i = 0; i < n; ++i)
+        if (i == 0 || !rk_same(T(x[size_t(m - 1)]), T(x[size_t(i)]), equal_nan)) x[size_t(m++)] = x[size_t(i)];
+      BlockRef out(rk_new_block(dt, {m}));
+      for (Index g = 0; g < m; ++g) out.data<T>()[g] = T(x[size_t(g)]);
+      result = out.release();
+      return;
+    }
     std::vector<Index> perm(static_cast<size_t>(n));
     std::iota(perm.begin(), perm.end(), Index(0));
     std::stable_sort(perm.begin(), perm.end(), [&](Index p, Index q) { return rk_less(x[size_t(p)], x[size_t(q)]); });
