@@ -410,3 +410,55 @@ def test_numpy_functions_dispatch_without_computing():
             check(got, want)
     with pytest.warns(ca.ComputeWarning, match=r"numpy\.trapz"):
         np.trapz(x)
+
+
+# ---- the benchmarked paths: unique per block, integer tables; einsum through BLAS --------------------
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.uint64, np.int32])
+def test_unique_integer_ranges(dtype):
+    info = np.iinfo(dtype)
+    small = RNG.integers(max(info.min, -50), min(info.max, 50), size=1000).astype(dtype)  # the table path
+    wide = np.array([info.min, info.max, 0, info.max, 1, info.min], dtype=dtype)  # a range beyond the table
+    for a, ch in ((small, ((300, 500, 200),)), (wide, ((2, 3, 1),)), (small[:1], ((1,),)), (small[:0], ((0,),))):
+        x, d = both(a, ch)
+        check(ca.unique(x), np.unique(a))
+        values, counts = ca.unique(x, return_counts=True)
+        nv, nc = np.unique(a, return_counts=True)
+        check(values, nv)
+        check(counts, nc.astype(np.int64))
+
+
+def test_unique_floats_across_blocks():
+    a = np.array([3.0, np.nan, 1.0, -0.0, 0.0, np.nan, 3.0, np.inf, -np.inf, 1.0])
+    x, _ = both(a, ((3, 3, 4),))
+    check(ca.unique(x), np.unique(a))
+    c = np.array([1 + 1j, np.nan, 1 + 1j, 2 - 1j, 0j])
+    check(ca.unique(ca.from_array(c, chunks=2)), np.unique(c))
+    b = np.array([True, True, False])
+    check(ca.unique(ca.from_array(b, chunks=1)), np.unique(b))
+
+
+@pytest.mark.parametrize("spec, shapes", [
+    ("ij,jk->ik", [(5, 6), (6, 4)]), ("ij,jk->ki", [(5, 6), (6, 4)]), ("ijk,jl->lik", [(3, 4, 5), (4, 2)]),
+    ("i,i->", [(7,), (7,)]), ("i,j->ij", [(3,), (4,)]), ("ij,ij->", [(4, 5), (4, 5)]),
+    ("ij,jk", [(5, 6), (6, 4)]),
+    # not contractions: the blockwise einsum
+    ("ij,ij->ij", [(4, 5), (4, 5)]), ("ii,i->i", [(4, 4), (4,)]), ("ij,jk->i", [(3, 4), (4, 2)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_einsum_routes(spec, shapes, dtype):
+    ops = [sample(s, dtype) + 0.5 for s in shapes]
+    chunks = [tuple(max(1, n // 2) for n in s) for s in shapes]
+    cx = [ca.from_array(o, chunks=c) for o, c in zip(ops, chunks)]
+    dx = [da.from_array(o, chunks=c) for o, c in zip(ops, chunks)]
+    check(ca.einsum(spec, *cx), np.einsum(spec, *ops), da.einsum(spec, *dx))
+
+
+def test_einsum_route_dtypes():
+    a, b = RNG.random((4, 3)).astype(np.float32), RNG.random((3, 5))
+    check(ca.einsum("ij,jk->ik", ca.from_array(a, chunks=2), ca.from_array(b, chunks=2)), np.einsum("ij,jk->ik", a, b))
+    i = np.arange(12).reshape(3, 4)
+    check(ca.einsum("ij,jk->ik", ca.from_array(i, chunks=2), ca.from_array(i.T, chunks=2)), np.einsum("ij,jk->ik", i, i.T))
+    check(ca.einsum("ij,jk->ik", ca.from_array(a, chunks=2), ca.from_array(b, chunks=2), dtype=np.float32,
+                    casting="unsafe"), np.einsum("ij,jk->ik", a, b, dtype=np.float32, casting="unsafe"))
