@@ -344,4 +344,15 @@ CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const c
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, const ca_array_t *weights, int64_t length,
+                                     int32_t split_every) {
+  OUT_INIT(out);
+  CA_TRY
+  const ca::ArrayPtr &a = arr(x, "ca_array_bincount", "x");
+  ca::ArrayPtr w = weights ? arr(weights, "ca_array_bincount", "weights") : nullptr;
+  *out = wrap_array(ca::bincount(a, w, length, split_every));
+  return CA_OK;
+  CA_CATCH
+}
+
 }  // extern "C"

@@ -2,7 +2,7 @@
  * @file chunkarray/routines.h
  * @brief NumPy routines: *_like, indices, meshgrid, broadcast_arrays, tril/triu and their indices,
  * diagonal; sort/argsort; unique, isin, union1d; searchsorted, digitize, nonzero, flatnonzero,
- * argwhere; roll, rot90, rollaxis; insert, delete, choose, select; coarsen.
+ * argwhere; roll, rot90, rollaxis; insert, delete, choose, select; coarsen; bincount.
  *
  * Values are NumPy's; the chunks of each result are the ones dask.array computes for the same call
  * on the same input chunks. dask has no general sort: ca_array_sort() makes the sorted axis one block
@@ -379,6 +379,25 @@ CA_API ca_status_t ca_array_select(ca_array_t **out, const ca_array_t *const *co
  */
 CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const ca_array_t *x, const int64_t *factors,
                                     int trim_excess);
+
+/**
+ * np.bincount(x, weights) with a result of @p length elements: how often each value 0..length-1
+ * occurs in @p x (int64), or with @p weights the sum of the weights of its occurrences (float64, NumPy's
+ * double). NumPy's length is max(max(x) + 1, minlength): the caller determines it (a reduction of x,
+ * computed before). Each block counts into a row (one task per block), the rows are summed by a tree
+ * reduction (dask's scheme); the result is one block.
+ * @param x borrowed, 1-d, a bool or integer dtype, known chunk sizes.
+ * @param weights borrowed, may be NULL (counts); otherwise x's shape, a real numeric dtype (rechunked
+ *        like x when its chunks differ).
+ * @param length the result's length (>= 0). A value of x outside [0, length) fails the compute with
+ *        "bincount: value 12 is outside [0, 10)".
+ * @param split_every blocks combined per tree node (0: dask's default).
+ * @return CA_OK; CA_EINVAL (NULL out or x, x not 1-d, a negative length, weights of another shape,
+ *         unknown chunk sizes); CA_ETYPE (x not bool or integer, complex or non-numeric weights);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, const ca_array_t *weights, int64_t length,
+                                     int32_t split_every);
 
 #ifdef __cplusplus
 }

@@ -130,7 +130,13 @@ std::vector<Index> aligned_coarsen_chunks(const std::vector<Index> &chunks, Inde
 /// builtin reduction (op = CA_RED_*, not the arg-reductions); dask's output chunks.
 ArrayPtr coarsen(int32_t op, const ArrayPtr &x, const std::vector<Index> &factors, bool trim_excess);
 
-/// ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin, ca.choose.
+/// np.bincount(x, weights) of a known result length (NumPy's max(max(x) + 1, minlength), which the
+/// caller determines): each block counts into a (1, length) row (ca.bincount; int64, or float64 sums
+/// of the weights), the rows are summed by the tree reduction. A value outside [0, length) fails
+/// the compute.
+ArrayPtr bincount(const ArrayPtr &x, const ArrayPtr &weights, Index length, int32_t split_every);
+
+/// ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin, ca.choose, ca.bincount.
 void register_routines_kernels(KernelRegistry &reg);
 
 }  // namespace ca

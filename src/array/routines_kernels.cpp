@@ -377,9 +377,54 @@ Block *rk_k_choose(const KernelArgs &A) {
   return out.release();
 }
 
+// ---- ca.bincount(x block (bool/integer, 1-d), [weights block (float64)], length): a (1, length) row
+// of counts (int64) or of the weights' sums (float64).
+Block *rk_k_bincount(const KernelArgs &A) {
+  const Block *x = A.block(0, "x");
+  const bool weighted = A.size() == 3;
+  const Block *w = weighted ? A.block(1, "weights") : nullptr;
+  const Index length = A.int64(weighted ? 2 : 1, "length");
+  CA_CHECK(x->ndim == 1, CA_EINVAL, "ca.bincount: x must be 1-d");
+  CA_CHECK(!w || (w->dtype == CA_FLOAT64 && w->size == x->size), CA_EINVAL,
+           "ca.bincount: weights must be float64 of x's size");
+  BlockRef out(rk_new_block(w ? CA_FLOAT64 : CA_INT64, {1, length}));
+  std::memset(out->data, 0, size_t(out->nbytes));
+  const Index n = x->size;
+  dispatch_dtype(DType(x->dtype), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const T *v = static_cast<const T *>(x->data);
+      auto bad = [&](Index i) {
+        fail(CA_EINVAL, "bincount: value ", int64_t(v[i]), " is outside [0, ", length,
+             ") (the length was determined before the compute)");
+      };
+      if (w) {
+        const double *wt = static_cast<const double *>(w->data);
+        double *y = out.data<double>();
+        for (Index i = 0; i < n; ++i) {
+          const int64_t k = int64_t(v[i]);
+          if (k < 0 || k >= length || (std::is_same_v<T, uint64_t> && uint64_t(v[i]) > uint64_t(INT64_MAX))) bad(i);
+          y[k] += wt[i];
+        }
+      } else {
+        int64_t *y = out.data<int64_t>();
+        for (Index i = 0; i < n; ++i) {
+          const int64_t k = int64_t(v[i]);
+          if (k < 0 || k >= length || (std::is_same_v<T, uint64_t> && uint64_t(v[i]) > uint64_t(INT64_MAX))) bad(i);
+          ++y[k];
+        }
+      }
+    } else {
+      fail(CA_ETYPE, "ca.bincount: x must be of a bool or integer dtype");
+    }
+  });
+  return out.release();
+}
+
 }  // namespace
 
 void register_routines_kernels(KernelRegistry &reg) {
+  register_builtin<rk_k_bincount>(reg, "ca.bincount");
   register_builtin<rk_k_choose>(reg, "ca.choose");
   register_builtin<rk_k_indices>(reg, "ca.indices");
   register_builtin<rk_k_diagonal_nd>(reg, "ca.diagonal_nd");

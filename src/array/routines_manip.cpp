@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "array/create.hpp"
 #include "array/expr.hpp"
 #include "array/reduce.hpp"
 #include "array/routines.hpp"
@@ -215,6 +216,33 @@ ArrayPtr coarsen(int32_t op, const ArrayPtr &x0, const std::vector<Index> &facto
   }
   ArrayPtr r = reduce(op, reshape(x, newshape), axes, false, 0, 0, CA_DTYPE_INVALID);
   return r->chunks == expected ? r : rechunk(r, expected);
+}
+
+ArrayPtr bincount(const ArrayPtr &x0, const ArrayPtr &weights0, Index length, int32_t split_every) {
+  const ArrayPtr &x = rm_need(x0, "bincount", "x");
+  CA_CHECK(x->ndim() == 1, CA_EINVAL, "bincount: x must be one dimensional (got ", x->ndim(), " dimensions)");
+  CA_CHECK(dtype_is_integer(x->dtype) || x->dtype == CA_BOOL, CA_ETYPE, "bincount: Cannot cast array data from dtype ",
+           dtype_name(x->dtype), " to int64 according to the rule 'safe'");
+  CA_CHECK(length >= 0, CA_EINVAL, "bincount: length ", length, " is negative");
+  require_known_chunks(*x, "bincount");
+  ArrayPtr w = weights0;
+  if (w) {
+    CA_CHECK(w->shape == x->shape, CA_EINVAL, "bincount: The weights and list don't have the same length.");
+    CA_CHECK(dtype_is_numeric(w->dtype) && !dtype_is_complex(w->dtype), CA_ETYPE, "bincount: weights of dtype ",
+             dtype_name(w->dtype), " do not cast to float64 (NumPy's rule 'safe')");
+    if (w->dtype != CA_FLOAT64) w = elementwise_astype(w, CA_FLOAT64);
+    if (w->chunks != x->chunks) w = rechunk(w, x->chunks);
+  }
+  const DType dt = w ? CA_FLOAT64 : CA_INT64;
+  const Index nb = x->numblocks[0];
+  if (nb == 0 || x->shape[0] == 0) return zeros({length}, Chunks{{length}}, dt);
+  // One (1, length) row of counts per block, summed by the tree reduction.
+  std::vector<ArrayArg> args{ArrayArg::of(x, "a")};
+  if (w) args.push_back(ArrayArg::of(w, "a"));
+  args.push_back(ArrayArg::lit(ca_arg_i64(length)));
+  const Chunks row_chunks{std::vector<Index>(size_t(nb), 1), {length}};
+  ArrayPtr rows = blockwise("bincount", "ca.bincount", "ab", args, dt, {{'b', length}}, &row_chunks, false);
+  return reduce(CA_RED_SUM, rows, {0}, false, split_every, 0, dt);
 }
 
 }  // namespace ca

@@ -14,6 +14,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "A new block assembled from pieces of input blocks: `pieces` alternates a block and its geometry tuple "
      "(source start per axis, destination start per axis, length per axis). Emitted by rechunk.",
      false},
+    {"ca.bincount", "ca.bincount(x: block, [weights: block,] length: int) -> block",
+     "A (1, length) row: numpy.bincount of a 1-d bool or integer block (int64 counts), or the sums of the float64 "
+     "weights per value; a value outside [0, length) fails. Emitted by ca_array_bincount.",
+     false},
     {"ca.block_shape", "ca.block_shape(block) -> block", "An int64 block of shape (ndim,) holding the block's shape.",
      true},
     {"ca.choose", "ca.choose(a: block, mode: int, choices: block...) -> block",

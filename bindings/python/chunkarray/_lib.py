@@ -465,6 +465,7 @@ _PROTOS = {
     "ca_array_select": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t,
                                    Scalar]),
     "ca_array_coarsen": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_i64p, ctypes.c_int]),
+    "ca_array_bincount": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int64, ctypes.c_int32]),
     # linalg.h
     "ca_linalg_matmul": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_linalg_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),

@@ -462,3 +462,19 @@ def test_einsum_route_dtypes():
     check(ca.einsum("ij,jk->ik", ca.from_array(i, chunks=2), ca.from_array(i.T, chunks=2)), np.einsum("ij,jk->ik", i, i.T))
     check(ca.einsum("ij,jk->ik", ca.from_array(a, chunks=2), ca.from_array(b, chunks=2), dtype=np.float32,
                     casting="unsafe"), np.einsum("ij,jk->ik", a, b, dtype=np.float32, casting="unsafe"))
+
+
+def test_bincount_in_the_library():
+    x = RNG.integers(0, 9, size=40)
+    w = RNG.integers(-3, 4, size=40).astype(np.int16)
+    a = ca.from_array(x, chunks=((7, 20, 13),))
+    check(ca.bincount(a, weights=ca.from_array(w, chunks=9)), np.bincount(x, weights=w))
+    check(ca.bincount(a, minlength=3, split_every=2), np.bincount(x, minlength=3))
+    check(ca.bincount(ca.from_array(np.array([True, False, True]), chunks=1)), np.bincount([True, False, True]))
+    with pytest.raises(TypeError):
+        ca.bincount(a, weights=ca.from_array(w.astype(complex), chunks=9))
+    # the C function trusts the length it is given and fails the compute on a value outside it
+    short = ca.Array._new(ca.core.lib().ca_array_bincount, a, None, 5, 0)
+    assert short.shape == (5,)
+    with pytest.raises(ca.ChunkArrayError, match=r"bincount: value \d is outside \[0, 5\)"):
+        short.compute()
