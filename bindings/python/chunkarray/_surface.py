@@ -540,7 +540,8 @@ def apply_along_axis(func1d, axis, arr, *args, dtype=None, shape=None, **kwargs)
     dtype : dtype, optional
         The result's dtype; default: func1d's on a test array of one element.
     shape : tuple, optional
-        func1d's result shape; default: from the same test.
+        func1d's result shape; default: from the same test (on ones of the axis' length, where dask
+        uses one element).
     **kwargs
         Passed to func1d.
 
@@ -552,7 +553,9 @@ def apply_along_axis(func1d, axis, arr, *args, dtype=None, shape=None, **kwargs)
     arr = asarray(arr)
     axis = _axis_extent(arr, int(axis))
     if shape is None or dtype is None:
-        test = np.array(func1d(np.ones((1,), dtype=arr.dtype), *args, **kwargs))
+        # dask tries a slice of length 1, which gets the shape wrong for length-dependent functions
+        # (cumsum, sort, ...); a slice of the axis' real length gets it right
+        test = np.array(func1d(np.ones((max(1, arr.shape[axis]),), dtype=arr.dtype), *args, **kwargs))
         shape = test.shape if shape is None else shape
         dtype = test.dtype if dtype is None else dtype
     shape = tuple(shape)
@@ -784,7 +787,7 @@ def _dd_edges(bins, rng, d, dtype):
     for i, b in enumerate(bins):
         if isinstance(b, (numbers.Integral, np.integer)):
             if rng[i] is None:
-                raise ValueError("Histogram with an integer number of bins requires a range (the edges are not "
+                raise _RangeRequired("Histogram with an integer number of bins requires a range (the edges are not "
                                  "computed from the data)")
             edges.append(np.linspace(rng[i][0], rng[i][1], int(b) + 1))
         else:
@@ -793,6 +796,10 @@ def _dd_edges(bins, rng, d, dtype):
                 raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
             edges.append(e)
     return edges
+
+
+class _RangeRequired(ValueError):
+    pass
 
 
 def histogramdd(sample, bins, range=None, normed=None, weights=None, density=None):
@@ -1440,9 +1447,26 @@ for _name, _f in (("to_delayed", _to_delayed), ("copy", _copy), ("view", _view),
 del _name, _f
 
 
+def _np_histogram_fallback(ours, func):
+    """NumPy's histogram2d/dd through __array_function__: ours, or NumPy's on computed arguments where
+    ours needs a range NumPy computes from the data (with the ComputeWarning naming the function)."""
+    def call(*args, **kwargs):
+        try:
+            return ours(*args, **kwargs)
+        except _RangeRequired:
+            import warnings
+            warnings.warn(f"numpy.{func.__name__} is not implemented lazily by chunkarray without a range: its "
+                          "chunkarray arguments are computed and NumPy's function is called", core.ComputeWarning,
+                          stacklevel=3)
+            return func(*core._computed(args), **core._computed(kwargs))
+    call.__name__ = func.__name__
+    return call
+
+
 def _np_table():
     return {np.insert: insert, np.delete: delete, np.append: append, np.compress: compress, np.extract: extract,
             np.choose: choose, np.select: select, np.piecewise: piecewise, np.vdot: vdot,
             np.ravel_multi_index: ravel_multi_index, np.unravel_index: unravel_index,
             np.apply_along_axis: apply_along_axis, np.apply_over_axes: apply_over_axes,
-            np.histogram2d: histogram2d, np.histogramdd: histogramdd}
+            np.histogram2d: _np_histogram_fallback(histogram2d, np.histogram2d),
+            np.histogramdd: _np_histogram_fallback(histogramdd, np.histogramdd)}

@@ -410,6 +410,12 @@ def test_numpy_functions_dispatch_without_computing():
             check(got, want)
     with pytest.warns(ca.ComputeWarning, match=r"numpy\.trapz"):
         np.trapz(x)
+    # histogram2d without a range: NumPy finds it from the data, so it computes (and says so)
+    with pytest.warns(ca.ComputeWarning, match=r"numpy\.histogram2d"):
+        h = np.histogram2d(x, x, bins=3)
+    np.testing.assert_array_equal(h[0], np.histogram2d(a, a, bins=3)[0])
+    # apply_along_axis finds the shape of a length-dependent function without shape=
+    check(np.apply_along_axis(np.cumsum, 0, x), np.cumsum(a))
 
 
 # ---- the benchmarked paths: unique per block, integer tables; einsum through BLAS --------------------
