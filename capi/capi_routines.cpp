@@ -355,4 +355,34 @@ CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, cons
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_ravel_multi_index(ca_array_t **out, const ca_array_t *const *coords, size_t n,
+                                              const int64_t *dims, const int32_t *modes, int fortran_order) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(coords, CA_EINVAL, "ca_array_ravel_multi_index: coords is NULL");
+  CA_CHECK(dims, CA_EINVAL, "ca_array_ravel_multi_index: dims is NULL");
+  CA_CHECK(n > 0, CA_EINVAL, "ca_array_ravel_multi_index: n is 0 (at least one dimension)");
+  std::vector<int32_t> m(n, int32_t(CA_CHOOSE_RAISE));
+  if (modes)
+    for (size_t k = 0; k < n; ++k) m[k] = int32_t(modes[k]);
+  *out = wrap_array(ca::ravel_multi_index(ca::capi::arrays_in(coords, n, "ca_array_ravel_multi_index"),
+                                          std::vector<ca::Index>(dims, dims + n), m, fortran_order != 0));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_unravel_index(ca_array_t **out, const ca_array_t *indices, const int64_t *dims, size_t n,
+                                          int fortran_order) {
+  CA_ARG_NOT_NULL(out);
+  for (size_t k = 0; k < n; ++k) out[k] = nullptr;
+  CA_TRY
+  CA_CHECK(dims, CA_EINVAL, "ca_array_unravel_index: dims is NULL");
+  CA_CHECK(n > 0, CA_EINVAL, "ca_array_unravel_index: n is 0 (at least one dimension)");
+  auto res = ca::unravel_index(arr(indices, "ca_array_unravel_index", "indices"), std::vector<ca::Index>(dims, dims + n),
+                               fortran_order != 0);
+  for (size_t k = 0; k < n; ++k) out[k] = wrap_array(res[k]);
+  return CA_OK;
+  CA_CATCH
+}
+
 }  // extern "C"

@@ -2,7 +2,8 @@
  * @file chunkarray/routines.h
  * @brief NumPy routines: *_like, indices, meshgrid, broadcast_arrays, tril/triu and their indices,
  * diagonal; sort/argsort; unique, isin, union1d; searchsorted, digitize, nonzero, flatnonzero,
- * argwhere; roll, rot90, rollaxis; insert, delete, choose, select; coarsen; bincount.
+ * argwhere; roll, rot90, rollaxis; insert, delete, choose, select; coarsen; bincount; ravel_multi_index,
+ * unravel_index.
  *
  * Values are NumPy's; the chunks of each result are the ones dask.array computes for the same call
  * on the same input chunks. dask has no general sort: ca_array_sort() makes the sorted axis one block
@@ -398,6 +399,37 @@ CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const c
  */
 CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, const ca_array_t *weights, int64_t length,
                                      int32_t split_every);
+
+/**
+ * np.ravel_multi_index(multi_index, dims, mode, order): the flat int64 index of each coordinate tuple.
+ * The @p n coordinate arrays (integer dtypes) are broadcast together with dask's elementwise chunks;
+ * one task per block.
+ * @param coords borrowed, @p n arrays, none NULL.
+ * @param dims borrowed, the @p n extents of the indexed shape (n >= 1, each >= 0).
+ * @param modes borrowed, may be NULL (::CA_CHOOSE_RAISE for every dimension); otherwise @p n
+ *        ::ca_choose_mode_t values (NumPy's mode=): RAISE fails the compute on a coordinate out of range
+ *        ("ravel_multi_index: invalid entry in coordinates array"), WRAP, CLIP.
+ * @param fortran_order 0: C order (row-major), 1: Fortran order.
+ * @return CA_OK; CA_EINVAL (NULL out, coords or dims, n == 0, a NULL array, an unknown mode, a negative
+ *         extent, dims whose size overflows int64, shapes that do not broadcast); CA_ETYPE (a
+ *         coordinate array that is not of an integer dtype: "only int indices permitted"); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_ravel_multi_index(ca_array_t **out, const ca_array_t *const *coords, size_t n,
+                                              const int64_t *dims, const int32_t *modes, int fortran_order);
+
+/**
+ * np.unravel_index(indices, shape, order): the coordinates of each flat index, one int64 array per
+ * dimension with the indices' chunks (one task per block and dimension). An index outside
+ * [0, prod(dims)) fails the compute ("unravel_index: index 60 is out of bounds for array with size 60").
+ * @param[out] out caller's array of @p n pointers; each receives an owned array; all NULL on failure.
+ * @param indices borrowed, an integer array.
+ * @param dims borrowed, the @p n extents (n >= 1, each >= 0).
+ * @param fortran_order 0: C order, 1: Fortran order.
+ * @return CA_OK; CA_EINVAL (NULL out, indices or dims, n == 0, a negative extent, dims whose size
+ *         overflows int64); CA_ETYPE (indices not of an integer dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_unravel_index(ca_array_t **out, const ca_array_t *indices, const int64_t *dims, size_t n,
+                                          int fortran_order);
 
 #ifdef __cplusplus
 }

@@ -136,7 +136,17 @@ ArrayPtr coarsen(int32_t op, const ArrayPtr &x, const std::vector<Index> &factor
 /// the compute.
 ArrayPtr bincount(const ArrayPtr &x, const ArrayPtr &weights, Index length, int32_t split_every);
 
-/// ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin, ca.choose, ca.bincount.
+/// np.ravel_multi_index(coords, dims, mode, order): the coordinate arrays (integer) broadcast together
+/// (dask's elementwise chunks), one mode per dimension (0 raise: fails the compute, 1 wrap, 2 clip);
+/// ca.ravel_multi_index per block. int64.
+ArrayPtr ravel_multi_index(const std::vector<ArrayPtr> &coords, const std::vector<Index> &dims,
+                           const std::vector<int32_t> &modes, bool f_order);
+/// np.unravel_index(indices, dims, order): one int64 array per dimension with the indices' chunks
+/// (ca.unravel_index per block and dimension; an index out of bounds fails the compute).
+std::vector<ArrayPtr> unravel_index(const ArrayPtr &indices, const std::vector<Index> &dims, bool f_order);
+
+/// ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin, ca.choose, ca.bincount,
+/// ca.ravel_multi_index, ca.unravel_index.
 void register_routines_kernels(KernelRegistry &reg);
 
 }  // namespace ca

@@ -421,9 +421,72 @@ Block *rk_k_bincount(const KernelArgs &A) {
   return out.release();
 }
 
+// ---- ca.ravel_multi_index(dims: tuple, modes: tuple, f_order, coordinate blocks (int64, one shape)...)
+Block *rk_k_ravel_multi_index(const KernelArgs &A) {
+  const std::vector<int64_t> dims = A.tuple_vec(0, "dims"), modes = A.tuple_vec(1, "modes");
+  const bool f_order = A.int64(2, "f_order") != 0;
+  const size_t n = dims.size();
+  CA_CHECK(n >= 1 && modes.size() == n && A.size() == 3 + n, CA_EINVAL,
+           "ca.ravel_multi_index: one mode and one coordinate block per dimension");
+  std::vector<const int64_t *> c;
+  const Block *b0 = A.block(3, "coordinates");
+  for (size_t k = 0; k < n; ++k) {
+    const Block *b = A.block(3 + k, "coordinates");
+    CA_CHECK(b->dtype == CA_INT64 && b->size == b0->size, CA_EINVAL, "ca.ravel_multi_index: coordinate blocks differ");
+    c.push_back(static_cast<const int64_t *>(b->data));
+  }
+  std::vector<int64_t> stride(n, 1);
+  if (f_order)
+    for (size_t k = 1; k < n; ++k) stride[k] = stride[k - 1] * dims[k - 1];
+  else
+    for (size_t k = n - 1; k-- > 0;) stride[k] = stride[k + 1] * dims[k + 1];
+  BlockRef out(rk_new_block(CA_INT64, rk_shape_of(b0)));
+  int64_t *y = out.data<int64_t>();
+  for (Index i = 0; i < b0->size; ++i) {
+    int64_t flat = 0;
+    for (size_t k = 0; k < n; ++k) {
+      int64_t v = c[k][i];
+      if (v < 0 || v >= dims[k]) {
+        CA_CHECK(modes[k] != 0 && dims[k] > 0, CA_EINVAL, "ravel_multi_index: invalid entry in coordinates array (",
+                 v, " for a dimension of ", dims[k], ")");
+        v = modes[k] == 1 ? ((v % dims[k]) + dims[k]) % dims[k] : (v < 0 ? 0 : dims[k] - 1);
+      }
+      flat += v * stride[k];
+    }
+    y[i] = flat;
+  }
+  return out.release();
+}
+
+// ---- ca.unravel_index(indices block (int64), dims: tuple, k, f_order): coordinate k of each index.
+Block *rk_k_unravel_index(const KernelArgs &A) {
+  const Block *idx = A.block(0, "indices");
+  const std::vector<int64_t> dims = A.tuple_vec(1, "dims");
+  const int64_t k = A.int64(2, "k");
+  const bool f_order = A.int64(3, "f_order") != 0;
+  CA_CHECK(idx->dtype == CA_INT64, CA_ETYPE, "ca.unravel_index: the indices must be int64");
+  CA_CHECK(k >= 0 && size_t(k) < dims.size(), CA_EINVAL, "ca.unravel_index: dimension ", k, " is out of range");
+  int64_t total = 1, stride = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    total *= dims[d];
+    if (f_order ? d < size_t(k) : d > size_t(k)) stride *= dims[d];
+  }
+  BlockRef out(rk_new_block(CA_INT64, rk_shape_of(idx)));
+  const int64_t *v = static_cast<const int64_t *>(idx->data);
+  int64_t *y = out.data<int64_t>();
+  for (Index i = 0; i < idx->size; ++i) {
+    CA_CHECK(v[i] >= 0 && v[i] < total, CA_EINVAL, "unravel_index: index ", v[i],
+             " is out of bounds for array with size ", total);
+    y[i] = (v[i] / stride) % dims[size_t(k)];
+  }
+  return out.release();
+}
+
 }  // namespace
 
 void register_routines_kernels(KernelRegistry &reg) {
+  register_builtin<rk_k_ravel_multi_index>(reg, "ca.ravel_multi_index");
+  register_builtin<rk_k_unravel_index>(reg, "ca.unravel_index");
   register_builtin<rk_k_bincount>(reg, "ca.bincount");
   register_builtin<rk_k_choose>(reg, "ca.choose");
   register_builtin<rk_k_indices>(reg, "ca.indices");

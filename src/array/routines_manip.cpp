@@ -2,6 +2,7 @@
 // graph operations (slices, concatenate, broadcast, where, reshape, reductions); choose's per-element
 // gather is the ca.choose kernel of routines_kernels.cpp.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "array/create.hpp"
@@ -243,6 +244,67 @@ ArrayPtr bincount(const ArrayPtr &x0, const ArrayPtr &weights0, Index length, in
   const Chunks row_chunks{std::vector<Index>(size_t(nb), 1), {length}};
   ArrayPtr rows = blockwise("bincount", "ca.bincount", "ab", args, dt, {{'b', length}}, &row_chunks, false);
   return reduce(CA_RED_SUM, rows, {0}, false, split_every, 0, dt);
+}
+
+namespace {
+
+Index rm_dims_size(const std::vector<Index> &dims, const char *what) {
+  Index total = 1;
+  for (Index d : dims) {
+    CA_CHECK(d >= 0, CA_EINVAL, what, ": dimensions must be non-negative (got ", d, ")");
+    CA_CHECK(d == 0 || total <= std::numeric_limits<Index>::max() / d, CA_EINVAL, what,
+             ": invalid dims: array size defined by dims is larger than the maximum possible size.");
+    total *= d;
+  }
+  return total;
+}
+
+}  // namespace
+
+ArrayPtr ravel_multi_index(const std::vector<ArrayPtr> &coords, const std::vector<Index> &dims,
+                           const std::vector<int32_t> &modes, bool f_order) {
+  CA_CHECK(!dims.empty(), CA_EINVAL, "ravel_multi_index: dims is empty");
+  CA_CHECK(coords.size() == dims.size(), CA_EINVAL, "ravel_multi_index: parameter multi_index must be a sequence of length ",
+           dims.size(), " (got ", coords.size(), ")");
+  CA_CHECK(modes.size() == dims.size(), CA_EINVAL, "ravel_multi_index: ", modes.size(), " modes for ", dims.size(),
+           " dimensions");
+  for (int32_t m : modes) CA_CHECK(m >= 0 && m <= 2, CA_EINVAL, "ravel_multi_index: unknown mode ", m);
+  (void)rm_dims_size(dims, "ravel_multi_index");
+  std::vector<ArrayPtr> ops;
+  for (auto &c : coords) {
+    CA_CHECK(dtype_is_integer(rm_need(c, "ravel_multi_index", "a coordinate array")->dtype), CA_ETYPE,
+             "ravel_multi_index: only int indices permitted (got ", dtype_name(c->dtype), ")");
+    ops.push_back(c->dtype == CA_INT64 ? c : elementwise_astype(c, CA_INT64));
+  }
+  ops = broadcast_arrays(ops);
+  const std::string L = rm_letters(size_t(ops[0]->ndim()));
+  std::vector<int64_t> m64(modes.begin(), modes.end());
+  Tokenizer tok("ravel_multi_index");
+  for (auto &o : ops) tok.add(*o);
+  tok.add(dims).add(std::vector<Index>(m64.begin(), m64.end())).add(int64_t(f_order));
+  std::vector<ArrayArg> args{ArrayArg::lit(ca_arg_tuple(dims.data(), dims.size())),
+                             ArrayArg::lit(ca_arg_tuple(m64.data(), m64.size())), ArrayArg::lit(ca_arg_i64(f_order))};
+  for (auto &o : ops) args.push_back(ArrayArg::of(o, L));
+  return blockwise_layer(tok.name(), "ca.ravel_multi_index", L, args, ops[0]->chunks, CA_INT64);
+}
+
+std::vector<ArrayPtr> unravel_index(const ArrayPtr &indices0, const std::vector<Index> &dims, bool f_order) {
+  const ArrayPtr &indices = rm_need(indices0, "unravel_index", "indices");
+  CA_CHECK(!dims.empty(), CA_EINVAL, "unravel_index: dims is empty");
+  CA_CHECK(dtype_is_integer(indices->dtype), CA_ETYPE, "unravel_index: only int indices permitted (got ",
+           dtype_name(indices->dtype), ")");
+  (void)rm_dims_size(dims, "unravel_index");
+  ArrayPtr idx = indices->dtype == CA_INT64 ? indices : elementwise_astype(indices, CA_INT64);
+  const std::string L = rm_letters(size_t(idx->ndim()));
+  std::vector<ArrayPtr> out;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    std::string name = Tokenizer("unravel_index").add(*idx).add(dims).add(int64_t(k)).add(int64_t(f_order)).name();
+    out.push_back(blockwise_layer(name, "ca.unravel_index", L,
+                                  {ArrayArg::of(idx, L), ArrayArg::lit(ca_arg_tuple(dims.data(), dims.size())),
+                                   ArrayArg::lit(ca_arg_i64(int64_t(k))), ArrayArg::lit(ca_arg_i64(f_order))},
+                                  idx->chunks, CA_INT64));
+  }
+  return out;
 }
 
 }  // namespace ca

@@ -536,6 +536,48 @@ TEST_F(Routines, CoarsenBincount) {
   expect_error(CA_ETYPE, "Cannot cast array data", [&] { bincount(x, nullptr, 3, 0); });
 }
 
+TEST_F(Routines, RavelUnravelIndex) {
+  Batch b;
+  const Input i0{vec_i64({0, 3, 1, 2, 3, 0}), {{2, 4}}}, i1{vec_i64({4, 0, 2, 1, 3, 4}), {{3, 3}}};
+  const Input j{vec_i64({1, 0}), {{2}}};
+  b.add("ravel_multi_index C", {i0, i1}, "np.ravel_multi_index((a0, a1), (4, 5))",
+        "da.ravel_multi_index((A0, A1), (4, 5))", [](const A &a) { return ravel_multi_index(a, {4, 5}, {0, 0}, false); });
+  b.add("ravel_multi_index F", {i0, i1}, "np.ravel_multi_index((a0, a1), (4, 5), order='F')", "",
+        [](const A &a) { return ravel_multi_index(a, {4, 5}, {0, 0}, true); });
+  b.add("ravel_multi_index wrap/clip", {i0, i1}, "np.ravel_multi_index((a0 * 3 - 2, a1 + 3), (4, 5), mode=('wrap', 'clip'))", "",
+        [](const A &a) {
+          ca_scalar_t three{CA_INT64, 0, 3.0, 0, 3}, two{CA_INT64, 0, 2.0, 0, 2};
+          ArrayPtr x = elementwise_scalar(CA_OP_SUB, elementwise_scalar(CA_OP_MUL, a[0], three, false), two, false);
+          return ravel_multi_index({x, elementwise_scalar(CA_OP_ADD, a[1], three, false)}, {4, 5}, {1, 2}, false);
+        });
+  b.add("ravel_multi_index broadcast", {j, {make(CA_INT16, {3, 2}), {{1, 2}, {2}}}},
+        "np.ravel_multi_index((a0, np.abs(a1) % 6), (2, 6))", "", [](const A &a) {
+          ca_scalar_t six{CA_INT64, 0, 6.0, 0, 6};
+          return ravel_multi_index({a[0], elementwise_scalar(CA_OP_MOD, elementwise_unary(CA_OP_ABS, a[1]), six, false)},
+                                   {2, 6}, {0, 0}, false);
+        });
+  const Input flat{vec_i64({0, 19, 7, 12, 3, 8, 15}), {{3, 4}}};
+  for (int k = 0; k < 3; ++k)
+    for (int f = 0; f < 2; ++f) {
+      const std::string ord = f ? "F" : "C";
+      b.add("unravel_index " + ord + " [" + std::to_string(k) + "]", {flat},
+            "np.unravel_index(a0, (2, 5, 2), order='" + ord + "')[" + std::to_string(k) + "]",
+            f ? "" : "da.unravel_index(A0, (2, 5, 2))[" + std::to_string(k) + "]",
+            [k, f](const A &a) { return unravel_index(a[0], {2, 5, 2}, f != 0)[size_t(k)]; });
+    }
+  b.add("unravel_index empty", {{vec_i64({}), {{0}}}}, "np.unravel_index(a0, (3, 4))[1]", "",
+        [](const A &a) { return unravel_index(a[0], {3, 4}, false)[1]; });
+  b.run();
+  ArrayPtr bad = ca::test::array_from_npy(vec_i64({0, 20}), {{2}});
+  ArrayPtr r = unravel_index(bad, {4, 5}, false)[0];
+  expect_error(CA_EKERNEL, "is out of bounds for array with size 20", [&] { (void)ca::test::compute_npy(r); });
+  ArrayPtr q = ravel_multi_index({bad, bad}, {4, 5}, {0, 0}, false);
+  expect_error(CA_EKERNEL, "invalid entry in coordinates array", [&] { (void)ca::test::compute_npy(q); });
+  ArrayPtr f = ca::test::array_from_npy(make(CA_FLOAT64, {2}), {{2}});
+  expect_error(CA_ETYPE, "only int indices permitted", [&] { ravel_multi_index({f}, {3}, {0}, false); });
+  expect_error(CA_EINVAL, "sequence of length 2", [&] { ravel_multi_index({bad}, {3, 4}, {0, 0}, false); });
+}
+
 TEST(RoutinesCApi, CreationAndTriangles) {
   ca_context_t *ctx = nullptr;
   ASSERT_EQ(ca_context_new(&ctx, nullptr), CA_OK);

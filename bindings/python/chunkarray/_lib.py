@@ -466,6 +466,9 @@ _PROTOS = {
                                    Scalar]),
     "ca_array_coarsen": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_i64p, ctypes.c_int]),
     "ca_array_bincount": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int64, ctypes.c_int32]),
+    "ca_array_ravel_multi_index": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t, c_i64p,
+                                              c_i32p, ctypes.c_int]),
+    "ca_array_unravel_index": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_size_t, ctypes.c_int]),
     # linalg.h
     "ca_linalg_matmul": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_linalg_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),

@@ -1,11 +1,12 @@
 """The rest of dask.array's top-level surface (issue 16) and the Array methods that go with it.
 
-Array logic lives in the C library: insert, delete, choose, select and coarsen call
-include/chunkarray/routines.h (ca_array_insert, ca_array_delete, ca_array_choose, ca_array_select,
-ca_array_coarsen). The others compose existing calls the way dask composes them (append = concatenate,
-compress = indexing, vdot = dot of raveled arrays) or, where dask applies a NumPy function block by
-block (apply_along_axis, piecewise, ravel_multi_index, unravel_index, histogramdd, frompyfunc), do the
-same with map_blocks, so the values are NumPy's and the chunks dask's.
+Array logic lives in the C library: insert, delete, choose, select, coarsen, ravel_multi_index and
+unravel_index call include/chunkarray/routines.h (ca_array_insert, ca_array_delete, ca_array_choose,
+ca_array_select, ca_array_coarsen, ca_array_ravel_multi_index, ca_array_unravel_index). The others
+compose existing calls the way dask composes them (append = concatenate, compress = indexing, vdot =
+dot of raveled arrays) or, where dask applies a NumPy or user function block by block
+(apply_along_axis, piecewise, histogramdd, frompyfunc, coarsen with a Python reduction), do the same
+with map_blocks, so the values are NumPy's and the chunks dask's.
 """
 import ctypes
 import numbers
@@ -637,7 +638,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    """Flat indices from arrays of coordinates (``dask.array.ravel_multi_index``).
+    """Flat indices from arrays of coordinates (``dask.array.ravel_multi_index``; ca_array_ravel_multi_index).
 
     Parameters
     ----------
@@ -646,17 +647,15 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     dims : int or tuple of int
         The shape the indices refer to (not an Array).
     mode : str or tuple of str, default 'raise'
-        NumPy's: 'raise' (fails the compute), 'wrap' or 'clip'.
+        NumPy's, per dimension or for all: 'raise' (fails the compute), 'wrap' or 'clip'.
     order : {'C', 'F'}, default 'C'
         Row- or column-major.
 
     Returns
     -------
     Array
-        The lazy int64 flat indices (the coordinates' shape and chunks).
+        The lazy int64 flat indices (the coordinates' broadcast shape and chunks).
     """
-    from ._routines import broadcast_arrays
-    from ._shape import stack
     if np.isscalar(dims):
         dims = (dims,)
     if isinstance(dims, Array) or any(isinstance(d, Array) for d in dims):
@@ -664,19 +663,26 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     dims = tuple(int(d) for d in dims)
     if isinstance(multi_index, (Array, np.ndarray)):
         stackd = asarray(multi_index)
+        coords = [stackd[i] for i in builtins_range(stackd.shape[0])] if stackd.ndim else [stackd]
     else:
-        stackd = stack(broadcast_arrays(*[asarray(m) for m in multi_index]))
-    if not np.isnan(stackd.shape[0]) and stackd.shape[0] != len(dims):
+        coords = [asarray(m) for m in multi_index]
+    if len(coords) != len(dims):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
-    if not np.issubdtype(stackd.dtype, np.signedinteger):
+    if any(not np.issubdtype(c.dtype, np.integer) for c in coords):
         raise TypeError("only int indices permitted")
-    stackd = stackd.rechunk(((stackd.shape[0],),) + stackd.chunks[1:])
-    return core.map_blocks(lambda b: np.ravel_multi_index(tuple(b), dims, mode=mode, order=order).astype(np.int64),
-                           stackd, dtype=np.int64, chunks=stackd.chunks[1:], drop_axis=0)
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    codes = {"raise": 0, "wrap": 1, "clip": 2}
+    if len(modes) != len(dims) or any(m not in codes for m in modes):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' for each dimension (got {mode!r})")
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    m = (ctypes.c_int32 * len(dims))(*[codes[x] for x in modes])
+    return Array._new(lib().ca_array_ravel_multi_index, _handles(coords), len(coords), _i64arr(dims), m,
+                      int(order == "F"))
 
 
 def unravel_index(indices, shape, order="C"):
-    """Coordinate arrays from flat indices (``dask.array.unravel_index``).
+    """Coordinate arrays from flat indices (``dask.array.unravel_index``; ca_array_unravel_index).
 
     Parameters
     ----------
@@ -697,14 +703,15 @@ def unravel_index(indices, shape, order="C"):
     shape = tuple(int(s) for s in (shape if np.ndim(shape) else (shape,)))
     if not np.issubdtype(indices.dtype, np.integer):
         raise TypeError("only int indices permitted")
-    if not shape or not indices.size:
-        if not shape and indices.size:
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    if not shape:
+        if indices.size:
             np.unravel_index(np.zeros((), np.int64), shape)  # NumPy's error for () with indices
-        return tuple(core.zeros(indices.shape, chunks=indices.chunks if indices.size else -1, dtype=np.int64)
-                     for _ in shape)
-    st = core.map_blocks(lambda b: np.stack(np.unravel_index(b, shape, order=order)).astype(np.int64), indices,
-                         dtype=np.int64, chunks=((len(shape),),) + indices.chunks, new_axis=0)
-    return tuple(st[i] for i in range(len(shape)))
+        return ()
+    outs = (c_vp * len(shape))()
+    _check(lib().ca_array_unravel_index(outs, indices.handle, _i64arr(shape), len(shape), int(order == "F")))
+    return tuple(Array(outs[i]) for i in builtins_range(len(shape)))
 
 
 def vdot(a, b):
