@@ -14,8 +14,17 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "A new block assembled from pieces of input blocks: `pieces` alternates a block and its geometry tuple "
      "(source start per axis, destination start per axis, length per axis). Emitted by rechunk.",
      false},
+    {"ca.bincount", "ca.bincount(x: block, [weights: block,] length: int) -> block",
+     "A (1, length) row: numpy.bincount of a 1-d bool or integer block (int64 counts), or the sums of the float64 "
+     "weights per value; a value outside [0, length) fails. Emitted by ca_array_bincount.",
+     false},
     {"ca.block_shape", "ca.block_shape(block) -> block", "An int64 block of shape (ndim,) holding the block's shape.",
      true},
+    {"ca.choose", "ca.choose(a: block, mode: int, choices: block...) -> block",
+     "numpy.choose per element: element i of the choice block a[i] (a int64; every block of a's shape, "
+     "the choices of one dtype; mode 0 fails on an index out of range, 1 wraps, 2 clips). Emitted by "
+     "ca_array_choose.",
+     false},
     {"ca.data", "ca.data(block) -> block",
      "A block stored in the graph (a data layer), handed out without copying. Emitted by from_buffer and persist.",
      false},
@@ -126,6 +135,11 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "holds those axes whole, with a ca_quantile_method_t; skip_nan 1 is nanquantile. Emitted by "
      "ca_array_quantile.",
      false},
+    {"ca.ravel_multi_index", "ca.ravel_multi_index(dims: tuple, modes: tuple, f_order: int, coords: block...) -> block",
+     "numpy.ravel_multi_index per element: int64 flat indices of the int64 coordinate blocks (one per dimension, one "
+     "shape) into `dims`, C or Fortran order; per dimension mode 0 fails on a coordinate out of range, 1 wraps, 2 "
+     "clips. Emitted by ca_array_ravel_multi_index.",
+     false},
     {"ca.reduce_agg", "ca.reduce_agg(partials: list, spec: tuple, out_shape: tuple) -> block",
      "The final step of a builtin reduction: partial results to the result block. Emitted by ca_array_reduce.", false},
     {"ca.reduce_chunk",
@@ -181,6 +195,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The sorted distinct values of the blocks in `blocks` flattened together (which 0), the index "
      "of each one's first occurrence (1) or its count (2); equal_nan 0 keeps every NaN apart. "
      "Emitted by ca_array_unique.",
+     false},
+    {"ca.unravel_index", "ca.unravel_index(indices: block, dims: tuple, k: int, f_order: int) -> block",
+     "Coordinate k (int64) of each int64 flat index into `dims` (numpy.unravel_index, C or Fortran order); an index "
+     "out of bounds fails. Emitted by ca_array_unravel_index.",
      false},
     {"ca.vindex_merge", "ca.vindex_merge(out_shape: tuple, dtype: int, pieces: list) -> block",
      "Rows of point-indexing pieces put at their positions (pieces alternate a positions block and a values "
