@@ -64,7 +64,7 @@ CA_API ca_status_t ca_linalg_einsum(ca_array_t **out, const char *subscripts, co
     CA_CHECK(operands[k], CA_EINVAL, "ca_linalg_einsum: operands[", k, "] is NULL");
     ops.push_back(ca::capi::unwrap(operands[k]));
   }
-  *out = ca::capi::wrap_array(ca::einsum(subscripts, ops, dtype));
+  *out = ca::capi::wrap_array(ca::linalg::einsum(subscripts, ops, dtype));
   return CA_OK;
   CA_CATCH
 }

@@ -282,4 +282,77 @@ CA_API ca_status_t ca_array_rollaxis(ca_array_t **out, const ca_array_t *a, int3
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_insert(ca_array_t **out, const ca_array_t *arr_, const int64_t *positions, size_t n,
+                                   const ca_array_t *values, int32_t axis) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(n == 0 || positions, CA_EINVAL, "ca_array_insert: positions is NULL");
+  std::vector<ca::Index> p(positions, positions + n);
+  *out = wrap_array(ca::insert(arr(arr_, "ca_array_insert", "arr"), p, arr(values, "ca_array_insert", "values"), axis));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_delete(ca_array_t **out, const ca_array_t *arr_, const int64_t *positions, size_t n,
+                                   int32_t axis) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(n == 0 || positions, CA_EINVAL, "ca_array_delete: positions is NULL");
+  std::vector<ca::Index> p(positions, positions + n);
+  *out = wrap_array(ca::delete_at(arr(arr_, "ca_array_delete", "arr"), p, axis));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_choose(ca_array_t **out, const ca_array_t *a, const ca_array_t *const *choices, size_t n,
+                                   ca_choose_mode_t mode) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(choices && n > 0, CA_EINVAL, "ca_array_choose: no choices (choices NULL or n == 0)");
+  CA_CHECK(mode == CA_CHOOSE_RAISE || mode == CA_CHOOSE_WRAP || mode == CA_CHOOSE_CLIP, CA_EINVAL,
+           "ca_array_choose: unknown mode ", int32_t(mode), " (CA_CHOOSE_RAISE, CA_CHOOSE_WRAP or CA_CHOOSE_CLIP)");
+  *out = wrap_array(ca::choose(arr(a, "ca_array_choose"), ca::capi::arrays_in(choices, n, "ca_array_choose"),
+                               int32_t(mode)));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_select(ca_array_t **out, const ca_array_t *const *conditions,
+                                   const ca_array_t *const *choices, size_t n, ca_scalar_t default_value) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(conditions && choices, CA_EINVAL, "ca_array_select: conditions or choices is NULL");
+  CA_CHECK(n > 0, CA_EINVAL, "ca_array_select: select with an empty condition list is not possible");
+  (void)ca::scalar_value(default_value);  // checks the scalar's kind
+  *out = wrap_array(ca::select(ca::capi::arrays_in(conditions, n, "ca_array_select"),
+                               ca::capi::arrays_in(choices, n, "ca_array_select"), default_value));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const ca_array_t *x, const int64_t *factors,
+                                    int trim_excess) {
+  OUT_INIT(out);
+  CA_TRY
+  const ca::ArrayPtr &a = arr(x, "ca_array_coarsen", "x");
+  CA_CHECK(factors || a->ndim() == 0, CA_EINVAL, "ca_array_coarsen: factors is NULL");
+  CA_CHECK(op >= CA_RED_SUM && op <= CA_RED_NANARGMAX, CA_EINVAL, "ca_array_coarsen: unknown reduction ", int32_t(op));
+  std::vector<ca::Index> f;
+  if (factors) f.assign(factors, factors + a->ndim());
+  *out = wrap_array(ca::coarsen(int32_t(op), a, f, trim_excess != 0));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, const ca_array_t *weights, int64_t length,
+                                     int32_t split_every) {
+  OUT_INIT(out);
+  CA_TRY
+  const ca::ArrayPtr &a = arr(x, "ca_array_bincount", "x");
+  ca::ArrayPtr w = weights ? arr(weights, "ca_array_bincount", "weights") : nullptr;
+  *out = wrap_array(ca::bincount(a, w, length, split_every));
+  return CA_OK;
+  CA_CATCH
+}
+
 }  // extern "C"

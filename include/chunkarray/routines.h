@@ -2,7 +2,7 @@
  * @file chunkarray/routines.h
  * @brief NumPy routines: *_like, indices, meshgrid, broadcast_arrays, tril/triu and their indices,
  * diagonal; sort/argsort; unique, isin, union1d; searchsorted, digitize, nonzero, flatnonzero,
- * argwhere; roll, rot90, rollaxis.
+ * argwhere; roll, rot90, rollaxis; insert, delete, choose, select; coarsen; bincount.
  *
  * Values are NumPy's; the chunks of each result are the ones dask.array computes for the same call
  * on the same input chunks. dask has no general sort: ca_array_sort() makes the sorted axis one block
@@ -294,6 +294,110 @@ CA_API ca_status_t ca_array_rot90(ca_array_t **out, const ca_array_t *m, int64_t
  * @return CA_OK; CA_EINVAL (NULL out or a, axis or start out of range); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_rollaxis(ca_array_t **out, const ca_array_t *a, int32_t axis, int32_t start);
+
+/**
+ * np.insert(arr, obj, values, axis) with dask's chunks: @p arr is split at the distinct positions and
+ * the values are placed between the pieces (empty pieces dropped), then everything is concatenated
+ * along @p axis. The values are cast to arr's dtype (NumPy's rule) and broadcast to arr's shape with
+ * @p n along @p axis; they keep their own chunks along @p axis and take arr's along the others.
+ * Values for equal or unsorted positions go in the stable order of their positions (NumPy's), which
+ * dask does not support. For NumPy's scalar obj (values inserted as a block at one position) pass the
+ * position @p n times, the values' axis moved to @p axis; for axis=None pass the raveled array.
+ * @param positions borrowed, @p n positions (negative count from the end; 0..extent of the axis);
+ *        may be NULL when n is 0 (the result is @p arr).
+ * @param values borrowed.
+ * @return CA_OK; CA_EINVAL (NULL out, arr or values; positions NULL with n > 0; an axis or position
+ *         out of range: "index 7 is out of bounds for axis 0 with size 5"; values that do not
+ *         broadcast; unknown chunk sizes); CA_ETYPE (values that do not cast to arr's dtype);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_insert(ca_array_t **out, const ca_array_t *arr, const int64_t *positions, size_t n,
+                                   const ca_array_t *values, int32_t axis);
+
+/**
+ * np.delete(arr, obj, axis) with dask's chunks: arr split at the sorted distinct positions, each
+ * piece after the first without its first element, concatenated along @p axis.
+ * @param positions borrowed, @p n positions (negative count from the end; repeats allowed); may be
+ *        NULL when n is 0 (the result is @p arr). For axis=None pass the raveled array.
+ * @return CA_OK; CA_EINVAL (NULL out or arr; positions NULL with n > 0; an axis or position out of
+ *         range: "index 5 is out of bounds for axis 0 with size 5"; unknown chunk sizes along
+ *         @p axis); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_delete(ca_array_t **out, const ca_array_t *arr, const int64_t *positions, size_t n,
+                                   int32_t axis);
+
+/** ca_array_choose's handling of indices outside [0, n) (NumPy's mode=). Values are pinned. */
+typedef enum ca_choose_mode_t CA_ENUM32 {
+  CA_CHOOSE_RAISE = 0, /**< the compute fails with "choose: invalid entry in choice array" */
+  CA_CHOOSE_WRAP = 1,  /**< the index taken modulo n */
+  CA_CHOOSE_CLIP = 2,  /**< the index clipped to [0, n - 1] */
+  CA_CHOOSE__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_choose_mode_t;
+
+/**
+ * np.choose(a, choices, mode) (dask's choose and Array.choose): element i is choices[a[i]][i]. @p a and
+ * the choices are broadcast together with dask's elementwise chunks; the result has the choices'
+ * common dtype. One task per block gathers from the choices' blocks.
+ * @param a borrowed, a bool or integer array.
+ * @param choices borrowed, @p n arrays (n >= 1), none NULL.
+ * @return CA_OK; CA_EINVAL (NULL out or a, choices NULL or n == 0, a NULL choice, an unknown mode,
+ *         shapes that do not broadcast); CA_ETYPE (a not bool or integer; choices without a common
+ *         dtype); CA_ENOMEM. With ::CA_CHOOSE_RAISE an index out of range fails the compute.
+ */
+CA_API ca_status_t ca_array_choose(ca_array_t **out, const ca_array_t *a, const ca_array_t *const *choices, size_t n,
+                                   ca_choose_mode_t mode);
+
+/**
+ * np.select(condlist, choicelist, default): where the first true condition is, its choice; where
+ * none is, @p default_value. One fused elementwise expression (a chain of where), all operands
+ * broadcast together; the dtype is NumPy's result_type of the choices and the default.
+ * @param conditions borrowed, @p n bool arrays (n >= 1).
+ * @param choices borrowed, @p n arrays.
+ * @param default_value a scalar (a Python scalar's value-based promotion, or a typed scalar).
+ * @return CA_OK; CA_EINVAL (NULL out, conditions or choices, n == 0, a NULL array, shapes that do not
+ *         broadcast); CA_ETYPE (a condition that is not bool: "invalid entry 0 in condlist: should be
+ *         boolean ndarray"; no common dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_select(ca_array_t **out, const ca_array_t *const *conditions,
+                                   const ca_array_t *const *choices, size_t n, ca_scalar_t default_value);
+
+/**
+ * dask's coarsen(reduction, x, {axis: factor}, trim_excess): x reduced over non-overlapping windows of
+ * @p factors elements (NumPy's reduction of x.reshape(n0 / f0, f0, n1 / f1, f1, ...) over the window
+ * axes). The chunks are first aligned to the factors as dask's aligned_coarsen_chunks does, so every
+ * window lies in one block; the result has dask's chunks (each block divided by the factor).
+ * @param op a builtin reduction other than the arg-reductions (CA_RED_SUM, CA_RED_MEAN, CA_RED_MAX, ...;
+ *        NumPy's default result dtype).
+ * @param factors borrowed, ca_array_ndim(x) window sizes, each >= 1 (1: the axis is untouched); may be
+ *        NULL for a 0-d x.
+ * @param trim_excess 0: every extent must be a multiple of its factor; 1: the excess at the end of each
+ *        axis is dropped.
+ * @return CA_OK; CA_EINVAL (NULL out, x or factors (with ndim > 0); a factor < 1; extents that are not
+ *         multiples without trim_excess: "Coarsening factors {0: 3} do not align with array shape
+ *         (10,)."; an arg-reduction or unknown op; unknown chunk sizes); CA_ETYPE (the reduction is not
+ *         defined for x's dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const ca_array_t *x, const int64_t *factors,
+                                    int trim_excess);
+
+/**
+ * np.bincount(x, weights) with a result of @p length elements: how often each value 0..length-1
+ * occurs in @p x (int64), or with @p weights the sum of the weights of its occurrences (float64, NumPy's
+ * double). NumPy's length is max(max(x) + 1, minlength): the caller determines it (a reduction of x,
+ * computed before). Each block counts into a row (one task per block), the rows are summed by a tree
+ * reduction (dask's scheme); the result is one block.
+ * @param x borrowed, 1-d, a bool or integer dtype, known chunk sizes.
+ * @param weights borrowed, may be NULL (counts); otherwise x's shape, a real numeric dtype (rechunked
+ *        like x when its chunks differ).
+ * @param length the result's length (>= 0). A value of x outside [0, length) fails the compute with
+ *        "bincount: value 12 is outside [0, 10)".
+ * @param split_every blocks combined per tree node (0: dask's default).
+ * @return CA_OK; CA_EINVAL (NULL out or x, x not 1-d, a negative length, weights of another shape,
+ *         unknown chunk sizes); CA_ETYPE (x not bool or integer, complex or non-numeric weights);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, const ca_array_t *weights, int64_t length,
+                                     int32_t split_every);
 
 #ifdef __cplusplus
 }

@@ -377,6 +377,21 @@ ArrayPtr rt_unique_part(const ArrayPtr &r, int64_t which, bool equal_nan, DType 
   return array_from_layer(g, name, Chunks{{kUnknownChunk}}, dtype);
 }
 
+// Each block of the 1-d `r` replaced by its unique values (ca.unique per block; unknown sizes).
+ArrayPtr rt_unique_blocks(const ArrayPtr &r, bool equal_nan) {
+  std::string name = Tokenizer("unique-block").add(*r).add(int64_t(equal_nan)).name();
+  const Index nb = r->numblocks[0];
+  auto layer = std::make_shared<MaterializedLayer>(name, 1);
+  for (Index b = 0; b < nb; ++b) {
+    ca_arg_t key = ca_arg_key(r->name.c_str(), &b, 1);
+    ca_arg_t args[3] = {ca_arg_i64(0), ca_arg_i64(equal_nan), ca_arg_list(&key, 1)};
+    layer->add_task(&b, "ca.unique", args, 3);
+  }
+  auto g = merge_graphs({r});
+  g->add_layer(layer);
+  return array_from_layer(g, name, Chunks{std::vector<Index>(size_t(nb), kUnknownChunk)}, r->dtype);
+}
+
 // ca.searchsorted over v's blocks with `sorted` as one block: mode 0 searchsorted (right: side),
 // 1 digitize (right: NumPy's right=).
 ArrayPtr rt_search_blocks(const char *prefix, const ArrayPtr &sorted, const ArrayPtr &v, bool right, int64_t mode) {
@@ -395,7 +410,9 @@ UniqueResult unique(const ArrayPtr &a, bool want_index, bool want_inverse, bool 
   rt_check_sortable(a->dtype, "unique");
   ArrayPtr r = a->ndim() == 1 ? a : ravel(a);
   UniqueResult out;
-  out.values = rt_unique_part(r, 0, equal_nan, a->dtype);
+  // The values as dask computes them: each block's unique values first (in parallel), then the
+  // unique values of those (a small final task when values repeat across blocks).
+  out.values = rt_unique_part(r->numblocks[0] > 1 ? rt_unique_blocks(r, equal_nan) : r, 0, equal_nan, a->dtype);
   if (want_index) out.index = rt_unique_part(r, 1, equal_nan, CA_INT64);
   if (want_counts) out.counts = rt_unique_part(r, 2, equal_nan, CA_INT64);
   // The inverse: each element's position among the values (a binary search per block, in

@@ -108,7 +108,35 @@ ArrayPtr rot90(const ArrayPtr &m, int64_t k, int64_t axis0, int64_t axis1);
 /// np.rollaxis(a, axis, start).
 ArrayPtr rollaxis(const ArrayPtr &a, int64_t axis, int64_t start);
 
-/// ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin.
+// ---- insert, delete, choose, select, coarsen (routines_manip.cpp) ---------------------------------
+
+/// np.insert(arr, obj, values, axis) with dask's chunks: arr split at the distinct positions, the
+/// values (cast to arr's dtype, broadcast to arr's shape with `obj.size()` along the axis, put in the
+/// stable order of their positions) between the pieces, empty pieces dropped, concatenated.
+/// Positions are NumPy's (negative from the end, 0..extent).
+ArrayPtr insert(const ArrayPtr &arr, const std::vector<Index> &obj, const ArrayPtr &values, int64_t axis);
+/// np.delete(arr, obj, axis) with dask's chunks (arr split at the sorted distinct positions, each
+/// piece after the first without its first element, concatenated).
+ArrayPtr delete_at(const ArrayPtr &arr, const std::vector<Index> &obj, int64_t axis);
+/// np.choose(a, choices, mode) (mode 0 raise, 1 wrap, 2 clip): a and the choices broadcast together
+/// (dask's elemwise chunks), the choices in their common dtype; ca.choose gathers per element.
+ArrayPtr choose(const ArrayPtr &a, const std::vector<ArrayPtr> &choices, int32_t mode);
+/// np.select(condlist, choicelist, default): one fused chain of where (bool conditions only).
+ArrayPtr select(const std::vector<ArrayPtr> &conds, const std::vector<ArrayPtr> &choices, const ca_scalar_t &dflt);
+/// dask's aligned_coarsen_chunks(chunks, multiple).
+std::vector<Index> aligned_coarsen_chunks(const std::vector<Index> &chunks, Index multiple);
+/// dask's coarsen(reduction, x, {axis: factor}, trim_excess): chunks aligned to the factors, then
+/// each block reduced over windows of `factors` (one per axis, 1 = untouched) as a reshape and a
+/// builtin reduction (op = CA_RED_*, not the arg-reductions); dask's output chunks.
+ArrayPtr coarsen(int32_t op, const ArrayPtr &x, const std::vector<Index> &factors, bool trim_excess);
+
+/// np.bincount(x, weights) of a known result length (NumPy's max(max(x) + 1, minlength), which the
+/// caller determines): each block counts into a (1, length) row (ca.bincount; int64, or float64 sums
+/// of the weights), the rows are summed by the tree reduction. A value outside [0, length) fails
+/// the compute.
+ArrayPtr bincount(const ArrayPtr &x, const ArrayPtr &weights, Index length, int32_t split_every);
+
+/// ca.indices, ca.diagonal_nd, ca.sort, ca.unique, ca.searchsorted, ca.isin, ca.choose, ca.bincount.
 void register_routines_kernels(KernelRegistry &reg);
 
 }  // namespace ca

@@ -185,6 +185,36 @@ Block *rk_k_unique(const KernelArgs &A) {
       const T *p = static_cast<const T *>(b.u.block->data);
       x.insert(x.end(), p, p + b.u.block->shape[0]);
     }
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // Integers of a small range: the values seen, marked in a table (linear time, sorted output).
+      if (which == 0 && n > 0) {
+        const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+        const T vlo = *lo;
+        const unsigned __int128 range = (unsigned __int128)((__int128)*hi - (__int128)vlo) + 1;
+        if (range <= (unsigned __int128)(2 * n + 4096)) {
+          std::vector<uint8_t> seen(size_t(range), 0);
+          for (const S &v : x) seen[size_t((__int128)v - (__int128)vlo)] = 1;
+          Index m = 0;
+          for (uint8_t f : seen) m += f;
+          BlockRef out(rk_new_block(dt, {m}));
+          T *y = out.data<T>();
+          for (size_t i = 0; i < seen.size(); ++i)
+            if (seen[i]) *y++ = T((__int128)vlo + (__int128)i);
+          result = out.release();
+          return;
+        }
+      }
+    }
+    if (which == 0) {  // the values only: a direct sort (no permutation), then the distinct ones
+      std::sort(x.begin(), x.end(), [](const S &p, const S &q) { return rk_less(T(p), T(q)); });
+      Index m = 0;
+      for (Index i = 0; i < n; ++i)
+        if (i == 0 || !rk_same(T(x[size_t(m - 1)]), T(x[size_t(i)]), equal_nan)) x[size_t(m++)] = x[size_t(i)];
+      BlockRef out(rk_new_block(dt, {m}));
+      for (Index g = 0; g < m; ++g) out.data<T>()[g] = T(x[size_t(g)]);
+      result = out.release();
+      return;
+    }
     std::vector<Index> perm(static_cast<size_t>(n));
     std::iota(perm.begin(), perm.end(), Index(0));
     std::stable_sort(perm.begin(), perm.end(), [&](Index p, Index q) { return rk_less(x[size_t(p)], x[size_t(q)]); });
@@ -305,9 +335,97 @@ Block *rk_k_isin(const KernelArgs &A) {
   return out.release();
 }
 
+// ---- ca.choose(index block (int64), mode, choice blocks...): np.choose per element; every block has
+// the index block's shape, the choices one dtype (mode 0 raise, 1 wrap, 2 clip).
+template <class T>
+void rk_gather(const int64_t *k, const std::vector<const Block *> &ch, void *out, Index n) {
+  T *y = static_cast<T *>(out);
+  for (Index i = 0; i < n; ++i) y[i] = static_cast<const T *>(ch[size_t(k[i])]->data)[i];
+}
+
+Block *rk_k_choose(const KernelArgs &A) {
+  const Block *idx = A.block(0, "a");
+  const int64_t mode = A.int64(1, "mode");
+  CA_CHECK(A.size() >= 3, CA_EINVAL, "ca.choose: no choices");
+  CA_CHECK(idx->dtype == CA_INT64, CA_ETYPE, "ca.choose: the index block must be int64");
+  std::vector<const Block *> ch;
+  for (size_t i = 2; i < A.size(); ++i) {
+    const Block *c = A.block(i, "choice");
+    CA_CHECK(c->dtype == A.block(2)->dtype && c->size == idx->size, CA_EINVAL,
+             "ca.choose: the choices differ from the index block in dtype or size");
+    ch.push_back(c);
+  }
+  const Index n = idx->size, nc = Index(ch.size());
+  std::vector<int64_t> k(static_cast<const int64_t *>(idx->data), static_cast<const int64_t *>(idx->data) + n);
+  for (int64_t &v : k) {
+    if (v >= 0 && v < nc) continue;
+    CA_CHECK(mode != 0, CA_EINVAL, "choose: invalid entry in choice array (", v, " with ", nc, " choices)");
+    v = mode == 1 ? ((v % nc) + nc) % nc : (v < 0 ? 0 : nc - 1);
+  }
+  BlockRef out(rk_new_block(DType(ch[0]->dtype), rk_shape_of(idx)));
+  const size_t isz = dtype_size(DType(ch[0]->dtype));
+  switch (isz) {
+    case 1: rk_gather<uint8_t>(k.data(), ch, out->data, n); break;
+    case 2: rk_gather<uint16_t>(k.data(), ch, out->data, n); break;
+    case 4: rk_gather<uint32_t>(k.data(), ch, out->data, n); break;
+    case 8: rk_gather<uint64_t>(k.data(), ch, out->data, n); break;
+    default:
+      for (Index i = 0; i < n; ++i)
+        std::memcpy(static_cast<char *>(out->data) + size_t(i) * isz,
+                    static_cast<const char *>(ch[size_t(k[size_t(i)])]->data) + size_t(i) * isz, isz);
+  }
+  return out.release();
+}
+
+// ---- ca.bincount(x block (bool/integer, 1-d), [weights block (float64)], length): a (1, length) row
+// of counts (int64) or of the weights' sums (float64).
+Block *rk_k_bincount(const KernelArgs &A) {
+  const Block *x = A.block(0, "x");
+  const bool weighted = A.size() == 3;
+  const Block *w = weighted ? A.block(1, "weights") : nullptr;
+  const Index length = A.int64(weighted ? 2 : 1, "length");
+  CA_CHECK(x->ndim == 1, CA_EINVAL, "ca.bincount: x must be 1-d");
+  CA_CHECK(!w || (w->dtype == CA_FLOAT64 && w->size == x->size), CA_EINVAL,
+           "ca.bincount: weights must be float64 of x's size");
+  BlockRef out(rk_new_block(w ? CA_FLOAT64 : CA_INT64, {1, length}));
+  std::memset(out->data, 0, size_t(out->nbytes));
+  const Index n = x->size;
+  dispatch_dtype(DType(x->dtype), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      const T *v = static_cast<const T *>(x->data);
+      auto bad = [&](Index i) {
+        fail(CA_EINVAL, "bincount: value ", int64_t(v[i]), " is outside [0, ", length,
+             ") (the length was determined before the compute)");
+      };
+      if (w) {
+        const double *wt = static_cast<const double *>(w->data);
+        double *y = out.data<double>();
+        for (Index i = 0; i < n; ++i) {
+          const int64_t k = int64_t(v[i]);
+          if (k < 0 || k >= length || (std::is_same_v<T, uint64_t> && uint64_t(v[i]) > uint64_t(INT64_MAX))) bad(i);
+          y[k] += wt[i];
+        }
+      } else {
+        int64_t *y = out.data<int64_t>();
+        for (Index i = 0; i < n; ++i) {
+          const int64_t k = int64_t(v[i]);
+          if (k < 0 || k >= length || (std::is_same_v<T, uint64_t> && uint64_t(v[i]) > uint64_t(INT64_MAX))) bad(i);
+          ++y[k];
+        }
+      }
+    } else {
+      fail(CA_ETYPE, "ca.bincount: x must be of a bool or integer dtype");
+    }
+  });
+  return out.release();
+}
+
 }  // namespace
 
 void register_routines_kernels(KernelRegistry &reg) {
+  register_builtin<rk_k_bincount>(reg, "ca.bincount");
+  register_builtin<rk_k_choose>(reg, "ca.choose");
   register_builtin<rk_k_indices>(reg, "ca.indices");
   register_builtin<rk_k_diagonal_nd>(reg, "ca.diagonal_nd");
   register_builtin<rk_k_sort>(reg, "ca.sort");

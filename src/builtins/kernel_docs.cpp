@@ -14,8 +14,17 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "A new block assembled from pieces of input blocks: `pieces` alternates a block and its geometry tuple "
      "(source start per axis, destination start per axis, length per axis). Emitted by rechunk.",
      false},
+    {"ca.bincount", "ca.bincount(x: block, [weights: block,] length: int) -> block",
+     "A (1, length) row: numpy.bincount of a 1-d bool or integer block (int64 counts), or the sums of the float64 "
+     "weights per value; a value outside [0, length) fails. Emitted by ca_array_bincount.",
+     false},
     {"ca.block_shape", "ca.block_shape(block) -> block", "An int64 block of shape (ndim,) holding the block's shape.",
      true},
+    {"ca.choose", "ca.choose(a: block, mode: int, choices: block...) -> block",
+     "numpy.choose per element: element i of the choice block a[i] (a int64; every block of a's shape, "
+     "the choices of one dtype; mode 0 fails on an index out of range, 1 wraps, 2 clips). Emitted by "
+     "ca_array_choose.",
+     false},
     {"ca.data", "ca.data(block) -> block",
      "A block stored in the graph (a data layer), handed out without copying. Emitted by from_buffer and persist.",
      false},

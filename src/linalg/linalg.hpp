@@ -37,6 +37,10 @@ ArrayPtr tensordot(const ArrayPtr &a, const ArrayPtr &b, std::vector<int32_t> a_
 ArrayPtr tensordot_n(const ArrayPtr &a, const ArrayPtr &b, int32_t n, int32_t split_every = 0);
 /// NumPy's matmul: batched over broadcast leading dimensions; 1-d operands promoted and removed.
 ArrayPtr matmul(const ArrayPtr &a, const ArrayPtr &b, int32_t split_every = 0);
+/// einsum (dask.array.einsum's values and chunks) through tensordot (BLAS) when the subscripts are
+/// a two-operand contraction of float or complex operands (each letter contracted or free, no batch
+/// letters, no diagonals, no broadcasting); otherwise ca::einsum (array/einsum.hpp).
+ArrayPtr einsum(const std::string &subscripts, const std::vector<ArrayPtr> &operands, DType dtype);
 /// NumPy's dot.
 ArrayPtr dot(const ArrayPtr &a, const ArrayPtr &b, int32_t split_every = 0);
 /// NumPy's outer of two 1-d (or 0-d) arrays.

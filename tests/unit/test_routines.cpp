@@ -14,6 +14,8 @@
 
 #include "array/array.hpp"
 #include "array/create.hpp"
+#include "array/expr.hpp"
+#include "array/slicing.hpp"
 #include "array/routines.hpp"
 #include "dask_batch.hpp"
 #include "numpy_ref.hpp"
@@ -421,6 +423,118 @@ std::vector<int64_t> c_chunks(const ca_array_t *a, int32_t dim) {
 }
 
 }  // namespace
+
+// ---- insert, delete, choose, select, coarsen, bincount (routines_manip.cpp) ------------------------
+
+TEST_F(Routines, InsertDelete) {
+  Batch b;
+  for (DType dt : kDtypes) {
+    const std::string n = dtype_name(dt);
+    b.add("insert 1-d " + n, {{make(dt, {9}), {{3, 2, 4}}}},
+          "np.insert(a0, [0, 2, 2, 9], np.arange(4))",
+          "da.insert(A0, [0, 2, 2, 9], da.from_array(np.arange(4).astype(a0.dtype)), axis=0)",
+          [dt](const A &a) { return insert(a[0], {0, 2, 2, 9}, elementwise_astype(arange(0, 4, 1, {{4}}, CA_INT64), dt), 0); });
+    b.add("insert axis 1 scalar " + n, {{make(dt, {4, 6}), kRagged2}}, "np.insert(a0, [1, 6], 1, axis=1)",
+          "da.insert(A0, [1, 6], 1, axis=1)",
+          [dt](const A &a) { return insert(a[0], {1, 6}, full({}, {}, dt, 1.0), 1); });
+    b.add("delete axis 1 " + n, {{make(dt, {4, 6}), kRagged2}}, "np.delete(a0, [0, 3, 3, -1], axis=1)",
+          "da.delete(A0, [0, 3, 3, -1], axis=1)", [](const A &a) { return delete_at(a[0], {0, 3, 3, -1}, 1); });
+  }
+  b.add("insert unsorted (NumPy's order; dask needs sorted)", {{make(CA_INT32, {5}), {{2, 3}}}},
+        "np.insert(a0, [4, 0, 4], [7, 8, 9])", "",
+        [](const A &a) { return insert(a[0], {4, 0, 4}, arange(7, 10, 1, {{3}}, CA_INT32), 0); });
+  b.add("insert into empty", {{make(CA_FLOAT64, {0}), {{0}}}}, "np.insert(a0, [0, 0], [1.0, 2.0])", "",
+        [](const A &a) { return insert(a[0], {0, 0}, arange(1, 3, 1, {{2}}, CA_FLOAT64), 0); });
+  b.add("delete everything", {{make(CA_FLOAT32, {3}), {{1, 2}}}}, "np.delete(a0, [0, 1, 2])",
+        "da.delete(A0, [0, 1, 2], axis=0)", [](const A &a) { return delete_at(a[0], {0, 1, 2}, 0); });
+  b.add("delete size 1", {{make(CA_INT8, {1, 2}), {{1}, {2}}}}, "np.delete(a0, 0, axis=0)",
+        "da.delete(A0, 0, axis=0)", [](const A &a) { return delete_at(a[0], {0}, 0); });
+  b.run();
+  ArrayPtr x = ca::test::array_from_npy(make(CA_FLOAT64, {4, 6}), kRagged2);
+  expect_error(CA_EINVAL, "index 7 is out of bounds for axis 1 with size 6", [&] { insert(x, {7}, x, 1); });
+  expect_error(CA_EINVAL, "index -7 is out of bounds for axis 1 with size 6", [&] { delete_at(x, {-7}, 1); });
+  expect_error(CA_EINVAL, "do not broadcast", [&] { insert(x, {1, 2}, x, 1); });
+}
+
+TEST_F(Routines, ChooseSelect) {
+  Batch b;
+  const Input idx{vec_i64({0, 1, 2, 1, 0, 2}), {{2, 4}}};
+  for (DType dt : kDtypes) {
+    const std::string n = dtype_name(dt);
+    const Input c{make(dt, {6}), {{3, 3}}}, r{make(dt, {3, 6}), {{1, 2}, {6}}};
+    b.add("choose " + n, {idx, c, r, c}, "np.choose(a0, [a1, a2, a3])", "da.choose(A0, [A1, A2, A3])",
+          [](const A &a) { return choose(a[0], {a[1], a[2], a[3]}, 0); });
+    const Input p{make(CA_BOOL, {6}), {{6}}}, q{make(CA_BOOL, {3, 6}), {{3}, {2, 4}}};
+    // dask's select needs operands of one ndim: its chunks are compared where they have
+    b.add("select same shape " + n, {p, p, c, c}, "np.select([a0, ~a1], [a2, a3 * 2], 5)",
+          "da.select([A0, ~A1], [A2, A3 * 2], 5)", [](const A &a) {
+            ca_scalar_t five{CA_INT64, 0, 5.0, 0, 5}, two{CA_INT64, 0, 2.0, 0, 2};
+            return select({a[0], elementwise_unary(CA_OP_INVERT, a[1])}, {a[2], elementwise_scalar(CA_OP_MUL, a[3], two, false)},
+                          five);
+          });
+    b.add("select broadcast " + n, {p, q, c, r}, "np.select([a0, a1], [a2, a3], 5)", "",
+          [](const A &a) {
+            ca_scalar_t five{CA_INT64, 0, 5.0, 0, 5};
+            return select({a[0], a[1]}, {a[2], a[3]}, five);
+          });
+  }
+  const Input big{vec_i64({-4, 7, 2, 3, -1, 0}), {{3, 3}}}, c{make(CA_FLOAT32, {6}), {{6}}};
+  b.add("choose wrap", {big, c, c, c}, "np.choose(a0, [a1, a2 * 2, a3 * 3], mode='wrap')", "",
+        [](const A &a) {
+          ca_scalar_t two{CA_FLOAT64, 0, 2.0, 0, 0}, three{CA_FLOAT64, 0, 3.0, 0, 0};
+          return choose(a[0], {a[1], elementwise_scalar(CA_OP_MUL, a[2], two, false),
+                               elementwise_scalar(CA_OP_MUL, a[3], three, false)}, 1);
+        });
+  b.add("choose clip", {big, c, c}, "np.choose(a0, [a1, -a2], mode='clip')", "",
+        [](const A &a) { return choose(a[0], {a[1], elementwise_unary(CA_OP_NEG, a[2])}, 2); });
+  b.add("choose 0-d", {{vec_i64({1}), {{1}}}}, "np.choose(a0[0], [np.float64(5), np.float64(6)])", "",
+        [](const A &a) {
+          return choose(getitem(a[0], {IndexItem::integer(0)}), {full({}, {}, CA_FLOAT64, 5.0), full({}, {}, CA_FLOAT64, 6.0)}, 0);
+        });
+  b.run();
+  ArrayPtr f = ca::test::array_from_npy(make(CA_FLOAT64, {4}), {{4}});
+  expect_error(CA_ETYPE, "choose: a must be of an integer dtype", [&] { choose(f, {f}, 0); });
+  const ca_scalar_t zero{CA_INT64, 0, 0.0, 0, 0};
+  expect_error(CA_ETYPE, "invalid entry 0 in condlist", [&] { select({f}, {f}, zero); });
+  expect_error(CA_EINVAL, "empty condition list", [&] { select({}, {}, zero); });
+}
+
+TEST_F(Routines, CoarsenBincount) {
+  Batch b;
+  for (DType dt : {CA_FLOAT64, CA_INT32, CA_UINT8, CA_FLOAT32}) {
+    const std::string n = dtype_name(dt);
+    const Input x{make(dt, {12, 6}), {{4, 5, 3}, {3, 3}}};
+    b.add("coarsen sum " + n, {x}, "a0.reshape(6, 2, 2, 3).sum(axis=(1, 3))", "da.coarsen(np.sum, A0, {0: 2, 1: 3})",
+          [](const A &a) { return coarsen(CA_RED_SUM, a[0], {2, 3}, false); });
+    b.add("coarsen max " + n, {x}, "a0.reshape(3, 4, 6).max(axis=1)", "da.coarsen(np.max, A0, {0: 4})",
+          [](const A &a) { return coarsen(CA_RED_MAX, a[0], {4, 1}, false); });
+  }
+  b.add("coarsen mean trim", {{make(CA_FLOAT64, {11, 7}), {{3, 5, 3}, {4, 3}}}},
+        "a0[:9, :6].reshape(3, 3, 3, 2).mean(axis=(1, 3))", "da.coarsen(np.mean, A0, {0: 3, 1: 2}, trim_excess=True)",
+        [](const A &a) { return coarsen(CA_RED_MEAN, a[0], {3, 2}, true); });
+  b.add("coarsen empty", {{make(CA_FLOAT64, {0, 4}), {{0}, {2, 2}}}}, "a0.reshape(0, 2, 2).sum(axis=2)",
+        "da.coarsen(np.sum, A0, {1: 2})", [](const A &a) { return coarsen(CA_RED_SUM, a[0], {1, 2}, false); });
+  b.add("coarsen 0-d", {{make(CA_FLOAT64, {}), {}}}, "np.sum(a0)", "",
+        [](const A &a) { return coarsen(CA_RED_SUM, a[0], {}, false); });
+  const Input v{vec_i64({1, 4, 4, 0, 9, 1, 1, 3}), {{3, 1, 4}}};
+  b.add("bincount", {v}, "np.bincount(a0, minlength=12)", "da.bincount(A0, minlength=12)",
+        [](const A &a) { return bincount(a[0], nullptr, 12, 0); });
+  b.add("bincount weights", {v, {make(CA_FLOAT32, {8}), {{3, 1, 4}}}}, "np.bincount(a0, a1)", "",
+        [](const A &a) { return bincount(a[0], a[1], 10, 0); });
+  b.add("bincount bool", {{make(CA_BOOL, {7}), {{2, 5}}}}, "np.bincount(a0)", "",
+        [](const A &a) { return bincount(a[0], nullptr, 2, 0); });
+  b.add("bincount empty", {{make(CA_INT64, {0}), {{0}}}}, "np.bincount(a0, minlength=3)", "",
+        [](const A &a) { return bincount(a[0], nullptr, 3, 0); });
+  b.run();
+  ArrayPtr x = ca::test::array_from_npy(make(CA_FLOAT64, {10}), {{10}});
+  expect_error(CA_EINVAL, "Coarsening factors {0: 3} do not align with array shape (10,).",
+               [&] { coarsen(CA_RED_SUM, x, {3}, false); });
+  expect_error(CA_EINVAL, "arg-reductions", [&] { coarsen(CA_RED_ARGMAX, x, {2}, false); });
+  // dask's own results for these (dask.array.routines.aligned_coarsen_chunks)
+  EXPECT_EQ(aligned_coarsen_chunks({4, 5, 3}, 2), (std::vector<Index>{4, 4, 4}));
+  EXPECT_EQ(aligned_coarsen_chunks({3, 5, 3}, 3), (std::vector<Index>{3, 3, 3, 2}));
+  expect_error(CA_ETYPE, "Cannot cast array data", [&] { bincount(x, nullptr, 3, 0); });
+}
 
 TEST(RoutinesCApi, CreationAndTriangles) {
   ca_context_t *ctx = nullptr;

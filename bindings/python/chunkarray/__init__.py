@@ -16,6 +16,8 @@ from ._window import sliding_window_view  # noqa: F401
 from ._einsum import einsum  # noqa: F401
 from ._shape import *  # noqa: F401,F403 - reshape, concatenate, stack, ...
 from ._routines import *  # noqa: F401,F403 - *_like, meshgrid, tril, sort, unique, searchsorted, ... (routines.h)
+from ._surface import *  # noqa: F401,F403 - insert, delete, choose, select, coarsen, histogramdd, ... (issue 16)
+from ._surface import shape, ndim  # noqa: F401 - (also names of Array properties)
 from .core import map_overlap, overlap, trim_internal  # noqa: F401
 from .linalg import dot, matmul, outer, tensordot  # noqa: F401
 from ._indexing import IndexingError  # noqa: F401
@@ -26,6 +28,8 @@ from . import _protocol  # noqa: F401 - metadata and *_like NumPy functions with
 from . import _routines as _routines_mod
 from .core import _NUMPY_FUNCTIONS as _nf
 _nf.update(_routines_mod._np_table())
+from . import _surface as _surface_mod
+_nf.update(_surface_mod._np_table())
 del _nf
 from .core import ComputeWarning  # noqa: F401
 from .chunkmanager import ChunkArrayManager  # noqa: F401

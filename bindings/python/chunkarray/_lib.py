@@ -465,6 +465,13 @@ _PROTOS = {
     "ca_array_roll": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, c_i32p, ctypes.c_int32]),
     "ca_array_rot90": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64, ctypes.c_int32, ctypes.c_int32]),
     "ca_array_rollaxis": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int32, ctypes.c_int32]),
+    "ca_array_insert": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_size_t, c_vp, ctypes.c_int32]),
+    "ca_array_delete": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_size_t, ctypes.c_int32]),
+    "ca_array_choose": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(c_vp), ctypes.c_size_t, ctypes.c_int32]),
+    "ca_array_select": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t,
+                                   Scalar]),
+    "ca_array_coarsen": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_i64p, ctypes.c_int]),
+    "ca_array_bincount": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int64, ctypes.c_int32]),
     # linalg.h
     "ca_linalg_matmul": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_linalg_dot": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),

@@ -706,8 +706,8 @@ def bincount(x, weights=None, minlength=0, split_every=None):
 
     The length is ``max(x) + 1`` (at least ``minlength``). Where dask leaves it unknown (nan) without a
     minlength, this computes ``x.min()`` and ``x.max()`` at call time (one reduction; negative values
-    raise ValueError then) so the result has a known shape. Each block counts with ``numpy.bincount``;
-    the counts are summed.
+    raise ValueError then) so the result has a known shape. Each block counts in the C library
+    (ca_array_bincount); the counts are summed by a tree reduction.
 
     Parameters
     ----------
@@ -746,17 +746,13 @@ def bincount(x, weights=None, minlength=0, split_every=None):
         length = max(int(hi) + 1, int(minlength))
     else:
         length = int(minlength)
-    dtype = np.bincount([]).dtype if weights is None else np.bincount([1], weights=np.ones(1, weights.dtype)).dtype
-    nblocks = len(x.chunks[0])
-    if nblocks == 0 or x.size == 0:
-        return core.zeros((length,), chunks=((length,),), dtype=dtype)
-    if weights is None:
-        mapped = core.map_blocks(lambda b: np.bincount(b, minlength=length)[np.newaxis], x, dtype=dtype,
-                                 new_axis=1, chunks=((1,) * nblocks, (length,)))
-    else:
-        mapped = core.map_blocks(lambda b, w: np.bincount(b, w, minlength=length)[np.newaxis], x, weights,
-                                 dtype=dtype, new_axis=1, chunks=((1,) * nblocks, (length,)))
-    return mapped.sum(axis=0, dtype=dtype, split_every=split_every)
+    if weights is not None and weights.dtype.kind not in "biuf":
+        raise TypeError(f"Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') according to the "
+                        "rule 'safe'")
+    se = split_every if isinstance(split_every, (int, np.integer)) else (
+        max(split_every.values()) if isinstance(split_every, dict) and split_every else 0)
+    # the C library's ca_array_bincount: a row of counts per block (one task each, no Python), summed
+    return Array._new(core.lib().ca_array_bincount, x, weights, int(length), int(se or 0))
 
 
 # ---- topk ------------------------------------------------------------------------------------------

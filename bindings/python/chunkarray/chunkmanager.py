@@ -37,9 +37,33 @@ class ChunkArrayManager(_Base):
         self.array_cls = core.Array
 
     def is_chunked_array(self, data: Any) -> bool:
+        """Whether ``data`` is a chunkarray Array.
+
+        Parameters
+        ----------
+        data : object
+            Any object.
+
+        Returns
+        -------
+        bool
+            True for a chunkarray.Array.
+        """
         return isinstance(data, core.Array)
 
     def chunks(self, data: core.Array) -> tuple[tuple[int, ...], ...]:
+        """The chunks of an array.
+
+        Parameters
+        ----------
+        data : Array
+            The array.
+
+        Returns
+        -------
+        tuple of tuple of int
+            Its chunks (nan for unknown sizes).
+        """
         return data.chunks
 
     def normalize_chunks(self, chunks: Any, shape: tuple[int, ...] | None = None, limit: int | None = None,

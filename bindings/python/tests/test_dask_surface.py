@@ -1,0 +1,85 @@
+"""Issue 16's completeness check: every public top-level callable of dask.array (Debian's
+python3-dask) and every public attribute of dask.array.Array exists in chunkarray, except the
+dask-specific names listed below with the reason each has no meaning here.
+
+Introspection only (nothing is computed): new dask names make this fail until they are implemented
+or listed.
+"""
+import inspect
+
+import pytest
+
+import chunkarray as ca
+
+da = pytest.importorskip("dask.array")
+
+# Top-level names of dask.array that belong to dask's machinery, not to NumPy's surface:
+DASK_SPECIFIC = {
+    # dask.delayed and its task graphs: chunkarray has no Delayed objects (Array.blocks / Array.to_delayed
+    # give one-block Arrays; Graph builds custom arrays from tasks).
+    "from_delayed",
+    # dask's testing helper (compares a dask collection with NumPy by computing it); the tests here
+    # compare values with numpy.testing directly.
+    "assert_eq",
+    # dask's collection-level graph optimization (culling, fusing); the library optimizes when it
+    # computes, there is no graph to hand back to the caller.
+    "optimize",
+    # dask's registry of block types (sparse, cupy) for NumPy-protocol dispatch: blocks are NumPy arrays.
+    "register_chunk_type",
+    # dask warns with it about graphs with too many tasks in its Python graph builders; nothing in
+    # chunkarray raises it.
+    "PerformanceWarning",
+    # deprecated alias of blockwise in dask ("The da.atop function has moved to da.blockwise").
+    "atop",
+    # TileDB and HDF5 I/O: the libraries (tiledb, h5py) are not part of this project's dependencies;
+    # storage formats belong to the I/O issue (Zarr and .npy are supported: to_zarr, from_npy_stack, ...).
+    "from_tiledb", "to_tiledb", "to_hdf5",
+}
+
+# Array attributes of dask.array.Array that expose dask itself:
+ARRAY_DASK_SPECIFIC = {
+    # the HighLevelGraph of the array; chunkarray's graph is Array.graph (a Graph object).
+    "dask",
+    # dask.dataframe conversion: no dataframe library here.
+    "to_dask_dataframe",
+    # HDF5 and TileDB writers (see above).
+    "to_hdf5", "to_tiledb",
+}
+
+
+def _dask_top_level():
+    return sorted(n for n in dir(da) if not n.startswith("_") and not inspect.ismodule(getattr(da, n)))
+
+
+def _dask_array_attrs():
+    return sorted(n for n in dir(da.Array) if not n.startswith("_"))
+
+
+def test_every_dask_top_level_name_exists():
+    missing = [n for n in _dask_top_level() if n not in DASK_SPECIFIC and not hasattr(ca, n)]
+    assert not missing, f"dask.array names missing from chunkarray: {missing}"
+
+
+def test_dask_top_level_names_are_exported():
+    not_exported = [n for n in _dask_top_level()
+                    if n not in DASK_SPECIFIC and hasattr(ca, n) and n not in ca.__all__
+                    and not inspect.ismodule(getattr(ca, n))]
+    assert not not_exported, f"in chunkarray but not in __all__: {not_exported}"
+
+
+def test_every_dask_array_attribute_exists():
+    missing = [n for n in _dask_array_attrs() if n not in ARRAY_DASK_SPECIFIC and not hasattr(ca.Array, n)]
+    assert not missing, f"dask.array.Array attributes missing from chunkarray.Array: {missing}"
+
+
+def test_the_exclusions_are_still_dask_names():
+    # A name dask dropped should leave the list too (the list documents what dask has).
+    assert DASK_SPECIFIC <= set(_dask_top_level())
+    assert ARRAY_DASK_SPECIFIC <= set(_dask_array_attrs())
+
+
+def test_callables_stay_callable():
+    # dask's top-level callables are callable here too (not, for instance, shadowed by data).
+    wrong = [n for n in _dask_top_level()
+             if n not in DASK_SPECIFIC and callable(getattr(da, n)) and not callable(getattr(ca, n, None))]
+    assert not wrong, wrong
