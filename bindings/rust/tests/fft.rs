@@ -291,3 +291,18 @@ fn frequencies_and_shifts() {
     let b = fft::backend().unwrap();
     assert!(b == "kissfft" || b == "fftw3", "{}", b);
 }
+
+#[test]
+fn empty_and_size_one_inputs() {
+    // shape (0, 4): the empty axis keeps its (empty) chunks, as dask's ((0,), (4,))
+    let e = Array::zeros(&[0, 4], &[2, 4], DType::Float64).unwrap();
+    let r = fft::fft(&e, None, 1, Norm::Backward).unwrap();
+    assert_eq!(r.shape(), vec![0, 4]);
+    assert_eq!(r.dtype(), DType::Complex128);
+    assert!(complexes(&r).is_empty());
+    // one point: fft([3.5]) == [3.5]; rfft([3.5], n=3) == [3.5, 3.5]
+    let one = Array::from_slice(&[3.5], &[1], &[1]).unwrap();
+    assert_close(&complexes(&fft::fft(&one, None, 0, Norm::Backward).unwrap()), &[(3.5, 0.0)], "fft of one point");
+    assert_close(&complexes(&fft::rfft(&one, Some(3), 0, Norm::Backward).unwrap()), &[(3.5, 0.0), (3.5, 0.0)],
+                 "rfft of one point, n=3");
+}

@@ -801,3 +801,33 @@ fn empty_and_0d_routines() {
     assert_eq!((b[0].shape(), b[0].chunks()), (vec![3, 4], m.chunks()));
     close(&f64s(&b[0]), &[2.5; 12]);
 }
+
+/// insert, delete, choose, select, bincount on empty, size-1 and 0-d inputs (NumPy's values).
+#[test]
+fn insert_delete_choose_select_bincount_edge_cases() {
+    let empty = Array::from_slice::<f64>(&[], &[0], &[1]).unwrap();
+    let vals = Array::from_slice(&[5.0, 6.0], &[2], &[1]).unwrap();
+    let r = empty.insert(&[0, 0], &vals, 0).unwrap();
+    assert_eq!(r.shape(), vec![2]);
+    close(&f64s(&r), &[5.0, 6.0]);
+    let one = Array::from_slice(&[7.0], &[1], &[1]).unwrap();
+    let d = one.delete(&[0], 0).unwrap();
+    assert_eq!(d.shape(), vec![0]);
+    assert!(f64s(&d).is_empty());
+    assert_eq!(empty.delete(&[0], 0).unwrap_err().status(), Status::InvalidArgument);
+    // 0-d: np.choose(np.int64(1), [10., 20.]) is 20.0 (0-d)
+    let i0 = Array::from_slice(&[1i64], &[], &[]).unwrap();
+    let c10 = Array::from_slice(&[10.0], &[], &[]).unwrap();
+    let c20 = Array::from_slice(&[20.0], &[], &[]).unwrap();
+    let r = i0.choose(&[&c10, &c20], ChooseMode::Raise).unwrap();
+    assert_eq!(r.ndim(), 0);
+    close(&f64s(&r), &[20.0]);
+    // select over empty arrays is empty
+    let eb = Array::from_slice::<u8>(&[], &[0], &[1]).unwrap().astype(DType::Bool).unwrap();
+    let s = Array::select(&[&eb], &[&empty], Scalar::Int(0)).unwrap();
+    assert_eq!(s.shape(), vec![0]);
+    assert!(f64s(&s).is_empty());
+    // bincount of nothing: length zeros
+    let ex = Array::from_slice::<i64>(&[], &[0], &[1]).unwrap();
+    assert_eq!(i64s(&ex.bincount(None, 3, 0).unwrap()), vec![0, 0, 0]);
+}
