@@ -350,3 +350,16 @@ func TestFFTFreqAndShift(t *testing.T) {
 		t.Fatalf("backend %q", b)
 	}
 }
+
+// Empty and size-1 inputs: the (0, 4) array keeps its empty axis (dask's ((0,), (4,))); one point.
+func TestFFTEmptyAndOnePoint(t *testing.T) {
+	ctx := ctxT(t, 2)
+	e := mk(Zeros([]int64{0, 4}, []int64{2, 4}, Float64))
+	r := mk(FFT(e, 0, 1, NormBackward))
+	eq(t, "fft of (0, 4) shape", r.Shape(), []int64{0, 4})
+	eq(t, "fft of (0, 4) dtype", r.DType(), Complex128)
+	eq(t, "fft of (0, 4) values", len(complexes(t, ctx, r)), 0)
+	one := mk(FromFloat64s([]float64{3.5}, []int64{1}, []int64{1}))
+	closeC(t, "fft of one point", complexes(t, ctx, mk(FFT(one, 0, 0, NormBackward))), []complex128{3.5})
+	closeC(t, "rfft of one point, n=3", complexes(t, ctx, mk(RFFT(one, 3, 0, NormBackward))), []complex128{3.5, 3.5})
+}

@@ -965,3 +965,28 @@ func TestInsertDeleteChooseSelectCoarsenBincount(t *testing.T) {
 	_, err = m.Bincount(nil, 7, 0)
 	status(t, err, StatusInvalidArgument)
 }
+
+// Insert, Delete, Choose, Select, Bincount on empty, size-1 and 0-d inputs (NumPy's values).
+func TestInsertDeleteChooseSelectBincountEdgeCases(t *testing.T) {
+	ctx := ctxT(t, 2)
+	empty := mk(FromFloat64s(nil, []int64{0}, []int64{1}))
+	vals := mk(FromFloat64s([]float64{5, 6}, []int64{2}, []int64{1}))
+	r := mk(empty.Insert([]int64{0, 0}, vals, 0))
+	closeF(t, "insert into empty", mk(r.ComputeFloat64s(ctx)), []float64{5, 6})
+	one := mk(FromFloat64s([]float64{7}, []int64{1}, []int64{1}))
+	d := mk(one.Delete([]int64{0}, 0))
+	eq(t, "delete the only element", d.Shape(), []int64{0})
+	_, err := empty.Delete([]int64{0}, 0)
+	status(t, err, StatusInvalidArgument)
+	i0 := mk(FromInt64s([]int64{1}, []int64{}, []int64{}))
+	c10 := mk(FromFloat64s([]float64{10}, []int64{}, []int64{}))
+	c20 := mk(FromFloat64s([]float64{20}, []int64{}, []int64{}))
+	c := mk(i0.Choose(ChooseRaise, c10, c20))
+	eq(t, "choose 0-d ndim", c.Ndim(), 0)
+	closeF(t, "choose 0-d", mk(c.ComputeFloat64s(ctx)), []float64{20})
+	eb := mk(FromBools(nil, []int64{0}, []int64{1}))
+	s := mk(SelectInt([]*Array{eb}, []*Array{empty}, 0))
+	eq(t, "select empty", s.Shape(), []int64{0})
+	ex := mk(FromInt64s(nil, []int64{0}, []int64{1}))
+	eq(t, "bincount of nothing", mk(mk(ex.Bincount(nil, 3, 0)).ComputeInt64s(ctx)), []int64{0, 0, 0})
+}
