@@ -558,3 +558,129 @@ func (a *Array) Median(keepDims bool, axes ...int32) (*Array, error) {
 func (a *Array) NanMedian(keepDims bool, axes ...int32) (*Array, error) {
 	return a.median(keepDims, true, axes)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Insert, Delete, Choose, Select, Coarsen, Bincount
+// ---------------------------------------------------------------------------------------------
+
+// Insert is np.insert(a, positions, values, axis) with dask's chunks: values (cast to a's dtype,
+// broadcast to a's shape with len(positions) along axis) placed before each position (0..extent;
+// negative counts from the end; equal positions keep the values' order). For NumPy's scalar obj
+// pass the position len(values) times. Errors: StatusInvalidArgument (an axis or position out of
+// range, values that do not broadcast, unknown chunk sizes), StatusType (values that do not cast).
+func (a *Array) Insert(positions []int64, values *Array, axis int32) (*Array, error) {
+	if values == nil {
+		return nil, newError(StatusInvalidArgument, "Insert: values is nil")
+	}
+	pp := cInt64s(positions)
+	defer C.free(unsafe.Pointer(pp))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_insert(o, a.h, pp, C.size_t(len(positions)), values.h, C.int32_t(axis))
+	})
+}
+
+// Delete is np.delete(a, positions, axis) with dask's chunks (repeats allowed, negative counts from
+// the end). Errors: StatusInvalidArgument (an axis or position out of range, unknown chunk sizes).
+func (a *Array) Delete(positions []int64, axis int32) (*Array, error) {
+	pp := cInt64s(positions)
+	defer C.free(unsafe.Pointer(pp))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_delete(o, a.h, pp, C.size_t(len(positions)), C.int32_t(axis))
+	})
+}
+
+// ChooseMode is np.choose's mode: what an index outside [0, n) does (ca_choose_mode_t).
+type ChooseMode int32
+
+// The modes of Choose.
+const (
+	ChooseRaise ChooseMode = C.CA_CHOOSE_RAISE // the compute fails ("choose: invalid entry in choice array")
+	ChooseWrap  ChooseMode = C.CA_CHOOSE_WRAP  // the index taken modulo n
+	ChooseClip  ChooseMode = C.CA_CHOOSE_CLIP  // the index clipped to [0, n-1]
+)
+
+// Choose is np.choose(a, choices, mode): element i is choices[a[i]][i] (a bool or integer,
+// everything broadcast together with dask's chunks; the choices' common dtype). Errors:
+// StatusInvalidArgument (no choices, shapes that do not broadcast, an unknown mode), StatusType
+// (a not bool or integer; choices without a common dtype). With ChooseRaise an index out of range
+// fails the compute.
+func (a *Array) Choose(mode ChooseMode, choices ...*Array) (*Array, error) {
+	if len(choices) == 0 {
+		return nil, newError(StatusInvalidArgument, "Choose: no choices")
+	}
+	hs, err := cArrays(choices)
+	if err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(hs))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_choose(o, a.h, hs, C.size_t(len(choices)), C.ca_choose_mode_t(mode))
+	})
+}
+
+func selectWith(conditions, choices []*Array, def C.ca_scalar_t) (*Array, error) {
+	if len(conditions) != len(choices) {
+		return nil, newError(StatusInvalidArgument, "Select: %d conditions for %d choices", len(conditions), len(choices))
+	}
+	if len(choices) == 0 {
+		return nil, newError(StatusInvalidArgument, "Select: no conditions")
+	}
+	cs, err := cArrays(conditions)
+	if err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(cs))
+	hs, err := cArrays(choices)
+	if err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(hs))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_select(o, cs, hs, C.size_t(len(choices)), def)
+	})
+}
+
+// Select is np.select(conditions, choices, def) with a float default (a Python float's promotion):
+// where the first true condition is, its choice; elsewhere def. One fused elementwise expression.
+// Errors: StatusInvalidArgument (different counts, none, shapes that do not broadcast), StatusType
+// (a condition that is not bool).
+func Select(conditions, choices []*Array, def float64) (*Array, error) {
+	return selectWith(conditions, choices, C.cag_scalar_f64(C.double(def)))
+}
+
+// SelectInt is Select with an integer default (a Python int's value-based promotion: it does not
+// widen an integer result; NumPy's default is 0).
+func SelectInt(conditions, choices []*Array, def int64) (*Array, error) {
+	return selectWith(conditions, choices, C.cag_scalar_i64(C.int64_t(def)))
+}
+
+// Coarsen is dask's coarsen(op, a, factors, trimExcess): the reduction op over non-overlapping
+// windows of factors elements (one per axis, 1: untouched), with dask's aligned chunks. Errors:
+// StatusInvalidArgument (a factor < 1, extents that are not multiples without trimExcess, an
+// arg-reduction, unknown chunk sizes), StatusType (op undefined for the dtype).
+func (a *Array) Coarsen(op Reduction, factors []int64, trimExcess bool) (*Array, error) {
+	if len(factors) != a.Ndim() {
+		return nil, newError(StatusInvalidArgument, "Coarsen: %d factors for %d dimensions", len(factors), a.Ndim())
+	}
+	fp := cInt64s(factors)
+	defer C.free(unsafe.Pointer(fp))
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_coarsen(o, C.ca_reduction_t(op), a.h, fp, cbool(trimExcess))
+	})
+}
+
+// Bincount is np.bincount(a, weights) with a result of length elements (NumPy's length is
+// max(max(a)+1, minlength): compute it first): int64 counts of each value in [0, length), or with
+// weights (a's shape, real numeric; nil for counts) their float64 sums. One block, made by dask's
+// tree reduction (splitEvery blocks per node, 0: dask's default). A value outside [0, length) fails
+// the compute. Errors: StatusInvalidArgument (a not 1-d, a negative length, weights of another
+// shape), StatusType (a not bool or integer, complex weights).
+func (a *Array) Bincount(weights *Array, length int64, splitEvery int32) (*Array, error) {
+	var w *C.ca_array_t
+	if weights != nil {
+		w = weights.h
+	}
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_bincount(o, a.h, w, C.int64_t(length), C.int32_t(splitEvery))
+	})
+}

@@ -802,3 +802,191 @@ func TestEmptyAnd0dRoutines(t *testing.T) {
 	eq(t, "BroadcastArrays 0-d", fmt.Sprint(b[0].Shape(), b[0].Chunks()), fmt.Sprint(m.Shape(), m.Chunks()))
 	closeF(t, "BroadcastArrays 0-d values", mk(b[0].ComputeFloat64s(ctx)), []float64{2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5})
 }
+
+// Insert, Delete, Choose, Select, Coarsen, Bincount against NumPy 1.24's values and dask 2022.12's
+// chunks (ragged inputs, several dtypes, empty position lists) and their errors.
+func TestInsertDeleteChooseSelectCoarsenBincount(t *testing.T) {
+	ctx := ctxT(t, 2)
+	f64s := func(a *Array, err error) []float64 { t.Helper(); ok(t, err); return mk(a.ComputeFloat64s(ctx)) }
+	i64s := func(a *Array, err error) []int64 { t.Helper(); ok(t, err); return mk(a.ComputeInt64s(ctx)) }
+	seq := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(i)
+		}
+		return v
+	}
+	a := mk(Arange(0, 10, 1, 3, Float64))
+	m := mk(FromInt64s([]int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, []int64{3, 4}, []int64{2, 3}))
+	vals := mk(FromFloat64s([]float64{100, 200, 300, 400}, []int64{4}, []int64{3}))
+
+	// Insert: np.insert(np.arange(10.), [2, 2, -1, 10], [100, 200, 300, 400])
+	closeF(t, "insert", f64s(a.Insert([]int64{2, 2, -1, 10}, vals, 0)),
+		[]float64{0, 1, 100, 200, 2, 3, 4, 5, 6, 7, 8, 300, 9, 400})
+	v3 := mk(FromFloat64s([]float64{100, 200, 300}, []int64{3}, []int64{3}))
+	r := mk(a.Insert([]int64{2, 5, 10}, v3, 0))
+	eq(t, "insert chunks (dask's)", r.Chunks(), [][]int64{{2, 1, 1, 2, 1, 1, 3, 1, 1}})
+	closeF(t, "insert 3", f64s(r, nil), []float64{0, 1, 100, 2, 3, 4, 200, 5, 6, 7, 8, 9, 300})
+	col := mk(FromInt64s([]int64{-1, -2, -3}, []int64{3, 1}, []int64{2, 1}))
+	r = mk(m.Insert([]int64{1}, col, 1))
+	eq(t, "insert axis 1 chunks", r.Chunks(), [][]int64{{2, 1}, {1, 1, 2, 1}})
+	eq(t, "insert axis 1", i64s(r, nil), []int64{0, -1, 1, 2, 3, 4, -2, 5, 6, 7, 8, -3, 9, 10, 11})
+	fv := mk(FromFloat64s([]float64{2.75, -1.5, 9}, []int64{3, 1}, []int64{3, 1}))
+	r = mk(m.Insert([]int64{4}, fv, 1))
+	eq(t, "insert cast dtype", r.DType(), Int64)
+	eq(t, "insert cast", i64s(r, nil), []int64{0, 1, 2, 3, 2, 4, 5, 6, 7, -1, 8, 9, 10, 11, 9})
+	closeF(t, "insert nothing", f64s(a.Insert(nil, vals, 0)), seq(10))
+	_, err := a.Insert([]int64{11}, vals, 0)
+	status(t, err, StatusInvalidArgument)
+	if !strings.Contains(err.Error(), "out of bounds") {
+		t.Fatalf("insert error %v", err)
+	}
+
+	// Delete: np.delete(np.arange(10.), [0, 3, 3, -1]); dask's chunks for [0, 3, -1]
+	closeF(t, "delete", f64s(a.Delete([]int64{0, 3, 3, -1}, 0)), []float64{1, 2, 4, 5, 6, 7, 8})
+	eq(t, "delete chunks", mk(a.Delete([]int64{0, 3, -1}, 0)).Chunks(), [][]int64{{2, 2, 3}})
+	d := mk(m.Delete([]int64{0, 2}, 1))
+	eq(t, "delete axis 1 chunks", d.Chunks(), [][]int64{{2, 1}, {1, 1}})
+	eq(t, "delete axis 1", i64s(d, nil), []int64{1, 3, 5, 7, 9, 11})
+	closeF(t, "delete nothing", f64s(a.Delete(nil, 0)), seq(10))
+	all := make([]int64, 10)
+	for i := range all {
+		all[i] = int64(i)
+	}
+	none := mk(a.Delete(all, 0))
+	eq(t, "delete all shape", none.Shape(), []int64{0})
+	eq(t, "delete all", len(f64s(none, nil)), 0)
+	_, err = a.Delete([]int64{10}, 0)
+	status(t, err, StatusInvalidArgument)
+	_, err = a.Delete([]int64{0}, 1)
+	status(t, err, StatusInvalidArgument)
+
+	// Choose: np.choose([0, 2, 1, 3, -1], [arange(5) * s for s in (1, 10, 100)], mode)
+	idx := mk(FromInt64s([]int64{0, 2, 1, 3, -1}, []int64{5}, []int64{2}))
+	var ch []*Array
+	for _, s := range []float64{1, 10, 100} {
+		v := seq(5)
+		for i := range v {
+			v[i] *= s
+		}
+		ch = append(ch, mk(FromFloat64s(v, []int64{5}, []int64{3})))
+	}
+	w := mk(idx.Choose(ChooseWrap, ch...))
+	eq(t, "choose chunks (dask's broadcast)", w.Chunks(), [][]int64{{2, 1, 1, 1}})
+	closeF(t, "choose wrap", f64s(w, nil), []float64{0, 100, 20, 3, 400})
+	closeF(t, "choose clip", f64s(idx.Choose(ChooseClip, ch...)), []float64{0, 100, 20, 300, 4})
+	_, err = mk(idx.Choose(ChooseRaise, ch...)).ComputeFloat64s(ctx)
+	if err == nil || !strings.Contains(err.Error(), "invalid entry") {
+		t.Fatalf("choose raise: %v", err)
+	}
+	good := mk(FromInt64s([]int64{2, 0, 1, 1, 0}, []int64{5}, []int64{3}))
+	closeF(t, "choose raise ok", f64s(good.Choose(ChooseRaise, ch...)), []float64{0, 1, 20, 30, 4})
+	c0 := mk(FromInt32s([]int32{0, 7, 14, 21, 28}, []int64{5}, []int64{2}))
+	c1 := mk(FromInt32s([]int32{1, 8, 15, 22, 29}, []int64{5}, []int64{2}))
+	bidx := mk(FromBools([]bool{true, false, true, true, false}, []int64{5}, []int64{5}))
+	r = mk(bidx.Choose(ChooseRaise, c0, c1))
+	eq(t, "choose int32 dtype", r.DType(), Int32)
+	eq(t, "choose int32", mk(r.ComputeInt32s(ctx)), []int32{1, 7, 15, 22, 28})
+	_, err = idx.Choose(ChooseRaise)
+	status(t, err, StatusInvalidArgument)
+	_, err = vals.Choose(ChooseRaise, ch...)
+	status(t, err, StatusType)
+
+	// Select: np.select([x < 2, x > 3], [x, 10 * x], default)
+	x := mk(FromInt64s([]int64{0, 1, 2, 3, 4, 5}, []int64{6}, []int64{4}))
+	lt := mk(x.ScalarInt(OpLt, 2, false))
+	gt := mk(x.ScalarInt(OpGt, 3, false))
+	x10 := mk(x.ScalarInt(OpMul, 10, false))
+	s := mk(SelectInt([]*Array{lt, gt}, []*Array{x, x10}, 0))
+	eq(t, "select dtype", s.DType(), Int64)
+	eq(t, "select chunks", s.Chunks(), [][]int64{{4, 2}})
+	eq(t, "select", i64s(s, nil), []int64{0, 1, 0, 0, 40, 50})
+	s = mk(Select([]*Array{lt, gt}, []*Array{x, x10}, -1.5))
+	eq(t, "select float dtype", s.DType(), Float64)
+	closeF(t, "select float", f64s(s, nil), []float64{0, 1, -1.5, -1.5, 40, 50})
+	_, err = SelectInt([]*Array{x}, []*Array{x}, 0)
+	status(t, err, StatusType)
+	if !strings.Contains(err.Error(), "condlist") {
+		t.Fatalf("select error %v", err)
+	}
+	_, err = SelectInt([]*Array{lt}, []*Array{x, x10}, 0)
+	status(t, err, StatusInvalidArgument)
+	_, err = SelectInt(nil, nil, 0)
+	status(t, err, StatusInvalidArgument)
+
+	// Coarsen: dask's aligned chunks and NumPy's reductions over windows
+	c := mk(a.Coarsen(RedSum, []int64{2}, false))
+	eq(t, "coarsen chunks (dask's aligned)", c.Chunks(), [][]int64{{2, 1, 1, 1}})
+	closeF(t, "coarsen sum", f64s(c, nil), []float64{1, 5, 9, 13, 17})
+	mx := mk(m.Coarsen(RedMax, []int64{1, 2}, false))
+	eq(t, "coarsen 2-d chunks", mx.Chunks(), [][]int64{{2, 1}, {1, 1}})
+	eq(t, "coarsen max", i64s(mx, nil), []int64{1, 3, 5, 7, 9, 11})
+	b := mk(Arange(0, 10, 1, 4, Float64))
+	closeF(t, "coarsen trim", f64s(b.Coarsen(RedMean, []int64{3}, true)), []float64{1, 4, 7})
+	_, err = b.Coarsen(RedMean, []int64{3}, false)
+	status(t, err, StatusInvalidArgument)
+	if !strings.Contains(err.Error(), "do not align") {
+		t.Fatalf("coarsen error %v", err)
+	}
+	iv := make([]int32, 12)
+	for i := range iv {
+		iv[i] = int32(i * 3 % 7)
+	}
+	ci := mk(mk(FromInt32s(iv, []int64{3, 4}, []int64{2, 3})).Coarsen(RedSum, []int64{3, 2}, false))
+	eq(t, "coarsen int32 sum dtype (NumPy's int64)", ci.DType(), Int64)
+	eq(t, "coarsen int32 sum", i64s(ci, nil), []int64{18, 19})
+	_, err = a.Coarsen(RedSum, []int64{0}, false)
+	status(t, err, StatusInvalidArgument)
+	_, err = a.Coarsen(RedArgMax, []int64{2}, false)
+	status(t, err, StatusInvalidArgument)
+	_, err = a.Coarsen(RedSum, []int64{2, 2}, false)
+	status(t, err, StatusInvalidArgument)
+
+	// Bincount: np.bincount(x, minlength=7) and with weights; one block
+	bx := mk(FromInt64s([]int64{0, 3, 1, 3, 3, 0, 5, 1, 2}, []int64{9}, []int64{4}))
+	wv := make([]float64, 9)
+	for i := range wv {
+		wv[i] = float64(i) * 0.5
+	}
+	wt := mk(FromFloat64s(wv, []int64{9}, []int64{2}))
+	n := mk(bx.Bincount(nil, 7, 0))
+	eq(t, "bincount dtype", n.DType(), Int64)
+	eq(t, "bincount chunks", n.Chunks(), [][]int64{{7}})
+	eq(t, "bincount", i64s(n, nil), []int64{2, 2, 1, 3, 0, 1, 0})
+	n = mk(bx.Bincount(wt, 7, 2))
+	eq(t, "bincount weights dtype", n.DType(), Float64)
+	closeF(t, "bincount weights", f64s(n, nil), []float64{2.5, 4.5, 4, 4, 0, 3, 0})
+	_, err = mk(bx.Bincount(nil, 4, 0)).ComputeInt64s(ctx)
+	if err == nil || !strings.Contains(err.Error(), "bincount") {
+		t.Fatalf("bincount out of range: %v", err)
+	}
+	_, err = a.Bincount(nil, 7, 0)
+	status(t, err, StatusType)
+	_, err = m.Bincount(nil, 7, 0)
+	status(t, err, StatusInvalidArgument)
+}
+
+// Insert, Delete, Choose, Select, Bincount on empty, size-1 and 0-d inputs (NumPy's values).
+func TestInsertDeleteChooseSelectBincountEdgeCases(t *testing.T) {
+	ctx := ctxT(t, 2)
+	empty := mk(FromFloat64s(nil, []int64{0}, []int64{1}))
+	vals := mk(FromFloat64s([]float64{5, 6}, []int64{2}, []int64{1}))
+	r := mk(empty.Insert([]int64{0, 0}, vals, 0))
+	closeF(t, "insert into empty", mk(r.ComputeFloat64s(ctx)), []float64{5, 6})
+	one := mk(FromFloat64s([]float64{7}, []int64{1}, []int64{1}))
+	d := mk(one.Delete([]int64{0}, 0))
+	eq(t, "delete the only element", d.Shape(), []int64{0})
+	_, err := empty.Delete([]int64{0}, 0)
+	status(t, err, StatusInvalidArgument)
+	i0 := mk(FromInt64s([]int64{1}, []int64{}, []int64{}))
+	c10 := mk(FromFloat64s([]float64{10}, []int64{}, []int64{}))
+	c20 := mk(FromFloat64s([]float64{20}, []int64{}, []int64{}))
+	c := mk(i0.Choose(ChooseRaise, c10, c20))
+	eq(t, "choose 0-d ndim", c.Ndim(), 0)
+	closeF(t, "choose 0-d", mk(c.ComputeFloat64s(ctx)), []float64{20})
+	eb := mk(FromBools(nil, []int64{0}, []int64{1}))
+	s := mk(SelectInt([]*Array{eb}, []*Array{empty}, 0))
+	eq(t, "select empty", s.Shape(), []int64{0})
+	ex := mk(FromInt64s(nil, []int64{0}, []int64{1}))
+	eq(t, "bincount of nothing", mk(mk(ex.Bincount(nil, 3, 0)).ComputeInt64s(ctx)), []int64{0, 0, 0})
+}

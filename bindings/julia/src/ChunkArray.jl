@@ -26,7 +26,9 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        zeros_like, ones_like, full_like, indices, meshgrid, broadcast_arrays, tril, triu, tril_indices,
        triu_indices, tril_indices_from, triu_indices_from, diagonal, argsort, unique_all, isin, union1d,
        digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
-       compute_chunk_sizes, insert, delete, choose, select, coarsen
+       compute_chunk_sizes, insert, delete, choose, select, coarsen, bincount,
+       # fft.h (dask.array.fft under NumPy's names; also reachable as ChunkArray.FFT.fft ...)
+       FFT
 
 # ---------------------------------------------------------------------------------------------
 # Loading
@@ -1232,11 +1234,10 @@ function compute_chunk_sizes(a::CArray, ctx::Context; cancel::Union{Nothing,Canc
     end
 end
 
-# -- functions other work adds to the library (CA_EUNSUPPORTED where the loaded library lacks them) --
+# -- insert, delete, choose, select, coarsen, bincount (routines.h) -------------------------------
 
 "np.insert(a, positions, values; dims): values placed before the 0-based positions (0..extent) along `dims`."
 function insert(a::CArray, positions::AbstractVector{<:Integer}, values::CArray; dims::Integer=1)
-    has_function(:ca_array_insert) || unsupported(:ca_array_insert)
     p = Int64.(collect(positions))
     newarray() do out
         GC.@preserve p begin
@@ -1248,7 +1249,6 @@ end
 
 "np.delete(a, positions; dims): the elements at the 0-based positions along `dims` removed."
 function delete(a::CArray, positions::AbstractVector{<:Integer}; dims::Integer=1)
-    has_function(:ca_array_delete) || unsupported(:ca_array_delete)
     p = Int64.(collect(positions))
     newarray() do out
         GC.@preserve p begin
@@ -1262,7 +1262,6 @@ const CHOOSE_MODES = Dict(:raise => 0, :wrap => 1, :clip => 2)
 
 "np.choose(a, choices...; mode=:raise|:wrap|:clip): element i is choices[a[i] + 1][i] (a's values 0-based)."
 function choose(a::CArray, choices::CArray...; mode::Symbol=:raise)
-    has_function(:ca_array_choose) || unsupported(:ca_array_choose)
     haskey(CHOOSE_MODES, mode) || throw(ChunkArrayError(-1, "CA_EINVAL", "choose: mode must be :raise, :wrap or :clip"))
     hs = Ptr{Cvoid}[c.h for c in choices]
     newarray() do out
@@ -1275,7 +1274,6 @@ end
 
 "np.select(conditions, choices, default): where the first true condition is, its choice; else `default`."
 function select(conditions::AbstractVector{CArray}, choices::AbstractVector{CArray}, default::Number=0)
-    has_function(:ca_array_select) || unsupported(:ca_array_select)
     length(conditions) == length(choices) ||
         throw(ChunkArrayError(-1, "CA_EINVAL", "select: $(length(conditions)) conditions for $(length(choices)) choices"))
     cs = Ptr{Cvoid}[c.h for c in conditions]
@@ -1290,7 +1288,6 @@ end
 
 "dask's coarsen(op, a, factors; trim_excess): the CA_RED_* `op` over windows of `factors` (one per dim)."
 function coarsen(op::Integer, a::CArray, factors; trim_excess::Bool=false)
-    has_function(:ca_array_coarsen) || unsupported(:ca_array_coarsen)
     f = Int64[factors...]
     length(f) == ndims(a) || throw(ChunkArrayError(-1, "CA_EINVAL", "coarsen: $(length(f)) factors for $(ndims(a)) dims"))
     newarray() do out
@@ -1300,5 +1297,147 @@ function coarsen(op::Integer, a::CArray, factors; trim_excess::Bool=false)
         end
     end
 end
+
+"""
+    bincount(x, length; weights=nothing, split_every=0)
+
+np.bincount with a result of `length` elements (NumPy's is max(maximum(x) + 1, minlength): compute
+it first): Int64 counts of each value 0..length-1 in the 1-d bool/integer `x`, or with `weights`
+(x's shape, real) their Float64 sums. One block (dask's tree reduction, `split_every` blocks per
+node; 0: dask's default). A value outside [0, length) fails the compute.
+"""
+function bincount(x::CArray, length::Integer; weights::Union{Nothing,CArray}=nothing, split_every::Integer=0)
+    w = weights === nothing ? C_NULL : weights.h
+    newarray() do out
+        GC.@preserve weights begin
+            @ccall $(sym(:ca_array_bincount))(out::Ptr{Ptr{Cvoid}}, x.h::Ptr{Cvoid}, w::Ptr{Cvoid}, Int64(length)::Int64,
+                                              Int32(split_every)::Int32)::Int32
+        end
+    end
+end
+
+# ---------------------------------------------------------------------------------------------
+# fft.h: dask.array.fft. Every transformed dim must be one chunk (dask's error otherwise); dims are
+# Julia's 1-based dimensions of size(a), NumPy's `axis=-1` is `dims=ndims(a)`.
+# ---------------------------------------------------------------------------------------------
+
+struct CaFftOptions       # ca_fft_options_t
+    struct_size::UInt32
+    naxes::Int32
+    axes::Ptr{Int32}
+    ns::Int32
+    s::Ptr{Int64}
+    norm::Int32
+end
+
+"""
+    FFT
+
+numpy.fft / dask.array.fft over the C library's fft.h: `fft ifft rfft irfft hfft ihfft` (one dim,
+`n`), `fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn` (several dims, `s`), the general
+`transform(a, kind; dims, s, norm)`, `fftfreq rfftfreq fftshift ifftshift` and `backend()`.
+`norm` is `:backward` (NumPy's default), `:ortho` or `:forward`. Results are ComplexF64, or Float64
+for irfft*/hfft; the transformed dims become one chunk each of the output length, the others keep
+their chunks.
+"""
+module FFT
+
+using ..ChunkArray: CArray, CaChunks, CaFftOptions, ChunkArrayError, newarray, normalize_chunks, sym, with_chunks
+
+const KINDS = Dict(:fft => 0, :ifft => 1, :rfft => 2, :irfft => 3, :hfft => 4, :ihfft => 5)
+const NORMS = Dict(:backward => 0, :ortho => 1, :forward => 2)
+
+"""
+    transform(a, kind; dims=nothing, s=nothing, norm=:backward)
+
+The DFT `kind` (:fft, :ifft, :rfft, :irfft, :hfft, :ihfft) of `a` over `dims` (1-based; `nothing`:
+dask's default, the last dim for :hfft/:ihfft, else every dim or the first length(s) with `s`), each
+transformed dim truncated or zero-padded to `s` (`nothing`: the input's lengths).
+"""
+function transform(a::CArray, kind::Symbol; dims=nothing, s=nothing, norm::Symbol=:backward)
+    haskey(KINDS, kind) || throw(ChunkArrayError(-1, "CA_EINVAL", "fft: unknown kind $kind (fft, ifft, rfft, irfft, hfft, ihfft)"))
+    haskey(NORMS, norm) || throw(ChunkArrayError(-1, "CA_EINVAL", "fft: unknown norm $norm (backward, ortho, forward)"))
+    ax = dims === nothing ? Int32[] : Int32[d - 1 for d in dims]
+    ss = s === nothing ? Int64[] : Int64[s...]
+    GC.@preserve ax ss begin
+        o = Ref(CaFftOptions(sizeof(CaFftOptions), dims === nothing ? -1 : length(ax),
+                             isempty(ax) ? C_NULL : pointer(ax), s === nothing ? -1 : length(ss),
+                             isempty(ss) ? C_NULL : pointer(ss), NORMS[norm]))
+        newarray() do out
+            @ccall $(sym(:ca_fft_transform))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, Int32(KINDS[kind])::Int32,
+                                             o::Ptr{CaFftOptions})::Int32
+        end
+    end
+end
+
+for k in (:fft, :ifft, :rfft, :irfft, :hfft, :ihfft)
+    doc = "    $k(a, n=nothing; dims=ndims(a), norm=:backward)\n\nnp.fft.$k along one dim (default the last) with `n` points (`nothing`: NumPy's default)."
+    @eval begin
+        @doc $doc $k(a::CArray, n::Union{Nothing,Integer}=nothing; dims::Integer=ndims(a), norm::Symbol=:backward) =
+            transform(a, $(QuoteNode(k)); dims=(dims,), s=n === nothing ? nothing : (n,), norm)
+    end
+end
+for (k, base) in ((:fft2, :fft), (:ifft2, :ifft), (:rfft2, :rfft), (:irfft2, :irfft))
+    doc = "    $k(a, s=nothing; dims=(ndims(a) - 1, ndims(a)), norm=:backward)\n\nnp.fft.$k: the last two dims by default."
+    @eval begin
+        @doc $doc $k(a::CArray, s=nothing; dims=(ndims(a) - 1, ndims(a)), norm::Symbol=:backward) =
+            transform(a, $(QuoteNode(base)); dims, s, norm)
+    end
+end
+for (k, base) in ((:fftn, :fft), (:ifftn, :ifft), (:rfftn, :rfft), (:irfftn, :irfft))
+    doc = "    $k(a, s=nothing; dims=nothing, norm=:backward)\n\ndask's $k: every dim by default (the first length(s) with `s`)."
+    @eval begin
+        @doc $doc $k(a::CArray, s=nothing; dims=nothing, norm::Symbol=:backward) = transform(a, $(QuoteNode(base)); dims, s, norm)
+    end
+end
+
+"np.fft.fftfreq(n, d): Float64 sample frequencies in chunks of `chunks` (-1: one chunk)."
+function fftfreq(n::Integer, d::Real=1.0; chunks=-1)
+    n >= 1 || throw(ChunkArrayError(-1, "CA_EINVAL", "fftfreq: n must be at least 1, got $n"))
+    with_chunks(normalize_chunks((n,), (chunks,), Float64)) do cc
+        newarray() do out
+            @ccall $(sym(:ca_fft_fftfreq))(out::Ptr{Ptr{Cvoid}}, Int64(n)::Int64, Float64(d)::Cdouble,
+                                           cc::Ptr{CaChunks})::Int32
+        end
+    end
+end
+
+"np.fft.rfftfreq(n, d): the n÷2+1 non-negative frequencies, Float64, in chunks of `chunks`."
+function rfftfreq(n::Integer, d::Real=1.0; chunks=-1)
+    n >= 1 || throw(ChunkArrayError(-1, "CA_EINVAL", "rfftfreq: n must be at least 1, got $n"))
+    with_chunks(normalize_chunks((n ÷ 2 + 1,), (chunks,), Float64)) do cc
+        newarray() do out
+            @ccall $(sym(:ca_fft_rfftfreq))(out::Ptr{Ptr{Cvoid}}, Int64(n)::Int64, Float64(d)::Cdouble,
+                                            cc::Ptr{CaChunks})::Int32
+        end
+    end
+end
+
+"dask's fftshift(a, axes): the zero frequency moved to the centre of each of `dims` (`nothing`: all)."
+function fftshift(a::CArray; dims=nothing)
+    ax = dims === nothing ? Int32[] : Int32[d - 1 for d in dims]
+    newarray() do out
+        GC.@preserve ax begin
+            @ccall $(sym(:ca_fft_fftshift))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, (isempty(ax) ? C_NULL : pointer(ax))::Ptr{Int32},
+                                            Int32(dims === nothing ? -1 : length(ax))::Int32)::Int32
+        end
+    end
+end
+
+"dask's ifftshift(a, axes): the inverse of fftshift."
+function ifftshift(a::CArray; dims=nothing)
+    ax = dims === nothing ? Int32[] : Int32[d - 1 for d in dims]
+    newarray() do out
+        GC.@preserve ax begin
+            @ccall $(sym(:ca_fft_ifftshift))(out::Ptr{Ptr{Cvoid}}, a.h::Ptr{Cvoid}, (isempty(ax) ? C_NULL : pointer(ax))::Ptr{Int32},
+                                             Int32(dims === nothing ? -1 : length(ax))::Int32)::Int32
+        end
+    end
+end
+
+"The FFT backend of the loaded library: \"kissfft\" or \"fftw3\"."
+backend() = unsafe_string(@ccall $(sym(:ca_fft_backend))()::Cstring)
+
+end # module FFT
 
 end # module

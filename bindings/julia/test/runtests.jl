@@ -156,18 +156,43 @@ end
     @test compute(einsum("ij,jk->ik", a, carray(B; chunks=[4, 2])), ctx) ≈ A * B
     u = unique(carray([3, 1, 3, 2]))
     @test !chunks_known(u) && chunks(compute_chunk_sizes(u, ctx)) == [[3]]
-    if has_function(:ca_array_insert)   # functions other work adds to the library
-        @test compute(insert(carray(collect(0.0:9.0); chunks=[3]), [2, 10], carray([100.0, 200.0])), ctx) ==
-              [0, 1, 100, 2, 3, 4, 5, 6, 7, 8, 9, 200]
-        @test compute(delete(carray(collect(0.0:9.0); chunks=[3]), [0, 3, -1]), ctx) == [1, 2, 4, 5, 6, 7, 8]
-        @test compute(choose(carray([0, 2, 1]), carray([1.0, 2, 3]), carray([10.0, 20, 30]), carray([7.0, 8, 9])), ctx) ==
-              [1.0, 8.0, 30.0]
-        xs = carray(collect(0:5))
-        lt, gt = ChunkArray.binary(ChunkArray.CA_OP_LT, xs, 2), ChunkArray.binary(ChunkArray.CA_OP_GT, xs, 3)
-        @test compute(select([lt, gt], [xs, xs * 10]), ctx) == [0, 1, 0, 0, 40, 50]
-        @test compute(coarsen(ChunkArray.CA_RED_SUM, carray(collect(0.0:9.0); chunks=[3]), (2,)), ctx) == [1, 5, 9, 13, 17]
-    else
-        @test_throws ChunkArrayError insert(carray([1.0]), [0], carray([2.0]))
+    # insert, delete, choose, select, coarsen, bincount (NumPy's values)
+    @test compute(insert(carray(collect(0.0:9.0); chunks=[3]), [2, 10], carray([100.0, 200.0])), ctx) ==
+          [0, 1, 100, 2, 3, 4, 5, 6, 7, 8, 9, 200]
+    @test compute(delete(carray(collect(0.0:9.0); chunks=[3]), [0, 3, -1]), ctx) == [1, 2, 4, 5, 6, 7, 8]
+    @test compute(choose(carray([0, 2, 1]), carray([1.0, 2, 3]), carray([10.0, 20, 30]), carray([7.0, 8, 9])), ctx) ==
+          [1.0, 8.0, 30.0]
+    xs = carray(collect(0:5))
+    lt, gt = ChunkArray.binary(ChunkArray.CA_OP_LT, xs, 2), ChunkArray.binary(ChunkArray.CA_OP_GT, xs, 3)
+    @test compute(select([lt, gt], [xs, xs * 10]), ctx) == [0, 1, 0, 0, 40, 50]
+    @test compute(coarsen(ChunkArray.CA_RED_SUM, carray(collect(0.0:9.0); chunks=[3]), (2,)), ctx) == [1, 5, 9, 13, 17]
+    @test compute(bincount(carray([0, 3, 1, 3, 3, 0, 5, 1, 2]; chunks=[4]), 7), ctx) == [2, 2, 1, 3, 0, 1, 0]
+    @test compute(bincount(carray([0, 3, 1, 3, 3, 0, 5, 1, 2]; chunks=[4]), 7;
+                           weights=carray(collect(0:8) .* 0.5; chunks=[2])), ctx) == [2.5, 4.5, 4.0, 4.0, 0.0, 3.0, 0.0]
+    close(ctx)
+end
+
+@testset "fft (against a plain DFT loop)" begin
+    ctx = Context(2)
+    dft(x, n, sgn) = [sum((j <= length(x) ? x[j] : 0) * cis(sgn * 2pi * (j - 1) * (k - 1) / n) for j in 1:min(n, length(x)); init=0.0im)
+                      for k in 1:n]
+    A = reshape(collect(1.0:30.0) .% 7 .- 2.5, 5, 6)
+    a = carray(A; chunks=[2, -1])                 # ragged along dim 1, one chunk along dim 2
+    for n in (nothing, 4, 9)
+        m = n === nothing ? 6 : n
+        F = FFT.fft(a, n)
+        @test chunks(F) == [[2, 2, 1], [m]]
+        @test compute(F, ctx) ≈ permutedims(hcat([dft(A[i, :], m, -1) for i in 1:5]...))
+        @test compute(FFT.ifft(a, n; norm=:forward), ctx) ≈ permutedims(hcat([dft(A[i, :], m, 1) for i in 1:5]...))
+        @test compute(FFT.rfft(a, n; norm=:ortho), ctx) ≈
+              permutedims(hcat([dft(A[i, :], m, -1)[1:m ÷ 2 + 1] ./ sqrt(m) for i in 1:5]...))
     end
+    @test compute(FFT.irfft(FFT.rfft(a), 6), ctx) ≈ A
+    @test_throws ChunkArrayError FFT.fft(a; dims=1)  # dim 1 has three chunks: dask's error
+    @test compute(FFT.fftfreq(5, 0.5), ctx) ≈ [0, 1, 2, -2, -1] ./ 2.5
+    @test compute(FFT.rfftfreq(5), ctx) ≈ [0, 1, 2] ./ 5
+    @test compute(FFT.fftshift(carray(collect(0:4))), ctx) == [3, 4, 0, 1, 2]
+    @test compute(FFT.ifftshift(carray(collect(0:4))), ctx) == [2, 3, 4, 0, 1]
+    @test FFT.backend() in ("kissfft", "fftw3")
     close(ctx)
 end

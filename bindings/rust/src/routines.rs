@@ -176,11 +176,6 @@ impl From<f64> for Scalar {
 // Helpers
 // ------------------------------------------------------------------------------------------------
 
-/// An optional C function, or `Unsupported` naming it when the loaded library lacks it.
-fn optional<F>(f: Option<F>, name: &str) -> Result<F> {
-    f.ok_or_else(|| Error::raw(CA_EUNSUPPORTED, format!("{} is not in the loaded library", name)))
-}
-
 fn handles(arrays: &[&Array]) -> Vec<*const ca_array_t> {
     arrays.iter().map(|a| a.h as *const ca_array_t).collect()
 }
@@ -482,30 +477,30 @@ impl Array {
         Ok(Array { h })
     }
 
-    // -- functions other work adds to the library (Unsupported where the library lacks them) --------
+    // -- insert, delete, choose, select, coarsen, bincount -------------------------------------
 
     /// `np.insert(self, positions, values, axis)` with dask's chunks: `values` (cast to self's dtype,
     /// broadcast to self's shape with `positions.len()` along `axis`) placed before each position
-    /// (0..=extent; negative counts from the end). Needs `ca_array_insert`.
+    /// (0..=extent; negative counts from the end).
     ///
     /// Errors: `InvalidArgument` (an axis or position out of range, values that do not broadcast,
-    /// unknown chunk sizes), `Type` (values that do not cast), `Unsupported` (an older library).
+    /// unknown chunk sizes), `Type` (values that do not cast).
     pub fn insert(&self, positions: &[i64], values: &Array, axis: i32) -> Result<Array> {
-        let f = optional(lib()?.ca_array_insert, "ca_array_insert")?;
+        let f = lib()?.ca_array_insert;
         let pp = if positions.is_empty() { ptr::null() } else { positions.as_ptr() };
         new_array(|h| unsafe { f(h, self.h, pp, positions.len(), values.h, axis) })
     }
     /// `np.delete(self, positions, axis)` with dask's chunks (repeats allowed, negative counts from
-    /// the end). Needs `ca_array_delete`.
+    /// the end).
     pub fn delete(&self, positions: &[i64], axis: i32) -> Result<Array> {
-        let f = optional(lib()?.ca_array_delete, "ca_array_delete")?;
+        let f = lib()?.ca_array_delete;
         let pp = if positions.is_empty() { ptr::null() } else { positions.as_ptr() };
         new_array(|h| unsafe { f(h, self.h, pp, positions.len(), axis) })
     }
     /// `np.choose(self, choices, mode)`: element i is `choices[self[i]][i]` (self bool or integer;
-    /// everything broadcast together). Needs `ca_array_choose`.
+    /// everything broadcast together).
     pub fn choose(&self, choices: &[&Array], mode: ChooseMode) -> Result<Array> {
-        let f = optional(lib()?.ca_array_choose, "ca_array_choose")?;
+        let f = lib()?.ca_array_choose;
         let hs = handles(choices);
         let m = match mode {
             ChooseMode::Raise => CA_CHOOSE_RAISE,
@@ -515,9 +510,9 @@ impl Array {
         new_array(|h| unsafe { f(h, self.h, hs.as_ptr(), hs.len(), m) })
     }
     /// `np.select(conditions, choices, default)`: where the first true condition is, its choice;
-    /// elsewhere `default` (NumPy's is `Scalar::Int(0)`). Needs `ca_array_select`.
+    /// elsewhere `default` (NumPy's is `Scalar::Int(0)`).
     pub fn select(conditions: &[&Array], choices: &[&Array], default: Scalar) -> Result<Array> {
-        let f = optional(lib()?.ca_array_select, "ca_array_select")?;
+        let f = lib()?.ca_array_select;
         if conditions.len() != choices.len() {
             return Err(Error::raw(CA_EINVAL, format!("select: {} conditions for {} choices", conditions.len(),
                                                      choices.len())));
@@ -526,15 +521,28 @@ impl Array {
         new_array(|h| unsafe { f(h, cs.as_ptr(), hs.as_ptr(), hs.len(), default.raw()) })
     }
     /// dask's `coarsen(op, self, factors, trim_excess)`: `op` over non-overlapping windows of
-    /// `factors` elements (one per axis, 1: untouched). Needs `ca_array_coarsen`.
+    /// `factors` elements (one per axis, 1: untouched).
     pub fn coarsen(&self, op: crate::Reduction, factors: &[i64], trim_excess: bool) -> Result<Array> {
-        let f = optional(lib()?.ca_array_coarsen, "ca_array_coarsen")?;
+        let f = lib()?.ca_array_coarsen;
         if factors.len() != self.ndim() {
             return Err(Error::raw(CA_EINVAL, format!("coarsen: {} factors for {} dimensions", factors.len(),
                                                      self.ndim())));
         }
         let fp = if factors.is_empty() { ptr::null() } else { factors.as_ptr() };
         new_array(|h| unsafe { f(h, op as i32, self.h, fp, c_int::from(trim_excess)) })
+    }
+    /// `np.bincount(self, weights, minlength)` with a result of `length` elements (NumPy's length is
+    /// `max(self.max() + 1, minlength)`: compute it first): int64 counts of each value in
+    /// `0..length`, or with `weights` (self's shape, real numeric) their float64 sums. One block,
+    /// made by dask's tree reduction (`split_every` blocks per node, 0: dask's default). A value
+    /// outside `[0, length)` fails the compute.
+    ///
+    /// Errors: `InvalidArgument` (self not 1-d, a negative length, weights of another shape,
+    /// unknown chunk sizes), `Type` (self not bool or integer, complex or non-numeric weights).
+    pub fn bincount(&self, weights: Option<&Array>, length: i64, split_every: i32) -> Result<Array> {
+        let f = lib()?.ca_array_bincount;
+        let w = weights.map_or(ptr::null(), |w| w.h as *const ca_array_t);
+        new_array(|h| unsafe { f(h, self.h, w, length, split_every) })
     }
 
     // -- order statistics ----------------------------------------------------------------------

@@ -287,6 +287,16 @@ pub const CA_CHOOSE_RAISE: i32 = 0;
 pub const CA_CHOOSE_WRAP: i32 = 1;
 pub const CA_CHOOSE_CLIP: i32 = 2;
 
+pub const CA_FFT_FFT: i32 = 0;
+pub const CA_FFT_IFFT: i32 = 1;
+pub const CA_FFT_RFFT: i32 = 2;
+pub const CA_FFT_IRFFT: i32 = 3;
+pub const CA_FFT_HFFT: i32 = 4;
+pub const CA_FFT_IHFFT: i32 = 5;
+pub const CA_FFT_NORM_BACKWARD: i32 = 0;
+pub const CA_FFT_NORM_ORTHO: i32 = 1;
+pub const CA_FFT_NORM_FORWARD: i32 = 2;
+
 #[repr(C)]
 pub struct ca_map_blocks_options_t {
     pub struct_size: u32,
@@ -298,6 +308,17 @@ pub struct ca_map_blocks_options_t {
     pub nnew_axis: i32,
     pub block_info: i32,
     pub name: *const c_char,
+}
+
+/// `ca_fft_options_t` (fft.h).
+#[repr(C)]
+pub struct ca_fft_options_t {
+    pub struct_size: u32,
+    pub naxes: i32,
+    pub axes: *const i32,
+    pub ns: i32,
+    pub s: *const i64,
+    pub norm: i32,
 }
 
 pub type ca_progress_fn = unsafe extern "C" fn(done: i64, total: i64, user_data: *mut c_void);
@@ -472,18 +493,26 @@ api! {
         ca_array_chunks_known: fn(CP) -> c_int;
         ca_array_compute_chunk_sizes: fn(*mut P, P, CP, *const ca_compute_options_t) -> S;
         ca_linalg_einsum: fn(*mut P, *const c_char, *const CP, usize, ca_dtype_t) -> S;
+        // routines.h: insert, delete, choose, select, coarsen, bincount
+        ca_array_insert: fn(*mut P, CP, *const i64, usize, CP, i32) -> S;
+        ca_array_delete: fn(*mut P, CP, *const i64, usize, i32) -> S;
+        ca_array_choose: fn(*mut P, CP, *const CP, usize, i32) -> S;
+        ca_array_select: fn(*mut P, *const CP, *const CP, usize, ca_scalar_t) -> S;
+        ca_array_coarsen: fn(*mut P, i32, CP, *const i64, c_int) -> S;
+        ca_array_bincount: fn(*mut P, CP, CP, i64, i32) -> S;
+        // fft.h
+        ca_fft_transform: fn(*mut P, CP, i32, *const ca_fft_options_t) -> S;
+        ca_fft_fftfreq: fn(*mut P, i64, f64, *const ca_chunks_t) -> S;
+        ca_fft_rfftfreq: fn(*mut P, i64, f64, *const ca_chunks_t) -> S;
+        ca_fft_fftshift: fn(*mut P, CP, *const i32, i32) -> S;
+        ca_fft_ifftshift: fn(*mut P, CP, *const i32, i32) -> S;
+        ca_fft_backend: fn() -> *const c_char;
     }
     optional {
         ca_save: fn(*mut *mut c_void, *mut usize, *const ca_save_options_t) -> S;
         ca_load: fn(*mut P, *mut *mut P, *mut usize, *const ca_load_options_t) -> S;
         ca_array_free_many: fn(*mut P, usize) -> ();
         ca_graph_kernel_version: fn(*mut i32, CP, *const c_char) -> S;
-        // issue 16, added by other work (routines.h): None in a library without them
-        ca_array_insert: fn(*mut P, CP, *const i64, usize, CP, i32) -> S;
-        ca_array_delete: fn(*mut P, CP, *const i64, usize, i32) -> S;
-        ca_array_choose: fn(*mut P, CP, *const CP, usize, i32) -> S;
-        ca_array_select: fn(*mut P, *const CP, *const CP, usize, ca_scalar_t) -> S;
-        ca_array_coarsen: fn(*mut P, i32, CP, *const i64, c_int) -> S;
     }
 }
 

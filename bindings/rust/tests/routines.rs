@@ -605,9 +605,8 @@ fn take_einsum_and_unknown_chunks() {
     assert_eq!(nz.chunks()[0].iter().sum::<i64>(), v.iter().filter(|&&e| e != 0.0).count() as i64);
 }
 
-/// insert, delete, choose, select, coarsen: functions other work adds to the library (the wt/surface
-/// branch). Checked against NumPy's / dask's values where the loaded library has them, otherwise each
-/// must fail with `Unsupported` naming the missing C function.
+/// insert, delete, choose, select, coarsen, bincount against NumPy 1.24's values and dask 2022.12's
+/// chunks (ragged inputs, several dtypes, empty position lists) and their errors.
 #[test]
 fn insert_delete_choose_select_coarsen() {
     let a = Array::arange(0.0, 10.0, 1.0, 3, DType::Float64).unwrap();
@@ -623,61 +622,118 @@ fn insert_delete_choose_select_coarsen() {
     let c1 = x.binary_int(BinaryOp::Lt, 2).unwrap();
     let c2 = x.binary_int(BinaryOp::Gt, 3).unwrap();
     let x10 = x.binary_int(BinaryOp::Mul, 10).unwrap();
-    let unsupported = |r: Result<Array>, name: &str| {
-        let e = r.unwrap_err();
-        assert_eq!(e.status(), Status::Unsupported, "{}", e);
-        assert!(e.message().contains(name), "{}", e);
-    };
-    if has_function("ca_array_insert") {
-        close(&f64s(&a.insert(&[2, 2, -1, 10], &vals, 0).unwrap()),
-              &[0.0, 1.0, 100.0, 200.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 300.0, 9.0, 400.0]);
-        let col = Array::from_slice(&[-1i64, -2, -3], &[3, 1], &[2, 1]).unwrap();
-        let r = m.insert(&[1], &col, 1).unwrap();
-        assert_eq!(r.shape(), vec![3, 5]);
-        assert_eq!(i64s(&r), vec![0, -1, 1, 2, 3, 4, -2, 5, 6, 7, 8, -3, 9, 10, 11]);
-        assert_eq!(a.insert(&[11], &vals, 0).unwrap_err().status(), Status::InvalidArgument);
-    } else {
-        unsupported(a.insert(&[1], &vals, 0), "ca_array_insert");
-    }
-    if has_function("ca_array_delete") {
-        close(&f64s(&a.delete(&[0, 3, 3, -1], 0).unwrap()), &[1.0, 2.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
-        assert_eq!(i64s(&m.delete(&[0, 2], 1).unwrap()), vec![1, 3, 5, 7, 9, 11]);
-        close(&f64s(&a.delete(&[], 0).unwrap()), &(0..10).map(f64::from).collect::<Vec<_>>());
-        assert_eq!(a.delete(&[10], 0).unwrap_err().status(), Status::InvalidArgument);
-    } else {
-        unsupported(a.delete(&[1], 0), "ca_array_delete");
-    }
-    if has_function("ca_array_choose") {
-        close(&f64s(&idx.choose(&chr, ChooseMode::Wrap).unwrap()), &[0.0, 100.0, 20.0, 3.0, 400.0]);
-        close(&f64s(&idx.choose(&chr, ChooseMode::Clip).unwrap()), &[0.0, 100.0, 20.0, 300.0, 4.0]);
-        let err = idx.choose(&chr, ChooseMode::Raise).unwrap().compute(&ctx()).unwrap_err();
-        assert!(err.message().contains("invalid entry"), "{}", err);
-        assert_eq!(idx.choose(&[], ChooseMode::Raise).unwrap_err().status(), Status::InvalidArgument);
-    } else {
-        unsupported(idx.choose(&chr, ChooseMode::Clip), "ca_array_choose");
-    }
-    if has_function("ca_array_select") {
-        let s = Array::select(&[&c1, &c2], &[&x, &x10], Scalar::Int(0)).unwrap();
-        assert_eq!(s.dtype(), DType::Int64);
-        assert_eq!(i64s(&s), vec![0, 1, 0, 0, 40, 50]);
-        let s = Array::select(&[&c1, &c2], &[&x, &x10], Scalar::Float(-1.5)).unwrap();
-        close(&f64s(&s), &[0.0, 1.0, -1.5, -1.5, 40.0, 50.0]);
-        assert_eq!(Array::select(&[&x], &[&x], Scalar::Int(0)).unwrap_err().status(), Status::Type);
-    } else {
-        unsupported(Array::select(&[&c1], &[&x], Scalar::Int(0)), "ca_array_select");
-    }
-    if has_function("ca_array_coarsen") {
-        let s = a.coarsen(Reduction::Sum, &[2], false).unwrap();
-        assert_eq!(s.chunks(), vec![vec![2, 1, 1, 1]], "dask's aligned chunks");
-        close(&f64s(&s), &[1.0, 5.0, 9.0, 13.0, 17.0]);
-        let mx = m.coarsen(Reduction::Max, &[1, 2], false).unwrap();
-        assert_eq!(i64s(&mx), vec![1, 3, 5, 7, 9, 11]);
-        let b = Array::arange(0.0, 10.0, 1.0, 4, DType::Float64).unwrap();
-        close(&f64s(&b.coarsen(Reduction::Mean, &[3], true).unwrap()), &[1.0, 4.0, 7.0]);
-        assert_eq!(b.coarsen(Reduction::Mean, &[3], false).unwrap_err().status(), Status::InvalidArgument);
-    } else {
-        unsupported(a.coarsen(Reduction::Sum, &[2], false), "ca_array_coarsen");
-    }
+
+    // insert: np.insert(np.arange(10.), [2, 2, -1, 10], [100, 200, 300, 400])
+    close(&f64s(&a.insert(&[2, 2, -1, 10], &vals, 0).unwrap()),
+          &[0.0, 1.0, 100.0, 200.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 300.0, 9.0, 400.0]);
+    // da.insert(arange(10, chunks=3), [2, 5, 10], values chunked (3,)): dask's chunks
+    let v3 = Array::from_slice(&[100.0, 200.0, 300.0], &[3], &[3]).unwrap();
+    let r = a.insert(&[2, 5, 10], &v3, 0).unwrap();
+    assert_eq!(r.chunks(), vec![vec![2, 1, 1, 2, 1, 1, 3, 1, 1]]);
+    close(&f64s(&r), &[0.0, 1.0, 100.0, 2.0, 3.0, 4.0, 200.0, 5.0, 6.0, 7.0, 8.0, 9.0, 300.0]);
+    let col = Array::from_slice(&[-1i64, -2, -3], &[3, 1], &[2, 1]).unwrap();
+    let r = m.insert(&[1], &col, 1).unwrap();
+    assert_eq!(r.shape(), vec![3, 5]);
+    assert_eq!(r.chunks(), vec![vec![2, 1], vec![1, 1, 2, 1]]);
+    assert_eq!(i64s(&r), vec![0, -1, 1, 2, 3, 4, -2, 5, 6, 7, 8, -3, 9, 10, 11]);
+    // float values into an int64 array: NumPy casts them to arr's dtype (unsafe cast, truncation)
+    let fv = Array::from_slice(&[2.75, -1.5, 9.0], &[3, 1], &[3, 1]).unwrap();
+    let r = m.insert(&[4], &fv, 1).unwrap();
+    assert_eq!(r.dtype(), DType::Int64);
+    assert_eq!(i64s(&r), vec![0, 1, 2, 3, 2, 4, 5, 6, 7, -1, 8, 9, 10, 11, 9]);
+    close(&f64s(&a.insert(&[], &vals, 0).unwrap()), &(0..10).map(f64::from).collect::<Vec<_>>());
+    let e = a.insert(&[11], &vals, 0).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("out of bounds"), "{}", e);
+
+    // delete: np.delete(np.arange(10.), [0, 3, 3, -1]); dask's chunks for [0, 3, -1]
+    close(&f64s(&a.delete(&[0, 3, 3, -1], 0).unwrap()), &[1.0, 2.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    assert_eq!(a.delete(&[0, 3, -1], 0).unwrap().chunks(), vec![vec![2, 2, 3]]);
+    let d = m.delete(&[0, 2], 1).unwrap();
+    assert_eq!(d.chunks(), vec![vec![2, 1], vec![1, 1]]);
+    assert_eq!(i64s(&d), vec![1, 3, 5, 7, 9, 11]);
+    close(&f64s(&a.delete(&[], 0).unwrap()), &(0..10).map(f64::from).collect::<Vec<_>>());
+    let all: Vec<i64> = (0..10).collect();
+    let none = a.delete(&all, 0).unwrap();
+    assert_eq!(none.shape(), vec![0]);
+    assert!(f64s(&none).is_empty());
+    let e = a.delete(&[10], 0).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("out of bounds"), "{}", e);
+    assert_eq!(a.delete(&[0], 1).unwrap_err().status(), Status::InvalidArgument);
+
+    // choose: np.choose([0, 2, 1, 3, -1], [arange(5) * s for s in (1, 10, 100)], mode)
+    let w = idx.choose(&chr, ChooseMode::Wrap).unwrap();
+    assert_eq!(w.chunks(), vec![vec![2, 1, 1, 1]], "dask's broadcast chunks");
+    close(&f64s(&w), &[0.0, 100.0, 20.0, 3.0, 400.0]);
+    close(&f64s(&idx.choose(&chr, ChooseMode::Clip).unwrap()), &[0.0, 100.0, 20.0, 300.0, 4.0]);
+    let err = idx.choose(&chr, ChooseMode::Raise).unwrap().compute(&ctx()).unwrap_err();
+    assert!(err.message().contains("invalid entry"), "{}", err);
+    let ok = Array::from_slice(&[2i64, 0, 1, 1, 0], &[5], &[3]).unwrap();
+    close(&f64s(&ok.choose(&chr, ChooseMode::Raise).unwrap()), &[0.0, 1.0, 20.0, 30.0, 4.0]);
+    // int32 choices keep their dtype; a bool index picks choice 0 or 1
+    let i32c: Vec<Array> = (0..2)
+        .map(|k| Array::from_slice(&(0..5).map(|i| i * 7 + k).collect::<Vec<i32>>(), &[5], &[2]).unwrap())
+        .collect();
+    let bidx = Array::from_slice(&[1u8, 0, 1, 1, 0], &[5], &[5]).unwrap().astype(DType::Bool).unwrap();
+    let r = bidx.choose(&[&i32c[0], &i32c[1]], ChooseMode::Raise).unwrap();
+    assert_eq!(r.dtype(), DType::Int32);
+    assert_eq!(r.compute_vec::<i32>(&ctx()).unwrap(), vec![1, 7, 15, 22, 28]);
+    assert_eq!(idx.choose(&[], ChooseMode::Raise).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(vals.choose(&chr, ChooseMode::Raise).unwrap_err().status(), Status::Type);
+
+    // select: np.select([x < 2, x > 3], [x, 10 * x], default)
+    let s = Array::select(&[&c1, &c2], &[&x, &x10], Scalar::Int(0)).unwrap();
+    assert_eq!(s.dtype(), DType::Int64);
+    assert_eq!(s.chunks(), vec![vec![4, 2]]);
+    assert_eq!(i64s(&s), vec![0, 1, 0, 0, 40, 50]);
+    let s = Array::select(&[&c1, &c2], &[&x, &x10], Scalar::Float(-1.5)).unwrap();
+    assert_eq!(s.dtype(), DType::Float64);
+    close(&f64s(&s), &[0.0, 1.0, -1.5, -1.5, 40.0, 50.0]);
+    let e = Array::select(&[&x], &[&x], Scalar::Int(0)).unwrap_err();
+    assert_eq!(e.status(), Status::Type);
+    assert!(e.message().contains("condlist"), "{}", e);
+    assert_eq!(Array::select(&[&c1], &[&x, &x10], Scalar::Int(0)).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(Array::select(&[], &[], Scalar::Int(0)).unwrap_err().status(), Status::InvalidArgument);
+
+    // coarsen: dask's aligned chunks and NumPy's reductions over windows
+    let s = a.coarsen(Reduction::Sum, &[2], false).unwrap();
+    assert_eq!(s.chunks(), vec![vec![2, 1, 1, 1]], "dask's aligned chunks");
+    close(&f64s(&s), &[1.0, 5.0, 9.0, 13.0, 17.0]);
+    let mx = m.coarsen(Reduction::Max, &[1, 2], false).unwrap();
+    assert_eq!(mx.chunks(), vec![vec![2, 1], vec![1, 1]]);
+    assert_eq!(i64s(&mx), vec![1, 3, 5, 7, 9, 11]);
+    let b = Array::arange(0.0, 10.0, 1.0, 4, DType::Float64).unwrap();
+    let t = b.coarsen(Reduction::Mean, &[3], true).unwrap();
+    assert_eq!(t.shape(), vec![3]);
+    close(&f64s(&t), &[1.0, 4.0, 7.0]);
+    let e = b.coarsen(Reduction::Mean, &[3], false).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("do not align"), "{}", e);
+    // int32 sum: NumPy's default result dtype int64; (0..12)*3 % 7 in (2, 3) blocks
+    let v: Vec<i32> = (0..12).map(|i| i * 3 % 7).collect();
+    let c = Array::from_slice(&v, &[3, 4], &[2, 3]).unwrap().coarsen(Reduction::Sum, &[3, 2], false).unwrap();
+    assert_eq!(c.dtype(), DType::Int64);
+    assert_eq!(c.shape(), vec![1, 2]);
+    assert_eq!(i64s(&c), vec![18, 19]);
+    assert_eq!(a.coarsen(Reduction::Sum, &[0], false).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(a.coarsen(Reduction::ArgMax, &[2], false).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(a.coarsen(Reduction::Sum, &[2, 2], false).unwrap_err().status(), Status::InvalidArgument);
+
+    // bincount: np.bincount(x, minlength=7) and with weights; one block
+    let bx = Array::from_slice(&[0i64, 3, 1, 3, 3, 0, 5, 1, 2], &[9], &[4]).unwrap();
+    let wt = Array::from_slice(&(0..9).map(|i| f64::from(i) * 0.5).collect::<Vec<_>>(), &[9], &[2]).unwrap();
+    let n = bx.bincount(None, 7, 0).unwrap();
+    assert_eq!(n.dtype(), DType::Int64);
+    assert_eq!(n.chunks(), vec![vec![7]]);
+    assert_eq!(i64s(&n), vec![2, 2, 1, 3, 0, 1, 0]);
+    let n = bx.bincount(Some(&wt), 7, 2).unwrap();
+    assert_eq!(n.dtype(), DType::Float64);
+    close(&f64s(&n), &[2.5, 4.5, 4.0, 4.0, 0.0, 3.0, 0.0]);
+    let err = bx.bincount(None, 4, 0).unwrap().compute(&ctx()).unwrap_err();
+    assert!(err.message().contains("bincount"), "{}", err);
+    assert_eq!(a.bincount(None, 7, 0).unwrap_err().status(), Status::Type);
+    assert_eq!(m.bincount(None, 7, 0).unwrap_err().status(), Status::InvalidArgument);
 }
 
 /// uint8 and bool inputs (NumPy's values: uint8 shifts wrap, the median of uint8 is float64).
@@ -744,4 +800,34 @@ fn empty_and_0d_routines() {
     let b = Array::broadcast_arrays(&[&z, &m]).unwrap();
     assert_eq!((b[0].shape(), b[0].chunks()), (vec![3, 4], m.chunks()));
     close(&f64s(&b[0]), &[2.5; 12]);
+}
+
+/// insert, delete, choose, select, bincount on empty, size-1 and 0-d inputs (NumPy's values).
+#[test]
+fn insert_delete_choose_select_bincount_edge_cases() {
+    let empty = Array::from_slice::<f64>(&[], &[0], &[1]).unwrap();
+    let vals = Array::from_slice(&[5.0, 6.0], &[2], &[1]).unwrap();
+    let r = empty.insert(&[0, 0], &vals, 0).unwrap();
+    assert_eq!(r.shape(), vec![2]);
+    close(&f64s(&r), &[5.0, 6.0]);
+    let one = Array::from_slice(&[7.0], &[1], &[1]).unwrap();
+    let d = one.delete(&[0], 0).unwrap();
+    assert_eq!(d.shape(), vec![0]);
+    assert!(f64s(&d).is_empty());
+    assert_eq!(empty.delete(&[0], 0).unwrap_err().status(), Status::InvalidArgument);
+    // 0-d: np.choose(np.int64(1), [10., 20.]) is 20.0 (0-d)
+    let i0 = Array::from_slice(&[1i64], &[], &[]).unwrap();
+    let c10 = Array::from_slice(&[10.0], &[], &[]).unwrap();
+    let c20 = Array::from_slice(&[20.0], &[], &[]).unwrap();
+    let r = i0.choose(&[&c10, &c20], ChooseMode::Raise).unwrap();
+    assert_eq!(r.ndim(), 0);
+    close(&f64s(&r), &[20.0]);
+    // select over empty arrays is empty
+    let eb = Array::from_slice::<u8>(&[], &[0], &[1]).unwrap().astype(DType::Bool).unwrap();
+    let s = Array::select(&[&eb], &[&empty], Scalar::Int(0)).unwrap();
+    assert_eq!(s.shape(), vec![0]);
+    assert!(f64s(&s).is_empty());
+    // bincount of nothing: length zeros
+    let ex = Array::from_slice::<i64>(&[], &[0], &[1]).unwrap();
+    assert_eq!(i64s(&ex.bincount(None, 3, 0).unwrap()), vec![0, 0, 0]);
 }
