@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -378,18 +379,39 @@ Block *rk_k_choose(const KernelArgs &A) {
 }
 
 // ---- ca.bincount(x block (bool/integer, 1-d), [weights block (float64)], length): a (1, length) row
-// of counts (int64) or of the weights' sums (float64).
+// of counts (int64) or of the weights' sums (float64); length -1 (CA_BINCOUNT_AUTO): the block's
+// maximum + 1 (a negative value is NumPy's error).
 Block *rk_k_bincount(const KernelArgs &A) {
   const Block *x = A.block(0, "x");
   const bool weighted = A.size() == 3;
   const Block *w = weighted ? A.block(1, "weights") : nullptr;
-  const Index length = A.int64(weighted ? 2 : 1, "length");
+  Index length = A.int64(weighted ? 2 : 1, "length");
   CA_CHECK(x->ndim == 1, CA_EINVAL, "ca.bincount: x must be 1-d");
   CA_CHECK(!w || (w->dtype == CA_FLOAT64 && w->size == x->size), CA_EINVAL,
            "ca.bincount: weights must be float64 of x's size");
+  CA_CHECK(length >= -1, CA_EINVAL, "ca.bincount: length ", length, " is negative");
+  const Index n = x->size;
+  if (length == -1) {
+    length = 0;
+    dispatch_dtype(DType(x->dtype), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_integral_v<T>) {
+        const T *v = static_cast<const T *>(x->data);
+        T hi = 0;
+        bool neg = false;
+        for (Index i = 0; i < n; ++i) {
+          hi = v[i] > hi ? v[i] : hi;
+          if constexpr (std::is_signed_v<T>) neg |= v[i] < 0;
+        }
+        if (neg) fail(CA_EINVAL, "bincount: 'list' argument must have no negative elements");
+        CA_CHECK(n == 0 || uint64_t(hi) < uint64_t(std::numeric_limits<Index>::max()), CA_EINVAL,
+                 "bincount: value ", uint64_t(hi), " is too large for a result length");
+        length = n ? Index(hi) + 1 : 0;
+      }
+    });
+  }
   BlockRef out(rk_new_block(w ? CA_FLOAT64 : CA_INT64, {1, length}));
   std::memset(out->data, 0, size_t(out->nbytes));
-  const Index n = x->size;
   dispatch_dtype(DType(x->dtype), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
@@ -418,6 +440,38 @@ Block *rk_k_bincount(const KernelArgs &A) {
       fail(CA_ETYPE, "ca.bincount: x must be of a bool or integer dtype");
     }
   });
+  return out.release();
+}
+
+// ---- ca.bincount_merge([rows...], keep_rows): the element-wise sum of (1, n_i) rows of counts
+// (int64) or weights (float64), each padded with zeros to the longest; keep_rows 1: a (1, n) row (a
+// combine level), 0: the 1-d result (the last level).
+Block *rk_k_bincount_merge(const KernelArgs &A) {
+  const std::span<const ca_arg_t> rows = A.list(0, "rows");
+  const bool keep = A.int64(1, "keep_rows") != 0;
+  CA_CHECK(!rows.empty(), CA_EINVAL, "ca.bincount_merge: no rows");
+  DType dt = CA_DTYPE_INVALID;
+  Index n = 0;
+  for (auto &r : rows) {
+    CA_CHECK(r.kind == CA_ARG_BLOCK && r.u.block && r.u.block->ndim == 2 && r.u.block->shape[0] == 1, CA_EINVAL,
+             "ca.bincount_merge: expected (1, n) rows");
+    CA_CHECK(dt == CA_DTYPE_INVALID || dt == DType(r.u.block->dtype), CA_ETYPE, "ca.bincount_merge: rows of mixed dtypes");
+    dt = DType(r.u.block->dtype);
+    CA_CHECK(dt == CA_INT64 || dt == CA_FLOAT64, CA_ETYPE, "ca.bincount_merge: rows must be int64 or float64");
+    n = std::max(n, r.u.block->shape[1]);
+  }
+  BlockRef out(keep ? rk_new_block(dt, {1, n}) : rk_new_block(dt, {n}));
+  std::memset(out->data, 0, size_t(out->nbytes));
+  auto add = [&](auto *y) {
+    using T = std::remove_pointer_t<decltype(y)>;
+    for (auto &r : rows) {
+      const T *v = static_cast<const T *>(r.u.block->data);
+      const Index m = r.u.block->shape[1];
+      for (Index i = 0; i < m; ++i) y[i] += v[i];
+    }
+  };
+  if (dt == CA_INT64) add(out.data<int64_t>());
+  else add(out.data<double>());
   return out.release();
 }
 
@@ -488,6 +542,7 @@ void register_routines_kernels(KernelRegistry &reg) {
   register_builtin<rk_k_ravel_multi_index>(reg, "ca.ravel_multi_index");
   register_builtin<rk_k_unravel_index>(reg, "ca.unravel_index");
   register_builtin<rk_k_bincount>(reg, "ca.bincount");
+  register_builtin<rk_k_bincount_merge>(reg, "ca.bincount_merge");
   register_builtin<rk_k_choose>(reg, "ca.choose");
   register_builtin<rk_k_indices>(reg, "ca.indices");
   register_builtin<rk_k_diagonal_nd>(reg, "ca.diagonal_nd");

@@ -222,9 +222,12 @@ ArrayPtr coarsen(int32_t op, const ArrayPtr &x0, const std::vector<Index> &facto
 ArrayPtr bincount(const ArrayPtr &x0, const ArrayPtr &weights0, Index length, int32_t split_every) {
   const ArrayPtr &x = rm_need(x0, "bincount", "x");
   CA_CHECK(x->ndim() == 1, CA_EINVAL, "bincount: x must be one dimensional (got ", x->ndim(), " dimensions)");
-  CA_CHECK(dtype_is_integer(x->dtype) || x->dtype == CA_BOOL, CA_ETYPE, "bincount: Cannot cast array data from dtype ",
+  // NumPy's rule: what casts safely to int64 (uint64 does not)
+  CA_CHECK((dtype_is_integer(x->dtype) && x->dtype != CA_UINT64) || x->dtype == CA_BOOL, CA_ETYPE,
+           "bincount: Cannot cast array data from dtype ",
            dtype_name(x->dtype), " to int64 according to the rule 'safe'");
-  CA_CHECK(length >= 0, CA_EINVAL, "bincount: length ", length, " is negative");
+  const bool autolen = length == -1;  // CA_BINCOUNT_AUTO: max(x) + 1, found by the compute
+  CA_CHECK(length >= 0 || autolen, CA_EINVAL, "bincount: length ", length, " is negative");
   require_known_chunks(*x, "bincount");
   ArrayPtr w = weights0;
   if (w) {
@@ -236,14 +239,38 @@ ArrayPtr bincount(const ArrayPtr &x0, const ArrayPtr &weights0, Index length, in
   }
   const DType dt = w ? CA_FLOAT64 : CA_INT64;
   const Index nb = x->numblocks[0];
-  if (nb == 0 || x->shape[0] == 0) return zeros({length}, Chunks{{length}}, dt);
+  if (nb == 0 || x->shape[0] == 0) return zeros({autolen ? 0 : length}, Chunks{{autolen ? 0 : length}}, dt);
   // One (1, length) row of counts per block, summed by the tree reduction.
   std::vector<ArrayArg> args{ArrayArg::of(x, "a")};
   if (w) args.push_back(ArrayArg::of(w, "a"));
   args.push_back(ArrayArg::lit(ca_arg_i64(length)));
-  const Chunks row_chunks{std::vector<Index>(size_t(nb), 1), {length}};
-  ArrayPtr rows = blockwise("bincount", "ca.bincount", "ab", args, dt, {{'b', length}}, &row_chunks, false);
-  return reduce(CA_RED_SUM, rows, {0}, false, split_every, 0, dt);
+  if (!autolen) {
+    const Chunks row_chunks{std::vector<Index>(size_t(nb), 1), {length}};
+    ArrayPtr rows = blockwise("bincount", "ca.bincount", "ab", args, dt, {{'b', length}}, &row_chunks, false);
+    return reduce(CA_RED_SUM, rows, {0}, false, split_every, 0, dt);
+  }
+  // Rows as long as each block's maximum + 1 (unknown sizes), padded and summed up the tree by
+  // ca.bincount_merge; the last level drops the row axis. One pass over x, as dask.
+  const Chunks row_chunks{std::vector<Index>(size_t(nb), 1), {kUnknownChunk}};
+  ArrayPtr rows = blockwise("bincount", "ca.bincount", "ab", args, dt, {{'b', 1}}, &row_chunks, false);
+  const std::string final_name = Tokenizer("bincount-agg").add(*rows).add(int64_t(split_every)).name();
+  std::shared_ptr<Graph> g = merge_graphs({rows});
+  TreeReduceSpec t;
+  t.input = rows->name;
+  t.numblocks = rows->numblocks;
+  t.mask = 1;
+  t.split = split_every_per_axis(split_every, 1);
+  t.combine_kernel = "ca.bincount_merge";
+  t.combine_extra = {blockwise_literal(ca_arg_i64(1))};
+  t.level_prefix = "bincount-combine";
+  t.hex = final_name.substr(final_name.rfind('-') + 1);
+  t.agg_kernel = "ca.bincount_merge";
+  t.agg_extra = {blockwise_literal(ca_arg_i64(0))};
+  t.keepdims = false;
+  t.name = final_name;
+  t.chunks = Chunks{{kUnknownChunk}};
+  tree_reduce(*g, t);
+  return array_from_layer(g, final_name, t.chunks, dt);
 }
 
 namespace {

@@ -16,7 +16,13 @@ constexpr BuiltinKernelDoc kDocs[] = {
      false},
     {"ca.bincount", "ca.bincount(x: block, [weights: block,] length: int) -> block",
      "A (1, length) row: numpy.bincount of a 1-d bool or integer block (int64 counts), or the sums of the float64 "
-     "weights per value; a value outside [0, length) fails. Emitted by ca_array_bincount.",
+     "weights per value; a value outside [0, length) fails; length -1: the block's maximum + 1 (a negative value "
+     "fails). Emitted by ca_array_bincount.",
+     false},
+    {"ca.bincount_merge", "ca.bincount_merge(rows: list, keep_rows: int) -> block",
+     "The element-wise sum of (1, n) rows of counts (int64) or weights (float64) of different lengths, each "
+     "padded with zeros to the longest; keep_rows 1 gives a (1, n) row, 0 the 1-d result. Emitted by "
+     "ca_array_bincount with CA_BINCOUNT_AUTO.",
      false},
     {"ca.block_shape", "ca.block_shape(block) -> block", "An int64 block of shape (ndim,) holding the block's shape.",
      true},

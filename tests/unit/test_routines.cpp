@@ -525,7 +525,26 @@ TEST_F(Routines, CoarsenBincount) {
         [](const A &a) { return bincount(a[0], nullptr, 2, 0); });
   b.add("bincount empty", {{make(CA_INT64, {0}), {{0}}}}, "np.bincount(a0, minlength=3)", "",
         [](const A &a) { return bincount(a[0], nullptr, 3, 0); });
+  // CA_BINCOUNT_AUTO: dask's unknown (nan) length, each block counting to its own maximum
+  b.add("bincount auto", {v}, "np.bincount(a0)", "da.bincount(A0)",
+        [](const A &a) { return bincount(a[0], nullptr, -1, 0); });
+  const Input v2{vec_i64({0, 2, 1, 1, 0, 13, 2, 2, 5}), {{2, 2, 1, 3, 1}}};
+  b.add("bincount auto tree", {v2}, "np.bincount(a0)", "da.bincount(A0, split_every=2)",
+        [](const A &a) { return bincount(a[0], nullptr, -1, 2); });
+  b.add("bincount auto weights", {v2, {make(CA_FLOAT64, {9}), {{4, 5}}}}, "np.bincount(a0, a1)", "",
+        [](const A &a) { return bincount(a[0], a[1], -1, 3); });
+  b.add("bincount auto uint8 size 1", {{make(CA_UINT8, {1}), {{1}}}}, "np.bincount(a0)", "",
+        [](const A &a) { return bincount(a[0], nullptr, -1, 0); });
+  b.add("bincount auto empty", {{make(CA_INT32, {0}), {{0}}}}, "np.bincount(a0)", "",
+        [](const A &a) { return bincount(a[0], nullptr, -1, 0); });
   b.run();
+  {
+    ArrayPtr neg = ca::test::array_from_npy(vec_i64({3, 1, -2, 0}), {{2, 2}});
+    ArrayPtr r = bincount(neg, nullptr, -1, 0);
+    EXPECT_FALSE(chunks_known(r->chunks));
+    expect_error(CA_EKERNEL, "'list' argument must have no negative elements", [&] { (void)compute_chunk_sizes(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, r, RunOptions{}); });
+    expect_error(CA_EINVAL, "length -2 is negative", [&] { bincount(neg, nullptr, -2, 0); });
+  }
   ArrayPtr x = ca::test::array_from_npy(make(CA_FLOAT64, {10}), {{10}});
   expect_error(CA_EINVAL, "Coarsening factors {0: 3} do not align with array shape (10,).",
                [&] { coarsen(CA_RED_SUM, x, {3}, false); });

@@ -704,10 +704,12 @@ def histogram(a, bins=None, range=None, normed=False, weights=None, density=None
 def bincount(x, weights=None, minlength=0, split_every=None):
     """Count the occurrences of each value in a 1-d array of non-negative integers (``numpy.bincount``).
 
-    The length is ``max(x) + 1`` (at least ``minlength``). Where dask leaves it unknown (nan) without a
-    minlength, this computes ``x.min()`` and ``x.max()`` at call time (one reduction; negative values
-    raise ValueError then) so the result has a known shape. Each block counts in the C library
-    (ca_array_bincount); the counts are summed by a tree reduction.
+    The length is ``max(x) + 1`` (at least ``minlength``). Without a minlength it is unknown (nan)
+    until computed, as in dask: each block counts up to its own maximum and the tree reduction pads
+    and sums the rows, one pass over ``x`` (a negative value raises ValueError at compute). With a
+    minlength, ``x.max()`` is computed at call time (negative values raise ValueError then) so the
+    result has its exact, known length (dask declares ``minlength``, which is wrong when a value
+    exceeds it). Each block counts in the C library (ca_array_bincount).
 
     Parameters
     ----------
@@ -724,12 +726,12 @@ def bincount(x, weights=None, minlength=0, split_every=None):
     Returns
     -------
     Array
-        The lazy counts (intp without weights), one chunk.
+        The lazy counts (intp without weights), one chunk (of unknown size without a minlength).
     """
     x = asarray(x)
     if x.ndim != 1:
         raise ValueError("Input array must be one dimensional. Try using x.ravel()")
-    if x.dtype.kind not in "biu":
+    if x.dtype.kind not in "biu" or x.dtype == np.uint64:
         raise TypeError(f"Cannot cast array data from dtype('{x.dtype}') to dtype('int64') according to the rule "
                         "'safe'")
     if weights is not None:
@@ -739,7 +741,9 @@ def bincount(x, weights=None, minlength=0, split_every=None):
         weights = weights.rechunk(x.chunks)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
-    if x.size:
+    if x.size and minlength == 0:
+        length = -1  # CA_BINCOUNT_AUTO: max(x) + 1, found by the compute (dask's nan chunk)
+    elif x.size:
         lo, hi = core.compute(x.min(), x.max())
         if lo < 0:
             raise ValueError("'list' argument must have no negative elements")

@@ -252,10 +252,42 @@ def test_bincount(dtype):
     assert ca.bincount(a, minlength=40).chunks == da.bincount(da.from_array(x, chunks=((5, 13, 11),)),
                                                               minlength=40).chunks
     close(ca.bincount(ca.from_array(np.zeros(0, dtype), chunks=3)), np.bincount(np.zeros(0, dtype)))
-    with pytest.raises(ValueError):
-        ca.bincount(ca.from_array(np.array([1, -1, 2]), chunks=2))
+    with pytest.raises(ca.ChunkArrayError, match="must have no negative elements"):
+        ca.bincount(ca.from_array(np.array([1, -1, 2]), chunks=2)).compute()  # found by the compute, as dask
+    with pytest.raises(ValueError, match="must have no negative elements"):
+        ca.bincount(ca.from_array(np.array([1, -1, 2]), chunks=2), minlength=2)  # found by the max at call time
     with pytest.raises(ValueError):
         ca.bincount(ca.from_array(np.zeros((2, 2), int), chunks=1))
+    with pytest.raises(TypeError, match="uint64"):  # NumPy's rule: uint64 does not cast safely to int64
+        ca.bincount(ca.from_array(np.zeros(3, np.uint64), chunks=2))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "uint32", "bool"])
+def test_bincount_without_minlength_is_one_pass_of_unknown_length(dtype):
+    """No minlength: dask's (nan,) chunk, each block counting to its own maximum, rows padded and summed."""
+    rng = np.random.default_rng(7)
+    x = rng.integers(0, 2 if dtype == "bool" else 60, size=203).astype(dtype)
+    x[150] = 1 if dtype == "bool" else 97  # the maximum in one late block only
+    chunks = ((1, 40, 2, 60, 37, 13, 50),)
+    a = ca.from_array(x, chunks=chunks)
+    for se in (0, 2, 3):
+        r = ca.bincount(a, split_every=se)
+        assert np.isnan(r.shape[0])
+        assert np.isnan(r.chunks[0][0]) and len(r.chunks[0]) == 1
+        assert len(da.bincount(da.from_array(x, chunks=chunks)).chunks[0]) == 1
+        assert np.isnan(da.bincount(da.from_array(x, chunks=chunks)).chunks[0][0])
+        got = r.compute()
+        assert got.dtype == np.bincount(x).dtype and np.array_equal(got, np.bincount(x))
+    w = rng.standard_normal(203)
+    got = ca.bincount(a, weights=ca.from_array(w, chunks=chunks), split_every=2).compute()
+    np.testing.assert_allclose(got, np.bincount(x, weights=w), rtol=1e-12)
+    assert got.dtype == np.float64
+    one = ca.from_array(x[:1], chunks=1)
+    assert np.array_equal(ca.bincount(one).compute(), np.bincount(x[:1]))
+    # an expression feeding it stays lazy: no array is computed at call time
+    b = ca.bincount((a + a) if dtype != "bool" else a)
+    assert np.isnan(b.shape[0])
+    assert np.array_equal(b.compute(), np.bincount((x + x) if dtype != "bool" else x))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8"])
