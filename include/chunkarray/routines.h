@@ -381,7 +381,10 @@ CA_API ca_status_t ca_array_select(ca_array_t **out, const ca_array_t *const *co
 CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const ca_array_t *x, const int64_t *factors,
                                     int trim_excess);
 
-/** ca_array_bincount()'s length when the result is max(x) + 1 long, found by the compute (unknown size). */
+/** ca_array_bincount()'s length for a result max(max(x) + 1, @p minlength) long, found by the compute
+ *  (unknown size): NumPy's bincount(x, minlength=m) in one pass. A negative value (-1 - m). */
+#define CA_BINCOUNT_AT_LEAST(minlength) (-1 - (int64_t)(minlength))
+/** ca_array_bincount()'s length for a result max(x) + 1 long (CA_BINCOUNT_AT_LEAST(0)). */
 #define CA_BINCOUNT_AUTO (-1)
 
 /**
@@ -390,15 +393,15 @@ CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const c
  * double). Each block counts into a row (one task per block), the rows are summed by a tree
  * reduction (dask's scheme); the result is one block. NumPy's length is max(max(x) + 1, minlength):
  * either the caller determines it (a reduction of x, computed before) and passes it, or passes
- * #CA_BINCOUNT_AUTO: then each block counts up to its own maximum, the tree pads and sums the rows,
- * and the result's length is max(x) + 1, unknown until computed (dask's nan chunk, as
- * dask.array.bincount without minlength); a negative value fails the compute with NumPy's
- * "'list' argument must have no negative elements".
+ * #CA_BINCOUNT_AT_LEAST(minlength) (#CA_BINCOUNT_AUTO for 0): then each block counts up to its own
+ * maximum, the tree pads and sums the rows, and the result's length is max(max(x) + 1, minlength),
+ * unknown until computed (dask's nan chunk, as dask.array.bincount without minlength); a negative
+ * value fails the compute with NumPy's "'list' argument must have no negative elements".
  * @param x borrowed, 1-d, a bool or integer dtype that casts safely to int64 (not uint64, as NumPy), known
  *        chunk sizes.
  * @param weights borrowed, may be NULL (counts); otherwise x's shape, a real numeric dtype (rechunked
  *        like x when its chunks differ).
- * @param length the result's length (>= 0), or #CA_BINCOUNT_AUTO. A value of x outside [0, length)
+ * @param length the result's length (>= 0), or #CA_BINCOUNT_AT_LEAST(m) (< 0). A value of x outside [0, length)
  *        fails the compute with "bincount: value 12 is outside [0, 10)".
  * @param split_every blocks combined per tree node (0: dask's default).
  * @return CA_OK; CA_EINVAL (NULL out or x, x not 1-d, a negative length, weights of another shape,

@@ -379,68 +379,60 @@ Block *rk_k_choose(const KernelArgs &A) {
 }
 
 // ---- ca.bincount(x block (bool/integer, 1-d), [weights block (float64)], length): a (1, length) row
-// of counts (int64) or of the weights' sums (float64); length -1 (CA_BINCOUNT_AUTO): the block's
-// maximum + 1 (a negative value is NumPy's error).
+// of counts (int64) or of the weights' sums (float64); a negative length -1 - m
+// (CA_BINCOUNT_AT_LEAST(m)): max(the block's maximum + 1, m) (a negative value is NumPy's error). One
+// pass over x either way: then the counts grow (doubling) when a larger value appears.
 Block *rk_k_bincount(const KernelArgs &A) {
   const Block *x = A.block(0, "x");
   const bool weighted = A.size() == 3;
   const Block *w = weighted ? A.block(1, "weights") : nullptr;
-  Index length = A.int64(weighted ? 2 : 1, "length");
+  const Index length = A.int64(weighted ? 2 : 1, "length");
   CA_CHECK(x->ndim == 1, CA_EINVAL, "ca.bincount: x must be 1-d");
   CA_CHECK(!w || (w->dtype == CA_FLOAT64 && w->size == x->size), CA_EINVAL,
            "ca.bincount: weights must be float64 of x's size");
-  CA_CHECK(length >= -1, CA_EINVAL, "ca.bincount: length ", length, " is negative");
+  CA_CHECK(length > std::numeric_limits<Index>::min(), CA_EINVAL, "ca.bincount: length ", length, " is out of range");
+  CA_CHECK(dtype_is_integer(DType(x->dtype)) || x->dtype == CA_BOOL, CA_ETYPE,
+           "ca.bincount: x must be of a bool or integer dtype");
+  const bool autolen = length < 0;
+  const Index minlen = autolen ? -1 - length : length;
   const Index n = x->size;
-  if (length == -1) {
-    length = 0;
+  const double *wt = w ? static_cast<const double *>(w->data) : nullptr;
+  // counts (int64) or weight sums (double) in `acc`, `size` long; `used`: 1 + the largest value seen
+  auto run = [&](auto *tag_acc) -> Block * {
+    using Acc = std::remove_pointer_t<decltype(tag_acc)>;
+    std::vector<Acc> acc(size_t(autolen ? std::max<Index>(minlen, 1024) : length), Acc(0));
+    Index used = minlen;
     dispatch_dtype(DType(x->dtype), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_integral_v<T>) {
         const T *v = static_cast<const T *>(x->data);
-        T hi = 0;
-        bool neg = false;
+        Acc *y = acc.data();
+        uint64_t size = acc.size();
         for (Index i = 0; i < n; ++i) {
-          hi = v[i] > hi ? v[i] : hi;
-          if constexpr (std::is_signed_v<T>) neg |= v[i] < 0;
+          const uint64_t k = uint64_t(v[i]);  // a negative value wraps to a huge one
+          if (k >= size) [[unlikely]] {
+            bool negative = false;
+            if constexpr (std::is_signed_v<T>) negative = v[i] < 0;
+            if (!autolen || negative || k >= uint64_t(INT64_MAX)) {
+              if (autolen && negative) fail(CA_EINVAL, "bincount: 'list' argument must have no negative elements");
+              fail(CA_EINVAL, "bincount: value ", int64_t(v[i]), " is outside [0, ", length,
+                   ") (the length was determined before the compute)");
+            }
+            acc.resize(size_t(std::max<uint64_t>(2 * size, k + 1)), Acc(0));
+            y = acc.data();
+            size = acc.size();
+          }
+          if (autolen) used = std::max(used, Index(k) + 1);
+          if constexpr (std::is_same_v<Acc, double>) y[k] += wt[i];
+          else ++y[k];
         }
-        if (neg) fail(CA_EINVAL, "bincount: 'list' argument must have no negative elements");
-        CA_CHECK(n == 0 || uint64_t(hi) < uint64_t(std::numeric_limits<Index>::max()), CA_EINVAL,
-                 "bincount: value ", uint64_t(hi), " is too large for a result length");
-        length = n ? Index(hi) + 1 : 0;
       }
     });
-  }
-  BlockRef out(rk_new_block(w ? CA_FLOAT64 : CA_INT64, {1, length}));
-  std::memset(out->data, 0, size_t(out->nbytes));
-  dispatch_dtype(DType(x->dtype), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T>) {
-      const T *v = static_cast<const T *>(x->data);
-      auto bad = [&](Index i) {
-        fail(CA_EINVAL, "bincount: value ", int64_t(v[i]), " is outside [0, ", length,
-             ") (the length was determined before the compute)");
-      };
-      if (w) {
-        const double *wt = static_cast<const double *>(w->data);
-        double *y = out.data<double>();
-        for (Index i = 0; i < n; ++i) {
-          const int64_t k = int64_t(v[i]);
-          if (k < 0 || k >= length || (std::is_same_v<T, uint64_t> && uint64_t(v[i]) > uint64_t(INT64_MAX))) bad(i);
-          y[k] += wt[i];
-        }
-      } else {
-        int64_t *y = out.data<int64_t>();
-        for (Index i = 0; i < n; ++i) {
-          const int64_t k = int64_t(v[i]);
-          if (k < 0 || k >= length || (std::is_same_v<T, uint64_t> && uint64_t(v[i]) > uint64_t(INT64_MAX))) bad(i);
-          ++y[k];
-        }
-      }
-    } else {
-      fail(CA_ETYPE, "ca.bincount: x must be of a bool or integer dtype");
-    }
-  });
-  return out.release();
+    BlockRef out(rk_new_block(std::is_same_v<Acc, double> ? CA_FLOAT64 : CA_INT64, {1, used}));
+    if (used) std::memcpy(out->data, acc.data(), size_t(used) * sizeof(Acc));
+    return out.release();
+  };
+  return w ? run(static_cast<double *>(nullptr)) : run(static_cast<int64_t *>(nullptr));
 }
 
 // ---- ca.bincount_merge([rows...], keep_rows): the element-wise sum of (1, n_i) rows of counts

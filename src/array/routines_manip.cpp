@@ -226,8 +226,10 @@ ArrayPtr bincount(const ArrayPtr &x0, const ArrayPtr &weights0, Index length, in
   CA_CHECK((dtype_is_integer(x->dtype) && x->dtype != CA_UINT64) || x->dtype == CA_BOOL, CA_ETYPE,
            "bincount: Cannot cast array data from dtype ",
            dtype_name(x->dtype), " to int64 according to the rule 'safe'");
-  const bool autolen = length == -1;  // CA_BINCOUNT_AUTO: max(x) + 1, found by the compute
-  CA_CHECK(length >= 0 || autolen, CA_EINVAL, "bincount: length ", length, " is negative");
+  // CA_BINCOUNT_AT_LEAST(m) = -1 - m: max(max(x) + 1, m), found by the compute
+  const bool autolen = length < 0;
+  CA_CHECK(length > std::numeric_limits<Index>::min(), CA_EINVAL, "bincount: length ", length, " is out of range");
+  const Index minlen = autolen ? -1 - length : length;
   require_known_chunks(*x, "bincount");
   ArrayPtr w = weights0;
   if (w) {
@@ -239,7 +241,7 @@ ArrayPtr bincount(const ArrayPtr &x0, const ArrayPtr &weights0, Index length, in
   }
   const DType dt = w ? CA_FLOAT64 : CA_INT64;
   const Index nb = x->numblocks[0];
-  if (nb == 0 || x->shape[0] == 0) return zeros({autolen ? 0 : length}, Chunks{{autolen ? 0 : length}}, dt);
+  if (nb == 0 || x->shape[0] == 0) return zeros({minlen}, Chunks{{minlen}}, dt);
   // One (1, length) row of counts per block, summed by the tree reduction.
   std::vector<ArrayArg> args{ArrayArg::of(x, "a")};
   if (w) args.push_back(ArrayArg::of(w, "a"));

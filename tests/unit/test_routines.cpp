@@ -537,13 +537,21 @@ TEST_F(Routines, CoarsenBincount) {
         [](const A &a) { return bincount(a[0], nullptr, -1, 0); });
   b.add("bincount auto empty", {{make(CA_INT32, {0}), {{0}}}}, "np.bincount(a0)", "",
         [](const A &a) { return bincount(a[0], nullptr, -1, 0); });
+  // CA_BINCOUNT_AT_LEAST(m) = -1 - m: NumPy's minlength, below and above the data's maximum
+  b.add("bincount at least 3", {v2}, "np.bincount(a0, minlength=3)", "",
+        [](const A &a) { return bincount(a[0], nullptr, -1 - 3, 2); });
+  b.add("bincount at least 40 weights", {v2, {make(CA_FLOAT32, {9}), {{9}}}}, "np.bincount(a0, a1, minlength=40)", "",
+        [](const A &a) { return bincount(a[0], a[1], -1 - 40, 0); });
+  b.add("bincount at least 5 empty", {{make(CA_INT16, {0}), {{0}}}}, "np.bincount(a0, minlength=5)", "",
+        [](const A &a) { return bincount(a[0], nullptr, -1 - 5, 0); });
   b.run();
   {
     ArrayPtr neg = ca::test::array_from_npy(vec_i64({3, 1, -2, 0}), {{2, 2}});
     ArrayPtr r = bincount(neg, nullptr, -1, 0);
     EXPECT_FALSE(chunks_known(r->chunks));
     expect_error(CA_EKERNEL, "'list' argument must have no negative elements", [&] { (void)compute_chunk_sizes(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, r, RunOptions{}); });
-    expect_error(CA_EINVAL, "length -2 is negative", [&] { bincount(neg, nullptr, -2, 0); });
+    expect_error(CA_EINVAL, "is out of range",
+                 [&] { bincount(neg, nullptr, std::numeric_limits<Index>::min(), 0); });
   }
   ArrayPtr x = ca::test::array_from_npy(make(CA_FLOAT64, {10}), {{10}});
   expect_error(CA_EINVAL, "Coarsening factors {0: 3} do not align with array shape (10,).",

@@ -704,12 +704,11 @@ def histogram(a, bins=None, range=None, normed=False, weights=None, density=None
 def bincount(x, weights=None, minlength=0, split_every=None):
     """Count the occurrences of each value in a 1-d array of non-negative integers (``numpy.bincount``).
 
-    The length is ``max(x) + 1`` (at least ``minlength``). Without a minlength it is unknown (nan)
-    until computed, as in dask: each block counts up to its own maximum and the tree reduction pads
-    and sums the rows, one pass over ``x`` (a negative value raises ValueError at compute). With a
-    minlength, ``x.max()`` is computed at call time (negative values raise ValueError then) so the
-    result has its exact, known length (dask declares ``minlength``, which is wrong when a value
-    exceeds it). Each block counts in the C library (ca_array_bincount).
+    The length is ``max(x) + 1``, at least ``minlength``, and unknown (nan) until computed: each
+    block counts up to its own maximum in the C library (ca_array_bincount) and a tree reduction pads
+    and sums the rows, one pass over ``x``; a negative value fails the compute. dask gives the same
+    unknown length without a minlength; with one it declares ``(minlength,)``, which is wrong when a
+    value reaches minlength (docs/numpy-differences.md).
 
     Parameters
     ----------
@@ -726,7 +725,7 @@ def bincount(x, weights=None, minlength=0, split_every=None):
     Returns
     -------
     Array
-        The lazy counts (intp without weights), one chunk (of unknown size without a minlength).
+        The lazy counts (intp without weights), one chunk of unknown size (nan) until computed.
     """
     x = asarray(x)
     if x.ndim != 1:
@@ -741,15 +740,8 @@ def bincount(x, weights=None, minlength=0, split_every=None):
         weights = weights.rechunk(x.chunks)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
-    if x.size and minlength == 0:
-        length = -1  # CA_BINCOUNT_AUTO: max(x) + 1, found by the compute (dask's nan chunk)
-    elif x.size:
-        lo, hi = core.compute(x.min(), x.max())
-        if lo < 0:
-            raise ValueError("'list' argument must have no negative elements")
-        length = max(int(hi) + 1, int(minlength))
-    else:
-        length = int(minlength)
+    # CA_BINCOUNT_AT_LEAST(minlength) = -1 - minlength: max(max(x) + 1, minlength), found by the compute
+    length = -1 - int(minlength) if x.size else int(minlength)
     if weights is not None and weights.dtype.kind not in "biuf":
         raise TypeError(f"Cannot cast array data from dtype('{weights.dtype}') to dtype('float64') according to the "
                         "rule 'safe'")

@@ -196,3 +196,14 @@ def test_fftn_s_without_axes_takes_the_first_axes():
     np.testing.assert_allclose(d, np.fft.fftn(x, s=(3, 5), axes=(0, 1)))                          # dask: the first
     got = ca.fft.fftn(ca.from_array(x, chunks=-1), s=(3, 5)).compute()
     np.testing.assert_allclose(got, d)
+
+
+def test_bincount_length_is_found_by_the_compute():
+    x = np.array([0, 3, 3, 7, 1, 0, 9])
+    a = ca.from_array(x, chunks=3)
+    for m in (0, 4, 15):
+        r = ca.bincount(a, minlength=m)
+        assert np.isnan(r.shape[0])  # NumPy's length is known; here it is after the compute
+        assert np.array_equal(r.compute(), np.bincount(x, minlength=m))
+    d = da.bincount(da.from_array(x, chunks=3), minlength=4)
+    assert d.chunks == ((4,),) and d.compute().shape == (10,)  # dask's declared length is wrong here
