@@ -337,7 +337,7 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, i
   CA_TRY
   const ca_random_options_t o = ca::capi::options_in(opts, ca_random_options_t CA_RANDOM_OPTIONS_INIT, "ca_array_random");
   *out = wrap_handle(ca::random(distribution, o.seed, shape_in(ndim, shape, "ca_array_random"),
-                         chunks_in(chunks, "ca_array_random"), dtype, o.p0, o.p1));
+                         chunks_in(chunks, "ca_array_random"), dtype, o.p0, o.p1, o.p2));
   return CA_OK;
   CA_CATCH
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "array/expr.hpp"
@@ -281,10 +282,32 @@ ArrayPtr diag(const ArrayPtr &v, Index k) {
 // ---- random -------------------------------------------------------------------------------------
 
 ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
-                double p0, double p1) {
+                double p0, double p1, double p2) {
   check_dtype(dtype, "random");
   check_shape(shape, "random");
   check_chunks_shape(chunks, shape, "random");
+  if (distribution >= CA_RANDOM_BETA && random_dist_name(distribution)) {
+    const char *nm = random_dist_name(distribution);
+    random_dist_validate(distribution, dtype, p0, p1, p2, CA_EINVAL);
+    GenSpec g;
+    g.kind = GenSpec::DistBase + distribution;
+    g.dtype = dtype;
+    g.p0 = p0;
+    g.p1 = p1;
+    std::memcpy(&g.i0, &p2, 8);
+    g.seed = seed;
+    std::string name = Tokenizer(nm)
+                           .add(int64_t(distribution))
+                           .add(seed)
+                           .add(shape)
+                           .add(chunks)
+                           .add(int64_t(dtype))
+                           .add(p0)
+                           .add(p1)
+                           .add(p2)
+                           .name();
+    return gen_array(name, g, shape, chunks);
+  }
   CA_CHECK(std::isfinite(p0) && std::isfinite(p1), CA_EINVAL, "random: parameters must be finite (got ", p0, ", ",
            p1, ")");
   int64_t lo_bits = 0;
