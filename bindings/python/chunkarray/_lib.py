@@ -159,7 +159,7 @@ class ReductionOptions(ctypes.Structure):
 class RandomOptions(ctypes.Structure):
     """ca_random_options_t (array.h)."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("reserved", ctypes.c_uint32), ("seed", ctypes.c_uint64),
-                ("p0", ctypes.c_double), ("p1", ctypes.c_double)]
+                ("p0", ctypes.c_double), ("p1", ctypes.c_double), ("p2", ctypes.c_double)]
 
 
 class ArrayArg(ctypes.Structure):
