@@ -760,7 +760,8 @@ def _module_function(name):
         return method(Generator(seed), *args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
-    doc = method.__doc__ or ""
+    import inspect
+    doc = inspect.cleandoc(method.__doc__ or "")
     head, sep, rest = doc.partition("----------\n")
     seed_doc = "seed : int, default 0\n    The key of the Philox stream (same seed, same values).\n"
     fn.__doc__ = (head + sep + rest.replace("\nReturns\n", seed_doc.replace("\n    ", "\n    ") + "\nReturns\n", 1))
