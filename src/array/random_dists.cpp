@@ -27,6 +27,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846264338328;
 
+// A non-negative integral double as int64, saturating (NumPy casts; beyond 2**63 that is undefined).
+int64_t to_i64(double k) { return k >= 9.2233720368547758e18 ? std::numeric_limits<int64_t>::max() : int64_t(k); }
+
 double bits_to_double(int64_t b) {
   double d;
   std::memcpy(&d, &b, 8);
@@ -111,10 +114,10 @@ struct Stream {
         const double U = next_double() - 0.5, V = next_double();
         const double us = 0.5 - std::fabs(U);
         const double k = std::floor((2 * a / us + b) * U + lam + 0.43);
-        if (us >= 0.07 && V <= vr) return int64_t(k);
+        if (us >= 0.07 && V <= vr) return to_i64(k);
         if (k < 0 || (us < 0.013 && V > us)) continue;
         if (std::log(V) + std::log(invalpha) - std::log(a / (us * us) + b) <= -lam + k * loglam - std::lgamma(k + 1))
-          return int64_t(k);
+          return to_i64(k);
       }
     }
     if (lam == 0) return 0;
@@ -320,8 +323,7 @@ int64_t sample_int(int32_t code, const Params &P, Stream &s) {
         }
         return X;
       }
-      const double z = std::ceil(-s.std_exponential() / std::log1p(-p));
-      return z >= 9.2233720368547758e18 ? std::numeric_limits<int64_t>::max() : int64_t(z);
+      return to_i64(std::ceil(-s.std_exponential() / std::log1p(-p)));
     }
     case CA_RANDOM_HYPERGEOMETRIC: {
       const int64_t good = int64_t(p0), bad = int64_t(p1), sample = int64_t(p2);
@@ -347,7 +349,7 @@ int64_t sample_int(int32_t code, const Params &P, Stream &s) {
         if (V <= q * q) {
           const double result = std::floor(1 + std::log(V) / std::log(q));
           if (result < 1 || V == 0.0) continue;
-          return int64_t(result);
+          return to_i64(result);
         }
         if (V >= q) return 1;
         return 2;
@@ -363,7 +365,7 @@ int64_t sample_int(int32_t code, const Params &P, Stream &s) {
       for (;;) {
         const double U = 1.0 - s.next_double(), V = s.next_double();
         const double X = std::floor(std::pow(U, -1.0 / am1));
-        if (X > 9.2233720368547758e18 || X < 1.0) continue;
+        if (X >= 9.2233720368547758e18 || X < 1.0) continue;
         const double T = std::pow(1.0 + 1.0 / X, am1);
         if (V * X * (T - 1.0) / (b - 1.0) <= T / b) return int64_t(X);
       }

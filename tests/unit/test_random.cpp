@@ -6,7 +6,10 @@
 #include <chunkarray/array.h>
 
 #include <algorithm>
+#include <chunkarray/context.h>
+
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -490,4 +493,34 @@ TEST(Random, ExpressionsRegenerateInsteadOfHolding) {
     EXPECT_EQ(e.code(), CA_EFORMAT) << e.message();
     EXPECT_NE(e.message().find("scale < 0"), std::string::npos) << e.message();
   }
+}
+
+TEST(Random, CApiThirdParameterAndOldStructSize) {
+  ca_context_t *ctx = nullptr;
+  ASSERT_EQ(ca_context_new(&ctx, nullptr), CA_OK);
+  const int64_t shape[1] = {1000}, nb = 3, sizes[3] = {400, 1, 599};
+  const ca_chunks_t ch{1, &nb, sizes};
+  ca_random_options_t o = CA_RANDOM_OPTIONS_INIT;
+  o.seed = 3, o.p0 = -1, o.p1 = 0, o.p2 = 2;
+  ca_array_t *t = nullptr;
+  ASSERT_EQ(ca_array_random(&t, CA_RANDOM_TRIANGULAR, 1, shape, &ch, CA_FLOAT64, &o), CA_OK) << ca_last_error_message();
+  std::vector<double> v(1000);
+  ASSERT_EQ(ca_array_compute_into(ctx, t, v.data(), v.size() * 8, nullptr), CA_OK);
+  EXPECT_GE(*std::min_element(v.begin(), v.end()), -1);
+  EXPECT_LE(*std::max_element(v.begin(), v.end()), 2);
+  EXPECT_LT(*std::min_element(v.begin(), v.end()), -0.8);
+  EXPECT_GT(*std::max_element(v.begin(), v.end()), 1.8);
+  ca_array_free(t);
+  // A caller built against the struct without p2 (struct_size = offsetof(p2)): p2 reads as 0.
+  o.struct_size = uint32_t(offsetof(ca_random_options_t, p2));
+  o.p1 = 0.5;  // triangular(-1, 0.5, p2 = 0): mode > right
+  EXPECT_EQ(ca_array_random(&t, CA_RANDOM_TRIANGULAR, 1, shape, &ch, CA_FLOAT64, &o), CA_EINVAL);
+  EXPECT_EQ(t, nullptr);
+  EXPECT_NE(std::string(ca_last_error_message()).find("triangular: mode > right"), std::string::npos)
+      << ca_last_error_message();
+  o.p0 = 2, o.p1 = 0.5;
+  ASSERT_EQ(ca_array_random(&t, CA_RANDOM_GAMMA, 1, shape, &ch, CA_FLOAT64, &o), CA_OK) << ca_last_error_message();
+  ca_array_free(t);
+  EXPECT_EQ(ca_array_random(&t, CA_RANDOM_POISSON, 1, shape, &ch, CA_FLOAT64, &o), CA_ETYPE);
+  ca_context_free(ctx);
 }
