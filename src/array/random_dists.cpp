@@ -20,6 +20,7 @@
 #include <limits>
 
 #include "array/create.hpp"
+#include "core/isa.hpp"
 
 namespace ca {
 
@@ -46,6 +47,12 @@ struct Stream {
   Stream(uint64_t seed, uint64_t g) {
     key[0] = uint32_t(seed), key[1] = uint32_t(seed >> 32);
     ctr[0] = uint32_t(g), ctr[1] = uint32_t(g >> 32), ctr[2] = 0, ctr[3] = 1;
+  }
+  // With its first Philox call (k = 0) already made (first_calls).
+  Stream(uint64_t seed, uint64_t g, const uint32_t first[4]) : Stream(seed, g) {
+    std::memcpy(buf, first, sizeof buf);
+    ctr[2] = 1;
+    avail = 2;
   }
   uint64_t next_u64() {
     if (avail == 0) {
@@ -181,6 +188,51 @@ struct Stream {
     return chisquare(df + 2 * double(i));
   }
 };
+
+// The first Philox call of kBatch consecutive elements' streams, counters (g, 0, 1) in
+// struct-of-arrays form so the rounds vectorize (most samplers need no second call).
+constexpr Index kBatch = 64;
+
+CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t (*out)[4] /* kBatch */) {
+  uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];
+  for (Index i = 0; i < kBatch; ++i) {
+    const uint64_t g = g0 + uint64_t(i);
+    x0[i] = uint32_t(g);
+    x1[i] = uint32_t(g >> 32);
+    x2[i] = 0;
+    x3[i] = 1;
+  }
+  uint32_t ka = uint32_t(seed), kb = uint32_t(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    for (Index i = 0; i < kBatch; ++i) {
+      const uint64_t p0 = uint64_t(0xD2511F53u) * x0[i];
+      const uint64_t p1 = uint64_t(0xCD9E8D57u) * x2[i];
+      const uint32_t y0 = uint32_t(p1 >> 32) ^ x1[i] ^ ka;
+      const uint32_t y2 = uint32_t(p0 >> 32) ^ x3[i] ^ kb;
+      x1[i] = uint32_t(p1);
+      x3[i] = uint32_t(p0);
+      x0[i] = y0;
+      x2[i] = y2;
+    }
+    ka += 0x9E3779B9u;
+    kb += 0xBB67AE85u;
+  }
+  for (Index i = 0; i < kBatch; ++i) out[i][0] = x0[i], out[i][1] = x1[i], out[i][2] = x2[i], out[i][3] = x3[i];
+}
+
+// Calls f(i, stream) for the elements [glin, glin + n), each stream primed by first_calls.
+template <class F>
+void for_streams(uint64_t seed, Index glin, Index n, F &&f) {
+  uint32_t first[kBatch][4];
+  for (Index i0 = 0; i0 < n; i0 += kBatch) {
+    first_calls(seed, uint64_t(glin + i0), first);
+    const Index m = std::min(kBatch, n - i0);
+    for (Index t = 0; t < m; ++t) {
+      Stream s(seed, uint64_t(glin + i0 + t), first[t]);
+      f(i0 + t, s);
+    }
+  }
+}
 
 // Parameters of one spec, read once per fill.
 struct Params {
@@ -525,22 +577,13 @@ void random_dist_fill(const GenSpec &spec, Index glin, Index n, void *out) {
   const Params P{spec.p0, spec.p1, bits_to_double(spec.i0)};
   if (random_dist_is_discrete(code)) {
     int64_t *p = static_cast<int64_t *>(out);
-    for (Index i = 0; i < n; ++i) {
-      Stream s(spec.seed, uint64_t(glin + i));
-      p[i] = sample_int(code, P, s);
-    }
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_int(code, P, s); });
   } else if (spec.dtype == CA_FLOAT64) {
     double *p = static_cast<double *>(out);
-    for (Index i = 0; i < n; ++i) {
-      Stream s(spec.seed, uint64_t(glin + i));
-      p[i] = sample_float(code, P, s);
-    }
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_float(code, P, s); });
   } else {
     float *p = static_cast<float *>(out);
-    for (Index i = 0; i < n; ++i) {
-      Stream s(spec.seed, uint64_t(glin + i));
-      p[i] = float(sample_float(code, P, s));
-    }
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = float(sample_float(code, P, s)); });
   }
 }
 
