@@ -9,8 +9,10 @@ key ``seed`` for n = 0 and a 64-bit mix of ``(seed, n)`` after that: a generator
 differ, the same seed repeats them. The module-level functions take ``seed=`` (default 0) and draw
 with that key, so ``random.gamma(2.0, size=9, seed=5)`` equals ``default_rng(5).gamma(2.0, size=9)``.
 
-Parameters are scalars: an array-valued parameter raises ``ValueError`` (combine scalar draws
-instead, e.g. ``loc + scale * standard_normal(...)``). The multivariate distributions (dirichlet,
+Parameters are scalars, except the location and scale of the location-scale families (normal,
+uniform, exponential, gumbel, laplace, logistic, lognormal, rayleigh), which may be arrays (NumPy or
+chunkarray) broadcast against ``size`` as NumPy does; any other array-valued parameter raises
+``ValueError``. The multivariate distributions (dirichlet,
 multivariate_normal, multinomial) take their vector parameters as NumPy does; their last axis is one
 chunk (dask's layout).
 """
@@ -62,6 +64,10 @@ def _param(fname, pname, v):
         raise ValueError(f"{fname}: {pname} must be a scalar: array-valued parameters are not supported "
                          f"(draw with scalar parameters and combine the arrays)")
     return float(v)
+
+
+def _is_array_param(v):
+    return isinstance(v, Array) or np.ndim(v) != 0
 
 
 def _size(size):
@@ -130,6 +136,28 @@ class Generator:
     def __repr__(self):
         return f"Generator(Philox, seed={self._seed})"
 
+    def _loc_scale(self, fname, loc, scale, size, chunks, dtype, std, loc_name="loc", scale_name="scale",
+                   check_scale=True, post=None):
+        """Array-valued loc/scale of a location-scale family: loc + scale * (a standard draw), broadcast
+        as NumPy broadcasts parameters against size (NumPy's law; its values differ, as all draws do)."""
+        lv = loc if isinstance(loc, Array) else np.asarray(loc, dtype=np.float64)
+        sv = scale if isinstance(scale, Array) else np.asarray(scale, dtype=np.float64)
+        if isinstance(lv, np.ndarray) and not np.all(np.isfinite(lv)) and fname != "normal":
+            raise ValueError(f"{fname}: {loc_name} must be finite")
+        if check_scale and isinstance(sv, np.ndarray) and np.any(~(sv >= 0)):
+            raise ValueError(f"{fname}: {scale_name} < 0")
+        pshape = np.broadcast_shapes(tuple(lv.shape), tuple(sv.shape))
+        shape = pshape if size is None else _size(size)
+        try:
+            ok = np.broadcast_shapes(shape, pshape) == shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{fname}: shape mismatch: parameters of shape {pshape} cannot be broadcast to size {shape}")
+        z = self._d(std[0], shape, chunks, dtype, *std[1:])
+        out = z * asarray(sv) + asarray(lv)
+        return post(out) if post is not None else out
+
     # ---- uniform, normal, integers ---------------------------------------------------------------
 
     @_doc("Uniform floats in ``[0, 1)``.", [])
@@ -139,12 +167,20 @@ class Generator:
     @_doc("Uniform samples in ``[low, high)``.",
           [("low : float, default 0.0", "Lower bound."), ("high : float, default 1.0", "Upper bound (excluded).")])
     def uniform(self, low=0.0, high=1.0, size=None, chunks="auto", dtype=np.float64):
+        if _is_array_param(low) or _is_array_param(high):
+            lo = low if isinstance(low, Array) else np.asarray(low, dtype=np.float64)
+            hi = high if isinstance(high, Array) else np.asarray(high, dtype=np.float64)
+            return self._loc_scale("uniform", lo, hi - lo, size, chunks, _check_float_dtype("uniform", dtype),
+                                   ("uniform", 0.0, 1.0), check_scale=False)
         return self._d("uniform", size, chunks, _check_float_dtype("uniform", dtype), _param("uniform", "low", low),
                        _param("uniform", "high", high))
 
     @_doc("Normal (Gaussian) samples.",
           [("loc : float, default 0.0", "Mean."), ("scale : float, default 1.0", "Standard deviation, >= 0.")])
     def normal(self, loc=0.0, scale=1.0, size=None, chunks="auto", dtype=np.float64):
+        if _is_array_param(loc) or _is_array_param(scale):
+            return self._loc_scale("normal", loc, scale, size, chunks, _check_float_dtype("normal", dtype),
+                                   ("normal", 0.0, 1.0))
         return self._d("normal", size, chunks, _check_float_dtype("normal", dtype), _param("normal", "loc", loc),
                        _param("normal", "scale", scale))
 
@@ -180,6 +216,8 @@ class Generator:
 
     @_doc("Exponential samples.", [("scale : float, default 1.0", "The scale (1 / rate), >= 0.")])
     def exponential(self, scale=1.0, size=None, chunks="auto"):
+        if _is_array_param(scale):
+            return self._loc_scale("exponential", 0.0, scale, size, chunks, np.float64, ("standard_exponential",))
         return self._d("exponential", size, chunks, np.float64, _param("exponential", "scale", scale))
 
     @_doc("F (Fisher-Snedecor) samples.",
@@ -194,16 +232,22 @@ class Generator:
 
     @_doc("Gumbel samples.", [("loc : float, default 0.0", "Mode."), ("scale : float, default 1.0", "Scale, >= 0.")])
     def gumbel(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
+        if _is_array_param(loc) or _is_array_param(scale):
+            return self._loc_scale("gumbel", loc, scale, size, chunks, np.float64, ("gumbel", 0.0, 1.0))
         return self._d("gumbel", size, chunks, np.float64, _param("gumbel", "loc", loc), _param("gumbel", "scale", scale))
 
     @_doc("Laplace (double exponential) samples.",
           [("loc : float, default 0.0", "Location."), ("scale : float, default 1.0", "Scale, >= 0.")])
     def laplace(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
+        if _is_array_param(loc) or _is_array_param(scale):
+            return self._loc_scale("laplace", loc, scale, size, chunks, np.float64, ("laplace", 0.0, 1.0))
         return self._d("laplace", size, chunks, np.float64, _param("laplace", "loc", loc),
                        _param("laplace", "scale", scale))
 
     @_doc("Logistic samples.", [("loc : float, default 0.0", "Location."), ("scale : float, default 1.0", "Scale, >= 0.")])
     def logistic(self, loc=0.0, scale=1.0, size=None, chunks="auto"):
+        if _is_array_param(loc) or _is_array_param(scale):
+            return self._loc_scale("logistic", loc, scale, size, chunks, np.float64, ("logistic", 0.0, 1.0))
         return self._d("logistic", size, chunks, np.float64, _param("logistic", "loc", loc),
                        _param("logistic", "scale", scale))
 
@@ -211,6 +255,9 @@ class Generator:
           [("mean : float, default 0.0", "Mean of the underlying normal."),
            ("sigma : float, default 1.0", "Standard deviation of the underlying normal, >= 0.")])
     def lognormal(self, mean=0.0, sigma=1.0, size=None, chunks="auto"):
+        if _is_array_param(mean) or _is_array_param(sigma):
+            return self._loc_scale("lognormal", mean, sigma, size, chunks, np.float64, ("normal", 0.0, 1.0),
+                                   loc_name="mean", scale_name="sigma", post=np.exp)
         return self._d("lognormal", size, chunks, np.float64, _param("lognormal", "mean", mean),
                        _param("lognormal", "sigma", sigma))
 
@@ -237,6 +284,8 @@ class Generator:
 
     @_doc("Rayleigh samples.", [("scale : float, default 1.0", "Scale (mode), >= 0.")])
     def rayleigh(self, scale=1.0, size=None, chunks="auto"):
+        if _is_array_param(scale):
+            return self._loc_scale("rayleigh", 0.0, scale, size, chunks, np.float64, ("rayleigh", 1.0))
         return self._d("rayleigh", size, chunks, np.float64, _param("rayleigh", "scale", scale))
 
     @_doc("Standard Cauchy (Lorentz) samples.", [])

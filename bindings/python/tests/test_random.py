@@ -257,3 +257,31 @@ def test_generated_arrays_stay_lazy():
     v = e.compute()
     gv, pv = g.compute(), p.compute()
     np.testing.assert_allclose(v, gv * pv - (gv * pv).mean(axis=0), rtol=1e-12, atol=1e-12)
+
+
+def test_location_scale_parameters_broadcast():
+    g = ca.random.default_rng(41)
+    loc = np.array([-3.0, 0.0, 10.0, 2.5])
+    scale = np.array([[0.5], [2.0]])
+    x = g.normal(loc, scale, size=(N // 8, 2, 4), chunks=(700, 2, 4)).compute()
+    assert x.shape == (N // 8, 2, 4)
+    assert st.kstest(((x - loc) / scale).ravel(), st.norm().cdf).pvalue > ALPHA
+    lo, hi = np.array([0.0, -5.0]), ca.from_array(np.array([1.0, 5.0]), chunks=1)
+    u = g.uniform(lo, hi, size=(N // 2, 2)).compute()
+    assert st.kstest(((u - lo) / np.array([1.0, 10.0])).ravel(), st.uniform().cdf).pvalue > ALPHA
+    for name, dist in [("gumbel", st.gumbel_r()), ("laplace", st.laplace()), ("logistic", st.logistic())]:
+        y = getattr(g, name)(loc, 2.0, size=(N // 4, 4)).compute()
+        assert st.kstest(((y - loc) / 2.0).ravel(), dist.cdf).pvalue > ALPHA, name
+    e = g.exponential(np.array([1.0, 3.0]), size=(N // 2, 2)).compute()
+    assert st.kstest((e / np.array([1.0, 3.0])).ravel(), st.expon().cdf).pvalue > ALPHA
+    r = g.rayleigh(np.array([1.0, 3.0]), size=(N // 2, 2)).compute()
+    assert st.kstest((r / np.array([1.0, 3.0])).ravel(), st.rayleigh().cdf).pvalue > ALPHA
+    ln = g.lognormal(np.array([0.0, 1.0]), 0.5, size=(N // 2, 2)).compute()
+    assert st.kstest(((np.log(ln) - np.array([0.0, 1.0])) / 0.5).ravel(), st.norm().cdf).pvalue > ALPHA
+    assert g.normal(loc).shape == (4,)  # size None: the parameters' shape
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        g.normal(np.zeros(3), 1.0, size=(2, 2))
+    with pytest.raises(ValueError, match="scale < 0"):
+        g.exponential(np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="sigma < 0"):
+        g.lognormal(0.0, np.array([1.0, -1.0]))
