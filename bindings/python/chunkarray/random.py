@@ -802,11 +802,12 @@ _METHODS = ["beta", "binomial", "chisquare", "choice", "dirichlet", "exponential
             "triangular", "uniform", "vonmises", "wald", "weibull", "zipf"]
 
 
-def _module_function(name):
-    method = getattr(Generator, name)
+def _module_function(name, cls=None):
+    cls = cls or Generator
+    method = getattr(cls, name)
 
     def fn(*args, seed=0, **kwargs):
-        return method(Generator(seed), *args, **kwargs)
+        return method(cls(seed), *args, **kwargs)
 
     fn.__name__ = fn.__qualname__ = name
     import inspect
@@ -828,7 +829,9 @@ for _name in _METHODS:
 del _name
 
 # The legacy signature of the first chunkarray release: uniform(low, high, size, chunks, seed, dtype).
-random_sample = _module_function("random")
-random_sample.__name__ = random_sample.__qualname__ = "random_sample"
+random_sample = _module_function("random_sample", RandomState)
+randint = _module_function("randint", RandomState)
+random_integers = _module_function("random_integers", RandomState)
 
-__all__ = sorted(_METHODS + ["Generator", "RandomState", "default_rng", "random_sample"])
+__all__ = sorted(_METHODS + ["Generator", "RandomState", "default_rng", "random_sample", "randint",
+                             "random_integers"])

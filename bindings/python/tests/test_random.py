@@ -151,6 +151,11 @@ def test_shapes_dtypes_and_legacy_signatures():
     u = ca.random.uniform(0, 1, (100, 50), chunks=(30, 20), seed=3)
     assert u.chunks[0] == (30, 30, 30, 10)
     assert ca.random.integers(0, 5, size=10, seed=1).compute().max() < 5
+    # dask's module functions
+    np.testing.assert_array_equal(ca.random.randint(0, 5, size=10, seed=1).compute(),
+                                  ca.random.integers(0, 5, size=10, seed=1).compute())
+    assert ca.random.random_integers(3, size=100, seed=1).compute().min() >= 1
+    np.testing.assert_array_equal(ca.random.random_sample(7, seed=2).compute(), ca.random.random(7, seed=2).compute())
 
 
 def test_errors_name_function_and_problem():
