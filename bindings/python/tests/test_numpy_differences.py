@@ -187,3 +187,16 @@ def test_sinc_i0_float16_rounded_once():
     x = np.array([0.0, 0.25, -3.0, 12.5])
     np.testing.assert_allclose(ca.sinc(ca.from_array(x, chunks=3)).compute(), np.sinc(x), rtol=1e-15)
     np.testing.assert_allclose(ca.i0(ca.from_array(x, chunks=3)).compute(), np.i0(x), rtol=1e-15)
+
+
+def test_random_same_law_other_values():
+    import scipy.stats as st
+    x = ca.random.default_rng(0).gamma(2.0, size=20000, chunks=3000).compute()
+    y = np.random.default_rng(0).gamma(2.0, size=20000)
+    assert not np.array_equal(x, y)  # other bits
+    assert st.ks_2samp(x, y).pvalue > 1e-4  # same law
+    np.testing.assert_array_equal(x, ca.random.default_rng(0).gamma(2.0, size=20000, chunks=777).compute())
+    # dask's RandomState: values depend on the chunks
+    a = da.random.RandomState(0).gamma(2.0, size=100, chunks=50).compute()
+    b = da.random.RandomState(0).gamma(2.0, size=100, chunks=25).compute()
+    assert not np.array_equal(a, b)
