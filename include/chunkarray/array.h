@@ -339,6 +339,25 @@ typedef struct ca_random_options {
  */
 CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, int32_t ndim, const int64_t *shape,
                                    const ca_chunks_t *chunks, ca_dtype_t dtype, const ca_random_options_t *opts);
+/**
+ * multinomial(n, pvals, size) as NumPy's Generator: counts of @p n draws over @p k categories, an
+ * int64 array of shape size + (k,). Row r (the C-order index over size) uses element r's substream
+ * (the scheme of the discrete CA_RANDOM_* distributions): count j is binomial(n - the counts before
+ * it, pvals[j] / (1 - the pvals before it)), the last category takes the rest. Values do not depend
+ * on the chunks; the array is generated at compute time, never stored.
+ * @param[out] out owned, free with ca_array_free(); NULL on failure.
+ * @param n the number of draws (>= 0). @param pvals borrowed, @p k >= 1 probabilities in [0, 1];
+ *        the last is implied by the others (sum(pvals[:-1]) <= 1, as NumPy).
+ * @param ndim, shape size (@p shape may be NULL when @p ndim is 0).
+ * @param chunks normalized chunks of size + (k,) (@p ndim + 1 axes); the last axis one chunk of k.
+ * @param seed the Philox key.
+ * @return CA_OK; CA_EINVAL (NULL out, pvals or chunks, n < 0, k < 1, "pvals < 0, pvals > 1 or pvals
+ *         contains NaNs", "sum(pvals[:-1]) > 1.0", bad shape or chunks, a last axis of several
+ *         chunks); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_random_multinomial(ca_array_t **out, int64_t n, const double *pvals, int64_t k,
+                                               int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                               uint64_t seed);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Elementwise (fused)                                                                               */

@@ -77,6 +77,13 @@ ArrayPtr diag(const ArrayPtr &v, Index k);
 ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
                 double p0, double p1, double p2 = 0);
 
+/// multinomial(n, pvals, size): int64 of shape size + (k,), `chunks` over that shape with the last
+/// axis one chunk; row r drawn from element r's substream (conditional binomials, NumPy's method).
+ArrayPtr random_multinomial(uint64_t seed, int64_t n, const std::vector<double> &pvals, std::vector<Index> size,
+                            const Chunks &chunks);
+/// ca.random_multinomial (array/random_dists.cpp).
+void register_random_kernels(KernelRegistry &reg);
+
 /// Whether CA_RANDOM_<code> makes int64 values (binomial, geometric, ...).
 bool random_dist_is_discrete(int32_t code);
 /// NumPy's name of CA_RANDOM_<code> >= CA_RANDOM_BETA, or nullptr.

@@ -495,6 +495,7 @@ void register_creation_kernels(KernelRegistry &reg) {
   register_builtin<k_tri>(reg, "ca.tri");
   register_builtin<k_diag_block>(reg, "ca.diag_block");
   register_builtin<k_diagonal>(reg, "ca.diagonal");
+  register_random_kernels(reg);
 }
 
 }  // namespace ca

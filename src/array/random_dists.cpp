@@ -21,6 +21,7 @@
 
 #include "array/create.hpp"
 #include "core/isa.hpp"
+#include "kernel/adapter.hpp"
 
 namespace ca {
 
@@ -586,5 +587,54 @@ void random_dist_fill(const GenSpec &spec, Index glin, Index n, void *out) {
     for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = float(sample_float(code, P, s)); });
   }
 }
+
+namespace {
+
+// ca.random_multinomial(pvals: bytes, n: int, seed: int, size: tuple, origin: tuple, shape: tuple)
+Block *k_multinomial(const KernelArgs &A) {
+  const std::string_view pb = A.bytes(0, "pvals");
+  const int64_t n = A.int64(1, "n");
+  const uint64_t seed = uint64_t(A.int64(2, "seed"));
+  const std::span<const int64_t> size = A.tuple(3, "size"), origin = A.tuple(4, "origin"), shape = A.tuple(5, "shape");
+  const size_t k = pb.size() / sizeof(double);
+  CA_CHECK(k >= 1 && pb.size() % sizeof(double) == 0 && n >= 0, CA_EINVAL, A.kernel(), ": bad pvals or n");
+  const size_t nd = size.size();
+  CA_CHECK(origin.size() == nd + 1 && shape.size() == nd + 1 && shape[nd] == int64_t(k) && origin[nd] == 0,
+           CA_EINVAL, A.kernel(), ": blocks are ", nd + 1, "-d with the whole last axis of ", k);
+  for (size_t d = 0; d < nd; ++d)
+    CA_CHECK(origin[d] >= 0 && shape[d] >= 0 && origin[d] + shape[d] <= size[d], CA_EINVAL, A.kernel(),
+             ": block outside the array along axis ", d);
+  std::vector<double> pv(k);
+  std::memcpy(pv.data(), pb.data(), pb.size());
+  BlockRef b(block_new(CA_INT64, int32_t(nd + 1), shape.data(), false));
+  int64_t *out = b.data<int64_t>();
+  Index rows = 1;
+  for (size_t d = 0; d < nd; ++d) rows *= shape[d];
+  std::vector<int64_t> idx(nd, 0);  // local multi-index of the row
+  for (Index r = 0; r < rows; ++r) {
+    uint64_t g = 0;
+    for (size_t d = 0; d < nd; ++d) g = g * uint64_t(size[d]) + uint64_t(origin[d] + idx[d]);
+    Stream s(seed, g);
+    int64_t *row = out + r * Index(k);
+    int64_t remaining = n;
+    double remaining_p = 1.0;
+    for (size_t j = 0; j + 1 < k; ++j) {
+      const double pj = remaining_p > 0 ? std::clamp(pv[j] / remaining_p, 0.0, 1.0) : 0.0;
+      row[j] = remaining > 0 ? s.binomial(remaining, pj) : 0;
+      remaining -= row[j];
+      remaining_p -= pv[j];
+    }
+    row[k - 1] = remaining;
+    for (size_t d = nd; d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return b.release();
+}
+
+}  // namespace
+
+void register_random_kernels(KernelRegistry &reg) { register_builtin<k_multinomial>(reg, "ca.random_multinomial"); }
 
 }  // namespace ca

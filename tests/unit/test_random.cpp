@@ -524,3 +524,28 @@ TEST(Random, CApiThirdParameterAndOldStructSize) {
   EXPECT_EQ(ca_array_random(&t, CA_RANDOM_POISSON, 1, shape, &ch, CA_FLOAT64, &o), CA_ETYPE);
   ca_context_free(ctx);
 }
+
+TEST(Random, Multinomial) {
+  const std::vector<double> p{0.2, 0.3, 0.5};
+  ArrayPtr a = random_multinomial(5, 20, p, {400, 5}, Chunks{{400}, {5}, {3}});
+  ArrayPtr b = random_multinomial(5, 20, p, {400, 5}, Chunks{{1, 250, 149}, {2, 3}, {3}});
+  ASSERT_EQ(a->dtype, CA_INT64);
+  std::vector<double> va = values(a), vb = values(b);
+  EXPECT_EQ(va, vb);
+  EXPECT_NE(va, values(random_multinomial(6, 20, p, {400, 5}, Chunks{{400}, {5}, {3}})));
+  std::vector<double> first;
+  for (size_t r = 0; r < va.size() / 3; ++r) {
+    ASSERT_EQ(va[3 * r] + va[3 * r + 1] + va[3 * r + 2], 20) << r;
+    first.push_back(va[3 * r]);
+  }
+  // Each count's marginal is binomial(20, p_j).
+  expect_pmf(first, [&](int64_t k) { return std::exp(lchoose(20, double(k)) + k * std::log(0.2) + (20 - k) * std::log(0.8)); },
+             0, 20, "multinomial marginal");
+  // 0-d size: one row of k; n = 0: zeros.
+  std::vector<double> z = values(random_multinomial(1, 0, p, {}, Chunks{{3}}));
+  EXPECT_EQ(z, (std::vector<double>{0, 0, 0}));
+  expect_error(CA_EINVAL, "sum(pvals[:-1]) > 1.0", [&] { random_multinomial(1, 5, {0.8, 0.5, 0.1}, {3}, Chunks{{3}, {3}}); });
+  expect_error(CA_EINVAL, "pvals < 0", [&] { random_multinomial(1, 5, {-0.1, 1.1}, {3}, Chunks{{3}, {2}}); });
+  expect_error(CA_EINVAL, "n < 0", [&] { random_multinomial(1, -5, p, {3}, Chunks{{3}, {3}}); });
+  expect_error(CA_EINVAL, "one chunk", [&] { random_multinomial(1, 5, p, {3}, Chunks{{3}, {1, 2}}); });
+}

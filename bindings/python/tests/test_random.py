@@ -206,6 +206,13 @@ def test_multivariate():
     assert mn.shape == (400, 5, 3) and mn.dtype == np.int64
     assert np.all(mn.sum(axis=-1) == 20)
     assert np.all(np.abs(mn.reshape(-1, 3).mean(axis=0) - 20 * p) < 5 * np.sqrt(20 * p * (1 - p) / 2000))
+    for j in range(3):  # marginals are binomial(20, p_j)
+        counts = np.bincount(mn[..., j].ravel(), minlength=21)
+        expected = st.binom(20, p[j]).pmf(np.arange(21)) * 2000
+        keep = expected >= 20
+        o = np.append(counts[keep], counts[~keep].sum())
+        e = np.append(expected[keep], expected[~keep].sum())
+        assert st.chisquare(o, e * o.sum() / e.sum()).pvalue > ALPHA
     # chunking independence of the multivariate draws
     a = car.multinomial(20, p, size=37, chunks=37, seed=4).compute()
     b = car.multinomial(20, p, size=37, chunks=5, seed=4).compute()
