@@ -13,8 +13,8 @@ Parameters are scalars, except the location and scale of the location-scale fami
 uniform, exponential, gumbel, laplace, logistic, lognormal, rayleigh), which may be arrays (NumPy or
 chunkarray) broadcast against ``size`` as NumPy does; any other array-valued parameter raises
 ``ValueError``. The multivariate distributions (dirichlet,
-multivariate_normal, multinomial) take their vector parameters as NumPy does; their last axis is one
-chunk (dask's layout).
+multivariate_normal, multinomial: native, ``ca_array_random_multinomial``) take their vector
+parameters as NumPy does; their last axis is one chunk (dask's layout).
 """
 import ctypes
 import numbers
