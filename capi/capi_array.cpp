@@ -337,7 +337,22 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, i
   CA_TRY
   const ca_random_options_t o = ca::capi::options_in(opts, ca_random_options_t CA_RANDOM_OPTIONS_INIT, "ca_array_random");
   *out = wrap_handle(ca::random(distribution, o.seed, shape_in(ndim, shape, "ca_array_random"),
-                         chunks_in(chunks, "ca_array_random"), dtype, o.p0, o.p1));
+                         chunks_in(chunks, "ca_array_random"), dtype, o.p0, o.p1, o.p2));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_random_multinomial(ca_array_t **out, int64_t n, const double *pvals, int64_t k,
+                                               int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                               uint64_t seed) {
+  OUT_INIT(out);
+  CA_TRY
+  CA_CHECK(pvals, CA_EINVAL, "ca_array_random_multinomial: pvals is NULL");
+  CA_CHECK(k >= 1 && k <= (int64_t(1) << 40), CA_EINVAL, "ca_array_random_multinomial: k = ", k,
+           " categories (at least 1)");
+  std::vector<double> pv(pvals, pvals + k);
+  *out = wrap_handle(ca::random_multinomial(seed, n, pv, shape_in(ndim, shape, "ca_array_random_multinomial"),
+                                            chunks_in(chunks, "ca_array_random_multinomial")));
   return CA_OK;
   CA_CATCH
 }

@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
   ca_chunks_t chunks = ca_chunkset_view(cs);
 
   ca_array_t *x, *mean, *var, *mx, *sq, *sqmean, *colmean;
-  CHECK(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &chunks, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, (uint64_t)seed, 0.0, 1.0}));
+  CHECK(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &chunks, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, (uint64_t)seed, 0.0, 1.0, 0.0}));
   CHECK(ca_array_reduce(&mean, CA_RED_MEAN, x, NULL, 0, false, NULL));
   CHECK(ca_array_reduce(&var, CA_RED_VAR, x, NULL, 0, false, NULL));
   CHECK(ca_array_reduce(&mx, CA_RED_MAX, x, NULL, 0, false, NULL));

@@ -249,15 +249,56 @@ CA_API ca_status_t ca_array_tri(ca_array_t **out, int64_t n, int64_t m, int64_t 
  *  @return CA_OK; CA_EINVAL (NULL out or a, an array that is not 1-d or 2-d); CA_ENOMEM. */
 CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t k);
 
-/* Random distributions (ca_array_random). Counter-based (Philox4x32-10 keyed by the seed): each
- * element's value depends only on (seed, its C-order index), never on chunks, threads or order.
- * Expressions and reductions over a random array regenerate its values where they need them
- * instead of holding its blocks. */
-/** A distribution of ca_array_random(). */
+/* Random distributions (ca_array_random): NumPy's Generator distributions. Counter-based
+ * (Philox4x32-10 keyed by the seed): each element's value depends only on (seed, its C-order index),
+ * never on chunks, threads or order. Expressions and reductions over a random array regenerate its
+ * values where they need them instead of holding its blocks.
+ *
+ * Streams. UNIFORM, NORMAL and INTEGERS read counter (g / 2, stream 0) for element g (word g % 2;
+ * NORMAL: Box-Muller over the pair 2c, 2c + 1; a rejected INTEGERS word is redrawn from stream 1,
+ * 2, ...). Every other distribution gives element g its own substream: its k-th Philox call uses
+ * counter (g low 32 bits, g high 32 bits, k, 1) and yields two 64-bit words, so a rejection sampler
+ * (gamma: Marsaglia-Tsang, poisson: PTRS, binomial: BTRS, ...) draws as many uniforms as it needs
+ * and element g stays a function of (seed, g) alone. A uniform double is the top 53 bits of a word.
+ *
+ * Parameters are scalars p0, p1, p2 (ca_random_options_t), in NumPy's argument order; unused ones
+ * are ignored. Float distributions make float64 or float32 (computed in double precision, then
+ * rounded); discrete ones (marked "int64") make CA_INT64. Bad parameters give CA_EINVAL with NumPy's
+ * message ("scale < 0", "p < 0, p > 1 or p is NaN", ...). standard_normal is NORMAL (0, 1). */
+/** A distribution of ca_array_random(). Values are pinned: never renumbered or reused. */
 typedef enum ca_random_t CA_ENUM32 {
   CA_RANDOM_UNIFORM = 0, /**< [p0, p1) */
   CA_RANDOM_NORMAL = 1, /**< mean p0, standard deviation p1 */
   CA_RANDOM_INTEGERS = 2, /**< integers in [p0, p1), integer dtype */
+  CA_RANDOM_BETA = 3, /**< beta(a = p0, b = p1); a, b > 0 */
+  CA_RANDOM_BINOMIAL = 4, /**< binomial(n = p0, p = p1), int64; n a non-negative integer < 2**53 */
+  CA_RANDOM_CHISQUARE = 5, /**< chisquare(df = p0 > 0) */
+  CA_RANDOM_EXPONENTIAL = 6, /**< exponential(scale = p0 >= 0) */
+  CA_RANDOM_F = 7, /**< f(dfnum = p0 > 0, dfden = p1 > 0) */
+  CA_RANDOM_GAMMA = 8, /**< gamma(shape = p0 >= 0, scale = p1 >= 0) */
+  CA_RANDOM_GEOMETRIC = 9, /**< geometric(p = p0 in (0, 1]), int64, values >= 1 */
+  CA_RANDOM_GUMBEL = 10, /**< gumbel(loc = p0, scale = p1 >= 0) */
+  CA_RANDOM_HYPERGEOMETRIC = 11, /**< hypergeometric(ngood = p0, nbad = p1, nsample = p2), int64 */
+  CA_RANDOM_LAPLACE = 12, /**< laplace(loc = p0, scale = p1 >= 0) */
+  CA_RANDOM_LOGISTIC = 13, /**< logistic(loc = p0, scale = p1 >= 0) */
+  CA_RANDOM_LOGNORMAL = 14, /**< lognormal(mean = p0, sigma = p1 >= 0) */
+  CA_RANDOM_LOGSERIES = 15, /**< logseries(p = p0 in [0, 1)), int64 */
+  CA_RANDOM_NEGATIVE_BINOMIAL = 16, /**< negative_binomial(n = p0 > 0, p = p1 in (0, 1]), int64 */
+  CA_RANDOM_NONCENTRAL_CHISQUARE = 17, /**< noncentral_chisquare(df = p0 > 0, nonc = p1 >= 0) */
+  CA_RANDOM_NONCENTRAL_F = 18, /**< noncentral_f(dfnum = p0 > 0, dfden = p1 > 0, nonc = p2 >= 0) */
+  CA_RANDOM_PARETO = 19, /**< pareto(a = p0 > 0) (Lomax: values >= 0) */
+  CA_RANDOM_POISSON = 20, /**< poisson(lam = p0 >= 0), int64 */
+  CA_RANDOM_POWER = 21, /**< power(a = p0 > 0) */
+  CA_RANDOM_RAYLEIGH = 22, /**< rayleigh(scale = p0 >= 0) */
+  CA_RANDOM_STANDARD_CAUCHY = 23, /**< standard_cauchy() */
+  CA_RANDOM_STANDARD_EXPONENTIAL = 24, /**< standard_exponential() */
+  CA_RANDOM_STANDARD_GAMMA = 25, /**< standard_gamma(shape = p0 >= 0) */
+  CA_RANDOM_STANDARD_T = 26, /**< standard_t(df = p0 > 0) */
+  CA_RANDOM_TRIANGULAR = 27, /**< triangular(left = p0, mode = p1, right = p2); left <= mode <= right, left < right */
+  CA_RANDOM_VONMISES = 28, /**< vonmises(mu = p0, kappa = p1 >= 0), values in [-pi, pi] */
+  CA_RANDOM_WALD = 29, /**< wald(mean = p0 > 0, scale = p1 > 0) */
+  CA_RANDOM_WEIBULL = 30, /**< weibull(a = p0 >= 0) */
+  CA_RANDOM_ZIPF = 31, /**< zipf(a = p0 > 1), int64 */
   CA_RANDOM__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
 } ca_random_t;
 
@@ -268,21 +309,55 @@ typedef struct ca_random_options {
   uint64_t seed;        /**< the Philox key: the same seed gives the same values */
   double p0;            /**< the distribution's first parameter (see CA_RANDOM_*); default 0 */
   double p1;            /**< its second parameter; default 1 */
+  double p2;            /**< its third parameter (hypergeometric, noncentral_f, triangular); default 0.
+                             Appended: an older struct_size without it reads as 0 */
 } ca_random_options_t;
 /** The defaults of ca_random_options_t (seed 0, [0, 1)). */
-#define CA_RANDOM_OPTIONS_INIT {sizeof(ca_random_options_t), 0u, 0u, 0.0, 1.0}
+#define CA_RANDOM_OPTIONS_INIT {sizeof(ca_random_options_t), 0u, 0u, 0.0, 1.0, 0.0}
 
 /**
- * An array of random values of @p distribution (CA_RANDOM_*).
+ * An array of random values of @p distribution (CA_RANDOM_*), never stored: its blocks, and any
+ * region an expression over it reads, are generated where needed.
  * @param[out] out owned, free with ca_array_free(); NULL on failure.
  * @param shape @p ndim extents (may be NULL when ndim is 0). @param chunks normalized chunks of it.
- * @param opts borrowed, may be NULL (seed 0, p0 0, p1 1: the defaults of CA_RANDOM_OPTIONS_INIT).
+ * @param dtype float64 or float32 for the float distributions, CA_INT64 for the discrete ones
+ *        (binomial, geometric, hypergeometric, logseries, negative_binomial, poisson, zipf), any
+ *        integer dtype or bool for INTEGERS.
+ * @param opts borrowed, may be NULL (seed 0, p0 0, p1 1, p2 0: the defaults of CA_RANDOM_OPTIONS_INIT).
  * @return CA_OK; CA_EINVAL (NULL out/chunks, bad shape or chunks, unknown distribution, bad
- *         parameters such as p1 <= p0 for integers, opts->struct_size too small); CA_ETYPE (a dtype
- *         the distribution cannot produce); CA_ENOMEM.
+ *         parameters with NumPy's message, e.g. "normal: scale < 0", "binomial: p < 0, p > 1 or p is
+ *         NaN", "integers: low >= high", opts->struct_size too small); CA_ETYPE (a dtype the
+ *         distribution cannot produce); CA_ENOMEM.
+ *
+ * @code
+ * ca_random_options_t o = CA_RANDOM_OPTIONS_INIT;
+ * o.seed = 42; o.p0 = 2.5; o.p1 = 1.0;        // gamma(shape 2.5, scale 1)
+ * ca_array_t *g = NULL;
+ * int64_t shape[1] = {1000000};
+ * ca_status_t st = ca_array_random(&g, CA_RANDOM_GAMMA, 1, shape, chunks, CA_FLOAT64, &o);
+ * @endcode
  */
 CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, int32_t ndim, const int64_t *shape,
                                    const ca_chunks_t *chunks, ca_dtype_t dtype, const ca_random_options_t *opts);
+/**
+ * multinomial(n, pvals, size) as NumPy's Generator: counts of @p n draws over @p k categories, an
+ * int64 array of shape size + (k,). Row r (the C-order index over size) uses element r's substream
+ * (the scheme of the discrete CA_RANDOM_* distributions): count j is binomial(n - the counts before
+ * it, pvals[j] / (1 - the pvals before it)), the last category takes the rest. Values do not depend
+ * on the chunks; the array is generated at compute time, never stored.
+ * @param[out] out owned, free with ca_array_free(); NULL on failure.
+ * @param n the number of draws (>= 0). @param pvals borrowed, @p k >= 1 probabilities in [0, 1];
+ *        the last is implied by the others (sum(pvals[:-1]) <= 1, as NumPy).
+ * @param ndim, shape size (@p shape may be NULL when @p ndim is 0).
+ * @param chunks normalized chunks of size + (k,) (@p ndim + 1 axes); the last axis one chunk of k.
+ * @param seed the Philox key.
+ * @return CA_OK; CA_EINVAL (NULL out, pvals or chunks, n < 0, k < 1, "pvals < 0, pvals > 1 or pvals
+ *         contains NaNs", "sum(pvals[:-1]) > 1.0", bad shape or chunks, a last axis of several
+ *         chunks); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_random_multinomial(ca_array_t **out, int64_t n, const double *pvals, int64_t k,
+                                               int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
+                                               uint64_t seed);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Elementwise (fused)                                                                               */

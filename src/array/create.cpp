@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "array/expr.hpp"
@@ -281,10 +282,32 @@ ArrayPtr diag(const ArrayPtr &v, Index k) {
 // ---- random -------------------------------------------------------------------------------------
 
 ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
-                double p0, double p1) {
+                double p0, double p1, double p2) {
   check_dtype(dtype, "random");
   check_shape(shape, "random");
   check_chunks_shape(chunks, shape, "random");
+  if (distribution >= CA_RANDOM_BETA && random_dist_name(distribution)) {
+    const char *nm = random_dist_name(distribution);
+    random_dist_validate(distribution, dtype, p0, p1, p2, CA_EINVAL);
+    GenSpec g;
+    g.kind = GenSpec::DistBase + distribution;
+    g.dtype = dtype;
+    g.p0 = p0;
+    g.p1 = p1;
+    std::memcpy(&g.i0, &p2, 8);
+    g.seed = seed;
+    std::string name = Tokenizer(nm)
+                           .add(int64_t(distribution))
+                           .add(seed)
+                           .add(shape)
+                           .add(chunks)
+                           .add(int64_t(dtype))
+                           .add(p0)
+                           .add(p1)
+                           .add(p2)
+                           .name();
+    return gen_array(name, g, shape, chunks);
+  }
   CA_CHECK(std::isfinite(p0) && std::isfinite(p1), CA_EINVAL, "random: parameters must be finite (got ", p0, ", ",
            p1, ")");
   int64_t lo_bits = 0;
@@ -346,6 +369,44 @@ ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, c
   g.i1 = int64_t(range);
   g.seed = seed;
   return gen_array(name, g, shape, chunks);
+}
+
+// ---- multinomial --------------------------------------------------------------------------------
+
+ArrayPtr random_multinomial(uint64_t seed, int64_t n, const std::vector<double> &pvals, std::vector<Index> size,
+                            const Chunks &chunks) {
+  const Index k = Index(pvals.size());
+  CA_CHECK(k >= 1, CA_EINVAL, "multinomial: pvals must have at least one entry");
+  CA_CHECK(n >= 0, CA_EINVAL, "multinomial: n < 0 (got ", n, ")");
+  double head = 0;
+  for (Index j = 0; j < k; ++j) {
+    CA_CHECK(pvals[size_t(j)] >= 0 && pvals[size_t(j)] <= 1, CA_EINVAL,
+             "multinomial: pvals < 0, pvals > 1 or pvals contains NaNs (pvals[", j, "] = ", pvals[size_t(j)], ")");
+    if (j + 1 < k) head += pvals[size_t(j)];
+  }
+  CA_CHECK(head <= 1.0 + 1e-12, CA_EINVAL, "multinomial: sum(pvals[:-1]) > 1.0 (", head, ")");
+  std::vector<Index> shape = size;
+  shape.push_back(k);
+  check_shape(shape, "multinomial");
+  check_chunks_shape(chunks, shape, "multinomial");
+  CA_CHECK(chunks.back().size() == 1, CA_EINVAL, "multinomial: the last axis (the ", k,
+           " categories) must be one chunk, not ", chunks.back().size());
+  const std::string name = Tokenizer("multinomial")
+                               .add(seed)
+                               .add(int64_t(n))
+                               .add(std::string(reinterpret_cast<const char *>(pvals.data()), pvals.size() * 8))
+                               .add(shape)
+                               .add(chunks)
+                               .name();
+  std::vector<int64_t> sz(size.begin(), size.end());
+  std::vector<BlockwiseArg> args;
+  args.push_back(lit(ca_arg_bytes(pvals.data(), pvals.size() * sizeof(double))));
+  args.push_back(lit_i64(n));
+  args.push_back(lit_i64(int64_t(seed)));
+  args.push_back(lit(ca_arg_tuple(sz.data(), sz.size())));
+  args.push_back(blockwise_special(BlockwiseArg::BlockOrigin));
+  args.push_back(blockwise_special(BlockwiseArg::BlockShape));
+  return creation_array(name, "ca.random_multinomial", std::move(args), chunks, CA_INT64);
 }
 
 }  // namespace ca

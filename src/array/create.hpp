@@ -22,7 +22,9 @@ class KernelRegistry;
 /// them: the fused program regenerates any region on demand (array/expr.hpp, kOpGen), so
 /// `x - x.mean()` over a random x never holds x, and rechunking a generated array moves no data.
 struct GenSpec {
-  enum Kind : int32_t { Full = 1, Arange = 2, Linspace = 3, Uniform = 4, Normal = 5, Integers = 6 };
+  /// DistBase + c: the CA_RANDOM_* distribution c >= CA_RANDOM_BETA (array/random_dists.cpp), with
+  /// parameters p0, p1 and p2 = the double whose bits are i0.
+  enum Kind : int32_t { Full = 1, Arange = 2, Linspace = 3, Uniform = 4, Normal = 5, Integers = 6, DistBase = 100 };
   int32_t kind = Full;
   DType dtype = CA_FLOAT64;
   double p0 = 0, p1 = 0;    // full: re, im; arange: start, step; linspace: start, stop;
@@ -68,11 +70,29 @@ ArrayPtr tri(Index n, Index m, Index k, const Chunks &chunks, DType dtype);
 ArrayPtr diag(const ArrayPtr &v, Index k);
 
 /// Random arrays (CA_RANDOM_UNIFORM [p0, p1), CA_RANDOM_NORMAL mean p0 std p1, CA_RANDOM_INTEGERS
-/// [p0, p1)). Philox4x32-10 keyed by the seed, counter = global element index / 2 (two 64-bit
-/// words per counter): values depend only on (seed, element index), never on chunks, threads or
-/// execution order.
+/// [p0, p1), and NumPy's Generator distributions CA_RANDOM_BETA ... with parameters p0, p1, p2).
+/// Philox4x32-10 keyed by the seed: uniform/normal/integers use counter = global element index / 2
+/// (two 64-bit words per counter); the others give each element its own substream (array.h).
+/// Values depend only on (seed, element index), never on chunks, threads or execution order.
 ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
-                double p0, double p1);
+                double p0, double p1, double p2 = 0);
+
+/// multinomial(n, pvals, size): int64 of shape size + (k,), `chunks` over that shape with the last
+/// axis one chunk; row r drawn from element r's substream (conditional binomials, NumPy's method).
+ArrayPtr random_multinomial(uint64_t seed, int64_t n, const std::vector<double> &pvals, std::vector<Index> size,
+                            const Chunks &chunks);
+/// ca.random_multinomial (array/random_dists.cpp).
+void register_random_kernels(KernelRegistry &reg);
+
+/// Whether CA_RANDOM_<code> makes int64 values (binomial, geometric, ...).
+bool random_dist_is_discrete(int32_t code);
+/// NumPy's name of CA_RANDOM_<code> >= CA_RANDOM_BETA, or nullptr.
+const char *random_dist_name(int32_t code);
+/// Check a distribution's dtype and parameters: `err` (CA_EINVAL from the API, CA_EFORMAT for specs
+/// read from files; a wrong dtype is CA_ETYPE under CA_EINVAL) with NumPy's message ("gamma: scale < 0").
+void random_dist_validate(int32_t code, DType dtype, double p0, double p1, double p2, ca_status_t err);
+/// Elements [glin, glin + n) of a GenSpec of kind DistBase + code (array/random_dists.cpp).
+void random_dist_fill(const GenSpec &spec, Index glin, Index n, void *out);
 
 /// Check chunks against a shape (ndim, non-negative sizes, sums): CA_EINVAL naming the axis.
 void check_chunks_shape(const Chunks &chunks, const std::vector<Index> &shape, const char *what);

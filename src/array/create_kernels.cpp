@@ -303,6 +303,12 @@ void gen_check(const GenSpec &s) {
       !(s.p1 == 0 && s.p0 == std::trunc(s.p0) && s.p0 >= -9223372036854775808.0 && s.p0 < 9223372036854775808.0))
     fail(CA_EINVAL, "full: ", dtype_name(s.dtype), " is filled with an integer number of ticks (or NaT, -2**63), not ",
          s.p0);
+  if (s.kind >= GenSpec::DistBase) {
+    double p2;
+    std::memcpy(&p2, &s.i0, 8);
+    random_dist_validate(s.kind - GenSpec::DistBase, s.dtype, s.p0, s.p1, p2, CA_EFORMAT);
+    return;
+  }
   switch (s.kind) {
     case GenSpec::Full:
     case GenSpec::Linspace: return;
@@ -324,6 +330,7 @@ void gen_check(const GenSpec &s) {
 
 void gen_fill(const GenSpec &s, Index glin, Index n, void *out) {
   if (n <= 0) return;
+  if (s.kind >= GenSpec::DistBase) return random_dist_fill(s, glin, n, out);
   if (s.dtype == CA_FLOAT16 && s.kind == GenSpec::Arange) {
     // NumPy's HALF_fill: a0 = start, a1 = start + step in float16, then a0 + i * (a1 - a0) in float.
     const uint16_t a0 = double_to_half(s.p0), a1 = double_to_half(s.p0 + s.p1);
@@ -488,6 +495,7 @@ void register_creation_kernels(KernelRegistry &reg) {
   register_builtin<k_tri>(reg, "ca.tri");
   register_builtin<k_diag_block>(reg, "ca.diag_block");
   register_builtin<k_diagonal>(reg, "ca.diagonal");
+  register_random_kernels(reg);
 }
 
 }  // namespace ca

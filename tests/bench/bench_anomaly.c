@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
     double t0 = now();
     ca_array_t *x = NULL, *m = NULL, *y = NULL, *s = NULL;
     const int32_t ax0 = 0;
-    CHECK(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &ch, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 42, 0.0, 1.0}));
+    CHECK(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &ch, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 42, 0.0, 1.0, 0.0}));
     CHECK(ca_array_reduce(&m, CA_RED_MEAN, x, &ax0, 1, false, NULL));
     CHECK(ca_array_binary(&y, CA_OP_SUB, x, m));
     CHECK(ca_array_reduce(&s, CA_RED_STD, y, &ax0, 1, false, NULL));

@@ -53,7 +53,7 @@ static ca_array_t *random_persisted(ca_context_t *ctx, int64_t n, int64_t chunk,
   check(ca_normalize_chunks(&cs, ctx, spec, 2, shape, CA_FLOAT64, 0), "ca_normalize_chunks");
   ca_chunks_t ch = ca_chunkset_view(cs);
   ca_array_t *r = NULL, *p = NULL;
-  check(ca_array_random(&r, CA_RANDOM_UNIFORM, 2, shape, &ch, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, seed, 0.0, 1.0}), "ca_array_random");
+  check(ca_array_random(&r, CA_RANDOM_UNIFORM, 2, shape, &ch, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, seed, 0.0, 1.0, 0.0}), "ca_array_random");
   check(ca_array_persist(&p, ctx, r, NULL), "ca_array_persist");
   ca_array_free(r);
   ca_chunkset_free(cs);

@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
 
   double expect = 0;
   ca_array_t *x = NULL;
-  CHECK(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &in_chunks, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 42, 0.0, 1.0}));
+  CHECK(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &in_chunks, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 42, 0.0, 1.0, 0.0}));
   if (mem) {
     ca_array_t *p = NULL, *xs = NULL;
     ca_block_t *b = NULL;

@@ -105,10 +105,10 @@ static ca_status_t c_eye_negative(void) {
   return ca_array_eye(&R, -2, 3, 0, &ch, CA_FLOAT64);
 }
 static ca_status_t c_random_distribution(void) {
-  return ca_array_random(&R, 99, 2, shape46, &ch46, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 1, 0, 1});
+  return ca_array_random(&R, 99, 2, shape46, &ch46, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 1, 0, 1, 0.0});
 }
 static ca_status_t c_random_integers_float(void) {
-  return ca_array_random(&R, CA_RANDOM_INTEGERS, 2, shape46, &ch46, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 1, 0, 10});
+  return ca_array_random(&R, CA_RANDOM_INTEGERS, 2, shape46, &ch46, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 1, 0, 10, 0.0});
 }
 static ca_status_t c_from_buffer_flags(void) {
   static double data[24];

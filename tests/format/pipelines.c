@@ -32,7 +32,7 @@ int pipelines_build(ca_context_t *ctx, const char *zarr_dir, ca_array_t **out, s
   int64_t sizes[7] = {10, 10, 10, 7, 5, 9, 9};
   ca_chunks_t ch = {2, nb, sizes};
   int32_t ax0 = 0, ax1 = 1;
-  TRY(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape, &ch, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 42, 1.0, 2.0}));
+  TRY(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape, &ch, CA_FLOAT64, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 42, 1.0, 2.0, 0.0}));
   /* 0: fused sqrt(abs(x) * 2 + 1) as float32 */
   TRY(ca_array_unary(&t1, CA_OP_ABS, x));
   TRY(ca_array_binary_scalar(&t2, CA_OP_MUL, t1, f64(2.0), false));
@@ -85,7 +85,7 @@ int pipelines_build(ca_context_t *ctx, const char *zarr_dir, ca_array_t **out, s
   {
     int64_t pnb[2] = {2, 2}, psz[4] = {20, 17, 12, 11};
     ca_chunks_t pch = {2, pnb, psz};
-    TRY(ca_array_random(&t1, CA_RANDOM_INTEGERS, 2, shape, &pch, CA_INT32, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 7, -50, 50}));
+    TRY(ca_array_random(&t1, CA_RANDOM_INTEGERS, 2, shape, &pch, CA_INT32, &(ca_random_options_t){sizeof(ca_random_options_t), 0u, 7, -50, 50, 0.0}));
     TRY(ca_array_persist(&pe, ctx, t1, NULL));
     ca_array_free(t1), t1 = NULL;
     if (zarr_dir) {

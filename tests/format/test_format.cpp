@@ -173,7 +173,7 @@ TEST(Format, LayerInfoNamesOverlapLayers) {
   const int64_t shape[1] = {10}, nb[1] = {2}, sizes[2] = {5, 5}, depth[1] = {1};
   ca_chunks_t chunks{1, nb, sizes};
   ca_array_t *a = nullptr, *o = nullptr;
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 1, shape, &chunks, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0.0, 1.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 1, shape, &chunks, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0.0, 1.0, 0.0})), CA_OK);
   ASSERT_EQ(ca_array_overlap(&o, a, depth, nullptr, nullptr), CA_OK) << ca_last_error_message();
   ca_graph_t *g = nullptr;
   ASSERT_EQ(ca_array_graph(&g, o), CA_OK);
@@ -601,7 +601,7 @@ TEST(Format, OverlapLayersRoundTripSymbolically) {
     ch.numblocks = numblocks;
     ch.sizes = sizes;
     ca_array_t *x = nullptr, *o = nullptr, *p = nullptr;
-    ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0.0, 1.0})), CA_OK)
+    ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0.0, 1.0, 0.0})), CA_OK)
         << ca_last_error_message();
     EXPECT_EQ(file_version(array_bytes(x)), 1u);
     const int64_t depth[2] = {1, 2};

@@ -252,7 +252,7 @@ TEST(Mpi, ReductionOverRandomSendsOnlyPartialSums) {
   for (int i = 0; i < 8; ++i) sz[i] = 50;
   for (int i = 0; i < 6; ++i) sz[8 + i] = 100;
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 42, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 42, 0, 1, 0.0})), CA_OK);
   ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, a, nullptr, 0, false, nullptr), CA_OK);
   ca_dist_stats_t loc = check_array(s, CA_DIST_RESULTS_GATHER, CA_PLACEMENT_LOCALITY);
   ca_dist_stats_t rr = check_array(s, CA_DIST_RESULTS_GATHER, CA_PLACEMENT_ROUND_ROBIN);
@@ -278,7 +278,7 @@ TEST(Mpi, RechunkAllToAllEqualsSingleProcess) {
   sz2[0] = 120;
   for (int i = 0; i < 10; ++i) sz2[1 + i] = 9;
   ca_chunks_t c = chunks2(nb, sz), c2 = chunks2(nb2, sz2);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_NORMAL, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 7, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_NORMAL, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 7, 0, 1, 0.0})), CA_OK);
   ASSERT_EQ(ca_array_rechunk(&b, a, &c2), CA_OK);
   ca_dist_stats_t st = check_array(b);
   // Today whole input blocks travel (once per rank needing a piece): at most (ranks - 1) copies of
@@ -294,7 +294,7 @@ TEST(Mpi, OverlapNeighbourExchangeEqualsSingleProcess) {
   for (int i = 0; i < 6; ++i) sz[i] = 10;
   for (int i = 0; i < 4; ++i) sz[6 + i] = 10;
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, -1, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, -1, 1, 0.0})), CA_OK);
   int64_t depth[2] = {2, 1};
   ASSERT_EQ(ca_array_overlap(&o, a, depth, nullptr, nullptr), CA_OK) << ca_last_error_message();
   check_array(o);
@@ -309,8 +309,8 @@ TEST(Mpi, MatmulEqualsSingleProcess) {
   int64_t sa[2] = {60, 40}, sb[2] = {40, 50}, nba[2] = {3, 2}, nbb[2] = {2, 5}, za[5] = {20, 20, 20, 20, 20},
           zb[7] = {20, 20, 10, 10, 10, 10, 10};
   ca_chunks_t ca_ = chunks2(nba, za), cb = chunks2(nbb, zb);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_NORMAL, 2, sa, &ca_, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 11, 0, 1})), CA_OK);
-  ASSERT_EQ(ca_array_random(&b, CA_RANDOM_NORMAL, 2, sb, &cb, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 12, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_NORMAL, 2, sa, &ca_, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 11, 0, 1, 0.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&b, CA_RANDOM_NORMAL, 2, sb, &cb, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 12, 0, 1, 0.0})), CA_OK);
   ASSERT_EQ(ca_linalg_matmul(&m, a, b), CA_OK) << ca_last_error_message();
   check_array(m);
   for (auto *x : {a, b, m}) ca_array_free(x);
@@ -320,7 +320,7 @@ TEST(Mpi, SlicingEqualsSingleProcess) {
   ca_array_t *a = nullptr, *s = nullptr;
   int64_t shape[2] = {100, 80}, nb[2] = {5, 4}, sz[9] = {20, 20, 20, 20, 20, 20, 20, 20, 20};
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_INTEGERS, 2, shape, &c, CA_INT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0, 1000})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_INTEGERS, 2, shape, &c, CA_INT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0, 1000, 0.0})), CA_OK);
   ca_index_t idx[2] = {CA_INDEX_SLICE_INIT, CA_INDEX_SLICE_INIT};
   idx[0].slice.start = 5, idx[0].slice.stop = 95, idx[0].slice.step = 3;
   idx[0].slice.flags = CA_SLICE_START | CA_SLICE_STOP | CA_SLICE_STEP;
@@ -346,7 +346,7 @@ TEST(Mpi, FromZarrEqualsSingleProcess) {
   ca_array_t *a = nullptr, *z = nullptr, *s = nullptr;
   int64_t shape[2] = {90, 70}, nb[2] = {3, 7}, sz[10] = {30, 30, 30, 10, 10, 10, 10, 10, 10, 10};
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT32, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 9, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT32, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 9, 0, 1, 0.0})), CA_OK);
   if (g_rank == 0) {
     ca_context_t *ctx = new_ctx(1);
     EXPECT_EQ(ca_array_to_zarr(ctx, a, path.c_str(), nullptr, nullptr), CA_OK) << ca_last_error_message();
@@ -370,7 +370,7 @@ TEST(Mpi, SynchronousContextsWork) {
   ca_array_t *a = nullptr, *s = nullptr;
   int64_t shape[2] = {40, 40}, nb[2] = {4, 4}, sz[8] = {10, 10, 10, 10, 10, 10, 10, 10};
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0, 1, 0.0})), CA_OK);
   int32_t axis = 0;
   ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, a, &axis, 1, false, nullptr), CA_OK);
   check_array(s, CA_DIST_RESULTS_GATHER, CA_PLACEMENT_LOCALITY, 0);
@@ -386,7 +386,7 @@ TEST(Mpi, W4AndW7MoveOnlyPartialResults) {
   for (int i = 0; i < 12; ++i) sz[i] = 100;
   sz[12] = 50;
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 77, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 77, 0, 1, 0.0})), CA_OK);
   ca_scalar_t one{}, two{};
   one.kind = two.kind = CA_FLOAT64;
   one.re = 1;
@@ -502,7 +502,7 @@ TEST(Mpi, ArrayComputePersistStoreAndToZarr) {
   ca_array_t *a = nullptr, *b = nullptr;
   int64_t shape[2] = {90, 70}, nb[2] = {3, 7}, sz[10] = {30, 30, 30, 10, 10, 10, 10, 10, 10, 10};
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_NORMAL, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 21, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_NORMAL, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 21, 0, 1, 0.0})), CA_OK);
   ca_scalar_t three{};
   three.kind = CA_FLOAT64;
   three.re = 3;
@@ -657,7 +657,7 @@ TEST(Mpi, RootProgressCountsEveryRanksTasks) {
   int64_t shape[2] = {400, 400}, nb[2] = {8, 8}, sz[16];
   for (int i = 0; i < 16; ++i) sz[i] = 50;
   ca_chunks_t c = chunks2(nb, sz);
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0, 1})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0, 1, 0.0})), CA_OK);
   int32_t axis = 1;
   ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, a, &axis, 1, false, nullptr), CA_OK);
   ca_context_t *ctx = new_ctx(1);

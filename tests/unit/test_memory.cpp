@@ -159,8 +159,8 @@ TEST(MemoryBudget, PersistedBlocksCountWhileTheyLive) {
   std::vector<int64_t> sizes(6, 65536);
   ca_chunks_t ch = chunks_1d(&nb, sizes.data());
   ca_array_t *x = nullptr, *y = nullptr, *px = nullptr, *py = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 1, &shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0.0, 1.0})), CA_OK);
-  ASSERT_EQ(ca_array_random(&y, CA_RANDOM_UNIFORM, 1, &shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 2, 0.0, 1.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 1, &shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 1, 0.0, 1.0, 0.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&y, CA_RANDOM_UNIFORM, 1, &shape, &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 2, 0.0, 1.0, 0.0})), CA_OK);
   ASSERT_EQ(ca_array_persist(&px, c.ctx, x, nullptr), CA_OK) << ca_last_error_message();
   EXPECT_GE(c.budget().held(), 3 * kMiB);
   EXPECT_LE(c.budget().held(), 4 * kMiB);

@@ -503,7 +503,7 @@ TEST(Rechunk, ManyPiecesArePlannedInStagesByDefault) {
   std::vector<int64_t> nb = {1, 600}, sz(601, 1);
   sz[0] = 600;
   ca_chunks_t in{2, nb.data(), sz.data()};
-  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape.data(), &in, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, 0.0, 1.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape.data(), &in, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, 0.0, 1.0, 0.0})), CA_OK);
   std::vector<int64_t> nb2 = {600, 1}, sz2(601, 1);
   sz2[600] = 600;
   ca_chunks_t out{2, nb2.data(), sz2.data()};

@@ -194,7 +194,7 @@ TEST(Store, SinkFailureStopsTheComputeWithItsMessage) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr, *r = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, 0.0, 1.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 3, 0.0, 1.0, 0.0})), CA_OK);
   ASSERT_EQ(ca_array_rechunk_spec(&r, c.ctx, x, "(1, -1)"), CA_OK) << ca_last_error_message();
   {
     Target t;
@@ -239,7 +239,7 @@ TEST(Store, ManyArraysInOneCompute) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr, *y = nullptr, *z = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0.0, 1.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_NORMAL, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0.0, 1.0, 0.0})), CA_OK);
   ASSERT_EQ(ca_array_rechunk_spec(&y, c.ctx, x, "{0: 6, 1: -1}"), CA_OK);
   ca_scalar_t two{};
   two.kind = CA_FLOAT64;
@@ -273,7 +273,7 @@ TEST(Store, ArrayLargerThanTheMemoryLimit) {
   std::vector<int64_t> nb, sz;
   ca_chunks_t ch = view(chunks, nb, sz);
   ca_array_t *x = nullptr;
-  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 9, 0.0, 1.0})), CA_OK);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape.data(), &ch, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 9, 0.0, 1.0, 0.0})), CA_OK);
   struct Sum {
     std::atomic<int64_t> bytes{0};
   } s;

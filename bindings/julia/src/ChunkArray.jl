@@ -120,6 +120,7 @@ struct CaRandomOptions    # ca_random_options_t
     seed::UInt64
     p0::Float64
     p1::Float64
+    p2::Float64
 end
 
 struct CaBufferOptions    # ca_buffer_options_t
@@ -406,7 +407,7 @@ function crandom(shape::Tuple; chunks=0, seed::Integer=0, lo=0.0, hi=1.0)
     shp = Int64[shape...]
     with_chunks(normalize_chunks(shp, chunks, Float64)) do cc
         newarray() do out
-            o = Ref(CaRandomOptions(sizeof(CaRandomOptions), 0, UInt64(seed), Float64(lo), Float64(hi)))
+            o = Ref(CaRandomOptions(sizeof(CaRandomOptions), 0, UInt64(seed), Float64(lo), Float64(hi), 0.0))
             @ccall $(sym(:ca_array_random))(out::Ptr{Ptr{Cvoid}}, 0::Int32, length(shp)::Int32,
                                             shp::Ptr{Int64}, cc::Ptr{CaChunks}, 11::Int32,
                                             o::Ptr{CaRandomOptions})::Int32

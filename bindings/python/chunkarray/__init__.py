@@ -5,7 +5,7 @@ Set CHUNKARRAY_LIB to the shared library's path, or have libchunkarray.so.1 on t
 from .core import (Array, ChunkArrayError, Context, DTypeError, Graph, InvalidArgumentError, KernelError,
                    NotFoundError, UnsupportedError, apply_gufunc, arange, asarray, blockwise, compute,
                    default_context, diag, elemwise, empty, eye, from_array, from_npy, from_zarr, full, linspace,
-                   load, map_blocks, normalize_chunks, register_ffi, ones, persist, random, rechunk, reduction,
+                   load, map_blocks, normalize_chunks, register_ffi, ones, persist, rechunk, reduction,
                    register_kernel, scan, store, tri, unify_chunks, version, zeros)
 from ._api import *  # noqa: F401,F403 - the NumPy-style functions
 from ._api import abs, around, clip, conj, round, where  # noqa: F401,A004
@@ -23,6 +23,7 @@ from .linalg import dot, matmul, outer, tensordot  # noqa: F401
 from ._indexing import IndexingError  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401 - dask.array.fft (fft.h)
+from . import random  # noqa: F401 - NumPy's Generator distributions, default_rng, RandomState
 from . import mpi  # noqa: F401 - compute(comm=...) over MPI (libchunkarray_mpi, loaded on first use)
 from . import _protocol  # noqa: F401 - metadata and *_like NumPy functions without computing
 from . import _routines as _routines_mod
@@ -59,4 +60,4 @@ __version__ = "0.1.0"
 # namespaces. Helper modules (core, chunkmanager, _lib, ...) are importable but not exported.
 __all__ = sorted([_n for _n, _v in globals().items()
                   if not _n.startswith("_") and not isinstance(_v, _types.ModuleType)]
-                 + ["linalg", "mpi", "fft"])
+                 + ["linalg", "mpi", "fft", "random"])

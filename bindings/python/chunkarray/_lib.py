@@ -165,7 +165,7 @@ class ReductionOptions(ctypes.Structure):
 class RandomOptions(ctypes.Structure):
     """ca_random_options_t (array.h)."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("reserved", ctypes.c_uint32), ("seed", ctypes.c_uint64),
-                ("p0", ctypes.c_double), ("p1", ctypes.c_double)]
+                ("p0", ctypes.c_double), ("p1", ctypes.c_double), ("p2", ctypes.c_double)]
 
 
 class ArrayArg(ctypes.Structure):
@@ -365,6 +365,9 @@ _PROTOS = {
     "ca_array_diag": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int64]),
     "ca_array_random": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, ctypes.c_int32, c_i64p,
                                    ctypes.POINTER(Chunks), c_dtype, ctypes.POINTER(RandomOptions)]),
+    "ca_array_random_multinomial": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int64, ctypes.POINTER(ctypes.c_double),
+                                               ctypes.c_int64, ctypes.c_int32, c_i64p, ctypes.POINTER(Chunks),
+                                               ctypes.c_uint64]),
     "ca_array_unary": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp]),
     "ca_array_binary": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_vp]),
     "ca_array_binary_scalar": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, Scalar, ctypes.c_int]),

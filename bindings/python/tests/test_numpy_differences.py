@@ -207,3 +207,15 @@ def test_bincount_length_is_found_by_the_compute():
         assert np.array_equal(r.compute(), np.bincount(x, minlength=m))
     d = da.bincount(da.from_array(x, chunks=3), minlength=4)
     assert d.chunks == ((4,),) and d.compute().shape == (10,)  # dask's declared length is wrong here
+
+def test_random_same_law_other_values():
+    import scipy.stats as st
+    x = ca.random.default_rng(0).gamma(2.0, size=20000, chunks=3000).compute()
+    y = np.random.default_rng(0).gamma(2.0, size=20000)
+    assert not np.array_equal(x, y)  # other bits
+    assert st.ks_2samp(x, y).pvalue > 1e-4  # same law
+    np.testing.assert_array_equal(x, ca.random.default_rng(0).gamma(2.0, size=20000, chunks=777).compute())
+    # dask's RandomState: values depend on the chunks
+    a = da.random.RandomState(0).gamma(2.0, size=100, chunks=50).compute()
+    b = da.random.RandomState(0).gamma(2.0, size=100, chunks=25).compute()
+    assert not np.array_equal(a, b)
