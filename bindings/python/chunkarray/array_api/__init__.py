@@ -1006,7 +1006,7 @@ def where(condition, x1, x2, /):
     a, b = x1._array, x2._array
     a = a if a.dtype == dt else a.astype(dt)
     b = b if b.dtype == dt else b.astype(dt)
-    return Array._new(_CA._new(_lib().ca_array_where, condition._array._h, a._h, b._h,
+    return Array._new(_CA._new(_lib().ca_array_where, condition._array, a, b,
                                _L.Scalar(), _L.Scalar()))
 
 

@@ -321,7 +321,7 @@ class _Scalar:
 
 
 def _unop(op, x):
-    return Array._new(_CA._new(_lib().ca_array_unary, op, x._array._h))
+    return Array._new(_CA._new(_lib().ca_array_unary, op, x._array))
 
 
 def _binop(op, a, b):
@@ -331,11 +331,11 @@ def _binop(op, a, b):
     L = _lib()
     if isinstance(b, _Scalar):
         x = _cast(a, dt)
-        return Array._new(_CA._new(L.ca_array_binary_scalar, op, x._h, _core._scalar(b.value), False))
+        return Array._new(_CA._new(L.ca_array_binary_scalar, op, x, _core._scalar(b.value), False))
     if isinstance(a, _Scalar):
         y = _cast(b, dt)
-        return Array._new(_CA._new(L.ca_array_binary_scalar, op, y._h, _core._scalar(a.value), True))
-    return Array._new(_CA._new(L.ca_array_binary, op, _cast(a, dt)._h, _cast(b, dt)._h))
+        return Array._new(_CA._new(L.ca_array_binary_scalar, op, y, _core._scalar(a.value), True))
+    return Array._new(_CA._new(L.ca_array_binary, op, _cast(a, dt), _cast(b, dt)))
 
 
 def _cast(x, dt):
