@@ -20,7 +20,7 @@ from .. import _lib as _L
 from ._dtypes import (int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64, bool,
                       _all_dtypes, _boolean_dtypes, _floating_dtypes, _integer_dtypes, _numeric_dtypes,
                       _integer_or_boolean_dtypes, _result_type, _dtype_categories)
-from ._array_object import Array, _binop, _unop, _from_numpy
+from ._array_object import Array, _binop, _unop, _from_numpy, _known
 
 __array_api_version__ = "2021.12"
 
@@ -144,9 +144,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if stop is None:
         start, stop = 0, start
     if dtype is None:
-        dtype = int64 if all(isinstance(v, int) for v in (start, stop, step)) else float64
-    n = _b.max(0, _math.ceil((stop - start) / step))
-    return Array._new(_core.arange(start, stop, step, chunks=_chunks((n,)), dtype=dtype))
+        dtype = int64 if _b.all(isinstance(v, int) for v in (start, stop, step)) else float64
+    n = _b.max(0, _math.ceil((stop - start) / step)) if step else 0
+    return Array._new(_core.arange(start, stop, step, chunks=-1 if n <= (1 << 20) else "auto", dtype=dtype))
 
 
 def empty(shape, *, dtype=None, device=None):
@@ -242,6 +242,13 @@ def full(shape, fill_value, *, dtype=None, device=None):
         else:
             dtype = _np.asarray(fill_value).dtype
     shape = _shape(shape)
+    dtype = _np.dtype(dtype)
+    if dtype.kind in "iu" and not isinstance(fill_value, type(True)) and _b.abs(int(fill_value)) > (1 << 53):
+        # ca_array_full carries the value as a double: an integer that float64 does not hold exactly
+        # is a 0-d block of the exact value, broadcast (lazily) to the shape.
+        from .. import _shape as _sh
+        v = _core.from_array(_np.array(fill_value, dtype), chunks=())
+        return Array._new(_sh.broadcast_to(v, shape, chunks=_chunks(shape)))
     return Array._new(_core.full(shape, fill_value, chunks=_chunks(shape), dtype=dtype))
 
 
@@ -981,10 +988,10 @@ def nonzero(x, /):
     tuple of Array
         One int64 array per axis (their length is known after computing).
     """
-    if x.ndim == 0:
-        raise ValueError("nonzero is not allowed on 0-dimensional arrays")
-    from .. import _routines
-    return tuple(Array._new(a) for a in _routines.nonzero(x._array))
+    from .. import _routines, _shape as _sh
+    if x.ndim == 0:  # as numpy.array_api (NumPy treats a 0-d array as 1-d here)
+        return (Array._new(_known(_routines.nonzero(_sh.reshape(x._array, (1,)))[0])),)
+    return tuple(Array._new(_known(a)) for a in _routines.nonzero(x._array))
 
 
 def where(condition, x1, x2, /):
@@ -1066,6 +1073,7 @@ def _unique(x, index, inverse, counts):
     out = _routines.unique(x._array, return_index=index, return_inverse=inverse, return_counts=counts,
                            equal_nan=False)
     out = out if isinstance(out, tuple) else (out,)
+    out = tuple(_known(o) for o in out)
     res = [Array._new(o) for o in out]
     if inverse:  # the standard's inverse indices have the input's shape
         k = 1 + int(index)
@@ -1158,9 +1166,25 @@ def _axis_arg(axis, ndim):
 
 def _reduce_ca(name, x, axis, keepdims, dtype=None, ddof=0):
     axis = _axis_arg(axis, x.ndim)
+    if axis == ():  # a reduction over no axis: each element alone
+        return _reduce_none(name, x, dtype, ddof)
     if axis is not None and x.ndim == 0:
         axis = None
     return x._array._reduce(name, axis=axis, keepdims=keepdims, dtype=dtype, ddof=ddof)
+
+
+def _reduce_none(name, x, dtype, ddof):
+    """The reduction of each element on its own (``axis=()``), with the engine's element-wise ops."""
+    a = x._array
+    if name in ("sum", "prod", "max", "min", "mean"):
+        return a.astype(dtype) if dtype is not None and dtype != a.dtype else a._another()
+    if name in ("all", "any"):
+        return a.astype(bool) if a.dtype != bool else a._another()
+    if name in ("var", "std"):
+        zero = a - a
+        v = zero * zero / _np.array(_b.max(1.0 - ddof, 0.0), a.dtype)[()]
+        return v if name == "var" else v ** _np.array(0.5, a.dtype)[()]
+    raise ValueError(f"{name}: axis=() is not supported")
 
 
 def _stat_fn(name, category, doc, default_dtype=False, correction=False):
@@ -1171,7 +1195,7 @@ def _stat_fn(name, category, doc, default_dtype=False, correction=False):
             _check_dtype(dtype)
             if dtype is None:
                 if x.dtype in _floating_dtypes:
-                    dt = x.dtype
+                    dt = float64  # the 2021.12 standard: the default floating-point dtype
                 elif x.dtype.kind == "u":
                     dt = uint64
                 else:

@@ -457,7 +457,9 @@ def solve(x1, x2, /):
     if a.size == 0 or b.size == 0:
         out = Array._new(_np.empty(batch + (n, k), dt))
     else:
-        out = Array._new(_core.map_blocks(_np.linalg.solve, a, b, dtype=dt, chunks=tuple((s,) for s in batch + (n, k))))
+        ix = "".join(chr(ord("a") + i) for i in range(len(batch)))
+        out = Array._new(_core.blockwise(_np.linalg.solve, ix + "xk", a, ix + "xy", b, ix + "yk", dtype=dt,
+                                         concatenate=True))
     return Array._new(out._array[..., 0]) if vector else out
 
 
@@ -540,13 +542,12 @@ def trace(x, /, *, offset=0):
     Returns
     -------
     Array
-        The traces (int64/uint64 for integers, as the standard's sum).
+        The traces, in x's dtype (the 2021.12 standard).
     """
     _numeric(x, "trace")
     if x.ndim < 2:
         raise ValueError("trace: x must be at least 2-dimensional")
-    dt = x.dtype if x.dtype in _floating_dtypes else (_np.dtype("uint64") if x.dtype.kind == "u"
-                                                       else _np.dtype("int64"))
+    dt = x.dtype  # the 2021.12 standard: the input's dtype
     d = _routines.diagonal(x._array, offset=offset, axis1=-2, axis2=-1)
     return Array._new(d.sum(axis=-1, dtype=dt))
 
