@@ -45,18 +45,20 @@ def extract(vendor, workdir):
     return root, os.path.join(workdir, "ndindex-1.6")
 
 
-def run_file(root, ndindex, bindings, module, fname, max_examples, timeout):
+def run_file(root, ndindex, bindings, module, fname, max_examples, timeout, seed):
     env = dict(os.environ, ARRAY_API_TESTS_MODULE=module,
                PYTHONPATH=os.pathsep.join([ndindex, bindings] + [p for p in [os.environ.get("PYTHONPATH")] if p]),
                PYTHONDONTWRITEBYTECODE="1")
     cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", "--tb=no",
-           "--max-examples", str(max_examples), "--disable-extension", "fft", "-o", "console_output_style=classic",
+           "--max-examples", str(max_examples), "--disable-extension", "fft", f"--hypothesis-seed={seed}", "-o", "console_output_style=classic",
            os.path.join("array_api_tests", fname)]
     t0 = time.time()
     try:
         p = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired as e:
-        return None, f"timed out after {timeout} s", time.time() - t0, (e.stdout or "")
+        so = e.stdout or b""
+        return None, f"timed out after {timeout} s", time.time() - t0, (
+            so.decode(errors="replace") if isinstance(so, bytes) else so)
     out = p.stdout + p.stderr
     counts = {k: 0 for k in ("passed", "failed", "skipped", "error", "errors")}
     summary = [line for line in out.splitlines() if re.search(r"\d+ (passed|failed|error)", line)]
@@ -87,6 +89,10 @@ def main():
     ap.add_argument("--max-examples", type=int, default=20)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--files", nargs="*")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="Hypothesis seed (fixed: the same examples on every run and for every namespace)")
+    ap.add_argument("--examples-for", nargs="*", default=[], metavar="FILE=N",
+                    help="a smaller --max-examples for the files of thousands of tests (test_type_promotion.py=2)")
     ap.add_argument("--no-known-check", action="store_true", help="report only (e.g. for numpy.array_api)")
     args = ap.parse_args()
     if args.vendor is None:
@@ -102,8 +108,10 @@ def main():
     total = {"passed": 0, "failed": 0, "skipped": 0}
     problems, seen_known = [], set()
     t_all = time.time()
+    per_file = dict(kv.split("=", 1) for kv in args.examples_for)
     for f in files:
-        res, err, dt, out = run_file(root, ndindex, args.bindings, args.module, f, args.max_examples, args.timeout)
+        n = int(per_file.get(f, args.max_examples))
+        res, err, dt, out = run_file(root, ndindex, args.bindings, args.module, f, n, args.timeout, args.seed)
         if err:
             problems.append(f"{f}: {err}")
             print(f"{f}: CRASH ({err}) in {dt:.0f} s\n{out[-3000:]}", flush=True)
@@ -112,15 +120,17 @@ def main():
         for k in total:
             total[k] += counts[k]
         total["failed"] += counts["error"] + counts["errors"]
-        print(f"{f}: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped "
-              f"in {dt:.0f} s", flush=True)
+        print(f"{f} (--max-examples {n}): {counts['passed']} passed, {counts['failed']} failed, "
+              f"{counts['skipped']} skipped in {dt:.0f} s", flush=True)
         for t in failed:
             print(f"    FAILED {t}")
             if known(t):
                 seen_known.add(t)
             elif not args.no_known_check:
                 problems.append(f"unexpected failure {t}")
-    print(f"TOTAL ({args.module}, --max-examples {args.max_examples}, --disable-extension fft): "
+    extra = f" ({', '.join(args.examples_for)})" if args.examples_for else ""
+    print(f"TOTAL ({args.module}, --max-examples {args.max_examples}{extra}, --hypothesis-seed={args.seed}, "
+          f"--disable-extension fft): "
           f"{total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped "
           f"in {time.time() - t_all:.0f} s")
     if problems:

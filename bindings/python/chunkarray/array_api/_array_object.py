@@ -17,9 +17,33 @@ from ._dtypes import (_all_dtypes, _boolean_dtypes, _integer_dtypes, _integer_or
 _CA = _core.Array
 
 
+_SMALL = 1 << 16  # arrays up to this many elements compute on the calling thread
+_sync_ctx = None
+
+
+def _ctx(a):
+    """The Context to compute ``a`` in: small arrays on the calling thread (a Context with no worker
+    threads: no hand-off to a pool for a few microseconds of work), larger ones in the default one."""
+    global _sync_ctx
+    size = a.size
+    if size == size and size <= _SMALL:
+        if _sync_ctx is None:
+            _sync_ctx = _core.Context(num_threads=0)
+        return _sync_ctx
+    return None
+
+
 def _np_value(a):
     """The computed value of a chunkarray.Array as an ndarray (0-d stays an ndarray)."""
-    return np.asarray(a._compute_array())
+    return np.asarray(a._compute_array(ctx=_ctx(a)))
+
+
+def _settle(a):
+    """After an in-place update: a small array is persisted (its blocks computed and kept), so that
+    repeated updates (``x[i] = v`` in a loop) do not grow a chain of graph layers that every later
+    read would recompute. Large arrays stay lazy, as in dask."""
+    ctx = _ctx(a)
+    return a.persist(ctx=ctx) if ctx is not None else a
 
 
 def _from_numpy(x):
@@ -121,7 +145,7 @@ class Array:
         res = _binop(op, self, other)
         if res.shape != self.shape:
             raise ValueError(f"{name}: the result's shape {res.shape} is not the array's {self.shape}")
-        self._array = res._array
+        self._array = _settle(res._array)
         return self
 
     # -- the standard's operators ---------------------------------------------------------------
@@ -212,6 +236,7 @@ class Array:
         else:
             raise TypeError(f"__setitem__: value must be an array or a Python scalar, not {type(value)}")
         self._array[_ca_key(key)] = v
+        self._array = _settle(self._array)
 
     def __matmul__(self, other):
         other = self._check_allowed_dtypes(other, "numeric", "__matmul__")
@@ -323,7 +348,12 @@ class _Scalar:
 def _known(a):
     """A chunkarray.Array with its data-dependent sizes (a boolean mask's, unique's) learnt: the
     standard's shape is a tuple of ints wherever a library can give one, and its test suite checks it."""
-    return a if a.chunks_known else a.compute_chunk_sizes()
+    if a.chunks_known:
+        return a
+    global _sync_ctx
+    if _sync_ctx is None:
+        _sync_ctx = _core.Context(num_threads=0)
+    return a.compute_chunk_sizes(ctx=_sync_ctx)
 
 
 def _unop(op, x):
