@@ -161,7 +161,7 @@ def test_statistics_correction_and_sum_dtype():
     np.testing.assert_allclose(np.asarray(xp.std(x, correction=1.0)), v.std(ddof=1))
     assert xp.sum(xp.asarray([1, 2], dtype=xp.int8)).dtype == xp.int64
     assert xp.sum(xp.asarray([1, 2], dtype=xp.uint8)).dtype == xp.uint64
-    assert xp.sum(xp.asarray([1, 2], dtype=xp.float32)).dtype == xp.float32
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.float32)).dtype == xp.float64  # 2021.12: the default float
 
 
 def test_linalg_matches_numpy_and_names_the_block_rule():
@@ -193,3 +193,29 @@ def test_ridge_example_runs_on_both_namespaces():
     p = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "the two namespaces agree" in p.stdout
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_operator_result_dtype_is_the_engines(dt):
+    """The wrapper records an operator's result dtype without asking the engine: check that it is
+    the engine's, for every operator the dtype allows, with array and scalar operands."""
+    d = getattr(xp, dt)
+    x = xp.ones(3, dtype=d)
+    ops = ["__eq__", "__ne__"]
+    if dt == "bool":
+        ops += ["__and__", "__or__", "__xor__"]
+        s = True
+    else:
+        ops += ["__add__", "__sub__", "__mul__", "__floordiv__", "__mod__", "__pow__", "__lt__", "__le__",
+                "__gt__", "__ge__", "__radd__", "__rsub__"]
+        s = 1
+        if dt.startswith(("int", "uint")):
+            ops += ["__and__", "__or__", "__xor__", "__lshift__", "__rshift__"]
+        else:
+            ops += ["__truediv__", "__rtruediv__"]
+            s = 1.0
+    for op in ops:
+        for other in (x, s):
+            r = getattr(x, op)(other)
+            assert r.dtype == r._array.dtype, (op, dt, other)
+            assert np.asarray(r).dtype == r.dtype

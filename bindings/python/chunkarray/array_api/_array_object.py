@@ -12,9 +12,13 @@ from .. import core as _core
 from .._lib import lib as _lib
 from .. import _codes
 from ._dtypes import (_all_dtypes, _boolean_dtypes, _integer_dtypes, _integer_or_boolean_dtypes,
-                      _floating_dtypes, _numeric_dtypes, _result_type, _dtype_categories)
+                      _floating_dtypes, _numeric_dtypes, _result_type, _dtype_categories, _int_ranges)
 
 _CA = _core.Array
+_BOOL = np.dtype(bool)
+_ALL = frozenset(_all_dtypes)
+_BOOL_RESULT = frozenset([_codes.CA_OP_EQ, _codes.CA_OP_NE, _codes.CA_OP_LT, _codes.CA_OP_LE, _codes.CA_OP_GT,
+                          _codes.CA_OP_GE] + [_codes.BINARY[n] for n in ("logical_and", "logical_or", "logical_xor")])
 
 
 _SMALL = 1 << 16  # arrays up to this many elements compute on the calling thread
@@ -33,9 +37,28 @@ def _ctx(a):
     return None
 
 
-def _np_value(a):
-    """The computed value of a chunkarray.Array as an ndarray (0-d stays an ndarray)."""
-    return np.asarray(a._compute_array(ctx=_ctx(a)))
+def _np_value(a, shape=None, dtype=None):
+    """The computed value of a chunkarray.Array as an ndarray (0-d stays an ndarray).
+
+    Known shapes take the short path: one ca_array_compute_into into a new ndarray (the wrapper
+    already knows the shape and dtype, so no metadata round trips through ctypes)."""
+    if shape is None or None in shape:
+        return np.asarray(a._compute_array(ctx=_ctx(a)))
+    n = 1
+    for d in shape:
+        n *= d
+    if n > _SMALL:
+        return np.asarray(a._compute_array())
+    global _sync_ctx
+    if _sync_ctx is None:
+        _sync_ctx = _core.Context(num_threads=0)
+    ctx = _sync_ctx
+    if _core._py_kernels:  # Python kernels (linalg's per-matrix functions) registered with the context
+        ctx._sync_kernels()
+    out = np.empty(shape, dtype)
+    _core._check(_lib().ca_array_compute_into(ctx.handle, a._h, out.ctypes.data if out.nbytes else None,
+                                              out.nbytes, None))
+    return out
 
 
 def _settle(a):
@@ -67,15 +90,26 @@ class Array:
     """
 
     @classmethod
-    def _new(cls, x):
-        """Wrap a chunkarray.Array (or an ndarray / NumPy scalar, which becomes one)."""
+    def _new(cls, x, dtype=None):
+        """Wrap a chunkarray.Array (or an ndarray / NumPy scalar, which becomes one); ``dtype`` is
+        x's dtype when the caller knows it (saves the metadata call)."""
         obj = object.__new__(cls)
         if not isinstance(x, _CA):
             x = _from_numpy(x)
-        if x.dtype not in _all_dtypes:
-            raise TypeError(f"The array_api namespace does not support the dtype '{x.dtype}'")
-        obj._array = x
+        dt = dtype if dtype is not None else x.dtype
+        if dt not in _ALL:
+            raise TypeError(f"The array_api namespace does not support the dtype '{dt}'")
+        obj._a, obj._dtype, obj._shape = x, dt, None
         return obj
+
+    @property
+    def _array(self):
+        """The underlying chunkarray.Array."""
+        return self._a
+
+    @_array.setter
+    def _array(self, a):
+        self._a, self._dtype, self._shape = a, a.dtype, None
 
     def __new__(cls, *args, **kwargs):
         raise TypeError("The array_api Array object should not be instantiated directly. "
@@ -89,7 +123,7 @@ class Array:
     __str__ = __repr__
 
     def _value(self):
-        return _np_value(self._array)
+        return _np_value(self._a, self.shape, self._dtype)
 
     def __array__(self, dtype=None):
         """The computed value as an ndarray (not part of the standard)."""
@@ -119,16 +153,15 @@ class Array:
         elif isinstance(scalar, int):
             if self.dtype in _boolean_dtypes:
                 raise TypeError("Python int scalars cannot be promoted with bool arrays")
-            if self.dtype in _integer_dtypes:
-                info = np.iinfo(self.dtype)
-                if not info.min <= scalar <= info.max:
-                    raise OverflowError(f"Python int {scalar} out of bounds for {self.dtype}")
+            rng = _int_ranges.get(self._dtype)
+            if rng is not None and not rng[0] <= scalar <= rng[1]:
+                raise OverflowError(f"Python int {scalar} out of bounds for {self.dtype}")
         elif isinstance(scalar, float):
             if self.dtype not in _floating_dtypes:
                 raise TypeError("Python float scalars can only be promoted with floating-point arrays.")
         else:
             raise TypeError("'scalar' must be a Python scalar")
-        return _Scalar(np.array(scalar, self.dtype)[()])
+        return _Scalar(self._dtype.type(scalar))
 
     # -- the element-wise engine: operands of one dtype, the C op -------------------------------
     def _binary(self, other, op, category, name, reflected=False):
@@ -291,7 +324,7 @@ class Array:
     @property
     def dtype(self):
         """The dtype (one of the namespace's dtype objects)."""
-        return self._array.dtype
+        return self._dtype
 
     @property
     def device(self):
@@ -307,12 +340,15 @@ class Array:
     @property
     def ndim(self):
         """The number of dimensions."""
-        return self._array.ndim
+        return len(self.shape)
 
     @property
     def shape(self):
         """The shape: a tuple of int, None for a size known only after computing."""
-        return tuple(None if s != s else int(s) for s in self._array.shape)
+        s = self._shape
+        if s is None:
+            s = self._shape = tuple(None if d != d else int(d) for d in self._a.shape)
+        return s
 
     @property
     def size(self):
@@ -356,27 +392,38 @@ def _known(a):
     return a.compute_chunk_sizes(ctx=_sync_ctx)
 
 
+def _with_shape(r, shape):
+    """An element-wise result has its operand's shape: record it (saves the metadata round trip)."""
+    if shape is not None:
+        r._shape = shape
+    return r
+
+
 def _unop(op, x):
-    return Array._new(_CA._new(_lib().ca_array_unary, op, x._array))
+    return _with_shape(Array._new(_CA._new(_lib().ca_array_unary, op, x._array)), x._shape)
 
 
 def _binop(op, a, b):
     """A binary C op on two operands (Array or _Scalar) promoted by the standard's table first, so
     the engine sees one dtype (no value-based casting)."""
     dt = _result_type(a.dtype, b.dtype)
+    # operands of one dtype: the engine's result is that dtype (bool for comparisons and logic)
+    rdt = _BOOL if op in _BOOL_RESULT else dt
     L = _lib()
     if isinstance(b, _Scalar):
         x = _cast(a, dt)
-        return Array._new(_CA._new(L.ca_array_binary_scalar, op, x, _core._scalar(b.value), False))
+        return _with_shape(Array._new(_CA._new(L.ca_array_binary_scalar, op, x, _core._scalar(b.value), False),
+                                      rdt), a._shape)
     if isinstance(a, _Scalar):
         y = _cast(b, dt)
-        return Array._new(_CA._new(L.ca_array_binary_scalar, op, y, _core._scalar(a.value), True))
-    return Array._new(_CA._new(L.ca_array_binary, op, _cast(a, dt), _cast(b, dt)))
+        return _with_shape(Array._new(_CA._new(L.ca_array_binary_scalar, op, y, _core._scalar(a.value), True),
+                                      rdt), b._shape)
+    return Array._new(_CA._new(L.ca_array_binary, op, _cast(a, dt), _cast(b, dt)), rdt)
 
 
 def _cast(x, dt):
-    a = x._array
-    return a if a.dtype == dt else a.astype(dt)
+    a = x._a
+    return a if x._dtype == dt else a.astype(dt)
 
 
 def _ca_key(key):

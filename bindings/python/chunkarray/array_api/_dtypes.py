@@ -26,14 +26,16 @@ _numeric_dtypes = _integer_dtypes + _floating_dtypes
 _integer_or_boolean_dtypes = _boolean_dtypes + _integer_dtypes
 _all_dtypes = _numeric_dtypes + _boolean_dtypes
 
+# frozensets: membership is one hash lookup (the operators check it on every call)
 _dtype_categories = {
-    "all": _all_dtypes,
-    "numeric": _numeric_dtypes,
-    "integer": _integer_dtypes,
-    "integer or boolean": _integer_or_boolean_dtypes,
-    "boolean": _boolean_dtypes,
-    "floating-point": _floating_dtypes,
+    "all": frozenset(_all_dtypes),
+    "numeric": frozenset(_numeric_dtypes),
+    "integer": frozenset(_integer_dtypes),
+    "integer or boolean": frozenset(_integer_or_boolean_dtypes),
+    "boolean": frozenset(_boolean_dtypes),
+    "floating-point": frozenset(_floating_dtypes),
 }
+_int_ranges = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in _integer_dtypes}
 
 
 def _build_table():
