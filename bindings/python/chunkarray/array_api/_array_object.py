@@ -258,6 +258,17 @@ class Array:
 
     def __getitem__(self, key):
         _validate_index(self, key)
+        if isinstance(key, Array) and key.dtype in _boolean_dtypes:
+            if key.ndim > self.ndim or not builtins_all(k in (s, 0) for s, k in zip(self.shape, key.shape)):
+                raise IndexError(f"boolean index of shape {key.shape} does not match the array's shape "
+                                 f"{self.shape}")
+            if key.ndim == 0:  # x[True] is x[None]; x[False] is x[None][:0]
+                out = self._a[None]
+                return Array._new(out if bool(key) else out[0:0])
+            if key.size == 0:  # an empty mask selects nothing (NumPy's rule: it is an empty index)
+                rest = self.shape[key.ndim:]
+                return Array._new(self._a.reshape((-1,) + rest)[0:0] if self.size else
+                                  _core.full((0,) + rest, 0, dtype=self.dtype))
         return Array._new(_known(self._array[_ca_key(key)]))
 
     def __setitem__(self, key, value):
@@ -371,6 +382,7 @@ class Array:
 
 
 builtins_bool = type(True)
+builtins_all = all
 
 
 class _Scalar:
