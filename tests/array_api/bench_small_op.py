@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Per-operation cost on a tiny array (docs/benchmarks.md, "Small operations"): one element-wise add
 on a 10-element float64 array plus getting its value as an ndarray, in numpy.array_api,
-chunkarray.array_api, chunkarray's main module and dask.array. Best of 5 repeats of N calls each.
+chunkarray.array_api, chunkarray's main module and dask.array. Best of 30 repeats of N calls each (N/10
+for dask): the minimum is the cost without the noise of other processes on the machine.
 
 Usage: bench_small_op.py [N]   (CHUNKARRAY_LIB and PYTHONPATH=bindings/python as for the tests)
 """
@@ -13,7 +14,7 @@ import numpy as np
 
 
 def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         import numpy.array_api as npx
@@ -36,8 +37,8 @@ def main():
     print(f"| operation | per call | × numpy.array_api |\n|---|---|---|")
     for name, f in cases:
         f()
-        reps = n if "dask" not in name else max(50, n // 10)
-        t = min(timeit.repeat(f, number=reps, repeat=5)) / reps
+        reps = n if "dask" not in name else max(10, n // 10)
+        t = min(timeit.repeat(f, number=reps, repeat=30)) / reps
         base = base or t
         print(f"| {name} | {t * 1e6:.1f} µs | {t / base:.1f}× |")
     del dask
