@@ -23,45 +23,9 @@ NDINDEX = "ndindex-1.6.tar.gz"
 
 # Tests numpy.array_api (NumPy 1.24) fails too, on the same flags (and the same Hypothesis seed), and
 # why: node ids relative to array_api_tests/.
-FLOOR_INF = ("floor_divide of an infinity by a finite number: NaN (NumPy's and Python's rule, which the "
-             "standard's note allows) where the suite wants the signed infinity")
 KNOWN_FAILURES = {
-    "test_special_cases.py::test_binary[floor_divide(x1_i is +infinity and isfinite(x2_i) and x2_i > 0) -> +infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[floor_divide(x1_i is +infinity and isfinite(x2_i) and x2_i < 0) -> -infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[floor_divide(x1_i is -infinity and isfinite(x2_i) and x2_i > 0) -> -infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[floor_divide(x1_i is -infinity and isfinite(x2_i) and x2_i < 0) -> +infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[floor_divide(isfinite(x1_i) and x1_i > 0 and x2_i is -infinity) -> -0]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[floor_divide(isfinite(x1_i) and x1_i < 0 and x2_i is +infinity) -> -0]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[__floordiv__(x1_i is +infinity and isfinite(x2_i) and x2_i > 0) -> +infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[__floordiv__(x1_i is +infinity and isfinite(x2_i) and x2_i < 0) -> -infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[__floordiv__(x1_i is -infinity and isfinite(x2_i) and x2_i > 0) -> -infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[__floordiv__(x1_i is -infinity and isfinite(x2_i) and x2_i < 0) -> +infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[__floordiv__(isfinite(x1_i) and x1_i > 0 and x2_i is -infinity) -> -0]":
-        FLOOR_INF,
-    "test_special_cases.py::test_binary[__floordiv__(isfinite(x1_i) and x1_i < 0 and x2_i is +infinity) -> -0]":
-        FLOOR_INF,
-    "test_special_cases.py::test_iop[__ifloordiv__(x1_i is +infinity and isfinite(x2_i) and x2_i > 0) -> +infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_iop[__ifloordiv__(x1_i is +infinity and isfinite(x2_i) and x2_i < 0) -> -infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_iop[__ifloordiv__(x1_i is -infinity and isfinite(x2_i) and x2_i > 0) -> -infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_iop[__ifloordiv__(x1_i is -infinity and isfinite(x2_i) and x2_i < 0) -> +infinity]":
-        FLOOR_INF,
-    "test_special_cases.py::test_iop[__ifloordiv__(isfinite(x1_i) and x1_i > 0 and x2_i is -infinity) -> -0]":
-        FLOOR_INF,
-    "test_special_cases.py::test_iop[__ifloordiv__(isfinite(x1_i) and x1_i < 0 and x2_i is +infinity) -> -0]":
-        FLOOR_INF,
+    # none: numpy.array_api's 21 failures on these flags (18 floor_divide special cases with infinities,
+    # asarray(copy=False), reshape's copy argument, trace's dtype) all pass in chunkarray.array_api.
 }
 
 

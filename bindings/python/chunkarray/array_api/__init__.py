@@ -715,7 +715,7 @@ _BINARY_TABLE = [
     ("bitwise_xor", "bitwise_xor", "integer or boolean", "The bitwise XOR"),
     ("divide", "true_divide", "floating-point", "The true quotient"),
     ("equal", "equal", "all", "Equality"),
-    ("floor_divide", "floor_divide", "numeric", "The floored quotient"),
+    ("floor_divide", "floordiv_std", "numeric", "The floored quotient (the standard's special cases)"),
     ("greater", "greater", "numeric", "x1 > x2"),
     ("greater_equal", "greater_equal", "numeric", "x1 >= x2"),
     ("less", "less", "numeric", "x1 < x2"),
@@ -730,6 +730,7 @@ _BINARY_TABLE = [
     ("remainder", "remainder", "numeric", "The remainder, with the sign of x2"),
     ("subtract", "subtract", "numeric", "The difference"),
 ]
+_B = dict(_B, floordiv_std=_codes.CA_OP_FLOORDIV_STD)  # not a NumPy ufunc: no entry in BINARY
 for _n, _c, _cat, _d in _BINARY_TABLE:
     globals()[_n] = _binary(_n, _B[_c], _cat, _d)
 

@@ -497,7 +497,7 @@ def _add_operators():
     C = _codes
     table = [  # name, op code, dtype category
         ("add", C.CA_OP_ADD, "numeric"), ("sub", C.CA_OP_SUB, "numeric"), ("mul", C.CA_OP_MUL, "numeric"),
-        ("truediv", C.CA_OP_DIV, "floating-point"), ("floordiv", C.CA_OP_FLOORDIV, "numeric"),
+        ("truediv", C.CA_OP_DIV, "floating-point"), ("floordiv", C.CA_OP_FLOORDIV_STD, "numeric"),
         ("mod", C.CA_OP_MOD, "numeric"), ("pow", C.CA_OP_POW, "numeric"),
         ("and", C.CA_OP_BITAND, "integer or boolean"), ("or", C.CA_OP_BITOR, "integer or boolean"),
         ("xor", C.CA_OP_BITXOR, "integer or boolean"),
