@@ -219,3 +219,23 @@ def test_operator_result_dtype_is_the_engines(dt):
             r = getattr(x, op)(other)
             assert r.dtype == r._array.dtype, (op, dt, other)
             assert np.asarray(r).dtype == r.dtype
+
+
+def test_floor_divide_special_cases_from_the_c_library():
+    """CA_OP_FLOORDIV_STD: the standard's floor_divide where NumPy's differs (infinity over a finite
+    number, a finite number over an infinity); elsewhere NumPy's, signed zeros included."""
+    inf = float("inf")
+    a = np.array([inf, inf, -inf, -inf, 1.0, -1.0, 1.0, -1.0, 7.0, -7.0, 0.0, -0.0, 5.0])
+    b = np.array([2.0, -2.0, 3.0, -0.5, -inf, inf, inf, -inf, -2.0, 2.0, 3.0, 3.0, 0.0])
+    want = np.array([inf, -inf, -inf, inf, -0.0, -0.0, 0.0, 0.0, -4.0, -4.0, 0.0, -0.0, inf])
+    for dt in (np.float64, np.float32):
+        x, y = ragged(a.astype(dt), ((6, 7),)), ragged(b.astype(dt), ((13,),))
+        for got in (np.asarray(xp.floor_divide(x, y)), np.asarray(x // y)):
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got, want.astype(dt))
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    # the main module keeps NumPy's result (NaN, -1)
+    m = (ca.from_array(a[:2]) // ca.from_array(np.array([2.0, 2.0]))).compute()
+    assert np.isnan(m).all()
+    i = xp.asarray([7, -7, -9], dtype=xp.int16)
+    np.testing.assert_array_equal(np.asarray(i // 2), [3, -4, -5])
