@@ -17,6 +17,7 @@ from ._dtypes import (_all_dtypes, _boolean_dtypes, _integer_dtypes, _integer_or
 _CA = _core.Array
 _BOOL = np.dtype(bool)
 _ALL = frozenset(_all_dtypes)
+_FLOATS = frozenset(_floating_dtypes)
 _BOOL_RESULT = frozenset([_codes.CA_OP_EQ, _codes.CA_OP_NE, _codes.CA_OP_LT, _codes.CA_OP_LE, _codes.CA_OP_GT,
                           _codes.CA_OP_GE] + [_codes.BINARY[n] for n in ("logical_and", "logical_or", "logical_xor")])
 
@@ -127,16 +128,20 @@ class Array:
 
     def __array__(self, dtype=None):
         """The computed value as an ndarray (not part of the standard)."""
-        return np.asarray(self._value(), dtype=dtype)
+        v = self._value()
+        return v if dtype is None else v.astype(dtype, copy=False)
 
     # -- helpers --------------------------------------------------------------------------------
     def _check_allowed_dtypes(self, other, dtype_category, op):
-        if self.dtype not in _dtype_categories[dtype_category]:
+        cat = _dtype_categories[dtype_category]
+        if self._dtype not in cat:
             raise TypeError(f"Only {dtype_category} dtypes are allowed in {op}")
+        if type(other) is float and self._dtype in _FLOATS and not op.startswith("__i"):
+            return _Scalar(self._dtype.type(other))  # the common case, without the general checks
         if isinstance(other, (int, float, builtins_bool)):
             other = self._promote_scalar(other)
         elif isinstance(other, Array):
-            if other.dtype not in _dtype_categories[dtype_category]:
+            if other._dtype not in cat:
                 raise TypeError(f"Only {dtype_category} dtypes are allowed in {op}")
         else:
             return NotImplemented
