@@ -44,8 +44,9 @@ const (
 	OpLogaddexp      Op = C.CA_OP_LOGADDEXP
 	OpLogaddexp2     Op = C.CA_OP_LOGADDEXP2
 	OpNextafter      Op = C.CA_OP_NEXTAFTER
-	OpLeft_shift     Op = C.CA_OP_LEFT_SHIFT  // shifts by the bit width or more (or negative) give 0
-	OpRight_shift    Op = C.CA_OP_RIGHT_SHIFT // arithmetic for signed types; shifts by the bit width or more (or negative) give 0 or -1
+	OpLeft_shift     Op = C.CA_OP_LEFT_SHIFT   // shifts by the bit width or more (or negative) give 0
+	OpRight_shift    Op = C.CA_OP_RIGHT_SHIFT  // arithmetic for signed types; shifts by the bit width or more (or negative) give 0 or -1
+	OpFloordiv_std   Op = C.CA_OP_FLOORDIV_STD // floor_divide with the array API standard's special cases: an infinity over a nonzero finite number is the signed infinity (CA_OP_FLOORDIV gives NaN as NumPy), a finite number over an infinity the signed zero (NumPy: -1 for unlike signs); otherwise as CA_OP_FLOORDIV
 	OpNeg            Op = C.CA_OP_NEG
 	OpAbs            Op = C.CA_OP_ABS
 	OpSign           Op = C.CA_OP_SIGN
@@ -174,6 +175,8 @@ func (v Op) String() string {
 		return "left_shift"
 	case OpRight_shift:
 		return "right_shift"
+	case OpFloordiv_std:
+		return "floordiv_std"
 	case OpNeg:
 		return "negative"
 	case OpAbs:

@@ -406,6 +406,10 @@ typedef enum ca_op_t CA_ENUM32 {
   CA_OP_LEFT_SHIFT = 33,     /**< shifts by the bit width or more (or negative) give 0 */
   CA_OP_RIGHT_SHIFT = 34,    /**< arithmetic for signed types; shifts by the bit width or more (or negative)
                                 give 0 or -1 */
+  CA_OP_FLOORDIV_STD = 35,   /**< floor_divide with the array API standard's special cases: an infinity over a
+                                nonzero finite number is the signed infinity (CA_OP_FLOORDIV gives NaN as
+                                NumPy), a finite number over an infinity the signed zero (NumPy: -1 for unlike
+                                signs); otherwise as CA_OP_FLOORDIV */
   /* unary */
   CA_OP_NEG = 40,
   CA_OP_ABS = 41,

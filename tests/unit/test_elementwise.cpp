@@ -145,6 +145,12 @@ std::string np_part(int32_t op) {
     case CA_OP_FREXP_MANTISSA: return "(lambda x: np.frexp(x)[0])";
     case CA_OP_FREXP_EXPONENT: return "(lambda x: np.frexp(x)[1])";
     case CA_OP_MODF_FRACTION: return "(lambda x: np.modf(x)[0])";
+    // the array API standard's floor_divide: NumPy's, but an infinity over a nonzero finite number is
+    // the signed infinity
+    case CA_OP_FLOORDIV_STD:
+      return "(lambda a, b: (lambda q: np.where((np.isinf(a) & np.isfinite(b) & (b != 0)) | "
+             "(np.isfinite(a) & np.isinf(b)), np.true_divide(a, b).astype(q.dtype), q) "
+             "if q.dtype.kind == 'f' else q)(np.floor_divide(a, b)))";
     default: throw std::runtime_error("ops.def row " + std::to_string(op) + " has no NumPy name: add it to np_part");
   }
 }
@@ -374,6 +380,50 @@ TEST(Elementwise, IntegerDivisionModAndOverflow) {
       }
     }
   }
+}
+
+// CA_OP_FLOORDIV_STD: the array API standard's floor_divide. An infinity over a nonzero finite number is
+// the signed infinity (CA_OP_FLOORDIV gives NumPy's NaN), a finite number over an infinity the signed
+// zero (NumPy: -1 for unlike signs); every other case is NumPy's floor_divide,
+// signed zeros included; integers are CA_OP_FLOORDIV's.
+TEST(Elementwise, FloorDivideStandardSpecialCases) {
+  const double av[] = {INFINITY, INFINITY, -INFINITY, -INFINITY, INFINITY, -INFINITY, INFINITY, NAN,
+                       7.0,      -7.0,     0.0,       -0.0,      1.0,      -1.0,      5.0,      -5.0, 0.0};
+  const double bv[] = {2.0,  -2.0, 3.5, -0.5, INFINITY, 0.0, -0.0, 2.0,
+                       -2.0, 2.0,  4.0, 4.0,  -INFINITY, INFINITY, 0.0, -0.0, 0.0};
+  // the first four (infinity over finite) and items 12-13 (finite over infinity: -0.0 and -0.0) are the
+  // standard's own; NumPy gives NaN and -1 there
+  const double want[] = {INFINITY, -INFINITY, -INFINITY, INFINITY};
+  Npy a = ca::test::npy_of(CA_FLOAT64, {17}, av), b = ca::test::npy_of(CA_FLOAT64, {17}, bv);
+  ArrayPtr A = arr(a, {{5, 12}}), B = arr(b, {{17}});
+  Npy got = ca::test::compute_npy(elementwise_binary(CA_OP_FLOORDIV_STD, A, B));
+  auto np = run_numpy_many("results = [a // b]", {{"a", a}, {"b", b}}, 1);
+  for (Index k = 0; k < 17; ++k) {
+    double g = got.as<double>()[k];
+    double w = k < 4 ? want[k] : (k == 12 || k == 13) ? -0.0 : np[0]->as<double>()[k];
+    if (std::isnan(w)) {
+      EXPECT_TRUE(std::isnan(g)) << k;
+    } else {
+      EXPECT_EQ(g, w) << k;
+      EXPECT_EQ(std::signbit(g), std::signbit(w)) << k;
+    }
+  }
+  // float32 and a scalar divisor; integers as CA_OP_FLOORDIV (NumPy's)
+  const float fv[] = {-INFINITY, 3.0f, -3.0f};
+  Npy f = ca::test::npy_of(CA_FLOAT32, {3}, fv);
+  ca_scalar_t two{};
+  two.kind = CA_FLOAT32;
+  two.flags = CA_SCALAR_TYPED;
+  two.re = 2.0;
+  Npy gf = ca::test::compute_npy(elementwise_scalar(CA_OP_FLOORDIV_STD, arr(f, {{2, 1}}), two, false));
+  EXPECT_EQ(gf.dtype, CA_FLOAT32);
+  EXPECT_EQ(gf.as<float>()[0], -INFINITY);
+  EXPECT_EQ(gf.as<float>()[1], 1.0f);
+  EXPECT_EQ(gf.as<float>()[2], -2.0f);
+  const int64_t iv[] = {INT64_MIN, -7, 7, 9007199254740993LL}, jv[] = {-1, 2, 0, 2};
+  Npy i = ca::test::npy_of(CA_INT64, {4}, iv), j = ca::test::npy_of(CA_INT64, {4}, jv);
+  compare(ca::test::compute_npy(elementwise_binary(CA_OP_FLOORDIV_STD, arr(i, {{3, 1}}), arr(j, {{4}}))),
+          *run_numpy_many("results = [i // j]", {{"i", i}, {"j", j}}, 1)[0], "int64 floordiv_std");
 }
 
 TEST(Elementwise, IntegerPowerNegativeExponentFails) {

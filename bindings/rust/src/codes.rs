@@ -36,6 +36,7 @@ pub const CA_OP_LOGADDEXP2: i32 = 31;
 pub const CA_OP_NEXTAFTER: i32 = 32;
 pub const CA_OP_LEFT_SHIFT: i32 = 33;
 pub const CA_OP_RIGHT_SHIFT: i32 = 34;
+pub const CA_OP_FLOORDIV_STD: i32 = 35;
 pub const CA_OP_NEG: i32 = 40;
 pub const CA_OP_ABS: i32 = 41;
 pub const CA_OP_SIGN: i32 = 42;

@@ -1,0 +1,241 @@
+"""chunkarray.array_api's own rules, checked against numpy.array_api (NumPy 1.24) and plain NumPy:
+dtypes and promotion without value-based casting, Python scalars, 0-d conversions, in-place operators,
+indices, DLPack, integer-exact int64 values, stable descending sorts, unique_*, linalg's chunk rule and
+the example of docs/array-api.md. Ragged chunks come from the main module's arrays (``x._array``)."""
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import chunkarray as ca
+import chunkarray.array_api as xp
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", UserWarning)
+    import numpy.array_api as npx
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
+
+
+def ragged(values, chunks):
+    """An array_api Array over a chunkarray.Array with the given (ragged) chunks."""
+    return xp.Array._new(ca.from_array(np.asarray(values), chunks=chunks))
+
+
+def test_namespace_and_attributes():
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    assert x.__array_namespace__() is xp
+    assert x.device == "cpu" and x.to_device("cpu") is x
+    np.testing.assert_array_equal(np.asarray(x.mT), [[1.0, 3.0], [2.0, 4.0]])
+    with pytest.raises(ValueError, match="array API version"):
+        x.__array_namespace__(api_version="1999.01")
+    with pytest.raises(TypeError, match="instantiated directly"):
+        xp.Array()
+
+
+@pytest.mark.parametrize("a", DTYPES)
+@pytest.mark.parametrize("b", DTYPES)
+def test_result_type_matches_numpy_array_api(a, b):
+    da, db = getattr(xp, a), getattr(xp, b)
+    na, nb = getattr(npx, a), getattr(npx, b)
+    try:
+        want = npx.result_type(na, nb)
+    except TypeError:
+        with pytest.raises(TypeError):
+            xp.result_type(da, db)
+        with pytest.raises(TypeError):
+            xp.ones(3, dtype=da) == xp.ones(3, dtype=db)
+        return
+    assert xp.result_type(da, db) == want
+    assert xp.can_cast(da, db) == npx.can_cast(na, nb)
+    if want != npx.bool:
+        # the operator gives the table's dtype, also with a 0-d operand (no value-based casting)
+        r = xp.ones((), dtype=da) * xp.ones(4, dtype=db) if a != "bool" and b != "bool" else None
+        if r is not None:
+            assert r.dtype == want and r.shape == (4,)
+
+
+def test_python_scalars_take_the_array_dtype():
+    x = xp.asarray([1, 2, 3], dtype=xp.int8)
+    assert (x + 1).dtype == xp.int8
+    f = xp.asarray([1.0], dtype=xp.float32)
+    assert (f * 2.5).dtype == xp.float32 and (2 * f).dtype == xp.float32
+    with pytest.raises(TypeError):
+        x + 1.5
+    with pytest.raises(TypeError):
+        xp.asarray([True]) + 1
+    with pytest.raises(OverflowError):
+        x + 300
+
+
+def test_zero_d_conversions():
+    assert bool(xp.asarray(True)) is True
+    assert int(xp.asarray(7)) == 7 and float(xp.asarray(2.5)) == 2.5
+    assert [10, 20, 30][xp.asarray(1)] == 20
+    with pytest.raises(TypeError):
+        bool(xp.asarray([True, False]))
+    with pytest.raises(ValueError):
+        float(xp.asarray(1))
+
+
+def test_int64_exact_beyond_float64():
+    big = 2**53 + 1
+    x = xp.asarray([big, -big], dtype=xp.int64)
+    np.testing.assert_array_equal(np.asarray(x + 0), [big, -big])
+    assert int(xp.asarray(big)) == big
+    assert int(xp.max(x)) == big
+    y = ragged(np.array([big, big + 2, 3, -big], dtype=np.int64), ((3, 1),))
+    np.testing.assert_array_equal(np.asarray(xp.subtract(y, xp.asarray(1))), [big - 1, big + 1, 2, -big - 1])
+
+
+def test_inplace_operators():
+    x = xp.asarray([1, 2, 3], dtype=xp.int16)
+    y = x
+    x += 1
+    assert y is x
+    np.testing.assert_array_equal(np.asarray(x), [2, 3, 4])
+    with pytest.raises(TypeError):
+        x += xp.asarray([1, 1, 1], dtype=xp.int32)  # would change the dtype
+    f = xp.asarray([[1.0, 2.0], [3.0, 4.0]])
+    f @= xp.eye(2)
+    np.testing.assert_array_equal(np.asarray(f), [[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_indexing_rules():
+    x = ragged(np.arange(12.0).reshape(3, 4), ((2, 1), (1, 3)))
+    np.testing.assert_array_equal(np.asarray(x[1, ...]), np.arange(4.0, 8.0))
+    np.testing.assert_array_equal(np.asarray(x[xp.asarray(2), :]), np.arange(8.0, 12.0))
+    with pytest.raises(IndexError):
+        x[1]  # flat indexing is not in the standard
+    with pytest.raises(IndexError):
+        x[xp.asarray([0, 1]), :]  # integer array indices are not either
+    with pytest.raises(IndexError):
+        x[0:10, :]
+    m = x > 5.0
+    assert np.asarray(x[m]).tolist() == [6.0, 7.0, 8.0, 9.0, 10.0, 11.0]
+    x[0, :] = 1.0
+    np.testing.assert_array_equal(np.asarray(x)[0], [1.0] * 4)
+
+
+def test_dlpack_round_trip():
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    x = xp.from_dlpack(a)
+    assert x.dtype == xp.int32
+    np.testing.assert_array_equal(np.from_dlpack(x), a)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_is_stable(descending):
+    v = np.array([3, 1, 2, 1, 3, 2, 1], dtype=np.int32)
+    x = ragged(v, ((3, 4),))
+    idx = np.asarray(xp.argsort(x, descending=descending))
+    want = np.argsort(-v if descending else v, kind="stable")
+    np.testing.assert_array_equal(idx, want)
+    np.testing.assert_array_equal(np.asarray(xp.sort(x, descending=descending)), v[want])
+
+
+def test_unique_functions():
+    v = np.array([[2.0, np.nan, 1.0], [2.0, np.nan, 5.0]])
+    x = ragged(v, ((1, 1), (2, 1)))
+    vals = np.asarray(xp.unique_values(x))
+    assert np.isnan(vals).sum() == 2  # each NaN is its own value
+    np.testing.assert_array_equal(vals[:3], [1.0, 2.0, 5.0])
+    r = xp.unique_all(x)
+    values, idx, inv, counts = (np.asarray(a) for a in r)
+    assert inv.shape == v.shape
+    np.testing.assert_array_equal(values[inv][~np.isnan(v)], v[~np.isnan(v)])
+    np.testing.assert_array_equal(v.ravel()[idx][:3], values[:3])
+    assert counts.sum() == v.size
+    c = xp.unique_counts(xp.asarray([1, 1, 3], dtype=xp.uint8))
+    np.testing.assert_array_equal(np.asarray(c.values), [1, 3])
+    np.testing.assert_array_equal(np.asarray(c.counts), [2, 1])
+
+
+def test_statistics_correction_and_sum_dtype():
+    v = np.array([[1.0, 2.0, 4.0], [3.0, 5.0, 9.0]])
+    x = ragged(v, ((1, 1), (2, 1)))
+    np.testing.assert_allclose(np.asarray(xp.var(x, axis=1, correction=1)), v.var(axis=1, ddof=1))
+    np.testing.assert_allclose(np.asarray(xp.std(x, correction=1.0)), v.std(ddof=1))
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.int8)).dtype == xp.int64
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.uint8)).dtype == xp.uint64
+    assert xp.sum(xp.asarray([1, 2], dtype=xp.float32)).dtype == xp.float64  # 2021.12: the default float
+
+
+def test_linalg_matches_numpy_and_names_the_block_rule():
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(2, 4, 4))
+    spd = a @ np.swapaxes(a, -1, -2) + 4 * np.eye(4)
+    x = xp.asarray(spd)
+    np.testing.assert_allclose(np.asarray(xp.linalg.cholesky(x)), np.linalg.cholesky(spd), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(xp.linalg.det(x)), np.linalg.det(spd), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(xp.linalg.inv(x)), np.linalg.inv(spd), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(xp.linalg.eigvalsh(x)), np.linalg.eigvalsh(spd), rtol=1e-10)
+    s = xp.linalg.slogdet(x)
+    np.testing.assert_allclose(np.asarray(s.logabsdet), np.linalg.slogdet(spd)[1], rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(xp.linalg.svdvals(x)), np.linalg.svd(spd, compute_uv=False), rtol=1e-10)
+    b = rng.normal(size=(2, 4, 1))
+    np.testing.assert_allclose(np.asarray(xp.linalg.solve(x, xp.asarray(b))), np.linalg.solve(spd, b), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(xp.linalg.vector_norm(x, axis=(1, 2))),
+                               np.sqrt((spd ** 2).sum(axis=(1, 2))), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(xp.linalg.trace(x)), np.trace(spd, axis1=1, axis2=2), rtol=1e-12)
+    m = xp.Array._new(ca.from_array(spd[0], chunks=(2, 4)))
+    with pytest.raises(ValueError, match="linalg.inv: axis 0 has 2 blocks"):
+        xp.linalg.inv(m)
+    np.testing.assert_allclose(np.asarray(m @ m), spd[0] @ spd[0], rtol=1e-12)  # matmul takes any chunks
+
+
+def test_ridge_example_runs_on_both_namespaces():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = os.path.join(root, "bindings", "python", "examples", "array_api_ridge.py")
+    p = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "the two namespaces agree" in p.stdout
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_operator_result_dtype_is_the_engines(dt):
+    """The wrapper records an operator's result dtype without asking the engine: check that it is
+    the engine's, for every operator the dtype allows, with array and scalar operands."""
+    d = getattr(xp, dt)
+    x = xp.ones(3, dtype=d)
+    ops = ["__eq__", "__ne__"]
+    if dt == "bool":
+        ops += ["__and__", "__or__", "__xor__"]
+        s = True
+    else:
+        ops += ["__add__", "__sub__", "__mul__", "__floordiv__", "__mod__", "__pow__", "__lt__", "__le__",
+                "__gt__", "__ge__", "__radd__", "__rsub__"]
+        s = 1
+        if dt.startswith(("int", "uint")):
+            ops += ["__and__", "__or__", "__xor__", "__lshift__", "__rshift__"]
+        else:
+            ops += ["__truediv__", "__rtruediv__"]
+            s = 1.0
+    for op in ops:
+        for other in (x, s):
+            r = getattr(x, op)(other)
+            assert r.dtype == r._array.dtype, (op, dt, other)
+            assert np.asarray(r).dtype == r.dtype
+
+
+def test_floor_divide_special_cases_from_the_c_library():
+    """CA_OP_FLOORDIV_STD: the standard's floor_divide where NumPy's differs (infinity over a finite
+    number, a finite number over an infinity); elsewhere NumPy's, signed zeros included."""
+    inf = float("inf")
+    a = np.array([inf, inf, -inf, -inf, 1.0, -1.0, 1.0, -1.0, 7.0, -7.0, 0.0, -0.0, 5.0])
+    b = np.array([2.0, -2.0, 3.0, -0.5, -inf, inf, inf, -inf, -2.0, 2.0, 3.0, 3.0, 0.0])
+    want = np.array([inf, -inf, -inf, inf, -0.0, -0.0, 0.0, 0.0, -4.0, -4.0, 0.0, -0.0, inf])
+    for dt in (np.float64, np.float32):
+        x, y = ragged(a.astype(dt), ((6, 7),)), ragged(b.astype(dt), ((13,),))
+        for got in (np.asarray(xp.floor_divide(x, y)), np.asarray(x // y)):
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got, want.astype(dt))
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    # the main module keeps NumPy's result (NaN, -1)
+    m = (ca.from_array(a[:2]) // ca.from_array(np.array([2.0, 2.0]))).compute()
+    assert np.isnan(m).all()
+    i = xp.asarray([7, -7, -9], dtype=xp.int16)
+    np.testing.assert_array_equal(np.asarray(i // 2), [3, -4, -5])
