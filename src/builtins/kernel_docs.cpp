@@ -141,16 +141,16 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "holds those axes whole, with a ca_quantile_method_t; skip_nan 1 is nanquantile. Emitted by "
      "ca_array_quantile.",
      false},
-    {"ca.ravel_multi_index", "ca.ravel_multi_index(dims: tuple, modes: tuple, f_order: int, coords: block...) -> block",
-     "numpy.ravel_multi_index per element: int64 flat indices of the int64 coordinate blocks (one per dimension, one "
-     "shape) into `dims`, C or Fortran order; per dimension mode 0 fails on a coordinate out of range, 1 wraps, 2 "
-     "clips. Emitted by ca_array_ravel_multi_index.",
-     false},
     {"ca.random_multinomial",
      "ca.random_multinomial(pvals: bytes, n: int, seed: int, size: tuple, origin: tuple, shape: tuple) -> block",
      "An int64 block of multinomial(n, pvals) counts (pvals: float64 values; the block covers the whole last "
      "axis): the row at C-order index r of `size` draws from Philox substream r of `seed` (array.h).",
      true},
+    {"ca.ravel_multi_index", "ca.ravel_multi_index(dims: tuple, modes: tuple, f_order: int, coords: block...) -> block",
+     "numpy.ravel_multi_index per element: int64 flat indices of the int64 coordinate blocks (one per dimension, one "
+     "shape) into `dims`, C or Fortran order; per dimension mode 0 fails on a coordinate out of range, 1 wraps, 2 "
+     "clips. Emitted by ca_array_ravel_multi_index.",
+     false},
     {"ca.reduce_agg", "ca.reduce_agg(partials: list, spec: tuple, out_shape: tuple) -> block",
      "The final step of a builtin reduction: partial results to the result block. Emitted by ca_array_reduce.", false},
     {"ca.reduce_chunk",

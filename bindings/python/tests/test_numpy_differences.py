@@ -208,6 +208,7 @@ def test_bincount_length_is_found_by_the_compute():
     d = da.bincount(da.from_array(x, chunks=3), minlength=4)
     assert d.chunks == ((4,),) and d.compute().shape == (10,)  # dask's declared length is wrong here
 
+
 def test_random_same_law_other_values():
     import scipy.stats as st
     x = ca.random.default_rng(0).gamma(2.0, size=20000, chunks=3000).compute()
