@@ -307,8 +307,10 @@ TEST(FftCapi, FreqAndShift) {
   ASSERT_EQ(ca_fft_rfftfreq(&r, 7, 0.5, &rc), CA_OK);
   const std::vector<double> rv = compute<double>(c, r);
   for (int i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(rv[size_t(i)], i / 3.5);
-  EXPECT_EQ(ca_fft_fftfreq(&r, 0, 1.0, &rc), CA_EINVAL);
-  for (ca_array_t *p : {f, s, u}) ca_array_free(p);
+  ca_array_t *e = nullptr;
+  EXPECT_EQ(ca_fft_fftfreq(&e, 0, 1.0, &rc), CA_EINVAL);
+  EXPECT_EQ(e, nullptr);
+  for (ca_array_t *p : {f, s, u, r}) ca_array_free(p);
   EXPECT_STRNE(ca_fft_backend(), "");
 }
 
