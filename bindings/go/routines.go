@@ -684,3 +684,61 @@ func (a *Array) Bincount(weights *Array, length int64, splitEvery int32) (*Array
 		return C.ca_array_bincount(o, a.h, w, C.int64_t(length), C.int32_t(splitEvery))
 	})
 }
+
+// BincountMinlength is np.bincount(a, weights, minlength) with NumPy's length, max(a.max()+1,
+// minlength), found by the one pass that counts (CA_BINCOUNT_AT_LEAST): the result's length is
+// unknown until computed (dask's nan chunk; ComputeChunkSizes measures it). A negative value
+// fails the compute. Errors: as Bincount; StatusInvalidArgument for a negative minlength.
+func (a *Array) BincountMinlength(weights *Array, minlength int64, splitEvery int32) (*Array, error) {
+	if minlength < 0 {
+		return nil, newError(StatusInvalidArgument, "BincountMinlength: minlength %d is negative", minlength)
+	}
+	return a.Bincount(weights, -1-minlength, splitEvery)
+}
+
+// RavelMultiIndex is np.ravel_multi_index(coords, dims, mode, order): the int64 flat index of each
+// coordinate tuple, the coordinate arrays (integer dtypes) broadcast together with dask's chunks.
+// modes is nil (raise for every dimension) or one ChooseMode per dimension; fortranOrder is
+// NumPy's order='F'. A coordinate out of range in a ChooseRaise dimension fails the compute.
+// Errors: StatusInvalidArgument (no coordinates, a count of dims or modes other than the number of
+// coordinate arrays, a negative extent, shapes that do not broadcast), StatusType (a coordinate
+// array not of an integer dtype).
+func RavelMultiIndex(coords []*Array, dims []int64, modes []ChooseMode, fortranOrder bool) (*Array, error) {
+	if len(coords) == 0 || len(dims) != len(coords) || (modes != nil && len(modes) != len(coords)) {
+		return nil, newError(StatusInvalidArgument, "RavelMultiIndex: %d coordinate arrays, %d dims, %d modes",
+			len(coords), len(dims), len(modes))
+	}
+	hs, err := cArrays(coords)
+	if err != nil {
+		return nil, err
+	}
+	defer C.free(unsafe.Pointer(hs))
+	dp := cInt64s(dims)
+	defer C.free(unsafe.Pointer(dp))
+	var mp *C.int32_t
+	if modes != nil {
+		mp = (*C.int32_t)(C.malloc(C.size_t(4 * len(modes))))
+		defer C.free(unsafe.Pointer(mp))
+		ms := unsafe.Slice((*int32)(unsafe.Pointer(mp)), len(modes))
+		for i, m := range modes {
+			ms[i] = int32(m)
+		}
+	}
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_ravel_multi_index(o, hs, C.size_t(len(coords)), dp, mp, cbool(fortranOrder))
+	})
+}
+
+// UnravelIndex is np.unravel_index(a, dims, order): one int64 array of coordinates per dimension,
+// with a's chunks. An index outside [0, product of dims) fails the compute. Errors:
+// StatusInvalidArgument (no dims, a negative extent), StatusType (a not of an integer dtype).
+func (a *Array) UnravelIndex(dims []int64, fortranOrder bool) ([]*Array, error) {
+	if len(dims) == 0 {
+		return nil, newError(StatusInvalidArgument, "UnravelIndex: dims is empty")
+	}
+	dp := cInt64s(dims)
+	defer C.free(unsafe.Pointer(dp))
+	return many(len(dims), func(out **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_unravel_index(out, a.h, dp, C.size_t(len(dims)), cbool(fortranOrder))
+	})
+}

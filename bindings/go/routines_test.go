@@ -990,3 +990,62 @@ func TestInsertDeleteChooseSelectBincountEdgeCases(t *testing.T) {
 	ex := mk(FromInt64s(nil, []int64{0}, []int64{1}))
 	eq(t, "bincount of nothing", mk(mk(ex.Bincount(nil, 3, 0)).ComputeInt64s(ctx)), []int64{0, 0, 0})
 }
+
+// RavelMultiIndex / UnravelIndex against a plain loop (C and Fortran order, wrap/clip modes,
+// ragged chunks, the raise-mode error) and BincountMinlength (NumPy's length, known after compute).
+func TestRavelUnravelBincountMinlength(t *testing.T) {
+	ctx := ctxT(t, 2)
+	dims := []int64{4, 5}
+	r := []int64{0, 3, 1, 2, 3, 0}
+	c := []int64{4, 0, 2, 1, 3, 4}
+	a0 := mk(FromInt64s(r, []int64{6}, []int64{2}))
+	a1 := mk(FromInt64s(c, []int64{6}, []int64{4}))
+	flat := mk(RavelMultiIndex([]*Array{a0, a1}, dims, nil, false))
+	fl := mk(RavelMultiIndex([]*Array{a0, a1}, dims, nil, true))
+	wantC, wantF := make([]int64, 6), make([]int64, 6)
+	for i := range r {
+		wantC[i] = r[i]*dims[1] + c[i]
+		wantF[i] = r[i] + c[i]*dims[0]
+	}
+	eq(t, "ravel C", mk(flat.ComputeInt64s(ctx)), wantC)
+	eq(t, "ravel F", mk(fl.ComputeInt64s(ctx)), wantF)
+	br := mk(FromInt64s([]int64{5, -1, 9}, []int64{3}, []int64{2}))
+	bc := mk(FromInt64s([]int64{7, -3, 2}, []int64{3}, []int64{3}))
+	m := mk(RavelMultiIndex([]*Array{br, bc}, dims, []ChooseMode{ChooseWrap, ChooseClip}, false))
+	eq(t, "ravel wrap/clip", mk(m.ComputeInt64s(ctx)), []int64{9, 15, 7})
+	bad := mk(RavelMultiIndex([]*Array{br, bc}, dims, nil, false))
+	if _, err := bad.ComputeInt64s(ctx); err == nil || !strings.Contains(err.Error(), "invalid entry in coordinates array") {
+		t.Fatalf("raise mode: %v", err)
+	}
+	_, err := RavelMultiIndex([]*Array{a0}, dims, nil, false)
+	status(t, err, StatusInvalidArgument)
+	back := mk(flat.UnravelIndex(dims, false))
+	eq(t, "unravel rows", mk(back[0].ComputeInt64s(ctx)), r)
+	eq(t, "unravel cols", mk(back[1].ComputeInt64s(ctx)), c)
+	backF := mk(fl.UnravelIndex(dims, true))
+	eq(t, "unravel F rows", mk(backF[0].ComputeInt64s(ctx)), r)
+	eq(t, "unravel F cols", mk(backF[1].ComputeInt64s(ctx)), c)
+	out := mk(mk(FromInt64s([]int64{20}, []int64{1}, []int64{1})).UnravelIndex(dims, false))
+	if _, err := out[0].ComputeInt64s(ctx); err == nil || !strings.Contains(err.Error(), "out of bounds") {
+		t.Fatalf("unravel out of bounds: %v", err)
+	}
+	x := []int64{0, 3, 3, 7, 1, 0, 9}
+	xa := mk(FromInt64s(x, []int64{7}, []int64{3}))
+	for _, ml := range []int64{0, 4, 15} {
+		b := mk(xa.BincountMinlength(nil, ml, 2))
+		if b.ChunksKnown() {
+			t.Fatalf("minlength %d: the length should be unknown before the compute", ml)
+		}
+		n := int64(10)
+		if ml > n {
+			n = ml
+		}
+		want := make([]int64, n)
+		for _, v := range x {
+			want[v]++
+		}
+		eq(t, fmt.Sprintf("bincount minlength %d", ml), mk(mk(b.ComputeChunkSizes(ctx)).ComputeInt64s(ctx)), want)
+	}
+	_, err = xa.BincountMinlength(nil, -1, 0)
+	status(t, err, StatusInvalidArgument)
+}

@@ -404,7 +404,7 @@ CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const c
  * @param length the result's length (>= 0), or #CA_BINCOUNT_AT_LEAST(m) (< 0). A value of x outside [0, length)
  *        fails the compute with "bincount: value 12 is outside [0, 10)".
  * @param split_every blocks combined per tree node (0: dask's default).
- * @return CA_OK; CA_EINVAL (NULL out or x, x not 1-d, a negative length, weights of another shape,
+ * @return CA_OK; CA_EINVAL (NULL out or x, x not 1-d, a length of INT64_MIN, weights of another shape,
  *         unknown chunk sizes); CA_ETYPE (x not bool or integer, complex or non-numeric weights);
  *         CA_ENOMEM.
  */

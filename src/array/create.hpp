@@ -100,6 +100,30 @@ void check_chunks_shape(const Chunks &chunks, const std::vector<Index> &shape, c
 /// ca.eye, ca.tri, ca.diag_block, ca.diagonal (full/arange/linspace/random are `ca.fused` programs).
 void register_creation_kernels(KernelRegistry &reg);
 
+/// Philox4x32-10's ten rounds keyed by `seed` on N counters in struct-of-arrays form, in place. Inlined
+/// into its callers, which are compiled once per ISA (CA_ISA_CLONES), so the rounds vectorize 2, 4
+/// or 8 counters wide; the one copy of the rounds for the uniform/normal/integers fill
+/// (create_kernels.cpp) and the other distributions' first draws (random_dists.cpp).
+template <size_t N>
+[[gnu::always_inline]] inline void philox_rounds(uint32_t (&x0)[N], uint32_t (&x1)[N], uint32_t (&x2)[N],
+                                                uint32_t (&x3)[N], uint64_t seed) {
+  uint32_t ka = uint32_t(seed), kb = uint32_t(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    for (size_t i = 0; i < N; ++i) {
+      const uint64_t p0 = uint64_t(0xD2511F53u) * x0[i];
+      const uint64_t p1 = uint64_t(0xCD9E8D57u) * x2[i];
+      const uint32_t y0 = uint32_t(p1 >> 32) ^ x1[i] ^ ka;
+      const uint32_t y2 = uint32_t(p0 >> 32) ^ x3[i] ^ kb;
+      x1[i] = uint32_t(p1);
+      x3[i] = uint32_t(p0);
+      x0[i] = y0;
+      x2[i] = y2;
+    }
+    ka += 0x9E3779B9u;
+    kb += 0xBB67AE85u;
+  }
+}
+
 namespace detail {
 /// Philox4x32-10 on one counter (for tests: Random123's known answers).
 void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);

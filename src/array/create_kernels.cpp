@@ -110,21 +110,7 @@ CA_ISA_CLONES void philox_batch(uint64_t seed, uint64_t c0, uint32_t stream, uin
     x2[i] = stream;
     x3[i] = 0;
   }
-  uint32_t ka = uint32_t(seed), kb = uint32_t(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    for (size_t i = 0; i < kBatch; ++i) {
-      uint64_t p0 = uint64_t(0xD2511F53u) * x0[i];
-      uint64_t p1 = uint64_t(0xCD9E8D57u) * x2[i];
-      uint32_t y0 = uint32_t(p1 >> 32) ^ x1[i] ^ ka;
-      uint32_t y2 = uint32_t(p0 >> 32) ^ x3[i] ^ kb;
-      x1[i] = uint32_t(p1);
-      x3[i] = uint32_t(p0);
-      x0[i] = y0;
-      x2[i] = y2;
-    }
-    ka += 0x9E3779B9u;
-    kb += 0xBB67AE85u;
-  }
+  philox_rounds(x0, x1, x2, x3, seed);
   for (size_t i = 0; i < kBatch; ++i) {
     out[2 * i] = uint64_t(x0[i]) | uint64_t(x1[i]) << 32;
     out[2 * i + 1] = uint64_t(x2[i]) | uint64_t(x3[i]) << 32;

@@ -203,21 +203,7 @@ CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t (*out)[4] /*
     x2[i] = 0;
     x3[i] = 1;
   }
-  uint32_t ka = uint32_t(seed), kb = uint32_t(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    for (Index i = 0; i < kBatch; ++i) {
-      const uint64_t p0 = uint64_t(0xD2511F53u) * x0[i];
-      const uint64_t p1 = uint64_t(0xCD9E8D57u) * x2[i];
-      const uint32_t y0 = uint32_t(p1 >> 32) ^ x1[i] ^ ka;
-      const uint32_t y2 = uint32_t(p0 >> 32) ^ x3[i] ^ kb;
-      x1[i] = uint32_t(p1);
-      x3[i] = uint32_t(p0);
-      x0[i] = y0;
-      x2[i] = y2;
-    }
-    ka += 0x9E3779B9u;
-    kb += 0xBB67AE85u;
-  }
+  philox_rounds(x0, x1, x2, x3, seed);
   for (Index i = 0; i < kBatch; ++i) out[i][0] = x0[i], out[i][1] = x1[i], out[i][2] = x2[i], out[i][3] = x3[i];
 }
 

@@ -26,7 +26,8 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        zeros_like, ones_like, full_like, indices, meshgrid, broadcast_arrays, tril, triu, tril_indices,
        triu_indices, tril_indices_from, triu_indices_from, diagonal, argsort, unique_all, isin, union1d,
        digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
-       compute_chunk_sizes, insert, delete, choose, select, coarsen, bincount,
+       compute_chunk_sizes, insert, delete, choose, select, coarsen, bincount, bincount_minlength,
+       ravel_multi_index, unravel_index,
        # fft.h (dask.array.fft under NumPy's names; also reachable as ChunkArray.FFT.fft ...)
        FFT
 
@@ -1313,6 +1314,64 @@ function bincount(x::CArray, length::Integer; weights::Union{Nothing,CArray}=not
         GC.@preserve weights begin
             @ccall $(sym(:ca_array_bincount))(out::Ptr{Ptr{Cvoid}}, x.h::Ptr{Cvoid}, w::Ptr{Cvoid}, Int64(length)::Int64,
                                               Int32(split_every)::Int32)::Int32
+        end
+    end
+end
+
+"""
+    bincount_minlength(x, minlength=0; weights=nothing, split_every=0)
+
+np.bincount(x, weights, minlength) with NumPy's length, max(maximum(x) + 1, minlength), found by the
+one pass that counts (CA_BINCOUNT_AT_LEAST): the length is unknown until computed (dask's nan
+chunk; `compute_chunk_sizes` measures it). A negative value fails the compute.
+"""
+function bincount_minlength(x::CArray, minlength::Integer=0; weights::Union{Nothing,CArray}=nothing,
+                            split_every::Integer=0)
+    minlength >= 0 || throw(ChunkArrayError(-1, "CA_EINVAL", "bincount: minlength $minlength is negative"))
+    bincount(x, -1 - Int64(minlength); weights=weights, split_every=split_every)
+end
+
+"""
+    ravel_multi_index(coords, dims; modes=nothing, order=:C)
+
+np.ravel_multi_index(coords, dims, mode, order): the Int64 flat index (0-based, as NumPy's) of each
+coordinate tuple, the coordinate arrays (integer element types) broadcast together. `modes`: nothing
+(raise for every dimension) or one of :raise, :wrap, :clip per dimension; `order` :C or :F. A
+coordinate out of range in a :raise dimension fails the compute.
+"""
+function ravel_multi_index(coords::AbstractVector{CArray}, dims::AbstractVector{<:Integer};
+                           modes::Union{Nothing,AbstractVector{Symbol}}=nothing, order::Symbol=:C)
+    order in (:C, :F) || throw(ChunkArrayError(-1, "CA_EINVAL", "ravel_multi_index: order must be :C or :F"))
+    length(dims) == length(coords) ||
+        throw(ChunkArrayError(-1, "CA_EINVAL", "ravel_multi_index: $(length(coords)) coordinate arrays for $(length(dims)) dims"))
+    hs = Ptr{Cvoid}[c.h for c in coords]
+    ds = Int64[d for d in dims]
+    ms = modes === nothing ? Int32[] : Int32[Int32(CHOOSE_MODES[m]) for m in modes]
+    modes === nothing || length(ms) == length(coords) ||
+        throw(ChunkArrayError(-1, "CA_EINVAL", "ravel_multi_index: $(length(ms)) modes for $(length(coords)) dims"))
+    mp = isempty(ms) ? Ptr{Int32}(C_NULL) : pointer(ms)
+    newarray() do out
+        GC.@preserve coords hs ds ms begin
+            @ccall $(sym(:ca_array_ravel_multi_index))(out::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                                       length(hs)::Csize_t, pointer(ds)::Ptr{Int64}, mp::Ptr{Int32},
+                                                       Cint(order === :F)::Cint)::Int32
+        end
+    end
+end
+
+"""
+    unravel_index(indices, dims; order=:C)
+
+np.unravel_index(indices, dims, order): one Int64 array of (0-based) coordinates per dimension, with
+the indices' chunks. An index outside [0, prod(dims)) fails the compute.
+"""
+function unravel_index(indices::CArray, dims::AbstractVector{<:Integer}; order::Symbol=:C)
+    order in (:C, :F) || throw(ChunkArrayError(-1, "CA_EINVAL", "unravel_index: order must be :C or :F"))
+    ds = Int64[d for d in dims]
+    GC.@preserve indices ds begin
+        many(length(ds)) do outs
+            @ccall $(sym(:ca_array_unravel_index))(outs::Ptr{Ptr{Cvoid}}, indices.h::Ptr{Cvoid}, pointer(ds)::Ptr{Int64},
+                                                   length(ds)::Csize_t, Cint(order === :F)::Cint)::Int32
         end
     end
 end

@@ -169,6 +169,16 @@ end
     @test compute(bincount(carray([0, 3, 1, 3, 3, 0, 5, 1, 2]; chunks=[4]), 7), ctx) == [2, 2, 1, 3, 0, 1, 0]
     @test compute(bincount(carray([0, 3, 1, 3, 3, 0, 5, 1, 2]; chunks=[4]), 7;
                            weights=carray(collect(0:8) .* 0.5; chunks=[2])), ctx) == [2.5, 4.5, 4.0, 4.0, 0.0, 3.0, 0.0]
+    b = bincount_minlength(carray([0, 3, 1, 3, 3, 0, 5, 1, 2]; chunks=[4]), 9)
+    @test !chunks_known(b)
+    @test compute(compute_chunk_sizes(b, ctx), ctx) == [2, 2, 1, 3, 0, 1, 0, 0, 0]
+    # ravel_multi_index / unravel_index: NumPy's 0-based flat indices, C and Fortran order
+    r, c = carray([0, 3, 1, 2]; chunks=[3]), carray([4, 0, 2, 1]; chunks=[2])
+    @test compute(ravel_multi_index([r, c], [4, 5]), ctx) == [4, 15, 7, 11]
+    @test compute(ravel_multi_index([r, c], [4, 5]; order=:F), ctx) == [16, 3, 9, 6]
+    @test compute(ravel_multi_index([carray([5, -1]), carray([7, 2])], [4, 5]; modes=[:wrap, :clip]), ctx) == [9, 17]
+    u = unravel_index(carray([4, 15, 7, 11]; chunks=[3]), [4, 5])
+    @test compute(u[1], ctx) == [0, 3, 1, 2] && compute(u[2], ctx) == [4, 0, 2, 1]
     close(ctx)
 end
 

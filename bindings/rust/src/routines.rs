@@ -544,6 +544,53 @@ impl Array {
         let w = weights.map_or(ptr::null(), |w| w.h as *const ca_array_t);
         new_array(|h| unsafe { f(h, self.h, w, length, split_every) })
     }
+    /// `np.bincount(self, weights, minlength)` with NumPy's length, `max(self.max() + 1, minlength)`,
+    /// found by the one pass that counts (`CA_BINCOUNT_AT_LEAST`): the result's length is unknown
+    /// until computed (dask's nan chunk; `compute_chunk_sizes` measures it). A negative value fails
+    /// the compute.
+    ///
+    /// Errors: as [`Array::bincount`]; `InvalidArgument` for a negative `minlength`.
+    pub fn bincount_minlength(&self, weights: Option<&Array>, minlength: i64, split_every: i32) -> Result<Array> {
+        if minlength < 0 {
+            return Err(Error::raw(CA_EINVAL, format!("bincount: minlength {} is negative", minlength)));
+        }
+        self.bincount(weights, -1 - minlength, split_every)
+    }
+    /// `np.ravel_multi_index(coords, dims, mode, order)`: the int64 flat index of each coordinate
+    /// tuple, the coordinate arrays (integer dtypes) broadcast together. `modes`: empty (raise for
+    /// every dimension) or one [`ChooseMode`] per dimension; `fortran_order`: NumPy's `order='F'`.
+    /// A coordinate out of range in a `Raise` dimension fails the compute.
+    ///
+    /// Errors: `InvalidArgument` (no coordinates, a count of dims or modes other than the number of
+    /// coordinate arrays, a negative extent, shapes that do not broadcast), `Type` (a coordinate
+    /// array not of an integer dtype).
+    pub fn ravel_multi_index(coords: &[&Array], dims: &[i64], modes: &[ChooseMode], fortran_order: bool)
+        -> Result<Array> {
+        let f = lib()?.ca_array_ravel_multi_index;
+        if dims.len() != coords.len() || (!modes.is_empty() && modes.len() != coords.len()) {
+            return Err(Error::raw(CA_EINVAL, format!("ravel_multi_index: {} coordinate arrays, {} dims, {} modes",
+                                                     coords.len(), dims.len(), modes.len())));
+        }
+        let hs = handles(coords);
+        let ms: Vec<i32> = modes.iter().map(|m| match m {
+            ChooseMode::Raise => CA_CHOOSE_RAISE,
+            ChooseMode::Wrap => CA_CHOOSE_WRAP,
+            ChooseMode::Clip => CA_CHOOSE_CLIP,
+        }).collect();
+        let mp = if ms.is_empty() { ptr::null() } else { ms.as_ptr() };
+        new_array(|h| unsafe { f(h, hs.as_ptr(), hs.len(), dims.as_ptr(), mp, c_int::from(fortran_order)) })
+    }
+    /// `np.unravel_index(self, dims, order)`: one int64 array of coordinates per dimension, with
+    /// self's chunks. An index outside `[0, product of dims)` fails the compute.
+    ///
+    /// Errors: `InvalidArgument` (no dims, a negative extent), `Type` (self not of an integer dtype).
+    pub fn unravel_index(&self, dims: &[i64], fortran_order: bool) -> Result<Vec<Array>> {
+        let f = lib()?.ca_array_unravel_index;
+        if dims.is_empty() {
+            return Err(Error::raw(CA_EINVAL, "unravel_index: dims is empty".to_string()));
+        }
+        many(dims.len(), |out| unsafe { f(out, self.h, dims.as_ptr(), dims.len(), c_int::from(fortran_order)) })
+    }
 
     // -- order statistics ----------------------------------------------------------------------
 

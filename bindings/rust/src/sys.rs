@@ -500,6 +500,8 @@ api! {
         ca_array_select: fn(*mut P, *const CP, *const CP, usize, ca_scalar_t) -> S;
         ca_array_coarsen: fn(*mut P, i32, CP, *const i64, c_int) -> S;
         ca_array_bincount: fn(*mut P, CP, CP, i64, i32) -> S;
+        ca_array_ravel_multi_index: fn(*mut P, *const CP, usize, *const i64, *const i32, c_int) -> S;
+        ca_array_unravel_index: fn(*mut P, CP, *const i64, usize, c_int) -> S;
         // fft.h
         ca_fft_transform: fn(*mut P, CP, i32, *const ca_fft_options_t) -> S;
         ca_fft_fftfreq: fn(*mut P, i64, f64, *const ca_chunks_t) -> S;

@@ -831,3 +831,55 @@ fn insert_delete_choose_select_bincount_edge_cases() {
     let ex = Array::from_slice::<i64>(&[], &[0], &[1]).unwrap();
     assert_eq!(i64s(&ex.bincount(None, 3, 0).unwrap()), vec![0, 0, 0]);
 }
+
+// ravel_multi_index / unravel_index against a plain loop (C and Fortran order, wrap/clip modes,
+// ragged chunks, the raise-mode error), and bincount with a minlength (NumPy's length, found by the
+// compute: unknown until then).
+#[test]
+fn ravel_unravel_and_bincount_minlength() {
+    let dims = [4i64, 5];
+    let r = [0i64, 3, 1, 2, 3, 0];
+    let c = [4i64, 0, 2, 1, 3, 4];
+    let a0 = Array::from_slice(&r, &[6], &[4]).unwrap();
+    let a1 = Array::from_slice(&c, &[6], &[3]).unwrap();
+    let flat = Array::ravel_multi_index(&[&a0, &a1], &dims, &[], false).unwrap();
+    let want: Vec<i64> = r.iter().zip(&c).map(|(i, j)| i * dims[1] + j).collect();
+    assert_eq!(i64s(&flat), want);
+    let fl = Array::ravel_multi_index(&[&a0, &a1], &dims, &[], true).unwrap();
+    let want_f: Vec<i64> = r.iter().zip(&c).map(|(i, j)| i + j * dims[0]).collect();
+    assert_eq!(i64s(&fl), want_f);
+    // wrap along the rows, clip along the columns
+    let big_r = Array::from_slice(&[5i64, -1, 9], &[3], &[2]).unwrap();
+    let big_c = Array::from_slice(&[7i64, -3, 2], &[3], &[3]).unwrap();
+    let m = Array::ravel_multi_index(&[&big_r, &big_c], &dims, &[ChooseMode::Wrap, ChooseMode::Clip], false).unwrap();
+    assert_eq!(i64s(&m), vec![5 + 4, 3 * 5, 5 + 2]);
+    let bad = Array::ravel_multi_index(&[&big_r, &big_c], &dims, &[], false).unwrap();
+    let e = bad.compute_vec::<i64>(&ctx()).unwrap_err();
+    assert!(e.to_string().contains("invalid entry in coordinates array"), "{}", e);
+    assert!(Array::ravel_multi_index(&[&a0], &dims, &[], false).is_err());
+    // unravel_index inverts it
+    let back = flat.unravel_index(&dims, false).unwrap();
+    assert_eq!(back.len(), 2);
+    assert_eq!(i64s(&back[0]), r.to_vec());
+    assert_eq!(i64s(&back[1]), c.to_vec());
+    let back_f = fl.unravel_index(&dims, true).unwrap();
+    assert_eq!(i64s(&back_f[0]), r.to_vec());
+    assert_eq!(i64s(&back_f[1]), c.to_vec());
+    let out = Array::from_slice(&[20i64], &[1], &[1]).unwrap().unravel_index(&dims, false).unwrap();
+    assert!(out[0].compute_vec::<i64>(&ctx()).unwrap_err().to_string().contains("out of bounds"));
+    assert!(flat.unravel_index(&[], false).is_err());
+    // bincount with a minlength below and above the data's maximum
+    let x = [0i64, 3, 3, 7, 1, 0, 9];
+    let xa = Array::from_slice(&x, &[7], &[3]).unwrap();
+    for m in [0i64, 4, 15] {
+        let b = xa.bincount_minlength(None, m, 2).unwrap();
+        assert!(!b.chunks_known());
+        let len = (10i64).max(m) as usize;
+        let mut want = vec![0i64; len];
+        for &v in &x {
+            want[v as usize] += 1;
+        }
+        assert_eq!(i64s(&b.compute_chunk_sizes(&ctx()).unwrap()), want);
+    }
+    assert!(xa.bincount_minlength(None, -1, 0).is_err());
+}
