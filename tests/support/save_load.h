@@ -31,4 +31,19 @@ static inline ca_status_t load_from(ca_graph_t **graph, ca_array_t ***arrays, si
   return ca_load(graph, arrays, narrays, &o);
 }
 
+/* 1 when this library reads and writes graph files, 0 when it was built without Cap'n Proto
+ * (-Dcapnp=disabled: ca_save() says CA_EUNSUPPORTED). Tests whose subject needs a graph file skip
+ * then (GoogleTest: GTEST_SKIP()), instead of failing on a build that cannot have them. */
+static inline int graph_files_supported(void) {
+  ca_graph_t *g = NULL;
+  void *data = NULL;
+  size_t size = 0;
+  ca_status_t st;
+  if (ca_graph_new(&g) != CA_OK) return 1;
+  st = save_to(&data, &size, NULL, g, NULL, 0, NULL);
+  if (data) ca_buffer_free(data);
+  ca_graph_free(g);
+  return st != CA_EUNSUPPORTED;
+}
+
 #endif
