@@ -17,6 +17,7 @@
 #include "array/slicing.hpp"
 #include "exec/executor.hpp"
 #include "numpy_ref.hpp"
+#include "support/expect_error.hpp"
 
 namespace ca::test {
 
@@ -135,15 +136,5 @@ class Batch {
   std::vector<Case> cases_;
 };
 
-template <class F>
-void expect_error(ca_status_t code, const std::string &needle, F &&f) {
-  try {
-    f();
-    ADD_FAILURE() << "no error, expected " << code << " (" << needle << ")";
-  } catch (const Error &e) {
-    EXPECT_EQ(e.code(), code) << e.message();
-    EXPECT_NE(e.message().find(needle), std::string::npos) << "message: " << e.message();
-  }
-}
 
 }  // namespace ca::test

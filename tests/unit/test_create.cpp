@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "support/expect_error.hpp"
 #include "array/create.hpp"
 #include "array/expr.hpp"
 #include "exec/executor.hpp"
@@ -105,16 +106,7 @@ class NumpyBatch {
 
 Chunks ch(std::initializer_list<std::vector<Index>> c) { return Chunks(c); }
 
-template <class F>
-void expect_error(ca_status_t code, const std::string &needle, F &&f) {
-  try {
-    f();
-    ADD_FAILURE() << "no error, expected " << code << " (" << needle << ")";
-  } catch (const Error &e) {
-    EXPECT_EQ(e.code(), code) << e.message();
-    EXPECT_NE(e.message().find(needle), std::string::npos) << e.message();
-  }
-}
+using ca::test::expect_error;
 
 // A 2-d int64 array 0..n*m-1 with the given chunks (via from_buffer).
 ArrayPtr iota2d(Index n, Index m, const Chunks &chunks) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "array/array.hpp"
+#include "support/expect_error.hpp"
 #include "array/create.hpp"
 #include "array/expr.hpp"
 #include "array/reduce.hpp"
@@ -143,16 +144,7 @@ void expect_pmf(const std::vector<double> &x, const std::function<double(int64_t
 
 double lchoose(double n, double k) { return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1); }
 
-template <class F>
-void expect_error(ca_status_t code, const std::string &needle, F &&f) {
-  try {
-    f();
-    ADD_FAILURE() << "no error, expected " << code << " (" << needle << ")";
-  } catch (const Error &e) {
-    EXPECT_EQ(e.code(), code) << e.message();
-    EXPECT_NE(e.message().find(needle), std::string::npos) << e.message();
-  }
-}
+using ca::test::expect_error;
 
 }  // namespace
 
