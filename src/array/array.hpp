@@ -73,6 +73,12 @@ inline Index max_of(const std::vector<Index> &v) { return *std::max_element(v.be
 /// The index letters blockwise, einsum-like and gufunc index strings use, one per dimension.
 inline constexpr char kIndexLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 inline constexpr size_t kNumIndexLetters = sizeof(kIndexLetters) - 1;
+/// The first n index letters ("abc" for 3 dimensions): the one home of that string (blockwise,
+/// fused, routine and FFT layers). CA_EINVAL beyond kNumIndexLetters dimensions.
+inline std::string index_letters(size_t n) {
+  CA_CHECK(n <= kNumIndexLetters, CA_EINVAL, n, " dimensions are more than the ", kNumIndexLetters, " index letters");
+  return std::string(kIndexLetters, n);
+}
 /// True when every block size is known (no kUnknownChunk).
 bool chunks_known(const Chunks &chunks);
 /// Throws CA_EINVAL "<what>: chunk sizes are unknown along axis 0; call ca_array_compute_chunk_sizes"

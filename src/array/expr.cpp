@@ -26,11 +26,6 @@ namespace {
 // (their own blocks are computed) and a new expression starts over them.
 constexpr size_t kMaxFusedInstructions = 64;
 
-std::string out_letters(int32_t ndim) {
-  if (ndim > int32_t(kNumIndexLetters)) fail(CA_EINVAL, "too many dimensions: ", ndim);
-  return std::string(kIndexLetters, size_t(ndim));
-}
-
 const char *op_name(int32_t op) {
   if (const char *n = op_info(op).name) return n;
   switch (op) {
@@ -521,7 +516,7 @@ ArrayPtr finish(const char *prefix, ExprPtr tree, const std::vector<ArrayPtr> &o
   }
 
   const int32_t D = int32_t(shape.size());
-  const std::string out_index = out_letters(D);
+  const std::string out_index = index_letters(size_t(D));
   std::vector<std::string> indices;
   for (auto &l : leaves) {
     if (l->ndim() > D) fail(CA_EINTERNAL, "expression leaf has more dimensions than the result");
@@ -1149,7 +1144,7 @@ ArrayPtr rechunk_generated(const ArrayPtr &a, const Chunks &chunks) {
 FusedArgs fused_args(const ArrayPtr &a) {
   if (!a) fail(CA_EINVAL, "array is null");
   FusedArgs r;
-  r.out_index = out_letters(a->ndim());
+  r.out_index = index_letters(size_t(a->ndim()));
   if (!a->expr && a->gen) {
     ExprProgram p;
     p.code.push_back(gen_instr(*a->gen));

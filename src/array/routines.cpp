@@ -19,7 +19,6 @@ namespace {
 
 constexpr Index rt_kDefaultChunkBytes = Index(128) << 20;  // dask's array.chunk-size
 
-std::string rt_letters(size_t n) { return std::string(kIndexLetters, n); }
 // The letter of a contracted one-block operand (never among an output's letters: CA_MAX_NDIM < 51).
 const std::string rt_kWhole = "Z";
 
@@ -350,7 +349,7 @@ ArrayPtr sort(const ArrayPtr &a, int64_t axis, bool descending, bool arg) {
   c[size_t(ax)] = {a->shape[size_t(ax)]};
   ArrayPtr r = c == a->chunks ? a : rechunk(a, c);
   std::string name = Tokenizer(what).add(*a).add(int64_t(ax)).add(int64_t(descending)).name();
-  const std::string L = rt_letters(size_t(a->ndim()));
+  const std::string L = index_letters(size_t(a->ndim()));
   return blockwise_layer(name, "ca.sort", L,
                          {ArrayArg::of(r, L), ArrayArg::lit(ca_arg_i64(ax)), ArrayArg::lit(ca_arg_i64(descending)),
                           ArrayArg::lit(ca_arg_i64(arg))},
@@ -396,7 +395,7 @@ ArrayPtr rt_unique_blocks(const ArrayPtr &r, bool equal_nan) {
 // 1 digitize (right: NumPy's right=).
 ArrayPtr rt_search_blocks(const char *prefix, const ArrayPtr &sorted, const ArrayPtr &v, bool right, int64_t mode) {
   std::string name = Tokenizer(prefix).add(*sorted).add(*v).add(int64_t(right)).add(mode).name();
-  const std::string L = rt_letters(size_t(v->ndim()));
+  const std::string L = index_letters(size_t(v->ndim()));
   return blockwise_layer(name, "ca.searchsorted", L,
                          {ArrayArg::of(v, L), ArrayArg::of(sorted, rt_kWhole), ArrayArg::lit(ca_arg_i64(right)),
                           ArrayArg::lit(ca_arg_i64(mode))},
@@ -429,7 +428,7 @@ ArrayPtr isin(const ArrayPtr &element0, const ArrayPtr &test0, bool invert) {
   rt_promote_pair(e, t);
   t = rt_one_block(t->ndim() == 1 ? t : ravel(t), "isin");
   std::string name = Tokenizer("isin").add(*e).add(*t).add(int64_t(invert)).name();
-  const std::string L = rt_letters(size_t(e->ndim()));
+  const std::string L = index_letters(size_t(e->ndim()));
   return blockwise_layer(name, "ca.isin", L,
                          {ArrayArg::of(e, L), ArrayArg::of(t, rt_kWhole), ArrayArg::lit(ca_arg_i64(invert))}, e->chunks,
                          CA_BOOL, true);

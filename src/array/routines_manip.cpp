@@ -44,8 +44,6 @@ std::vector<Index> rm_positions(const std::vector<Index> &obj, Index extent, Ind
   return r;
 }
 
-std::string rm_letters(size_t n) { return std::string(kIndexLetters, n); }
-
 }  // namespace
 
 ArrayPtr insert(const ArrayPtr &arr0, const std::vector<Index> &obj0, const ArrayPtr &values0, int64_t axis0) {
@@ -131,7 +129,7 @@ ArrayPtr choose(const ArrayPtr &a0, const std::vector<ArrayPtr> &choices0, int32
   std::vector<ArrayPtr> ops{a->dtype == CA_INT64 ? a : elementwise_astype(a, CA_INT64)};
   for (auto &c : choices0) ops.push_back(c->dtype == dt ? c : elementwise_astype(c, dt));
   ops = broadcast_arrays(ops);
-  const std::string L = rm_letters(size_t(ops[0]->ndim()));
+  const std::string L = index_letters(size_t(ops[0]->ndim()));
   Tokenizer tok("choose");
   for (auto &o : ops) tok.add(*o);
   tok.add(int64_t(mode));
@@ -306,7 +304,7 @@ ArrayPtr ravel_multi_index(const std::vector<ArrayPtr> &coords, const std::vecto
     ops.push_back(c->dtype == CA_INT64 ? c : elementwise_astype(c, CA_INT64));
   }
   ops = broadcast_arrays(ops);
-  const std::string L = rm_letters(size_t(ops[0]->ndim()));
+  const std::string L = index_letters(size_t(ops[0]->ndim()));
   std::vector<int64_t> m64(modes.begin(), modes.end());
   Tokenizer tok("ravel_multi_index");
   for (auto &o : ops) tok.add(*o);
@@ -324,7 +322,7 @@ std::vector<ArrayPtr> unravel_index(const ArrayPtr &indices0, const std::vector<
            dtype_name(indices->dtype), ")");
   (void)rm_dims_size(dims, "unravel_index");
   ArrayPtr idx = indices->dtype == CA_INT64 ? indices : elementwise_astype(indices, CA_INT64);
-  const std::string L = rm_letters(size_t(idx->ndim()));
+  const std::string L = index_letters(size_t(idx->ndim()));
   std::vector<ArrayPtr> out;
   for (size_t k = 0; k < dims.size(); ++k) {
     std::string name = Tokenizer("unravel_index").add(*idx).add(dims).add(int64_t(k)).add(int64_t(f_order)).name();

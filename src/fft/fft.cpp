@@ -28,10 +28,6 @@ const char *kind_name(Kind k) {
   return "?";
 }
 
-std::string fft_letters(int32_t nd, const char *what) {
-  CA_CHECK(size_t(nd) <= kNumIndexLetters, CA_EINVAL, what, ": ", nd, " dimensions are more than ", kNumIndexLetters);
-  return std::string(kIndexLetters, size_t(nd));
-}
 
 }  // namespace
 
@@ -111,7 +107,7 @@ ArrayPtr transform(const ArrayPtr &a, Kind kind, const Options &o, const char *w
   std::vector<int64_t> axes64(ax.begin(), ax.end());
   Tokenizer tok(kind_name(kind));
   tok.add(*a).add(axes64).add(len).add(int64_t(o.norm));
-  const std::string L = fft_letters(nd, what);
+  const std::string L = index_letters(size_t(nd));
   return blockwise_layer(tok.name(), kernel, L,
                          {ArrayArg::of(a, L), ArrayArg::lit(ca_arg_tuple(axes64.data(), axes64.size())),
                           ArrayArg::lit(ca_arg_tuple(len.data(), len.size())), ArrayArg::lit(ca_arg_i64(flag)),
