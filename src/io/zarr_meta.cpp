@@ -388,7 +388,9 @@ Compressor parse_compressor(const json &v, const std::string &where) {
   try {
     check_compressor(c);
   } catch (const Error &e) {
-    fail(e.code(), where, ": ", e.message());
+    // a value out of range in a file is a malformed file (CA_EFORMAT), not a caller's bad argument;
+    // an unsupported blosc compressor stays CA_EUNSUPPORTED
+    fail(e.code() == CA_EINVAL ? CA_EFORMAT : e.code(), where, ": ", e.message());
   }
   return c;
 }

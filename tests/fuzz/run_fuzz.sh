@@ -23,5 +23,6 @@ trap '((cleanup)) && rm -rf "$work"' EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 echo "fuzzing for ${seconds}s, seeds from $seeds"
-"$fuzzer" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${CA_FUZZ_TIMEOUT:-20}" -max_len=65536 \
+# -error_exitcode=1: libFuzzer's default for a crash is 77, which meson reads as "skipped".
+"$fuzzer" -error_exitcode=1 -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${CA_FUZZ_TIMEOUT:-20}" -max_len=65536 \
   -print_final_stats=1 "$work" "$seeds"
