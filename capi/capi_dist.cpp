@@ -39,8 +39,9 @@ DistCall dist_call(const ca_dist_options_t *dopts, const char *what) {
   CA_CHECK(c.o.transport, CA_EINVAL, what, ": dopts->transport is NULL");
   CA_CHECK(c.o.transport->struct_size >= sizeof(ca_transport_t), CA_EINVAL, what, ": transport struct_size ",
            c.o.transport->struct_size, " is smaller than ", sizeof(ca_transport_t));
-  CA_CHECK(!c.o.stats || c.o.stats->struct_size >= sizeof(ca_dist_stats_t), CA_EINVAL, what,
-           ": stats struct_size must be sizeof(ca_dist_stats_t)");
+  CA_CHECK(!c.o.stats || c.o.stats->struct_size >= offsetof(ca_dist_stats_t, tasks_replicated), CA_EINVAL, what,
+           ": stats struct_size ", c.o.stats ? c.o.stats->struct_size : 0, " is smaller than ca_dist_stats_t's ",
+           offsetof(ca_dist_stats_t, tasks_replicated), " bytes of version 1.0");
   c.d.results = c.o.results;
   c.d.root = c.o.root;
   c.d.placement = c.o.placement;
@@ -105,13 +106,14 @@ CA_API ca_status_t ca_dist_plan(ca_dist_rank_plan_t *out, const ca_graph_t *grap
            "ca_dist_plan: unknown results mode ", o.results);
   CA_CHECK(o.root >= 0 && o.root < o.nranks, CA_EINVAL, "ca_dist_plan: root rank ", o.root, " is not one of the ",
            o.nranks, " ranks");
-  const size_t esize = o.rank_plan_size ? o.rank_plan_size : sizeof(ca_dist_rank_plan_t);
+  // (0 is what 1.0's CA_DIST_PLAN_OPTIONS_INIT set: that caller's entries end before tasks_replicated.)
+  const size_t esize = o.rank_plan_size ? o.rank_plan_size : offsetof(ca_dist_rank_plan_t, tasks_replicated);
   CA_CHECK(esize >= offsetof(ca_dist_rank_plan_t, tasks), CA_EINVAL, "ca_dist_plan: rank_plan_size ", esize,
            " is too small");
   auto refs = key_refs(keys, nkeys);
   auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), nullptr);
   auto owner = ca::dist::place(*plan, o.nranks, o.placement);
-  auto per = ca::dist::summarize(*plan, owner, o.nranks, o.root, o.results);
+  auto per = ca::dist::summarize(*plan, owner, o.nranks, o.root, o.results, o.placement);
   for (size_t r = 0; r < per.size(); ++r) {
     per[r].struct_size = uint32_t(std::min(esize, sizeof(ca_dist_rank_plan_t)));
     std::memcpy(reinterpret_cast<char *>(out) + r * esize, &per[r], std::min(esize, sizeof(ca_dist_rank_plan_t)));

@@ -1082,7 +1082,7 @@ static int cmd_plan(int argc, char **argv) {
     goto done;
   }
   {
-    int64_t tot[7] = {0, 0, 0, 0, 0, 0, 0};
+    int64_t tot[7] = {0, 0, 0, 0, 0, 0, 0}, again = 0;
     int64_t *tasks = (int64_t *)malloc((size_t)nranks * sizeof(int64_t));
     long long r;
     printf("plan of %s on %lld %s (placement %s, results %s): %zu result %s\n", file, nranks,
@@ -1096,6 +1096,7 @@ static int cmd_plan(int argc, char **argv) {
     for (r = 0; r < nranks; ++r) {
       const ca_dist_rank_plan_t *p = &per[r];
       tot[0] += p->tasks;
+      again += p->tasks_replicated;
       tot[1] += p->blocks_in;
       tot[2] += p->bytes_in;
       tot[3] += p->blocks_out;
@@ -1113,6 +1114,10 @@ static int cmd_plan(int argc, char **argv) {
       printf("tasks per rank: min %lld, median %lld, max %lld; peak columns of the total line are maxima\n",
              (long long)tasks[0], (long long)tasks[nranks / 2], (long long)tasks[nranks - 1]);
       free(tasks);
+    }
+    if (again > 0) {
+      printf("%lld of the tasks are generated blocks made again on a rank that needs them instead of sent there\n",
+             (long long)again);
     }
   }
 done:

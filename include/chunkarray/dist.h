@@ -99,6 +99,11 @@ typedef struct ca_dist_stats {
   int64_t bytes_sent;         /**< block data bytes sent (headers not counted) */
   int64_t bytes_received; /**< bytes received from other ranks */
   int64_t wait_us;            /**< time the communication loop slept with nothing to do */
+  /** Of `tasks`, those another rank also ran: generated blocks (random, creation) this rank made
+   *  again rather than receive them (CA_PLACEMENT_LOCALITY). Summed over ranks, tasks minus
+   *  tasks_replicated is plan_tasks. Added in 1.1: a caller whose struct_size ends before it
+   *  does not get it. */
+  int64_t tasks_replicated;
 } ca_dist_stats_t;
 
 /** Options of the distributed computes (ca_dist_compute(), ca_dist_array_*). */
@@ -152,6 +157,9 @@ typedef struct ca_dist_rank_plan {
   int64_t bytes_out;      /**< estimated bytes of the blocks it sends */
   int64_t peak_blocks;    /**< most results it holds at once, running its tasks in a topological order */
   int64_t peak_bytes;     /**< estimated bytes of those results at their peak */
+  /** Of `tasks`, those another rank also runs (generated blocks made again on each rank needing
+   *  them instead of being sent; see ca_dist_stats_t.tasks_replicated). Added in 1.1. */
+  int64_t tasks_replicated;
 } ca_dist_rank_plan_t;
 
 /** What ca_dist_plan() projects. */
@@ -161,10 +169,12 @@ typedef struct ca_dist_plan_options {
   ca_placement_t placement;   /**< CA_PLACEMENT_* (default LOCALITY) */
   ca_dist_results_t results;  /**< where results go (default GATHER) */
   int32_t root;               /**< GATHER: the receiving rank (default 0) */
-  uint32_t rank_plan_size;    /**< sizeof(ca_dist_rank_plan_t) as the caller knows it (0: current) */
+  uint32_t rank_plan_size;    /**< sizeof(ca_dist_rank_plan_t) as the caller knows it (0: the 1.0
+                                   layout, which ends before tasks_replicated) */
 } ca_dist_plan_options_t;
 
-#define CA_DIST_PLAN_OPTIONS_INIT {sizeof(ca_dist_plan_options_t), 1, CA_PLACEMENT_LOCALITY, CA_DIST_RESULTS_GATHER, 0, 0}
+#define CA_DIST_PLAN_OPTIONS_INIT \
+  {sizeof(ca_dist_plan_options_t), 1, CA_PLACEMENT_LOCALITY, CA_DIST_RESULTS_GATHER, 0, sizeof(ca_dist_rank_plan_t)}
 
 /**
  * Plan a distributed compute on paper: the placement on popts->nranks ranks and what each rank

@@ -116,25 +116,32 @@ class Session {
   void prepare() {
     const int32_t n = plan_.size();
     owner_ = place(plan_, size_, opts_.placement);
+    const bool gather = opts_.results == CA_DIST_RESULTS_GATHER;
+    // Generated blocks are made again on each rank needing them instead of being sent.
+    const Runners runs(plan_, owner_, replicated(plan_, opts_.placement), opts_.root, opts_.results);
+    progress_total_ = plan_.size() + runs.extra();
     role_.assign(size_t(n), TaskRole::Skip);
     consumers_.assign(size_t(n), 0);
     exported_.assign(size_t(n), 0);
     dest_off_.assign(size_t(n) + 1, 0);
     std::vector<int32_t> stamp(size_t(size_), -1);
-    const bool gather = opts_.results == CA_DIST_RESULTS_GATHER;
     std::vector<int32_t> nout(size_t(n), 0);
     for (int32_t o : plan_.outputs) nout[size_t(o)]++;
     for (int32_t t = 0; t < n; ++t) {
       const int32_t own = owner_[size_t(t)];
+      const bool rep = runs.is_replicated(t);
       bool needed_here = false;
       int32_t local_consumers = 0;
       for (int32_t i = plan_.dependents_off[size_t(t)]; i < plan_.dependents_off[size_t(t) + 1]; ++i) {
-        int32_t r = owner_[size_t(plan_.dependents[size_t(i)])];
-        if (r == rank_) {
+        const int32_t c = plan_.dependents[size_t(i)];
+        if (runs.runs_on(c, rank_)) {
           ++local_consumers;
           needed_here = true;
         }
-        if (own == rank_ && r != rank_ && stamp[size_t(r)] != t) {
+        // (A replicated task's dependents that run elsewhere make it there: nothing is sent. Its
+        // other dependents are replicated too or not; a non-replicated task's are not replicated.)
+        const int32_t r = owner_[size_t(c)];
+        if (!rep && own == rank_ && r != rank_ && stamp[size_t(r)] != t) {
           stamp[size_t(r)] = t;
           dests_.push_back(r);
         }
@@ -145,7 +152,7 @@ class Session {
           local_consumers += nout[size_t(t)];
           needed_here = true;
         }
-        if (own == rank_ && keeper != rank_ && stamp[size_t(keeper)] != t) {
+        if (!rep && own == rank_ && keeper != rank_ && stamp[size_t(keeper)] != t) {
           stamp[size_t(keeper)] = t;
           dests_.push_back(keeper);
         }
@@ -153,9 +160,10 @@ class Session {
       dest_off_[size_t(t) + 1] = int64_t(dests_.size());
       for (int64_t i = dest_off_[size_t(t)]; i < dest_off_[size_t(t) + 1]; ++i)
         dest_box_.push_back(piece_box(t, dests_[size_t(i)], nout[size_t(t)] > 0));
-      if (own == rank_) {
+      if (rep ? needed_here : own == rank_) {
         role_[size_t(t)] = TaskRole::Local;
         ++tasks_;
+        if (rep && runs.of(t).first[0] != rank_) ++tasks_replicated_;
         exported_[size_t(t)] = dest_off_[size_t(t) + 1] > dest_off_[size_t(t)];
       } else if (needed_here) {
         role_[size_t(t)] = TaskRole::Remote;
@@ -271,7 +279,12 @@ class Session {
     throw Error(ca_status_t(head[0]), msg);
   }
 
-  void fill(ca_dist_stats_t *st) const {
+  void fill(ca_dist_stats_t *out) const {
+    ca_dist_stats_t v;
+    std::memset(&v, 0, sizeof v);
+    ca_dist_stats_t *st = &v;
+    st->struct_size = out->struct_size;
+    st->tasks_replicated = tasks_replicated_;
     st->rank = rank_;
     st->tasks = tasks_;
     st->plan_tasks = plan_.size();
@@ -280,6 +293,8 @@ class Session {
     st->bytes_sent = bytes_sent_;
     st->bytes_received = bytes_received_;
     st->wait_us = wait_us_;
+    // (A 1.0 caller's struct ends before tasks_replicated: only what it has is written.)
+    std::memcpy(out, &v, std::min<size_t>(out->struct_size, sizeof v));
   }
 
  private:
@@ -516,7 +531,7 @@ class Session {
     int64_t sum = local_done_;
     for (int32_t r = 0; r < size_; ++r)
       if (r != rank_) sum += remote_done_[size_t(r)];
-    user_progress_(std::min<int64_t>(sum, plan_.size()), plan_.size(), user_progress_ud_);
+    user_progress_(std::min<int64_t>(sum, progress_total_), progress_total_, user_progress_ud_);
   }
 
   // Other ranks tell the root how many of their tasks are done, at most once per interval (and
@@ -586,6 +601,8 @@ class Session {
   int64_t local_done_ = 0, sent_done_ = 0;
   std::vector<int64_t> progress_to_, progress_from_, progress_count_from_, remote_done_;
 
+  int64_t progress_total_ = 0;  // the plan's tasks plus the extra runs of replicated ones
+  int64_t tasks_replicated_ = 0;
   int64_t tasks_ = 0, blocks_sent_ = 0, blocks_received_ = 0, bytes_sent_ = 0, bytes_received_ = 0, wait_us_ = 0;
 };
 

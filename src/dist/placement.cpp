@@ -46,7 +46,73 @@ int32_t root_owner(const Plan &plan, int32_t t, int32_t nranks) {
   return split_owner(pt, nranks);
 }
 
+// Builtin kernels of layers without inputs whose blocks are a pure function of their index and
+// arguments (create.cpp, routines.cpp): generated again on a rank rather than shipped to it.
+bool generator_layer(const Layer &l) {
+  static const char *const kGenerators[] = {"ca.fused", "ca.eye", "ca.tri", "ca.indices", "ca.random_multinomial"};
+  if (l.kind() != LayerKind::Blockwise) return false;
+  const auto &names = l.kernel_names();
+  if (names.empty()) return false;
+  for (const std::string &k : names)
+    if (std::none_of(std::begin(kGenerators), std::end(kGenerators), [&](const char *g) { return k == g; }))
+      return false;
+  return true;
+}
+
 }  // namespace
+
+std::vector<uint8_t> replicated(const Plan &plan, ca_placement_t policy) {
+  const int32_t n = plan.size();
+  std::vector<uint8_t> rep(size_t(n), 0);
+  if (policy != CA_PLACEMENT_LOCALITY) return rep;
+  std::vector<AssemblyPiece> pieces;
+  for (int32_t t : topo_order(plan)) {
+    const PlanTask &pt = plan.tasks[size_t(t)];
+    // Not when a rechunk takes pieces of it: a piece is cheaper to send than the block to make.
+    bool pieces_only = false;
+    for (int32_t i = plan.dependents_off[size_t(t)]; i < plan.dependents_off[size_t(t) + 1] && !pieces_only; ++i)
+      pieces_only = assembly_pieces(plan, plan.dependents[size_t(i)], pieces);
+    if (pieces_only) continue;
+    if (pt.dep_begin == pt.dep_end) {
+      rep[size_t(t)] = generator_layer(*pt.layer);
+      continue;
+    }
+    // A transpose of generated blocks: a copy as cheap as the bytes it would receive.
+    const auto &names = pt.layer->kernel_names();
+    if (pt.layer->kind() != LayerKind::Blockwise || names.size() != 1 || names[0] != "ca.shape.transpose") continue;
+    bool all = true;
+    for (int32_t i = pt.dep_begin; i < pt.dep_end && all; ++i) all = rep[size_t(plan.deps[size_t(i)])] != 0;
+    rep[size_t(t)] = all;
+  }
+  return rep;
+}
+
+Runners::Runners(const Plan &plan, const std::vector<int32_t> &owner, const std::vector<uint8_t> &rep, int32_t root,
+                 ca_dist_results_t results)
+    : owner_(owner) {
+  if (std::none_of(rep.begin(), rep.end(), [](uint8_t r) { return r != 0; })) return;
+  rep_ = rep;
+  const int32_t n = plan.size();
+  sets_.resize(size_t(n));
+  std::vector<int32_t> is_output(size_t(n), 0);
+  for (int32_t o : plan.outputs) is_output[size_t(o)] = 1;
+  // Consumers before producers: a replicated task runs wherever any of its consumers runs.
+  std::vector<int32_t> order = topo_order(plan);
+  for (size_t k = order.size(); k-- > 0;) {
+    const int32_t t = order[k];
+    if (!rep_[size_t(t)]) continue;
+    auto &set = sets_[size_t(t)];
+    for (int32_t i = plan.dependents_off[size_t(t)]; i < plan.dependents_off[size_t(t) + 1]; ++i) {
+      auto s = of(plan.dependents[size_t(i)]);
+      set.insert(set.end(), s.first, s.first + s.second);
+    }
+    if (is_output[size_t(t)]) set.push_back(results == CA_DIST_RESULTS_GATHER ? root : owner[size_t(t)]);
+    if (set.empty()) set.push_back(owner[size_t(t)]);
+    std::sort(set.begin(), set.end());
+    set.erase(std::unique(set.begin(), set.end()), set.end());
+    extra_ += int64_t(set.size()) - 1;
+  }
+}
 
 std::vector<int32_t> topo_order(const Plan &plan) {
   // Kahn's algorithm from the roots in priority order (FIFO): deterministic for a given plan.
@@ -220,7 +286,7 @@ std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t poli
 }
 
 std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<int32_t> &owner, int32_t nranks,
-                                           int32_t root, ca_dist_results_t results) {
+                                           int32_t root, ca_dist_results_t results, ca_placement_t policy) {
   ca_dist_rank_plan_t zero;
   std::memset(&zero, 0, sizeof zero);
   zero.struct_size = sizeof zero;
@@ -229,6 +295,7 @@ std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<i
   const int32_t n = plan.size();
   const std::vector<double> est = estimate_bytes(plan);
   const bool gather = results == CA_DIST_RESULTS_GATHER;
+  const Runners runs(plan, owner, replicated(plan, policy), root, results);
   std::vector<int32_t> is_output(size_t(n), 0);
   for (int32_t o : plan.outputs) is_output[size_t(o)] = 1;
   auto keeper = [&](int32_t t) { return gather ? root : owner[size_t(t)]; };
@@ -237,8 +304,13 @@ std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<i
   // Per task: its consumers on each rank that still have to run.
   std::vector<std::vector<std::pair<int32_t, int32_t>>> pending(static_cast<size_t>(n));  // (rank, consumers left)
   for (int32_t t = 0; t < n; ++t) {
-    int32_t o = owner[size_t(t)];
-    out[size_t(o)].tasks++;
+    const int32_t o = owner[size_t(t)];
+    const bool rep = runs.is_replicated(t);
+    auto rs = runs.of(t);
+    for (size_t k = 0; k < rs.second; ++k) {
+      out[size_t(rs.first[k])].tasks++;
+      if (k > 0) out[size_t(rs.first[k])].tasks_replicated++;
+    }
     auto &pv = pending[size_t(t)];
     auto send = [&](int32_t r) {
       stamp[size_t(r)] = t;
@@ -248,13 +320,17 @@ std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<i
       out[size_t(r)].bytes_in += int64_t(est[size_t(t)]);
     };
     for (int32_t i = plan.dependents_off[size_t(t)]; i < plan.dependents_off[size_t(t) + 1]; ++i) {
-      int32_t r = owner[size_t(plan.dependents[size_t(i)])];
-      auto it = std::find_if(pv.begin(), pv.end(), [r](auto &p) { return p.first == r; });
-      if (it == pv.end()) pv.push_back({r, 1});
-      else it->second++;
-      if (r != o && stamp[size_t(r)] != t) send(r);
+      auto cs = runs.of(plan.dependents[size_t(i)]);
+      for (size_t k = 0; k < cs.second; ++k) {
+        const int32_t r = cs.first[k];
+        auto it = std::find_if(pv.begin(), pv.end(), [r](auto &p) { return p.first == r; });
+        if (it == pv.end()) pv.push_back({r, 1});
+        else it->second++;
+        // (A replicated task is made on each rank needing it: nothing is sent.)
+        if (!rep && r != o && stamp[size_t(r)] != t) send(r);
+      }
     }
-    if (is_output[size_t(t)] && keeper(t) != o && stamp[size_t(keeper(t))] != t) send(keeper(t));
+    if (!rep && is_output[size_t(t)] && keeper(t) != o && stamp[size_t(keeper(t))] != t) send(keeper(t));
   }
   // Peak held per rank, running the tasks in a topological order: a result is held from its task
   // (or arrival) until its last consumer on that rank ran; outputs stay on their keeper.
@@ -268,12 +344,13 @@ std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<i
       out[size_t(r)].peak_bytes = std::max(out[size_t(r)].peak_bytes, int64_t(live_bytes[size_t(r)]));
     }
   };
+  std::vector<int32_t> holders;
   for (int32_t t : topo_order(plan)) {
-    int32_t o = owner[size_t(t)];
-    // The result appears on its owner and on every rank with consumers of it.
-    std::vector<int32_t> holders{o};
+    // The result appears on the ranks running it and on every rank with consumers of it.
+    auto rs = runs.of(t);
+    holders.assign(rs.first, rs.first + rs.second);
     for (auto &p : pending[size_t(t)])
-      if (p.first != o) holders.push_back(p.first);
+      if (std::find(holders.begin(), holders.end(), p.first) == holders.end()) holders.push_back(p.first);
     if (is_output[size_t(t)] && std::find(holders.begin(), holders.end(), keeper(t)) == holders.end())
       holders.push_back(keeper(t));
     for (int32_t r : holders) hold(r, t, +1);
@@ -284,14 +361,17 @@ std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<i
       bool kept = is_output[size_t(t)] && r == keeper(t);
       if (!consumed && !kept) hold(r, t, -1);
     }
-    // This task consumed its inputs on its owner.
-    for (int32_t i = plan.tasks[size_t(t)].dep_begin; i < plan.tasks[size_t(t)].dep_end; ++i) {
-      int32_t d = plan.deps[size_t(i)];
-      for (auto &p : pending[size_t(d)])
-        if (p.first == o && --p.second == 0) {
-          bool kept = is_output[size_t(d)] && o == keeper(d);
-          if (!kept) hold(o, d, -1);
-        }
+    // This task consumed its inputs on each rank running it.
+    for (size_t k = 0; k < rs.second; ++k) {
+      const int32_t o = rs.first[k];
+      for (int32_t i = plan.tasks[size_t(t)].dep_begin; i < plan.tasks[size_t(t)].dep_end; ++i) {
+        int32_t d = plan.deps[size_t(i)];
+        for (auto &p : pending[size_t(d)])
+          if (p.first == o && --p.second == 0) {
+            bool kept = is_output[size_t(d)] && o == keeper(d);
+            if (!kept) hold(o, d, -1);
+          }
+      }
     }
   }
   return out;

@@ -12,7 +12,9 @@
 #endif
 #include <chunkarray/dist.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "graph/plan.hpp"
@@ -22,6 +24,40 @@ namespace ca::dist {
 /// The owner of each task of `plan` on `nranks` ranks under `policy` (CA_PLACEMENT_*).
 /// CA_EINVAL for nranks < 1 or an unknown policy.
 std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy);
+
+/// Tasks that every rank needing them runs itself instead of receiving them (only under
+/// CA_PLACEMENT_LOCALITY; all 0 otherwise): builtin generators without inputs (random and creation
+/// layers: a pure function of the block's index, cheaper to make again than to ship) and
+/// transposes whose inputs are all such tasks. Nothing is sent for a replicated task: each rank
+/// that needs it makes it (the tasks consuming it are placed as before, by where its bytes would be).
+std::vector<uint8_t> replicated(const Plan &plan, ca_placement_t policy);
+
+/// The ranks that run each task: its owner, or for a replicated task every rank with a consumer of
+/// it and the rank keeping it when it is an output (sorted, the first is its "primary" runner).
+/// `runners(t)` is {owner[t]} for tasks that are not replicated.
+class Runners {
+ public:
+  Runners(const Plan &plan, const std::vector<int32_t> &owner, const std::vector<uint8_t> &rep, int32_t root,
+          ca_dist_results_t results);
+  /// The ranks running task t (a pointer and a count, valid while this object lives).
+  std::pair<const int32_t *, size_t> of(int32_t t) const {
+    if (!rep_.empty() && rep_[size_t(t)]) return {sets_[size_t(t)].data(), sets_[size_t(t)].size()};
+    return {&owner_[size_t(t)], 1};
+  }
+  bool is_replicated(int32_t t) const { return !rep_.empty() && rep_[size_t(t)]; }
+  bool runs_on(int32_t t, int32_t rank) const {
+    auto s = of(t);
+    return std::find(s.first, s.first + s.second, rank) != s.first + s.second;
+  }
+  /// Runs of replicated tasks beyond their primary runner, over all ranks.
+  int64_t extra() const { return extra_; }
+
+ private:
+  const std::vector<int32_t> &owner_;
+  std::vector<uint8_t> rep_;
+  std::vector<std::vector<int32_t>> sets_;
+  int64_t extra_ = 0;
+};
 
 /// One piece of a rechunk's assembly task (ca.assemble(out_shape, [key, geometry, ...])): the input
 /// task and its geometry (src_start[ndim], dst_start[ndim], len[ndim], pointing into the plan).
@@ -51,10 +87,10 @@ std::vector<int32_t> topo_order(const Plan &plan);
 /// Name of a policy ("locality", "round-robin"), nullptr if unknown.
 const char *policy_name(ca_placement_t policy);
 
-/// What each rank does under `owner` with results gathered to `root` or kept where computed
-/// (ca_dist_plan()); bytes from estimate_bytes().
+/// What each rank does under `owner` (of `policy`, which says what is replicated) with results
+/// gathered to `root` or kept where computed (ca_dist_plan()); bytes from estimate_bytes().
 std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<int32_t> &owner, int32_t nranks,
-                                           int32_t root, ca_dist_results_t results);
+                                           int32_t root, ca_dist_results_t results, ca_placement_t policy);
 
 /// A hash of what a plan computes (its layers' names and fingerprints, its task count and outputs):
 /// equal on every rank given the same graph and keys.

@@ -118,7 +118,12 @@ ca_dist_stats_t check_array(const ca_array_t *a, ca_dist_results_t mode = CA_DIS
   }
   // Every block is somewhere exactly once.
   EXPECT_EQ(sum_over_ranks(held), int64_t(n));
-  EXPECT_EQ(sum_over_ranks(st.tasks), st.plan_tasks);
+  // Every task ran once, plus the generated blocks made again on other ranks instead of received.
+  EXPECT_EQ(sum_over_ranks(st.tasks - st.tasks_replicated), st.plan_tasks);
+  EXPECT_GE(st.tasks_replicated, 0);
+  if (g_size == 1 || placement != CA_PLACEMENT_LOCALITY) {
+    EXPECT_EQ(st.tasks_replicated, 0);
+  }
   EXPECT_EQ(sum_over_ranks(st.bytes_sent), sum_over_ranks(st.bytes_received));
   EXPECT_EQ(sum_over_ranks(st.blocks_sent), sum_over_ranks(st.blocks_received));
   if (g_size == 1) {
@@ -314,6 +319,53 @@ TEST(Mpi, MatmulEqualsSingleProcess) {
   ASSERT_EQ(ca_linalg_matmul(&m, a, b), CA_OK) << ca_last_error_message();
   check_array(m);
   for (auto *x : {a, b, m}) ca_array_free(x);
+}
+
+TEST(Mpi, GeneratedOperandsAreMadeWhereNeededNotSent) {
+  // W5's shape: x @ x.T with x generated. Each rank makes the blocks of x (and of x.T) its products
+  // need instead of receiving them: with results left where computed nothing crosses ranks, and
+  // gathered only the products of the other ranks do. ca_dist_plan projects exactly that.
+  ca_array_t *x = nullptr, *xt = nullptr, *m = nullptr;
+  int64_t shape[2] = {120, 120}, nb[2] = {4, 4}, sz[8];
+  for (int i = 0; i < 8; ++i) sz[i] = 30;
+  ca_chunks_t c = chunks2(nb, sz);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 42, 0, 1, 0.0})), CA_OK);
+  ASSERT_EQ(ca_array_transpose(&xt, x, nullptr), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_linalg_matmul(&m, x, xt), CA_OK) << ca_last_error_message();
+  ca_dist_stats_t local = check_array(m, CA_DIST_RESULTS_LOCAL);
+  EXPECT_EQ(sum_over_ranks(local.bytes_sent), 0);
+  ca_dist_stats_t gathered = check_array(m, CA_DIST_RESULTS_GATHER);
+  ca_dist_stats_t rr = check_array(m, CA_DIST_RESULTS_LOCAL, CA_PLACEMENT_ROUND_ROBIN);
+  // On paper, the same.
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, m), CA_OK);
+  Keys k;
+  array_keys(m, k);
+  std::vector<ca_dist_rank_plan_t> plan(static_cast<size_t>(g_size));
+  ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+  po.nranks = g_size;
+  ASSERT_EQ(ca_dist_plan(plan.data(), g, k.keys.data(), k.keys.size(), &po), CA_OK) << ca_last_error_message();
+  EXPECT_EQ(plan[size_t(g_rank)].tasks, gathered.tasks);
+  EXPECT_EQ(plan[size_t(g_rank)].tasks_replicated, gathered.tasks_replicated);
+  EXPECT_EQ(plan[size_t(g_rank)].blocks_out, gathered.blocks_sent);
+  EXPECT_EQ(plan[size_t(g_rank)].bytes_out, gathered.bytes_sent);
+  // Gathered: only product blocks (30 x 30 float64) move, one per product block off the root.
+  const int64_t sent = sum_over_ranks(gathered.bytes_sent), blocks = sum_over_ranks(gathered.blocks_sent);
+  const int64_t twice = sum_over_ranks(local.tasks_replicated), rr_sent = sum_over_ranks(rr.bytes_sent);
+  EXPECT_EQ(sent, blocks * 30 * 30 * 8);
+  EXPECT_LE(blocks, 16);
+  if (g_size > 1) {
+    EXPECT_GT(blocks, 0);
+    EXPECT_GT(twice, 0);
+    EXPECT_GT(rr_sent, 0);  // the round-robin baseline ships operands
+    EXPECT_EQ(sum_over_ranks(rr.tasks_replicated), 0);
+  }
+  if (g_rank == 0)
+    std::printf("[ bytes  ] x @ x.T (generated x), %d ranks: %lld bytes gathered, %lld blocks made twice; "
+                "round-robin (results local) moves %lld bytes\n",
+                g_size, (long long)sent, (long long)twice, (long long)rr_sent);
+  ca_graph_free(g);
+  for (auto *v : {x, xt, m}) ca_array_free(v);
 }
 
 TEST(Mpi, SlicingEqualsSingleProcess) {
@@ -674,9 +726,11 @@ TEST(Mpi, RootProgressCountsEveryRanksTasks) {
   o.stats = &st;
   ca_block_t *got = nullptr;
   ASSERT_EQ(ca_mpi_array_compute(&got, ctx, ca_mpi_comm_world(), s, &co, &o), CA_OK) << ca_last_error_message();
+  const int64_t runs = sum_over_ranks(st.tasks);  // the plan's tasks and any made again on a second rank
   if (g_rank == 0) {
-    EXPECT_EQ(seen.total, st.plan_tasks);  // the whole plan, not rank 0's share
-    EXPECT_EQ(seen.done, st.plan_tasks);
+    EXPECT_EQ(seen.total, runs);  // the whole plan, not rank 0's share
+    EXPECT_EQ(seen.done, runs);
+    EXPECT_GE(runs, st.plan_tasks);
   }
   ca_block_free(got);
   ca_context_free(ctx);
@@ -706,7 +760,7 @@ TEST(Mpi, PlanProjectionsConserveTotals) {
       int64_t tasks = 0, bin = 0, bout = 0, yin = 0, yout = 0;
       for (int32_t r = 0; r < n; ++r) {
         EXPECT_EQ(per[size_t(r)].rank, r);
-        tasks += per[size_t(r)].tasks, bin += per[size_t(r)].blocks_in, bout += per[size_t(r)].blocks_out;
+        tasks += per[size_t(r)].tasks - per[size_t(r)].tasks_replicated, bin += per[size_t(r)].blocks_in, bout += per[size_t(r)].blocks_out;
         yin += per[size_t(r)].bytes_in, yout += per[size_t(r)].bytes_out;
         EXPECT_GE(per[size_t(r)].peak_bytes, 0);
       }
