@@ -104,6 +104,9 @@ typedef struct ca_dist_stats {
    *  tasks_replicated is plan_tasks. Added in 1.1: a caller whose struct_size ends before it
    *  does not get it. */
   int64_t tasks_replicated;
+  /** Most bytes of results this rank held at once (its own and those received, until their last
+   *  local consumer ran; outputs it keeps count to the end). Added in 1.1. */
+  int64_t peak_bytes;
 } ca_dist_stats_t;
 
 /** Options of the distributed computes (ca_dist_compute(), ca_dist_array_*). */

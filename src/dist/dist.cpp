@@ -285,6 +285,7 @@ class Session {
     ca_dist_stats_t *st = &v;
     st->struct_size = out->struct_size;
     st->tasks_replicated = tasks_replicated_;
+    st->peak_bytes = peak_bytes_;
     st->rank = rank_;
     st->tasks = tasks_;
     st->plan_tasks = plan_.size();
@@ -551,6 +552,7 @@ class Session {
 
  public:
   bool root_reports_ = false;  // set when the root has a progress callback (agreed before the run)
+  int64_t peak_bytes_ = 0;     // the executor's measure of the run (with stats only)
 
  private:
   // Sleep a little when nothing happened (woken early by an export), backing off to 1 ms.
@@ -650,7 +652,9 @@ std::vector<Block *> compute(Executor &ex, Plan &plan, const RunOptions &base, c
   ca_status_t code = CA_OK;
   std::string msg;
   try {
-    outs = ex.run(plan, ro);
+    RunStats rs;
+    outs = ex.run(plan, ro, stats ? &rs : nullptr);
+    s.peak_bytes_ = rs.peak_bytes;
   } catch (const Error &e) {
     code = e.code();
     msg = e.message();

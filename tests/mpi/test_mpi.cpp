@@ -368,6 +368,35 @@ TEST(Mpi, GeneratedOperandsAreMadeWhereNeededNotSent) {
   for (auto *v : {x, xt, m}) ca_array_free(v);
 }
 
+TEST(Mpi, MemoryPerRankStaysBounded) {
+  // Blocks that must exist (map_overlap of generated data, then a sum): each rank holds a few
+  // blocks at a time, not its share of the array — 40 blocks of 80 KB, 10..40 of them per rank.
+  ca_array_t *a = nullptr, *o = nullptr, *s = nullptr;
+  int64_t shape[2] = {2000, 200}, nb[2] = {40, 1}, sz[41];
+  for (int i = 0; i < 40; ++i) sz[i] = 50;
+  sz[40] = 200;
+  const int64_t block = 50 * 200 * 8;
+  ca_chunks_t c = chunks2(nb, sz);
+  ASSERT_EQ(ca_array_random(&a, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64, opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 9, 0, 1, 0.0})), CA_OK);
+  int64_t depth[2] = {1, 0};
+  ASSERT_EQ(ca_array_overlap(&o, a, depth, nullptr, nullptr), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_reduce(&s, CA_RED_SUM, o, nullptr, 0, false, nullptr), CA_OK);
+  for (int32_t threads : {1, 2}) {
+    ca_dist_stats_t st = check_array(s, CA_DIST_RESULTS_GATHER, CA_PLACEMENT_LOCALITY, threads);
+    EXPECT_GT(st.peak_bytes, 0);
+    // Per worker a block, its overlapped copy and the neighbours' (measured: 4 blocks with one
+    // thread), plus two blocks received early; partial sums are bytes.
+    EXPECT_LE(st.peak_bytes, (4 * int64_t(threads) + 2) * block) << "rank " << g_rank << ", " << threads << " threads";
+    int64_t mine = st.peak_bytes, most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (g_rank == 0)
+      std::printf("[ memory ] overlap + sum of 40 x 80 KB blocks, %d ranks, %d threads: peak %lld bytes on the "
+                  "busiest rank (its share of the array: %lld)\n",
+                  g_size, threads, (long long)most, (long long)(40 / g_size * block));
+  }
+  for (auto *x : {a, o, s}) ca_array_free(x);
+}
+
 TEST(Mpi, SlicingEqualsSingleProcess) {
   ca_array_t *a = nullptr, *s = nullptr;
   int64_t shape[2] = {100, 80}, nb[2] = {5, 4}, sz[9] = {20, 20, 20, 20, 20, 20, 20, 20, 20};

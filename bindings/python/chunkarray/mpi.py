@@ -29,7 +29,7 @@ class DistStats(ctypes.Structure):
                 ("plan_tasks", ctypes.c_int64), ("blocks_sent", ctypes.c_int64),
                 ("blocks_received", ctypes.c_int64), ("bytes_sent", ctypes.c_int64),
                 ("bytes_received", ctypes.c_int64), ("wait_us", ctypes.c_int64),
-                ("tasks_replicated", ctypes.c_int64)]
+                ("tasks_replicated", ctypes.c_int64), ("peak_bytes", ctypes.c_int64)]
 
     def as_dict(self):
         return {name: getattr(self, name) for name, _ in self._fields_ if name != "struct_size"}
@@ -113,7 +113,7 @@ def compute(array, comm, ctx=None, root=0, placement="locality", stats=None, pro
     placement : {"locality", "round-robin", "locality-count"}, default "locality"
         How blocks are assigned to ranks.
     stats : dict, optional
-        Filled with this rank's counters (tasks, tasks_replicated: generated blocks made again here instead of received, blocks and bytes sent and received, wait_us).
+        Filled with this rank's counters (tasks, tasks_replicated: generated blocks made again here instead of received, blocks and bytes sent and received, wait_us, peak_bytes).
     progress : bool or callable, optional
         As :meth:`Array.compute` (this rank's tasks; on the root, all).
 
@@ -225,7 +225,7 @@ def persist(array, comm, ctx=None, placement="locality", stats=None, progress=No
     placement : {"locality", "round-robin", "locality-count"}, default "locality"
         How blocks are assigned to ranks.
     stats : dict, optional
-        Filled with this rank's counters (tasks, tasks_replicated: generated blocks made again here instead of received, blocks and bytes sent and received, wait_us).
+        Filled with this rank's counters (tasks, tasks_replicated: generated blocks made again here instead of received, blocks and bytes sent and received, wait_us, peak_bytes).
     progress : bool or callable, optional
         As :meth:`Array.compute` (this rank's tasks; on the root, all).
 
@@ -286,7 +286,7 @@ def store(array, comm, write, ctx=None, placement="locality", stats=None, progre
     placement : {"locality", "round-robin", "locality-count"}, default "locality"
         How blocks are assigned to ranks.
     stats : dict, optional
-        Filled with this rank's counters (tasks, tasks_replicated: generated blocks made again here instead of received, blocks and bytes sent and received, wait_us).
+        Filled with this rank's counters (tasks, tasks_replicated: generated blocks made again here instead of received, blocks and bytes sent and received, wait_us, peak_bytes).
     progress : bool or callable, optional
         As :meth:`Array.compute` (this rank's tasks; on the root, all).
     """
