@@ -189,31 +189,10 @@ class Session {
   // take: the bounding box of their pieces (start[nd], len[nd] into boxes_; the offset returned),
   // so only those bytes travel. -1: the whole block (another consumer, or t is an output there).
   int64_t piece_box(int32_t t, int32_t r, bool is_output) {
-    if (is_output) return -1;
-    std::vector<int64_t> lo, hi;
-    int32_t nd = -1;
-    for (int32_t i = plan_.dependents_off[size_t(t)]; i < plan_.dependents_off[size_t(t) + 1]; ++i) {
-      int32_t c = plan_.dependents[size_t(i)];
-      if (owner_[size_t(c)] != r) continue;
-      if (!assembly_pieces(plan_, c, pieces_)) return -1;
-      for (const AssemblyPiece &p : pieces_) {
-        if (p.task != t) continue;
-        if (nd < 0) {
-          nd = p.ndim;
-          lo.assign(size_t(nd), INT64_MAX);
-          hi.assign(size_t(nd), INT64_MIN);
-        }
-        if (p.ndim != nd) return -1;
-        for (int32_t d = 0; d < nd; ++d) {
-          lo[size_t(d)] = std::min(lo[size_t(d)], p.geom[d]);
-          hi[size_t(d)] = std::max(hi[size_t(d)], p.geom[d] + p.geom[2 * nd + d]);
-        }
-      }
-    }
-    if (nd < 0) return -1;
+    if (is_output || !piece_bounds(plan_, owner_, t, r, pieces_, lo_, hi_)) return -1;
     int64_t off = int64_t(boxes_.size());
-    boxes_.insert(boxes_.end(), lo.begin(), lo.end());
-    for (int32_t d = 0; d < nd; ++d) boxes_.push_back(hi[size_t(d)] - lo[size_t(d)]);
+    boxes_.insert(boxes_.end(), lo_.begin(), lo_.end());
+    for (size_t d = 0; d < lo_.size(); ++d) boxes_.push_back(hi_[d] - lo_[d]);
     return off;
   }
 
@@ -579,6 +558,7 @@ class Session {
   std::vector<int64_t> dest_box_;  // per dests_ entry: offset into boxes_, or -1 (whole block)
   std::vector<int64_t> boxes_;
   std::vector<AssemblyPiece> pieces_;
+  std::vector<int64_t> lo_, hi_;  // piece_box's scratch
   PartialRun part_;
 
   std::mutex q_mu_;

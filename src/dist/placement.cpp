@@ -160,6 +160,30 @@ bool assembly_pieces(const Plan &plan, int32_t t, std::vector<AssemblyPiece> &ou
   return true;
 }
 
+bool piece_bounds(const Plan &plan, const std::vector<int32_t> &owner, int32_t t, int32_t r,
+                  std::vector<AssemblyPiece> &scratch, std::vector<int64_t> &lo, std::vector<int64_t> &hi) {
+  int32_t nd = -1;
+  for (int32_t i = plan.dependents_off[size_t(t)]; i < plan.dependents_off[size_t(t) + 1]; ++i) {
+    int32_t c = plan.dependents[size_t(i)];
+    if (owner[size_t(c)] != r) continue;
+    if (!assembly_pieces(plan, c, scratch)) return false;
+    for (const AssemblyPiece &p : scratch) {
+      if (p.task != t) continue;
+      if (nd < 0) {
+        nd = p.ndim;
+        lo.assign(size_t(nd), INT64_MAX);
+        hi.assign(size_t(nd), INT64_MIN);
+      }
+      if (p.ndim != nd) return false;
+      for (int32_t d = 0; d < nd; ++d) {
+        lo[size_t(d)] = std::min(lo[size_t(d)], p.geom[d]);
+        hi[size_t(d)] = std::max(hi[size_t(d)], p.geom[d] + p.geom[2 * nd + d]);
+      }
+    }
+  }
+  return nd >= 0;
+}
+
 std::vector<double> estimate_bytes(const Plan &plan) {
   const int32_t n = plan.size();
   std::vector<double> est(size_t(n), 0.0);
@@ -298,7 +322,23 @@ std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<i
   const Runners runs(plan, owner, replicated(plan, policy), root, results);
   std::vector<int32_t> is_output(size_t(n), 0);
   for (int32_t o : plan.outputs) is_output[size_t(o)] = 1;
+  auto is_output_of = [&](int32_t t) { return is_output[size_t(t)] != 0; };
   auto keeper = [&](int32_t t) { return gather ? root : owner[size_t(t)]; };
+  // Bytes a send of t to r carries: the whole block, or the box of it a rechunk's pieces take there
+  // (as the compute sends it: its element count times the element size, known for in-memory data).
+  std::vector<AssemblyPiece> scratch;
+  std::vector<int64_t> lo, hi;
+  auto send_bytes = [&](int32_t t, int32_t r) {
+    if (is_output_of(t) || !piece_bounds(plan, owner, t, r, scratch, lo, hi)) return int64_t(est[size_t(t)]);
+    int64_t e = 1;
+    for (size_t d = 0; d < lo.size(); ++d) e *= hi[d] - lo[d];
+    const PlanTask &pt = plan.tasks[size_t(t)];
+    int64_t item = kAssumedItemBytes;
+    if (pt.layer->kind() == LayerKind::Data) {
+      if (const Block *b = static_cast<const DataLayer *>(pt.layer)->block(pt.local)) item = int64_t(dtype_size(b->dtype));
+    }
+    return e * item;
+  };
   // Destination ranks per task (deduplicated with a stamp per rank).
   std::vector<int32_t> stamp(size_t(nranks), -1);
   // Per task: its consumers on each rank that still have to run.
@@ -314,10 +354,11 @@ std::vector<ca_dist_rank_plan_t> summarize(const Plan &plan, const std::vector<i
     auto &pv = pending[size_t(t)];
     auto send = [&](int32_t r) {
       stamp[size_t(r)] = t;
+      const int64_t bytes = send_bytes(t, r);
       out[size_t(o)].blocks_out++;
       out[size_t(r)].blocks_in++;
-      out[size_t(o)].bytes_out += int64_t(est[size_t(t)]);
-      out[size_t(r)].bytes_in += int64_t(est[size_t(t)]);
+      out[size_t(o)].bytes_out += bytes;
+      out[size_t(r)].bytes_in += bytes;
     };
     for (int32_t i = plan.dependents_off[size_t(t)]; i < plan.dependents_off[size_t(t) + 1]; ++i) {
       auto cs = runs.of(plan.dependents[size_t(i)]);

@@ -69,6 +69,12 @@ struct AssemblyPiece {
 /// The pieces of task `t` if it is a rechunk's assembly, else false.
 bool assembly_pieces(const Plan &plan, int32_t t, std::vector<AssemblyPiece> &out);
 
+/// When every consumer of task `t` placed on rank `r` (by `owner`) is a rechunk's assembly: the
+/// bounding box of the pieces they take from t's block (lo[nd], hi[nd], in elements), so only those
+/// bytes need to travel to r; false when one of them takes the whole block (or none runs there).
+bool piece_bounds(const Plan &plan, const std::vector<int32_t> &owner, int32_t t, int32_t r,
+                  std::vector<AssemblyPiece> &scratch, std::vector<int64_t> &lo, std::vector<int64_t> &hi);
+
 /// Bytes assumed per element where a layer's dtype is not known at plan time.
 constexpr int64_t kAssumedItemBytes = 8;
 /// Bytes assumed for a block of a source task whose size is not known at plan time.

@@ -540,6 +540,25 @@ TEST(Mpi, RechunkOfDataMovesEachByteOnce) {
   EXPECT_LE(double(sent), 1.1 * double(need));
   ca_dist_stats_t rr = check_array(b, CA_DIST_RESULTS_LOCAL, CA_PLACEMENT_ROUND_ROBIN);
   int64_t sent_rr = sum_over_ranks(rr.bytes_sent);
+  // On paper (ca_dist_plan, the same for any rank count it is asked about): the pieces' bytes, exactly
+  // what each rank sent and received, for both policies.
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, b), CA_OK);
+  Keys k;
+  array_keys(b, k);
+  for (ca_placement_t pl : {CA_PLACEMENT_LOCALITY, CA_PLACEMENT_ROUND_ROBIN}) {
+    std::vector<ca_dist_rank_plan_t> plan(static_cast<size_t>(g_size));
+    ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+    po.nranks = g_size;
+    po.placement = pl;
+    po.results = CA_DIST_RESULTS_LOCAL;
+    ASSERT_EQ(ca_dist_plan(plan.data(), g, k.keys.data(), k.keys.size(), &po), CA_OK) << ca_last_error_message();
+    const ca_dist_stats_t &ran = pl == CA_PLACEMENT_LOCALITY ? st : rr;
+    EXPECT_EQ(plan[size_t(g_rank)].bytes_out, ran.bytes_sent) << "placement " << pl;
+    EXPECT_EQ(plan[size_t(g_rank)].bytes_in, ran.bytes_received) << "placement " << pl;
+    EXPECT_EQ(plan[size_t(g_rank)].blocks_out, ran.blocks_sent) << "placement " << pl;
+  }
+  ca_graph_free(g);
   if (g_rank == 0)
     std::printf("[ bytes  ] data rechunk, %d ranks: sent %lld, must change rank %lld; round-robin %lld\n", g_size,
                 (long long)sent, (long long)need, (long long)sent_rr);
