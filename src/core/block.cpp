@@ -1,6 +1,7 @@
 #include "core/block.hpp"
 
 #include "core/alloc.hpp"
+#include "core/big_buffer.hpp"
 #include "core/memory.hpp"
 
 #include <cstring>
@@ -48,7 +49,14 @@ Block *block_new(DType dtype, int32_t ndim, const int64_t *shape, bool zero) {
   size_t hb = header_bytes(ndim);
   size_t total = hb + size_t(n) * dtype_size(dtype);
   MemoryBudget *budget = detail::charge_current(int64_t(total));  // before allocating
-  void *mem = zero ? detail::mem_zalloc_aligned(total, kBlockAlign) : detail::mem_alloc_aligned(total, kBlockAlign);
+  // Large blocks reuse the pages of freed ones (core/big_buffer.hpp): no page faults per block.
+  void *mem;
+  if (total >= detail::kBigMin) {
+    mem = detail::big_alloc(total);
+    if (mem && zero) std::memset(mem, 0, total);
+  } else {
+    mem = zero ? detail::mem_zalloc_aligned(total, kBlockAlign) : detail::mem_alloc_aligned(total, kBlockAlign);
+  }
   if (!mem) {
     if (budget) {
       budget->give_back(int64_t(total));
@@ -90,7 +98,8 @@ Block *block_wrap(DType dtype, int32_t ndim, const int64_t *shape, void *data, v
 void block_destroy(Block *b) noexcept {
   size_t hb = header_bytes(b->ndim);
   int64_t total = int64_t(hb);
-  if (b->data == reinterpret_cast<char *>(b) + hb) {
+  const bool inside = b->data == reinterpret_cast<char *>(b) + hb;
+  if (inside) {
     total += b->nbytes;  // data inside the allocation
   } else if (b->release) {
     b->release(b->release_ud);
@@ -102,7 +111,8 @@ void block_destroy(Block *b) noexcept {
     budget->give_back(total);
     budget->release();
   }
-  detail::mem_free(b);
+  if (inside && size_t(total) >= detail::kBigMin) detail::big_free(b, size_t(total));
+  else detail::mem_free(b);
 }
 
 int64_t block_live_bytes() noexcept { return g_live_bytes.load(std::memory_order_relaxed); }

@@ -1,6 +1,8 @@
 // The engine context: configuration parsing, the lazily started executor.
 #include "exec/context.hpp"
 
+#include "core/big_buffer.hpp"
+
 #include <climits>
 #include <cstdlib>
 #include <thread>
@@ -87,9 +89,14 @@ void Context::set_config(const std::string &k, const std::string &v) {
     CA_CHECK(end != v.c_str() && *end == '\0' && n >= -1 && n <= 4096, CA_EINVAL, "num-threads '", v,
              "' is not an integer in -1..4096");
     num_threads_ = resolve_threads(int32_t(n));
+  } else if (k == "block-cache") {
+    // Process-wide (core/big_buffer.hpp): freed large buffers kept for reuse, in bytes; 0 = off.
+    int64_t b = v == "auto" ? -1 : parse_bytes(v);
+    CA_CHECK(b >= -1, CA_EINVAL, "block-cache must be bytes (\"256MiB\"), 0 (off) or \"auto\", got '", v, "'");
+    detail::big_cache_set_limit(b);
   } else {
     fail(CA_ENOTFOUND, "unknown configuration key '", k,
-         "' (known: array.chunk-size, graph.max-tasks, memory-limit, num-threads)");
+         "' (known: array.chunk-size, block-cache, graph.max-tasks, memory-limit, num-threads)");
   }
 }
 
@@ -99,6 +106,7 @@ std::string Context::get_config(const std::string &k) const {
   if (k == "memory-limit") return budget_->limited() ? std::to_string(budget_->limit()) : "none";
   if (k == "graph.max-tasks") return std::to_string(max_tasks_ > 0 ? max_tasks_ : default_max_tasks(budget_->limit()));
   if (k == "num-threads") return std::to_string(num_threads_);
+  if (k == "block-cache") return std::to_string(detail::big_cache_limit());
   fail(CA_ENOTFOUND, "unknown configuration key '", k, "'");
 }
 

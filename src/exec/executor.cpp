@@ -41,7 +41,11 @@ class Run : public std::enable_shared_from_this<Run> {
     const PartialRun *part = opts.partial;
     // Node is trivially destructible; its memory comes from the library allocator (core/alloc.hpp;
     // mimalloc keeps it mapped between computes).
-    nodes.reset(static_cast<Node *>(detail::mem_alloc_aligned(sizeof(Node) * size_t(n ? n : 1), alignof(Node))));
+    const size_t node_bytes = sizeof(Node) * size_t(n ? n : 1);
+    nodes = std::unique_ptr<Node[], MiFree>(
+        static_cast<Node *>(node_bytes >= detail::kBigMin ? detail::big_alloc(node_bytes)
+                                                          : detail::mem_alloc_aligned(node_bytes, alignof(Node))),
+        MiFree{node_bytes});
     if (!nodes) throw std::bad_alloc();
     for (int32_t t = 0; t < n; ++t) {
       Node &nd = *new (&nodes[size_t(t)]) Node;
@@ -230,8 +234,14 @@ class Run : public std::enable_shared_from_this<Run> {
   std::vector<Node *> injected;
   std::atomic<int64_t> ninjected{0};
   MemoryBudget *budget = nullptr;
-  struct MiFree {
-    void operator()(Node *p) const { detail::mem_free(p); }
+  struct MiFree {  // (the large arrays of big plans come from the big-buffer cache, core/big_buffer.hpp)
+    MiFree() noexcept : bytes(0) {}
+    explicit MiFree(size_t b) noexcept : bytes(b) {}
+    size_t bytes;
+    void operator()(Node *p) const {
+      if (bytes >= detail::kBigMin) detail::big_free(p, bytes);
+      else detail::mem_free(p);
+    }
   };
   std::unique_ptr<Node[], MiFree> nodes;
   std::vector<int32_t> out_head, out_next;  // streaming outputs: task -> output indices

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/alloc.hpp"
+#include "core/big_buffer.hpp"
 #include "graph/graph.hpp"
 #include "kernel/kernel.hpp"
 
@@ -47,20 +48,26 @@ struct MiAllocator {
   T *allocate(size_t n) {
     size_t bytes;
     if (__builtin_mul_overflow(n, sizeof(T), &bytes)) throw std::bad_alloc();
-    void *p = alignof(T) > alignof(std::max_align_t) ? detail::mem_alloc_aligned(bytes, alignof(T))
-                                                     : detail::mem_alloc(bytes);
+    static_assert(alignof(T) <= 64, "big_alloc aligns to 64");
+    void *p = bytes >= detail::kBigMin                   ? detail::big_alloc(bytes)
+              : alignof(T) > alignof(std::max_align_t) ? detail::mem_alloc_aligned(bytes, alignof(T))
+                                                       : detail::mem_alloc(bytes);
     if (!p) throw std::bad_alloc();
     return static_cast<T *>(p);
   }
-  void deallocate(T *p, size_t) noexcept { detail::mem_free(p); }
+  void deallocate(T *p, size_t n) noexcept {
+    if (n * sizeof(T) >= detail::kBigMin) detail::big_free(p, n * sizeof(T));
+    else detail::mem_free(p);
+  }
   template <class U>
   bool operator==(const MiAllocator<U> &) const noexcept {
     return true;
   }
 };
 
-/// Plan arrays live in mimalloc: freed pages stay mapped for the next compute instead of being
-/// returned to the OS and faulted in again (glibc unmaps large vectors on free).
+/// Plan arrays live in mimalloc, the large ones in the big-buffer cache (core/big_buffer.hpp): freed
+/// pages stay mapped for the next compute instead of being returned to the OS and faulted in again
+/// (glibc unmaps large vectors on free, and so does mimalloc for its huge allocations).
 template <class T>
 using PlanVec = std::vector<T, MiAllocator<T>>;
 

@@ -177,17 +177,26 @@ void inflate_bytes(const void *src, size_t srclen, void *dst, size_t nbytes, con
 
 }  // namespace
 
-std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, size_t typesize) {
+detail::BigBuffer encode_chunk_big(const Compressor &c, const void *src, size_t nbytes, size_t typesize) {
   check_compressor(c);
-  if (c.id.empty()) return std::string(static_cast<const char *>(src), nbytes);
-  if (c.id == "zlib" || c.id == "gzip") return deflate_bytes(src, nbytes, c.level, c.id == "gzip");
+  auto copy_of = [](const void *p, size_t n) {
+    detail::BigBuffer out(n);
+    if (n) std::memcpy(out.data(), p, n);
+    return out;
+  };
+  if (c.id.empty()) return copy_of(src, nbytes);
+  if (c.id == "zlib" || c.id == "gzip") {
+    std::string z = deflate_bytes(src, nbytes, c.level, c.id == "gzip");
+    return copy_of(z.data(), z.size());
+  }
   if (c.id == "zstd") {
-    // Uninitialized scratch (new char[] does not zero 32 MiB per chunk), then the compressed bytes.
-    const size_t cap = ZSTD_compressBound(nbytes);
-    std::unique_ptr<char[]> buf(new char[cap]);
-    size_t r = ZSTD_compressCCtx(zstd_cctx(), buf.get(), cap, src, nbytes, c.level);
+    // Scratch of the bound from the big-buffer cache (no zero fill, no fresh pages per chunk);
+    // the compressed bytes stay in it.
+    detail::BigBuffer buf(ZSTD_compressBound(nbytes));
+    size_t r = ZSTD_compressCCtx(zstd_cctx(), buf.data(), buf.size(), src, nbytes, c.level);
     if (ZSTD_isError(r)) fail(CA_EINTERNAL, "zstd compression failed: ", ZSTD_getErrorName(r));
-    return std::string(buf.get(), r);
+    buf.resize_down(r);
+    return buf;
   }
   // blosc
   CA_CHECK(nbytes <= size_t(BLOSC_MAX_BUFFERSIZE), CA_EINVAL, "chunk of ", nbytes,
@@ -196,12 +205,17 @@ std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, si
   if (shuffle == -1) shuffle = typesize == 1 ? BLOSC_BITSHUFFLE : BLOSC_SHUFFLE;
   // blosc's typesize is one byte wide; larger items shuffle as bytes of 1 (numcodecs does the same).
   size_t ts = typesize > 0 && typesize <= BLOSC_MAX_TYPESIZE ? typesize : 1;
-  const size_t cap = nbytes + BLOSC_MAX_OVERHEAD;
-  std::unique_ptr<char[]> buf(new char[cap]);  // uninitialized scratch
-  int r = blosc_compress_ctx(c.clevel, shuffle, ts, nbytes, src, buf.get(), cap, c.cname.c_str(),
+  detail::BigBuffer buf(nbytes + BLOSC_MAX_OVERHEAD);
+  int r = blosc_compress_ctx(c.clevel, shuffle, ts, nbytes, src, buf.data(), buf.size(), c.cname.c_str(),
                              size_t(c.blocksize), 1);
   if (r <= 0) fail(CA_EINTERNAL, "blosc compression (", c.cname, ") failed: ", r);
-  return std::string(buf.get(), size_t(r));
+  buf.resize_down(size_t(r));
+  return buf;
+}
+
+std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, size_t typesize) {
+  detail::BigBuffer b = encode_chunk_big(c, src, nbytes, typesize);
+  return std::string(b.data(), b.size());
 }
 
 size_t max_encoded_size(const Compressor &c, size_t nbytes) noexcept {

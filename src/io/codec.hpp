@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/big_buffer.hpp"
+
 namespace ca::io {
 
 /// A compressor as written in .zarray's "compressor" (numcodecs config). An empty id means none (null).
@@ -34,6 +36,9 @@ void check_compressor(const Compressor &c);
 /// Compress `nbytes` bytes of items of `typesize` bytes (blosc's shuffle unit). Throws CA_EUNSUPPORTED,
 /// CA_EINVAL (too large for blosc: 2 GiB) or CA_EINTERNAL if the library fails.
 std::string encode_chunk(const Compressor &c, const void *src, size_t nbytes, size_t typesize);
+/// The same, into a buffer of the big-buffer cache (core/big_buffer.hpp; its size() is the encoded
+/// size): what the store path uses, so a chunk's compression scratch reuses mapped pages.
+detail::BigBuffer encode_chunk_big(const Compressor &c, const void *src, size_t nbytes, size_t typesize);
 
 /// The largest encoded chunk of `nbytes` decoded bytes a reader accepts: `nbytes` uncompressed, else
 /// nbytes + nbytes/16 + 64 KiB, above the worst case of every codec here (zstd, zlib/gzip, blosc all

@@ -162,6 +162,36 @@ std::optional<std::string> read_file_if_exists(const std::string &path, size_t m
   return out;
 }
 
+std::optional<detail::BigBuffer> read_file_big_if_exists(const std::string &path, size_t max_bytes,
+                                                         const char *what) {
+  struct stat st;
+  Fd f{open_regular_file(path, st, true, what)};
+  if (f.fd < 0) return std::nullopt;
+  if (uint64_t(st.st_size) > max_bytes)
+    fail(CA_EFORMAT, what, " '", path, "' has ", int64_t(st.st_size), " bytes, more than the ", max_bytes,
+         " bytes it may have");
+  // The size fstat gave, plus one byte to see whether the file grew meanwhile.
+  detail::BigBuffer out(size_t(st.st_size) + 1);
+  size_t got = 0;
+  while (got < out.size()) {
+    size_t r = read_some(f.fd, out.data() + got, out.size() - got, path);
+    if (r == 0) break;
+    got += r;
+  }
+  if (got <= size_t(st.st_size)) {
+    out.resize_down(got);
+    return out;
+  }
+  // It grew while being read: the whole file the slow way (rare; bounded by max_bytes).
+  ::close(f.fd);
+  f.fd = -1;
+  auto whole = read_file_if_exists(path, max_bytes, what);
+  if (!whole) return std::nullopt;
+  detail::BigBuffer copy(whole->size());
+  if (!whole->empty()) std::memcpy(copy.data(), whole->data(), whole->size());
+  return copy;
+}
+
 bool read_exact_if_exists(const std::string &path, void *dst, size_t n, const std::string &what) {
   struct stat st;
   Fd f{open_regular_file(path, st, true, "chunk file")};

@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/big_buffer.hpp"
+
 namespace ca::io {
 
 /// The largest metadata file (.zarray, .zattrs, .zgroup) read or written: 16 MiB. Larger ones are
@@ -52,6 +54,9 @@ int open_regular_file(const std::string &path, struct stat &st, bool missing_ok,
 /// open_regular_file()); a file larger than `max_bytes` is CA_EFORMAT naming `what`, the size and the
 /// limit (checked before reading, and again while reading a file that grows). Other failures CA_EIO.
 std::optional<std::string> read_file_if_exists(const std::string &path, size_t max_bytes, const char *what);
+/// The same into a buffer of the big-buffer cache (core/big_buffer.hpp; no zero fill, reused pages):
+/// for chunk files, read whole once per task.
+std::optional<detail::BigBuffer> read_file_big_if_exists(const std::string &path, size_t max_bytes, const char *what);
 /// Read a regular file of exactly `n` bytes into `dst`: false if it does not exist, CA_EFORMAT (naming
 /// `what`) if its size differs, CA_EIO on a read error or a file that is not regular. No intermediate
 /// buffer.

@@ -14,13 +14,13 @@ namespace ca::io {
 
 namespace {
 
-struct FreeDelete {
-  void operator()(unsigned char *p) const noexcept { ::operator delete[](p, std::align_val_t(kBlockAlign)); }
+// Chunk-sized scratch from the big-buffer cache (core/big_buffer.hpp): reused pages, no zero fill.
+struct Buffer {
+  detail::BigBuffer b;
+  unsigned char *get() const noexcept { return reinterpret_cast<unsigned char *>(b.data()); }
+  void reset() noexcept { b.reset(); }
 };
-using Buffer = std::unique_ptr<unsigned char[], FreeDelete>;
-Buffer make_buffer(size_t n) {
-  return Buffer(static_cast<unsigned char *>(::operator new[](n ? n : 1, std::align_val_t(kBlockAlign))));
-}
+Buffer make_buffer(size_t n) { return Buffer{detail::BigBuffer(n)}; }
 
 void check_chunk_index(const ZarrMeta &meta, std::span<const Index> idx) {
   CA_CHECK(int(idx.size()) == meta.ndim(), CA_EINVAL, "chunk index has ", idx.size(), " entries, the array has ",
@@ -46,7 +46,7 @@ bool load_chunk(const std::string &path, const ZarrMeta &meta, std::span<const I
     if (meta.big_endian) byteswap_elements(dst, meta.chunk_elems(), meta.dtype);
     return true;
   }
-  auto data = read_file_if_exists(file, max_encoded_size(meta.compressor, nb), "chunk file");
+  auto data = read_file_big_if_exists(file, max_encoded_size(meta.compressor, nb), "chunk file");
   if (!data) return false;
   if (!fortran) {
     decode_chunk(meta.compressor, data->data(), data->size(), dst, nb, file);
@@ -85,7 +85,7 @@ void store_chunk(const std::string &path, const ZarrMeta &meta, std::span<const 
     write_file_atomic(chunk_file(path, meta, idx), enc, nb);
     return;
   }
-  std::string bytes = encode_chunk(meta.compressor, enc, nb, meta.itemsize());
+  detail::BigBuffer bytes = encode_chunk_big(meta.compressor, enc, nb, meta.itemsize());
   tmp.reset();
   write_file_atomic(chunk_file(path, meta, idx), bytes.data(), bytes.size());
 }

@@ -374,3 +374,74 @@ TEST(OutOfMemory, ComputeLargerThanTheAddressSpaceFailsCleanly) {
 #endif
 
 }  // namespace
+
+// ---- the big-buffer cache (core/big_buffer.hpp): large blocks reuse freed pages -------------------
+
+#include "core/big_buffer.hpp"
+#include "core/sanitizer.hpp"
+
+namespace {
+
+long minor_faults() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+}  // namespace
+
+TEST(BigBufferCache, ClassesCoverTheRequestWithinAQuarter) {
+  for (size_t n : {size_t(1) << 20, (size_t(1) << 20) + 1, size_t(3) << 20, (size_t(32) << 20) + 64,
+                   (size_t(5) << 30) + 12345}) {
+    const size_t c = ca::detail::big_class(n);
+    EXPECT_GE(c, n);
+    EXPECT_LE(double(c), 1.25 * double(n) + 1.0) << n;
+    EXPECT_EQ(c % 4096, 0u) << n;
+    EXPECT_EQ(ca::detail::big_class(c), c);  // a class is its own class
+  }
+}
+
+TEST(BigBufferCache, ReusedBlocksAreZeroedWhenAskedAndFaultNoPages) {
+  if (CA_ASAN) GTEST_SKIP() << "the cache is off under AddressSanitizer (reuse would hide use-after-free)";
+  ca::detail::big_cache_set_limit(int64_t(40) << 20);  // room for one 32 MiB block, whatever is cached
+  const int64_t shape[2] = {2048, 2048};                // 32 MiB of float64
+  ca::Block *a = ca::block_new(CA_FLOAT64, 2, shape, false);
+  std::memset(a->data, 0x5a, size_t(a->nbytes));  // fault every page in, leave garbage
+  void *first = a;
+  ca::block_release(a);
+  EXPECT_GE(ca::detail::big_cache_bytes(), int64_t(32) << 20);
+  const long before = minor_faults();
+  ca::Block *b = ca::block_new(CA_FLOAT64, 2, shape, true);
+  const long faults = minor_faults() - before;
+  EXPECT_EQ(static_cast<void *>(b), first);  // the freed buffer came back
+  const auto *d = static_cast<const unsigned char *>(b->data);
+  size_t nonzero = 0;
+  for (int64_t i = 0; i < b->nbytes; ++i) nonzero += d[i] != 0;
+  EXPECT_EQ(nonzero, 0u) << "a reused block asked for zeros kept old bytes";
+  // Zeroing 8,192 pages already mapped: no fault per page (a fresh mapping takes one each).
+  EXPECT_LT(faults, 1000) << faults << " minor faults for a reused 32 MiB block";
+  ca::block_release(b);
+  ca::detail::big_cache_set_limit(-1);
+}
+
+TEST(BigBufferCache, TheCapBoundsWhatIsKept) {
+  if (CA_ASAN) GTEST_SKIP() << "the cache is off under AddressSanitizer";
+  ca::detail::big_cache_set_limit(int64_t(9) << 20);  // room for one 5 MiB class (4 MiB + header)
+  const int64_t shape[1] = {int64_t(4) << 17};       // 4 MiB of float64 (+ header: the 5 MiB class)
+  std::vector<ca::Block *> v;
+  for (int i = 0; i < 4; ++i) v.push_back(ca::block_new(CA_FLOAT64, 1, shape, false));
+  for (ca::Block *b : v) ca::block_release(b);
+  EXPECT_LE(ca::detail::big_cache_bytes(), int64_t(9) << 20);
+  EXPECT_GT(ca::detail::big_cache_bytes(), 0);
+  ca::detail::big_cache_set_limit(0);  // off: empties it
+  EXPECT_EQ(ca::detail::big_cache_bytes(), 0);
+  ca::Block *b = ca::block_new(CA_FLOAT64, 1, shape, false);
+  ca::block_release(b);
+  EXPECT_EQ(ca::detail::big_cache_bytes(), 0);
+  ca::detail::big_cache_set_limit(-1);
+  ca::block_release(ca::block_new(CA_FLOAT64, 1, shape, false));
+  const int64_t held = ca::detail::big_cache_bytes();
+  EXPECT_GT(held, 0);
+  EXPECT_EQ(ca::detail::big_cache_trim(), held);
+  EXPECT_EQ(ca::detail::big_cache_bytes(), 0);
+}
