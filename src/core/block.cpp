@@ -10,8 +10,27 @@
 namespace ca {
 
 namespace {
-std::atomic<int64_t> g_live_bytes{0};
-std::atomic<int64_t> g_live_count{0};
+// Live block counters, sharded by thread: every block_new/destroy updates them, and one shared
+// cache line written by every worker per task was a serial point of tiny-task graphs (W1). A
+// thread adds to its own shard (a block freed on another thread makes shards go negative; only
+// the sum means anything).
+struct alignas(64) LiveShard {
+  std::atomic<int64_t> bytes{0};
+  std::atomic<int64_t> count{0};
+};
+constexpr unsigned kLiveShards = 16;
+LiveShard g_live[kLiveShards];
+std::atomic<unsigned> g_next_shard{0};
+
+LiveShard &live_shard() noexcept {
+  static thread_local LiveShard *mine = &g_live[g_next_shard.fetch_add(1, std::memory_order_relaxed) % kLiveShards];
+  return *mine;
+}
+void live_add(int64_t bytes, int64_t count) noexcept {
+  LiveShard &s = live_shard();
+  s.bytes.fetch_add(bytes, std::memory_order_relaxed);
+  s.count.fetch_add(count, std::memory_order_relaxed);
+}
 
 size_t header_bytes(int32_t ndim) {
   size_t h = offsetof(Block, shape) + sizeof(int64_t) * static_cast<size_t>(ndim > 0 ? ndim : 1);
@@ -69,8 +88,7 @@ Block *block_new(DType dtype, int32_t ndim, const int64_t *shape, bool zero) {
   init_header(b, dtype, ndim, shape, n);
   b->release_ud = budget;  // owned block: release_ud holds its budget
   b->data = static_cast<char *>(mem) + hb;
-  g_live_bytes.fetch_add(int64_t(total), std::memory_order_relaxed);
-  g_live_count.fetch_add(1, std::memory_order_relaxed);
+  live_add(int64_t(total), 1);
   return b;
 }
 
@@ -86,8 +104,7 @@ Block *block_wrap(DType dtype, int32_t ndim, const int64_t *shape, void *data, v
     b->data = data;
     b->release = release;
     b->release_ud = release ? ud : nullptr;  // without release, release_ud would read as a budget
-    g_live_bytes.fetch_add(int64_t(hb), std::memory_order_relaxed);
-    g_live_count.fetch_add(1, std::memory_order_relaxed);
+    live_add(int64_t(hb), 1);
     return b;
   } catch (...) {
     if (release) release(ud);
@@ -104,8 +121,7 @@ void block_destroy(Block *b) noexcept {
   } else if (b->release) {
     b->release(b->release_ud);
   }
-  g_live_bytes.fetch_sub(total, std::memory_order_relaxed);
-  g_live_count.fetch_sub(1, std::memory_order_relaxed);
+  live_add(-total, -1);
   if (b->release_ud && !b->release) {  // owned block charged to a budget
     MemoryBudget *budget = static_cast<MemoryBudget *>(b->release_ud);
     budget->give_back(total);
@@ -115,7 +131,15 @@ void block_destroy(Block *b) noexcept {
   else detail::mem_free(b);
 }
 
-int64_t block_live_bytes() noexcept { return g_live_bytes.load(std::memory_order_relaxed); }
-int64_t block_live_count() noexcept { return g_live_count.load(std::memory_order_relaxed); }
+int64_t block_live_bytes() noexcept {
+  int64_t n = 0;
+  for (const LiveShard &s : g_live) n += s.bytes.load(std::memory_order_relaxed);
+  return n;
+}
+int64_t block_live_count() noexcept {
+  int64_t n = 0;
+  for (const LiveShard &s : g_live) n += s.count.load(std::memory_order_relaxed);
+  return n;
+}
 
 }  // namespace ca
