@@ -380,11 +380,22 @@ class WorkDeque {
 // anonymous one: Executor::Worker holds one.
 namespace detail {
 struct DoneCounter {
+  // A worker's counts for its current run, published in batches: tasks done (progress) and tasks
+  // finished without a successor to hand their in-flight count to. Both counters are shared by
+  // every worker; one atomic add per task on them was a serial point of tiny-task graphs (W1).
+  // Flushed every 256 tasks, on a change of run, and before the worker looks for work elsewhere or
+  // sleeps, so a run completes as soon as its last worker runs out of its tasks.
   std::shared_ptr<Run> run;
   int64_t count = 0;
+  int64_t finished = 0;
   void flush() {
     if (run && count) run->done.fetch_add(count, std::memory_order_relaxed);
     count = 0;
+    if (run && finished) {
+      const int64_t f = finished;
+      finished = 0;
+      run->finish(f);  // (may complete the run: `run` keeps it alive)
+    }
   }
   void reset() {
     flush();
@@ -397,6 +408,8 @@ struct DoneCounter {
     }
     if (++count >= 256) flush();
   }
+  // The task just add()ed finished with no ready successor: its in-flight count ends.
+  void finish_later() { ++finished; }
 };
 }  // namespace detail
 using detail::DoneCounter;
@@ -523,8 +536,7 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
     }
   }
   if (nready == 0) {
-    dc.flush();
-    r.finish(1);  // this task's own count
+    dc.finish_later();  // this task's own count, published in a batch
     return;
   }
   if (nready > 1) r.inflight.fetch_add(nready - 1, std::memory_order_relaxed);  // the first inherits ours
@@ -711,6 +723,7 @@ void Executor::worker_loop(size_t id) {
       execute(item.node, push, w.dc, cs);
       continue;
     }
+    w.dc.flush();  // out of work: what this worker finished counts now (completion, memory checks)
     // Spin a little as a thief before sleeping.
     bool found = false;
     for (int k = 0; k < kStealSpins && !found; ++k) {
@@ -768,6 +781,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
           n = stack.back();
           stack.pop_back();
         } else if (run->take_injected(&n, 1) == 0 && run->take_roots(&n, 1) == 0) {
+          dc.flush();  // finished tasks count before the checks below read `inflight`
           if (part && (run->remote_waiting > 0 || run->ninjected.load() > 0)) {
             // Waiting for results from elsewhere.
             if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) run->fail(CA_ECANCELED, "computation cancelled");
