@@ -9,10 +9,11 @@
  *          chunks = x's chunks (dask: da.to_zarr(x, path, compressor=...)).
  *   read   ca_array_from_zarr(path) -> sum -> ca_array_compute (dask: da.from_zarr(path).sum().compute()),
  *          the sum checked against the closed form (relative 1e-9).
- * for two compressors, identical on both sides:
+ * for four compressors, identical on both sides:
  *   none       no compression (zarr compressor=None)
  *   blosc-lz4  blosc, cname lz4, clevel 5, byte shuffle: zarr's default Blosc(cname='lz4', clevel=5,
  *              shuffle=SHUFFLE)
+ *   zlib, zstd numcodecs' Zlib() and Zstd(): level 1
  * Each rep deletes the store, times the write, then times the read of what it wrote (the read hits the
  * page cache, as dask's does: both sides measure the same thing; no fsync on either side).
  * GB/s = x's bytes (rows * cols * 8) / 1e9 / seconds, for writes and reads alike (uncompressed bytes).
@@ -28,7 +29,7 @@
  * Any failing call or wrong sum exits with status 1.
  *
  * Usage: bench_zarr [--reps N] [--dir PATH] [--rows R] [--cols C] [--chunk-rows R] [--chunk-cols C]
- *                   [--threads T] [--compressor none|blosc-lz4|all] [--no-compress] [--keep]
+ *                   [--threads T] [--compressor none|blosc-lz4|zlib|zstd|all] [--no-compress] [--keep]
  *                   [--read-store PATH]
  *   --dir   where the stores go (created if missing; default: a fresh /var/tmp/bench_zarr.XXXXXX,
  *           removed at the end). Stores are DIR/chunkarray-<compressor>.zarr.
@@ -50,6 +51,7 @@
 #include <unistd.h>
 
 #define MAX_REPS 1000
+#define NCOMP 4 /* none, blosc-lz4, zlib, zstd */
 
 static double now_s(void) {
   struct timespec ts;
@@ -165,7 +167,7 @@ static double read_sum(ca_context_t *ctx, const char *path, double *seconds, dou
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_zarr [--reps N] [--dir PATH] [--rows R] [--cols C] [--chunk-rows R] "
-                  "[--chunk-cols C] [--threads T] [--compressor none|blosc-lz4|all] [--no-compress] [--keep] "
+                  "[--chunk-cols C] [--threads T] [--compressor none|blosc-lz4|zlib|zstd|all] [--no-compress] [--keep] "
                   "[--read-store PATH]\n");
 }
 
@@ -196,10 +198,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_zarr: bad option value\n");
     return 2;
   }
-  int do_none = !strcmp(compressor, "none") || !strcmp(compressor, "all");
-  int do_blosc = !strcmp(compressor, "blosc-lz4") || !strcmp(compressor, "all");
-  if (!do_none && !do_blosc) {
-    fprintf(stderr, "bench_zarr: unknown --compressor %s (none, blosc-lz4 or all)\n", compressor);
+  static const char *names[NCOMP] = {"none", "blosc-lz4", "zlib", "zstd"};
+  int enabled[NCOMP];
+  int any = 0;
+  for (int k = 0; k < NCOMP; ++k) any |= enabled[k] = !strcmp(compressor, names[k]) || !strcmp(compressor, "all");
+  if (!any) {
+    fprintf(stderr, "bench_zarr: unknown --compressor %s (none, blosc-lz4, zlib, zstd or all)\n", compressor);
     return 2;
   }
 
@@ -255,11 +259,9 @@ int main(int argc, char **argv) {
   CHECK(ca_array_from_buffer(&x, buf, CA_FLOAT64, 2, shape, &chunks, &(ca_buffer_options_t){sizeof(ca_buffer_options_t), CA_BUFFER_BORROW, NULL, NULL, NULL}));
   double expect = expected_sum(n);
 
-  static const char *names[2] = {"none", "blosc-lz4"};
-  int enabled[2] = {do_none, do_blosc};
   int failed = 0;
-  double wsec[2][MAX_REPS], rsec[2][MAX_REPS];
-  for (int k = 0; k < 2; ++k) {
+  double wsec[NCOMP][MAX_REPS], rsec[NCOMP][MAX_REPS];
+  for (int k = 0; k < NCOMP; ++k) {
     if (!enabled[k]) continue;
     size_t plen = strlen(dir) + 64;
     char *path = malloc(plen);
@@ -269,11 +271,14 @@ int main(int argc, char **argv) {
     zo.chunks = store_chunks;
     if (k == 0) {
       zo.compressor = "none";
-    } else {
+    } else if (k == 1) {
       zo.compressor = "blosc";
       zo.blosc_cname = "lz4";
       zo.level = 5;
       zo.blosc_shuffle = 1; /* byte shuffle: numcodecs Blosc.SHUFFLE */
+    } else {
+      zo.compressor = names[k]; /* numcodecs Zlib() / Zstd(): level 1 */
+      zo.level = 1;
     }
     for (int r = 0; r < reps; ++r) {
       if (rm_rf(path) != 0) {
@@ -316,7 +321,7 @@ int main(int argc, char **argv) {
   fprintf(stderr, "bench_zarr: (%lld, %lld) float64 = %.3f GB, chunks (%lld, %lld), %d threads, %d reps, dir %s%s\n",
           (long long)rows, (long long)cols, nbytes / 1e9, (long long)crows, (long long)ccols, threads, reps, dir,
           keep ? " (kept)" : "");
-  for (int k = 0; k < 2; ++k) {
+  for (int k = 0; k < NCOMP; ++k) {
     if (!enabled[k]) continue;
     double best_w = wsec[k][0], best_r = rsec[k][0];
     for (int r = 1; r < reps; ++r) {

@@ -14,7 +14,7 @@ Prints one JSON line per measurement ("zarr_write", "zarr_read_sum"; see bench_z
 stderr; --read-store PATH only reads and sums an existing store ("zarr_read_store").
 
 Usage: dask_zarr.py [--reps N] [--dir PATH] [--rows R] [--cols C] [--chunk-rows R] [--chunk-cols C]
-                    [--workers W] [--compressor none|blosc-lz4|all] [--no-compress] [--keep]
+                    [--workers W] [--compressor none|blosc-lz4|zlib|zstd|all] [--no-compress] [--keep]
                     [--read-store PATH]
 """
 import argparse
@@ -31,7 +31,7 @@ import dask
 import dask.array as da
 import numpy as np
 import zarr
-from numcodecs import Blosc
+from numcodecs import Blosc, Zlib, Zstd
 
 
 def cpu_now():
@@ -74,7 +74,7 @@ def main():
     p.add_argument("--chunk-rows", type=int, default=2048)
     p.add_argument("--chunk-cols", type=int, default=2048)
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--compressor", default="all", choices=["none", "blosc-lz4", "all"])
+    p.add_argument("--compressor", default="all", choices=["none", "blosc-lz4", "zlib", "zstd", "all"])
     p.add_argument("--no-compress", action="store_true")
     p.add_argument("--keep", action="store_true")
     p.add_argument("--read-store")
@@ -109,8 +109,9 @@ def main():
         np_x = np.resize(np.arange(1000) * 0.001, n).reshape(rows, cols)
         x = da.from_array(np_x, chunks=(a.chunk_rows, a.chunk_cols))
         expect = expected_sum(n)
-        compressors = {"none": None, "blosc-lz4": Blosc(cname="lz4", clevel=5, shuffle=Blosc.SHUFFLE)}
-        names = ["none", "blosc-lz4"] if a.compressor == "all" else [a.compressor]
+        compressors = {"none": None, "blosc-lz4": Blosc(cname="lz4", clevel=5, shuffle=Blosc.SHUFFLE),
+                       "zlib": Zlib(level=1), "zstd": Zstd(level=1)}
+        names = list(compressors) if a.compressor == "all" else [a.compressor]
         common = {"rows": rows, "cols": cols, "chunks": [a.chunk_rows, a.chunk_cols], "threads": a.workers}
         failed = False
         times = {}

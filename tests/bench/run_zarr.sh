@@ -4,7 +4,8 @@
 #   x = (16384, 16384) float64 (2 GiB), x.flat[i] = (i % 1000) * 0.001, chunks (2048, 2048)
 #   write     to_zarr into a fresh directory under /var/tmp
 #   read+sum  from_zarr(path).sum() computed, checked against the closed form (relative 1e-9)
-#   for compressor none and blosc-lz4 (zarr's default Blosc(cname='lz4', clevel=5, shuffle=SHUFFLE)).
+#   for compressor none, blosc-lz4 (zarr's default Blosc(cname='lz4', clevel=5, shuffle=SHUFFLE)),
+#   zlib and zstd (numcodecs' Zlib() and Zstd(): level 1).
 # chunkarray: tests/bench/bench_zarr (public C API, a context of W threads); dask:
 # tests/bench/dask_zarr.py (scheduler='threads', num_workers=W). Then the cross-compatibility check:
 # each side reads and sums the stores the other wrote, and the chunk files of both are compared.
@@ -109,7 +110,7 @@ print("| workload | dask GB/s | chunkarray GB/s | ratio |")
 print("|---|---|---|---|")
 bad = []
 sizes = []
-for comp in ("none", "blosc-lz4"):
+for comp in ("none", "blosc-lz4", "zlib", "zstd"):
     for bench, label in (("zarr_write", "write"), ("zarr_read_sum", "read + sum")):
         c, k = best(ca, bench, comp), best(dk, bench, comp)
         if c is None or k is None:
