@@ -395,59 +395,6 @@ SVD svd(const ArrayPtr &a) {
   return res;
 }
 
-// ---- square solvers ---------------------------------------------------------------------------------
-
-namespace {
-Index check_square(const ArrayPtr &a, const char *what) {
-  check_array(a, what, "a");
-  CA_CHECK(a->ndim() == 2, CA_EINVAL, what, ": a must be 2-d, got shape ", shape_str(a->shape));
-  CA_CHECK(a->shape[0] == a->shape[1], CA_EINVAL, what, ": Last 2 dimensions of the array must be square, got shape ",
-           shape_str(a->shape));
-  return a->shape[0];
-}
-ArrayPtr one_block(const ArrayPtr &a, DType dt) {
-  ArrayPtr c = cast(a, dt);
-  return rechunk(c, {{a->shape[0]}, {a->shape[1]}});
-}
-}  // namespace
-
-ArrayPtr solve(const ArrayPtr &a, const ArrayPtr &b) {
-  const Index n = check_square(a, "solve");
-  check_array(b, "solve", "b");
-  CA_CHECK((b->ndim() == 1 || b->ndim() == 2) && b->shape[0] == n, CA_EINVAL, "solve: shapes ", shape_str(a->shape),
-           " and ", shape_str(b->shape), " are incompatible (b must be (", n, ",) or (", n, ", k))");
-  DType dt = lapack_dtype(product_dtype(a, b));
-  ArrayPtr a1 = one_block(a, dt);
-  std::string hex = Tokenizer("solve").add(*a1).add(*b).name().substr(6);
-  ArrayPtr lu = blockwise_layer("lu-" + hex, "ca.linalg.lu", "ij", {ArrayArg::of(a1, "ij")}, a1->chunks, CA_RAW);
-  Chunks bc = b->chunks;
-  bc[0] = {n};
-  ArrayPtr b1 = rechunk(b, bc);
-  std::string bi = b->ndim() == 2 ? "ic" : "i";
-  ArrayPtr x = blockwise_layer("solve-" + hex, "ca.linalg.lu_solve", bi,
-                               {ArrayArg::of(lu, "ij"), ArrayArg::of(b1, bi), ArrayArg::lit(ca_arg_i64(dt))}, bc, dt,
-                               true);
-  return rechunk(x, b->chunks);
-}
-
-ArrayPtr inv(const ArrayPtr &a) {
-  check_square(a, "inv");
-  DType dt = lapack_dtype(a->dtype);
-  ArrayPtr a1 = one_block(a, dt);
-  ArrayPtr x = blockwise_layer(Tokenizer("inv").add(*a1).name(), "ca.linalg.inv", "ij", {ArrayArg::of(a1, "ij")},
-                               a1->chunks, dt);
-  return rechunk(x, a->chunks);
-}
-
-ArrayPtr cholesky(const ArrayPtr &a, bool lower) {
-  check_square(a, "cholesky");
-  DType dt = lapack_dtype(a->dtype);
-  ArrayPtr a1 = one_block(a, dt);
-  ArrayPtr x = blockwise_layer(Tokenizer("cholesky").add(*a1).add(int64_t(lower)).name(), "ca.linalg.cholesky", "ij",
-                               {ArrayArg::of(a1, "ij"), ArrayArg::lit(ca_arg_i64(lower))}, a1->chunks, dt);
-  return rechunk(x, a->chunks);
-}
-
 // ---- lstsq ------------------------------------------------------------------------------------------
 
 Lstsq lstsq(const ArrayPtr &a, const ArrayPtr &b) {
