@@ -91,7 +91,9 @@ CA_API ca_status_t ca_linalg_einsum(ca_array_t **out, const char *subscripts, co
  * Reduced QR of a 2-d array with one column block (dask's tsqr) or one row block (short-and-fat,
  * dask's sfqr: the row block's columns are gathered into one task): a = q @ r, q (m, k) with a's row
  * chunks and orthonormal columns, r (k, n) upper triangular with a's column chunks, k = min(m, n).
- * Signs follow LAPACK (as NumPy's, not necessarily equal to them).
+ * Signs follow LAPACK (as NumPy's, not necessarily equal to them). With more row blocks than one
+ * stack of their R factors fits in the tallest block (blocks x n > rows), the R factors are
+ * stacked in a tree of groups as dask's recursive tsqr, so no task holds more than a block.
  * @param[out] q, r owned results.
  * @return CA_OK; CA_EINVAL for NULL, non-2-d input, or more than one column block ("tsqr needs a
  *         tall-and-skinny matrix with one column block": neither one column block nor one row block;

@@ -106,6 +106,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The QR pack of one row block (tall-and-skinny QR, first level). Emitted by ca_linalg_qr.", false},
     {"ca.linalg.qr_q", "ca.linalg.qr_q(pack: block, stack_pack: block, offsets: tuple, index: tuple) -> block",
      "Q's block i: Q_i times the matching rows of the stacked factor's Q. Emitted by ca_linalg_qr.", false},
+    {"ca.linalg.qr_qe", "ca.linalg.qr_qe(pack: block, e: block, offset: int) -> block",
+     "Q @ e[offset : offset + k] for a QR pack's Q (m x k) and its parent's factor e: one step down the tree of "
+     "a multi-level tsqr. Emitted by ca_linalg_qr.",
+     false},
     {"ca.linalg.qr_r", "ca.linalg.qr_r(stack_pack: block) -> block", "R from the stacked QR pack. Emitted by ca_linalg_qr.",
      false},
     {"ca.linalg.qr_stack", "ca.linalg.qr_stack(packs: list) -> block",

@@ -8,9 +8,12 @@
 // `split` blocks (split = split_every^(1/ncontracted), split_every default 16, as in reductions),
 // the group partials are summed by `ca.linalg.sum` levels of a tree.
 //
-// Tall-and-skinny QR (dask's tsqr, one level): `ca.linalg.qr_block` per row block (a QR pack of
-// Q_i and R_i), `ca.linalg.qr_stack` over all packs (QR of the stacked R_i), then Q block i =
-// Q_i @ Q2[rows of block i] (`ca.linalg.qr_q`) and R (`ca.linalg.qr_r`). The SVD is the SVD of R
+// Tall-and-skinny QR (dask's tsqr): `ca.linalg.qr_block` per row block (a QR pack of Q_i and
+// R_i), `ca.linalg.qr_stack` over all packs (QR of the stacked R_i), then Q block i =
+// Q_i @ Q2[rows of block i] (`ca.linalg.qr_q`) and R (`ca.linalg.qr_r`). When the stacked R_i
+// would be taller than the tallest row block (blocks x n > rows), dask's recursion: the packs are
+// stacked in groups of (tallest / n) per level until one stack fits, and Q comes back down the
+// tree (`ca.linalg.qr_qe`: a node's Q times its rows of the parent's factor). The SVD is the SVD of R
 // (`ca.linalg.svd_small`) with U = Q @ U_R. lstsq is R x = Q^H b on top of tsqr.
 //
 // solve, inv, cholesky and solve_triangular are tile algorithms (tiled.cpp: dask's lu and blocked

@@ -487,6 +487,30 @@ ca_status_t k_qr_q(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
   });
 }
 
+// ca.linalg.qr_qe(pack, e, offset): Q @ e[offset : offset + k] for the pack's Q (m x k) and e a
+// plain matrix (rows x r): one step down the tree of a multi-level tsqr (e is the parent's factor).
+ca_status_t k_qr_qe(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
+    const char *kn = "ca.linalg.qr_qe";
+    CA_CHECK(nargs == 3, CA_EINVAL, kn, " takes (pack, e, offset)");
+    const Block *p = block_arg(args, nargs, 0, kn), *e = block_arg(args, nargs, 1, kn);
+    const int64_t off = int_arg(args, nargs, 2, kn);
+    CA_CHECK(p->ndim == 2 && e->ndim == 2 && p->dtype == e->dtype, CA_EINVAL, kn, ": bad operands");
+    QrView v = qr_view(p);
+    const int64_t r = e->shape[1];
+    CA_CHECK(off >= 0 && off + v.k <= e->shape[0], CA_EINVAL, kn, ": offset ", off, " does not fit the parent's ",
+             e->shape[0], " rows");
+    return dispatch_float(p->dtype, kn, [&](auto tag) -> Block * {
+      using T = typename decltype(tag)::type;
+      int64_t shape[2] = {v.m, r};
+      BlockRef res(block_new(p->dtype, 2, shape, true));
+      gemm<T>(false, false, v.m, r, v.k, static_cast<const T *>(p->data), v.n,
+              static_cast<const T *>(e->data) + off * r, r, static_cast<T *>(res->data), r, false);
+      return res.release();
+    });
+  });
+}
+
 // ca.linalg.qr_r(stack_pack): R (r x n).
 ca_status_t k_qr_r(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
   return kernel_boundary(out, kctx, [&]() -> Block * {
@@ -827,6 +851,7 @@ void register_linalg_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.linalg.qr_block", k_qr_block, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_stack", k_qr_stack, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_q", k_qr_q, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.linalg.qr_qe", k_qr_qe, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_r", k_qr_r, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.svd_small", k_svd_small, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.svd_s", k_svd_s, 1, nullptr, nullptr), true);

@@ -347,7 +347,11 @@ TEST_F(LinalgTest, QrReconstructsOrthonormalAndMatchesNumpyUpToSigns) {
                         {{3, 5}, {{1, 2}, {5}}},      // wide overall
                         {{6, 1}, {{6}, {1}}},
                         {{3, 8}, {{3}, {2, 3, 3}}},  // short-and-fat: one row block (dask's sfqr)
-                        {{0, 3}, {{0}, {3}}}};
+                        {{0, 3}, {{0}, {3}}},
+                        // Multi-level tsqr (stacked R factors taller than the tallest block):
+                        {{60, 4}, {{8, 8, 8, 8, 8, 8, 6, 6}, {4}}},
+                        {{97, 3}, {{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 6}, {3}}},
+                        {{40, 5}, {{10, 3, 10, 10, 7}, {5}}}};  // a block shorter than wide
   for (DType dt : kFloats)
     for (const Case &c : cases) {
       Npy a = make(dt, c.shape, 33);
@@ -375,20 +379,23 @@ TEST_F(LinalgTest, QrReconstructsOrthonormalAndMatchesNumpyUpToSigns) {
 }
 
 TEST_F(LinalgTest, SvdMatchesNumpy) {
-  for (DType dt : kFloats) {
-    Npy a = make(dt, {17, 5}, 34);
-    auto f = linalg::svd(arr(a, {{4, 6, 7}, {5}}));
+  for (DType dt : kFloats)
+    for (const Chunks &ch : {Chunks{{4, 6, 7}, {5}}, Chunks{{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1}, {2}}}) {
+    // The second: 11 stacked R factors of 2 rows exceed the 4-row blocks: multi-level tsqr.
+    Npy a = make(dt, {chunks_shape(ch)[0], chunks_shape(ch)[1]}, 34);
+    auto f = linalg::svd(arr(a, ch));
     Npy u = test::compute_npy(f.u), s = test::compute_npy(f.s), v = test::compute_npy(f.v);
     EXPECT_EQ(s.dtype, dt == CA_COMPLEX64 || dt == CA_FLOAT32 ? CA_FLOAT32 : CA_FLOAT64);
     Npy err = test::run_numpy(
         "sn = np.linalg.svd(a, compute_uv=False)\n"
-        "e = [np.abs((u * s) @ v - a).max(), np.abs(u.conj().T @ u - np.eye(5)).max(),\n"
-        "     np.abs(v @ v.conj().T - np.eye(5)).max(), np.abs(s - sn).max()]\n"
+        "k = a.shape[1]\n"
+        "e = [np.abs((u * s) @ v - a).max(), np.abs(u.conj().T @ u - np.eye(k)).max(),\n"
+        "     np.abs(v @ v.conj().T - np.eye(k)).max(), np.abs(s - sn).max()]\n"
         "result = np.array(e, dtype=np.float64)",
         {{"a", a}, {"u", u}, {"s", s}, {"v", v}});
     const double *e = err.as<double>();
     double tol = dt == CA_FLOAT32 || dt == CA_COMPLEX64 ? 1e-4 : 1e-12;
-    for (int i = 0; i < 4; ++i) EXPECT_LT(e[i], tol) << dtype_name(dt) << " check " << i;
+    for (int i = 0; i < 4; ++i) EXPECT_LT(e[i], tol) << dtype_name(dt) << " " << chunks_str(ch) << " check " << i;
   }
   // Short-and-fat with several column blocks.
   Npy w = make(CA_FLOAT64, {3, 7}, 57);

@@ -136,3 +136,24 @@ def test_failures():
         linalg.solve_triangular(ca.from_array(np.eye(3), chunks=2), ca.from_array(np.ones(4), chunks=2))
     with pytest.raises(ValueError, match="not a recognized matrix structure"):
         linalg.solve(np.eye(2), np.ones(2), assume_a="sym")
+
+
+@pytest.mark.parametrize("shape,chunks", [((60, 4), (8, 4)), ((97, 3), (7, 3)), ((41, 2), (4, 2))])
+def test_multilevel_tsqr_against_numpy_and_dask(shape, chunks):
+    # More row blocks than one level stacks (n x blocks > the tallest block): dask recurses, so do we.
+    a = RNG.standard_normal(shape)
+    y = RNG.standard_normal(shape[0])
+    A, dA = ca.from_array(a, chunks=chunks), da.from_array(a, chunks=chunks)
+    assert any("qr-stack-l2" in name for name in linalg.qr(A)[0].graph().layers())
+    q, r = (x.compute() for x in linalg.qr(A))
+    dq, dr = (x.compute() for x in da.linalg.qr(dA))
+    np.testing.assert_allclose(q @ r, a, atol=1e-12)
+    np.testing.assert_allclose(q.T @ q, np.eye(shape[1]), atol=1e-12)
+    np.testing.assert_allclose(np.abs(r), np.abs(dr), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.abs(r), np.abs(np.linalg.qr(a)[1]), rtol=1e-10, atol=1e-12)
+    u, s, v = (x.compute() for x in linalg.svd(A))
+    np.testing.assert_allclose(s, da.linalg.svd(dA)[1].compute(), rtol=1e-10)
+    np.testing.assert_allclose((u * s) @ v, a, atol=1e-12)
+    x = linalg.lstsq(A, ca.from_array(y, chunks=chunks[0]))[0].compute()
+    np.testing.assert_allclose(x, da.linalg.lstsq(dA, da.from_array(y, chunks=chunks[0]))[0].compute(), rtol=1e-9)
+    np.testing.assert_allclose(x, np.linalg.lstsq(a, y, rcond=None)[0], rtol=1e-9)
