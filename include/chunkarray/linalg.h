@@ -1,7 +1,8 @@
 /**
  * @file chunkarray/linalg.h
  * @brief Linear algebra on chunked arrays: dask.array's matmul/dot/tensordot/outer and
- *        dask.array.linalg (tsqr-based qr/svd/lstsq, solve, inv, cholesky, norm), NumPy's results.
+ *        dask.array.linalg (tsqr-based qr/svd/lstsq; tiled solve, inv, cholesky and
+ *        solve_triangular; norm), NumPy's results.
  *
  * Products are dask's blockwise contraction followed by a tree sum: the contracted axes of both
  * operands are unified (rechunked to common block boundaries, as dask's unify_chunks), each output
