@@ -157,3 +157,13 @@ def test_multilevel_tsqr_against_numpy_and_dask(shape, chunks):
     x = linalg.lstsq(A, ca.from_array(y, chunks=chunks[0]))[0].compute()
     np.testing.assert_allclose(x, da.linalg.lstsq(dA, da.from_array(y, chunks=chunks[0]))[0].compute(), rtol=1e-9)
     np.testing.assert_allclose(x, np.linalg.lstsq(a, y, rcond=None)[0], rtol=1e-9)
+
+
+def test_empty():
+    e = ca.from_array(np.zeros((0, 0)), chunks=1)
+    assert linalg.cholesky(e).compute().shape == (0, 0)
+    assert linalg.inv(e).compute().shape == (0, 0)
+    assert linalg.solve(e, ca.from_array(np.zeros(0), chunks=1)).compute().shape == (0,)
+    assert linalg.solve_triangular(e, ca.from_array(np.zeros((0, 3)), chunks=1)).compute().shape == (0, 3)
+    x = linalg.solve(ca.from_array(2 * np.eye(3), chunks=2), ca.from_array(np.zeros((3, 0)), chunks=2))
+    assert x.compute().shape == (3, 0) and x.chunks == ((2, 1), (0,))
