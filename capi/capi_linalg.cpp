@@ -136,6 +136,15 @@ CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, int
   CA_CATCH
 }
 
+CA_API ca_status_t ca_linalg_solve_triangular(ca_array_t **out, const ca_array_t *a, const ca_array_t *b, int lower) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = ca::capi::wrap_array(ca::linalg::solve_triangular(arr(a, "ca_linalg_solve_triangular", "a"),
+                                                           arr(b, "ca_linalg_solve_triangular", "b"), lower != 0));
+  return CA_OK;
+  CA_CATCH
+}
+
 CA_API ca_status_t ca_linalg_lstsq(ca_array_t **x, ca_array_t **residuals, ca_array_t **rank, ca_array_t **s,
                                    const ca_array_t *a, const ca_array_t *b) {
   if (residuals) *residuals = nullptr;

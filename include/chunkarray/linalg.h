@@ -1,7 +1,8 @@
 /**
  * @file chunkarray/linalg.h
  * @brief Linear algebra on chunked arrays: dask.array's matmul/dot/tensordot/outer and
- *        dask.array.linalg (tsqr-based qr/svd/lstsq, solve, inv, cholesky, norm), NumPy's results.
+ *        dask.array.linalg (tsqr-based qr/svd/lstsq; tiled solve, inv, cholesky and
+ *        solve_triangular; norm), NumPy's results.
  *
  * Products are dask's blockwise contraction followed by a tree sum: the contracted axes of both
  * operands are unified (rechunked to common block boundaries, as dask's unify_chunks), each output
@@ -91,7 +92,9 @@ CA_API ca_status_t ca_linalg_einsum(ca_array_t **out, const char *subscripts, co
  * Reduced QR of a 2-d array with one column block (dask's tsqr) or one row block (short-and-fat,
  * dask's sfqr: the row block's columns are gathered into one task): a = q @ r, q (m, k) with a's row
  * chunks and orthonormal columns, r (k, n) upper triangular with a's column chunks, k = min(m, n).
- * Signs follow LAPACK (as NumPy's, not necessarily equal to them).
+ * Signs follow LAPACK (as NumPy's, not necessarily equal to them). With more row blocks than one
+ * stack of their R factors fits in the tallest block (blocks x n > rows), the R factors are
+ * stacked in a tree of groups as dask's recursive tsqr, so no task holds more than a block.
  * @param[out] q, r owned results.
  * @return CA_OK; CA_EINVAL for NULL, non-2-d input, or more than one column block ("tsqr needs a
  *         tall-and-skinny matrix with one column block": neither one column block nor one row block;
@@ -108,26 +111,54 @@ CA_API ca_status_t ca_linalg_qr(ca_array_t **q, ca_array_t **r, const ca_array_t
 CA_API ca_status_t ca_linalg_svd(ca_array_t **u, ca_array_t **s, ca_array_t **v, const ca_array_t *a);
 
 /**
- * solve(a, b): x with a @ x = b, a square (n, n), b (n,) or (n, k). One LU factorization of a (a is
- * gathered into one block) shared by one solve task per column block of b; x has b's chunks.
- * @return CA_OK; CA_EINVAL for non-square a or a b that does not match (the message names both
- *         shapes). A singular a fails at compute with CA_EKERNEL "Singular matrix".
+ * solve(a, b): x with a @ x = b, a square (n, n), b (n,) or (n, k), as dask.array.linalg.solve: a
+ * blocked LU of a as a task graph (dask's `lu`: each diagonal tile factored with partial pivoting
+ * inside the tile, the row and column panels solved against it, the trailing tiles updated, one task
+ * per tile operation, LAPACK/BLAS per tile), then blocked forward and back substitution over b's
+ * tiles. Tiles are square: a's row chunks on both axes (a is rechunked when its column chunks
+ * differ; dask instead requires all chunks equal). Like dask, rows are exchanged only inside a
+ * diagonal tile, so a nonsingular a whose diagonal tile (or its Schur complement) is singular fails.
+ * x has b's chunks; the dtype is NumPy's promotion of a's and b's (float64 for integers).
+ * @return CA_OK; CA_EINVAL for NULL, non-2-d or non-square a, unknown chunk sizes, or a b that does
+ *         not match (the message names both shapes); CA_ETYPE for non-numeric dtypes. A singular
+ *         diagonal tile fails at compute with CA_EKERNEL "Singular matrix".
  */
 CA_API ca_status_t ca_linalg_solve(ca_array_t **out, const ca_array_t *a, const ca_array_t *b);
 
 /**
- * inv(a) of a square matrix (gathered into one block, LAPACK getrf + getri); the result has a's
- * chunks. @return CA_OK, CA_EINVAL (non-square); CA_EKERNEL "Singular matrix" at compute.
+ * inv(a) of a square matrix: ca_linalg_solve() with the identity (dask's inv); the result has a's
+ * chunks. @return as ca_linalg_solve() (CA_EINVAL for non-square a; CA_EKERNEL "Singular matrix"
+ * at compute).
  */
 CA_API ca_status_t ca_linalg_inv(ca_array_t **out, const ca_array_t *a);
 
 /**
- * Cholesky factor of a Hermitian positive-definite matrix (gathered into one block, LAPACK potrf):
- * @p lower true gives L with a = L @ L^H (NumPy's result), false gives U with a = U^H @ U (dask's
- * default). Only the selected triangle of a is read. The result has a's chunks.
- * @return CA_OK, CA_EINVAL (non-square); CA_EKERNEL "Matrix is not positive definite" at compute.
+ * Cholesky factor of a Hermitian positive-definite matrix as a tiled task graph (right-looking:
+ * potrf on the diagonal tile, trsm on the panel below it, gemm updates of the trailing tiles; tiles
+ * are a's row chunks on both axes): @p lower true gives L with a = L @ L^H (NumPy's result), false
+ * gives U with a = U^H @ U (dask's default). Only the selected triangle of a is read. The result
+ * has a's chunks.
+ * @return CA_OK, CA_EINVAL (NULL, non-2-d, non-square, unknown chunk sizes), CA_ETYPE (non-numeric);
+ *         CA_EKERNEL "Matrix is not positive definite" at compute.
  */
 CA_API ca_status_t ca_linalg_cholesky(ca_array_t **out, const ca_array_t *a, int lower);
+
+/**
+ * scipy.linalg.solve_triangular(a, b, lower) as dask.array.linalg.solve_triangular: x with
+ * a @ x = b for a square triangular a, by blocked forward (@p lower) or back substitution over
+ * tiles (a trsm per diagonal tile, a gemm per off-diagonal tile). Only the selected triangle of a is
+ * read. Tiles follow b's row chunks (a is rechunked to them; dask requires a.chunks[1] ==
+ * b.chunks[0]). x has b's chunks; the dtype is NumPy's promotion of a's and b's (float64 for
+ * integers).
+ * @param[out] out the solution (NULL on failure), owned.
+ * @param a (n, n), borrowed. @param b (n,) or (n, k), borrowed.
+ * @param lower nonzero: a is lower triangular; 0: upper.
+ * @return CA_OK; CA_EINVAL for NULL @p out, @p a or @p b, non-2-d or non-square a, unknown chunk
+ *         sizes, or a b that does not match ("solve_triangular: shapes (3, 3) and (4,) are
+ *         incompatible ..."); CA_ETYPE for non-numeric dtypes. A zero on a's diagonal fails at
+ *         compute with CA_EKERNEL "Singular matrix".
+ */
+CA_API ca_status_t ca_linalg_solve_triangular(ca_array_t **out, const ca_array_t *a, const ca_array_t *b, int lower);
 
 /**
  * Least squares through tsqr (dask's lstsq): a (m, n), m >= n, one column block; b (m,) or (m, k).

@@ -94,6 +94,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      true},
     {"ca.linalg.lu_solve", "ca.linalg.lu_solve(lu: block, b: block, dtype: int) -> block",
      "x = a^-1 b from ca.linalg.lu's pack, for b of shape (n,) or (n, k).", true},
+    {"ca.linalg.lu_tile", "ca.linalg.lu_tile(lu: block, b: block, mode: int) -> block",
+     "With ca.linalg.lu's pack of a diagonal tile (P L U): mode 0 gives L^-1 P^T b, mode 1 b U^-1, mode 2 "
+     "U^-1 b (b of shape (n,) or (n, k); (m, n) for mode 1). A step of the blocked LU and solve.",
+     true},
     {"ca.linalg.matmul", "ca.linalg.matmul(a: list, b: list, vec: tuple, dtype: int) -> block",
      "One block of a matrix product: the blocks of a and b along the contracted axis, vec = (a is a vector, b is "
      "a vector). Emitted by ca_linalg_matmul.",
@@ -102,6 +106,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The QR pack of one row block (tall-and-skinny QR, first level). Emitted by ca_linalg_qr.", false},
     {"ca.linalg.qr_q", "ca.linalg.qr_q(pack: block, stack_pack: block, offsets: tuple, index: tuple) -> block",
      "Q's block i: Q_i times the matching rows of the stacked factor's Q. Emitted by ca_linalg_qr.", false},
+    {"ca.linalg.qr_qe", "ca.linalg.qr_qe(pack: block, e: block, offset: int) -> block",
+     "Q @ e[offset : offset + k] for a QR pack's Q (m x k) and its parent's factor e: one step down the tree of "
+     "a multi-level tsqr. Emitted by ca_linalg_qr.",
+     false},
     {"ca.linalg.qr_r", "ca.linalg.qr_r(stack_pack: block) -> block", "R from the stacked QR pack. Emitted by ca_linalg_qr.",
      false},
     {"ca.linalg.qr_stack", "ca.linalg.qr_stack(packs: list) -> block",
@@ -121,6 +129,14 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "One block of a tensordot: blocks (or nested lists of blocks along the contracted axes) of a and b, and the "
      "contraction spec. Emitted by ca_linalg_tensordot.",
      false},
+    {"ca.linalg.tile_gemm", "ca.linalg.tile_gemm(c: block, a: block, b: block, ops: tuple) -> block",
+     "c - op(a) op(b) (BLAS gemm) with ops = (op_a, op_b), each 0 (as is), 1 (transpose) or 2 (conjugate "
+     "transpose); c and b may be 1-d (columns). The trailing update of the blocked factorizations and solves.",
+     true},
+    {"ca.linalg.tile_trsm", "ca.linalg.tile_trsm(a: block, b: block, flags: tuple) -> block",
+     "op(a)^-1 b, or b op(a)^-1 when right, for a square triangular tile a (BLAS trsm); flags = (right, lower, "
+     "op, unit), op as in ca.linalg.tile_gemm; fails with \"Singular matrix\" on a zero diagonal.",
+     true},
     {"ca.linalg.trisolve", "ca.linalg.trisolve(r: block, y: block, lower: int, dtype: int) -> block",
      "x with r x = y for a square triangular block r (lower when `lower` is 1) and y of shape (n,) or (n, k).", true},
     {"ca.mask_axis", "ca.mask_axis(block, mask: block, axis: int) -> block",

@@ -182,6 +182,76 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t
   }
 }
 
+namespace {
+CBLAS_TRANSPOSE cblas_op(Op o) { return o == Op::N ? CblasNoTrans : o == Op::T ? CblasTrans : CblasConjTrans; }
+
+template <class T>
+void trsm_call(CBLAS_ORDER order, bool right, bool lower, CBLAS_TRANSPOSE ta, bool unit, int64_t M, int64_t N,
+               const T *A, int64_t lda, T *B, int64_t ldb) {
+  if (M == 0 || N == 0) return;
+  blas_init();
+  const int m = i32(M, "matrix extent"), n = i32(N, "matrix extent");
+  const int la = i32(std::max<int64_t>(lda, 1), "leading dimension"), lb = i32(std::max<int64_t>(ldb, 1), "leading dimension");
+  const CBLAS_SIDE side = right ? CblasRight : CblasLeft;
+  const CBLAS_UPLO uplo = lower ? CblasLower : CblasUpper;
+  const CBLAS_DIAG diag = unit ? CblasUnit : CblasNonUnit;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_strsm(order, side, uplo, ta, diag, m, n, 1.0f, A, la, B, lb);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dtrsm(order, side, uplo, ta, diag, m, n, 1.0, A, la, B, lb);
+  } else {
+    const T one(1);
+    if constexpr (std::is_same_v<T, cfloat>) cblas_ctrsm(order, side, uplo, ta, diag, m, n, &one, A, la, B, lb);
+    else cblas_ztrsm(order, side, uplo, ta, diag, m, n, &one, A, la, B, lb);
+  }
+}
+}  // namespace
+
+template <class T>
+void gemm_sub(Op ta, Op tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
+              int64_t ldc) {
+  if (M == 0 || N == 0 || K == 0) return;
+  blas_init();
+  const int m = i32(M, "matrix extent"), n = i32(N, "matrix extent"), k = i32(K, "matrix extent");
+  const int la = i32(std::max<int64_t>(lda, 1), "leading dimension");
+  const int lb = i32(std::max<int64_t>(ldb, 1), "leading dimension");
+  const int lc = i32(std::max<int64_t>(ldc, 1), "leading dimension");
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, cblas_op(ta), cblas_op(tb), m, n, k, -1.0f, A, la, B, lb, 1.0f, C, lc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, cblas_op(ta), cblas_op(tb), m, n, k, -1.0, A, la, B, lb, 1.0, C, lc);
+  } else {
+    const T alpha(-1), beta(1);
+    if constexpr (std::is_same_v<T, cfloat>)
+      cblas_cgemm(CblasRowMajor, cblas_op(ta), cblas_op(tb), m, n, k, &alpha, A, la, B, lb, &beta, C, lc);
+    else
+      cblas_zgemm(CblasRowMajor, cblas_op(ta), cblas_op(tb), m, n, k, &alpha, A, la, B, lb, &beta, C, lc);
+  }
+}
+
+template <class T>
+void trsm_rowmajor(bool right, bool lower, Op ta, bool unit, int64_t M, int64_t N, const T *A, int64_t lda, T *B,
+                   int64_t ldb) {
+  trsm_call<T>(CblasRowMajor, right, lower, cblas_op(ta), unit, M, N, A, lda, B, ldb);
+}
+
+template <class T>
+void trsm_colmajor_a(bool right, bool lower, bool unit, int64_t M, int64_t N, const T *A, int64_t lda, T *B,
+                     int64_t ldb) {
+  // B row-major M x N is B^T column-major N x M (ld ldb): op(A) X = B  <=>  X^T op(A)^T = B^T, and
+  // X op(A) = B  <=>  op(A)^T X^T = B^T; A column-major, so the plain transpose (no conjugation).
+  trsm_call<T>(CblasColMajor, !right, lower, CblasTrans, unit, N, M, A, lda, B, ldb);
+}
+
+#define CA_TILE_INST(T)                                                                                        \
+  template void gemm_sub<T>(Op, Op, int64_t, int64_t, int64_t, const T *, int64_t, const T *, int64_t, T *, int64_t); \
+  template void trsm_rowmajor<T>(bool, bool, Op, bool, int64_t, int64_t, const T *, int64_t, T *, int64_t);    \
+  template void trsm_colmajor_a<T>(bool, bool, bool, int64_t, int64_t, const T *, int64_t, T *, int64_t);
+CA_TILE_INST(float)
+CA_TILE_INST(double)
+CA_TILE_INST(cfloat)
+CA_TILE_INST(cdouble)
+
 #define CA_GEMM_INST(T)                                                                                     \
   template void gemm<T>(bool, bool, int64_t, int64_t, int64_t, const T *, int64_t, const T *, int64_t, T *, \
                         int64_t, bool);

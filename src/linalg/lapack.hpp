@@ -54,6 +54,26 @@ int64_t cholesky_colmajor(int64_t n, T *a, bool lower);
 template <class T>
 int64_t trsolve_colmajor(int64_t n, int64_t nrhs, const T *a, bool lower, T *b);
 
+/// op(X) for the tile kernels: X itself, its transpose, or its conjugate transpose.
+enum class Op : int { N = 0, T = 1, C = 2 };
+
+/// C -= op(A) op(B), row-major (BLAS gemm with alpha = -1, beta = 1): op(A) M x K, op(B) K x N;
+/// A stored (op(A) == A ? M x K : K x M) with leading dimension lda, B likewise.
+template <class T>
+void gemm_sub(Op ta, Op tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb, T *C,
+              int64_t ldc);
+
+/// Triangular solve in place, row-major (BLAS trsm, alpha = 1): B (M x N, ld ldb) becomes
+/// op(A)^-1 B (left) or B op(A)^-1 (right); A is the n x n triangle (n = M left, N right, ld lda),
+/// `lower` says which triangle is read, `unit` that its diagonal is taken as ones.
+template <class T>
+void trsm_rowmajor(bool right, bool lower, Op ta, bool unit, int64_t M, int64_t N, const T *A, int64_t lda, T *B,
+                   int64_t ldb);
+/// The same with A column-major (ld lda) and B row-major: used with LU packs (column-major).
+template <class T>
+void trsm_colmajor_a(bool right, bool lower, bool unit, int64_t M, int64_t N, const T *A, int64_t lda, T *B,
+                     int64_t ldb);
+
 /// Row-major rows x cols -> column-major (ld rows), and back.
 template <class T>
 void to_colmajor(int64_t rows, int64_t cols, const T *src, T *dst);

@@ -315,6 +315,16 @@ struct Tsqr {
   DType dtype = CA_FLOAT64;
   Chunks row_chunks;
   std::vector<Index> col_chunks;  // the input's column chunks (R and V^H get them back)
+  // Multi-level (dask's recursive tsqr): tree[l] for l >= 1 are groups of the nodes of level l - 1
+  // (level 0: the row blocks' packs), each a QR pack of its children's stacked R factors; the top
+  // (`stack`) stacks the last level. Empty: one level (the top stacks the row blocks' packs).
+  struct Level {
+    std::string name;             // the layer of this level's packs, keys (g)
+    std::vector<int64_t> k;       // rows of each node's R
+  };
+  std::vector<Level> tree;
+  std::vector<std::vector<Index>> parent;   // per level (0 = row blocks): each node's group
+  std::vector<std::vector<int64_t>> offset; // per level: each node's first row in its group's stack
 };
 
 ArrayPtr with_cols(const ArrayPtr &x, const std::vector<Index> &cols) {
@@ -348,12 +358,101 @@ Tsqr tsqr(const ArrayPtr &a0, const char *what) {
   std::string hex = Tokenizer("tsqr").add(*a).name().substr(5);
   t.packs = blockwise_layer("qr-blocks-" + hex, "ca.linalg.qr_block", "ik", {ArrayArg::of(a, "ik")}, a->chunks,
                             t.dtype);
-  t.stack = blockwise_layer("qr-stack-" + hex, "ca.linalg.qr_stack", "", {ArrayArg::of(t.packs, "ik")}, {}, t.dtype,
-                            true);
+  // dask's recursion: while the stacked R factors (nodes x n rows) would be taller than the tallest
+  // row block, stack them in groups of (tallest block / n) first, so no task holds more than a block.
+  const Index tallest = a->chunks[0].empty() ? 0 : *std::max_element(a->chunks[0].begin(), a->chunks[0].end());
+  const Index group = t.n > 0 ? tallest / t.n : 0;
+  std::vector<int64_t> k;
+  for (Index mi : a->chunks[0]) k.push_back(std::min(mi, t.n));
+  if (group < 2 || Index(k.size()) * t.n <= tallest) {
+    t.stack = blockwise_layer("qr-stack-" + hex, "ca.linalg.qr_stack", "", {ArrayArg::of(t.packs, "ik")}, {}, t.dtype,
+                              true);
+    return t;
+  }
+  auto g = std::make_shared<Graph>(*t.packs->graph);
+  std::string cur = t.packs->name;  // the current level's layer (level 0: the packs, keys (i, 0))
+  auto key_of = [&](size_t level, Index i) {
+    return level == 0 ? std::vector<Index>{i, 0} : std::vector<Index>{i};
+  };
+  size_t level = 0;
+  while (Index(k.size()) * t.n > tallest && k.size() > 1) {
+    Tsqr::Level lv;
+    lv.name = "qr-stack-l" + std::to_string(level + 1) + "-" + hex;
+    std::vector<Index> par;
+    std::vector<int64_t> off;
+    const Index ngroups = (Index(k.size()) + group - 1) / group;
+    for (Index G = 0; G < ngroups; ++G) {
+      std::vector<std::vector<Index>> idx;
+      int64_t rows = 0;
+      for (Index c = G * group; c < std::min<Index>(Index(k.size()), (G + 1) * group); ++c) {
+        idx.push_back(key_of(level, c));
+        par.push_back(G);
+        off.push_back(rows);
+        rows += k[size_t(c)];
+      }
+      std::vector<ca_arg_t> items;
+      for (auto &i : idx) items.push_back(ca_arg_key(cur.c_str(), i.data(), int32_t(i.size())));
+      ca_arg_t list = ca_arg_list(items.data(), items.size());
+      g->add_task(KeyRef{lv.name.c_str(), &G, 1}, "ca.linalg.qr_stack", &list, 1);
+      lv.k.push_back(std::min<int64_t>(rows, t.n));
+    }
+    t.parent.push_back(std::move(par));
+    t.offset.push_back(std::move(off));
+    k = lv.k;
+    cur = lv.name;
+    t.tree.push_back(std::move(lv));
+    ++level;
+  }
+  // The top stacks the last level; offsets of its nodes replace the row blocks'.
+  t.offsets.clear();
+  int64_t rows = 0;
+  std::vector<std::vector<Index>> idx;
+  for (size_t c = 0; c < k.size(); ++c) {
+    t.offsets.push_back(rows);
+    rows += k[c];
+    idx.push_back(key_of(level, Index(c)));
+  }
+  std::vector<ca_arg_t> items;
+  for (auto &i : idx) items.push_back(ca_arg_key(cur.c_str(), i.data(), int32_t(i.size())));
+  ca_arg_t list = ca_arg_list(items.data(), items.size());
+  const std::string top = "qr-stack-" + hex;
+  g->add_task(KeyRef{top.c_str(), nullptr, 0}, "ca.linalg.qr_stack", &list, 1);
+  t.stack = array_from_layer(g, top, {}, t.dtype);
   return t;
 }
 
 ArrayPtr tsqr_q(const Tsqr &t, const ArrayPtr &svd_pack, const std::string &name) {
+  if (!t.tree.empty()) {
+    // Top-down: E(c) = Q_c @ Q_top[rows of c] (@ U_R) for the top's children (ca.linalg.qr_q), then
+    // E(d) = Q_d @ E(parent)[rows of d] (ca.linalg.qr_qe) down to the row blocks (Q's blocks).
+    auto g = merge_graphs({t.packs, t.stack, svd_pack});
+    const size_t L = t.tree.size();
+    std::string parent_layer;
+    for (size_t l = L + 1; l-- > 0;) {
+      const bool leaf = l == 0;
+      const std::string layer = leaf ? name : name + "-e" + std::to_string(l);
+      const std::string src = leaf ? t.packs->name : t.tree[l - 1].name;
+      const Index count = leaf ? Index(t.row_chunks[0].size()) : Index(t.tree[l - 1].k.size());
+      for (Index c = 0; c < count; ++c) {
+        std::vector<Index> key = leaf ? std::vector<Index>{c, 0} : std::vector<Index>{c};
+        ca_arg_t pack = ca_arg_key(src.c_str(), key.data(), int32_t(key.size()));
+        if (l == L) {
+          int64_t ci = c;
+          ca_arg_t args[5] = {pack, ca_arg_key(t.stack->name.c_str(), nullptr, 0),
+                              ca_arg_tuple(t.offsets.data(), t.offsets.size()), ca_arg_tuple(&ci, 1),
+                              svd_pack ? ca_arg_key(svd_pack->name.c_str(), nullptr, 0) : ca_arg_none()};
+          g->add_task(KeyRef{layer.c_str(), key.data(), int32_t(key.size())}, "ca.linalg.qr_q", args,
+                      svd_pack ? 5 : 4);
+        } else {
+          Index p = t.parent[l][size_t(c)];
+          ca_arg_t args[3] = {pack, ca_arg_key(parent_layer.c_str(), &p, 1), ca_arg_i64(t.offset[l][size_t(c)])};
+          g->add_task(KeyRef{layer.c_str(), key.data(), int32_t(key.size())}, "ca.linalg.qr_qe", args, 3);
+        }
+      }
+      parent_layer = layer;
+    }
+    return array_from_layer(g, name, {t.row_chunks[0], {t.r}}, t.dtype);
+  }
   std::vector<ArrayArg> args{ArrayArg::of(t.packs, "ik"), ArrayArg::of(t.stack, ""),
                              ArrayArg::lit(ca_arg_tuple(t.offsets.data(), t.offsets.size())),
                              ArrayArg::special(BlockwiseArg::BlockIndex)};
@@ -395,59 +494,6 @@ SVD svd(const ArrayPtr &a) {
   return res;
 }
 
-// ---- square solvers ---------------------------------------------------------------------------------
-
-namespace {
-Index check_square(const ArrayPtr &a, const char *what) {
-  check_array(a, what, "a");
-  CA_CHECK(a->ndim() == 2, CA_EINVAL, what, ": a must be 2-d, got shape ", shape_str(a->shape));
-  CA_CHECK(a->shape[0] == a->shape[1], CA_EINVAL, what, ": Last 2 dimensions of the array must be square, got shape ",
-           shape_str(a->shape));
-  return a->shape[0];
-}
-ArrayPtr one_block(const ArrayPtr &a, DType dt) {
-  ArrayPtr c = cast(a, dt);
-  return rechunk(c, {{a->shape[0]}, {a->shape[1]}});
-}
-}  // namespace
-
-ArrayPtr solve(const ArrayPtr &a, const ArrayPtr &b) {
-  const Index n = check_square(a, "solve");
-  check_array(b, "solve", "b");
-  CA_CHECK((b->ndim() == 1 || b->ndim() == 2) && b->shape[0] == n, CA_EINVAL, "solve: shapes ", shape_str(a->shape),
-           " and ", shape_str(b->shape), " are incompatible (b must be (", n, ",) or (", n, ", k))");
-  DType dt = lapack_dtype(product_dtype(a, b));
-  ArrayPtr a1 = one_block(a, dt);
-  std::string hex = Tokenizer("solve").add(*a1).add(*b).name().substr(6);
-  ArrayPtr lu = blockwise_layer("lu-" + hex, "ca.linalg.lu", "ij", {ArrayArg::of(a1, "ij")}, a1->chunks, CA_RAW);
-  Chunks bc = b->chunks;
-  bc[0] = {n};
-  ArrayPtr b1 = rechunk(b, bc);
-  std::string bi = b->ndim() == 2 ? "ic" : "i";
-  ArrayPtr x = blockwise_layer("solve-" + hex, "ca.linalg.lu_solve", bi,
-                               {ArrayArg::of(lu, "ij"), ArrayArg::of(b1, bi), ArrayArg::lit(ca_arg_i64(dt))}, bc, dt,
-                               true);
-  return rechunk(x, b->chunks);
-}
-
-ArrayPtr inv(const ArrayPtr &a) {
-  check_square(a, "inv");
-  DType dt = lapack_dtype(a->dtype);
-  ArrayPtr a1 = one_block(a, dt);
-  ArrayPtr x = blockwise_layer(Tokenizer("inv").add(*a1).name(), "ca.linalg.inv", "ij", {ArrayArg::of(a1, "ij")},
-                               a1->chunks, dt);
-  return rechunk(x, a->chunks);
-}
-
-ArrayPtr cholesky(const ArrayPtr &a, bool lower) {
-  check_square(a, "cholesky");
-  DType dt = lapack_dtype(a->dtype);
-  ArrayPtr a1 = one_block(a, dt);
-  ArrayPtr x = blockwise_layer(Tokenizer("cholesky").add(*a1).add(int64_t(lower)).name(), "ca.linalg.cholesky", "ij",
-                               {ArrayArg::of(a1, "ij"), ArrayArg::lit(ca_arg_i64(lower))}, a1->chunks, dt);
-  return rechunk(x, a->chunks);
-}
-
 // ---- lstsq ------------------------------------------------------------------------------------------
 
 Lstsq lstsq(const ArrayPtr &a, const ArrayPtr &b) {
@@ -472,12 +518,8 @@ Lstsq lstsq(const ArrayPtr &a, const ArrayPtr &b) {
     c[0] = {N};
     return c;
   }());
-  std::string yi = b->ndim() == 2 ? "ic" : "i";
   Lstsq res;
-  res.x = blockwise_layer(Tokenizer("lstsq-x").add(*f.r).add(*y).name(), "ca.linalg.trisolve", yi,
-                          {ArrayArg::of(f.r, "ij"), ArrayArg::of(y, yi), ArrayArg::lit(ca_arg_i64(0)),
-                           ArrayArg::lit(ca_arg_i64(dt))},
-                          y->chunks, dt, true);
+  res.x = solve_triangular(f.r, y, false);  // as dask: R x = Q^H b
   const DType rdt = real_dtype(dt);
   if (M > N) {
     ArrayPtr ax = matmul(ac, res.x);

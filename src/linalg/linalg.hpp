@@ -8,14 +8,16 @@
 // `split` blocks (split = split_every^(1/ncontracted), split_every default 16, as in reductions),
 // the group partials are summed by `ca.linalg.sum` levels of a tree.
 //
-// Tall-and-skinny QR (dask's tsqr, one level): `ca.linalg.qr_block` per row block (a QR pack of
-// Q_i and R_i), `ca.linalg.qr_stack` over all packs (QR of the stacked R_i), then Q block i =
-// Q_i @ Q2[rows of block i] (`ca.linalg.qr_q`) and R (`ca.linalg.qr_r`). The SVD is the SVD of R
+// Tall-and-skinny QR (dask's tsqr): `ca.linalg.qr_block` per row block (a QR pack of Q_i and
+// R_i), `ca.linalg.qr_stack` over all packs (QR of the stacked R_i), then Q block i =
+// Q_i @ Q2[rows of block i] (`ca.linalg.qr_q`) and R (`ca.linalg.qr_r`). When the stacked R_i
+// would be taller than the tallest row block (blocks x n > rows), dask's recursion: the packs are
+// stacked in groups of (tallest / n) per level until one stack fits, and Q comes back down the
+// tree (`ca.linalg.qr_qe`: a node's Q times its rows of the parent's factor). The SVD is the SVD of R
 // (`ca.linalg.svd_small`) with U = Q @ U_R. lstsq is R x = Q^H b on top of tsqr.
 //
-// solve, inv and cholesky gather the (square) matrix into one block and call LAPACK once
-// (getrf/getrs, getri, potrf); solve keeps the column blocks of b as separate tasks over one shared
-// factorization. norm is built from elementwise operations and reductions (and tsqr's singular
+// solve, inv, cholesky and solve_triangular are tile algorithms (tiled.cpp: dask's lu and blocked
+// substitutions, a right-looking tiled Cholesky). norm is built from elementwise operations and reductions (and tsqr's singular
 // values for the 2 / -2 / nuc matrix norms).
 #pragma once
 
@@ -59,12 +61,17 @@ struct SVD {
 /// Thin SVD of a 2-d array with one column block or one row block (tsqr + SVD of R). s descending.
 SVD svd(const ArrayPtr &a);
 
-/// solve(a, b): a square, b (n,) or (n, k). Result chunks: b's.
+// Tile algorithms (tiled.cpp): task graphs over square tiles (a's row chunks on both axes).
+/// solve(a, b): a square, b (n,) or (n, k); dask's blocked LU (pivoting inside diagonal tiles) and
+/// two blocked substitutions. Result chunks: b's.
 ArrayPtr solve(const ArrayPtr &a, const ArrayPtr &b);
-/// inv(a), a square. Result chunks: a's.
+/// inv(a) = solve(a, eye), a square. Result chunks: a's.
 ArrayPtr inv(const ArrayPtr &a);
-/// cholesky(a): lower (NumPy) or upper (dask's default) factor. Result chunks: a's.
+/// cholesky(a): lower (NumPy) or upper (dask's default) factor, tiled right-looking. Result chunks: a's.
 ArrayPtr cholesky(const ArrayPtr &a, bool lower);
+/// scipy's solve_triangular(a, b, lower): blocked substitution over b's row tiles; only the
+/// selected triangle of a is read. Result chunks: b's.
+ArrayPtr solve_triangular(const ArrayPtr &a, const ArrayPtr &b, bool lower);
 
 struct Lstsq {
   ArrayPtr x, residuals, rank, s;

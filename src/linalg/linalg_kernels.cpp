@@ -487,6 +487,30 @@ ca_status_t k_qr_q(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kern
   });
 }
 
+// ca.linalg.qr_qe(pack, e, offset): Q @ e[offset : offset + k] for the pack's Q (m x k) and e a
+// plain matrix (rows x r): one step down the tree of a multi-level tsqr (e is the parent's factor).
+ca_status_t k_qr_qe(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
+    const char *kn = "ca.linalg.qr_qe";
+    CA_CHECK(nargs == 3, CA_EINVAL, kn, " takes (pack, e, offset)");
+    const Block *p = block_arg(args, nargs, 0, kn), *e = block_arg(args, nargs, 1, kn);
+    const int64_t off = int_arg(args, nargs, 2, kn);
+    CA_CHECK(p->ndim == 2 && e->ndim == 2 && p->dtype == e->dtype, CA_EINVAL, kn, ": bad operands");
+    QrView v = qr_view(p);
+    const int64_t r = e->shape[1];
+    CA_CHECK(off >= 0 && off + v.k <= e->shape[0], CA_EINVAL, kn, ": offset ", off, " does not fit the parent's ",
+             e->shape[0], " rows");
+    return dispatch_float(p->dtype, kn, [&](auto tag) -> Block * {
+      using T = typename decltype(tag)::type;
+      int64_t shape[2] = {v.m, r};
+      BlockRef res(block_new(p->dtype, 2, shape, true));
+      gemm<T>(false, false, v.m, r, v.k, static_cast<const T *>(p->data), v.n,
+              static_cast<const T *>(e->data) + off * r, r, static_cast<T *>(res->data), r, false);
+      return res.release();
+    });
+  });
+}
+
 // ca.linalg.qr_r(stack_pack): R (r x n).
 ca_status_t k_qr_r(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
   return kernel_boundary(out, kctx, [&]() -> Block * {
@@ -689,6 +713,135 @@ ca_status_t k_trisolve(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_
   });
 }
 
+// ---- tile kernels (blocked cholesky, LU, triangular solves: tiled.cpp) -------------------------------
+
+/// A 1-d or 2-d block as a row-major matrix: rows x cols (a 1-d block is a column).
+struct Mat {
+  int64_t rows, cols;
+};
+Mat mat_of(const Block *b, const char *kernel) {
+  CA_CHECK(b->ndim == 1 || b->ndim == 2, CA_EINVAL, kernel, ": blocks must be 1-d or 2-d, got ", b->ndim, "-d");
+  return {b->shape[0], b->ndim == 2 ? b->shape[1] : 1};
+}
+
+Op op_arg(int64_t v, const char *kernel) {
+  CA_CHECK(v >= 0 && v <= 2, CA_EINVAL, kernel, ": op must be 0 (none), 1 (transpose) or 2 (conjugate transpose), got ", v);
+  return Op(v);
+}
+
+/// A copy of b converted to T (the result block's storage).
+template <class T>
+BlockRef copy_as(const Block *b, DType dt) {
+  BlockRef res(block_new(dt, b->ndim, b->shape));
+  Buf<T> buf;
+  const T *src = as_type<T>(b, buf);
+  if (b->size) std::memcpy(res->data, src, size_t(b->size) * sizeof(T));
+  return res;
+}
+
+/// "Singular matrix" when a triangular tile (row- or column-major, ld n) has a zero on its diagonal
+/// (scipy's solve_triangular raises there too; BLAS trsm would divide by zero silently).
+template <class T>
+void check_diagonal(int64_t n, const T *a) {
+  for (int64_t i = 0; i < n; ++i)
+    CA_CHECK(a[i * n + i] != T(0), CA_EKERNEL, "Singular matrix: the triangular factor is singular (zero at diagonal ",
+             i, ")");
+}
+
+// ca.linalg.tile_gemm(c, a, b, (op_a, op_b)): c - op(a) op(b); c and b may be 1-d (columns).
+ca_status_t k_tile_gemm(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
+    const char *kn = "ca.linalg.tile_gemm";
+    CA_CHECK(nargs == 4, CA_EINVAL, kn, " takes (c, a, b, (op_a, op_b))");
+    const Block *c = block_arg(args, nargs, 0, kn), *a = block_arg(args, nargs, 1, kn), *b = block_arg(args, nargs, 2, kn);
+    auto ops = tuple_arg(args, nargs, 3, kn);
+    CA_CHECK(ops.size() == 2, CA_EINVAL, kn, ": ops are (op_a, op_b)");
+    const Op ta = op_arg(ops[0], kn), tb = op_arg(ops[1], kn);
+    CA_CHECK(a->ndim == 2, CA_EINVAL, kn, ": a must be 2-d");
+    const Mat mc = mat_of(c, kn), mb = mat_of(b, kn);
+    CA_CHECK(b->ndim == 2 || tb == Op::N, CA_EINVAL, kn, ": a 1-d b cannot be transposed");
+    const int64_t M = ta == Op::N ? a->shape[0] : a->shape[1], K = ta == Op::N ? a->shape[1] : a->shape[0];
+    const int64_t KB = tb == Op::N ? mb.rows : mb.cols, N = tb == Op::N ? mb.cols : mb.rows;
+    CA_CHECK(M == mc.rows && N == mc.cols && K == KB, CA_EINVAL, kn, ": tile shapes do not match");
+    return dispatch_float(c->dtype, kn, [&](auto tag) -> Block * {
+      using T = typename decltype(tag)::type;
+      BlockRef res = copy_as<T>(c, c->dtype);
+      Buf<T> abuf, bbuf;
+      gemm_sub<T>(ta, tb, M, N, K, as_type<T>(a, abuf), a->shape[1], as_type<T>(b, bbuf), mb.cols,
+                  static_cast<T *>(res->data), mc.cols);
+      return res.release();
+    });
+  });
+}
+
+// ca.linalg.tile_trsm(a, b, (right, lower, op, unit)): op(a)^-1 b (left) or b op(a)^-1 (right), a a
+// square triangular tile; b may be 1-d (a column, left only). "Singular matrix" on a zero diagonal.
+ca_status_t k_tile_trsm(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
+    const char *kn = "ca.linalg.tile_trsm";
+    CA_CHECK(nargs == 3, CA_EINVAL, kn, " takes (a, b, (right, lower, op, unit))");
+    const Block *a = block_arg(args, nargs, 0, kn), *b = block_arg(args, nargs, 1, kn);
+    auto f = tuple_arg(args, nargs, 2, kn);
+    CA_CHECK(f.size() == 4, CA_EINVAL, kn, ": flags are (right, lower, op, unit)");
+    const bool right = f[0] != 0, lower = f[1] != 0, unit = f[3] != 0;
+    const Op op = op_arg(f[2], kn);
+    CA_CHECK(a->ndim == 2 && a->shape[0] == a->shape[1], CA_EINVAL, kn, ": the triangular tile must be square");
+    const Mat mb = mat_of(b, kn);
+    CA_CHECK((right ? mb.cols : mb.rows) == a->shape[0] && (!right || b->ndim == 2), CA_EINVAL, kn,
+             ": tile shapes do not match");
+    return dispatch_float(b->dtype, kn, [&](auto tag) -> Block * {
+      using T = typename decltype(tag)::type;
+      Buf<T> abuf;
+      const T *ad = as_type<T>(a, abuf);
+      if (!unit) check_diagonal(a->shape[0], ad);
+      BlockRef res = copy_as<T>(b, b->dtype);
+      trsm_rowmajor<T>(right, lower, op, unit, mb.rows, mb.cols, ad, a->shape[0], static_cast<T *>(res->data), mb.cols);
+      return res.release();
+    });
+  });
+}
+
+// ca.linalg.lu_tile(lu_pack, b, mode): with the diagonal tile's P L U (ca.linalg.lu's pack):
+// mode 0: L^-1 P^T b; mode 1: b U^-1; mode 2: U^-1 b. b may be 1-d (a column) for modes 0 and 2.
+ca_status_t k_lu_tile(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
+    const char *kn = "ca.linalg.lu_tile";
+    CA_CHECK(nargs == 3, CA_EINVAL, kn, " takes (lu_pack, b, mode)");
+    const Block *f = block_arg(args, nargs, 0, kn), *b = block_arg(args, nargs, 1, kn);
+    const int64_t mode = int_arg(args, nargs, 2, kn);
+    CA_CHECK(mode >= 0 && mode <= 2, CA_EINVAL, kn, ": mode must be 0, 1 or 2");
+    CA_CHECK(f->dtype == CA_RAW && f->ndim == 1 && f->shape[0] >= int64_t(sizeof(int64_t)), CA_EINVAL, kn,
+             ": the first argument is not an LU pack");
+    int64_t n;
+    std::memcpy(&n, f->data, sizeof n);
+    const Mat mb = mat_of(b, kn);
+    CA_CHECK((mode == 1 ? mb.cols : mb.rows) == n && (mode != 1 || b->ndim == 2), CA_EINVAL, kn,
+             ": tile shapes do not match");
+    return dispatch_float(b->dtype, kn, [&](auto tag) -> Block * {
+      using T = typename decltype(tag)::type;
+      CA_CHECK(f->shape[0] == int64_t(sizeof(int64_t) + size_t(n * n) * sizeof(T) + size_t(n) * sizeof(int32_t)),
+               CA_EINVAL, kn, ": the LU pack does not match the dtype");
+      const char *base = static_cast<const char *>(f->data);
+      const T *lu = reinterpret_cast<const T *>(base + sizeof(int64_t));
+      const int32_t *piv = reinterpret_cast<const int32_t *>(base + sizeof(int64_t) + size_t(n * n) * sizeof(T));
+      BlockRef res = copy_as<T>(b, b->dtype);
+      T *x = static_cast<T *>(res->data);
+      if (mode == 0) {
+        // P^T b: getrf's row interchanges in order.
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t p = int64_t(piv[r]) - 1;
+          if (p != r) std::swap_ranges(x + r * mb.cols, x + (r + 1) * mb.cols, x + p * mb.cols);
+        }
+        trsm_colmajor_a<T>(false, true, true, mb.rows, mb.cols, lu, n, x, mb.cols);
+      } else {
+        // getrf succeeded (ca.linalg.lu fails on an exactly singular U), so U's diagonal is nonzero.
+        trsm_colmajor_a<T>(mode == 1, false, false, mb.rows, mb.cols, lu, n, x, mb.cols);
+      }
+      return res.release();
+    });
+  });
+}
+
 }  // namespace
 
 void register_linalg_kernels(KernelRegistry &reg) {
@@ -698,6 +851,7 @@ void register_linalg_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.linalg.qr_block", k_qr_block, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_stack", k_qr_stack, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_q", k_qr_q, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.linalg.qr_qe", k_qr_qe, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_r", k_qr_r, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.svd_small", k_svd_small, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.svd_s", k_svd_s, 1, nullptr, nullptr), true);
@@ -708,6 +862,9 @@ void register_linalg_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.linalg.inv", k_inv, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.cholesky", k_cholesky, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.trisolve", k_trisolve, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.linalg.tile_gemm", k_tile_gemm, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.linalg.tile_trsm", k_tile_trsm, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.linalg.lu_tile", k_lu_tile, 1, nullptr, nullptr), true);
 }
 
 }  // namespace ca::linalg

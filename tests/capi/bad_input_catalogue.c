@@ -453,6 +453,7 @@ static ca_status_t c_tensordot_axes(void) {
 }
 static ca_status_t c_inv_square(void) { return ca_linalg_inv(&R, A); }
 static ca_status_t c_solve_rank(void) { return ca_linalg_solve(&R, S, V); }
+static ca_status_t c_solve_triangular_square(void) { return ca_linalg_solve_triangular(&R, A, V, 1); }
 static ca_status_t c_norm_ord(void) { return ca_linalg_norm(&R, A, "fro3", NULL, 0, false); }
 static ca_status_t c_norm_axis(void) {
   static const int32_t axes[1] = {6};
@@ -752,6 +753,7 @@ static const bad_case_t cases[] = {
     CASE(c_fftshift_axis, CA_EINVAL, "7", NULL),
     CASE(c_inv_square, CA_EINVAL, "4", "6"),
     CASE(c_solve_rank, CA_EINVAL, "2-d", "shape ()"),
+    CASE(c_solve_triangular_square, CA_EINVAL, "solve_triangular", "square"),
     CASE(c_norm_ord, CA_EINVAL, "fro3", NULL),
     CASE(c_norm_axis, CA_EINVAL, "6", NULL),
     /* overlap */

@@ -155,6 +155,24 @@ int main(void) {
   ca_array_free(X);
   ca_array_free(Inv);
 
+  /* solve_triangular reads only its triangle of Sq (tiles follow Rhs's chunks 3, 1). */
+  for (int lower = 0; lower <= 1; ++lower) {
+    CHECK_OK(ca_linalg_solve_triangular(&X, Sq, Rhs, lower));
+    double *tx = compute(ctx, X), tb[4];
+    for (int i = 0; i < 4; ++i) {
+      tb[i] = 0;
+      for (int k = lower ? 0 : i; k <= (lower ? i : 3); ++k) tb[i] += sq[i * 4 + k] * tx[k];
+    }
+    CHECK(maxdiff(tb, rhs, 4) < 1e-12);
+    free(tx);
+    ca_array_free(X);
+  }
+  p = (ca_array_t *)1;
+  CHECK(ca_linalg_solve_triangular(&p, Sq, NULL, 1) == CA_EINVAL && p == NULL);
+  CHECK(strstr(ca_last_error_message(), "ca_linalg_solve_triangular") != NULL);
+  CHECK(ca_linalg_solve_triangular(&p, Sq, A, 1) == CA_EINVAL && p == NULL);
+  CHECK(strstr(ca_last_error_message(), "incompatible") != NULL);
+
   /* lstsq: the normal equations hold (a^T (a x - b) == 0). */
   double col[5] = {1, -1, 2, 0.5, 3};
   int64_t five = 5, cnb = 2, csz[2] = {2, 3};

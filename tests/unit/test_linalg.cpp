@@ -347,7 +347,11 @@ TEST_F(LinalgTest, QrReconstructsOrthonormalAndMatchesNumpyUpToSigns) {
                         {{3, 5}, {{1, 2}, {5}}},      // wide overall
                         {{6, 1}, {{6}, {1}}},
                         {{3, 8}, {{3}, {2, 3, 3}}},  // short-and-fat: one row block (dask's sfqr)
-                        {{0, 3}, {{0}, {3}}}};
+                        {{0, 3}, {{0}, {3}}},
+                        // Multi-level tsqr (stacked R factors taller than the tallest block):
+                        {{60, 4}, {{8, 8, 8, 8, 8, 8, 6, 6}, {4}}},
+                        {{97, 3}, {{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 6}, {3}}},
+                        {{40, 5}, {{10, 3, 10, 10, 7}, {5}}}};  // a block shorter than wide
   for (DType dt : kFloats)
     for (const Case &c : cases) {
       Npy a = make(dt, c.shape, 33);
@@ -375,20 +379,23 @@ TEST_F(LinalgTest, QrReconstructsOrthonormalAndMatchesNumpyUpToSigns) {
 }
 
 TEST_F(LinalgTest, SvdMatchesNumpy) {
-  for (DType dt : kFloats) {
-    Npy a = make(dt, {17, 5}, 34);
-    auto f = linalg::svd(arr(a, {{4, 6, 7}, {5}}));
+  for (DType dt : kFloats)
+    for (const Chunks &ch : {Chunks{{4, 6, 7}, {5}}, Chunks{{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 1}, {2}}}) {
+    // The second: 11 stacked R factors of 2 rows exceed the 4-row blocks: multi-level tsqr.
+    Npy a = make(dt, {chunks_shape(ch)[0], chunks_shape(ch)[1]}, 34);
+    auto f = linalg::svd(arr(a, ch));
     Npy u = test::compute_npy(f.u), s = test::compute_npy(f.s), v = test::compute_npy(f.v);
     EXPECT_EQ(s.dtype, dt == CA_COMPLEX64 || dt == CA_FLOAT32 ? CA_FLOAT32 : CA_FLOAT64);
     Npy err = test::run_numpy(
         "sn = np.linalg.svd(a, compute_uv=False)\n"
-        "e = [np.abs((u * s) @ v - a).max(), np.abs(u.conj().T @ u - np.eye(5)).max(),\n"
-        "     np.abs(v @ v.conj().T - np.eye(5)).max(), np.abs(s - sn).max()]\n"
+        "k = a.shape[1]\n"
+        "e = [np.abs((u * s) @ v - a).max(), np.abs(u.conj().T @ u - np.eye(k)).max(),\n"
+        "     np.abs(v @ v.conj().T - np.eye(k)).max(), np.abs(s - sn).max()]\n"
         "result = np.array(e, dtype=np.float64)",
         {{"a", a}, {"u", u}, {"s", s}, {"v", v}});
     const double *e = err.as<double>();
     double tol = dt == CA_FLOAT32 || dt == CA_COMPLEX64 ? 1e-4 : 1e-12;
-    for (int i = 0; i < 4; ++i) EXPECT_LT(e[i], tol) << dtype_name(dt) << " check " << i;
+    for (int i = 0; i < 4; ++i) EXPECT_LT(e[i], tol) << dtype_name(dt) << " " << chunks_str(ch) << " check " << i;
   }
   // Short-and-fat with several column blocks.
   Npy w = make(CA_FLOAT64, {3, 7}, 57);
@@ -472,6 +479,88 @@ TEST_F(LinalgTest, SingularAndNotPositiveDefiniteFailAtCompute) {
   } catch (const Error &e) {
     EXPECT_NE(e.message().find("not positive definite"), std::string::npos) << e.message();
   }
+}
+
+// Tile algorithms over several tile grids: 1 x 1, even, ragged, axes chunked differently, size 1.
+TEST_F(LinalgTest, TiledSolversOverTileGrids) {
+  struct Grid {
+    Index n;
+    Chunks ac;                  // a's chunks
+    std::vector<Index> bcols;   // b's column chunks
+  };
+  const std::vector<Grid> grids{{10, {{10}, {10}}, {3}},          {10, {{5, 5}, {5, 5}}, {2, 1}},
+                                {10, {{3, 3, 3, 1}, {3, 3, 3, 1}}, {1, 1, 1}}, {10, {{4, 6}, {3, 7}}, {3}},
+                                {9, {{2, 2, 2, 2, 1}, {9}}, {3}},  {1, {{1}, {1}}, {1}}};
+  uint64_t seed = 300;
+  for (DType dt : kFloats)
+    for (const Grid &gr : grids) {
+      const std::string w = std::string(" ") + dtype_name(dt) + " " + chunks_str(gr.ac);
+      Index k = 0;
+      for (Index c : gr.bcols) k += c;
+      Npy a = square(dt, gr.n, seed++, false), h = square(dt, gr.n, seed++, true);
+      Npy b = make(dt, {gr.n, k}, seed++), v = make(dt, {gr.n}, seed++);
+      std::map<std::string, Npy> in{{"a", a}, {"h", h}, {"b", b}, {"v", v}};
+      ArrayPtr A = arr(a, gr.ac), H = arr(h, gr.ac);
+      ArrayPtr B = arr(b, {gr.ac[0], gr.bcols}), V = arr(v, {gr.ac[1]});
+      ArrayPtr x = linalg::solve(A, B);
+      EXPECT_EQ(x->chunks, B->chunks) << w;
+      expect_like_numpy(x, "result = np.linalg.solve(a, b)", in, "tiled solve" + w, 10);
+      expect_like_numpy(linalg::solve(A, V), "result = np.linalg.solve(a, v)", in, "tiled solve 1-d" + w, 10);
+      ArrayPtr ai = linalg::inv(A);
+      EXPECT_EQ(ai->chunks, A->chunks) << w;
+      expect_like_numpy(ai, "result = np.linalg.inv(a)", in, "tiled inv" + w, 10);
+      ArrayPtr L = linalg::cholesky(H, true), U = linalg::cholesky(H, false);
+      EXPECT_EQ(L->chunks, H->chunks) << w;
+      EXPECT_EQ(U->chunks, H->chunks) << w;
+      expect_like_numpy(L, "result = np.linalg.cholesky(h)", in, "tiled cholesky lower" + w, 10);
+      expect_like_numpy(U, "result = np.linalg.cholesky(h).conj().T", in, "tiled cholesky upper" + w, 10);
+      // Only the selected triangle is read: the other one holds a's values, not zeros.
+      ArrayPtr xl = linalg::solve_triangular(A, B, true), xu = linalg::solve_triangular(A, V, false);
+      EXPECT_EQ(xl->chunks, B->chunks) << w;
+      expect_like_numpy(xl, "result = np.linalg.solve(np.tril(a), b)", in, "solve_triangular lower" + w, 10);
+      expect_like_numpy(xu, "result = np.linalg.solve(np.triu(a), v)", in, "solve_triangular upper" + w, 10);
+    }
+  // Mixed dtypes promote (NumPy's result type), integers compute in float64.
+  Npy ai = square(CA_INT32, 6, 400, false), bf = make(CA_FLOAT32, {6}, 401);
+  expect_like_numpy(linalg::solve(arr(ai, {{4, 2}, {4, 2}}), arr(bf, {{3, 3}})), "result = np.linalg.solve(a, b)",
+                    {{"a", ai}, {"b", bf}}, "int32 a, float32 b", 10);
+}
+
+TEST_F(LinalgTest, TiledSingularAndNotPositiveDefinite) {
+  auto expect_kernel_error = [](const ArrayPtr &r, const std::string &what, const char *label) {
+    try {
+      test::compute_npy(r);
+      ADD_FAILURE() << label << ": no error";
+    } catch (const Error &e) {
+      EXPECT_EQ(e.code(), CA_EKERNEL) << label;
+      EXPECT_NE(e.message().find(what), std::string::npos) << label << ": " << e.message();
+    }
+  };
+  // Rank 2 of 4: the second diagonal tile's Schur complement is singular.
+  std::vector<double> r2{1, 2, 3, 4, 2, 5, 1, 1, 3, 7, 4, 5, 4, 9, 5, 6};
+  Npy s = test::npy_of(CA_FLOAT64, {4, 4}, r2.data());
+  ArrayPtr S = arr(s, {{2, 2}, {2, 2}});
+  expect_kernel_error(linalg::solve(S, arr(make(CA_FLOAT64, {4}, 402), {{2, 2}})), "Singular matrix", "solve");
+  expect_kernel_error(linalg::inv(S), "Singular matrix", "inv");
+  // Not positive definite only in the last tile: diag(1, 1, -1, 1).
+  std::vector<double> d{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1};
+  ArrayPtr D = arr(test::npy_of(CA_FLOAT64, {4, 4}, d.data()), {{2, 2}, {2, 2}});
+  expect_kernel_error(linalg::cholesky(D, true), "not positive definite", "cholesky");
+  expect_kernel_error(linalg::cholesky(D, false), "not positive definite", "cholesky upper");
+  // A zero on a triangular matrix's diagonal.
+  std::vector<double> zd{1, 0, 0, 0, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 3};
+  expect_kernel_error(linalg::solve_triangular(arr(test::npy_of(CA_FLOAT64, {4, 4}, zd.data()), {{2, 2}, {2, 2}}),
+                                               arr(make(CA_FLOAT64, {4, 2}, 404), {{2, 2}, {2}}), true),
+                      "Singular", "solve_triangular zero diagonal");
+  // dask's lu pivots inside each diagonal tile only: a nonsingular matrix whose first tile is
+  // singular fails as in dask (one tile: LAPACK's row exchanges solve it).
+  std::vector<double> perm{0, 1, 1, 0};
+  Npy p = test::npy_of(CA_FLOAT64, {2, 2}, perm.data());
+  expect_kernel_error(linalg::solve(arr(p, {{1, 1}, {1, 1}}), arr(make(CA_FLOAT64, {2}, 405), {{1, 1}})),
+                      "Singular matrix", "tile-local pivoting");
+  Npy vb = make(CA_FLOAT64, {2}, 405);
+  expect_like_numpy(linalg::solve(arr(p, {{2}, {2}}), arr(vb, {{2}})), "result = np.linalg.solve(p, v)",
+                    {{"p", p}, {"v", vb}}, "one tile pivots", 10);
 }
 
 std::string py_ord(const std::string &o) {
@@ -561,6 +650,17 @@ TEST_F(LinalgTest, Errors) {
   expect_error([&] { linalg::norm(c, "1", {}, false); }, CA_EINVAL, {"Improper number of dimensions"});
   expect_error([&] { linalg::norm(a, "1", {0, 2}, false); }, CA_EINVAL, {"out of bounds"});
   expect_error([&] { linalg::matmul(nullptr, a); }, CA_EINVAL, {"NULL"});
+}
+
+TEST_F(LinalgTest, TiledErrors) {
+  ArrayPtr a = arr(make(CA_FLOAT64, {3, 4}, 406), {{3}, {2, 2}});
+  ArrayPtr sq = arr(make(CA_FLOAT64, {3, 3}, 407), {{3}, {3}});
+  expect_error([&] { linalg::solve_triangular(a, sq, true); }, CA_EINVAL, {"solve_triangular", "square", "(3, 4)"});
+  expect_error([&] { linalg::solve_triangular(sq, arr(make(CA_FLOAT64, {4}, 408), {{4}}), true); }, CA_EINVAL,
+               {"solve_triangular", "(3, 3)", "(4,)", "incompatible"});
+  expect_error([&] { linalg::solve_triangular(sq, nullptr, true); }, CA_EINVAL, {"solve_triangular", "b is NULL"});
+  expect_error([&] { linalg::cholesky(arr(make(CA_FLOAT64, {3}, 409), {{3}}), true); }, CA_EINVAL,
+               {"cholesky", "2-d"});
 }
 
 }  // namespace

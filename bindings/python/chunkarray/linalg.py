@@ -8,7 +8,8 @@ import numpy as _np
 from ._lib import lib as _lib
 from .core import Array as _Array, _check, _i32arr, asarray as _asarray
 
-__all__ = ["matmul", "dot", "tensordot", "outer", "qr", "svd", "solve", "inv", "cholesky", "lstsq", "norm"]
+__all__ = ["matmul", "dot", "tensordot", "outer", "qr", "svd", "solve", "solve_triangular", "inv", "cholesky", "lstsq",
+           "norm"]
 
 
 def matmul(a, b):
@@ -148,34 +149,81 @@ def svd(a, coerce_signs=True):
 
 
 def solve(a, b, sym_pos=None, assume_a="gen"):
-    """Solve ``a @ x = b`` for ``x`` (dask.array.linalg.solve, through an LU factorization).
+    """Solve ``a @ x = b`` for ``x`` (dask.array.linalg.solve) with tile algorithms.
+
+    ``assume_a="gen"``: dask's blocked LU (partial pivoting inside each diagonal tile) and two
+    blocked triangular solves; ``"pos"``: the tiled Cholesky factor ``L`` and the solves with ``L``
+    and ``L^H``. Tiles are ``a``'s row chunks on both axes (``a`` is rechunked when its column
+    chunks differ; dask requires all chunks equal).
 
     Parameters
     ----------
     a : Array or array_like
-        A square 2-d array with square blocks.
+        A square 2-d array.
     b : Array or array_like
-        A 1-d or 2-d right-hand side chunked like ``a``'s rows.
+        A 1-d or 2-d right-hand side.
     sym_pos : bool, optional
-        Accepted for dask's signature (ignored).
-    assume_a : str, default "gen"
-        Accepted for dask's signature (ignored: a general matrix is assumed).
+        Deprecated in dask: True means ``assume_a="pos"`` (with dask's FutureWarning).
+    assume_a : {"gen", "pos"}, default "gen"
+        A general matrix, or a Hermitian positive-definite one.
 
     Returns
     -------
     Array
-        The solution ``x``.
+        The solution ``x``, with ``b``'s chunks.
+
+    Raises
+    ------
+    ValueError
+        For an ``assume_a`` other than "gen" and "pos" (as dask).
     """
+    if sym_pos is not None:
+        import warnings
+        warnings.warn("The sym_pos keyword is deprecated and should be replaced by using ``assume_a = 'pos'``."
+                      "``sym_pos`` will be removed in a future version.", category=FutureWarning, stacklevel=2)
+        if sym_pos:
+            assume_a = "pos"
+    if assume_a == "pos":
+        a, b = _asarray(a), _asarray(b)
+        lo = cholesky(a, lower=True)
+        y = solve_triangular(lo, b, lower=True)
+        return solve_triangular(lo.conj().T, y, lower=False)
+    if assume_a != "gen":
+        raise ValueError(f"{assume_a = } is not a recognized matrix structure, valid structures in Dask are "
+                         "'pos' and 'gen'.")
     return _Array._new(_lib().ca_linalg_solve, _asarray(a), _asarray(b))
 
 
-def inv(a):
-    """Inverse of a square matrix (dask.array.linalg.inv).
+def solve_triangular(a, b, lower=False):
+    """Solve ``a @ x = b`` for a triangular ``a`` (dask.array.linalg.solve_triangular).
+
+    Blocked forward (lower) or back substitution over ``b``'s row tiles: one triangular solve per
+    diagonal tile and one matrix product per off-diagonal tile, as tasks.
 
     Parameters
     ----------
     a : Array or array_like
-        A square 2-d array with square blocks.
+        A square 2-d triangular array; only the selected triangle is read.
+    b : Array or array_like
+        A 1-d or 2-d right-hand side.
+    lower : bool, default False
+        Whether ``a`` is lower (True) or upper (False) triangular.
+
+    Returns
+    -------
+    Array
+        The solution ``x``, with ``b``'s chunks.
+    """
+    return _Array._new(_lib().ca_linalg_solve_triangular, _asarray(a), _asarray(b), bool(lower))
+
+
+def inv(a):
+    """Inverse of a square matrix (dask.array.linalg.inv: ``solve`` with the identity).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        A square 2-d array.
 
     Returns
     -------
@@ -188,10 +236,13 @@ def inv(a):
 def cholesky(a, lower=False):
     """Cholesky factor of a Hermitian positive-definite matrix (dask.array.linalg.cholesky).
 
+    A tiled right-looking factorization (a task per tile operation) over ``a``'s row chunks on
+    both axes.
+
     Parameters
     ----------
     a : Array or array_like
-        A square 2-d array with square blocks.
+        A square 2-d array.
     lower : bool, default False
         False gives dask's upper factor ``U`` (``a = U^H U``); True NumPy's lower ``L``.
 
