@@ -142,6 +142,11 @@ DType scalar_promote(DType array_dtype, const ca_scalar_t &s);
 ArrayPtr elementwise_unary(int32_t op, const ArrayPtr &a);
 ArrayPtr elementwise_binary(int32_t op, const ArrayPtr &a, const ArrayPtr &b);
 ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first);
+/// The same under the array API standard's promotion (array/expr_std.cpp): dtype_promote_std's table
+/// (CA_ETYPE where it has none); a Python scalar takes the array's dtype (CA_ETYPE for a kind that
+/// does not go with it, CA_EINVAL for an integer the dtype does not hold).
+ArrayPtr elementwise_binary_std(int32_t op, const ArrayPtr &a, const ArrayPtr &b);
+ArrayPtr elementwise_scalar_std(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first);
 ArrayPtr elementwise_where(const ArrayPtr &cond, const ArrayPtr &a, const ArrayPtr &b, const ca_scalar_t &sa,
                            const ca_scalar_t &sb);
 ArrayPtr elementwise_clip(const ArrayPtr &a, const ca_scalar_t *lo, const ca_scalar_t *hi);
