@@ -2600,6 +2600,15 @@ def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
         ch = normalize_chunks(chunks, shape, dtype=dtype)
         return broadcast_to(from_array(np.array(fill_value).astype(dtype)), shape, chunks=ch)
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
+    if (isinstance(fill_value, (numbers.Integral, np.integer)) and not isinstance(fill_value, (bool, np.bool_))
+            and dtype.kind in "iubf"):
+        # an integer exactly (ca_array_full_int64/_uint64: not through a double, so 2**53 + 1 stays);
+        # a value the integer dtype does not hold keeps NumPy's wrap-around below
+        v = int(fill_value)
+        lo, hi = (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)) if dtype.kind in "iu" else (-2**63, 2**64 - 1)
+        if lo <= v <= hi:
+            fn = lib().ca_array_full_int64 if v < 2**63 else lib().ca_array_full_uint64
+            return Array._new(fn, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype), v)
     v = complex(fill_value)
     return Array._new(lib().ca_array_full, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype),
                       v.real, v.imag)

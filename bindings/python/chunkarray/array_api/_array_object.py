@@ -133,20 +133,27 @@ class Array:
 
     # -- helpers --------------------------------------------------------------------------------
     def _check_allowed_dtypes(self, other, dtype_category, op):
+        """The operand checks of numpy.array_api: the op's dtype category; a Python scalar comes back
+        as a plain bool/int/float (the C library applies the standard's scalar rule); an Array must
+        promote with this one (the C library's table) and, in place, leave its dtype unchanged."""
         cat = _dtype_categories[dtype_category]
         if self._dtype not in cat:
             raise TypeError(f"Only {dtype_category} dtypes are allowed in {op}")
-        if type(other) is float and self._dtype in _FLOATS and not op.startswith("__i"):
-            return _Scalar(self._dtype.type(other))  # the common case, without the general checks
-        if isinstance(other, (int, float, builtins_bool)):
-            other = self._promote_scalar(other)
-        elif isinstance(other, Array):
-            if other._dtype not in cat:
-                raise TypeError(f"Only {dtype_category} dtypes are allowed in {op}")
-        else:
+        t = type(other)
+        if t is float or t is int or t is builtins_bool:
+            return other
+        if isinstance(other, builtins_bool):
+            return builtins_bool(other)
+        if isinstance(other, int):
+            return int(other)
+        if isinstance(other, float):
+            return float(other)  # np.float64 is a float: a Python scalar here, not a typed one
+        if not isinstance(other, Array):
             return NotImplemented
-        res_dtype = _result_type(self.dtype, other.dtype)
-        if op.startswith("__i") and res_dtype != self.dtype:
+        if other._dtype not in cat:
+            raise TypeError(f"Only {dtype_category} dtypes are allowed in {op}")
+        res_dtype = _result_type(self._dtype, other._dtype)
+        if op.startswith("__i") and res_dtype != self._dtype:
             raise TypeError(f"Cannot perform {op} with dtypes {self.dtype} and {other.dtype}")
         return other
 
@@ -420,27 +427,28 @@ def _unop(op, x):
     return _with_shape(Array._new(_CA._new(_lib().ca_array_unary, op, x._array)), x._shape)
 
 
+_PY_SCALARS = (builtins_bool, int, float)
+
+
 def _binop(op, a, b):
-    """A binary C op on two operands (Array or _Scalar) promoted by the standard's table first, so
-    the engine sees one dtype (no value-based casting)."""
-    dt = _result_type(a.dtype, b.dtype)
-    # operands of one dtype: the engine's result is that dtype (bool for comparisons and logic)
-    rdt = _BOOL if op in _BOOL_RESULT else dt
+    """A binary C op under the standard's promotion (ca_array_binary_std: the table is the C
+    library's; ca_array_binary_scalar_std: a Python scalar takes the array's dtype). a and b are
+    Arrays, or one of them a Python bool/int/float."""
     L = _lib()
-    if isinstance(b, _Scalar):
-        x = _cast(a, dt)
-        return _with_shape(Array._new(_CA._new(L.ca_array_binary_scalar, op, x, _core._scalar(b.value), False),
-                                      rdt), a._shape)
-    if isinstance(a, _Scalar):
-        y = _cast(b, dt)
-        return _with_shape(Array._new(_CA._new(L.ca_array_binary_scalar, op, y, _core._scalar(a.value), True),
-                                      rdt), b._shape)
-    return Array._new(_CA._new(L.ca_array_binary, op, _cast(a, dt), _cast(b, dt)), rdt)
-
-
-def _cast(x, dt):
-    a = x._a
-    return a if x._dtype == dt else a.astype(dt)
+    if type(b) in _PY_SCALARS:
+        x, s, first = a, b, False
+    elif type(a) in _PY_SCALARS:
+        x, s, first = b, a, True
+    else:
+        dt = _result_type(a._dtype, b._dtype)  # TypeError where the standard has no promotion
+        return Array._new(_CA._new(L.ca_array_binary_std, op, a._a, b._a), _BOOL if op in _BOOL_RESULT else dt)
+    try:
+        r = _CA._new(L.ca_array_binary_scalar_std, op, x._a, _core._scalar(s), first)
+    except _core.InvalidArgumentError as e:
+        if "out of bounds" in str(e):  # an int scalar the array's dtype does not hold: as numpy.array_api
+            raise OverflowError(str(e)) from None
+        raise
+    return _with_shape(Array._new(r, _BOOL if op in _BOOL_RESULT else x._dtype), x._shape)
 
 
 def _ca_key(key):
