@@ -298,3 +298,43 @@ def test_full_is_exact_past_2_53(dtype, value):
     np.testing.assert_array_equal(np.asarray(ca.full((), value, dtype=dtype).compute()), np.array(value, dtype))
     # the main module keeps NumPy's value-based default dtype and its float rounding
     assert np.asarray(ca.full((2,), value, dtype="float64").compute())[0] == np.float64(value)
+
+
+def test_fast_path_dtypes_are_the_librarys():
+    """The element-wise fast path records the result's dtype and shape without asking the library:
+    they must be what the library built, for every unary and binary function over every dtype (pair)
+    its category admits, with arrays and with Python scalars."""
+    from chunkarray.array_api import _dtypes
+    import itertools
+    vals = {d: xp.asarray(np.ones(3, dtype=d)) for d in DTYPES}
+    checked = 0
+
+    def agree(r):
+        nonlocal checked
+        assert r.dtype == r._array.dtype and r.shape == tuple(r._array.shape)
+        checked += 1
+
+    for name, _c, cat, _d in xp._UNARY_TABLE:
+        for d in DTYPES:
+            if np.dtype(d) in _dtypes._dtype_categories[cat]:
+                agree(getattr(xp, name)(vals[d]))
+    for name, _c, cat, _d in xp._BINARY_TABLE:
+        ok = _dtypes._dtype_categories[cat]
+        for a, b in itertools.product(DTYPES, DTYPES):
+            if np.dtype(a) in ok and np.dtype(b) in ok:
+                try:
+                    r = getattr(xp, name)(vals[a], vals[b])
+                except TypeError:
+                    continue  # no promotion
+                agree(r)
+        for d in DTYPES:
+            if np.dtype(d) in ok:
+                s = True if d == "bool" else (1.0 if "float" in d else 1)
+                agree(getattr(xp, name)(vals[d], xp.asarray(s, dtype=vals[d].dtype)))
+    for d in DTYPES:
+        if d != "bool":
+            agree(vals[d] + 1)
+            agree(2 * vals[d])
+            agree(vals[d] < 1)
+            agree(-vals[d])
+    assert checked > 700

@@ -1023,6 +1023,18 @@ class Array:
         self._h = handle  # owned reference
         _live_objects.add(self)
 
+    @classmethod
+    def _wrap(cls, h):
+        """An Array owning the new handle ``h`` (an int from a ca_ call), without __init__'s checks:
+        the element-wise fast path of chunkarray.array_api. It is registered as a live object (for
+        pruning anonymous Python kernels) only while such kernels exist: an array made while there
+        are none cannot name one."""
+        obj = object.__new__(cls)
+        obj._h = h
+        if _anon_kernels:
+            _live_objects.add(obj)
+        return obj
+
     @staticmethod
     def _from_graph(graph, name, chunks, dtype):
         if name is None or chunks is None or dtype is None:
