@@ -203,10 +203,16 @@ Tokenizer &Tokenizer::add_arg(const ca_arg_t &a) {
   }
 }
 std::string Tokenizer::name() const {
-  char buf[40];
-  snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h1_),
-           static_cast<unsigned long long>(h2_));
-  return prefix_ + "-" + buf;
+  // prefix-<h1 as 16 hex digits><h2 as 16 hex digits> (what snprintf("%016llx%016llx") wrote, without
+  // its format parsing: names are made on every operation)
+  static const char kHex[] = "0123456789abcdef";
+  std::string r;
+  r.reserve(prefix_.size() + 33);
+  r += prefix_;
+  r += '-';
+  for (uint64_t h : {h1_, h2_})
+    for (int sh = 60; sh >= 0; sh -= 4) r += kHex[(h >> sh) & 0xf];
+  return r;
 }
 
 // ------------------------------------------------------------------------------------------------
