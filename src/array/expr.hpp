@@ -91,6 +91,10 @@ Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t nin
 Block *eval_prepared_program(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
                              const GenCoords *coords);
 
+/// Whether `k` is the builtin `ca.fused` kernel (a context without builtins may register its own
+/// kernel under that name: the single-block compute path then does not bypass it).
+bool is_builtin_fused_kernel(const ca_kernel_t *k);
+
 /// Tile-wise evaluation for fused reductions: calls `sink(tile_ptr, n, flat_offset)` for consecutive
 /// runs of the result (of the program's result dtype) in C order over the broadcast output shape.
 /// `out_shape` receives that shape. Implemented in array/ops_kernels.cpp.

@@ -6,6 +6,7 @@
 #include <chunkarray/array.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -1229,4 +1230,58 @@ TEST(Elementwise, StdPromotionAndScalars) {
   tf.kind = CA_FLOAT32;
   tf.flags = CA_SCALAR_TYPED;
   ca::test::expect_error(CA_ETYPE, "int8 and float32", [&] { elementwise_scalar_std(CA_OP_ADD, x, tf, false); });
+}
+
+// compute_into's single-block path (a fused layer over data blocks, evaluated without the graph merge,
+// plan and executor) gives what the executor gives: 0-d, empty, size-1 broadcasting, generators mixed
+// with data, several dtypes; a context whose `ca.fused` is not the builtin kernel is not bypassed.
+TEST(Elementwise, SingleBlockPathMatchesExecutor) {
+  auto both = [](const ArrayPtr &a) {
+    std::vector<uint8_t> fast(size_t(a->nbytes())), slow(size_t(a->nbytes()));
+    RunOptions ro;
+    compute_into(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {a}, {fast.data()}, ro);
+    std::atomic<bool> never{false};
+    RunOptions rs;
+    rs.cancel = &never;  // a cancellable run takes the executor
+    compute_into(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {a}, {slow.data()}, rs);
+    EXPECT_EQ(fast, slow) << a->name;
+    return fast;
+  };
+  std::vector<double> v(12);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i) * 0.5 - 2;
+  Npy n = ca::test::npy_of(CA_FLOAT64, {3, 4}, v.data());
+  ArrayPtr x = arr(n, {{3}, {4}});
+  ca_scalar_t one{};
+  one.kind = CA_FLOAT64;
+  one.re = 1.0;
+  std::vector<uint8_t> r = both(elementwise_scalar(CA_OP_ADD, x, one, false));
+  for (size_t i = 0; i < v.size(); ++i) {
+    double g;
+    std::memcpy(&g, r.data() + 8 * i, 8);
+    EXPECT_EQ(g, v[i] + 1.0);
+  }
+  Npy row = ca::test::npy_of(CA_FLOAT64, {1, 4}, v.data());
+  both(elementwise_binary(CA_OP_MUL, x, arr(row, {{1}, {4}})));                        // broadcasting
+  both(elementwise_binary(CA_OP_SUB, x, full({3, 4}, Chunks{{3}, {4}}, CA_FLOAT64, 2.5)));  // a generator
+  both(elementwise_unary(CA_OP_SQRT, elementwise_unary(CA_OP_ABS, x)));                  // a chain
+  both(elementwise_astype(elementwise_scalar(CA_OP_GT, x, one, false), CA_INT32));
+  Npy z = ca::test::npy_of(CA_INT64, {}, std::vector<int64_t>{-7}.data());
+  std::vector<uint8_t> r0 = both(elementwise_unary(CA_OP_NEG, arr(z, {})));
+  int64_t g0;
+  std::memcpy(&g0, r0.data(), 8);
+  EXPECT_EQ(g0, 7);
+  Npy e = ca::test::npy_of(CA_FLOAT32, {0, 3}, nullptr);
+  EXPECT_TRUE(both(elementwise_unary(CA_OP_EXP, arr(e, {{0}, {3}}))).empty());
+  // a registry whose ca.fused is another kernel: its results, not the builtin's
+  KernelRegistry own;
+  register_builtin_kernels(own);
+  own.add(kernel_new("ca.fused", [](ca_block_t **out, const ca_arg_t *, size_t, ca_kernel_ctx_t *, void *) -> ca_status_t {
+            const int64_t shape[2] = {3, 4};
+            ca_status_t st = ca_block_new_zeroed(out, CA_FLOAT64, 2, shape);
+            return st;
+          }, 1, nullptr, nullptr), true);
+  Executor ex(0);
+  std::vector<double> got(12, -1.0);
+  compute_into(ex, own, {elementwise_scalar(CA_OP_ADD, x, one, false)}, {got.data()}, RunOptions{});
+  EXPECT_EQ(got, std::vector<double>(12, 0.0));
 }
