@@ -276,6 +276,25 @@ CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *
                                  ca_dtype_t dtype, double re, double im) {
   return array_full(__func__, out, ndim, shape, chunks, dtype, re, im);
 }
+CA_API ca_status_t ca_array_full_int64(ca_array_t **out, int32_t ndim, const int64_t *shape,
+                                       const ca_chunks_t *chunks, ca_dtype_t dtype, int64_t value) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  *out = wrap_handle(ca::full_exact(shape_in(ndim, shape, __func__), chunks_in(chunks, __func__), dtype,
+                                    uint64_t(value), false));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_full_uint64(ca_array_t **out, int32_t ndim, const int64_t *shape,
+                                        const ca_chunks_t *chunks, ca_dtype_t dtype, uint64_t value) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_TRY
+  *out = wrap_handle(ca::full_exact(shape_in(ndim, shape, __func__), chunks_in(chunks, __func__), dtype, value, true));
+  return CA_OK;
+  CA_CATCH
+}
 CA_API ca_status_t ca_array_zeros(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                   ca_dtype_t dtype) {
   return array_full(__func__, out, ndim, shape, chunks, dtype, 0.0, 0.0);
@@ -378,6 +397,21 @@ CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, ca_op_t op, const ca
   OUT_INIT(out);
   CA_TRY
   *out = wrap_handle(ca::elementwise_scalar(op, arr(a, "ca_array_binary_scalar"), s, scalar_first));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_binary_std(ca_array_t **out, ca_op_t op, const ca_array_t *a, const ca_array_t *b) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_handle(ca::elementwise_binary_std(op, arr(a, "ca_array_binary_std"), arr(b, "ca_array_binary_std", "b")));
+  return CA_OK;
+  CA_CATCH
+}
+CA_API ca_status_t ca_array_binary_scalar_std(ca_array_t **out, ca_op_t op, const ca_array_t *a, ca_scalar_t s,
+                                              int scalar_first) {
+  OUT_INIT(out);
+  CA_TRY
+  *out = wrap_handle(ca::elementwise_scalar_std(op, arr(a, "ca_array_binary_scalar_std"), s, scalar_first));
   return CA_OK;
   CA_CATCH
 }

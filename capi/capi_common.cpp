@@ -187,6 +187,15 @@ CA_API ca_status_t ca_dtype_promote(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b)
   CA_CATCH
 }
 
+CA_API ca_status_t ca_dtype_promote_std(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b) {
+  CA_ARG_NOT_NULL(out);
+  *out = CA_DTYPE_INVALID;
+  CA_TRY
+  *out = ca::dtype_promote_std(a, b);
+  return CA_OK;
+  CA_CATCH
+}
+
 CA_API ca_status_t ca_block_new(ca_block_t **out, ca_dtype_t dtype, int32_t ndim, const int64_t *shape) {
   CA_ARG_NOT_NULL(out);
   *out = nullptr;

@@ -209,6 +209,24 @@ func Full(shape, chunks []int64, dt DType, value float64) (*Array, error) {
 	})
 }
 
+// FullInt64 makes an array filled with the exact integer value (ca_array_full_int64: not through a
+// float64, so 2**53 + 1 and math.MinInt64/MaxInt64 stay exact). Float dtypes get the nearest value.
+// Errors: StatusInvalidArgument (a value the integer dtype does not hold, bad shape or chunks),
+// StatusType (a bytes/unicode dtype).
+func FullInt64(shape, chunks []int64, dt DType, value int64) (*Array, error) {
+	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
+		return C.ca_array_full_int64(o, nd, sp, cc, C.ca_dtype_t(dt), C.int64_t(value))
+	})
+}
+
+// FullUint64 makes an array filled with the exact unsigned integer value (ca_array_full_uint64;
+// math.MaxUint64 included); otherwise as FullInt64.
+func FullUint64(shape, chunks []int64, dt DType, value uint64) (*Array, error) {
+	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
+		return C.ca_array_full_uint64(o, nd, sp, cc, C.ca_dtype_t(dt), C.uint64_t(value))
+	})
+}
+
 // RandomUniform draws reproducible uniform values in [low, high).
 func RandomUniform(shape, chunks []int64, seed uint64, low, high float64) (*Array, error) {
 	return creation(shape, chunks, Float64, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
@@ -368,6 +386,31 @@ func (a *Array) Scalar(op Op, v float64, scalarFirst bool) (*Array, error) {
 func (a *Array) ScalarInt(op Op, v int64, scalarFirst bool) (*Array, error) {
 	return newArray(func(o **C.ca_array_t) C.ca_status_t {
 		return C.ca_array_binary_scalar(o, C.ca_op_t(op), a.h, C.cag_scalar_i64(C.int64_t(v)), cbool(scalarFirst))
+	})
+}
+
+// BinaryStd applies a CA_OP_* operator under the Python array API standard's type promotion
+// (ca_array_binary_std): Int8 with UInt8 is Int16; integer with float, Bool with a number and Int64
+// with UInt64 are StatusType errors naming both dtypes (see DType.PromoteStd).
+func (a *Array) BinaryStd(op Op, b *Array) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t { return C.ca_array_binary_std(o, C.ca_op_t(op), a.h, b.h) })
+}
+
+// ScalarStd applies `a op v` (or `v op a` when scalarFirst) with a float scalar under the standard's
+// rule (ca_array_binary_scalar_std): floating-point arrays only (StatusType otherwise); the result
+// keeps the array's dtype (Float32 stays Float32).
+func (a *Array) ScalarStd(op Op, v float64, scalarFirst bool) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_binary_scalar_std(o, C.ca_op_t(op), a.h, C.cag_scalar_f64(C.double(v)), cbool(scalarFirst))
+	})
+}
+
+// ScalarIntStd applies `a op v` (or `v op a`) with an integer scalar under the standard's rule: the
+// scalar takes the array's dtype (an Int8 array stays Int8); StatusInvalidArgument when the dtype
+// does not hold v, StatusType for a Bool array.
+func (a *Array) ScalarIntStd(op Op, v int64, scalarFirst bool) (*Array, error) {
+	return newArray(func(o **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_binary_scalar_std(o, C.ca_op_t(op), a.h, C.cag_scalar_i64(C.int64_t(v)), cbool(scalarFirst))
 	})
 }
 

@@ -204,6 +204,15 @@ const (
 // library rejects invalid ones with CA_ETYPE).
 func MakeDType(kind DType, param int64) DType { return kind | DType(param<<dtypeKindBits) }
 
+// PromoteStd is the Python array API standard's promotion of two dtypes (ca_dtype_promote_std): no
+// value-based casting, Int8 with UInt8 is Int16; a StatusType error naming both dtypes where the
+// standard has none (integer with float, Bool with a number, Int64 with UInt64, Float16).
+func (d DType) PromoteStd(o DType) (DType, error) {
+	var out C.ca_dtype_t
+	err := call(func() C.ca_status_t { return C.ca_dtype_promote_std(&out, C.ca_dtype_t(d), C.ca_dtype_t(o)) })
+	return DType(out), err
+}
+
 // Kind is the dtype's kind code (DateTime64 for every datetime64 unit).
 func (d DType) Kind() DType { return d & dtypeKindMask }
 
@@ -343,6 +352,9 @@ func (b *Block) Float64s() ([]float64, error) { return blockCopy[float64](b.h, F
 
 // Int64s copies an int64 block's elements.
 func (b *Block) Int64s() ([]int64, error) { return blockCopy[int64](b.h, Int64) }
+
+// Uint64s copies a uint64 block's elements.
+func (b *Block) Uint64s() ([]uint64, error) { return blockCopy[uint64](b.h, UInt64) }
 
 // Float32s copies a float32 block's elements.
 func (b *Block) Float32s() ([]float32, error) { return blockCopy[float32](b.h, Float32) }

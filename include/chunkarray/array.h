@@ -202,6 +202,24 @@ CA_API ca_status_t ca_array_from_buffer(ca_array_t **out, const void *data, ca_d
 CA_API ca_status_t ca_array_full(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                  ca_dtype_t dtype, double value_re, double value_im);
 /**
+ * full(shape, value) with an exact 64-bit signed integer: integer dtypes hold the value itself (not
+ * through a double, so 2**53 + 1, INT64_MIN and INT64_MAX stay exact), datetime64/timedelta64 take it
+ * as ticks, float dtypes its nearest value, complex dtypes its nearest value as the real part, bool
+ * value != 0.
+ * @return CA_OK; CA_EINVAL (as ca_array_full(), and a value the integer dtype does not hold, e.g. 300
+ *         for uint8: the message names value and dtype); CA_ETYPE (invalid dtype, a bytes/unicode dtype:
+ *         use ca_array_full()); CA_ENOMEM. The caller owns *out (ca_array_free()).
+ */
+CA_API ca_status_t ca_array_full_int64(ca_array_t **out, int32_t ndim, const int64_t *shape,
+                                       const ca_chunks_t *chunks, ca_dtype_t dtype, int64_t value);
+/**
+ * full(shape, value) with an exact 64-bit unsigned integer (UINT64_MAX included); otherwise as
+ * ca_array_full_int64().
+ * @return as ca_array_full_int64().
+ */
+CA_API ca_status_t ca_array_full_uint64(ca_array_t **out, int32_t ndim, const int64_t *shape,
+                                        const ca_chunks_t *chunks, ca_dtype_t dtype, uint64_t value);
+/**
  * @return as ca_array_full().
  */
 CA_API ca_status_t ca_array_zeros(ca_array_t **out, int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
@@ -513,6 +531,33 @@ CA_API ca_status_t ca_array_binary(ca_array_t **out, ca_op_t op, const ca_array_
  */
 CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, ca_op_t op, const ca_array_t *a, ca_scalar_t s,
                                           int scalar_first);
+/**
+ * a op b under the Python array API standard's type promotion (ca_dtype_promote_std()) instead of
+ * NumPy's: the dtypes must be a pair the standard promotes (int64 with float32, bool with int8 or
+ * int64 with uint64 are refused); the result is then what ca_array_binary() gives (the promoted dtype,
+ * bool for comparisons and logical ops). Broadcasting and chunks as ca_array_binary(). Use
+ * CA_OP_FLOORDIV_STD for the standard's floor_divide special cases. @p a and @p b are borrowed.
+ * @return CA_OK; CA_EINVAL (NULL out, a or b, unknown op, shapes that do not broadcast); CA_ETYPE (a dtype
+ *         pair the standard does not promote, naming both dtypes; a dtype outside the standard's set; or
+ *         the op is not defined for the dtype); CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_binary_std(ca_array_t **out, ca_op_t op, const ca_array_t *a, const ca_array_t *b);
+/**
+ * a op s (or s op a when @p scalar_first) under the array API standard's rules for scalars: a Python
+ * scalar (flags 0) takes the array's dtype (int8 array + 1 is int8, float32 array + 0.5 is float32,
+ * never value-based). A bool scalar goes only with a bool array, an int scalar (kind CA_INT64 or
+ * CA_UINT64) with integer, floating-point and complex arrays, a float scalar (CA_FLOAT64) with
+ * floating-point and complex arrays, a complex scalar with complex arrays. A typed scalar
+ * (CA_SCALAR_TYPED) is an operand of its own dtype, promoted with the array by ca_dtype_promote_std().
+ * @p a is borrowed.
+ * @return CA_OK; CA_EINVAL (NULL out or a, unknown op, invalid scalar flags or kind, an int scalar the
+ *         array's dtype does not hold: "the Python int 300 is out of bounds for uint8"); CA_ETYPE (a
+ *         scalar kind the standard does not combine with the array's dtype, a typed scalar's dtype without
+ *         a promotion, an array dtype outside the standard's set, or the op is not defined for the dtype);
+ *         CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_binary_scalar_std(ca_array_t **out, ca_op_t op, const ca_array_t *a, ca_scalar_t s,
+                                              int scalar_first);
 /**
  * where(cond, a, b); any of a, b may be NULL to use the scalars sa, sb instead.
  * @return CA_OK; CA_EINVAL (NULL out or cond, shapes that do not broadcast); CA_ETYPE (a non-boolean-convertible cond

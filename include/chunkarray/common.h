@@ -248,6 +248,20 @@ CA_API ca_status_t ca_dtype_from_name(ca_dtype_t *out, const char *name);
  * not promote (datetime with a number, strings with numbers, timedelta64[Y] with timedelta64[D]).
  */
 CA_API ca_status_t ca_dtype_promote(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b);
+/**
+ * The Python array API standard's type promotion (its 2021.12 table, with 2022.12's complex dtypes):
+ * no value-based casting; bool only with bool; integers of one signedness give the wider; a signed
+ * with an unsigned integer gives the smallest signed type that holds both (int8 with uint8 is int16,
+ * int64 with uint64 has none); float32 with float64 is float64; a complex with a float or complex
+ * dtype gives the complex of the wider precision; integer with floating-point dtypes has none.
+ * Where both define a result it is the same as ca_dtype_promote()'s. Binary operations under these
+ * rules: ca_array_binary_std() and ca_array_binary_scalar_std().
+ * @param[out] out the promoted dtype; CA_DTYPE_INVALID on failure.
+ * @return CA_OK; CA_EINVAL if out is NULL; CA_ETYPE for a pair the standard does not promote (the
+ * message names both dtypes and the rule) or a dtype outside the standard's set (float16,
+ * datetime64, timedelta64, strings, raw, invalid).
+ */
+CA_API ca_status_t ca_dtype_promote_std(ca_dtype_t *out, ca_dtype_t a, ca_dtype_t b);
 
 #ifdef __cplusplus
 }

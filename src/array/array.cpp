@@ -203,10 +203,16 @@ Tokenizer &Tokenizer::add_arg(const ca_arg_t &a) {
   }
 }
 std::string Tokenizer::name() const {
-  char buf[40];
-  snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(h1_),
-           static_cast<unsigned long long>(h2_));
-  return prefix_ + "-" + buf;
+  // prefix-<h1 as 16 hex digits><h2 as 16 hex digits> (what snprintf("%016llx%016llx") wrote, without
+  // its format parsing: names are made on every operation)
+  static const char kHex[] = "0123456789abcdef";
+  std::string r;
+  r.reserve(prefix_.size() + 33);
+  r += prefix_;
+  r += '-';
+  for (uint64_t h : {h1_, h2_})
+    for (int sh = 60; sh >= 0; sh -= 4) r += kHex[(h >> sh) & 0xf];
+  return r;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -637,9 +643,102 @@ void add_keys(KeySet &ks, const Array &a, size_t which) {
 }
 }  // namespace
 
+namespace {
+
+/// The arguments of one task of a layer, with its references resolved to the blocks of data layers
+/// (from_buffer, persist); false for anything else (a list, a reference to a computed layer).
+struct DataArgs final : TaskEmitter {
+  const Graph &g;
+  const Layer &layer;
+  std::vector<ca_arg_t> args;
+  std::vector<std::vector<int64_t>> tuples;  // storage of copied tuple literals
+  bool ok = true;
+  DataArgs(const Graph &graph, const Layer &l) : g(graph), layer(l) { tuples.reserve(4); }
+  void kernel(int32_t slot) override { ok = ok && slot == 0; }
+  void literal(const ca_arg_t &a) override { args.push_back(a); }
+  void literal_copy(const ca_arg_t &a) override {
+    if (a.kind != CA_ARG_TUPLE || tuples.size() == tuples.capacity()) {
+      ok = false;
+      return;
+    }
+    tuples.emplace_back(a.u.tuple.items, a.u.tuple.items + a.u.tuple.len);
+    args.push_back(ca_arg_tuple(tuples.back().data(), tuples.back().size()));
+  }
+  void ref(int32_t slot, const Index *idx, int32_t) override {
+    const Layer *dep = ok ? g.find(layer.deps()[size_t(slot)]) : nullptr;
+    if (!dep || dep->kind() != LayerKind::Data) {
+      ok = false;
+      return;
+    }
+    const int64_t local = dep->find(idx);
+    const Block *b = local >= 0 ? static_cast<const DataLayer *>(dep)->block(local) : nullptr;
+    if (!b) {
+      ok = false;
+      return;
+    }
+    ca_arg_t a{};
+    a.kind = CA_ARG_BLOCK;
+    a.u.block = b;
+    args.push_back(a);
+  }
+  void begin_list(size_t) override { ok = false; }
+  void end_list() override { ok = false; }
+};
+
+/// compute_into's path for the commonest small computation: one array of one block that is a fused
+/// element-wise layer (the builtin `ca.fused` kernel, no recorded kernel version) over blocks that are
+/// already data. Its program is evaluated on the calling thread straight from the data blocks: no
+/// graph merge, plan or executor, which cost more than the work for a small array. Runs with progress,
+/// cancellation or a partial plan take the executor, and so do results over 1 MiB (a context's memory
+/// budget then charges the block; a smaller transient block is not worth holding back). False: not
+/// applicable (or the evaluation failed: the executor's path then reports the error as it always does).
+bool compute_single_block(const KernelRegistry &reg, const Array &a, void *buffer, const RunOptions &o) {
+  constexpr Index kSmall = Index(1) << 20;
+  if (o.progress || o.cancel || o.partial || a.nblocks() != 1 || !a.expr || !a.graph) return false;
+  if (o.budget && !(a.nbytes() >= 0 && a.nbytes() <= kSmall)) return false;
+  const Layer *l = a.graph->find(a.name);
+  if (!l || l->kind() != LayerKind::Blockwise || l->num_tasks() != 1 || l->records_kernel_versions()) return false;
+  const auto *bl = static_cast<const BlockwiseLayer *>(l);
+  if (bl->kernel() != "ca.fused") return false;
+  const KernelPtr k = reg.find("ca.fused");
+  if (!is_builtin_fused_kernel(k.get())) return false;
+  DataArgs da(*a.graph, *l);
+  l->emit(0, da);
+  if (!da.ok || da.args.empty() || da.args[0].kind != CA_ARG_BYTES) return false;
+  try {
+    const PreparedProgram &pp = prepared_program(da.args[0].u.bytes.data, da.args[0].u.bytes.len);
+    const ExprProgram &p = program_of(pp);
+    GenCoords coords;
+    size_t first = 1;
+    if (p.coords) {
+      if (da.args.size() < 3) return false;
+      coords = gen_coords_from_args(p, da.args[1], da.args[2]);
+      first = 3;
+    }
+    std::vector<const Block *> in;
+    in.reserve(da.args.size() - first);
+    for (size_t i = first; i < da.args.size(); ++i) {
+      if (da.args[i].kind != CA_ARG_BLOCK) return false;
+      in.push_back(da.args[i].u.block);
+    }
+    BlockRef b(eval_prepared_program(pp, in.data(), in.size(), p.coords ? &coords : nullptr));
+    if (!b || b->dtype != a.dtype || b->ndim != a.ndim()) return false;
+    for (int32_t d = 0; d < a.ndim(); ++d)
+      if (b->shape[d] != a.shape[size_t(d)]) return false;
+    const Index origin[CA_MAX_NDIM + 1] = {};
+    copy_block_into(b.get(), buffer, a.shape, origin, dtype_size(a.dtype));
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
 void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<ArrayPtr> &arrays,
                   const std::vector<void *> &buffers, const RunOptions &opts0) {
   for (auto &a : arrays) require_known_chunks(*a, "compute");
+  if (arrays.size() == 1 && compute_single_block(reg, *arrays[0], buffers[0], opts0)) return;
   KeySet ks;
   for (size_t i = 0; i < arrays.size(); ++i) add_keys(ks, *arrays[i], i);
   for (size_t k = 0; k < ks.idx.size(); ++k) {

@@ -94,6 +94,52 @@ ArrayPtr full(std::vector<Index> shape, const Chunks &chunks, DType dtype, std::
   return gen_array(name, g, shape, chunks);
 }
 
+ArrayPtr full_exact(std::vector<Index> shape, const Chunks &chunks, DType dtype, uint64_t bits, bool is_unsigned) {
+  const char *fn = is_unsigned ? "ca_array_full_uint64" : "ca_array_full_int64";
+  check_dtype(dtype, fn);
+  check_shape(shape, fn);
+  check_chunks_shape(chunks, shape, fn);
+  CA_CHECK(!dtype_is_string(dtype), CA_ETYPE, fn, ": a ", dtype_name(dtype),
+           " array is filled by ca_array_full (an integer's digits), not from an exact integer");
+  const int64_t sval = int64_t(bits);
+  const bool neg = !is_unsigned && sval < 0;
+  if (dtype_is_integer(dtype) || dtype_is_time(dtype)) {
+    // exact: the value must be one the dtype holds (times: ticks, an int64)
+    const size_t nbits = dtype_is_time(dtype) ? 64 : dtype_size(dtype) * 8;
+    const bool is_u = dtype_kind(dtype) == 'u';
+    const uint64_t mag = neg ? uint64_t(0) - bits : bits;
+    const bool fits = is_u ? !neg && (nbits == 64 || mag < (uint64_t(1) << nbits))
+                           : neg ? mag <= (uint64_t(1) << (nbits - 1)) : mag < (uint64_t(1) << (nbits - 1));
+    if (!fits) {
+      if (is_unsigned) fail(CA_EINVAL, fn, ": the value ", bits, " is out of bounds for ", dtype_name(dtype));
+      fail(CA_EINVAL, fn, ": the value ", sval, " is out of bounds for ", dtype_name(dtype));
+    }
+  }
+  const double approx = is_unsigned ? double(bits) : double(sval);
+  if (dtype_is_complex(dtype)) return full(std::move(shape), chunks, dtype, approx);  // parts are floats anyway
+  ScalarValue sv;
+  sv.dtype = is_unsigned ? CA_UINT64 : CA_INT64;
+  sv.kind = is_unsigned ? 'u' : 'i';
+  sv.i = sval;
+  sv.u = bits;
+  sv.re = approx;
+  uint64_t elem = 0;  // the element's bytes (dtype_size(dtype) <= 8 here)
+  store_scalar(sv, dtype, &elem, false);
+  std::string name = Tokenizer("full")
+                         .add(shape)
+                         .add(chunks)
+                         .add(int64_t(dtype))
+                         .add(int64_t(elem))
+                         .name();
+  GenSpec g;
+  g.kind = GenSpec::Full;
+  g.dtype = dtype;
+  g.p0 = approx;
+  g.i0 = int64_t(elem);
+  g.i1 = GenSpec::kFullBits;
+  return gen_array(name, g, shape, chunks);
+}
+
 ArrayPtr zeros(std::vector<Index> shape, const Chunks &chunks, DType dtype) {
   return full(std::move(shape), chunks, dtype, 0.0);
 }

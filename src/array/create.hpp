@@ -29,7 +29,9 @@ struct GenSpec {
   DType dtype = CA_FLOAT64;
   double p0 = 0, p1 = 0;    // full: re, im; arange: start, step; linspace: start, stop;
                             // uniform: low, high; normal: mean, std
-  int64_t i0 = 0, i1 = 0;   // linspace: num, endpoint; integers: low (bits), range (0 = 2**64)
+  int64_t i0 = 0, i1 = 0;   // linspace: num, endpoint; integers: low (bits), range (0 = 2**64);
+                            // full: i1 = kFullBits when i0 holds the element's bytes (exact integers)
+  static constexpr int64_t kFullBits = 1;
   uint64_t seed = 0;        // random
 };
 
@@ -44,6 +46,10 @@ ArrayPtr gen_array(const std::string &name, const GenSpec &spec, const std::vect
 /// np.full(shape, value, dtype): value converted as NumPy's astype (imaginary part dropped unless
 /// complex, truncation for integers, != 0 for bool).
 ArrayPtr full(std::vector<Index> shape, const Chunks &chunks, DType dtype, std::complex<double> value);
+/// np.full with an exact 64-bit integer (`bits`: an int64, or a uint64 when `is_unsigned`): integer
+/// and time dtypes get the value itself (CA_EINVAL when the dtype does not hold it), float dtypes its
+/// nearest value, bool value != 0; string dtypes CA_ETYPE (ca_array_full).
+ArrayPtr full_exact(std::vector<Index> shape, const Chunks &chunks, DType dtype, uint64_t bits, bool is_unsigned);
 ArrayPtr zeros(std::vector<Index> shape, const Chunks &chunks, DType dtype);
 ArrayPtr ones(std::vector<Index> shape, const Chunks &chunks, DType dtype);
 /// Contents unspecified (zeros).

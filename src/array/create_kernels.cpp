@@ -295,6 +295,9 @@ void gen_check(const GenSpec &s) {
     random_dist_validate(s.kind - GenSpec::DistBase, s.dtype, s.p0, s.p1, p2, CA_EFORMAT);
     return;
   }
+  if (s.kind == GenSpec::Full && s.i1 != 0 &&
+      (s.i1 != GenSpec::kFullBits || dtype_is_string(s.dtype) || dtype_is_complex(s.dtype)))
+    fail(CA_EFORMAT, "generator: full of dtype ", dtype_name(s.dtype), " with an invalid exact-value flag ", s.i1);
   switch (s.kind) {
     case GenSpec::Full:
     case GenSpec::Linspace: return;
@@ -334,6 +337,15 @@ void gen_fill(const GenSpec &s, Index glin, Index n, void *out) {
     gen_linspace(s, glin, n, tmp.data());
     uint16_t *p = static_cast<uint16_t *>(out);
     for (Index i = 0; i < n; ++i) p[i] = double_to_half(tmp[size_t(i)]);
+    return;
+  }
+  if (s.kind == GenSpec::Full && s.i1 == GenSpec::kFullBits) {
+    // an exact value: the element's bytes, made once by full_exact
+    const size_t isz = dtype_size(s.dtype);
+    char elem[8];
+    std::memcpy(elem, &s.i0, 8);
+    char *p = static_cast<char *>(out);
+    for (Index i = 0; i < n; ++i) std::memcpy(p + size_t(i) * isz, elem, isz);
     return;
   }
   if (!dtype_is_numeric(s.dtype) && s.kind == GenSpec::Full) {

@@ -91,6 +91,10 @@ Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t nin
 Block *eval_prepared_program(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
                              const GenCoords *coords);
 
+/// Whether `k` is the builtin `ca.fused` kernel (a context without builtins may register its own
+/// kernel under that name: the single-block compute path then does not bypass it).
+bool is_builtin_fused_kernel(const ca_kernel_t *k);
+
 /// Tile-wise evaluation for fused reductions: calls `sink(tile_ptr, n, flat_offset)` for consecutive
 /// runs of the result (of the program's result dtype) in C order over the broadcast output shape.
 /// `out_shape` receives that shape. Implemented in array/ops_kernels.cpp.
@@ -142,6 +146,11 @@ DType scalar_promote(DType array_dtype, const ca_scalar_t &s);
 ArrayPtr elementwise_unary(int32_t op, const ArrayPtr &a);
 ArrayPtr elementwise_binary(int32_t op, const ArrayPtr &a, const ArrayPtr &b);
 ArrayPtr elementwise_scalar(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first);
+/// The same under the array API standard's promotion (array/expr_std.cpp): dtype_promote_std's table
+/// (CA_ETYPE where it has none); a Python scalar takes the array's dtype (CA_ETYPE for a kind that
+/// does not go with it, CA_EINVAL for an integer the dtype does not hold).
+ArrayPtr elementwise_binary_std(int32_t op, const ArrayPtr &a, const ArrayPtr &b);
+ArrayPtr elementwise_scalar_std(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first);
 ArrayPtr elementwise_where(const ArrayPtr &cond, const ArrayPtr &a, const ArrayPtr &b, const ca_scalar_t &sa,
                            const ca_scalar_t &sb);
 ArrayPtr elementwise_clip(const ArrayPtr &a, const ca_scalar_t *lo, const ca_scalar_t *hi);

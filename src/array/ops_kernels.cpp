@@ -467,6 +467,7 @@ Block *eval_prepared_program(const PreparedProgram &pp, const Block *const *inpu
 }
 
 const PreparedProgram &prepared_program(const void *bytes, size_t n) { return t_cache.get(bytes, n); }
+bool is_builtin_fused_kernel(const ca_kernel_t *k) { return k && k->fn == k_fused; }
 const ExprProgram &program_of(const PreparedProgram &pp) { return *pp.p; }
 
 void eval_program_tiles(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,

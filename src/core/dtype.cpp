@@ -281,4 +281,39 @@ DType dtype_promote(DType a, DType b) {
   return c <= 4 ? CA_COMPLEX64 : CA_COMPLEX128;
 }
 
+// The Python array API standard's table (2021.12, with 2022.12's complex dtypes): bool only with bool;
+// integers of one signedness the wider; signed with unsigned the smallest signed type holding both
+// (none with uint64); floats the wider; complex with complex or float the complex of the wider
+// precision; integer with floating-point none. No value-based casting anywhere.
+DType dtype_promote_std(DType a, DType b) {
+  auto std_dtype = [](DType t) { return t >= CA_BOOL && t <= CA_COMPLEX128; };
+  for (DType t : {a, b})
+    if (!std_dtype(t))
+      fail(CA_ETYPE, "array API promotion: ", dtype_valid(t) ? dtype_name(t) : "an invalid dtype", " (", t,
+           ") is not a dtype of the array API standard (bool, int8..int64, uint8..uint64, float32, float64, "
+           "complex64, complex128)");
+  if (a == b) return a;
+  const char ka = dtype_kind(a), kb = dtype_kind(b);
+  const size_t sa = dtype_size(a), sb = dtype_size(b);
+  auto none = [&](const char *why) -> DType {
+    fail(CA_ETYPE, "array API promotion: ", dtype_name(a), " and ", dtype_name(b),
+         " have no promotion in the standard (", why, ")");
+  };
+  if (ka == 'b' || kb == 'b') return none("bool promotes only with bool");
+  const bool ia = ka == 'i' || ka == 'u', ib = kb == 'i' || kb == 'u';
+  if (ia != ib) return none("integer and floating-point dtypes do not mix");
+  if (ia) {
+    if (ka == kb) return sa >= sb ? a : b;
+    const size_t su = ka == 'u' ? sa : sb, ss = ka == 'i' ? sa : sb;
+    if (ss > su) return ss == 2 ? CA_INT16 : ss == 4 ? CA_INT32 : CA_INT64;
+    if (su < 8) return su == 1 ? CA_INT16 : su == 2 ? CA_INT32 : CA_INT64;
+    return none("no signed integer type holds both int64 and uint64");
+  }
+  // float32, float64, complex64, complex128: the precision of the wider, complex if either is.
+  const size_t pa = ka == 'c' ? sa / 2 : sa, pb = kb == 'c' ? sb / 2 : sb;
+  const size_t p = std::max(pa, pb);
+  if (ka == 'c' || kb == 'c') return p <= 4 ? CA_COMPLEX64 : CA_COMPLEX128;
+  return p <= 4 ? CA_FLOAT32 : CA_FLOAT64;
+}
+
 }  // namespace ca

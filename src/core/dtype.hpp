@@ -23,6 +23,10 @@ const char *dtype_name(DType t) noexcept;  // nullptr if invalid; static storage
 bool dtype_valid(DType t) noexcept;
 DType dtype_parse(const std::string &name);  // throws CA_ETYPE
 DType dtype_promote(DType a, DType b);       // throws CA_ETYPE
+/// The Python array API standard's promotion table (no value-based casting); CA_ETYPE naming both dtypes
+/// where the standard defines none (int with float, bool with a number, int64 with uint64) or for a
+/// dtype outside the standard's set.
+DType dtype_promote_std(DType a, DType b);
 /// A checked dtype from a kind code and its parameter (unit or length; 0 for the others). CA_ETYPE.
 DType dtype_make(int32_t kind, int64_t param);
 /// NumPy kind: b i u f c V, M (datetime64), m (timedelta64), S (bytes), U (unicode); '?' if invalid.

@@ -239,3 +239,102 @@ def test_floor_divide_special_cases_from_the_c_library():
     assert np.isnan(m).all()
     i = xp.asarray([7, -7, -9], dtype=xp.int16)
     np.testing.assert_array_equal(np.asarray(i // 2), [3, -4, -5])
+
+
+def test_promotion_is_the_c_librarys():
+    """The table lives in C (ca_dtype_promote_std): its answers and its messages reach Python, the
+    operators run the C std entry points on mixed dtypes (no Python-side casts), and values match
+    numpy.array_api on ragged chunks."""
+    from chunkarray.array_api import _dtypes
+    _dtypes._promotions.clear()
+    with pytest.raises(TypeError, match="int64 and float32 have no promotion in the standard"):
+        xp.result_type(xp.int64, xp.float32)
+    assert (xp.int64, xp.float32) in _dtypes._promotions  # remembered from the C call
+    with pytest.raises(TypeError, match="int64 and uint64 have no promotion"):
+        xp.asarray([1], dtype=xp.int64) + xp.asarray([1], dtype=xp.uint64)
+    a = ragged(np.array([-128, -1, 0, 5, 127], np.int8), ((2, 3),))
+    b = ragged(np.array([255, 1, 0, 200, 128], np.uint8), ((4, 1),))
+    want = npx.asarray(np.asarray(a)) + npx.asarray(np.asarray(b))
+    got = a + b
+    assert got.dtype == xp.int16 == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(np.asarray(xp.bitwise_left_shift(b, a[...] * 0 + 1)),
+                                  np.asarray(np.asarray(b).astype(np.int16) << 1))
+
+
+def test_scalars_follow_the_c_rule():
+    """A Python scalar takes the array's dtype (C: ca_array_binary_scalar_std): errors for kind
+    mismatches (TypeError, as numpy.array_api) and values the dtype does not hold (OverflowError, where
+    NumPy 1.24 still wraps with a DeprecationWarning and later NumPy raises)."""
+    a = ragged(np.array([1, 2, 3], np.uint8), ((1, 2),))
+    assert (a + 250).dtype == xp.uint8
+    np.testing.assert_array_equal(np.asarray(a + 250), np.array([251, 252, 253], np.uint8))
+    np.testing.assert_array_equal(np.asarray(255 - a), np.array([254, 253, 252], np.uint8))
+    for bad, exc in ((256, OverflowError), (-1, OverflowError), (1.5, TypeError), (True, TypeError),
+                     (2**64, OverflowError)):
+        with pytest.raises(exc):
+            a + bad
+        if exc is TypeError:
+            with pytest.raises(exc):
+                npx.asarray(np.asarray(a)) + bad  # the reference raises the same (it wraps 256 with a warning)
+    f = xp.asarray([0.5, 1.5], dtype=xp.float32)
+    assert (f + np.float64(2.0)).dtype == xp.float32  # a NumPy float64 scalar is a Python float here
+    assert (f * 3).dtype == xp.float32
+    with pytest.raises(TypeError):
+        xp.asarray([True]) + 1
+
+
+@pytest.mark.parametrize("dtype, value", [("int64", 2**53 + 1), ("int64", -(2**53) - 1), ("int64", -2**63),
+                                          ("int64", 2**63 - 1), ("uint64", 2**64 - 1), ("uint64", 2**63 + 1)])
+def test_full_is_exact_past_2_53(dtype, value):
+    """full goes through ca_array_full_int64/_uint64, in the namespace and in the main module."""
+    want = np.full((5,), value, dtype=dtype)
+    np.testing.assert_array_equal(np.asarray(xp.full((5,), value, dtype=getattr(xp, dtype))), want)
+    got = np.asarray(ca.full((5,), value, dtype=dtype, chunks=2).compute())
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.asarray(xp.full_like(xp.asarray([1, 2], dtype=getattr(xp, dtype)), value)),
+                                  np.full((2,), value, dtype=dtype))
+    np.testing.assert_array_equal(np.asarray(ca.full((), value, dtype=dtype).compute()), np.array(value, dtype))
+    # the main module keeps NumPy's value-based default dtype and its float rounding
+    assert np.asarray(ca.full((2,), value, dtype="float64").compute())[0] == np.float64(value)
+
+
+def test_fast_path_dtypes_are_the_librarys():
+    """The element-wise fast path records the result's dtype and shape without asking the library:
+    they must be what the library built, for every unary and binary function over every dtype (pair)
+    its category admits, with arrays and with Python scalars."""
+    from chunkarray.array_api import _dtypes
+    import itertools
+    vals = {d: xp.asarray(np.ones(3, dtype=d)) for d in DTYPES}
+    checked = 0
+
+    def agree(r):
+        nonlocal checked
+        assert r.dtype == r._array.dtype and r.shape == tuple(r._array.shape)
+        checked += 1
+
+    for name, _c, cat, _d in xp._UNARY_TABLE:
+        for d in DTYPES:
+            if np.dtype(d) in _dtypes._dtype_categories[cat]:
+                agree(getattr(xp, name)(vals[d]))
+    for name, _c, cat, _d in xp._BINARY_TABLE:
+        ok = _dtypes._dtype_categories[cat]
+        for a, b in itertools.product(DTYPES, DTYPES):
+            if np.dtype(a) in ok and np.dtype(b) in ok:
+                try:
+                    r = getattr(xp, name)(vals[a], vals[b])
+                except TypeError:
+                    continue  # no promotion
+                agree(r)
+        for d in DTYPES:
+            if np.dtype(d) in ok:
+                s = True if d == "bool" else (1.0 if "float" in d else 1)
+                agree(getattr(xp, name)(vals[d], xp.asarray(s, dtype=vals[d].dtype)))
+    for d in DTYPES:
+        if d != "bool":
+            agree(vals[d] + 1)
+            agree(2 * vals[d])
+            agree(vals[d] < 1)
+            agree(-vals[d])
+    assert checked > 700

@@ -568,3 +568,46 @@ TEST(Pictures, GraphDotAcceptedByGraphviz) {
   EXPECT_EQ(std::system(("/usr/bin/dot -Tsvg " + in + " -o /dev/null").c_str()), 0);
   std::remove(in.c_str());
 }
+
+// full with an exact 64-bit integer (ca_array_full_int64/_uint64): values a double does not hold
+// (2**53 + 1, the int64/uint64 extremes) come back exact, on ragged chunks, 0-d and empty, through a
+// fused expression too; floats get the nearest value; values the dtype does not hold are refused.
+TEST(Create, FullExactIntegers) {
+  const int64_t big = (int64_t(1) << 53) + 1;
+  for (int64_t v : {big, -big, INT64_MIN, INT64_MAX, int64_t(0), int64_t(-1)}) {
+    ArrayPtr a = full_exact({7, 5}, Chunks{{3, 4}, {2, 2, 1}}, CA_INT64, uint64_t(v), false);
+    for (int64_t g : compute_as<int64_t>(a)) ASSERT_EQ(g, v);
+    // in an expression (the generator fused into the program): a + 0 is still exact
+    ArrayPtr z = full_exact({7, 5}, Chunks{{3, 4}, {2, 2, 1}}, CA_INT64, 0, false);
+    for (int64_t g : compute_as<int64_t>(elementwise_binary(CA_OP_ADD, a, z))) ASSERT_EQ(g, v);
+  }
+  for (uint64_t v : {UINT64_MAX, (uint64_t(1) << 63) + 1, (uint64_t(1) << 53) + 1}) {
+    for (uint64_t g : compute_as<uint64_t>(full_exact({9}, Chunks{{4, 4, 1}}, CA_UINT64, v, true))) ASSERT_EQ(g, v);
+  }
+  EXPECT_EQ(compute_as<int64_t>(full_exact({}, Chunks{}, CA_INT64, uint64_t(INT64_MIN), false)),
+            std::vector<int64_t>{INT64_MIN});
+  EXPECT_TRUE(compute_as<int64_t>(full_exact({0, 3}, Chunks{{0}, {3}}, CA_INT64, 5, false)).empty());
+  EXPECT_EQ(compute_as<int8_t>(full_exact({3}, Chunks{{2, 1}}, CA_INT8, uint64_t(int64_t(-128)), false)),
+            (std::vector<int8_t>{-128, -128, -128}));
+  EXPECT_EQ(compute_as<uint32_t>(full_exact({2}, Chunks{{2}}, CA_UINT32, UINT32_MAX, true)),
+            (std::vector<uint32_t>{UINT32_MAX, UINT32_MAX}));
+  // float dtypes: the nearest value (2**53 + 1 is not a float64), as np.full
+  EXPECT_EQ(compute_as<double>(full_exact({2}, Chunks{{1, 1}}, CA_FLOAT64, uint64_t(big), false)),
+            (std::vector<double>{9007199254740992.0, 9007199254740992.0}));
+  EXPECT_EQ(compute_as<float>(full_exact({1}, Chunks{{1}}, CA_FLOAT32, 16777217, false)), std::vector<float>{16777216.f});
+  EXPECT_EQ(compute_bytes(full_exact({2}, Chunks{{2}}, CA_BOOL, 2, false), 1), (std::vector<uint8_t>{1, 1}));
+  // times take the value as ticks
+  ArrayPtr t = full_exact({2}, Chunks{{2}}, CA_DTYPE_MAKE(CA_TIMEDELTA64, CA_UNIT_NS), uint64_t(big), false);
+  std::vector<uint8_t> tb = compute_bytes(t, 1);
+  int64_t t0;
+  std::memcpy(&t0, tb.data(), 8);
+  EXPECT_EQ(t0, big);
+  // names: different exact values are different arrays
+  EXPECT_NE(full_exact({2}, Chunks{{2}}, CA_INT64, uint64_t(big), false)->name,
+            full_exact({2}, Chunks{{2}}, CA_INT64, uint64_t(big - 1), false)->name);
+  expect_error(CA_EINVAL, "out of bounds for int8", [] { full_exact({2}, Chunks{{2}}, CA_INT8, 128, false); });
+  expect_error(CA_EINVAL, "out of bounds for uint8", [] { full_exact({2}, Chunks{{2}}, CA_UINT8, uint64_t(-1), false); });
+  expect_error(CA_EINVAL, "out of bounds for int64", [] { full_exact({2}, Chunks{{2}}, CA_INT64, UINT64_MAX, true); });
+  expect_error(CA_ETYPE, "ca_array_full", [] { full_exact({2}, Chunks{{2}}, CA_DTYPE_MAKE(CA_UNICODE, 3), 1, false); });
+  expect_error(CA_EINVAL, "Chunks do not add up", [] { full_exact({2}, Chunks{{3}}, CA_INT64, 1, false); });
+}

@@ -267,3 +267,58 @@ TEST(DType, TimeUnitConversionMatchesNumPy) {
         }
   EXPECT_EQ(bad, 0);
 }
+
+// The array API standard's table (ca_dtype_promote_std) against numpy.array_api's result_type (NumPy
+// 1.24, 2021.12: no complex) over its eleven dtypes, the 2022.12 complex rows by hand, and the dtypes
+// outside the standard.
+TEST(DType, StdPromotionMatchesNumPyArrayApi) {
+  const std::vector<ca_dtype_t> ts = {CA_BOOL,   CA_INT8,   CA_INT16,  CA_INT32,  CA_INT64,  CA_UINT8,
+                                      CA_UINT16, CA_UINT32, CA_UINT64, CA_FLOAT32, CA_FLOAT64};
+  std::ostringstream py;
+  py << "import warnings\nwarnings.simplefilter('ignore')\nimport numpy.array_api as xp\nts = [";
+  for (ca_dtype_t t : ts) py << "xp." << dtype_name(t) << ",";
+  py << "]\nfor a in ts:\n  for b in ts:\n    try:\n      print(xp.result_type(a, b))\n"
+        "    except TypeError:\n      print('ERR')\n";
+  std::istringstream out(python(py.str()));
+  int n_err = 0;
+  for (ca_dtype_t a : ts) {
+    for (ca_dtype_t b : ts) {
+      std::string want;
+      out >> want;
+      ca_dtype_t got = 0;
+      const ca_status_t st = ca_dtype_promote_std(&got, a, b);
+      if (want == "ERR") {
+        ++n_err;
+        EXPECT_EQ(st, CA_ETYPE) << dtype_name(a) << " + " << dtype_name(b);
+        EXPECT_EQ(got, CA_DTYPE_INVALID);
+        const std::string msg = ca_last_error_message();
+        EXPECT_NE(msg.find(dtype_name(a)), std::string::npos) << msg;
+        EXPECT_NE(msg.find(dtype_name(b)), std::string::npos) << msg;
+      } else {
+        ASSERT_EQ(st, CA_OK) << dtype_name(a) << " + " << dtype_name(b) << ": " << ca_last_error_message();
+        EXPECT_STREQ(dtype_name(got), want.c_str()) << dtype_name(a) << " + " << dtype_name(b);
+      }
+    }
+  }
+  EXPECT_GT(n_err, 40);  // int with float, bool with numbers, int64 with uint64 (the reference did refuse)
+  const struct {
+    ca_dtype_t a, b, want;
+  } complex_rows[] = {{CA_COMPLEX64, CA_FLOAT32, CA_COMPLEX64},   {CA_COMPLEX64, CA_FLOAT64, CA_COMPLEX128},
+                      {CA_FLOAT64, CA_COMPLEX64, CA_COMPLEX128},  {CA_COMPLEX128, CA_COMPLEX64, CA_COMPLEX128},
+                      {CA_COMPLEX64, CA_COMPLEX64, CA_COMPLEX64}, {CA_INT8, CA_COMPLEX64, CA_DTYPE_INVALID},
+                      {CA_BOOL, CA_COMPLEX128, CA_DTYPE_INVALID}};
+  for (const auto &r : complex_rows) {
+    ca_dtype_t got = 0;
+    EXPECT_EQ(ca_dtype_promote_std(&got, r.a, r.b), r.want ? CA_OK : CA_ETYPE) << dtype_name(r.a) << dtype_name(r.b);
+    EXPECT_EQ(got, r.want);
+  }
+  ca_dtype_t got = 0;
+  for (ca_dtype_t t : {ca_dtype_t(CA_FLOAT16), ca_dtype_t(CA_RAW), CA_DTYPE_MAKE(CA_DATETIME64, CA_UNIT_S),
+                       CA_DTYPE_MAKE(CA_UNICODE, 3), ca_dtype_t(999)}) {
+    EXPECT_EQ(ca_dtype_promote_std(&got, t, CA_FLOAT64), CA_ETYPE) << t;
+    EXPECT_EQ(ca_dtype_promote_std(&got, CA_INT8, t), CA_ETYPE) << t;
+    EXPECT_NE(std::string(ca_last_error_message()).find("not a dtype of the array API standard"), std::string::npos)
+        << ca_last_error_message();
+  }
+  EXPECT_EQ(ca_dtype_promote_std(nullptr, CA_INT8, CA_INT8), CA_EINVAL);
+}

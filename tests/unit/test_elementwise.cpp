@@ -6,6 +6,7 @@
 #include <chunkarray/array.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
 #include "numpy_ref.hpp"
+#include "support/expect_error.hpp"
 
 using namespace ca;
 using ca::test::Npy;
@@ -1148,4 +1150,138 @@ TEST(Elementwise, ManyTilesPerBlockVsLoops) {
       ASSERT_EQ(gz[q], w) << q;
       ASSERT_EQ(gb[q] != 0, a[q] > row[size_t(j)] && a[q] < col[size_t(i)] + 10) << q;
     }
+}
+
+// The array API standard's promotion (elementwise_binary_std / elementwise_scalar_std): mixed integer
+// signedness promotes to the signed type holding both, values against a plain loop; the mixes the
+// standard has no result for are refused; a Python scalar takes the array's dtype.
+TEST(Elementwise, StdPromotionAndScalars) {
+  Npy a8;
+  a8.dtype = CA_INT8;
+  a8.shape = {7};
+  a8.data = {uint8_t(-128), uint8_t(-1), 0, 1, 5, 100, 127};
+  Npy u8;
+  u8.dtype = CA_UINT8;
+  u8.shape = {7};
+  u8.data = {255, 1, 0, 200, 7, 100, 128};
+  ArrayPtr x = arr(a8, {{3, 4}}), y = arr(u8, {{2, 5}});
+  ArrayPtr s = elementwise_binary_std(CA_OP_ADD, x, y);
+  ASSERT_EQ(s->dtype, CA_INT16);
+  Npy r = ca::test::compute_npy(s);
+  for (size_t i = 0; i < 7; ++i) {
+    int16_t g;
+    std::memcpy(&g, r.data.data() + 2 * i, 2);
+    EXPECT_EQ(g, int16_t(int8_t(a8.data[i]) + u8.data[i])) << i;
+  }
+  EXPECT_EQ(elementwise_binary_std(CA_OP_LT, x, y)->dtype, CA_BOOL);
+  ArrayPtr f32 = full({7}, Chunks{{7}}, CA_FLOAT32, 1.5), b = full({7}, Chunks{{7}}, CA_BOOL, 1.0);
+  ArrayPtr i64 = full({7}, Chunks{{7}}, CA_INT64, 1.0), u64 = full({7}, Chunks{{7}}, CA_UINT64, 1.0);
+  ca::test::expect_error(CA_ETYPE, "int8 and float32", [&] { elementwise_binary_std(CA_OP_ADD, x, f32); });
+  ca::test::expect_error(CA_ETYPE, "bool and int8", [&] { elementwise_binary_std(CA_OP_ADD, b, x); });
+  ca::test::expect_error(CA_ETYPE, "int64 and uint64", [&] { elementwise_binary_std(CA_OP_MUL, i64, u64); });
+  ca::test::expect_error(CA_ETYPE, "float16", [&] {
+    elementwise_binary_std(CA_OP_ADD, full({7}, Chunks{{7}}, CA_FLOAT16, 1.0), f32);
+  });
+  // NumPy's value-based rule would make int8 + 200 int16; the standard keeps int8, and 200 does not fit
+  ca_scalar_t one{};
+  one.kind = CA_INT64;
+  one.i64 = 1;
+  one.re = 1;
+  ArrayPtr xs = elementwise_scalar_std(CA_OP_ADD, x, one, false);
+  EXPECT_EQ(xs->dtype, CA_INT8);
+  Npy rs = ca::test::compute_npy(xs);
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(int8_t(rs.data[i]), int8_t(int8_t(a8.data[i]) + 1)) << i;
+  ca_scalar_t big = one;
+  big.i64 = 200;
+  ca::test::expect_error(CA_EINVAL, "200 is out of bounds for int8", [&] { elementwise_scalar_std(CA_OP_ADD, x, big, true); });
+  EXPECT_EQ(elementwise_scalar_std(CA_OP_ADD, y, big, true)->dtype, CA_UINT8);
+  ca_scalar_t neg = one;
+  neg.i64 = -1;
+  ca::test::expect_error(CA_EINVAL, "-1 is out of bounds for uint8", [&] { elementwise_scalar_std(CA_OP_SUB, y, neg, false); });
+  ca_scalar_t umax{};
+  umax.kind = CA_UINT64;
+  umax.i64 = -1;  // 2**64 - 1
+  umax.re = 18446744073709551615.0;
+  Npy ru = ca::test::compute_npy(elementwise_scalar_std(CA_OP_BITAND, u64, umax, false));
+  uint64_t g0;
+  std::memcpy(&g0, ru.data.data(), 8);
+  EXPECT_EQ(g0, 1u);
+  ca::test::expect_error(CA_EINVAL, "out of bounds for int64", [&] { elementwise_scalar_std(CA_OP_ADD, i64, umax, false); });
+  ca_scalar_t half{};
+  half.kind = CA_FLOAT64;
+  half.re = 0.25;
+  ArrayPtr fh = elementwise_scalar_std(CA_OP_MUL, f32, half, false);
+  EXPECT_EQ(fh->dtype, CA_FLOAT32);  // NumPy 1.x agrees here; float64 array + float scalar stays float64 too
+  ca::test::expect_error(CA_ETYPE, "float scalar does not combine with an array of dtype int8",
+                         [&] { elementwise_scalar_std(CA_OP_ADD, x, half, false); });
+  EXPECT_EQ(elementwise_scalar_std(CA_OP_ADD, f32, one, false)->dtype, CA_FLOAT32);  // int scalar, float array
+  ca_scalar_t t{};
+  t.kind = CA_BOOL;
+  t.i64 = 1;
+  EXPECT_EQ(elementwise_scalar_std(CA_OP_AND, b, t, false)->dtype, CA_BOOL);
+  ca::test::expect_error(CA_ETYPE, "bool scalar", [&] { elementwise_scalar_std(CA_OP_ADD, x, t, false); });
+  ca::test::expect_error(CA_ETYPE, "int scalar", [&] { elementwise_scalar_std(CA_OP_ADD, b, one, false); });
+  // a typed scalar is an operand of its dtype: int16 scalar with int8 array is int16; float32 with int8 is refused
+  ca_scalar_t i16 = one;
+  i16.kind = CA_INT16;
+  i16.flags = CA_SCALAR_TYPED;
+  EXPECT_EQ(elementwise_scalar_std(CA_OP_ADD, x, i16, false)->dtype, CA_INT16);
+  ca_scalar_t tf = half;
+  tf.kind = CA_FLOAT32;
+  tf.flags = CA_SCALAR_TYPED;
+  ca::test::expect_error(CA_ETYPE, "int8 and float32", [&] { elementwise_scalar_std(CA_OP_ADD, x, tf, false); });
+}
+
+// compute_into's single-block path (a fused layer over data blocks, evaluated without the graph merge,
+// plan and executor) gives what the executor gives: 0-d, empty, size-1 broadcasting, generators mixed
+// with data, several dtypes; a context whose `ca.fused` is not the builtin kernel is not bypassed.
+TEST(Elementwise, SingleBlockPathMatchesExecutor) {
+  auto both = [](const ArrayPtr &a) {
+    std::vector<uint8_t> fast(size_t(a->nbytes())), slow(size_t(a->nbytes()));
+    RunOptions ro;
+    compute_into(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {a}, {fast.data()}, ro);
+    std::atomic<bool> never{false};
+    RunOptions rs;
+    rs.cancel = &never;  // a cancellable run takes the executor
+    compute_into(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {a}, {slow.data()}, rs);
+    EXPECT_EQ(fast, slow) << a->name;
+    return fast;
+  };
+  std::vector<double> v(12);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i) * 0.5 - 2;
+  Npy n = ca::test::npy_of(CA_FLOAT64, {3, 4}, v.data());
+  ArrayPtr x = arr(n, {{3}, {4}});
+  ca_scalar_t one{};
+  one.kind = CA_FLOAT64;
+  one.re = 1.0;
+  std::vector<uint8_t> r = both(elementwise_scalar(CA_OP_ADD, x, one, false));
+  for (size_t i = 0; i < v.size(); ++i) {
+    double g;
+    std::memcpy(&g, r.data() + 8 * i, 8);
+    EXPECT_EQ(g, v[i] + 1.0);
+  }
+  Npy row = ca::test::npy_of(CA_FLOAT64, {1, 4}, v.data());
+  both(elementwise_binary(CA_OP_MUL, x, arr(row, {{1}, {4}})));                        // broadcasting
+  both(elementwise_binary(CA_OP_SUB, x, full({3, 4}, Chunks{{3}, {4}}, CA_FLOAT64, 2.5)));  // a generator
+  both(elementwise_unary(CA_OP_SQRT, elementwise_unary(CA_OP_ABS, x)));                  // a chain
+  both(elementwise_astype(elementwise_scalar(CA_OP_GT, x, one, false), CA_INT32));
+  Npy z = ca::test::npy_of(CA_INT64, {}, std::vector<int64_t>{-7}.data());
+  std::vector<uint8_t> r0 = both(elementwise_unary(CA_OP_NEG, arr(z, {})));
+  int64_t g0;
+  std::memcpy(&g0, r0.data(), 8);
+  EXPECT_EQ(g0, 7);
+  Npy e = ca::test::npy_of(CA_FLOAT32, {0, 3}, nullptr);
+  EXPECT_TRUE(both(elementwise_unary(CA_OP_EXP, arr(e, {{0}, {3}}))).empty());
+  // a registry whose ca.fused is another kernel: its results, not the builtin's
+  KernelRegistry own;
+  register_builtin_kernels(own);
+  own.add(kernel_new("ca.fused", [](ca_block_t **out, const ca_arg_t *, size_t, ca_kernel_ctx_t *, void *) -> ca_status_t {
+            const int64_t shape[2] = {3, 4};
+            ca_status_t st = ca_block_new_zeroed(out, CA_FLOAT64, 2, shape);
+            return st;
+          }, 1, nullptr, nullptr), true);
+  Executor ex(0);
+  std::vector<double> got(12, -1.0);
+  compute_into(ex, own, {elementwise_scalar(CA_OP_ADD, x, one, false)}, {got.data()}, RunOptions{});
+  EXPECT_EQ(got, std::vector<double>(12, 0.0));
 }

@@ -28,6 +28,8 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
        compute_chunk_sizes, insert, delete, choose, select, coarsen, bincount, bincount_minlength,
        ravel_multi_index, unravel_index,
+       # the Python array API standard's promotion and exact integer full (ca_dtype_promote_std, ...)
+       promote_std, binary_std, cfull_int,
        # fft.h (dask.array.fft under NumPy's names; also reachable as ChunkArray.FFT.fft ...)
        FFT
 
@@ -403,6 +405,30 @@ function cfull(::Type{T}, shape::Tuple, value::Real; chunks=0) where {T}
     end
 end
 
+"""
+    cfull_int(T, shape, value::Integer; chunks=0)
+
+`cfull` with an exact 64-bit integer (`ca_array_full_int64`, or `ca_array_full_uint64` for values past
+`typemax(Int64)`): 2^53 + 1, `typemin(Int64)` and `typemax(UInt64)` stay exact. A value the integer
+element type does not hold is a `ChunkArrayError` (CA_EINVAL).
+"""
+function cfull_int(::Type{T}, shape::Tuple, value::Integer; chunks=0) where {T}
+    shp = Int64[shape...]
+    with_chunks(normalize_chunks(shp, chunks, T)) do cc
+        newarray() do out
+            if value > typemax(Int64)
+                @ccall $(sym(:ca_array_full_uint64))(out::Ptr{Ptr{Cvoid}}, length(shp)::Int32, shp::Ptr{Int64},
+                                                     cc::Ptr{CaChunks}, dtype_code(T)::Int32,
+                                                     UInt64(value)::UInt64)::Int32
+            else
+                @ccall $(sym(:ca_array_full_int64))(out::Ptr{Ptr{Cvoid}}, length(shp)::Int32, shp::Ptr{Int64},
+                                                    cc::Ptr{CaChunks}, dtype_code(T)::Int32,
+                                                    Int64(value)::Int64)::Int32
+            end
+        end
+    end
+end
+
 "Uniform random values in [lo, hi), reproducible per block."
 function crandom(shape::Tuple; chunks=0, seed::Integer=0, lo=0.0, hi=1.0)
     shp = Int64[shape...]
@@ -429,6 +455,34 @@ end
 binary(op::Integer, a::CArray, s::Number, first::Bool=false) = newarray() do out
     @ccall $(sym(:ca_array_binary_scalar))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid}, scalar(s)::CaScalar,
                                            Cint(first)::Cint)::Int32
+end
+"""
+    promote_std(A, B)
+
+The Python array API standard's promotion of two element types (`ca_dtype_promote_std`): no
+value-based casting, `promote_std(Int8, UInt8) == Int16`; a `ChunkArrayError` (CA_ETYPE) naming both
+where the standard has none (an integer with a float, Bool with a number, Int64 with UInt64).
+"""
+function promote_std(::Type{A}, ::Type{B}) where {A,B}
+    out = Ref{Int32}(0)
+    check(@ccall $(sym(:ca_dtype_promote_std))(out::Ptr{Int32}, dtype_code(A)::Int32, dtype_code(B)::Int32)::Int32)
+    return JULIA_TYPES[out[]]
+end
+
+"""
+    binary_std(op, a, b)
+
+`a op b` (a CA_OP_* code, e.g. `CA_OP_FLOORDIV_STD`) under the array API standard's promotion
+(`ca_array_binary_std`); with a number `b`, the standard's scalar rule (`ca_array_binary_scalar_std`:
+the scalar takes the array's element type; CA_EINVAL when it does not fit, CA_ETYPE for a kind the
+standard does not mix).
+"""
+binary_std(op::Integer, a::CArray, b::CArray) = newarray() do out
+    @ccall $(sym(:ca_array_binary_std))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid}, b.h::Ptr{Cvoid})::Int32
+end
+binary_std(op::Integer, a::CArray, s::Number, first::Bool=false) = newarray() do out
+    @ccall $(sym(:ca_array_binary_scalar_std))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid},
+                                               scalar(s)::CaScalar, Cint(first)::Cint)::Int32
 end
 unary(op::Integer, a::CArray) = newarray() do out
     @ccall $(sym(:ca_array_unary))(out::Ptr{Ptr{Cvoid}}, op::Int32, a.h::Ptr{Cvoid})::Int32

@@ -206,3 +206,25 @@ end
     @test FFT.backend() in ("kissfft", "fftw3")
     close(ctx)
 end
+
+@testset "array API promotion and exact full (C library's rules)" begin
+    ctx = Context(1)
+    @test promote_std(Int8, UInt8) == Int16
+    @test promote_std(Float32, Float64) == Float64
+    @test_throws ChunkArrayError promote_std(Int64, Float32)
+    @test_throws ChunkArrayError promote_std(Int64, UInt64)
+    x = carray(Int8[-128, -1, 0, 5, 127]; chunks=[2])
+    y = carray(UInt8[255, 1, 0, 200, 128]; chunks=[3])
+    @test compute(binary_std(ChunkArray.CA_OP_ADD, x, y), ctx) == Int16[127, 0, 0, 205, 255]
+    @test eltype(compute(binary_std(ChunkArray.CA_OP_ADD, x, 1), ctx)) == Int8
+    @test_throws ChunkArrayError binary_std(ChunkArray.CA_OP_ADD, x, 200)
+    @test_throws ChunkArrayError binary_std(ChunkArray.CA_OP_ADD, x, 0.5)
+    q = compute(binary_std(ChunkArray.CA_OP_FLOORDIV_STD, carray([Inf, -1.0]), carray([2.0, Inf])), ctx)
+    @test q[1] == Inf && q[2] == 0.0 && signbit(q[2])
+    for v in (2^53 + 1, typemin(Int64), typemax(Int64))
+        @test compute(cfull_int(Int64, (5,), v; chunks=[2]), ctx) == fill(v, 5)
+    end
+    @test compute(cfull_int(UInt64, (3,), typemax(UInt64)), ctx) == fill(typemax(UInt64), 3)
+    @test_throws ChunkArrayError cfull_int(Int8, (2,), 128)
+    close(ctx)
+end

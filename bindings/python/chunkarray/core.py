@@ -1023,6 +1023,18 @@ class Array:
         self._h = handle  # owned reference
         _live_objects.add(self)
 
+    @classmethod
+    def _wrap(cls, h):
+        """An Array owning the new handle ``h`` (an int from a ca_ call), without __init__'s checks:
+        the element-wise fast path of chunkarray.array_api. It is registered as a live object (for
+        pruning anonymous Python kernels) only while such kernels exist: an array made while there
+        are none cannot name one."""
+        obj = object.__new__(cls)
+        obj._h = h
+        if _anon_kernels:
+            _live_objects.add(obj)
+        return obj
+
     @staticmethod
     def _from_graph(graph, name, chunks, dtype):
         if name is None or chunks is None or dtype is None:
@@ -2600,6 +2612,15 @@ def full(shape, fill_value, chunks="auto", dtype=None, *, like=None):
         ch = normalize_chunks(chunks, shape, dtype=dtype)
         return broadcast_to(from_array(np.array(fill_value).astype(dtype)), shape, chunks=ch)
     shape, st, keep = _shape_chunks(shape, chunks, dtype)
+    if (isinstance(fill_value, (numbers.Integral, np.integer)) and not isinstance(fill_value, (bool, np.bool_))
+            and dtype.kind in "iubf"):
+        # an integer exactly (ca_array_full_int64/_uint64: not through a double, so 2**53 + 1 stays);
+        # a value the integer dtype does not hold keeps NumPy's wrap-around below
+        v = int(fill_value)
+        lo, hi = (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)) if dtype.kind in "iu" else (-2**63, 2**64 - 1)
+        if lo <= v <= hi:
+            fn = lib().ca_array_full_int64 if v < 2**63 else lib().ca_array_full_uint64
+            return Array._new(fn, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype), v)
     v = complex(fill_value)
     return Array._new(lib().ca_array_full, len(shape), _i64arr(shape), ctypes.byref(st), _ca_dtype(dtype),
                       v.real, v.imag)

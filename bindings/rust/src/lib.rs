@@ -329,6 +329,15 @@ const KIND_BITS: u32 = 8;
 const KIND_MASK: i32 = 0xff;
 
 impl DType {
+    /// The Python array API standard's promotion of two dtypes (`ca_dtype_promote_std`): no
+    /// value-based casting, int8 with uint8 is int16, and `Status::Type` (naming both dtypes) where the
+    /// standard has none (integer with float, bool with a number, int64 with uint64, float16).
+    pub fn promote_std(self, other: DType) -> Result<DType> {
+        let l = lib()?;
+        let mut out: ca_dtype_t = 0;
+        check(unsafe { (l.ca_dtype_promote_std)(&mut out, self.code(), other.code()) })?;
+        DType::from_code(out).ok_or_else(|| Error::raw(CA_EINTERNAL, format!("unknown dtype code {}", out)))
+    }
     /// The dtype of a C code (None for a code this binding does not know: a newer library's kinds, or a
     /// parametric kind without its unit or length).
     pub fn from_code(c: i32) -> Option<DType> {
@@ -478,6 +487,10 @@ pub enum BinaryOp {
     LeftShift = codes::CA_OP_LEFT_SHIFT,
     /// `CA_OP_RIGHT_SHIFT`
     RightShift = codes::CA_OP_RIGHT_SHIFT,
+    /// `CA_OP_FLOORDIV_STD`: floor division with the array API standard's special cases (an infinity
+    /// over a nonzero finite number is the signed infinity; a finite number over an infinity the signed
+    /// zero); otherwise as `FloorDiv`
+    FloorDivStd = codes::CA_OP_FLOORDIV_STD,
 }
 
 /// Elementwise unary operators (CA_OP_*).
@@ -1269,6 +1282,27 @@ impl Array {
         })
     }
 
+    /// An array filled with the exact integer `value` (`ca_array_full_int64`: not through a double, so
+    /// 2**53 + 1 and `i64::MIN`/`i64::MAX` stay exact). Float dtypes get the nearest value; a value an
+    /// integer dtype does not hold is `Status::InvalidArgument`.
+    pub fn full_i64(shape: &[i64], chunks: &[i64], dtype: DType, value: i64) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe { (l.ca_array_full_int64)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code(), value) })
+    }
+
+    /// An array filled with the exact unsigned integer `value` (`ca_array_full_uint64`; `u64::MAX`
+    /// included); otherwise as [`Array::full_i64`].
+    pub fn full_u64(shape: &[i64], chunks: &[i64], dtype: DType, value: u64) -> Result<Array> {
+        let l = lib()?;
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
+        let raw = cc.raw();
+        new_array(|h| unsafe {
+            (l.ca_array_full_uint64)(h, shape.len() as i32, shape.as_ptr(), &raw, dtype.code(), value)
+        })
+    }
+
     /// arange(start, stop, step) in blocks of `chunk`.
     pub fn arange(start: f64, stop: f64, step: f64, chunk: i64, dtype: DType) -> Result<Array> {
         let l = lib()?;
@@ -1371,6 +1405,30 @@ impl Array {
     pub fn binary_int(&self, op: BinaryOp, v: i64) -> Result<Array> {
         let l = lib()?;
         new_array(|h| unsafe { (l.ca_array_binary_scalar)(h, op as i32, self.h, scalar_i64(v), 0) })
+    }
+    /// `self op other` under the Python array API standard's type promotion (`ca_array_binary_std`):
+    /// int8 with uint8 is int16; int with float, bool with a number and int64 with uint64 are
+    /// `Status::Type` errors naming both dtypes. See [`DType::promote_std`].
+    pub fn binary_std(&self, op: BinaryOp, other: &Array) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe { (l.ca_array_binary_std)(h, op as i32, self.h, other.h) })
+    }
+    /// `self op v` (or `v op self` when `scalar_first`) under the standard's scalar rule
+    /// (`ca_array_binary_scalar_std`): the integer takes the array's dtype (an int8 array stays int8;
+    /// a value the dtype does not hold is `Status::InvalidArgument`; a bool array is `Status::Type`).
+    pub fn binary_int_std(&self, op: BinaryOp, v: i64, scalar_first: bool) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe {
+            (l.ca_array_binary_scalar_std)(h, op as i32, self.h, scalar_i64(v), c_int::from(scalar_first))
+        })
+    }
+    /// `self op v` (or `v op self`) with a float scalar under the standard's rule: floating-point arrays
+    /// only (an integer array is `Status::Type`), the result keeps the array's dtype (float32 stays float32).
+    pub fn binary_f64_std(&self, op: BinaryOp, v: f64, scalar_first: bool) -> Result<Array> {
+        let l = lib()?;
+        new_array(|h| unsafe {
+            (l.ca_array_binary_scalar_std)(h, op as i32, self.h, scalar_f64(v), c_int::from(scalar_first))
+        })
     }
     /// A unary elementwise operator.
     pub fn unary(&self, op: UnaryOp) -> Result<Array> {

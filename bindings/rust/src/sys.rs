@@ -381,6 +381,7 @@ api! {
         ca_dtype_make: fn(*mut ca_dtype_t, i32, i64) -> S;
         ca_dtype_kind: fn(ca_dtype_t) -> i32;
         ca_dtype_param: fn(ca_dtype_t) -> i64;
+        ca_dtype_promote_std: fn(*mut ca_dtype_t, ca_dtype_t, ca_dtype_t) -> S;
         ca_block_new: fn(*mut P, ca_dtype_t, i32, *const i64) -> S;
         ca_block_retain: fn(CP) -> P;
         ca_block_free: fn(CP) -> ();
@@ -434,6 +435,8 @@ api! {
         ca_array_from_buffer: fn(*mut P, *const c_void, ca_dtype_t, i32, *const i64, *const ca_chunks_t,
                                  *const ca_buffer_options_t) -> S;
         ca_array_full: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t, f64, f64) -> S;
+        ca_array_full_int64: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t, i64) -> S;
+        ca_array_full_uint64: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t, u64) -> S;
         ca_array_zeros: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t) -> S;
         ca_array_ones: fn(*mut P, i32, *const i64, *const ca_chunks_t, ca_dtype_t) -> S;
         ca_array_arange: fn(*mut P, f64, f64, f64, *const ca_chunks_t, ca_dtype_t) -> S;
@@ -442,6 +445,8 @@ api! {
         ca_array_unary: fn(*mut P, i32, CP) -> S;
         ca_array_binary: fn(*mut P, i32, CP, CP) -> S;
         ca_array_binary_scalar: fn(*mut P, i32, CP, ca_scalar_t, c_int) -> S;
+        ca_array_binary_std: fn(*mut P, i32, CP, CP) -> S;
+        ca_array_binary_scalar_std: fn(*mut P, i32, CP, ca_scalar_t, c_int) -> S;
         ca_array_where: fn(*mut P, CP, CP, CP, ca_scalar_t, ca_scalar_t) -> S;
         ca_array_astype: fn(*mut P, CP, ca_dtype_t) -> S;
         ca_array_reduce: fn(*mut P, i32, CP, *const i32, i32, c_int, *const ca_reduce_options_t) -> S;

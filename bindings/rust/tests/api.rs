@@ -395,3 +395,53 @@ fn every_dtype_round_trips() {
         assert_eq!(DType::from_code(bad), None, "{}", bad);
     }
 }
+
+#[test]
+fn array_api_promotion_and_exact_full() {
+    let ctx = Context::new(0).unwrap();
+    // the standard's table, from the C library
+    assert_eq!(DType::Int8.promote_std(DType::UInt8).unwrap(), DType::Int16);
+    assert_eq!(DType::UInt32.promote_std(DType::Int64).unwrap(), DType::Int64);
+    assert_eq!(DType::Float32.promote_std(DType::Float64).unwrap(), DType::Float64);
+    for (a, b) in [(DType::Int64, DType::Float32), (DType::Bool, DType::Int8), (DType::Int64, DType::UInt64)] {
+        let e = a.promote_std(b).unwrap_err();
+        assert_eq!(e.status(), Status::Type);
+        let (na, nb) = (format!("{:?}", a).to_lowercase(), format!("{:?}", b).to_lowercase());
+        assert!(e.message().contains(&na) && e.message().contains(&nb), "{}", e.message());
+    }
+    // binary ops under it, values against a plain loop on ragged chunks
+    let x = Array::from_slice(&[-128i8, -1, 0, 5, 127], &[5], &[2]).unwrap();
+    let y = Array::from_slice(&[255u8, 1, 0, 200, 128], &[5], &[3]).unwrap();
+    let s = x.binary_std(BinaryOp::Add, &y).unwrap();
+    assert_eq!(s.dtype(), DType::Int16);
+    assert_eq!(s.compute_vec::<i16>(&ctx).unwrap(), vec![127i16, 0, 0, 205, 255]);
+    let f = Array::full(&[5], &[2], DType::Float32, 1.5).unwrap();
+    assert_eq!(x.binary_std(BinaryOp::Mul, &f).unwrap_err().status(), Status::Type);
+    // a scalar takes the array's dtype
+    let x1 = x.binary_int_std(BinaryOp::Sub, 1, true).unwrap();
+    assert_eq!(x1.dtype(), DType::Int8);
+    assert_eq!(x1.compute_vec::<i8>(&ctx).unwrap(), vec![-127i8, 2, 1, -4, -126]);
+    assert_eq!(x.binary_int_std(BinaryOp::Add, 200, false).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(x.binary_f64_std(BinaryOp::Add, 0.5, false).unwrap_err().status(), Status::Type);
+    let fh = f.binary_f64_std(BinaryOp::Mul, 0.5, false).unwrap();
+    assert_eq!(fh.dtype(), DType::Float32);
+    assert_eq!(fh.compute_vec::<f32>(&ctx).unwrap(), vec![0.75f32; 5]);
+    // floor_divide with the standard's special cases (CA_OP_FLOORDIV_STD) against the plain rule
+    let num = Array::from_slice(&[f64::INFINITY, 1.0, -1.0, 7.0], &[4], &[3]).unwrap();
+    let den = Array::from_slice(&[2.0f64, f64::INFINITY, f64::INFINITY, -2.0], &[4], &[2]).unwrap();
+    let q = num.binary_std(BinaryOp::FloorDivStd, &den).unwrap().compute_vec::<f64>(&ctx).unwrap();
+    assert_eq!(q[0], f64::INFINITY);
+    assert!(q[1] == 0.0 && q[1].is_sign_positive());
+    assert!(q[2] == 0.0 && q[2].is_sign_negative());
+    assert_eq!(q[3], -4.0);
+    // full with exact integers past 2**53
+    let big = (1i64 << 53) + 1;
+    for v in [big, -big, i64::MIN, i64::MAX] {
+        assert_eq!(Array::full_i64(&[5], &[2], DType::Int64, v).unwrap().compute_vec::<i64>(&ctx).unwrap(), vec![v; 5]);
+    }
+    assert_eq!(Array::full_u64(&[3], &[2], DType::UInt64, u64::MAX).unwrap().compute_vec::<u64>(&ctx).unwrap(),
+               vec![u64::MAX; 3]);
+    let e = Array::full_i64(&[2], &[1], DType::Int8, 128).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(e.message().contains("out of bounds for int8"), "{}", e.message());
+}

@@ -243,12 +243,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
             dtype = _np.asarray(fill_value).dtype
     shape = _shape(shape)
     dtype = _np.dtype(dtype)
-    if dtype.kind in "iu" and not isinstance(fill_value, type(True)) and _b.abs(int(fill_value)) > (1 << 53):
-        # ca_array_full carries the value as a double: an integer that float64 does not hold exactly
-        # is a 0-d block of the exact value, broadcast (lazily) to the shape.
-        from .. import _shape as _sh
-        v = _core.from_array(_np.array(fill_value, dtype), chunks=())
-        return Array._new(_sh.broadcast_to(v, shape, chunks=_chunks(shape)))
+    # an int fill value goes through ca_array_full_int64/_uint64 (exact past 2**53)
     return Array._new(_core.full(shape, fill_value, chunks=_chunks(shape), dtype=dtype))
 
 

@@ -1,4 +1,5 @@
-"""The array API standard's dtypes and its type promotion table (2021.12), without value-based casting.
+"""The array API standard's dtypes. Its type promotion table (2021.12, no value-based casting) is the C
+library's (``ca_dtype_promote_std``); this module remembers its answers.
 
 The dtype objects are NumPy dtype objects, as in ``numpy.array_api``: the standard asks only that they
 compare equal to themselves, and chunkarray's blocks are NumPy-typed.
@@ -38,32 +39,36 @@ _dtype_categories = {
 _int_ranges = {d: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for d in _integer_dtypes}
 
 
-def _build_table():
-    """The standard's promotion lattice: within a kind the wider type; signed with unsigned the
-    smallest signed type holding both (none for uint64); no promotion across kinds."""
-    t = {(bool, bool): bool}
-    for a in _integer_dtypes:
-        for b in _integer_dtypes:
-            sa, sb = a.kind == "i", b.kind == "i"
-            if sa == sb:
-                t[(a, b)] = a if a.itemsize >= b.itemsize else b
-            else:
-                u, s = (b, a) if sa else (a, b)
-                size = max(s.itemsize, 2 * u.itemsize)
-                if size <= 8:
-                    t[(a, b)] = np.dtype(f"int{8 * size}")
-    for a in _floating_dtypes:
-        for b in _floating_dtypes:
-            t[(a, b)] = a if a.itemsize >= b.itemsize else b
-    return t
-
-
-_promotion_table = _build_table()
+_std_set = frozenset(_all_dtypes)
+_promotions = {}  # (dtype, dtype) -> dtype, or the error message: the C library's answers, remembered
 
 
 def _result_type(type1, type2):
-    """The promoted dtype of two array API dtypes; TypeError where the standard defines none."""
+    """The promoted dtype of two array API dtypes by the standard's table, which lives in the C
+    library (``ca_dtype_promote_std``); TypeError, with its message, where the standard defines none."""
     try:
-        return _promotion_table[(type1, type2)]
-    except (KeyError, TypeError):
-        raise TypeError(f"{type1} and {type2} cannot be type promoted together (array API standard)") from None
+        r = _promotions[(type1, type2)]
+    except KeyError:
+        r = _promote_in_c(type1, type2)
+    except TypeError:  # unhashable
+        r = f"{type1!r} and {type2!r} cannot be type promoted together (array API standard)"
+    if type(r) is str:
+        raise TypeError(r)
+    return r
+
+
+def _promote_in_c(type1, type2):
+    if type1 not in _std_set or type2 not in _std_set:
+        return f"{type1} and {type2} cannot be type promoted together (array API standard: not its dtypes)"
+    import ctypes
+    from .. import core
+    out = ctypes.c_int32()
+    L = core.lib()
+    st = L.ca_dtype_promote_std(ctypes.byref(out), core._ca_dtype(type1), core._ca_dtype(type2))
+    if st == 0:
+        r = core._np_dtype(out.value)
+    else:
+        msg = L.ca_last_error_message()
+        r = (msg.decode("utf-8", "replace") if msg else "") or f"{type1} and {type2} cannot be type promoted"
+    _promotions[(type1, type2)] = r
+    return r
