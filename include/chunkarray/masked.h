@@ -13,13 +13,15 @@
  * - the mask of an elementwise result is the OR of the operands' masks, plus numpy.ma's domains:
  *   sqrt of x < 0, log/log2/log10 of x <= 0, tan where |cos x| < 1e-35, arcsin/arccos outside
  *   [-1, 1], arccosh of x < 1, arctanh outside [-1 + 1e-15, 1 - 1e-15] (those also mask non-finite
- *   results); divide, floor_divide, remainder and fmod mask |a| * tiny >= |b| (division by zero) and
- *   non-finite results; power masks non-finite results. Under the mask, the data keeps the first
+ *   results); divide, floor_divide, remainder and fmod mask |a| * tiny >= |b| (division by zero),
+ *   divide and floor_divide also non-finite results (MaskedArray's / and //; its % is the plain
+ *   ufunc with the domain only); power masks non-finite results. Under the mask, the data keeps the first
  *   operand's value where its dtype converts to the result's without loss (numpy.ma's rule).
  * - reductions skip masked elements (they are filled with the reduction's identity: 0 for sum, 1 for
  *   prod, the dtype's largest value for min, ...), and a result over masked elements only is masked;
  *   their chunks are the unmasked reduction's (dask.array's). mean, var and std of a masked array made
- *   without a mask (numpy's nomask) are the plain reductions, as numpy.ma computes them.
+ *   without a mask (numpy's nomask) are the plain reductions, masked only where numpy.ma's final
+ *   division masks them (an infinite result, or nothing to divide by).
  * - the fill value: NULL everywhere means numpy.ma's default for the dtype (True for bool, 999999 for
  *   integers, 1e20 for floats, 1e20+0j for complex); masked_equal and masked_values set it to the value.
  *
@@ -160,8 +162,8 @@ CA_API ca_status_t ca_masked_invalid(ca_masked_t **out, const ca_masked_t *a);
 CA_API ca_status_t ca_masked_values(ca_masked_t **out, const ca_masked_t *a, ca_scalar_t value, double rtol,
                                     double atol);
 /**
- * np.ma.fix_invalid(a, fill_value): nan and infinities masked, and their data replaced by the fill
- * value (@p fill_value, or NULL: a's).
+ * np.ma.fix_invalid(a, fill_value): nan and infinities masked, and their data replaced by
+ * @p fill_value (NULL: a's fill value); the result keeps a's fill value, as numpy.ma's.
  * @return as ca_masked_set_fill_value(); CA_ENOMEM.
  */
 CA_API ca_status_t ca_masked_fix_invalid(ca_masked_t **out, const ca_masked_t *a, const ca_scalar_t *fill_value);

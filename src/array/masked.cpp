@@ -147,9 +147,13 @@ ArrayPtr safe_divide_domain(const Operand &x, const Operand &y) {
   return elementwise_scalar(CA_OP_LE, elementwise_unary(CA_OP_ABS, y.a), py_float(scalar_abs(*x.s) * tiny), false);
 }
 
+// Operations with numpy.ma's safe-divide domain. divide and floor_divide (MaskedArray's / and //,
+// np.ma.divide) also mask non-finite results; remainder and fmod (% and the ufuncs, which numpy.ma
+// applies through __array_wrap__) take the domain only.
 bool is_domained_divide(int32_t op) {
   return op == CA_OP_DIV || op == CA_OP_FLOORDIV || op == CA_OP_MOD || op == CA_OP_FMOD;
 }
+bool masks_nonfinite(int32_t op) { return op == CA_OP_DIV || op == CA_OP_FLOORDIV; }
 
 // The binary operation on masked operands; a null mask is an unmasked operand (or a scalar).
 MaskedPtr binary_impl(int32_t op, const Masked *ma_, const Operand &x, const Masked *mb_, const Operand &y,
@@ -159,10 +163,27 @@ MaskedPtr binary_impl(int32_t op, const Masked *ma_, const Operand &x, const Mas
   if (ma_ && mb_) m = or_(ma_->mask, mb_->mask);
   else m = ma_ ? ma_->mask : mb_->mask;
   if (is_domained_divide(op)) {
-    if (has_nonfinite(result->dtype)) m = or_(m, not_finite(result));
+    if (masks_nonfinite(op) && has_nonfinite(result->dtype)) m = or_(m, not_finite(result));
     m = or_(m, safe_divide_domain(x, y));
   } else if (op == CA_OP_POW || op == CA_OP_FLOAT_POWER) {
     if (has_nonfinite(result->dtype)) m = or_(m, not_finite(result));
+  }
+  if (is_domained_divide(op)) {
+    // numpy.ma: result[m] = 0, then result += m * da when that casts safely (so a -0.0 quotient
+    // becomes 0.0, as in NumPy)
+    ArrayPtr z = where_scalar(m, typed(result->dtype, 0), result);
+    DType dadt = x.a ? x.a->dtype : scalar_promote(result->dtype, *x.s);
+    DType p = 0;
+    try {
+      p = dtype_promote(dadt, result->dtype);
+    } catch (const Error &) {
+    }
+    if (p == result->dtype) {
+      ArrayPtr back = x.a ? where_scalar(not_(m), typed(x.a->dtype, 0), x.a)
+                          : elementwise_where(not_(m), nullptr, nullptr, typed(result->dtype, 0), *x.s);
+      z = astype(elementwise_binary(CA_OP_ADD, z, back), result->dtype);
+    }
+    return assemble_like(like, std::move(z), std::move(m));
   }
   // the first operand's data where masked (numpy.ma reverts the result to it)
   bool nomask = (!ma_ || ma_->nomask) && (!mb_ || mb_->nomask) && !is_domained_divide(op) && op != CA_OP_POW &&
@@ -190,11 +211,35 @@ ArrayPtr all_masked(const Masked &a, const std::vector<int32_t> &axes, bool keep
   return red(CA_RED_ALL, a.mask, axes, keepdims, split_every);
 }
 
+// The number of elements a reduction over `axes` (empty: all) combines into each result.
+Index reduced_count(const Masked &a, const std::vector<int32_t> &axes) {
+  std::vector<int32_t> ax = normalize_axes(axes, a.data->ndim());
+  if (axes.empty()) {
+    ax.clear();
+    for (int32_t d = 0; d < a.data->ndim(); ++d) ax.push_back(d);
+  }
+  Index n = 1;
+  for (int32_t d : ax) n *= a.data->shape[size_t(d)];
+  return n;
+}
+
+// numpy.ma's divide domain of a quotient q = s / n by a count n: |s| * tiny >= |n|, i.e. |q| * tiny
+// >= 1 (an infinite quotient), and everything when n is 0.
+ArrayPtr quotient_domain(const ArrayPtr &q, Index n) {
+  if (n == 0) return not_(false_like(q));
+  const double tiny = std::numeric_limits<double>::min();
+  return elementwise_scalar(CA_OP_GE, elementwise_scalar(CA_OP_MUL, elementwise_unary(CA_OP_ABS, q), py_float(tiny),
+                                                         false),
+                            py_float(1.0), false);
+}
+
 MaskedPtr mean(const Masked &a, const std::vector<int32_t> &axes, bool keepdims, int32_t split_every, DType dtype) {
   DType in = a.data->dtype;
   if (a.nomask) {
+    // numpy.ma's nomask mean is ndarray.mean, whose final true_divide of a MaskedArray takes the
+    // divide domain: |sum| * tiny >= n, i.e. masked where the mean is infinite (or n is 0)
     ArrayPtr d = red(CA_RED_MEAN, a.data, axes, keepdims, split_every, 0, dtype);
-    return unmasked(d);
+    return assemble(d, quotient_domain(d, reduced_count(a, axes)));
   }
   bool f16 = false;
   if (!dtype) {
@@ -220,8 +265,12 @@ MaskedPtr mean(const Masked &a, const std::vector<int32_t> &axes, bool keepdims,
 MaskedPtr var(const Masked &a, const std::vector<int32_t> &axes, bool keepdims, int32_t split_every, int32_t ddof,
               DType dtype) {
   if (a.nomask) {
+    // ndarray.var on a MaskedArray: the mean's divide domain propagates, and the last division by
+    // n - ddof takes the domain again
     ArrayPtr d = red(CA_RED_VAR, a.data, axes, keepdims, split_every, ddof, dtype);
-    return unmasked(d);
+    Index n = reduced_count(a, axes);
+    ArrayPtr mu = red(CA_RED_MEAN, a.data, axes, keepdims, split_every, 0, dtype);
+    return assemble(d, or_(quotient_domain(mu, n), quotient_domain(d, n - ddof)));
   }
   ArrayPtr cnt = count(a, axes, keepdims, split_every);
   ca_scalar_t dd{CA_INT64, 0, double(ddof), 0.0, ddof};
@@ -388,14 +437,15 @@ MaskedPtr masked_values(const Masked &a, const ca_scalar_t &value, double rtol, 
 }
 
 MaskedPtr fix_invalid(const Masked &a, const ca_scalar_t *fill) {
+  // the result keeps a's fill value; `fill` only replaces the invalid data (numpy.ma:
+  // a._data[invalid] = fill_value)
   MaskedPtr r = masked_invalid(a);
-  if (fill) r = with_fill_value(*r, fill);
+  if (fill) check_fill(*fill, a.data->dtype, "fix_invalid");
   if (!has_nonfinite(a.data->dtype)) return r;
-  // the invalid elements' data become the fill value (numpy.ma: a._data[invalid] = fill_value)
   Masked inv = *r;
   inv.mask = not_finite(a.data);
   inv.nomask = false;
-  ArrayPtr d = filled(inv, nullptr);
+  ArrayPtr d = filled(inv, fill);
   return assemble(d, r->mask, false, r->has_fill, r->fill);
 }
 
