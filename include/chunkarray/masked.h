@@ -191,8 +191,8 @@ CA_API ca_status_t ca_masked_binary(ca_masked_t **out, ca_op_t op, const ca_mask
 CA_API ca_status_t ca_masked_binary_scalar(ca_masked_t **out, ca_op_t op, const ca_masked_t *a, ca_scalar_t s,
                                            int scalar_first);
 /**
- * MaskedArray.sum, prod, mean, var, std, min, max, argmin, argmax, any, all (@p op CA_RED_SUM ..
- * CA_RED_ALL, not the nan-variants) over @p naxes axes (naxes 0 with axes NULL: all), with numpy.ma's
+ * MaskedArray.sum, prod, mean, var, std, min, max, argmin, argmax, any, all (@p op from CA_RED_SUM
+ * to CA_RED_ALL, not the nan-variants) over @p naxes axes (naxes 0 with axes NULL: all), with numpy.ma's
  * result dtypes (mean of integers is float64, of float16 float16 computed in float32) and masks (a
  * result over masked elements only is masked; mean/var of a non-0-d result also mask where numpy.ma's
  * division does). argmin/argmax take one axis or all, treat masked elements as the dtype's largest
@@ -262,7 +262,9 @@ CA_API ca_status_t ca_masked_to_zarr(ca_context_t *ctx, const ca_masked_t *m, co
  * ca_save() does: the file lists each masked array's data and mask among its arrays and records
  * which pairs are masked arrays and their fill values (format version 1 readers see the data and
  * masks as plain arrays).
- * @param[out] out, out_size as ca_save().
+ * @param[out] out with opts->path NULL: receives the bytes, owned by the caller, free with
+ *        ca_buffer_free(); NULL on failure. With a path: may be NULL.
+ * @param[out] out_size with opts->path NULL: the size in bytes. With a path: may be NULL.
  * @param masked borrowed, @p nmasked masked arrays (none NULL).
  * @param opts borrowed, not NULL: the target and context as ca_save() (opts->graph must be NULL).
  * @return as ca_save(); CA_EINVAL also for masked NULL with nmasked > 0, a NULL entry, or opts->graph set.
