@@ -164,22 +164,8 @@ ca_status_t do_save(const SaveRequest &r, void **data, size_t *size) {
     CA_CHECK(r.arrays || r.narrays == 0, CA_EINVAL, r.fn, ": arrays is NULL with n ", r.narrays);
     std::vector<ca::ArrayPtr> list;
     for (size_t i = 0; i < r.narrays; ++i) list.push_back(ca::capi::unwrap(r.arrays[i]));
-    for (size_t i = 0; i < r.nmasked; ++i) {
-      const auto &m = ca::capi::masked_in(r.masked[i], r.fn, ca::str("masked[", i, "]").c_str());
-      fmt::MaskedEntry e;
-      e.data = uint32_t(list.size());
-      list.push_back(m->data);
-      e.mask = uint32_t(list.size());
-      list.push_back(m->mask);
-      e.nomask = m->nomask;
-      e.has_fill = m->has_fill;
-      e.fill_kind = m->fill.kind;
-      e.fill_flags = m->fill.flags;
-      e.fill_re = m->fill.re;
-      e.fill_im = m->fill.im;
-      e.fill_i64 = m->fill.i64;
-      masked.push_back(e);
-    }
+    for (size_t i = 0; i < r.nmasked; ++i)
+      fmt::add_masked(list, masked, *ca::capi::masked_in(r.masked[i], r.fn, ca::str("masked[", i, "]").c_str()));
     g = fmt::arrays_graph(list, entries, r.fn);
     what = g.get();
   }
@@ -350,33 +336,6 @@ CA_API ca_status_t ca_array_load(ca_array_t **out, const char *path) {
 
 }  // extern "C"
 
-namespace {
-
-// The masked arrays a loaded file lists (format.hpp's MaskedEntry) over its arrays.
-std::vector<ca::ma::MaskedPtr> file_masked(const fmt::FileContents &fc) {
-  std::vector<ca::ma::MaskedPtr> out;
-  for (size_t i = 0; i < fc.masked.size(); ++i) {
-    const fmt::MaskedEntry &e = fc.masked[i];
-    auto m = std::make_shared<ca::ma::Masked>();
-    m->data = fmt::file_array(fc, fc.arrays[e.data]);
-    m->mask = fmt::file_array(fc, fc.arrays[e.mask]);
-    m->nomask = e.nomask;
-    m->has_fill = e.has_fill;
-    m->fill = ca_scalar_t{e.fill_kind, e.fill_flags, e.fill_re, e.fill_im, e.fill_i64};
-    if (e.has_fill) {
-      try {
-        ca::ma::cast_fill(m->fill, m->data->dtype);
-      } catch (const ca::Error &err) {
-        ca::fail(CA_EFORMAT, "masked array ", i, " has an invalid fill value (", err.message(), ")");
-      }
-    }
-    out.push_back(std::move(m));
-  }
-  return out;
-}
-
-}  // namespace
-
 extern "C" {
 
 CA_API ca_status_t ca_masked_save(void **out, size_t *out_size, const ca_masked_t *const *masked, size_t nmasked,
@@ -407,7 +366,7 @@ CA_API ca_status_t ca_masked_load(ca_masked_t ***out, size_t *out_n, const ca_lo
   CA_CHECK(!(o.path && o.data), CA_EINVAL, "ca_masked_load: opts->path and opts->data are both set");
   CA_CHECK(o.path || o.data, CA_EINVAL, "ca_masked_load: opts->path and opts->data are both NULL");
   auto fc = o.path ? fmt::load_file(o.path) : fmt::load_bytes(o.data, o.size);
-  std::vector<ca::ma::MaskedPtr> list = file_masked(fc);
+  std::vector<ca::ma::MaskedPtr> list = fmt::file_masked(fc);
   if (list.empty()) return CA_OK;
   auto **mem = static_cast<ca_masked_t **>(std::calloc(list.size(), sizeof(ca_masked_t *)));
   if (!mem) throw std::bad_alloc();

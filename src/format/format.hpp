@@ -20,6 +20,9 @@
 
 namespace ca {
 class KernelRegistry;
+namespace ma {
+struct Masked;
+}
 }
 
 namespace ca::format {
@@ -102,5 +105,11 @@ std::shared_ptr<Graph> arrays_graph(const std::vector<ArrayPtr> &arrays, std::ve
 ArrayPtr file_array(const FileContents &fc, const ArrayEntry &e);
 /// file_array for every entry, in file order.
 std::vector<ArrayPtr> file_arrays(const FileContents &fc);
+
+/// What saving masked array `m` writes: its data and mask appended to `arrays` (to be saved after
+/// them) and its entry to `masked`.
+void add_masked(std::vector<ArrayPtr> &arrays, std::vector<MaskedEntry> &masked, const ma::Masked &m);
+/// The masked arrays a loaded file lists, over its arrays (CA_EFORMAT for an invalid fill value).
+std::vector<std::shared_ptr<const ma::Masked>> file_masked(const FileContents &fc);
 
 }  // namespace ca::format
