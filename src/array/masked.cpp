@@ -537,7 +537,8 @@ MaskedPtr reduce(int32_t op, const Masked &a, std::vector<int32_t> axes, bool ke
   ArrayPtr r = red(op, d, axes, keepdims, split_every, ddof, dtype);
   ArrayPtr m = all_masked(a, axes, keepdims, split_every);
   if ((op == CA_RED_MIN || op == CA_RED_MAX) && r->ndim() > 0 && !a.nomask)
-    r = where_scalar(m, default_fill_value(r->dtype), r);  // numpy.ma: copyto(result, fill_value, where=newmask)
+    // numpy.ma: copyto(result, fill_value, where=newmask), the default fill value cast (63 in int8)
+    r = where_scalar(m, cast_fill(default_fill_value(r->dtype), r->dtype), r);
   if (a.nomask) return assemble(r, false_like(r), true, false, {});
   return assemble(r, m);
 }
