@@ -1,5 +1,4 @@
 """chunkarray.ma against numpy.ma (values, masks, dtypes) and dask.array.ma (chunks)."""
-import warnings
 
 import numpy as np
 import pytest
@@ -10,7 +9,7 @@ import chunkarray.ma as cma
 da = pytest.importorskip("dask.array")
 dma = pytest.importorskip("dask.array.ma")
 
-warnings.filterwarnings("ignore", category=RuntimeWarning)
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's own warnings on the reference side
 
 
 def check(got, expected, chunks=None, dtype=True):
