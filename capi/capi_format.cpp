@@ -8,6 +8,7 @@
 #include <set>
 
 #include "array/array.hpp"
+#include "array/masked.hpp"
 #include "builtins/builtins.hpp"
 #include "capi_internal.hpp"
 #include "format/format.hpp"
@@ -137,6 +138,8 @@ struct SaveRequest {
   size_t narrays = 0;
   const char *path = nullptr;  // NULL: into *data / *size
   const ca_context_t *context = nullptr;
+  const ca_masked_t *const *masked = nullptr;  // ca_masked_save: saved after `arrays`
+  size_t nmasked = 0;
 };
 
 ca_status_t do_save(const SaveRequest &r, void **data, size_t *size) {
@@ -152,6 +155,7 @@ ca_status_t do_save(const SaveRequest &r, void **data, size_t *size) {
   auto versions = fmt::kernel_version_resolver(r.context ? &ca::capi::engine(r.context).registry() : nullptr,
                                                &ca::builtin_kernel_registry());
   std::vector<fmt::ArrayEntry> entries;
+  std::vector<fmt::MaskedEntry> masked;
   std::shared_ptr<ca::Graph> g;
   const ca::Graph *what;
   if (r.graph) {
@@ -160,13 +164,15 @@ ca_status_t do_save(const SaveRequest &r, void **data, size_t *size) {
     CA_CHECK(r.arrays || r.narrays == 0, CA_EINVAL, r.fn, ": arrays is NULL with n ", r.narrays);
     std::vector<ca::ArrayPtr> list;
     for (size_t i = 0; i < r.narrays; ++i) list.push_back(ca::capi::unwrap(r.arrays[i]));
+    for (size_t i = 0; i < r.nmasked; ++i)
+      fmt::add_masked(list, masked, *ca::capi::masked_in(r.masked[i], r.fn, ca::str("masked[", i, "]").c_str()));
     g = fmt::arrays_graph(list, entries, r.fn);
     what = g.get();
   }
   if (r.path) {
-    fmt::save_file(*what, entries, r.path, versions);
+    fmt::save_file(*what, entries, r.path, versions, masked);
   } else {
-    auto bytes = fmt::save_bytes(*what, entries, versions);
+    auto bytes = fmt::save_bytes(*what, entries, versions, masked);
     *data = copy_out(bytes);
     *size = bytes.size();
   }
@@ -326,6 +332,60 @@ CA_API ca_status_t ca_array_load(ca_array_t **out, const char *path) {
   *out = list[0];
   std::free(list);
   return CA_OK;
+}
+
+}  // extern "C"
+
+extern "C" {
+
+CA_API ca_status_t ca_masked_save(void **out, size_t *out_size, const ca_masked_t *const *masked, size_t nmasked,
+                                  const ca_save_options_t *opts) {
+  if (out) *out = nullptr;
+  if (out_size) *out_size = 0;
+  CA_ARG_NOT_NULL(opts);
+  CA_TRY
+  const ca_save_options_t o = ca::capi::options_in(opts, ca_save_options_t CA_SAVE_OPTIONS_INIT, __func__, "opts",
+                                                   offsetof(ca_save_options_t, path) + sizeof(opts->path));
+  CA_CHECK(!o.graph, CA_EINVAL, "ca_masked_save: opts->graph is set (masked arrays are saved with arrays only)");
+  CA_CHECK(o.arrays || !o.narrays, CA_EINVAL, "ca_masked_save: opts->arrays is NULL with opts->narrays ", o.narrays);
+  CA_CHECK(masked || !nmasked, CA_EINVAL, "ca_masked_save: masked is NULL with nmasked ", nmasked);
+  SaveRequest r{"ca_masked_save", nullptr, o.arrays, o.narrays, o.path, o.context, masked, nmasked};
+  return do_save(r, out, out_size);
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_masked_load(ca_masked_t ***out, size_t *out_n, const ca_load_options_t *opts) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(out_n);
+  *out_n = 0;
+  CA_ARG_NOT_NULL(opts);
+  CA_TRY
+  const ca_load_options_t o = ca::capi::options_in(opts, ca_load_options_t CA_LOAD_OPTIONS_INIT, __func__, "opts",
+                                                   sizeof(ca_load_options_t));
+  CA_CHECK(!(o.path && o.data), CA_EINVAL, "ca_masked_load: opts->path and opts->data are both set");
+  CA_CHECK(o.path || o.data, CA_EINVAL, "ca_masked_load: opts->path and opts->data are both NULL");
+  auto fc = o.path ? fmt::load_file(o.path) : fmt::load_bytes(o.data, o.size);
+  std::vector<ca::ma::MaskedPtr> list = fmt::file_masked(fc);
+  if (list.empty()) return CA_OK;
+  auto **mem = static_cast<ca_masked_t **>(std::calloc(list.size(), sizeof(ca_masked_t *)));
+  if (!mem) throw std::bad_alloc();
+  try {
+    for (size_t i = 0; i < list.size(); ++i) mem[i] = ca::capi::wrap_masked(list[i]);
+  } catch (...) {
+    ca_masked_free_many(mem, list.size());
+    throw;
+  }
+  *out = mem;
+  *out_n = list.size();
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API void ca_masked_free_many(ca_masked_t **masked, size_t n) {
+  if (!masked) return;
+  for (size_t i = 0; i < n; ++i) ca_masked_free(masked[i]);
+  std::free(masked);
 }
 
 }  // extern "C"

@@ -22,3 +22,14 @@ Graph &engine(ca_graph_t *g);
 const Graph &engine(const ca_graph_t *g);
 
 }  // namespace ca::capi
+
+namespace ca::ma {
+struct Masked;
+}
+
+namespace ca::capi {
+/// A new masked-array handle (reference count 1) around `m` (capi_masked.cpp).
+ca_masked_t *wrap_masked(std::shared_ptr<const ma::Masked> m);
+/// The engine masked array behind a handle; CA_EINVAL naming `what` and `param` for NULL.
+const std::shared_ptr<const ma::Masked> &masked_in(const ca_masked_t *m, const char *what, const char *param = "a");
+}  // namespace ca::capi

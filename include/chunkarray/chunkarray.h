@@ -18,6 +18,7 @@
 #include "chunkarray/store.h"
 #include "chunkarray/linalg.h"
 #include "chunkarray/fft.h"
+#include "chunkarray/masked.h"
 #include "chunkarray/shape.h"
 #include "chunkarray/slicing.h"
 #include "chunkarray/routines.h"

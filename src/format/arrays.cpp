@@ -1,5 +1,6 @@
 // Arrays over graph files: what saving arrays writes, and the arrays a loaded file names.
 #include "array/array.hpp"
+#include "array/masked.hpp"
 #include "core/error.hpp"
 #include "format/format.hpp"
 
@@ -37,6 +38,45 @@ ArrayPtr file_array(const FileContents &fc, const ArrayEntry &e) {
     if (err.code() == CA_ENOMEM) throw;
     fail(CA_EFORMAT, "array '", e.name, "' does not match the file's graph: ", err.message());
   }
+}
+
+void add_masked(std::vector<ArrayPtr> &arrays, std::vector<MaskedEntry> &masked, const ma::Masked &m) {
+  MaskedEntry e;
+  e.data = uint32_t(arrays.size());
+  arrays.push_back(m.data);
+  e.mask = uint32_t(arrays.size());
+  arrays.push_back(m.mask);
+  e.nomask = m.nomask;
+  e.has_fill = m.has_fill;
+  e.fill_kind = m.fill.kind;
+  e.fill_flags = m.fill.flags;
+  e.fill_re = m.fill.re;
+  e.fill_im = m.fill.im;
+  e.fill_i64 = m.fill.i64;
+  masked.push_back(e);
+}
+
+std::vector<std::shared_ptr<const ma::Masked>> file_masked(const FileContents &fc) {
+  std::vector<std::shared_ptr<const ma::Masked>> out;
+  for (size_t i = 0; i < fc.masked.size(); ++i) {
+    const MaskedEntry &e = fc.masked[i];
+    auto m = std::make_shared<ma::Masked>();
+    m->data = file_array(fc, fc.arrays[e.data]);
+    m->mask = file_array(fc, fc.arrays[e.mask]);
+    m->nomask = e.nomask;
+    m->has_fill = e.has_fill;
+    m->fill = ca_scalar_t{e.fill_kind, e.fill_flags, e.fill_re, e.fill_im, e.fill_i64};
+    if (e.has_fill) {
+      try {
+        ma::cast_fill(m->fill, m->data->dtype);
+      } catch (const Error &err) {
+        if (err.code() == CA_ENOMEM) throw;
+        fail(CA_EFORMAT, "masked array ", i, " has an invalid fill value (", err.message(), ")");
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 std::vector<ArrayPtr> file_arrays(const FileContents &fc) {

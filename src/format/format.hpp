@@ -20,6 +20,9 @@
 
 namespace ca {
 class KernelRegistry;
+namespace ma {
+struct Masked;
+}
 }
 
 namespace ca::format {
@@ -36,9 +39,20 @@ struct ArrayEntry {
   std::vector<std::vector<Index>> chunks;
 };
 
+/// One masked array of a file (ca_masked_save): indices of its data and mask in the array list, and
+/// its fill value as a ca_scalar_t's fields.
+struct MaskedEntry {
+  uint32_t data = 0, mask = 0;
+  bool nomask = false, has_fill = false;
+  int32_t fill_kind = 0, fill_flags = 0;
+  double fill_re = 0, fill_im = 0;
+  int64_t fill_i64 = 0;
+};
+
 struct FileContents {
   std::shared_ptr<Graph> graph;
   std::vector<ArrayEntry> arrays;
+  std::vector<MaskedEntry> masked;
   uint32_t version = 0;
 };
 
@@ -64,10 +78,11 @@ KernelVersionFn kernel_version_resolver(const KernelRegistry *registry, const Ke
 /// Serialize: the header followed by the message (flat, unpacked). Without `versions`, the layers'
 /// own recorded kernel versions are written.
 std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays,
-                                      const KernelVersionFn &versions = {});
+                                      const KernelVersionFn &versions = {},
+                                      const std::vector<MaskedEntry> &masked = {});
 /// Write to `path` atomically (a temporary file renamed over it). CA_EIO names the path.
 void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path,
-               const KernelVersionFn &versions = {});
+               const KernelVersionFn &versions = {}, const std::vector<MaskedEntry> &masked = {});
 
 /// Built with -Dcapnp=disabled, save_bytes, save_file, load_bytes and load_file throw
 /// Error(CA_EUNSUPPORTED) (format/unsupported.cpp, the one stub set); everything else works.
@@ -90,5 +105,11 @@ std::shared_ptr<Graph> arrays_graph(const std::vector<ArrayPtr> &arrays, std::ve
 ArrayPtr file_array(const FileContents &fc, const ArrayEntry &e);
 /// file_array for every entry, in file order.
 std::vector<ArrayPtr> file_arrays(const FileContents &fc);
+
+/// What saving masked array `m` writes: its data and mask appended to `arrays` (to be saved after
+/// them) and its entry to `masked`.
+void add_masked(std::vector<ArrayPtr> &arrays, std::vector<MaskedEntry> &masked, const ma::Masked &m);
+/// The masked arrays a loaded file lists, over its arrays (CA_EFORMAT for an invalid fill value).
+std::vector<std::shared_ptr<const ma::Masked>> file_masked(const FileContents &fc);
 
 }  // namespace ca::format

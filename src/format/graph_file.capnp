@@ -16,6 +16,20 @@ struct File {
   producer @1 :Text;         # "chunkarray 0.1.0"
   layers @2 :List(Layer);    # in graph insertion order; a layer's inputs come before it
   arrays @3 :List(ArrayInfo); # empty for ca_graph_save files
+  masked @4 :List(MaskedInfo); # masked arrays over pairs of arrays (ca_masked_save); older readers skip it
+}
+
+# A masked array (numpy.ma): two entries of File.arrays and its fill value (a ca_scalar_t).
+struct MaskedInfo {
+  data @0 :UInt32;           # index into File.arrays: the data
+  mask @1 :UInt32;           # index into File.arrays: the bool mask (the data's shape and chunks)
+  nomask @2 :Bool;           # numpy's nomask (made without a mask)
+  hasFill @3 :Bool;          # false: the dtype's default fill value
+  fillKind @4 :Int32;        # ca_scalar_t.kind
+  fillFlags @5 :Int32;       # ca_scalar_t.flags
+  fillRe @6 :Float64;
+  fillIm @7 :Float64;
+  fillI64 @8 :Int64;
 }
 
 struct ArrayInfo {

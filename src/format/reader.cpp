@@ -545,6 +545,26 @@ FileContents decode(s::File::Reader f, uint32_t version) {
     }
     fc.arrays.push_back(std::move(e));
   }
+  auto masked = f.getMasked();
+  for (unsigned i = 0; i < masked.size(); ++i) {
+    auto m = masked[i];
+    MaskedEntry e;
+    e.data = m.getData();
+    e.mask = m.getMask();
+    CA_CHECK(e.data < fc.arrays.size() && e.mask < fc.arrays.size(), CA_EFORMAT, "masked array ", i,
+             " names array ", std::max(e.data, e.mask), " of ", fc.arrays.size());
+    const ArrayEntry &d = fc.arrays[e.data], &k = fc.arrays[e.mask];
+    CA_CHECK(k.dtype == CA_BOOL && k.chunks == d.chunks, CA_EFORMAT, "masked array ", i, ": its mask '", k.name,
+             "' is not a bool array of its data's chunks");
+    e.nomask = m.getNomask();
+    e.has_fill = m.getHasFill();
+    e.fill_kind = m.getFillKind();
+    e.fill_flags = m.getFillFlags();
+    e.fill_re = m.getFillRe();
+    e.fill_im = m.getFillIm();
+    e.fill_i64 = m.getFillI64();
+    fc.masked.push_back(e);
+  }
   return fc;
 }
 

@@ -11,10 +11,12 @@ namespace {
 }
 }  // namespace
 
-std::vector<unsigned char> save_bytes(const Graph &, const std::vector<ArrayEntry> &, const KernelVersionFn &) {
+std::vector<unsigned char> save_bytes(const Graph &, const std::vector<ArrayEntry> &, const KernelVersionFn &,
+                                      const std::vector<MaskedEntry> &) {
   unsupported("saving a graph file");
 }
-void save_file(const Graph &, const std::vector<ArrayEntry> &, const std::string &, const KernelVersionFn &) {
+void save_file(const Graph &, const std::vector<ArrayEntry> &, const std::string &, const KernelVersionFn &,
+               const std::vector<MaskedEntry> &) {
   unsupported("saving a graph file");
 }
 FileContents load_bytes(const void *, size_t) { unsupported("loading a graph file"); }

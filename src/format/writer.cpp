@@ -231,7 +231,7 @@ void save_data(const DataLayer &l, s::DataLayer::Builder b) {
 
 // Builds the message; returns the format version it needs: the oldest that holds every layer's form.
 uint32_t build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vector<ArrayEntry> &arrays,
-               const KernelVersionFn &versions) {
+               const KernelVersionFn &versions, const std::vector<MaskedEntry> &masked) {
   auto f = msg.initRoot<s::File>();
   f.setProducer("chunkarray " CA_VERSION_STRING);
   uint32_t version = 1;
@@ -259,6 +259,24 @@ uint32_t build(capnp::MallocMessageBuilder &msg, const Graph &g, const std::vect
     ab[unsigned(i)].setDtype(a.dtype);
     auto ch = ab[unsigned(i)].initChunks(unsigned(a.chunks.size()));
     for (size_t d = 0; d < a.chunks.size(); ++d) detail::fill_list(ch.init(unsigned(d), unsigned(a.chunks[d].size())), a.chunks[d]);
+  }
+  if (!masked.empty()) {
+    auto mb = f.initMasked(unsigned(masked.size()));
+    for (size_t i = 0; i < masked.size(); ++i) {
+      const MaskedEntry &m = masked[i];
+      CA_CHECK(m.data < arrays.size() && m.mask < arrays.size(), CA_EINTERNAL, "masked array ", i,
+               " names an array beyond the ", arrays.size(), " saved");
+      auto b = mb[unsigned(i)];
+      b.setData(m.data);
+      b.setMask(m.mask);
+      b.setNomask(m.nomask);
+      b.setHasFill(m.has_fill);
+      b.setFillKind(m.fill_kind);
+      b.setFillFlags(m.fill_flags);
+      b.setFillRe(m.fill_re);
+      b.setFillIm(m.fill_im);
+      b.setFillI64(m.fill_i64);
+    }
   }
   return version;
 }
@@ -314,10 +332,10 @@ void save_data_layer(const Layer &l, s::Layer::Builder b, const KernelVersionFn 
 }  // namespace detail
 
 std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEntry> &arrays,
-                                      const KernelVersionFn &versions) {
+                                      const KernelVersionFn &versions, const std::vector<MaskedEntry> &masked) {
   return capnp_guard([&] {
     capnp::MallocMessageBuilder msg;
-    const uint32_t version = build(msg, g, arrays, versions);
+    const uint32_t version = build(msg, g, arrays, versions, masked);
     kj::Array<capnp::word> words = capnp::messageToFlatArray(msg);
     auto bytes = words.asBytes();
     std::vector<unsigned char> out(kHeaderSize + bytes.size());
@@ -328,11 +346,11 @@ std::vector<unsigned char> save_bytes(const Graph &g, const std::vector<ArrayEnt
 }
 
 void save_file(const Graph &g, const std::vector<ArrayEntry> &arrays, const std::string &path,
-               const KernelVersionFn &versions) {
+               const KernelVersionFn &versions, const std::vector<MaskedEntry> &masked) {
   CA_CHECK(!path.empty(), CA_EINVAL, "the file path is empty");
   capnp_guard([&] {
     capnp::MallocMessageBuilder msg;
-    const uint32_t version = build(msg, g, arrays, versions);
+    const uint32_t version = build(msg, g, arrays, versions, masked);
     // A hidden temporary next to the target (io::temp_path_for), fsync'ed before the rename and the
     // directory after it (io/fs.hpp: CA_IO_NO_FSYNC=1 skips); temporaries of killed savers are removed.
     io::remove_stale_temporaries(path);

@@ -10,6 +10,7 @@
 // CA_EEXISTS (store exists without overwrite), CA_EIO, plus compute errors (CA_EKERNEL, CA_ECANCELED).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@
 
 namespace ca {
 class KernelRegistry;
+namespace ma {
+struct Masked;
+}
 }
 
 namespace ca::io {
@@ -59,6 +63,16 @@ std::vector<Index> zarr_store_chunks(const Array &a, const ZarrWriteOptions &opt
 /// Blocks are written as they finish and freed (bounded memory). Returns the metadata written.
 ZarrMeta to_zarr(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &path,
                  const ZarrWriteOptions &opts = {}, const RunOptions &run = {});
+
+// ---- masked arrays (io/masked_zarr.cpp) -------------------------------------------------------------
+
+/// A masked array over the zarr array at `path` (from_zarr): elements equal to .zarray's fill_value
+/// masked (nan: the nan elements), which becomes the fill value; a null fill_value gives nomask.
+std::shared_ptr<const ma::Masked> masked_from_zarr(const std::string &path,
+                                                   const std::optional<Chunks> &chunks = std::nullopt);
+/// Write options for a masked array's filled data: `m`'s fill value (cast to its dtype) as the
+/// store's fill_value.
+void set_masked_fill_value(ZarrWriteOptions &w, const ma::Masked &m);
 
 // ---- npy --------------------------------------------------------------------------------------------
 

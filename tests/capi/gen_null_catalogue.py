@@ -171,6 +171,12 @@ FIXTURES = {
     'const ca_boundary_t *': 'F.boundary',
     'const ca_store_region_t *': 'F.region',
     'const ca_array_arg_t *': 'F.array_args',
+    'const ca_masked_t *': 'F.masked',
+    'ca_masked_t **': '(ca_masked_t **)&F.out_ptr',
+    'ca_masked_t ***': '(ca_masked_t ***)&F.out_ptr',
+    'const ca_masked_t *const *': 'F.maskeds',
+    'ca_scalar_t *': 'F.scalars',
+    'const ca_scalar_t *': 'F.scalars',
     'ca_kernel_fn': 'fixture_kernel_fn',
     'ca_progress_fn': 'fixture_progress_fn',
     'ca_store_fn': 'fixture_store_fn',
@@ -181,7 +187,7 @@ OPTIONS = re.compile(r'^const (ca_\w+_options_t) \*$')
 
 # Outputs whose failure contract is "*out is NULL": checked after a failed call.
 OUT_TYPES = {t for t in FIXTURES if t.endswith('**') and not t.startswith('const char') and t != 'char **'
-             and t != 'void **'} | {'ca_array_t ***'}
+             and t != 'void **'} | {'ca_array_t ***', 'ca_masked_t ***'}
 
 # Scalars: values that make a valid-looking call over the fixtures (2-d float64, shape (4, 6)).
 SCALAR_BY_NAME = {

@@ -95,6 +95,11 @@ static void fixtures_make(void) {
   F.array_args[0].array = F.array;
   F.array_args[0].index = "ij";
   F.array_args[1] = F.array_args[0];
+  MUST(ca_masked_new(&F.masked, F.array, NULL, NULL));
+  F.maskeds[0] = F.masked;
+  F.maskeds[1] = F.masked;
+  F.scalars[0].kind = CA_FLOAT64;
+  F.scalars[1].kind = CA_FLOAT64;
 }
 
 /* Whether msg names word as a whole identifier ("a is NULL" names 'a', "array" does not). */

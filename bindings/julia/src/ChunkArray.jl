@@ -31,7 +31,9 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        # the Python array API standard's promotion and exact integer full (ca_dtype_promote_std, ...)
        promote_std, binary_std, cfull_int,
        # fft.h (dask.array.fft under NumPy's names; also reachable as ChunkArray.FFT.fft ...)
-       FFT
+       FFT,
+       # masked.h (numpy.ma / dask.array.ma: ChunkArray.MA.masked_array ...)
+       MA
 
 # ---------------------------------------------------------------------------------------------
 # Loading
@@ -1553,5 +1555,192 @@ end
 backend() = unsafe_string(@ccall $(sym(:ca_fft_backend))()::Cstring)
 
 end # module FFT
+
+# ---------------------------------------------------------------------------------------------
+# masked.h: numpy.ma / dask.array.ma. Dims are Julia's 1-based dimensions of size(a).
+# ---------------------------------------------------------------------------------------------
+
+"""
+    MA
+
+Masked arrays (numpy.ma / dask.array.ma) over the C library's masked.h: a `MaskedCArray` is a lazy
+data array, a Bool mask of the same shape and chunks (true = masked) and a fill value.
+`masked_array(data, mask; fill_value)`, `masked_equal masked_not_equal masked_greater
+masked_greater_equal masked_less masked_less_equal masked_inside masked_outside masked_invalid
+masked_values masked_where fix_invalid filled getdata getmaskarray fill_value`, `unary(op, m)` and
+`binary(op, a, b)` with numpy.ma's domains (op a `CA_OP_*` code), `reduce_op(op, m; dims, keepdims,
+ddof)` skipping masked elements, `count`, `average`, and `compute(m, ctx)`, which computes data and
+mask in one pass and returns `(data = ..., mask = ...)`.
+"""
+module MA
+
+using ..ChunkArray: CArray, CaReduceOptions, CaScalar, ChunkArrayError, Context, block_to_array, check, newarray,
+                    scalar, sym
+
+"A lazy masked array; `close` frees it (a finalizer does too)."
+mutable struct MaskedCArray
+    h::Ptr{Cvoid}
+    function MaskedCArray(h::Ptr{Cvoid})
+        m = new(h)
+        finalizer(close, m)
+    end
+end
+
+function Base.close(m::MaskedCArray)
+    if m.h != C_NULL
+        @ccall $(sym(:ca_masked_free))(m.h::Ptr{Cvoid})::Cvoid
+        m.h = C_NULL
+    end
+    nothing
+end
+
+function newmasked(f)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    check(f(out))
+    MaskedCArray(out[])
+end
+
+fillref(v) = v === nothing ? C_NULL : Ref(scalar(v))
+
+"numpy.ma.masked_array(data, mask; fill_value): `mask` nothing = nothing masked."
+function masked_array(data::CArray, mask::Union{Nothing,CArray}=nothing; fill_value=nothing)
+    f = fillref(fill_value)
+    newmasked() do out
+        @ccall $(sym(:ca_masked_new))(out::Ptr{Ptr{Cvoid}}, data.h::Ptr{Cvoid},
+                                      (mask === nothing ? C_NULL : mask.h)::Ptr{Cvoid}, f::Ptr{CaScalar})::Int32
+    end
+end
+
+"numpy.ma.getdata"
+getdata(m::MaskedCArray) = newarray() do out
+    @ccall $(sym(:ca_masked_data))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid})::Int32
+end
+"numpy.ma.getmaskarray"
+getmaskarray(m::MaskedCArray) = newarray() do out
+    @ccall $(sym(:ca_masked_mask))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid})::Int32
+end
+
+"The fill value in effect (as Float64)."
+function fill_value(m::MaskedCArray)
+    s = Ref(CaScalar(0, 0, 0.0, 0.0, 0))
+    check(@ccall $(sym(:ca_masked_fill_value))(s::Ptr{CaScalar}, m.h::Ptr{Cvoid})::Int32)
+    s[].re
+end
+
+"numpy.ma.filled(m, fill_value)"
+function filled(m::MaskedCArray, v=nothing)
+    f = fillref(v)
+    newarray() do out
+        @ccall $(sym(:ca_masked_filled))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid}, f::Ptr{CaScalar})::Int32
+    end
+end
+
+compare(m::MaskedCArray, test::Integer, v1, v2=0) = newmasked() do out
+    @ccall $(sym(:ca_masked_compare))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid}, Int32(test)::Int32, scalar(v1)::CaScalar,
+                                      scalar(v2)::CaScalar)::Int32
+end
+"numpy.ma.masked_equal"
+masked_equal(m::MaskedCArray, v) = compare(m, 0, v)
+"numpy.ma.masked_not_equal"
+masked_not_equal(m::MaskedCArray, v) = compare(m, 1, v)
+"numpy.ma.masked_greater"
+masked_greater(m::MaskedCArray, v) = compare(m, 2, v)
+"numpy.ma.masked_greater_equal"
+masked_greater_equal(m::MaskedCArray, v) = compare(m, 3, v)
+"numpy.ma.masked_less"
+masked_less(m::MaskedCArray, v) = compare(m, 4, v)
+"numpy.ma.masked_less_equal"
+masked_less_equal(m::MaskedCArray, v) = compare(m, 5, v)
+"numpy.ma.masked_inside"
+masked_inside(m::MaskedCArray, v1, v2) = compare(m, 6, v1, v2)
+"numpy.ma.masked_outside"
+masked_outside(m::MaskedCArray, v1, v2) = compare(m, 7, v1, v2)
+
+"numpy.ma.masked_invalid"
+masked_invalid(m::MaskedCArray) = newmasked() do out
+    @ccall $(sym(:ca_masked_invalid))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid})::Int32
+end
+"numpy.ma.masked_values(m, v; rtol, atol)"
+masked_values(m::MaskedCArray, v; rtol::Real=1e-5, atol::Real=1e-8) = newmasked() do out
+    @ccall $(sym(:ca_masked_values))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid}, scalar(v)::CaScalar, Float64(rtol)::Cdouble,
+                                     Float64(atol)::Cdouble)::Int32
+end
+"numpy.ma.masked_where(cond, m)"
+masked_where(cond::CArray, m::MaskedCArray) = newmasked() do out
+    @ccall $(sym(:ca_masked_where))(out::Ptr{Ptr{Cvoid}}, cond.h::Ptr{Cvoid}, m.h::Ptr{Cvoid})::Int32
+end
+"numpy.ma.fix_invalid(m; fill_value)"
+function fix_invalid(m::MaskedCArray; fill_value=nothing)
+    f = fillref(fill_value)
+    newmasked() do out
+        @ccall $(sym(:ca_masked_fix_invalid))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid}, f::Ptr{CaScalar})::Int32
+    end
+end
+
+"numpy.ma's unary ufunc `op` (a CA_OP_* code) with its domain."
+unary(op::Integer, m::MaskedCArray) = newmasked() do out
+    @ccall $(sym(:ca_masked_unary))(out::Ptr{Ptr{Cvoid}}, Int32(op)::Int32, m.h::Ptr{Cvoid})::Int32
+end
+"numpy.ma's binary ufunc `op` of two masked arrays, or of a masked array and a number."
+binary(op::Integer, a::MaskedCArray, b::MaskedCArray) = newmasked() do out
+    @ccall $(sym(:ca_masked_binary))(out::Ptr{Ptr{Cvoid}}, Int32(op)::Int32, a.h::Ptr{Cvoid}, b.h::Ptr{Cvoid})::Int32
+end
+binary(op::Integer, a::MaskedCArray, b::Number, scalar_first::Bool=false) = newmasked() do out
+    @ccall $(sym(:ca_masked_binary_scalar))(out::Ptr{Ptr{Cvoid}}, Int32(op)::Int32, a.h::Ptr{Cvoid},
+                                            scalar(b)::CaScalar, Cint(scalar_first)::Cint)::Int32
+end
+
+"A reduction (CA_RED_SUM ... CA_RED_ALL) over `dims` skipping masked elements."
+function reduce_op(op::Integer, m::MaskedCArray; dims=:, keepdims::Bool=false, ddof::Integer=0)
+    axes = dims === Colon() ? Int32[] : Int32[d - 1 for d in dims]
+    o = Ref(CaReduceOptions(sizeof(CaReduceOptions), 0, ddof, 0))
+    newmasked() do out
+        GC.@preserve axes begin
+            @ccall $(sym(:ca_masked_reduce))(out::Ptr{Ptr{Cvoid}}, Int32(op)::Int32, m.h::Ptr{Cvoid},
+                                             (isempty(axes) ? C_NULL : pointer(axes))::Ptr{Int32},
+                                             length(axes)::Int32, Cint(keepdims)::Cint, o::Ptr{CaReduceOptions})::Int32
+        end
+    end
+end
+
+"numpy.ma.count over `dims`: Int64 counts of unmasked elements."
+function count(m::MaskedCArray; dims=:, keepdims::Bool=false)
+    axes = dims === Colon() ? Int32[] : Int32[d - 1 for d in dims]
+    newarray() do out
+        GC.@preserve axes begin
+            @ccall $(sym(:ca_masked_count))(out::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid},
+                                            (isempty(axes) ? C_NULL : pointer(axes))::Ptr{Int32}, length(axes)::Int32,
+                                            Cint(keepdims)::Cint, Int32(0)::Int32)::Int32
+        end
+    end
+end
+
+"numpy.ma.average(m; dims, weights, returned=true): (average, sum of weights)."
+function average(m::MaskedCArray; dims=:, weights::Union{Nothing,MaskedCArray}=nothing, keepdims::Bool=false)
+    axes = dims === Colon() ? Int32[] : Int32[d - 1 for d in dims]
+    out, scl = Ref{Ptr{Cvoid}}(C_NULL), Ref{Ptr{Cvoid}}(C_NULL)
+    GC.@preserve axes weights begin
+        check(@ccall $(sym(:ca_masked_average))(out::Ptr{Ptr{Cvoid}}, scl::Ptr{Ptr{Cvoid}}, m.h::Ptr{Cvoid},
+                                                (weights === nothing ? C_NULL : weights.h)::Ptr{Cvoid},
+                                                (isempty(axes) ? C_NULL : pointer(axes))::Ptr{Int32},
+                                                length(axes)::Int32, Cint(keepdims)::Cint)::Int32)
+    end
+    (MaskedCArray(out[]), MaskedCArray(scl[]))
+end
+
+"Compute data and mask in one pass: `(data = ..., mask = ...)`."
+function compute(m::MaskedCArray, ctx::Context)
+    d, k = Ref{Ptr{Cvoid}}(C_NULL), Ref{Ptr{Cvoid}}(C_NULL)
+    check(@ccall $(sym(:ca_masked_compute))(d::Ptr{Ptr{Cvoid}}, k::Ptr{Ptr{Cvoid}}, ctx.h::Ptr{Cvoid}, m.h::Ptr{Cvoid},
+                                            C_NULL::Ptr{Cvoid})::Int32)
+    try
+        (data = block_to_array(d[]), mask = block_to_array(k[]))
+    finally
+        @ccall $(sym(:ca_block_free))(d[]::Ptr{Cvoid})::Cvoid
+        @ccall $(sym(:ca_block_free))(k[]::Ptr{Cvoid})::Cvoid
+    end
+end
+
+end # module MA
 
 end # module

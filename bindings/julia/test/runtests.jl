@@ -228,3 +228,20 @@ end
     @test_throws ChunkArrayError cfull_int(Int8, (2,), 128)
     close(ctx)
 end
+
+@testset "masked arrays (against plain loops)" begin
+    ctx = Context(2)
+    A = reshape(collect(0.0:11.0) .% 5 .- 1.5, 3, 4)
+    a = MA.masked_less(MA.masked_array(carray(A; chunks=[2, 3])), 0)
+    r = MA.compute(a, ctx)
+    @test r.mask == (A .< 0)
+    @test r.data == A
+    l = MA.compute(MA.unary(ChunkArray.CA_OP_LOG, a), ctx)
+    @test l.mask == (A .<= 0)
+    @test l.data[.!l.mask] ≈ log.(A[.!l.mask])
+    s = MA.compute(MA.reduce_op(ChunkArray.CA_RED_SUM, a; dims=(2,)), ctx)
+    @test s.data ≈ [sum(A[i, j] for j in 1:4 if A[i, j] >= 0; init=0.0) for i in 1:3]
+    @test compute(MA.count(a), ctx)[] == count(>=(0), A)
+    @test MA.fill_value(a) == 1e20
+    close(ctx)
+end

@@ -23,6 +23,7 @@ from .linalg import dot, matmul, outer, tensordot  # noqa: F401
 from ._indexing import IndexingError  # noqa: F401
 from . import linalg  # noqa: F401
 from . import fft  # noqa: F401 - dask.array.fft (fft.h)
+from . import ma  # noqa: F401 - dask.array.ma: masked arrays (masked.h)
 from . import random  # noqa: F401 - NumPy's Generator distributions, default_rng, RandomState
 from . import mpi  # noqa: F401 - compute(comm=...) over MPI (libchunkarray_mpi, loaded on first use)
 from . import _protocol  # noqa: F401 - metadata and *_like NumPy functions without computing
@@ -56,8 +57,8 @@ def has_function(name):
 
 __version__ = "0.1.0"
 
-# The public names: every function and class imported above, and the linalg, mpi, fft and random
+# The public names: every function and class imported above, and the linalg, mpi, fft, ma and random
 # namespaces. Helper modules (core, chunkmanager, _lib, ...) are importable but not exported.
 __all__ = sorted([_n for _n, _v in globals().items()
                   if not _n.startswith("_") and not isinstance(_v, _types.ModuleType)]
-                 + ["linalg", "mpi", "fft", "random"])
+                 + ["linalg", "mpi", "fft", "ma", "random"])

@@ -243,7 +243,7 @@ def test_all_has_no_internals():
     assert public == set(ca.linalg.__all__)
     # every exported name that is not a submodule is documented in help(chunkarray)
     modules = {n for n in ca.__all__ if isinstance(getattr(ca, n), types.ModuleType)}
-    assert modules == {"fft", "linalg", "mpi", "random"}
+    assert modules == {"fft", "linalg", "ma", "mpi", "random"}
 
 
 def test_help_is_readable():

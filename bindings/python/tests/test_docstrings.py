@@ -18,7 +18,7 @@ import chunkarray as ca
 def _public_objects():
     seen = set()
     for mod, names in ((ca, ca.__all__), (ca.linalg, ca.linalg.__all__), (ca.mpi, ca.mpi.__all__),
-                       (ca.fft, ca.fft.__all__),
+                       (ca.fft, ca.fft.__all__), (ca.ma, ca.ma.__all__),
                        (ca.random, ca.random.__all__)):
         for n in names:
             obj = getattr(mod, n)

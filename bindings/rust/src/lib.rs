@@ -26,6 +26,7 @@ pub mod sys;
 
 mod elementwise;
 pub mod fft;
+pub mod masked;
 mod routines;
 pub use routines::{ChooseMode, Indexing, LikeOptions, QuantileMethod, QuantileOptions, Scalar, Side, Unique, UniqueOptions};
 

@@ -146,7 +146,7 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    fn raw(self) -> ca_scalar_t {
+    pub(crate) fn raw(self) -> ca_scalar_t {
         match self {
             Scalar::Bool(b) => ca_scalar_t { kind: DType::Bool.code(), reserved: 0, re: f64::from(u8::from(b)), im: 0.0,
                                              i64_: i64::from(b) },

@@ -514,6 +514,25 @@ api! {
         ca_fft_fftshift: fn(*mut P, CP, *const i32, i32) -> S;
         ca_fft_ifftshift: fn(*mut P, CP, *const i32, i32) -> S;
         ca_fft_backend: fn() -> *const c_char;
+        // masked.h
+        ca_masked_new: fn(*mut P, CP, CP, *const ca_scalar_t) -> S;
+        ca_masked_retain: fn(CP) -> P;
+        ca_masked_free: fn(CP) -> ();
+        ca_masked_data: fn(*mut P, CP) -> S;
+        ca_masked_mask: fn(*mut P, CP) -> S;
+        ca_masked_fill_value: fn(*mut ca_scalar_t, CP) -> S;
+        ca_masked_filled: fn(*mut P, CP, *const ca_scalar_t) -> S;
+        ca_masked_where: fn(*mut P, CP, CP) -> S;
+        ca_masked_compare: fn(*mut P, CP, i32, ca_scalar_t, ca_scalar_t) -> S;
+        ca_masked_invalid: fn(*mut P, CP) -> S;
+        ca_masked_values: fn(*mut P, CP, ca_scalar_t, f64, f64) -> S;
+        ca_masked_unary: fn(*mut P, i32, CP) -> S;
+        ca_masked_binary: fn(*mut P, i32, CP, CP) -> S;
+        ca_masked_binary_scalar: fn(*mut P, i32, CP, ca_scalar_t, c_int) -> S;
+        ca_masked_reduce: fn(*mut P, i32, CP, *const i32, i32, c_int, *const ca_reduce_options_t) -> S;
+        ca_masked_count: fn(*mut P, CP, *const i32, i32, c_int, i32) -> S;
+        ca_masked_average: fn(*mut P, *mut P, CP, CP, *const i32, i32, c_int) -> S;
+        ca_masked_compute: fn(*mut P, *mut P, P, CP, *const ca_compute_options_t) -> S;
     }
     optional {
         ca_save: fn(*mut *mut c_void, *mut usize, *const ca_save_options_t) -> S;
