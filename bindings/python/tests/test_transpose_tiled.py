@@ -53,3 +53,28 @@ def test_x_plus_xT_sum_ragged_float():
     x = ca.from_array(a, chunks=(128, 100))
     np.testing.assert_allclose((x + x.T).sum().compute(), (a + a.T).sum(), rtol=1e-12)
     np.testing.assert_array_equal((x + x.T).compute(), a + a.T)
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.int32, np.int8, np.complex128])
+def test_fused_transposed_reads(dt):
+    # Symmetric chunks: x.T's blocks are read transposed inside the fused program (no copy task);
+    # non-square (33 x 31) and edge blocks, axis reductions, and x.T alone.
+    a = sample((64, 64), dt)
+    x = ca.from_array(a, chunks=(33, 31))
+    np.testing.assert_array_equal((x.T * 2 - x).compute(), a.T * 2 - a)
+    np.testing.assert_array_equal(x.T.sum(axis=0).compute(), a.T.sum(axis=0))
+    np.testing.assert_array_equal((x - x.T).max(axis=1).compute(), (a - a.T).max(axis=1))
+    np.testing.assert_array_equal(x.T.sum().compute(), a.T.sum())
+    np.testing.assert_array_equal((x.T + x.T).compute(), a.T + a.T)
+    np.testing.assert_array_equal((x + x.T).T.compute(), (a + a.T).T)
+    # Broadcasting against x.T keeps the copy path (a 1-D operand broadcast along rows).
+    v = sample((64,), dt)
+    y = ca.from_array(v, chunks=31)
+    np.testing.assert_array_equal((x.T + y).compute(), a.T + v)
+
+
+def test_fused_transposed_mismatched_chunks():
+    # x.T rechunked to x's chunks (asymmetric chunks): not fused, the same values.
+    a = RNG.uniform(0, 1, size=(50, 50))
+    x = ca.from_array(a, chunks=(20, 7))
+    np.testing.assert_array_equal((x + x.T).compute(), a + a.T)
