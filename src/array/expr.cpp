@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace ca {
 
@@ -906,7 +907,18 @@ ArrayPtr transpose_source(const ArrayPtr &l) {
     return nullptr;
   if (axes.is_ref || axes.literal.kind != CA_ARG_TUPLE || axes.tuple_payload != std::vector<int64_t>{1, 0})
     return nullptr;
-  return array_from_layer(l->graph, bl.deps()[size_t(ref.dep_slot)], Chunks{l->chunks[1], l->chunks[0]}, l->dtype);
+  // The source over the layers it needs (l's graph without the transpose layer and whatever only
+  // it used), so the fused graph holds no transpose tasks nobody reads.
+  const std::string &src = bl.deps()[size_t(ref.dep_slot)];
+  std::unordered_set<std::string> need{src};
+  const auto &layers = l->graph->layers();
+  for (size_t i = layers.size(); i-- > 0;)
+    if (need.count(layers[i]->name()))
+      for (const std::string &d : layers[i]->deps()) need.insert(d);
+  auto g = std::make_shared<Graph>();
+  for (const LayerPtr &x : layers)
+    if (need.count(x->name())) g->add_layer(x);
+  return array_from_layer(std::move(g), src, Chunks{l->chunks[1], l->chunks[0]}, l->dtype);
 }
 }  // namespace
 

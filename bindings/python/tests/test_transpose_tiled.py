@@ -78,3 +78,14 @@ def test_fused_transposed_mismatched_chunks():
     a = RNG.uniform(0, 1, size=(50, 50))
     x = ca.from_array(a, chunks=(20, 7))
     np.testing.assert_array_equal((x + x.T).compute(), a + a.T)
+
+
+def test_fused_transpose_leaves_no_copy_layer():
+    # (x + x.T) over symmetric chunks reads x's blocks transposed: its graph has no transpose layer
+    # (x.T on its own keeps one), and computes as NumPy.
+    a = sample((40, 40), np.float64)
+    x = ca.from_array(a, chunks=(16, 16))
+    assert any(n.startswith("transpose") for n in x.T.graph().layers())
+    for y in [x + x.T, (x * x.T).sum(), x.T.sum(axis=1)]:
+        assert not any(n.startswith("transpose") for n in y.graph().layers()), y.graph().layers()
+    np.testing.assert_array_equal((x * x.T).sum().compute(), (a * a.T).sum())
