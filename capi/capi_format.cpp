@@ -97,6 +97,7 @@ CA_API ca_status_t ca_graph_layer_info(ca_layer_info_t *out, const ca_graph_t *g
     case ca::LayerKind::Blockwise: info.kind = CA_LAYER_BLOCKWISE; break;
     case ca::LayerKind::Data: info.kind = CA_LAYER_DATA; break;
     case ca::LayerKind::Overlap: info.kind = CA_LAYER_OVERLAP; break;
+    case ca::LayerKind::IndexMap: info.kind = CA_LAYER_INDEX_MAP; break;
     default:
       return set_error(CA_EINTERNAL, std::string("ca_graph_layer_info: layer '") + layer + "' has kind " +
                                          std::to_string(int(l->kind())) + ", which has no CA_LAYER_* constant");

@@ -728,7 +728,14 @@ static int one_file(int argc, char **argv, void (*usage)(FILE *), const char **f
 }
 
 static const char *kind_name(int32_t k) {
-  return k == CA_LAYER_MATERIALIZED ? "materialized" : k == CA_LAYER_BLOCKWISE ? "blockwise" : k == CA_LAYER_DATA ? "data" : "?";
+  switch (k) {
+    case CA_LAYER_MATERIALIZED: return "materialized";
+    case CA_LAYER_BLOCKWISE: return "blockwise";
+    case CA_LAYER_DATA: return "data";
+    case CA_LAYER_OVERLAP: return "overlap";
+    case CA_LAYER_INDEX_MAP: return "index-map";
+    default: return "?";
+  }
 }
 
 static int cmd_info(int argc, char **argv) {

@@ -49,8 +49,9 @@ extern "C" {
 #endif
 
 /** The newest graph file format version this library writes (a file records the oldest version that
- *  holds its layers: 1, or 2 when it has an overlap layer); it reads versions 1 up to this one. */
-#define CA_FORMAT_VERSION 2
+ *  holds its layers: 1, 2 when it has an overlap layer, 3 when it has an index-map layer); it reads
+ *  versions 1 up to this one. */
+#define CA_FORMAT_VERSION 3
 
 /** @return CA_FORMAT_VERSION of the library actually loaded. */
 CA_API int32_t ca_format_version(void);
@@ -204,6 +205,7 @@ typedef enum ca_layer_kind_t CA_ENUM32 {
   CA_LAYER_BLOCKWISE = 1, /**< symbolic: blockwise, partial reduce, array operations */
   CA_LAYER_DATA = 2, /**< blocks held in memory */
   CA_LAYER_OVERLAP = 3, /**< symbolic: blocks with their neighbours' margins (ca_array_overlap) */
+  CA_LAYER_INDEX_MAP = 4, /**< symbolic: flip, concatenate, stack, pad, repeat, tile (blocks picked and cut by formula) */
   CA_LAYER__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
 } ca_layer_kind_t;
 

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace ca {
 
@@ -209,6 +210,7 @@ DType scalar_default(const ca_scalar_t &s) { return scalar_value(s).dtype; }
 
 constexpr char kMagic[4] = {'C', 'A', 'X', 'P'};
 constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kTransposedBit = uint32_t(1) << 30;  // in an input's dtype word: read transposed
 constexpr size_t kHeaderBytes = 4 + 5 * 4;  // magic, version, inputs, instructions, result, ndim
 constexpr size_t kInstrBytes = 7 * 4 + 5 * 8;
 
@@ -550,6 +552,7 @@ ArrayPtr finish(const char *prefix, ExprPtr tree, const std::vector<ArrayPtr> &o
     if (!found) chunks[size_t(d)] = {shape[size_t(d)]};
   }
 
+  fuse_transposed_leaves(prog, unified, indices, shape);
   const std::string bytes = prog.serialize();
   Tokenizer tok(prefix);
   tok.add_data(bytes.data(), bytes.size());  // the 4-lane hash: the byte-wise one was the top cost of a small op
@@ -595,7 +598,7 @@ std::string ExprProgram::serialize() const {
   put_u32(o, coords ? uint32_t(gshape.size()) : UINT32_MAX);
   if (coords)
     for (Index e : gshape) put_u64(o, uint64_t(e));
-  for (DType t : inputs) put_u32(o, uint32_t(t));
+  for (size_t i = 0; i < inputs.size(); ++i) put_u32(o, uint32_t(inputs[i]) | (is_transposed(i) ? kTransposedBit : 0));
   for (const ExprInstr &i : code) {
     put_u32(o, uint32_t(i.op));
     put_u32(o, uint32_t(i.dtype));
@@ -643,7 +646,12 @@ ExprProgram ExprProgram::parse(const void *data, size_t n) {
     if (!dtype_valid(t) || t == CA_RAW) fail(CA_EFORMAT, "fused program: ", what, " ", k, " has invalid dtype ", t);
   };
   for (uint32_t i = 0; i < nin; ++i) {
-    p.inputs[i] = r.i32();
+    const uint32_t word = r.u32();
+    if (word & kTransposedBit) {
+      p.transposed.resize(nin, 0);
+      p.transposed[i] = 1;
+    }
+    p.inputs[i] = DType(word & ~kTransposedBit);
     check_dtype(p.inputs[i], "input", i);
   }
   p.code.resize(ncode);
@@ -880,6 +888,55 @@ ExprPtr expr_of(const ArrayPtr &a) {
   if (!a) fail(CA_EINVAL, "array is null");
   if (a->expr) return a->expr;
   return make_leaf(a);
+}
+
+namespace {
+// The array `l` transposes when l is a whole 2-D transpose: transpose()'s blockwise layer (kernel
+// ca.shape.transpose, block (i, j) = block (j, i) of one input, axes (1, 0)) with no expression or
+// generator of its own. Null otherwise.
+ArrayPtr transpose_source(const ArrayPtr &l) {
+  if (!l || l->expr || l->gen || l->ndim() != 2 || !l->graph) return nullptr;
+  const Layer *layer = l->graph->find(l->name);
+  if (!layer || layer->kind() != LayerKind::Blockwise) return nullptr;
+  const auto &bl = static_cast<const BlockwiseLayer &>(*layer);
+  if (bl.kernel() != "ca.shape.transpose" || bl.args().size() != 2) return nullptr;
+  const BlockwiseArg &ref = bl.args()[0], &axes = bl.args()[1];
+  if (!ref.is_ref || ref.dims.size() != 2 || ref.dims[0].kind != DimMap::Out || ref.dims[0].out_dim != 1 ||
+      ref.dims[1].kind != DimMap::Out || ref.dims[1].out_dim != 0 || ref.dep_slot < 0 ||
+      size_t(ref.dep_slot) >= bl.deps().size())
+    return nullptr;
+  if (axes.is_ref || axes.literal.kind != CA_ARG_TUPLE || axes.tuple_payload != std::vector<int64_t>{1, 0})
+    return nullptr;
+  // The source over the layers it needs (l's graph without the transpose layer and whatever only
+  // it used), so the fused graph holds no transpose tasks nobody reads.
+  const std::string &src = bl.deps()[size_t(ref.dep_slot)];
+  std::unordered_set<std::string> need{src};
+  const auto &layers = l->graph->layers();
+  for (size_t i = layers.size(); i-- > 0;)
+    if (need.count(layers[i]->name()))
+      for (const std::string &d : layers[i]->deps()) need.insert(d);
+  auto g = std::make_shared<Graph>();
+  for (const LayerPtr &x : layers)
+    if (need.count(x->name())) g->add_layer(x);
+  return array_from_layer(std::move(g), src, Chunks{l->chunks[1], l->chunks[0]}, l->dtype);
+}
+}  // namespace
+
+void fuse_transposed_leaves(ExprProgram &p, std::vector<ArrayPtr> &leaves, std::vector<std::string> &indices,
+                            const std::vector<Index> &shape) {
+  // Known extents only (kernels derive unknown block extents from their leaves' unswapped shapes).
+  if (shape.size() != 2 || shape[0] < 0 || shape[1] < 0 || leaves.size() != p.inputs.size() ||
+      indices.size() != leaves.size())
+    return;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (p.is_transposed(i) || leaves[i]->shape != shape || indices[i].size() != 2) continue;
+    ArrayPtr src = transpose_source(leaves[i]);
+    if (!src || src->dtype != p.inputs[i]) continue;
+    leaves[i] = std::move(src);
+    indices[i] = {indices[i][1], indices[i][0]};
+    p.transposed.resize(p.inputs.size(), 0);
+    p.transposed[i] = 1;
+  }
 }
 
 ExprProgram compile_expr(const ExprPtr &e, std::vector<ArrayPtr> &leaves, const std::vector<Index> *shape,
@@ -1155,22 +1212,24 @@ FusedArgs fused_args(const ArrayPtr &a) {
     r.coords = true;
     return r;
   }
+  std::vector<ArrayPtr> leaves;
+  std::vector<std::string> indices;
+  ExprProgram p;
   if (!a->expr) {
-    ExprProgram p;
     p.inputs = {a->dtype};
     p.out = 0;
-    r.program = p.serialize();
-    r.inputs.push_back(ArrayArg::of(a, r.out_index));
-    return r;
+    leaves = {a};
+  } else {
+    p = compile_expr(a->expr, leaves, &a->shape);
   }
-  std::vector<ArrayPtr> leaves;
-  ExprProgram p = compile_expr(a->expr, leaves, &a->shape);
-  r.program = p.serialize();
-  r.coords = p.coords;
   for (auto &l : leaves) {
     if (l->ndim() > a->ndim()) fail(CA_EINTERNAL, "expression leaf has more dimensions than its array");
-    r.inputs.push_back(ArrayArg::of(l, r.out_index.substr(size_t(a->ndim() - l->ndim()))));
+    indices.push_back(r.out_index.substr(size_t(a->ndim() - l->ndim())));
   }
+  fuse_transposed_leaves(p, leaves, indices, a->shape);
+  r.program = p.serialize();
+  r.coords = p.coords;
+  for (size_t i = 0; i < leaves.size(); ++i) r.inputs.push_back(ArrayArg::of(leaves[i], indices[i]));
   return r;
 }
 

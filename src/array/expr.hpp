@@ -62,6 +62,11 @@ struct ExprProgram {
   /// shape). Such a program is called with its block's origin and shape (GenCoords).
   std::vector<Index> gshape;
   bool coords = false;
+  /// Per input (or empty: none): 1 = the input is a 2-D block read transposed (the program sees
+  /// block.T; the result is then 2-D of that shape). Serialized as bit 30 of the input's dtype
+  /// word, so programs without transposed inputs keep their bytes. Set by fuse_transposed_leaves.
+  std::vector<uint8_t> transposed;
+  bool is_transposed(size_t input) const { return input < transposed.size() && transposed[input]; }
 
   DType reg_dtype(int32_t r) const { return r < int32_t(inputs.size()) ? inputs[size_t(r)] : code[size_t(r) - inputs.size()].dtype; }
   std::string serialize() const;
@@ -161,6 +166,14 @@ ArrayPtr elementwise_isclose(const ArrayPtr &a, const ArrayPtr &b, double rtol, 
 /// np.nan_to_num(a, nan=nan, posinf=*posinf, neginf=*neginf) (null: the dtype's largest finite values).
 /// Complex dtypes take the defaults only (CA_EUNSUPPORTED otherwise).
 ArrayPtr elementwise_nan_to_num(const ArrayPtr &a, double nan, const double *posinf, const double *neginf);
+
+/// Leaves that are whole 2-D transposes (x.T: transpose()'s ca.shape.transpose layer, nothing fused
+/// into it) of a 2-D result of the same shape are replaced by the array they transpose, read with
+/// swapped block indices (`indices`, the leaves' index letters) and marked in p.transposed: the
+/// interpreter reads those blocks transposed through a small band buffer instead of a task copying
+/// each block transposed first (W10: `(x + x.T).sum()`).
+void fuse_transposed_leaves(ExprProgram &p, std::vector<ArrayPtr> &leaves, std::vector<std::string> &indices,
+                            const std::vector<Index> &shape);
 
 /// Compile a tree: the leaves (deduplicated by name, in first-use order) and the program. With
 /// `shape` (the result's array shape), generated leaves of that shape (Array::gen) become kOpGen

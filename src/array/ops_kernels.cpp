@@ -110,9 +110,64 @@ thread_local Scratch t_scratch;
 struct InputView {
   const char *data = nullptr;
   size_t isz = 0;
-  int mode = 0;  // 0 in place, 1 gathered per tile, 2 invariant (one element)
+  int mode = 0;  // 0 in place, 1 gathered per tile, 2 invariant (one element), 3 transposed (band)
   Index strides[CA_MAX_NDIM];  // elements, per output dimension (0 where broadcast)
 };
+
+// A transposed input (ExprProgram::transposed; the output is R x C, the block C x R): output rows
+// [r0, r0 + rows) copied out of the block at once, so the block is read a cache line per source row
+// (kBand consecutive elements) instead of one line per element, and the tiles (C-order runs of the
+// output) then read the band contiguously. The band is kBand x C elements (64 KiB for 1024 float64
+// columns: in L2).
+struct Band {
+  std::vector<char> buf;
+  Index r0 = -1, rows = 0;
+};
+
+template <size_t N>
+void load_band_n(const char *block, Index R, Index C, Index r0, Index rows, char *band) {
+  for (Index j = 0; j < C; ++j) {
+    const char *s = block + (j * R + r0) * Index(N);
+    for (Index k = 0; k < rows; ++k) std::memcpy(band + (k * C + j) * Index(N), s + k * Index(N), N);
+  }
+}
+
+void load_band(const InputView &v, Band &band, Index R, Index C, Index r) {
+  const Index kBand = std::max<Index>(8, 64 / Index(v.isz));
+  band.r0 = r;
+  band.rows = std::min(kBand, R - r);
+  band.buf.resize(size_t(kBand * C) * v.isz);
+  char *b = band.buf.data();
+  switch (v.isz) {
+    case 1: load_band_n<1>(v.data, R, C, r, band.rows, b); break;
+    case 2: load_band_n<2>(v.data, R, C, r, band.rows, b); break;
+    case 4: load_band_n<4>(v.data, R, C, r, band.rows, b); break;
+    case 8: load_band_n<8>(v.data, R, C, r, band.rows, b); break;
+    case 16: load_band_n<16>(v.data, R, C, r, band.rows, b); break;
+    default:
+      for (Index j = 0; j < C; ++j)
+        for (Index k = 0; k < band.rows; ++k)
+          std::memcpy(b + size_t(k * C + j) * v.isz, v.data + size_t(j * R + r + k) * v.isz, v.isz);
+  }
+}
+
+// Elements [off, off + n) of the transposed input: a pointer into the band when they lie in it,
+// else copied into `slot` band by band.
+const char *transposed_tile(const InputView &v, Band &band, Index R, Index C, Index off, Index n, char *slot) {
+  Index r = off / C;
+  if (r < band.r0 || r >= band.r0 + band.rows) load_band(v, band, R, C, r);
+  if (off + n <= (band.r0 + band.rows) * C) return band.buf.data() + size_t(off - band.r0 * C) * v.isz;
+  Index done = 0;
+  while (done < n) {
+    const Index o = off + done;
+    r = o / C;
+    if (r < band.r0 || r >= band.r0 + band.rows) load_band(v, band, R, C, r);
+    const Index run = std::min(n - done, (band.r0 + band.rows) * C - o);
+    std::memcpy(slot + size_t(done) * v.isz, band.buf.data() + size_t(o - band.r0 * C) * v.isz, size_t(run) * v.isz);
+    done += run;
+  }
+  return slot;
+}
 
 void fill_elems(char *dst, const char *elem, size_t isz, int64_t n) {
   switch (isz) {
@@ -174,14 +229,18 @@ void broadcast_inputs(const ExprProgram &p, const Block *const *inputs, size_t n
            dtype_name(p.inputs[i]));
     D = std::max(D, int(inputs[i]->ndim));
   }
+  for (size_t i = 0; i < nin; ++i)
+    if (p.is_transposed(i) && inputs[i]->ndim != 2)
+      fail(CA_EINVAL, "fused program: transposed input ", i, " has ", inputs[i]->ndim, " dimensions, not 2");
   shape.assign(size_t(D), 1);
   if (p.coords) {
     for (int d = 0; d < coords->ndim; ++d) shape[size_t(D - coords->ndim + d)] = coords->shape[d];
   }
   for (size_t i = 0; i < nin; ++i) {
     const Block *b = inputs[i];
+    const bool tr = p.is_transposed(i);
     for (int k = 0; k < b->ndim; ++k) {
-      Index e = b->shape[k];
+      Index e = tr ? b->shape[1 - k] : b->shape[k];
       Index &s = shape[size_t(D - b->ndim + k)];
       if (e == s || e == 1) continue;
       if (s == 1) s = e;
@@ -190,6 +249,10 @@ void broadcast_inputs(const ExprProgram &p, const Block *const *inputs, size_t n
              " vs ", e, ")");
     }
   }
+  // A transposed input is read whole (no broadcasting): the result is its transposed shape.
+  for (size_t i = 0; i < nin; ++i)
+    if (p.is_transposed(i) && (D != 2 || shape[0] != inputs[i]->shape[1] || shape[1] != inputs[i]->shape[0]))
+      fail(CA_EINVAL, "fused program: transposed input ", i, " does not have the result's shape");
 }
 
 /// Evaluate over the broadcast `shape` (from broadcast_inputs): `out_data` receives the result in C
@@ -255,7 +318,10 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
     InputView &v = views[i];
     v.data = static_cast<const char *>(b->data);
     v.isz = dtype_size(b->dtype);
-    if (b->size == N) {
+    if (p.is_transposed(i)) {
+      v.mode = 3;
+      slot[i] = nslots++;
+    } else if (b->size == N) {
       v.mode = 0;
     } else if (b->size == 1) {
       v.mode = 2;
@@ -355,12 +421,15 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
   }
   const size_t osz = dtype_size(p.reg_dtype(p.out));
   const bool out_direct = out_data && p.out >= int32_t(nin) && !inv[size_t(p.out)];
+  std::vector<Band> bands(nin);
   for (Index off = 0; off < N; off += T) {
     const int64_t n = std::min<int64_t>(T, N - off);
     for (size_t i = 0; i < nin; ++i) {
       const InputView &v = views[i];
       if (v.mode == 0) {
         regp[i] = v.data + size_t(off) * v.isz;
+      } else if (v.mode == 3) {
+        regp[i] = transposed_tile(v, bands[i], shape[0], shape[1], off, n, slot_ptr(int32_t(i)));
       } else if (v.mode == 1) {
         gather(v, shape, off, n, slot_ptr(int32_t(i)));
         regp[i] = slot_ptr(int32_t(i));
@@ -387,7 +456,7 @@ Block *eval_prepared(const Prepared &pp, const Block *const *inputs, size_t ninp
   const ExprProgram &p = *pp.p;
   // Identity over an input of the output's shape: hand the block out without copying.
   if (p.out < int32_t(p.inputs.size()) && ninputs == 1 && p.inputs.size() == 1 && inputs[0] &&
-      inputs[0]->dtype == p.inputs[0])
+      inputs[0]->dtype == p.inputs[0] && !p.is_transposed(0))
     return block_retain(inputs[0]);
   std::vector<Index> shape;
   broadcast_inputs(p, inputs, ninputs, coords, shape);

@@ -116,7 +116,7 @@ const PreparedProgram &parse_program(const ca_arg_t &a, bool &identity) {
   CA_CHECK(a.kind == CA_ARG_BYTES || a.kind == CA_ARG_STRING, CA_EINVAL, "program must be bytes");
   const PreparedProgram &pp = prepared_program(a.u.bytes.data, a.u.bytes.len);
   const ExprProgram &p = program_of(pp);
-  identity = p.code.empty() && p.inputs.size() == 1 && p.out == 0;
+  identity = p.code.empty() && p.inputs.size() == 1 && p.out == 0 && !p.is_transposed(0);
   return pp;
 }
 

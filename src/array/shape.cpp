@@ -12,6 +12,7 @@
 #include "array/create.hpp"
 #include "array/expr.hpp"
 #include "core/checked.hpp"
+#include "graph/index_map.hpp"
 
 namespace ca {
 
@@ -65,6 +66,32 @@ std::vector<int32_t> normalize_axes(const std::vector<int64_t> &axes, int32_t nd
     CA_CHECK(!seen[size_t(a)], CA_EINVAL, what, ": repeated axis ", ax);
     seen[size_t(a)] = true;
     r.push_back(a);
+  }
+  return r;
+}
+
+// The array of an index-map layer (graph/index_map.hpp) over `inputs` (repeated names share a
+// dependency slot; a segment's `input` is the position in `inputs`, remapped here).
+ArrayPtr index_map_array(const std::string &name, const std::vector<ArrayPtr> &inputs, IndexMapSpec spec,
+                         Chunks chunks, DType dtype) {
+  std::vector<int32_t> slot(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    auto it = std::find(spec.inputs.begin(), spec.inputs.end(), inputs[k]->name);
+    slot[k] = int32_t(it - spec.inputs.begin());
+    if (it == spec.inputs.end()) spec.inputs.push_back(inputs[k]->name);
+  }
+  if (spec.select_axis >= 0)
+    for (auto &g : spec.axes[size_t(spec.select_axis)]) g.input = slot[size_t(g.input)];
+  LayerPtr layer = make_index_map_layer(name, std::move(spec));
+  return finish(inputs, layer, name, std::move(chunks), dtype);
+}
+
+// Whole-block segments along an axis with these chunks (block j of the input, count chunks[j]).
+std::vector<IndexMapSeg> whole_segs(const std::vector<Index> &chunks) {
+  std::vector<IndexMapSeg> r(chunks.size());
+  for (size_t j = 0; j < chunks.size(); ++j) {
+    r[j].block = Index(j);
+    r[j].count = chunks[j];
   }
   return r;
 }
@@ -144,8 +171,9 @@ Chunks concat_chunks_of(const std::vector<ArrayPtr> &seq, int32_t axis) {
   return c;
 }
 
-// One layer of references: output block -> (input k, its block). Inputs already unified on the
-// other axes. At most kGroup inputs per layer (a layer's dependency list stays short).
+// One index-map layer: output block along the axis -> (input k, its block), whole blocks. Inputs
+// already unified on the other axes. At most kGroup inputs per layer (a layer's dependency list
+// stays short).
 constexpr size_t kGroup = 64;
 
 ArrayPtr concat_layer(const std::vector<ArrayPtr> &seq, int32_t axis) {
@@ -163,20 +191,23 @@ ArrayPtr concat_layer(const std::vector<ArrayPtr> &seq, int32_t axis) {
   tok.add(int64_t(axis));
   std::string name = tok.name();
   Chunks chunks = concat_chunks_of(seq, axis);
-  std::vector<std::pair<int32_t, Index>> table;  // output block along axis -> (input, block)
-  for (size_t k = 0; k < seq.size(); ++k)
-    for (Index j = 0; j < seq[k]->numblocks[size_t(axis)]; ++j) table.push_back({int32_t(k), j});
-  int32_t nd = int32_t(chunks.size());
-  auto layer = std::make_shared<MaterializedLayer>(name, nd);
-  std::vector<Index> in(static_cast<size_t>(nd));
-  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
-    std::copy(idx, idx + nd, in.begin());
-    auto [k, j] = table[size_t(idx[axis])];
-    in[size_t(axis)] = j;
-    ca_arg_t key = ca_arg_key(seq[size_t(k)]->name.c_str(), in.data(), nd);
-    layer->add_task(idx, "ca.identity", &key, 1);
-  });
-  return finish(seq, layer, name, chunks, seq[0]->dtype);
+  (void)blocks_product(numblocks_of(chunks).data(), chunks.size(), "concatenate: the result");
+  IndexMapSpec sp;
+  sp.select_axis = axis;
+  for (size_t d = 0; d < chunks.size(); ++d) {
+    if (int32_t(d) != axis) {
+      sp.axes.push_back(whole_segs(chunks[d]));
+      continue;
+    }
+    std::vector<IndexMapSeg> segs;
+    for (size_t k = 0; k < seq.size(); ++k)
+      for (auto g : whole_segs(seq[k]->chunks[d])) {
+        g.input = int32_t(k);
+        segs.push_back(g);
+      }
+    sp.axes.push_back(std::move(segs));
+  }
+  return index_map_array(name, seq, std::move(sp), chunks, seq[0]->dtype);
 }
 
 // dask's unify_chunks for arrays of one shape on the axes other than `skip` (-1: none).
@@ -743,17 +774,26 @@ ArrayPtr repeat(const ArrayPtr &a, int64_t repeats, int64_t axis0) {
   chunks[size_t(axis)].clear();
   for (auto &p : pieces) chunks[size_t(axis)].push_back((p.stop - p.start) * repeats);
   std::string name = Tokenizer("repeat").add(*a).add(int64_t(repeats)).add(int64_t(axis)).name();
-  auto layer = std::make_shared<MaterializedLayer>(name, nd);
-  std::vector<Index> in(static_cast<size_t>(nd));
-  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
-    std::copy(idx, idx + nd, in.begin());
-    const Piece &p = pieces[size_t(idx[axis])];
-    in[size_t(axis)] = p.block;
-    ca_arg_t args[5] = {ca_arg_key(a->name.c_str(), in.data(), nd), ca_arg_i64(axis), ca_arg_i64(p.start),
-                        ca_arg_i64(p.stop), ca_arg_i64(repeats)};
-    layer->add_task(idx, "ca.shape.repeat", args, 5);
-  });
-  return finish({a}, layer, name, chunks, a->dtype);
+  (void)blocks_product(numblocks_of(chunks).data(), chunks.size(), "repeat: the result");
+  IndexMapSpec sp;
+  sp.repeats = repeats;
+  for (int32_t d = 0; d < nd; ++d) {
+    if (d != axis) {
+      sp.axes.push_back(whole_segs(a->chunks[size_t(d)]));
+      continue;
+    }
+    std::vector<IndexMapSeg> segs;
+    for (auto &p : pieces) {
+      IndexMapSeg g;
+      g.kind = IndexMapSeg::Repeat;
+      g.block = p.block;
+      g.start = p.start;
+      g.count = p.stop - p.start;
+      segs.push_back(g);
+    }
+    sp.axes.push_back(std::move(segs));
+  }
+  return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }
 
 ArrayPtr tile(const ArrayPtr &a0, std::vector<int64_t> reps) {
@@ -798,14 +838,17 @@ ArrayPtr tile(const ArrayPtr &a0, std::vector<int64_t> reps) {
     for (int64_t k = 0; k < r[size_t(d)]; ++k)
       chunks[size_t(d)].insert(chunks[size_t(d)].end(), a->chunks[size_t(d)].begin(), a->chunks[size_t(d)].end());
   std::string name = Tokenizer("tile").add(*a).add(std::vector<Index>(r.begin(), r.end())).name();
-  auto layer = std::make_shared<MaterializedLayer>(name, nd);
-  std::vector<Index> in(static_cast<size_t>(nd));
-  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
-    for (int32_t d = 0; d < nd; ++d) in[size_t(d)] = idx[d] % a->numblocks[size_t(d)];
-    ca_arg_t key = ca_arg_key(a->name.c_str(), in.data(), nd);
-    layer->add_task(idx, "ca.identity", &key, 1);
-  });
-  return finish({a}, layer, name, chunks, a->dtype);
+  (void)blocks_product(numblocks_of(chunks).data(), chunks.size(), "tile: the result");
+  IndexMapSpec sp;
+  for (int32_t d = 0; d < nd; ++d) {
+    std::vector<IndexMapSeg> segs;
+    for (int64_t k = 0; k < r[size_t(d)]; ++k) {
+      auto w = whole_segs(a->chunks[size_t(d)]);
+      segs.insert(segs.end(), w.begin(), w.end());
+    }
+    sp.axes.push_back(std::move(segs));
+  }
+  return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -925,33 +968,35 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
   tok.add(*a).add(before).add(after).add(int64_t(mode));
   if (mode == kPadConstant) tok.add_bytes(vbytes.data(), vbytes.size());
   std::string name = tok.name();
-  auto layer = std::make_shared<MaterializedLayer>(name, nd);
-  std::vector<Index> in(static_cast<size_t>(nd)), shape(static_cast<size_t>(nd)), geom(static_cast<size_t>(3 * nd));
-  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
-    bool constant = false, whole = true;
-    for (int32_t d = 0; d < nd; ++d) {
-      const Seg &g = segs[size_t(d)][size_t(idx[d])];
-      shape[size_t(d)] = g.count;
-      constant = constant || g.constant;
-      in[size_t(d)] = g.block;
-      geom[size_t(3 * d)] = g.start;
-      geom[size_t(3 * d + 1)] = g.step;
-      geom[size_t(3 * d + 2)] = g.count;
-      whole = whole && !g.constant && g.start == 0 && g.step == 1 && g.count == a->chunks[size_t(d)][size_t(g.block)];
+  (void)blocks_product(numblocks_of(chunks).data(), chunks.size(), "pad: the result");
+  // A block is constant if any of its segments is, else the input block itself if every segment
+  // takes its block whole, else a strided copy (graph/index_map.hpp's rule).
+  IndexMapSpec sp;
+  if (mode == kPadConstant) {
+    sp.fill_dtype = a->dtype;
+    sp.fill_value = vbytes;
+  }
+  for (int32_t d = 0; d < nd; ++d) {
+    std::vector<IndexMapSeg> out;
+    for (const Seg &g : segs[size_t(d)]) {
+      IndexMapSeg m;
+      m.count = g.count;
+      if (g.constant) {
+        m.kind = IndexMapSeg::Fill;
+      } else {
+        m.block = g.block;
+        const bool whole = g.start == 0 && g.step == 1 && g.count == a->chunks[size_t(d)][size_t(g.block)];
+        if (!whole) {
+          m.kind = IndexMapSeg::Strided;
+          m.start = g.start;
+          m.step = g.step;
+        }
+      }
+      out.push_back(m);
     }
-    if (constant) {
-      ca_arg_t args[3] = {ca_arg_tuple(shape.data(), shape.size()), ca_arg_i64(a->dtype),
-                          ca_arg_bytes(vbytes.data(), vbytes.size())};
-      layer->add_task(idx, "ca.shape.fill", args, 3);
-    } else if (whole) {
-      ca_arg_t key = ca_arg_key(a->name.c_str(), in.data(), nd);
-      layer->add_task(idx, "ca.identity", &key, 1);
-    } else {
-      ca_arg_t args[2] = {ca_arg_key(a->name.c_str(), in.data(), nd), ca_arg_tuple(geom.data(), geom.size())};
-      layer->add_task(idx, "ca.shape.strided", args, 2);
-    }
-  });
-  return finish({a}, layer, name, chunks, a->dtype);
+    sp.axes.push_back(std::move(out));
+  }
+  return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }
 
 ArrayPtr flip(const ArrayPtr &a, std::vector<int64_t> axes, bool all) {
@@ -972,21 +1017,28 @@ ArrayPtr flip(const ArrayPtr &a, std::vector<int64_t> axes, bool all) {
       flipped.push_back(d);
     }
   std::string name = Tokenizer("flip").add(*a).add(flipped).name();
-  auto layer = std::make_shared<MaterializedLayer>(name, nd);
-  std::vector<Index> in(static_cast<size_t>(nd)), geom(static_cast<size_t>(3 * nd));
-  for_each_block(numblocks_of(chunks), [&](const Index *idx) {
-    for (int32_t d = 0; d < nd; ++d) {
-      Index nb = a->numblocks[size_t(d)];
-      in[size_t(d)] = fl[size_t(d)] ? nb - 1 - idx[d] : idx[d];
-      Index len = a->chunks[size_t(d)][size_t(in[size_t(d)])];
-      geom[size_t(3 * d)] = fl[size_t(d)] ? std::max<Index>(len - 1, 0) : 0;
-      geom[size_t(3 * d + 1)] = fl[size_t(d)] ? -1 : 1;
-      geom[size_t(3 * d + 2)] = len;
+  // Every block is a strided copy of its mirror block (reversed along the flipped axes).
+  IndexMapSpec sp;
+  for (int32_t d = 0; d < nd; ++d) {
+    if (!fl[size_t(d)]) {
+      sp.axes.push_back(whole_segs(a->chunks[size_t(d)]));
+      continue;
     }
-    ca_arg_t args[2] = {ca_arg_key(a->name.c_str(), in.data(), nd), ca_arg_tuple(geom.data(), geom.size())};
-    layer->add_task(idx, "ca.shape.strided", args, 2);
-  });
-  return finish({a}, layer, name, chunks, a->dtype);
+    require_known_chunks(*a, "flip", d);
+    const Index nb = a->numblocks[size_t(d)];
+    std::vector<IndexMapSeg> segs(static_cast<size_t>(nb));
+    for (Index i = 0; i < nb; ++i) {
+      IndexMapSeg &g = segs[size_t(i)];
+      g.kind = IndexMapSeg::Strided;
+      g.block = nb - 1 - i;
+      const Index len = a->chunks[size_t(d)][size_t(g.block)];
+      g.start = std::max<Index>(len - 1, 0);
+      g.step = -1;
+      g.count = len;
+    }
+    sp.axes.push_back(std::move(segs));
+  }
+  return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }
 
 }  // namespace ca

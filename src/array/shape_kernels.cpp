@@ -1,6 +1,7 @@
 // Kernels of the shape operations (array/shape.cpp). Each works on one block and never allocates
 // more than its output; ca.reshape shares its input's buffer (zero copy).
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +19,30 @@ void copy_run(char *dst, const char *src, int64_t n, int64_t sstride) {
   for (int64_t k = 0; k < n; ++k, dst += N, src += sstride) std::memcpy(dst, src, N);
 }
 
+// dst (rows x cols, C order) [i][j] = src + i * s0 + j * s1 with |s0| < |s1| (a transpose: s0 the
+// element size, s1 a whole source row), in tiles of TI x TJ elements: each output row of a tile
+// reads one element from each of TJ source rows, and the next TI - 1 output rows read their
+// neighbours, so the TJ source cache lines stay in L1 until they are used up (TI covers a 64-byte
+// line) and the writes stay sequential. Copying row by row instead touches a new source line (and,
+// for rows a power of two apart, the same cache set) for every element: ~8x slower for 1024²
+// float64 blocks on this machine (tiles of 16 x 8 measured best among 4..64 x 4..64).
+template <size_t N>
+void tiled_copy(char *dst, int64_t rows, int64_t cols, const char *src, int64_t s0, int64_t s1) {
+  constexpr int64_t TI = std::max<int64_t>(16, 64 / int64_t(N)), TJ = 8;
+  const int64_t drow = cols * int64_t(N);
+  for (int64_t i0 = 0; i0 < rows; i0 += TI) {
+    const int64_t i1 = std::min(rows, i0 + TI);
+    for (int64_t j0 = 0; j0 < cols; j0 += TJ) {
+      const int64_t j1 = std::min(cols, j0 + TJ);
+      for (int64_t i = i0; i < i1; ++i) {
+        const char *sp = src + i * s0 + j0 * s1;
+        char *d = dst + i * drow + j0 * int64_t(N);
+        for (int64_t j = j0; j < j1; ++j, sp += s1, d += N) std::memcpy(d, sp, N);
+      }
+    }
+  }
+}
+
 /// dst (C order, shape oshape) [k] = src + sum(k_d * sstrides[d]) (byte strides, may be 0 or negative).
 void strided_copy(char *dst, const int64_t *oshape, int32_t nd, const char *src, const int64_t *sstrides, size_t isz) {
   int64_t total = 1;
@@ -25,6 +50,30 @@ void strided_copy(char *dst, const int64_t *oshape, int32_t nd, const char *src,
   if (total == 0) return;
   if (nd == 0) {
     std::memcpy(dst, src, isz);
+    return;
+  }
+  // The last two output axes read with the next-to-last one more contiguous in the source than the
+  // last (a transpose, as ca.shape.transpose of x.T): copied in tiles, plane by plane.
+  if (nd >= 2 && (isz == 1 || isz == 2 || isz == 4 || isz == 8 || isz == 16) && oshape[nd - 1] > 1 &&
+      oshape[nd - 2] > 1 && std::llabs(sstrides[nd - 2]) < std::llabs(sstrides[nd - 1])) {
+    const int64_t rows = oshape[nd - 2], cols = oshape[nd - 1], s0 = sstrides[nd - 2], s1 = sstrides[nd - 1];
+    const int64_t planes = total / (rows * cols), plane = rows * cols * int64_t(isz);
+    std::vector<int64_t> pos(size_t(nd), 0);
+    for (int64_t p = 0; p < planes; ++p, dst += plane) {
+      const char *s = src;
+      for (int32_t d = 0; d < nd - 2; ++d) s += pos[size_t(d)] * sstrides[d];
+      switch (isz) {
+        case 1: tiled_copy<1>(dst, rows, cols, s, s0, s1); break;
+        case 2: tiled_copy<2>(dst, rows, cols, s, s0, s1); break;
+        case 4: tiled_copy<4>(dst, rows, cols, s, s0, s1); break;
+        case 8: tiled_copy<8>(dst, rows, cols, s, s0, s1); break;
+        default: tiled_copy<16>(dst, rows, cols, s, s0, s1); break;
+      }
+      for (int32_t d = nd - 3; d >= 0; --d) {
+        if (++pos[size_t(d)] < oshape[d]) break;
+        pos[size_t(d)] = 0;
+      }
+    }
     return;
   }
   int64_t inner = oshape[nd - 1], istride = sstrides[nd - 1];

@@ -66,7 +66,8 @@ constexpr BuiltinKernelDoc kDocs[] = {
      false},
     {"ca.fused", "ca.fused(program: bytes, [origin: tuple, shape: tuple,] block...) -> block",
      "A fused elementwise program (the array layer's instruction encoding) over its input blocks; generating "
-     "programs (arange, random) take the block's origin and shape first. Emitted by every elementwise operation.",
+     "programs (arange, random) take the block's origin and shape first; a program may read a 2-D input "
+     "transposed (x + x.T). Emitted by every elementwise operation.",
      false},
     {"ca.getitem", "ca.getitem(block, spec: tuple) -> block",
      "Basic indexing of one block: spec = (ndim, (start, step, count) per axis, nnew, new axis positions...); "

@@ -28,7 +28,7 @@ struct Masked;
 namespace ca::format {
 
 /// The format version this library writes; it reads every version from 1 up to this one.
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 constexpr size_t kHeaderSize = 16;
 constexpr char kMagic[8] = {'C', 'H', 'U', 'N', 'K', 'A', 'R', 'R'};
 

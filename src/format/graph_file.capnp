@@ -1,7 +1,8 @@
 # chunkarray graph files (docs/format.md). A file is a 16-byte header
 #   bytes 0..7   magic "CHUNKARR"  (43 48 55 4E 4B 41 52 52)
-#   bytes 8..11  format version, little-endian uint32 (this schema: 2; a file records the oldest
-#                version that holds its layers: 1 unless it has an overlap layer)
+#   bytes 8..11  format version, little-endian uint32 (this schema: 3; a file records the oldest
+#                version that holds its layers: 1 unless it has an overlap layer (2) or an
+#                index-map layer (3))
 #   bytes 12..15 flags, little-endian uint32 (0)
 # followed by one unpacked Cap'n Proto message (segment table + segments) whose root is File.
 #
@@ -47,6 +48,7 @@ struct Layer {
     blockwise @4 :Blockwise;
     data @5 :DataLayer;
     overlap @6 :Overlap;     # format version 2 (version 1 files hold overlap layers materialized)
+    indexMap @7 :IndexMap;   # format version 3 (older files hold these layers materialized)
   }
 }
 
@@ -146,4 +148,27 @@ struct Overlap {
   boundaryKind @3 :List(Int32);   # per axis: CA_BOUNDARY_*
   boundaryValue @4 :List(Float64); # per axis: the CA_BOUNDARY_CONSTANT value (0 otherwise)
   kernelVersion @5 :Int32;        # ca.overlap_block's version when saved; 0 = not recorded
+}
+
+# An index-map layer (src/graph/index_map.hpp, format version 3): flip, concatenate, stack, pad,
+# repeat and tile as a formula. Along each output axis, output block i is segment i of that axis
+# (columns below, all of one length: the axis's number of blocks); a task combines the segments of
+# its block index. deps are the inputs; nindex = len(axes).
+struct IndexMap {
+  axes @0 :List(IndexMapAxis);
+  selectAxis @1 :Int32;          # the axis whose segments pick the input (concatenate); -1: none
+  fillDtype @2 :Int32;           # CA_* dtype of constant blocks (0 without Fill segments)
+  fillValue @3 :Data;            # one element's bytes (empty without Fill segments)
+  repeats @4 :Int64;             # Repeat segments: the repeat count
+  kernelVersions @5 :List(Int32); # parallel to the kernels the layer uses (identity, strided, fill,
+                                  # repeat: the used ones in this order), or empty (not recorded)
+}
+
+struct IndexMapAxis {
+  kind @0 :List(UInt8);          # 0 Whole, 1 Strided, 2 Fill, 3 Repeat
+  input @1 :List(Int32);         # dependency slot (non-zero only on the select axis)
+  block @2 :List(Int64);         # the input block along this axis
+  start @3 :List(Int64);
+  step @4 :List(Int64);
+  count @5 :List(Int64);         # -1: unknown (Whole only)
 }

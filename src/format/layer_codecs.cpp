@@ -1,4 +1,4 @@
-// The layer-kind registry (layer_codecs.hpp) and the codec of overlap layers.
+// The layer-kind registry (layer_codecs.hpp) and the codecs of overlap and index-map layers.
 #include "format/layer_codecs.hpp"
 
 #include <chunkarray/overlap.h>
@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "array/overlap.hpp"
+#include "graph/index_map.hpp"
 
 namespace ca::format {
 
@@ -91,13 +92,104 @@ LayerPtr load_overlap_layer(LayerHead head, s::Layer::Reader lr) {
   return layer;
 }
 
-constexpr std::array<LayerCodec, 4> kCodecs = {{
+// ---- index-map layers (graph/index_map.hpp, format version 3) ----
+
+void save_index_map_layer(const Layer &l, s::Layer::Builder lb, const KernelVersionFn &versions) {
+  const IndexMapSpec &sp = index_map_spec(l);
+  CA_CHECK(l.deps() == sp.inputs, CA_EINTERNAL, "index-map layer '", l.name(), "' does not depend on its inputs");
+  auto b = lb.initIndexMap();
+  std::vector<int32_t> kv = detail::versions_for(l, l.kernel_names(), versions);
+  if (!kv.empty()) detail::fill_list(b.initKernelVersions(unsigned(kv.size())), kv);
+  b.setSelectAxis(sp.select_axis);
+  b.setFillDtype(sp.fill_dtype);
+  b.setFillValue(capnp::Data::Reader(reinterpret_cast<const kj::byte *>(sp.fill_value.data()), sp.fill_value.size()));
+  b.setRepeats(sp.repeats);
+  auto axes = b.initAxes(unsigned(sp.axes.size()));
+  for (size_t d = 0; d < sp.axes.size(); ++d) {
+    const auto &ax = sp.axes[d];
+    CA_CHECK(ax.size() < (size_t(1) << 29), CA_EUNSUPPORTED, "layer '", l.name(), "' has ", ax.size(),
+             " blocks along one dimension: a graph file list holds at most 2^29 - 1");
+    auto a = axes[unsigned(d)];
+    const unsigned n = unsigned(ax.size());
+    auto kind = a.initKind(n);
+    auto input = a.initInput(n);
+    auto block = a.initBlock(n);
+    auto start = a.initStart(n);
+    auto step = a.initStep(n);
+    auto count = a.initCount(n);
+    for (unsigned i = 0; i < n; ++i) {
+      kind.set(i, uint8_t(ax[i].kind));
+      input.set(i, ax[i].input);
+      block.set(i, ax[i].block);
+      start.set(i, ax[i].start);
+      step.set(i, ax[i].step);
+      count.set(i, ax[i].count);
+    }
+  }
+}
+
+LayerPtr load_index_map_layer(LayerHead head, s::Layer::Reader lr) {
+  const std::string where = "layer '" + head.name + "'";
+  auto r = lr.getIndexMap();
+  auto axes = r.getAxes();
+  CA_CHECK(head.nindex <= CA_MAX_NDIM, CA_EFORMAT, where, ": ", head.nindex, " dimensions (at most ", CA_MAX_NDIM,
+           ")");
+  CA_CHECK(int32_t(axes.size()) == head.nindex, CA_EFORMAT, where, ": ", axes.size(), " axes, keys have ",
+           head.nindex, " indices");
+  IndexMapSpec sp;
+  sp.inputs = head.deps;
+  sp.select_axis = r.getSelectAxis();
+  sp.fill_dtype = r.getFillDtype();
+  auto fv = r.getFillValue();
+  sp.fill_value.assign(reinterpret_cast<const char *>(fv.begin()), fv.size());
+  sp.repeats = r.getRepeats();
+  for (unsigned d = 0; d < axes.size(); ++d) {
+    auto a = axes[d];
+    const unsigned n = a.getKind().size();
+    CA_CHECK(a.getInput().size() == n && a.getBlock().size() == n && a.getStart().size() == n &&
+                 a.getStep().size() == n && a.getCount().size() == n,
+             CA_EFORMAT, where, ": the segment columns of axis ", d, " differ in length");
+    std::vector<IndexMapSeg> segs(n);
+    for (unsigned i = 0; i < n; ++i) {
+      segs[i].kind = a.getKind()[i];
+      segs[i].input = a.getInput()[i];
+      segs[i].block = a.getBlock()[i];
+      segs[i].start = a.getStart()[i];
+      segs[i].step = a.getStep()[i];
+      segs[i].count = a.getCount()[i];
+    }
+    sp.axes.push_back(std::move(segs));
+  }
+  std::shared_ptr<Layer> layer;
+  try {
+    layer = make_index_map_layer(head.name, std::move(sp));
+  } catch (const Error &e) {
+    if (e.code() == CA_ENOMEM) throw;
+    fail(CA_EFORMAT, where, ": ", e.message());
+  }
+  auto kv = r.getKernelVersions();
+  if (kv.size() > 0) {
+    CA_CHECK(kv.size() == layer->kernel_names().size(), CA_EFORMAT, where, ": ", kv.size(),
+             " kernel versions for ", layer->kernel_names().size(), " kernels");
+    std::vector<int32_t> versions(kv.size());
+    for (unsigned i = 0; i < kv.size(); ++i) {
+      versions[i] = kv[i];
+      CA_CHECK(versions[i] >= 0, CA_EFORMAT, where, ": kernel '", layer->kernel_names()[i], "' has negative version ",
+               versions[i]);
+    }
+    layer->set_kernel_versions(std::move(versions));
+  }
+  return layer;
+}
+
+constexpr std::array<LayerCodec, 5> kCodecs = {{
     {LayerKind::Materialized, s::Layer::MATERIALIZED, "materialized", 1, detail::save_materialized_layer,
      detail::load_materialized_layer},
     {LayerKind::Blockwise, s::Layer::BLOCKWISE, "blockwise", 1, detail::save_blockwise_layer,
      detail::load_blockwise_layer},
     {LayerKind::Data, s::Layer::DATA, "data", 1, detail::save_data_layer, detail::load_data_layer},
     {LayerKind::Overlap, s::Layer::OVERLAP, "overlap", 2, save_overlap_layer, load_overlap_layer},
+    {LayerKind::IndexMap, s::Layer::INDEX_MAP, "index-map", 3, save_index_map_layer, load_index_map_layer},
 }};
 
 // One case per kind and no default: a new LayerKind fails to compile here (-Wswitch, -Werror) until
@@ -108,6 +200,7 @@ constexpr size_t codec_index(LayerKind k) {
     case LayerKind::Blockwise: return 1;
     case LayerKind::Data: return 2;
     case LayerKind::Overlap: return 3;
+    case LayerKind::IndexMap: return 4;
   }
   return kCodecs.size();
 }

@@ -53,8 +53,9 @@ class TaskEmitter {
   virtual void end_list() = 0;
 };
 
-// Overlap: array/overlap.cpp's OverlapLayer (neighbour references, symbolic).
-enum class LayerKind : int32_t { Materialized = 0, Blockwise = 1, Data = 2, Overlap = 3 };
+// Overlap: array/overlap.cpp's OverlapLayer (neighbour references, symbolic). IndexMap:
+// graph/index_map.hpp (flip, concatenate, stack, pad, repeat, tile; symbolic).
+enum class LayerKind : int32_t { Materialized = 0, Blockwise = 1, Data = 2, Overlap = 3, IndexMap = 4 };
 
 using Block = ::ca_block;
 

@@ -2662,6 +2662,7 @@ const char *capi_case_code_enums_and_spec_aliases(void) {
   CHECK(CA_OP_ADD == 1 && CA_OP_NEG == 40 && CA_RED_SUM == 1 && CA_SCAN_CUMPROD == 2);
   CHECK(CA_FLOAT64 == 11 && CA_UNICODE == 19 && CA_UNIT_NS == 10 && CA_ARG_INDEXED == 10);
   CHECK(CA_BOUNDARY_CONSTANT == 4 && CA_IDX_INDEX_ARRAY == 7 && CA_LAYER_OVERLAP == 3 && CA_PAD_REFLECT == 2);
+  CHECK(CA_LAYER_INDEX_MAP == 4);
   CHECK(CA_INDEX_OUTER == 2 && CA_RANDOM_INTEGERS == 2 && CA_OP__FORCE32 == 0x7fffffff);
   CHECK(bd.kind == CA_BOUNDARY_NEAREST);
   CHECK_OK(ca_dtype_make(&dt, CA_DATETIME64, CA_UNIT_NS));

@@ -843,3 +843,343 @@ TEST(Format, SaveLoadOptions) {
   for (size_t i = 0; i < n; ++i) ca_array_free(arrays[i]);
   ca_graph_free(g);
 }
+
+// ------------------------------------------------------------------------------------------------
+// Index-map layers (graph/index_map.hpp, format version 3): flip, concatenate, stack, pad, repeat and
+// tile are formulas in memory and in files.
+
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include <functional>
+
+#include "graph/index_map.hpp"
+
+namespace {
+
+// rows x cols float64 from a buffer (value r * 100 + c), chunked as given.
+ca_array_t *grid_array(int64_t rows, int64_t cols, std::vector<int64_t> rch, std::vector<int64_t> cch,
+                       ca_dtype_t dt = CA_FLOAT64) {
+  std::vector<double> v(size_t(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) v[size_t(r * cols + c)] = double(r * 100 + c);
+  int64_t shape[2] = {rows, cols}, nb[2] = {int64_t(rch.size()), int64_t(cch.size())};
+  std::vector<int64_t> sizes = rch;
+  sizes.insert(sizes.end(), cch.begin(), cch.end());
+  ca_chunks_t ch = {2, nb, sizes.data()};
+  ca_array_t *a = nullptr, *b = nullptr;
+  EXPECT_EQ(ca_array_from_buffer(&a, v.data(), CA_FLOAT64, 2, shape, &ch, nullptr), CA_OK) << ca_last_error_message();
+  if (dt == CA_FLOAT64) return a;
+  EXPECT_EQ(ca_array_astype(&b, a, dt), CA_OK) << ca_last_error_message();
+  ca_array_free(a);
+  return b;
+}
+
+struct Op {
+  std::string what;
+  ca_array_t *a;
+};
+
+// Every structural operation over x (11x9, chunks ((4,4,3),(3,6))), z (11x4, other row chunks) and
+// e (0x4): each result's top layer is an index-map layer.
+std::vector<Op> index_map_ops(ca_array_t *x, ca_array_t *z, ca_array_t *e) {
+  std::vector<Op> ops;
+  ca_array_t *r = nullptr;
+  // (r is read after the call: the operation's status is evaluated first.)
+  auto add = [&](const char *what, ca_status_t st) {
+    EXPECT_EQ(st, CA_OK) << what << ": " << ca_last_error_message();
+    ops.push_back({what, r});
+    r = nullptr;
+  };
+  const int32_t ax0[1] = {0}, ax1[1] = {1};
+  add("flip axis 0", ca_array_flip(&r, x, ax0, 1));
+  add("flip all", ca_array_flip(&r, x, nullptr, 0));
+  const ca_array_t *xz[2] = {x, z}, *xx[2] = {x, x};
+  add("concatenate axis 1 (rechunked rows)", ca_array_concatenate(&r, xz, 2, 1));
+  add("concatenate x with itself", ca_array_concatenate(&r, xx, 2, 0));
+  add("stack axis 1", ca_array_stack(&r, xx, 2, 1));
+  add("stack axis 2", ca_array_stack(&r, xx, 2, 2));
+  const int64_t b[2] = {1, 2}, f[2] = {0, 3};
+  ca_scalar_t v{};
+  v.kind = CA_FLOAT64;
+  v.re = 7.5;
+  add("pad constant", ca_array_pad(&r, x, b, f, CA_PAD_CONSTANT, v));
+  add("pad edge", ca_array_pad(&r, x, b, f, CA_PAD_EDGE, v));
+  add("pad reflect", ca_array_pad(&r, x, b, f, CA_PAD_REFLECT, v));
+  add("repeat 3 axis 1", ca_array_repeat(&r, x, 3, 1));
+  add("repeat 5 axis 0", ca_array_repeat(&r, x, 5, 0));
+  add("repeat 0", ca_array_repeat(&r, x, 0, 0));
+  const int64_t reps[2] = {2, 3};
+  add("tile", ca_array_tile(&r, x, reps, 2));
+  const int64_t reps3[3] = {2, 1, 2};
+  add("tile adding an axis", ca_array_tile(&r, x, reps3, 3));
+  add("flip empty", ca_array_flip(&r, e, ax1, 1));
+  add("pad empty", ca_array_pad(&r, e, b, f, CA_PAD_CONSTANT, v));
+  const int64_t reps2[2] = {2, 1};
+  add("tile empty", ca_array_tile(&r, e, reps2, 2));
+  add("repeat empty", ca_array_repeat(&r, e, 2, 1));
+  return ops;
+}
+
+ca_layer_kind_t top_kind(const ca_array_t *a, int64_t *num_tasks = nullptr) {
+  ca_graph_t *g = nullptr;
+  EXPECT_EQ(ca_array_graph(&g, a), CA_OK);
+  ca_layer_info_t info = CA_LAYER_INFO_INIT;
+  EXPECT_EQ(ca_graph_layer_info(&info, g, ca_array_name(a)), CA_OK) << ca_last_error_message();
+  ca_graph_free(g);
+  if (num_tasks) *num_tasks = info.num_tasks;
+  return info.kind;
+}
+
+}  // namespace
+
+// Each operation's layer is an index-map layer; its file records version 3, loads as the same layer
+// (name, keys, tasks), saves again to the same bytes and computes the same values (ragged chunks,
+// repeated inputs, empty arrays, several dtypes).
+TEST(Format, IndexMapLayersRoundTripSymbolically) {
+  Ctx c;
+  int64_t live = ca::block_live_count();
+  for (ca_dtype_t dt : {CA_FLOAT64, CA_INT32, CA_FLOAT32}) {
+    ca_array_t *x = grid_array(11, 9, {4, 4, 3}, {3, 6}, dt), *z = grid_array(11, 4, {5, 6}, {1, 3}, dt),
+               *e = grid_array(0, 4, {0}, {2, 2}, dt);
+    EXPECT_EQ(file_version(array_bytes(x)), 1u);
+    for (Op &op : index_map_ops(x, z, e)) {
+      SCOPED_TRACE(op.what);
+      ca_array_t *a = op.a;
+      EXPECT_EQ(top_kind(a), CA_LAYER_INDEX_MAP);
+      auto want = compute_all(c.ctx, &a, 1);
+      std::vector<unsigned char> bytes = array_bytes(a);
+      EXPECT_EQ(file_version(bytes), 3u);
+      ca_status_t st = CA_OK;
+      ca_array_t *l = load_one(bytes, &st);
+      ASSERT_EQ(st, CA_OK) << ca_last_error_message();
+      EXPECT_STREQ(ca_array_name(l), ca_array_name(a));
+      EXPECT_EQ(top_kind(l), CA_LAYER_INDEX_MAP);
+      ca_graph_t *g = nullptr, *g0 = nullptr;
+      ASSERT_EQ(ca_array_graph(&g, l), CA_OK);
+      ASSERT_EQ(ca_array_graph(&g0, a), CA_OK);
+      expect_same_graph(g0, g);
+      EXPECT_EQ(array_bytes(l), bytes);
+      EXPECT_EQ(compute_all(c.ctx, &l, 1), want);
+      ca_graph_free(g);
+      ca_graph_free(g0);
+      ca_array_free(l);
+      ca_array_free(a);
+    }
+    ca_array_free(x);
+    ca_array_free(z);
+    ca_array_free(e);
+  }
+  EXPECT_EQ(ca::block_live_count(), live);
+}
+
+// The graph of each operation grows with the blocks per axis, not with their product: 16x more
+// blocks (4x per axis) make a file at most ~4x larger (a materialized layer would be 16x: ~35 bytes
+// per task), and the layer is a formula (kind index-map, num_tasks the whole grid).
+TEST(Format, IndexMapLayerSizeFollowsBlocksPerAxis) {
+  auto sizes = [](int64_t n) {
+    int64_t shape[2] = {2 * n, 2 * n}, nb[2] = {n, n};
+    std::vector<int64_t> s(size_t(2 * n), 2);
+    ca_chunks_t ch = {2, nb, s.data()};
+    ca_array_t *x = nullptr;
+    EXPECT_EQ(ca_array_ones(&x, 2, shape, &ch, CA_FLOAT64), CA_OK);
+    ca_array_t *e = grid_array(0, 4, {0}, {2, 2});
+    std::vector<Op> ops = index_map_ops(x, x, e);
+    std::vector<std::pair<std::string, size_t>> out;
+    for (Op &op : ops) {
+      if (op.what.find("empty") == std::string::npos) {
+        int64_t ntasks = 0;
+        EXPECT_EQ(top_kind(op.a, &ntasks), CA_LAYER_INDEX_MAP) << op.what;
+        if (op.what != "repeat 0") {
+          EXPECT_GE(ntasks, n * n) << op.what;
+        }
+        out.push_back({op.what, array_bytes(op.a).size()});
+      }
+      ca_array_free(op.a);
+    }
+    ca_array_free(x);
+    ca_array_free(e);
+    return out;
+  };
+  auto small = sizes(16), large = sizes(64);
+  ASSERT_EQ(small.size(), large.size());
+  for (size_t i = 0; i < small.size(); ++i) {
+    EXPECT_LT(double(large[i].second), 4.5 * double(small[i].second))
+        << small[i].first << ": " << small[i].second << " -> " << large[i].second << " bytes";
+    // 64x64 blocks (4096 tasks at least): well below one materialized entry per task.
+    EXPECT_LT(large[i].second, 4096u * 35u / 2) << large[i].first;
+  }
+}
+
+namespace {
+namespace sch = ca::format::schema;
+// The file `bytes` with its message changed by `edit` (header kept, version from `version` if > 0).
+std::vector<unsigned char> edit_file(const std::vector<unsigned char> &bytes,
+                                     const std::function<void(sch::File::Builder)> &edit, uint32_t version = 0) {
+  std::vector<capnp::word> words((bytes.size() - 16) / sizeof(capnp::word));
+  std::memcpy(words.data(), bytes.data() + 16, words.size() * sizeof(capnp::word));
+  capnp::FlatArrayMessageReader reader(kj::arrayPtr(words.data(), words.size()));
+  capnp::MallocMessageBuilder msg;
+  msg.setRoot(reader.getRoot<sch::File>());
+  auto f = msg.getRoot<sch::File>();
+  edit(f);
+  if (version) f.setVersion(version);
+  auto flat = capnp::messageToFlatArray(msg);
+  auto fb = flat.asBytes();
+  std::vector<unsigned char> out(bytes.begin(), bytes.begin() + 16);
+  if (version) out[8] = uint8_t(version);
+  out.insert(out.end(), fb.begin(), fb.end());
+  return out;
+}
+// The index-map layer named `name` of a file being edited.
+sch::IndexMap::Builder index_map_of(sch::File::Builder f, const std::string &name) {
+  for (auto l : f.getLayers())
+    if (std::string(l.getName().cStr()) == name) return l.getIndexMap();
+  ADD_FAILURE() << "no layer " << name;
+  return f.getLayers()[0].getIndexMap();
+}
+}  // namespace
+
+// A corrupt or out-of-range index-map layer in a file is refused with CA_EFORMAT naming the layer,
+// never a crash or a wrong graph; an unedited copy loads (the editing itself is sound).
+TEST(Format, BadIndexMapLayersFailToLoad) {
+  ca_array_t *x = grid_array(11, 9, {4, 4, 3}, {3, 6}), *z = grid_array(11, 4, {5, 6}, {1, 3}), *r = nullptr;
+  const ca_array_t *xz[2] = {x, z};
+  ASSERT_EQ(ca_array_concatenate(&r, xz, 2, 1), CA_OK);
+  ca_array_t *p = nullptr, *rep = nullptr;
+  const int64_t b[2] = {1, 2}, f[2] = {0, 3};
+  ca_scalar_t v{};
+  v.kind = CA_FLOAT64;
+  ASSERT_EQ(ca_array_pad(&p, x, b, f, CA_PAD_CONSTANT, v), CA_OK);
+  ASSERT_EQ(ca_array_repeat(&rep, x, 3, 1), CA_OK);
+  struct Case {
+    const char *what;
+    ca_array_t *a;
+    std::function<void(sch::IndexMap::Builder)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"unknown segment kind", r, [](sch::IndexMap::Builder m) { m.getAxes()[0].getKind().set(0, 9); }},
+      {"negative input block", r, [](sch::IndexMap::Builder m) { m.getAxes()[1].getBlock().set(1, -1); }},
+      {"input slot out of range", r, [](sch::IndexMap::Builder m) { m.getAxes()[1].getInput().set(0, 5); }},
+      {"input picked off the select axis", r, [](sch::IndexMap::Builder m) { m.getAxes()[0].getInput().set(0, 1); }},
+      {"select axis out of range", r, [](sch::IndexMap::Builder m) { m.setSelectAxis(7); }},
+      {"two inputs, no select axis", r, [](sch::IndexMap::Builder m) { m.setSelectAxis(-1); }},
+      {"columns of different lengths", r, [](sch::IndexMap::Builder m) { m.getAxes()[0].initStep(1); }},
+      {"an axis without blocks", r, [](sch::IndexMap::Builder m) {
+         auto a = m.getAxes()[0];
+         a.initKind(0), a.initInput(0), a.initBlock(0), a.initStart(0), a.initStep(0), a.initCount(0);
+       }},
+      {"axes unlike the keys", r, [](sch::IndexMap::Builder m) { m.initAxes(1); }},
+      {"negative count", r, [](sch::IndexMap::Builder m) { m.getAxes()[0].getCount().set(0, -5); }},
+      {"kernel versions unlike the kernels", r, [](sch::IndexMap::Builder m) { m.initKernelVersions(3); }},
+      {"negative kernel version", r, [](sch::IndexMap::Builder m) { m.initKernelVersions(1).set(0, -2); }},
+      {"fill value of the wrong size", p, [](sch::IndexMap::Builder m) { m.setFillValue(capnp::Data::Reader()); }},
+      {"invalid fill dtype", p, [](sch::IndexMap::Builder m) { m.setFillDtype(9999); }},
+      {"negative repeats", rep, [](sch::IndexMap::Builder m) { m.setRepeats(-1); }},
+      {"overflowing slab", rep, [](sch::IndexMap::Builder m) { m.getAxes()[1].getStart().set(0, INT64_MAX); }},
+      {"repeat on two axes", rep, [](sch::IndexMap::Builder m) { m.getAxes()[0].getKind().set(0, 3); }},
+  };
+  for (const Case &cs : cases) {
+    SCOPED_TRACE(cs.what);
+    const std::string name = ca_array_name(cs.a);
+    std::vector<unsigned char> bytes = array_bytes(cs.a);
+    ca_status_t st = CA_OK;
+    ca_array_t *ok = load_one(edit_file(bytes, [](sch::File::Builder) {}), &st);
+    ASSERT_EQ(st, CA_OK) << ca_last_error_message();
+    ca_array_free(ok);
+    auto bad = edit_file(bytes, [&](sch::File::Builder fb) { cs.edit(index_map_of(fb, name)); });
+    EXPECT_EQ(load_one(bad, &st), nullptr);
+    EXPECT_EQ(st, CA_EFORMAT);
+    EXPECT_NE(std::string(ca_last_error_message()).find("layer '" + name + "'"), std::string::npos)
+        << ca_last_error_message();
+  }
+  // A file saying version 2 cannot hold one.
+  ca_status_t st = CA_OK;
+  EXPECT_EQ(load_one(edit_file(array_bytes(r), [](sch::File::Builder) {}, 2), &st), nullptr);
+  EXPECT_EQ(st, CA_EFORMAT);
+  EXPECT_NE(std::string(ca_last_error_message()).find("index-map layer, which format version 2 files cannot hold"),
+            std::string::npos)
+      << ca_last_error_message();
+  if (const char *dir = std::getenv("CA_WRITE_FUZZ_SEED")) {
+    // The fuzz corpus seed (tests/fuzz/corpus/index_map_v3_symbolic): concatenate, pad and repeat.
+    ca_array_t *three[3] = {r, p, rep};
+    void *buf = nullptr;
+    size_t n = 0;
+    ASSERT_EQ(ca_arrays_save_buffer(three, 3, &buf, &n), CA_OK);
+    std::ofstream(std::string(dir) + "/index_map_v3_symbolic", std::ios::binary)
+        .write(static_cast<const char *>(buf), std::streamsize(n));
+    ca_buffer_free(buf);
+  }
+  ca_array_free(rep);
+  ca_array_free(p);
+  ca_array_free(r);
+  ca_array_free(z);
+  ca_array_free(x);
+}
+
+// A 0-d index-map layer (no axes: one task, the input's one block whole) is a valid formula: it
+// emits ca.identity of the input's key and round-trips through a file.
+TEST(Format, ZeroDimensionalIndexMapLayer) {
+  ca::IndexMapSpec sp;
+  sp.inputs = {"x0"};
+  auto layer = ca::make_index_map_layer("im0", sp);
+  EXPECT_EQ(layer->num_tasks(), 1);
+  EXPECT_EQ(layer->kernel_names(), std::vector<std::string>{"ca.identity"});
+  ca::Graph g;
+  int64_t none = 0;
+  ca_arg_t one = ca_arg_i64(1);
+  g.add_task(ca::KeyRef{"x0", &none, 0}, "ca.ones", &one, 1);
+  g.add_layer(layer);
+  auto bytes = ca::format::save_bytes(g, {});
+  EXPECT_EQ(file_version(bytes), 3u);
+  auto fc = ca::format::load_bytes(bytes.data(), bytes.size());
+  const ca::Layer *l = fc.graph->find("im0");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->kind(), ca::LayerKind::IndexMap);
+  EXPECT_EQ(l->fingerprint(), layer->fingerprint());
+  EXPECT_EQ(l->find(nullptr), 0);
+  // Bad specs are CA_EINVAL when built in memory.
+  ca::IndexMapSpec bad = sp;
+  bad.axes = {{ca::IndexMapSeg{}}};
+  bad.axes[0][0].kind = ca::IndexMapSeg::Fill;
+  EXPECT_THROW(ca::make_index_map_layer("bad", bad), ca::Error);  // a Fill without a fill dtype
+  bad = sp;
+  bad.inputs.clear();
+  EXPECT_THROW(ca::make_index_map_layer("bad", bad), ca::Error);
+}
+
+// Operations after a structural one still fuse and reduce: sums of (concatenate * 2), of a pad and
+// of a tile equal a plain loop over the same values.
+TEST(Format, ReductionsThroughIndexMapLayers) {
+  Ctx c;
+  ca_array_t *x = grid_array(11, 9, {4, 4, 3}, {3, 6}), *z = grid_array(11, 4, {5, 6}, {1, 3});
+  double sx = 0, sz = 0;
+  for (int r = 0; r < 11; ++r) {
+    for (int col = 0; col < 9; ++col) sx += r * 100 + col;
+    for (int col = 0; col < 4; ++col) sz += r * 100 + col;
+  }
+  auto sum_of = [&](ca_array_t *a) {
+    ca_array_t *s = nullptr;
+    EXPECT_EQ(ca_array_reduce(&s, CA_RED_SUM, a, nullptr, 0, 0, nullptr), CA_OK) << ca_last_error_message();
+    double v = 0;
+    EXPECT_EQ(ca_array_compute_into(c.ctx, s, &v, sizeof v, nullptr), CA_OK) << ca_last_error_message();
+    ca_array_free(s);
+    return v;
+  };
+  const ca_array_t *xz[2] = {x, z};
+  ca_array_t *cat = nullptr, *two = nullptr, *p = nullptr, *t = nullptr;
+  ASSERT_EQ(ca_array_concatenate(&cat, xz, 2, 1), CA_OK);
+  EXPECT_EQ(sum_of(cat), sx + sz);
+  ca_scalar_t k{};
+  k.kind = CA_FLOAT64;
+  k.re = 2;
+  ASSERT_EQ(ca_array_binary_scalar(&two, CA_OP_MUL, cat, k, false), CA_OK);
+  EXPECT_EQ(sum_of(two), 2 * (sx + sz));
+  const int64_t b[2] = {1, 2}, f[2] = {0, 3};
+  ASSERT_EQ(ca_array_pad(&p, x, b, f, CA_PAD_CONSTANT, k), CA_OK);
+  EXPECT_EQ(sum_of(p), sx + 2.0 * double(12 * 14 - 11 * 9));  // (11 + 1 + 0) x (9 + 2 + 3)
+  const int64_t reps[2] = {2, 3};
+  ASSERT_EQ(ca_array_tile(&t, x, reps, 2), CA_OK);
+  EXPECT_EQ(sum_of(t), 6 * sx);
+  for (ca_array_t *a : {cat, two, p, t, x, z}) ca_array_free(a);
+}
