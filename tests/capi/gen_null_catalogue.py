@@ -171,6 +171,7 @@ FIXTURES = {
     'const ca_boundary_t *': 'F.boundary',
     'const ca_store_region_t *': 'F.region',
     'const ca_array_arg_t *': 'F.array_args',
+    'const ca_histogram_bins_t *': 'F.hist_bins',
     'ca_kernel_fn': 'fixture_kernel_fn',
     'ca_progress_fn': 'fixture_progress_fn',
     'ca_store_fn': 'fixture_store_fn',

@@ -60,6 +60,7 @@ typedef struct fixtures {
   ca_boundary_t boundary[2];
   ca_store_region_t region[1];
   ca_array_arg_t array_args[2];
+  ca_histogram_bins_t hist_bins[2];
   void *out_ptr; /* every T **out points here */
   /* room for functions that fill an array of outputs through `out` (ca_array_nonzero writes one per
    * axis of the 2-d fixture, ca_array_meshgrid one per input): they write past out_ptr into these. */

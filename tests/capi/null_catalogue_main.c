@@ -95,6 +95,7 @@ static void fixtures_make(void) {
   F.array_args[0].array = F.array;
   F.array_args[0].index = "ij";
   F.array_args[1] = F.array_args[0];
+  for (int d = 0; d < 2; d++) F.hist_bins[d].nbins = 2, F.hist_bins[d].lo = 0.0, F.hist_bins[d].hi = 1.0;
 }
 
 /* Whether msg names word as a whole identifier ("a is NULL" names 'a', "array" does not). */
