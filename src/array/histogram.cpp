@@ -229,8 +229,11 @@ HistogramResult histogramdd(const std::vector<ArrayPtr> &samples0, const std::ve
 
   // The finish: the sums shaped (nbins_0, ..., nbins_{D-1}), with the density if asked.
   const DType out_acc = density ? (acc == CA_COMPLEX128 ? CA_COMPLEX128 : CA_FLOAT64) : acc;
+  // numpy.histogram's counts have the weights' dtype before its density divides them
+  const DType counts_dtype = !dd && w ? weights0->dtype : acc;
   {
-    const std::vector<int64_t> spec{int64_t(D), int64_t(dd), int64_t(density), int64_t(acc), int64_t(T)};
+    const std::vector<int64_t> spec{int64_t(D), int64_t(dd), int64_t(density), int64_t(acc), int64_t(T),
+                                    int64_t(counts_dtype)};
     std::vector<std::string> deps{sums_name};
     std::vector<BlockwiseArg> bargs;
     BlockwiseArg sums;

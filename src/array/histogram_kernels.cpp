@@ -6,7 +6,7 @@
 //   ca.histogram_finish(sums (nbins,), spec TUPLE, dims BYTES, edge blocks...)  -> the histogram
 //
 // spec (ca.histogram)        = (D, dd, weighted, accumulator dtype, sample dtype)
-// spec (ca.histogram_finish) = (D, dd, density, accumulator dtype, sample dtype)
+// spec (ca.histogram_finish) = (D, dd, density, accumulator dtype, sample dtype, result dtype)
 // dims: D packed HistogramDimSpec; one edge block (1-d, any real dtype) per dimension with explicit
 // edges, in order. The samples arrive in the sample dtype (float32 or float64), the weights in the
 // accumulator dtype (int64, float64, complex128), both as fused programs evaluated here.
@@ -27,6 +27,7 @@
 #include "array/routines.hpp"
 #include "core/block.hpp"
 #include "core/checked.hpp"
+#include "core/half.hpp"
 #include "kernel/adapter.hpp"
 
 namespace ca {
@@ -233,10 +234,10 @@ Block *hgk_k_histogram(const KernelArgs &A) {
 Block *hgk_k_histogram_finish(const KernelArgs &A) {
   const Block *sums = A.block(0, "sums");
   const std::vector<int64_t> spec = A.tuple_vec(1, "spec");
-  CA_CHECK(spec.size() == 5 && spec[0] >= 1, CA_EINVAL, "ca.histogram_finish: bad spec");
+  CA_CHECK(spec.size() == 6 && spec[0] >= 1, CA_EINVAL, "ca.histogram_finish: bad spec");
   const size_t D = size_t(spec[0]);
   const bool dd = spec[1] != 0, density = spec[2] != 0;
-  const DType acc = DType(spec[3]), T = DType(spec[4]);
+  const DType acc = DType(spec[3]), T = DType(spec[4]), counts_dtype = DType(spec[5]);
   const std::vector<HistogramDimSpec> dims = hgk_dims(A.bytes(2, "dims"), D);
   std::vector<Index> shape;
   Index total = 1;
@@ -269,7 +270,29 @@ Block *hgk_k_histogram_finish(const KernelArgs &A) {
       if (acc == CA_INT64) h[i] = V(double(static_cast<const int64_t *>(sums->data)[i]));
       else if (acc == CA_FLOAT64) h[i] = V(static_cast<const double *>(sums->data)[i]);
       else if constexpr (!std::is_same_v<V, double>) h[i] = static_cast<const std::complex<double> *>(sums->data)[i];
-      s += h[i];
+    }
+    // numpy.histogram's counts are in the weights' dtype before the density: round them through it
+    if (counts_dtype != acc)
+      dispatch_dtype_f16(counts_dtype, [&](auto tag) {
+        using C = typename decltype(tag)::type;
+        for (Index i = 0; i < total; ++i) {
+          if constexpr (std::is_same_v<C, Half>) {
+            if constexpr (std::is_same_v<V, double>) h[i] = double(Half(h[i]));
+          } else if constexpr (std::is_arithmetic_v<C>) {
+            if constexpr (std::is_same_v<V, double>) h[i] = double(static_cast<C>(h[i]));
+          } else if constexpr (!std::is_same_v<V, double>) {
+            h[i] = V(C(h[i]));
+          }
+        }
+      });
+    // n.sum() in that dtype (float32 and complex64 sums stay single precision, as NumPy's)
+    if (counts_dtype == CA_FLOAT32 || counts_dtype == CA_COMPLEX64) {
+      std::complex<float> sf = 0;
+      for (Index i = 0; i < total; ++i) sf += std::complex<float>(std::complex<double>(h[i]));
+      if constexpr (std::is_same_v<V, double>) s = double(sf.real());
+      else s = V(sf);
+    } else {
+      for (Index i = 0; i < total; ++i) s += h[i];
     }
     if (!dd) {
       // numpy.histogram: n / db / n.sum()

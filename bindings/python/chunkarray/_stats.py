@@ -709,6 +709,8 @@ def histogram(a, bins=None, range=None, normed=False, weights=None, density=None
         given = bins if isinstance(bins, Array) else np.asarray(bins)
         if given.ndim != 1:
             raise ValueError(f"bins must be a 1-dimensional array or sequence, got shape {given.shape}")
+        if not isinstance(given, Array) and np.any(given[:-1] > given[1:]):
+            raise ValueError("`bins` must increase monotonically, when an array")
         spec = ("e", given if isinstance(given, Array) else asarray(given))
     hist, edges = _histogram_c([a], [spec], weights, density, dd=False)
     return hist, (edges[0].compute() if given is None else given)

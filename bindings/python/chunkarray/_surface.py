@@ -805,6 +805,8 @@ def _dd_specs(bins, rng, d):
             e = b if isinstance(b, Array) else np.asarray(b)
             if e.ndim != 1:
                 raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
+            if not isinstance(e, Array) and np.any(e[:-1] > e[1:]):
+                raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an array")
             specs.append(("e", e if isinstance(e, Array) else asarray(e)))
             given.append(e)
     return specs, given
