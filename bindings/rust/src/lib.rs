@@ -27,7 +27,7 @@ pub mod sys;
 mod elementwise;
 pub mod fft;
 mod routines;
-pub use routines::{ChooseMode, Indexing, LikeOptions, QuantileMethod, QuantileOptions, Scalar, Side, Unique, UniqueOptions};
+pub use routines::{ChooseMode, HistogramBins, HistogramOptions, Indexing, LikeOptions, QuantileMethod, QuantileOptions, Scalar, Side, Unique, UniqueOptions};
 
 use std::ffi::{CStr, CString};
 use std::fmt;
