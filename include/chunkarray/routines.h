@@ -423,14 +423,16 @@ typedef struct ca_histogram_bins {
 } ca_histogram_bins_t;
 
 /** ca_histogram_options_t::mode: whose semantics ca_array_histogramdd() follows. Values are pinned. */
-typedef int32_t ca_histogram_mode_t;
-/** numpy.histogram (one sample): int64 counts, or the weights' sums in the weights' dtype; uniform
- *  edges in NumPy's bin type (float32 for float16/float32 samples, float64 otherwise; float16 samples
- *  get float16 edges, binned in float32); uniform bins found as NumPy's computed index. */
-#define CA_HISTOGRAM_1D ((ca_histogram_mode_t)0)
-/** numpy.histogramdd / histogram2d: float64 counts (complex128 with complex weights), float64 uniform
- *  edges, every value placed by a search of the edges (NumPy's searchsorted(side='right')). */
-#define CA_HISTOGRAM_DD ((ca_histogram_mode_t)1)
+typedef enum ca_histogram_mode_t CA_ENUM32 {
+  /** numpy.histogram (one sample): int64 counts, or the weights' sums in the weights' dtype; uniform
+   *  edges in NumPy's bin type (float32 for float16/float32 samples, float64 otherwise; float16
+   *  samples get float16 edges, binned in float32); uniform bins found as NumPy's computed index. */
+  CA_HISTOGRAM_1D = 0,
+  /** numpy.histogramdd / histogram2d: float64 counts (complex128 with complex weights), float64
+   *  uniform edges, every value placed by a search of the edges (NumPy's searchsorted(side='right')). */
+  CA_HISTOGRAM_DD = 1,
+  CA_HISTOGRAM__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_histogram_mode_t;
 
 /** Options of ca_array_histogramdd(). Start from CA_HISTOGRAM_OPTIONS_INIT; fields are only appended. */
 typedef struct ca_histogram_options {

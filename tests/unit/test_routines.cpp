@@ -911,7 +911,7 @@ TEST(RoutinesCApi, Histogramdd) {
   EXPECT_EQ(h, nullptr);
   EXPECT_EQ(edges[0], nullptr);
   EXPECT_NE(std::string(ca_last_error_message()).find("one sample"), std::string::npos);
-  o.mode = 7;
+  o.mode = (ca_histogram_mode_t)7;
   EXPECT_EQ(ca_array_histogramdd(&h, nullptr, samples, 1, bins, &o), CA_EINVAL);
   for (ca_array_t *a : {x, y, w, e}) ca_array_free(a);
   ca_context_free(ctx);
