@@ -175,3 +175,4 @@ def test_histogram2d():
     same(h, np.histogram2d(a, b, bins=[0, 0.5, 1], weights=w, density=True)[0], exact=False)
     h, _, _ = ca.histogram2d(ca.zeros((0,), chunks=1), ca.zeros((0,), chunks=1), bins=2, range=[(0, 1), (0, 1)])
     same(h, np.histogram2d(np.zeros(0), np.zeros(0), bins=2, range=[(0, 1), (0, 1)])[0])
+
