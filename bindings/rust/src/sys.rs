@@ -243,6 +243,7 @@ pub struct ca_random_options_t {
     pub seed: u64,
     pub p0: f64,
     pub p1: f64,
+    pub p2: f64,
 }
 
 /// ca_scan_options_t (array.h).
