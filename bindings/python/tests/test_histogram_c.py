@@ -120,6 +120,9 @@ def test_histogram_small_and_fused():
     a = ca.from_array(x, chunks=(4, 17))
     h, _ = ca.histogram(np.sin(a) * 2 + 1, bins=9, range=(-1, 3), weights=a * a)
     same(h, np.histogram(np.sin(x) * 2 + 1, bins=9, range=(-1, 3), weights=x * x)[0], exact=False)
+    # fused: the graph is the input, the counting tasks, the sums and the finish (no stored expression)
+    kinds = sorted(name.rsplit("-", 1)[0] for name in h.graph().layers())
+    assert kinds == ["array", "histogram", "histogram-chunk", "histogram-sum"], kinds
     r = ca.arange(100, chunks=30) / 7
     same(ca.histogram(r, bins=6, range=(0, 14))[0], np.histogram(np.arange(100) / 7, bins=6, range=(0, 14))[0])
 
