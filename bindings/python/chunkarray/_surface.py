@@ -1,11 +1,12 @@
 """The rest of dask.array's top-level surface (issue 16) and the Array methods that go with it.
 
-Array logic lives in the C library: insert, delete, choose, select, coarsen, ravel_multi_index and
-unravel_index call include/chunkarray/routines.h (ca_array_insert, ca_array_delete, ca_array_choose,
-ca_array_select, ca_array_coarsen, ca_array_ravel_multi_index, ca_array_unravel_index). The others
+Array logic lives in the C library: insert, delete, choose, select, coarsen, ravel_multi_index,
+unravel_index, histogramdd and histogram2d call include/chunkarray/routines.h (ca_array_insert,
+ca_array_delete, ca_array_choose, ca_array_select, ca_array_coarsen, ca_array_ravel_multi_index,
+ca_array_unravel_index, ca_array_histogramdd). The others
 compose existing calls the way dask composes them (append = concatenate, compress = indexing, vdot =
 dot of raveled arrays) or, where dask applies a NumPy or user function block by block
-(apply_along_axis, piecewise, histogramdd, frompyfunc, coarsen with a Python reduction), do the same
+(apply_along_axis, piecewise, frompyfunc, coarsen with a Python reduction), do the same
 with map_blocks, so the values are NumPy's and the chunks dask's.
 """
 import ctypes
