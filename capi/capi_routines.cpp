@@ -355,6 +355,38 @@ CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, cons
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_histogramdd(ca_array_t **out, ca_array_t **edges_out, const ca_array_t *const *samples,
+                                        size_t d, const ca_histogram_bins_t *bins,
+                                        const ca_histogram_options_t *opts) {
+  constexpr const char *fn = "ca_array_histogramdd";
+  OUT_INIT(out);
+  if (edges_out)
+    for (size_t i = 0; i < d; ++i) edges_out[i] = nullptr;
+  CA_TRY
+  CA_CHECK(samples, CA_EINVAL, fn, ": samples is NULL");
+  CA_CHECK(bins, CA_EINVAL, fn, ": bins is NULL");
+  CA_CHECK(d >= 1, CA_EINVAL, fn, ": d must be at least 1");
+  const ca_histogram_options_t o = ca::capi::options_in(opts, ca_histogram_options_t CA_HISTOGRAM_OPTIONS_INIT, fn);
+  CA_CHECK(o.mode == CA_HISTOGRAM_1D || o.mode == CA_HISTOGRAM_DD, CA_EINVAL, fn, ": unknown mode ", o.mode);
+  std::vector<ca::ArrayPtr> s = ca::capi::arrays_in(samples, d, fn);
+  std::vector<ca::HistogramBins> b(d);
+  for (size_t i = 0; i < d; ++i) {
+    b[i].nbins = bins[i].nbins;
+    b[i].lo = bins[i].lo;
+    b[i].hi = bins[i].hi;
+    if (bins[i].edges) b[i].edges = arr(bins[i].edges, fn, "bins[].edges");
+  }
+  ca::ArrayPtr w = o.weights ? arr(o.weights, fn, "opts->weights") : nullptr;
+  ca::HistogramResult r = ca::histogramdd(s, b, w, o.density != 0, o.mode == CA_HISTOGRAM_DD, o.split_every);
+  std::vector<ca_array_t *> e;
+  if (edges_out)
+    for (auto &a : r.edges) e.push_back(wrap_array(a));
+  *out = wrap_array(r.hist);
+  for (size_t i = 0; i < e.size(); ++i) edges_out[i] = e[i];
+  return CA_OK;
+  CA_CATCH
+}
+
 CA_API ca_status_t ca_array_ravel_multi_index(ca_array_t **out, const ca_array_t *const *coords, size_t n,
                                               const int64_t *dims, const int32_t *modes, int fortran_order) {
   OUT_INIT(out);

@@ -696,6 +696,86 @@ func (a *Array) BincountMinlength(weights *Array, minlength int64, splitEvery in
 	return a.Bincount(weights, -1-minlength, splitEvery)
 }
 
+// HistogramBins is one dimension's bins of Histogram / Histogramdd: NBins (> 0) equal bins over
+// [Lo, Hi] (NumPy's bins=int, range=(lo, hi); Lo == Hi widens to [Lo-0.5, Hi+0.5]), or with NBins 0
+// the Edges (1-d, at least one, increasing: checked at compute; returned as given).
+type HistogramBins struct {
+	NBins  int64
+	Lo, Hi float64
+	Edges  *Array
+}
+
+// HistogramOptions are the options of Histogram / Histogramdd (ca_histogram_options_t); nil: counts.
+type HistogramOptions struct {
+	Weights    *Array // one weight per value (the samples' shape); nil: counts
+	Density    bool   // NumPy's density=True: counts / total / bin volume
+	SplitEvery int32  // partial histograms summed per tree node; 0: dask's 16
+}
+
+func histogram(samples []*Array, bins []HistogramBins, opts *HistogramOptions, mode C.ca_histogram_mode_t) (
+	*Array, []*Array, error) {
+	if len(samples) == 0 || len(bins) != len(samples) {
+		return nil, nil, newError(StatusInvalidArgument, "Histogramdd: %d bins for %d samples", len(bins), len(samples))
+	}
+	hs, err := cArrays(samples)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer C.free(unsafe.Pointer(hs))
+	bp := (*C.ca_histogram_bins_t)(C.calloc(C.size_t(len(bins)), C.sizeof_ca_histogram_bins_t))
+	defer C.free(unsafe.Pointer(bp))
+	for i, b := range bins {
+		cb := &unsafe.Slice(bp, len(bins))[i]
+		cb.nbins, cb.lo, cb.hi = C.int64_t(b.NBins), C.double(b.Lo), C.double(b.Hi)
+		if b.Edges != nil {
+			cb.edges = b.Edges.h
+		}
+	}
+	var o C.ca_histogram_options_t
+	o.struct_size = C.uint32_t(C.sizeof_ca_histogram_options_t)
+	o.mode = mode
+	if opts != nil {
+		if opts.Weights != nil {
+			o.weights = opts.Weights.h
+		}
+		o.density = C.int32_t(cbool(opts.Density))
+		o.split_every = C.int32_t(opts.SplitEvery)
+	}
+	var hist *C.ca_array_t
+	edges, err := many(len(samples), func(out **C.ca_array_t) C.ca_status_t {
+		return C.ca_array_histogramdd(&hist, out, hs, C.size_t(len(samples)), bp, &o)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return wrapArray(hist), edges, nil
+}
+
+// Histogram is np.histogram(a, bins, range, weights=, density=) with dask's scheme: one task per
+// block counts (the expression producing a evaluated inside it), a tree reduction sums. It returns
+// the histogram (one block: int64 counts, the weights' dtype with weights, float64 with density)
+// and the edges (NumPy's for uniform bins: float32 for float16/float32 data, float64 otherwise; the
+// given array). Values outside the edges and NaNs are ignored; the last bin is closed.
+// Errors: StatusInvalidArgument (lo > hi or a range that is not finite, NBins < 0, weights of
+// another shape, edges not 1-d or empty; edges that do not increase fail the compute), StatusType
+// (complex samples, non-numeric weights or edges).
+func (a *Array) Histogram(bins HistogramBins, opts *HistogramOptions) (*Array, *Array, error) {
+	h, e, err := histogram([]*Array{a}, []HistogramBins{bins}, opts, C.CA_HISTOGRAM_1D)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, e[0], nil
+}
+
+// Histogramdd is np.histogramdd(samples, bins, range, weights=, density=) (two samples:
+// np.histogram2d): samples of one shape placed by searchsorted(edges, x, 'right') in float64; a
+// float64 result of shape (NBins per dimension), one block, and the edges per dimension (float64
+// for uniform bins, the given arrays). Errors: as Histogram; StatusInvalidArgument also for samples
+// of different shapes.
+func Histogramdd(samples []*Array, bins []HistogramBins, opts *HistogramOptions) (*Array, []*Array, error) {
+	return histogram(samples, bins, opts, C.CA_HISTOGRAM_DD)
+}
+
 // RavelMultiIndex is np.ravel_multi_index(coords, dims, mode, order): the int64 flat index of each
 // coordinate tuple, the coordinate arrays (integer dtypes) broadcast together with dask's chunks.
 // modes is nil (raise for every dimension) or one ChooseMode per dimension; fortranOrder is

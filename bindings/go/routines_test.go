@@ -1049,3 +1049,55 @@ func TestRavelUnravelBincountMinlength(t *testing.T) {
 	_, err = xa.BincountMinlength(nil, -1, 0)
 	status(t, err, StatusInvalidArgument)
 }
+
+// TestHistograms: Histogram / Histogramdd (ca_array_histogramdd) against NumPy 1.24's values and
+// dask 2022.12's chunks (one block).
+func TestHistograms(t *testing.T) {
+	ctx := ctxT(t, 2)
+	f64s := func(a *Array) []float64 { t.Helper(); return mk(a.ComputeFloat64s(ctx)) }
+	i64s := func(a *Array) []int64 { t.Helper(); return mk(a.ComputeInt64s(ctx)) }
+	nan := math.NaN()
+	// np.histogram([0, .1, .25, .5, .99, 1, 1.5, nan, -1], bins=4, range=(0, 1)) -> [2, 1, 1, 2]
+	a := mk(FromFloat64s([]float64{0, 0.1, 0.25, 0.5, 0.99, 1, 1.5, nan, -1}, []int64{9}, []int64{4}))
+	h, e, err := a.Histogram(HistogramBins{NBins: 4, Lo: 0, Hi: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "histogram dtype", h.DType(), Int64)
+	eq(t, "histogram chunks", h.Chunks(), [][]int64{{4}})
+	eq(t, "histogram", i64s(h), []int64{2, 1, 1, 2})
+	closeF(t, "histogram edges", f64s(e), []float64{0, 0.25, 0.5, 0.75, 1})
+	// weights and density with explicit edges: counts [6, 22], widths [.5, 1.5], total 28
+	w := mk(FromFloat64s([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9}, []int64{9}, []int64{9}))
+	edges := mk(FromFloat64s([]float64{0, 0.5, 2}, []int64{3}, []int64{2}))
+	h, _, err = a.Histogram(HistogramBins{Edges: edges}, &HistogramOptions{Weights: w, Density: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeF(t, "histogram density", f64s(h), []float64{6 / 0.5 / 28, 22 / 1.5 / 28})
+	// histogram2d on a 2-d grid of blocks: y = 2x
+	xs := make([]float64, 12)
+	ys := make([]float64, 12)
+	for i := range xs {
+		xs[i], ys[i] = float64(i), 2*float64(i)
+	}
+	x := mk(FromFloat64s(xs, []int64{3, 4}, []int64{2, 3}))
+	y := mk(FromFloat64s(ys, []int64{3, 4}, []int64{3, 2}))
+	h, es, err := Histogramdd([]*Array{x, y}, []HistogramBins{{NBins: 2, Lo: 0, Hi: 12}, {Edges: edges}},
+		&HistogramOptions{SplitEvery: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "histogramdd dtype", h.DType(), Float64)
+	eq(t, "histogramdd chunks", h.Chunks(), [][]int64{{2}, {2}})
+	closeF(t, "histogramdd", f64s(h), []float64{1, 1, 0, 0})
+	closeF(t, "histogramdd edges", f64s(es[0]), []float64{0, 6, 12})
+	// errors
+	if _, _, err := a.Histogram(HistogramBins{NBins: 2, Lo: 1, Hi: 0}, nil); err == nil ||
+		!strings.Contains(err.Error(), "max must be larger than min") {
+		t.Fatalf("histogram lo > hi: %v", err)
+	}
+	if _, _, err := Histogramdd([]*Array{x}, nil, nil); err == nil {
+		t.Fatal("histogramdd without bins: no error")
+	}
+}

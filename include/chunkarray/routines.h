@@ -2,8 +2,8 @@
  * @file chunkarray/routines.h
  * @brief NumPy routines: *_like, indices, meshgrid, broadcast_arrays, tril/triu and their indices,
  * diagonal; sort/argsort; unique, isin, union1d; searchsorted, digitize, nonzero, flatnonzero,
- * argwhere; roll, rot90, rollaxis; insert, delete, choose, select; coarsen; bincount; ravel_multi_index,
- * unravel_index.
+ * argwhere; roll, rot90, rollaxis; insert, delete, choose, select; coarsen; bincount; histogram,
+ * histogram2d, histogramdd; ravel_multi_index, unravel_index.
  *
  * Values are NumPy's; the chunks of each result are the ones dask.array computes for the same call
  * on the same input chunks. dask has no general sort: ca_array_sort() makes the sorted axis one block
@@ -410,6 +410,85 @@ CA_API ca_status_t ca_array_coarsen(ca_array_t **out, ca_reduction_t op, const c
  */
 CA_API ca_status_t ca_array_bincount(ca_array_t **out, const ca_array_t *x, const ca_array_t *weights, int64_t length,
                                      int32_t split_every);
+
+/** One dimension's bins of ca_array_histogramdd(): @p nbins equal bins over [@p lo, @p hi]
+ *  (NumPy's bins=int with range=(lo, hi)), or, with @p nbins 0, the edges in @p edges
+ *  (NumPy's bins=array). */
+typedef struct ca_histogram_bins {
+  int64_t nbins;           /**< > 0: that many equal bins over [lo, hi]; 0: the bins are @p edges */
+  double lo;               /**< nbins > 0: the lower outer edge (finite, <= hi; lo == hi: [lo - 0.5, hi + 0.5]) */
+  double hi;               /**< nbins > 0: the upper outer edge (finite) */
+  const ca_array_t *edges; /**< nbins == 0: borrowed 1-d array of at least one edge, a real numeric dtype,
+                                monotonically increasing (checked at compute; any chunks); otherwise NULL */
+} ca_histogram_bins_t;
+
+/** ca_histogram_options_t::mode: whose semantics ca_array_histogramdd() follows. Values are pinned. */
+typedef enum ca_histogram_mode_t CA_ENUM32 {
+  /** numpy.histogram (one sample): int64 counts, or the weights' sums in the weights' dtype; uniform
+   *  edges in NumPy's bin type (float32 for float16/float32 samples, float64 otherwise; float16
+   *  samples get float16 edges, binned in float32); uniform bins found as NumPy's computed index. */
+  CA_HISTOGRAM_1D = 0,
+  /** numpy.histogramdd / histogram2d: float64 counts (complex128 with complex weights), float64
+   *  uniform edges, every value placed by a search of the edges (NumPy's searchsorted(side='right')). */
+  CA_HISTOGRAM_DD = 1,
+  CA_HISTOGRAM__FORCE32 = 0x7fffffff /**< makes the enum 32 bits wide; not a value */
+} ca_histogram_mode_t;
+
+/** Options of ca_array_histogramdd(). Start from CA_HISTOGRAM_OPTIONS_INIT; fields are only appended. */
+typedef struct ca_histogram_options {
+  uint32_t struct_size;       /**< sizeof(ca_histogram_options_t) */
+  const ca_array_t *weights;  /**< borrowed, may be NULL (counts); otherwise the samples' shape, numeric
+                                   (rechunked like the samples when its chunks differ) */
+  int32_t density;            /**< non-zero: NumPy's density=True (counts / total / bin volume) */
+  ca_histogram_mode_t mode;   /**< CA_HISTOGRAM_1D (default) or CA_HISTOGRAM_DD */
+  int32_t split_every;        /**< partial histograms summed per tree node; 0 = dask's 16 */
+} ca_histogram_options_t;
+/** ca_histogram_options_t's defaults: no weights, counts, numpy.histogram's semantics. */
+#define CA_HISTOGRAM_OPTIONS_INIT {sizeof(ca_histogram_options_t), NULL, 0, CA_HISTOGRAM_1D, 0}
+
+/**
+ * numpy.histogram (D = 1, ::CA_HISTOGRAM_1D), numpy.histogram2d (D = 2) and numpy.histogramdd
+ * (::CA_HISTOGRAM_DD) with dask.array's scheme: one task per block of the samples counts the block's
+ * values into a partial histogram (the elementwise expressions feeding the samples and the weights
+ * are evaluated inside that task, never stored), a tree reduction sums the partials (dask's sum over
+ * the stacked per-block histograms), one pass over the data. The result is one block per axis, as
+ * dask's (shape (nbins_0, ..., nbins_{D-1})).
+ *
+ * Semantics (NumPy 1.24): the samples are flattened in C order (the D samples element by element);
+ * values outside [first edge, last edge] and NaNs are ignored; the last bin is closed on the right,
+ * the others half-open. Without weights the CA_HISTOGRAM_1D result is int64; with weights it has the
+ * weights' dtype (sums accumulate in int64, float64 or complex128 and are converted at the end); with
+ * density float64 (complex128 for complex weights): counts / bin width / total (CA_HISTOGRAM_DD:
+ * divided by each dimension's widths, then by the total). The CA_HISTOGRAM_DD result is float64
+ * (complex128 with complex weights; NumPy rejects those). A zero total with density gives NaNs, as
+ * NumPy. Samples are compared with the edges in float64 (float32 for float32 samples with uniform
+ * CA_HISTOGRAM_1D bins, as NumPy), so integers beyond 2^53 are rounded.
+ *
+ * Edges (@p edges_out): uniform bins get NumPy's linspace edges (an array of one block, dtype as the
+ * mode says); given edges are returned as given (the same array, dask's). A range is required for
+ * uniform bins (dask's rule: it does not compute min/max), so ::ca_histogram_bins_t always has one.
+ *
+ * @param[out] out the histogram (owned).
+ * @param[out] edges_out caller's array of @p d pointers, may be NULL; each receives the edges of its
+ *        dimension (owned); all NULL on failure.
+ * @param samples borrowed, @p d arrays of one shape (any shape; 0-d counts as one value), bool,
+ *        integer or floating dtypes, known chunk sizes; rechunked like the first where they differ.
+ * @param d the number of dimensions (>= 1; 1 for CA_HISTOGRAM_1D).
+ * @param bins borrowed, @p d bin specifications.
+ * @param opts borrowed, may be NULL (CA_HISTOGRAM_OPTIONS_INIT).
+ * @return CA_OK; CA_EINVAL (NULL out, samples or bins, d == 0, a NULL sample, d != 1 with
+ *         CA_HISTOGRAM_1D, an unknown mode, samples of different shapes, unknown chunk sizes, weights
+ *         of another shape ("histogram: weights should have the same shape as a."), nbins < 0, a
+ *         uniform dimension with nbins > 0 and lo > hi ("max must be larger than min in range
+ *         parameter.") or a non-finite range ("supplied range of [0, inf] is not finite"), nbins 0
+ *         without edges, edges that are not 1-d or empty, more bins than int64 holds,
+ *         opts->struct_size too small); CA_ETYPE (complex or non-numeric samples, non-numeric
+ *         weights, complex or non-numeric edges); CA_ENOMEM. Edges that do not increase fail the
+ *         compute ("histogram: `bins` must increase monotonically, when an array").
+ */
+CA_API ca_status_t ca_array_histogramdd(ca_array_t **out, ca_array_t **edges_out, const ca_array_t *const *samples,
+                                        size_t d, const ca_histogram_bins_t *bins,
+                                        const ca_histogram_options_t *opts);
 
 /**
  * np.ravel_multi_index(multi_index, dims, mode, order): the flat int64 index of each coordinate tuple.

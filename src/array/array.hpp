@@ -228,6 +228,12 @@ struct FusedArgs {
   bool coords = false;            // the program generates: pass BlockOrigin and BlockShape
 };
 FusedArgs fused_args(const ArrayPtr &a);
+/// The leaves of a fused expression as references of a BlockwiseLayer whose keys are the
+/// expression's own block grid (fa.out_index): appended to `bargs`, their layers to `deps` (once
+/// each); literal inputs are appended as they are.
+void fused_leaf_args(const FusedArgs &fa, std::vector<std::string> &deps, std::vector<BlockwiseArg> &bargs);
+/// The arrays among fa's inputs (for merge_graphs).
+std::vector<ArrayPtr> fused_leaf_arrays(const FusedArgs &fa);
 
 // ---- compute ------------------------------------------------------------------------------------
 

@@ -1233,4 +1233,38 @@ FusedArgs fused_args(const ArrayPtr &a) {
   return r;
 }
 
+void fused_leaf_args(const FusedArgs &fa, std::vector<std::string> &deps, std::vector<BlockwiseArg> &bargs) {
+  for (const ArrayArg &in : fa.inputs) {
+    if (!in.array) {
+      bargs.push_back(in.literal);
+      continue;
+    }
+    BlockwiseArg b;
+    b.is_ref = true;
+    auto it = std::find(deps.begin(), deps.end(), in.array->name);
+    b.dep_slot = int32_t(it - deps.begin());
+    if (it == deps.end()) deps.push_back(in.array->name);
+    CA_CHECK(int32_t(in.index.size()) == in.array->ndim(), CA_EINTERNAL, "fused input '", in.array->name,
+             "' has index '", in.index, "' for ", in.array->ndim(), " dimensions");
+    for (size_t d = 0; d < in.index.size(); ++d) {
+      DimMap m;
+      auto pos = fa.out_index.find(in.index[d]);
+      CA_CHECK(pos != std::string::npos, CA_EINTERNAL, "fused input index letter '", in.index[d],
+               "' is not an output letter");
+      m.kind = DimMap::Out;
+      m.out_dim = int32_t(pos);
+      m.extent = in.array->numblocks[d];
+      b.dims.push_back(m);
+    }
+    bargs.push_back(std::move(b));
+  }
+}
+
+std::vector<ArrayPtr> fused_leaf_arrays(const FusedArgs &fa) {
+  std::vector<ArrayPtr> v;
+  for (const ArrayArg &in : fa.inputs)
+    if (in.array) v.push_back(in.array);
+  return v;
+}
+
 }  // namespace ca

@@ -21,6 +21,7 @@ void register_array_kernels(KernelRegistry &reg) {
   register_shape_kernels(reg);
   register_slicing_kernels(reg);
   register_routines_kernels(reg);
+  register_histogram_kernels(reg);
   register_quantile_kernels(reg);
   void register_einsum_kernels(KernelRegistry &);  // array/einsum.cpp
   register_einsum_kernels(reg);

@@ -52,43 +52,6 @@ std::string hex_of(const std::string &token) {
   return p == std::string::npos ? token : token.substr(p + 1);
 }
 
-/// The chunk layer's arguments for a fused input: [program, literals..., leaves...]. Adds the leaf
-/// references to `deps`.
-void add_leaf_args(const FusedArgs &fa, std::vector<std::string> &deps, std::vector<BlockwiseArg> &bargs) {
-  for (const ArrayArg &in : fa.inputs) {
-    if (!in.array) {
-      bargs.push_back(in.literal);
-      continue;
-    }
-    BlockwiseArg b;
-    b.is_ref = true;
-    auto it = std::find(deps.begin(), deps.end(), in.array->name);
-    b.dep_slot = int32_t(it - deps.begin());
-    if (it == deps.end()) deps.push_back(in.array->name);
-    CA_CHECK(int32_t(in.index.size()) == in.array->ndim(), CA_EINTERNAL, "fused input '", in.array->name,
-             "' has index '", in.index, "' for ", in.array->ndim(), " dimensions");
-    for (size_t d = 0; d < in.index.size(); ++d) {
-      DimMap m;
-      auto pos = fa.out_index.find(in.index[d]);
-      CA_CHECK(pos != std::string::npos, CA_EINTERNAL, "fused input index letter '", in.index[d],
-               "' is not an output letter");
-      m.kind = DimMap::Out;
-      m.out_dim = int32_t(pos);
-      m.extent = in.array->numblocks[d];
-      b.dims.push_back(m);
-    }
-    bargs.push_back(std::move(b));
-  }
-}
-
-std::vector<ArrayPtr> leaf_arrays(const FusedArgs &fa) {
-  std::vector<ArrayPtr> v;
-  for (const ArrayArg &in : fa.inputs)
-    if (in.array) v.push_back(in.array);
-  return v;
-}
-
-
 BlockwiseArg tuple_lit(const std::vector<int64_t> &t) { return blockwise_literal(ca_arg_tuple(t.data(), t.size())); }
 
 Chunks reduced_chunks(const Chunks &c, uint64_t mask, bool keepdims) {
@@ -296,7 +259,7 @@ ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, boo
 
   const std::vector<int64_t> spec{kop, in, out, int64_t(mask), argaxis, ddof};
   FusedArgs fa = fused_args(a);
-  std::shared_ptr<Graph> g = merge_graphs(leaf_arrays(fa));
+  std::shared_ptr<Graph> g = merge_graphs(fused_leaf_arrays(fa));
 
   // chunk layer: one task per input block, keys over a's grid
   std::vector<std::string> deps;
@@ -306,7 +269,7 @@ ArrayPtr reduce(int32_t op, const ArrayPtr &a_in, std::vector<int32_t> axes, boo
   bargs.push_back(tuple_lit(a->shape));
   bargs.push_back(blockwise_special(BlockwiseArg::BlockOrigin));
   bargs.push_back(blockwise_special(BlockwiseArg::BlockShape));
-  add_leaf_args(fa, deps, bargs);
+  fused_leaf_args(fa, deps, bargs);
   const std::string chunk_name = str(prefix, "-chunk-", hex);
   g->add_layer(std::make_shared<BlockwiseLayer>(chunk_name, a->chunks, "ca.reduce_chunk", deps, std::move(bargs)));
 
@@ -440,7 +403,7 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   // Unknown block sizes (after x[mask]) are fine, as in dask: the carry chain follows block indices
   // and each block's extent is its own. Only generated inputs need the blocks' origins.
   if (fa.coords) require_known_chunks(*a, scan_name(op));
-  std::shared_ptr<Graph> g = merge_graphs(leaf_arrays(fa));
+  std::shared_ptr<Graph> g = merge_graphs(fused_leaf_arrays(fa));
   const bool single = a->numblocks[size_t(axis)] <= 1;
   const std::string block_name = single ? final_name : str(prefix, "-block-", hex);
   std::vector<std::string> deps;
@@ -449,7 +412,7 @@ ArrayPtr scan(int32_t op, const ArrayPtr &a, int32_t axis, DType dtype) {
   bargs.push_back(tuple_lit(spec));
   bargs.push_back(blockwise_special(BlockwiseArg::BlockShape));
   bargs.push_back(blockwise_special(BlockwiseArg::BlockOrigin));
-  add_leaf_args(fa, deps, bargs);
+  fused_leaf_args(fa, deps, bargs);
   g->add_layer(std::make_shared<BlockwiseLayer>(block_name, a->chunks, "ca.scan_block", deps, std::move(bargs)));
   if (single) return array_from_layer(g, final_name, a->chunks, out);
 

@@ -96,13 +96,7 @@ const Block *block_arg(const ca_arg_t &a, const char *what) {
   return a.u.block;
 }
 
-void flatten_blocks(const ca_arg_t &a, std::vector<const Block *> &out) {
-  if (a.kind == CA_ARG_LIST) {
-    for (size_t i = 0; i < a.u.list.len; ++i) flatten_blocks(a.u.list.items[i], out);
-  } else {
-    out.push_back(block_arg(a, "a partial"));
-  }
-}
+void flatten_blocks(const ca_arg_t &a, std::vector<const Block *> &out) { flatten_block_list(a, out, "a partial"); }
 
 // ---- kernels --------------------------------------------------------------------------------------
 

@@ -136,6 +136,39 @@ ArrayPtr coarsen(int32_t op, const ArrayPtr &x, const std::vector<Index> &factor
 /// the compute.
 ArrayPtr bincount(const ArrayPtr &x, const ArrayPtr &weights, Index length, int32_t split_every);
 
+/// One dimension's bins of histogramdd(): nbins > 0 equal bins over [lo, hi], or (nbins 0) `edges`.
+struct HistogramBins {
+  Index nbins = 0;
+  double lo = 0, hi = 0;
+  ArrayPtr edges;
+};
+/// histogramdd()'s results: the histogram and one edges array per dimension.
+struct HistogramResult {
+  ArrayPtr hist;
+  std::vector<ArrayPtr> edges;
+};
+/// np.histogram (dd false, one sample) / np.histogramdd (dd true) of samples of one shape (see
+/// ca_array_histogramdd in chunkarray/routines.h for the semantics and errors). Graph: one
+/// ca.histogram task per block of the samples (their fused expressions and the weights' evaluated in
+/// the task) producing a (1, nbins) row, summed by the tree reduction with ca.bincount_merge, then
+/// ca.histogram_finish shapes the sums (density, the final shape). The result is one block.
+HistogramResult histogramdd(const std::vector<ArrayPtr> &samples, const std::vector<HistogramBins> &bins,
+                            const ArrayPtr &weights, bool density, bool dd, int32_t split_every);
+/// NumPy's linspace(lo, hi, n + 1) in float64 (the uniform edges of histogram and histogramdd).
+std::vector<double> histogram_uniform_edges(double lo, double hi, Index n);
+/// One dimension as the histogram kernels receive it (packed, in the `dims` bytes argument): nbins,
+/// the outer edges of uniform bins (already widened when equal), whether the edges come as a block
+/// (explicit), and the dtype the uniform edges are computed in (CA_FLOAT32: NumPy's float32 bin
+/// type, compared in float; CA_FLOAT64).
+struct HistogramDimSpec {
+  int64_t nbins;
+  double lo, hi;
+  int64_t explicit_edges;
+  int64_t edge_dtype;
+};
+/// ca.histogram, ca.histogram_finish (array/histogram_kernels.cpp).
+void register_histogram_kernels(KernelRegistry &reg);
+
 /// np.ravel_multi_index(coords, dims, mode, order): the coordinate arrays (integer) broadcast together
 /// (dask's elementwise chunks), one mode per dimension (0 raise: fails the compute, 1 wrap, 2 clip);
 /// ca.ravel_multi_index per block. int64.

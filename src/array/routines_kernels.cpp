@@ -436,34 +436,38 @@ Block *rk_k_bincount(const KernelArgs &A) {
 }
 
 // ---- ca.bincount_merge([rows...], keep_rows): the element-wise sum of (1, n_i) rows of counts
-// (int64) or weights (float64), each padded with zeros to the longest; keep_rows 1: a (1, n) row (a
-// combine level), 0: the 1-d result (the last level).
+// (int64) or sums (float64, complex128), each padded with zeros to the longest; keep_rows 1: a (1, n)
+// row (a combine level), 0: the 1-d result (the last level). The rows may come as nested lists (one
+// level per reduced axis: ca_array_histogramdd's partials over an N-d block grid).
 Block *rk_k_bincount_merge(const KernelArgs &A) {
-  const std::span<const ca_arg_t> rows = A.list(0, "rows");
+  std::vector<const Block *> rows;
+  CA_CHECK(A.size() == 2, CA_EINVAL, "ca.bincount_merge takes rows and keep_rows");
+  flatten_block_list(A[0], rows, "ca.bincount_merge: a row");
   const bool keep = A.int64(1, "keep_rows") != 0;
   CA_CHECK(!rows.empty(), CA_EINVAL, "ca.bincount_merge: no rows");
   DType dt = CA_DTYPE_INVALID;
   Index n = 0;
-  for (auto &r : rows) {
-    CA_CHECK(r.kind == CA_ARG_BLOCK && r.u.block && r.u.block->ndim == 2 && r.u.block->shape[0] == 1, CA_EINVAL,
-             "ca.bincount_merge: expected (1, n) rows");
-    CA_CHECK(dt == CA_DTYPE_INVALID || dt == DType(r.u.block->dtype), CA_ETYPE, "ca.bincount_merge: rows of mixed dtypes");
-    dt = DType(r.u.block->dtype);
-    CA_CHECK(dt == CA_INT64 || dt == CA_FLOAT64, CA_ETYPE, "ca.bincount_merge: rows must be int64 or float64");
-    n = std::max(n, r.u.block->shape[1]);
+  for (const Block *r : rows) {
+    CA_CHECK(r->ndim == 2 && r->shape[0] == 1, CA_EINVAL, "ca.bincount_merge: expected (1, n) rows");
+    CA_CHECK(dt == CA_DTYPE_INVALID || dt == DType(r->dtype), CA_ETYPE, "ca.bincount_merge: rows of mixed dtypes");
+    dt = DType(r->dtype);
+    CA_CHECK(dt == CA_INT64 || dt == CA_FLOAT64 || dt == CA_COMPLEX128, CA_ETYPE,
+             "ca.bincount_merge: rows must be int64, float64 or complex128");
+    n = std::max(n, r->shape[1]);
   }
   BlockRef out(keep ? rk_new_block(dt, {1, n}) : rk_new_block(dt, {n}));
   std::memset(out->data, 0, size_t(out->nbytes));
   auto add = [&](auto *y) {
     using T = std::remove_pointer_t<decltype(y)>;
-    for (auto &r : rows) {
-      const T *v = static_cast<const T *>(r.u.block->data);
-      const Index m = r.u.block->shape[1];
+    for (const Block *r : rows) {
+      const T *v = static_cast<const T *>(r->data);
+      const Index m = r->shape[1];
       for (Index i = 0; i < m; ++i) y[i] += v[i];
     }
   };
   if (dt == CA_INT64) add(out.data<int64_t>());
-  else add(out.data<double>());
+  else if (dt == CA_FLOAT64) add(out.data<double>());
+  else add(out.data<std::complex<double>>());
   return out.release();
 }
 

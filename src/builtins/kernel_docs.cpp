@@ -20,9 +20,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "fails). Emitted by ca_array_bincount.",
      false},
     {"ca.bincount_merge", "ca.bincount_merge(rows: list, keep_rows: int) -> block",
-     "The element-wise sum of (1, n) rows of counts (int64) or weights (float64) of different lengths, each "
-     "padded with zeros to the longest; keep_rows 1 gives a (1, n) row, 0 the 1-d result. Emitted by "
-     "ca_array_bincount with CA_BINCOUNT_AUTO.",
+     "The element-wise sum of (1, n) rows of counts (int64) or sums (float64, complex128) of different lengths, "
+     "each padded with zeros to the longest; rows may come as nested lists (one level per reduced axis); keep_rows "
+     "1 gives a (1, n) row, 0 the 1-d result. Emitted by ca_array_bincount with CA_BINCOUNT_AUTO and by "
+     "ca_array_histogramdd.",
      false},
     {"ca.block_shape", "ca.block_shape(block) -> block", "An int64 block of shape (ndim,) holding the block's shape.",
      true},
@@ -75,6 +76,20 @@ constexpr BuiltinKernelDoc kDocs[] = {
      false},
     {"ca.gufunc_transpose", "ca.gufunc_transpose(block, perm: tuple) -> block",
      "numpy.transpose(block, perm) for apply_gufunc's core axes. Emitted by ca_array_apply_gufunc.", false},
+    {"ca.histogram",
+     "ca.histogram(spec: tuple, dims: bytes, block_origin: tuple, block_shape: tuple, edges: block..., "
+     "(program: bytes, leaves: block...)...) -> block",
+     "A (1, nbins) row: the partial histogram of one block of D samples (numpy.histogram's rules with spec[1] 0, "
+     "numpy.histogramdd's with 1), each sample and the optional weights given as a fused elementwise program over "
+     "its leaf blocks (evaluated here); spec = (D, dd, weighted, accumulator dtype, sample dtype), dims = D packed "
+     "(nbins, lo, hi, explicit, edge dtype), one edges block per dimension with explicit edges (a decreasing "
+     "one fails). Emitted by ca_array_histogramdd.",
+     false},
+    {"ca.histogram_finish", "ca.histogram_finish(sums: block, spec: tuple, dims: bytes, edges: block...) -> block",
+     "The summed (nbins,) counts shaped (nbins_0, ..., nbins_{D-1}); with density, NumPy's counts / width / total "
+     "(histogramdd: divided by each dimension's widths, then the total); spec = (D, dd, density, accumulator "
+     "dtype, sample dtype, counts dtype). Emitted by ca_array_histogramdd.",
+     false},
     {"ca.identity", "ca.identity(block) -> block", "Its block argument, unchanged (shared, not copied).", true},
     {"ca.indices", "ca.indices(dtype: int, origin: tuple, shape: tuple) -> block",
      "The block of numpy.indices at `origin` with `shape`: axis 0 holds the components, each value "

@@ -147,6 +147,18 @@ class KernelArgs {
   ca_kernel_ctx_t *kctx_;
 };
 
+/// The blocks of a (nested) list argument in order, a block argument itself as one: what tree
+/// reductions pass their combine and aggregate kernels (one list level per reduced axis).
+/// CA_EINVAL "<what> must be a block" for anything else.
+inline void flatten_block_list(const ca_arg_t &a, std::vector<const Block *> &out, const char *what) {
+  if (a.kind == CA_ARG_LIST) {
+    for (size_t i = 0; i < a.u.list.len; ++i) flatten_block_list(a.u.list.items[i], out, what);
+    return;
+  }
+  if (a.kind != CA_ARG_BLOCK || !a.u.block) fail(CA_EINVAL, what, " must be a block");
+  out.push_back(a.u.block);
+}
+
 using BuiltinKernelFn = Block *(*)(const KernelArgs &);
 
 /// The ca_kernel_fn of a builtin kernel body F; its user_data is the kernel's name (a static string,

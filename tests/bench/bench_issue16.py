@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Issue 16's benchmarks: median(axis=0), unique, histogram, einsum('ij,jk->ik') and bincount,
-chunkarray (through its Python binding; the work runs in the library or, for histogram and
-bincount, in NumPy per block through map_blocks as in dask) side by side with dask.array, in one
+chunkarray (through its Python binding; the work runs in the library: histogram in
+ca_array_histogramdd, bincount in ca_array_bincount) side by side with dask.array, in one
 invocation on the same machine, 2 threads both sides (chunkarray: Context(num_threads=T); dask:
 scheduler='threads', num_workers=T). Inputs are generated once by NumPy and handed to both with
 from_array (outside the timing). Each result is checked against the other side's.

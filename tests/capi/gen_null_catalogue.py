@@ -177,6 +177,7 @@ FIXTURES = {
     'const ca_masked_t *const *': 'F.maskeds',
     'ca_scalar_t *': 'F.scalars',
     'const ca_scalar_t *': 'F.scalars',
+    'const ca_histogram_bins_t *': 'F.hist_bins',
     'ca_kernel_fn': 'fixture_kernel_fn',
     'ca_progress_fn': 'fixture_progress_fn',
     'ca_store_fn': 'fixture_store_fn',

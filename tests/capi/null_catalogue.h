@@ -63,6 +63,7 @@ typedef struct fixtures {
   ca_masked_t *masked;
   const ca_masked_t *maskeds[2];
   ca_scalar_t scalars[2];
+  ca_histogram_bins_t hist_bins[2];
   void *out_ptr; /* every T **out points here */
   /* room for functions that fill an array of outputs through `out` (ca_array_nonzero writes one per
    * axis of the 2-d fixture, ca_array_meshgrid one per input): they write past out_ptr into these. */

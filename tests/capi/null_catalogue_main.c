@@ -100,6 +100,7 @@ static void fixtures_make(void) {
   F.maskeds[1] = F.masked;
   F.scalars[0].kind = CA_FLOAT64;
   F.scalars[1].kind = CA_FLOAT64;
+  for (int d = 0; d < 2; d++) F.hist_bins[d].nbins = 2, F.hist_bins[d].lo = 0.0, F.hist_bins[d].hi = 1.0;
 }
 
 /* Whether msg names word as a whole identifier ("a is NULL" names 'a', "array" does not). */

@@ -563,6 +563,91 @@ TEST_F(Routines, CoarsenBincount) {
   expect_error(CA_ETYPE, "Cannot cast array data", [&] { bincount(x, nullptr, 3, 0); });
 }
 
+// ---- histogram, histogramdd (histogram.cpp) ----------------------------------------------------------
+
+namespace {
+HistogramBins uniform_bins(Index n, double lo, double hi) {
+  HistogramBins b;
+  b.nbins = n;
+  b.lo = lo;
+  b.hi = hi;
+  return b;
+}
+HistogramBins edge_bins(const ArrayPtr &e) {
+  HistogramBins b;
+  b.edges = e;
+  return b;
+}
+}  // namespace
+
+TEST_F(Routines, Histogram) {
+  Batch b;
+  for (DType dt : {CA_FLOAT64, CA_INT32, CA_UINT8, CA_FLOAT32, CA_BOOL}) {
+    const std::string n = dtype_name(dt);
+    const Input x{make(dt, {4, 6}), kRagged2};
+    b.add("histogram " + n, {x}, "np.histogram(a0, bins=6, range=(-3, 11.5))[0]",
+          "da.histogram(A0, bins=6, range=(-3, 11.5))[0]", [](const A &a) {
+            return histogramdd({a[0]}, {uniform_bins(6, -3, 11.5)}, nullptr, false, false, 2).hist;
+          });
+    b.add("histogram density " + n, {x}, "np.histogram(a0, bins=4, range=(0, 8), density=True)[0]",
+          "da.histogram(A0, bins=4, range=(0, 8), density=True)[0]", [](const A &a) {
+            return histogramdd({a[0]}, {uniform_bins(4, 0, 8)}, nullptr, true, false, 0).hist;
+          });
+    b.add("histogram edges " + n, {x, {vec_f64({-5, 0, 0.5, 3, 3, 17}), {{2, 4}}}}, "np.histogram(a0, bins=a1)[0]",
+          "da.histogram(A0, bins=A1)[0]",
+          [](const A &a) { return histogramdd({a[0]}, {edge_bins(a[1])}, nullptr, false, false, 0).hist; });
+    b.add("histogram edges of " + n, {x}, "np.histogram(a0, bins=4, range=(0, 8))[1]",
+          "",
+          [](const A &a) { return histogramdd({a[0]}, {uniform_bins(4, 0, 8)}, nullptr, false, false, 0).edges[0]; });
+  }
+  const Input x{make(CA_FLOAT64, {4, 6}), kRagged2};
+  for (DType wt : {CA_FLOAT32, CA_INT16, CA_COMPLEX128}) {
+    b.add(std::string("histogram weights ") + dtype_name(wt), {x, {make(wt, {4, 6}), {{4}, {6}}}},
+          "np.histogram(a0, bins=5, range=(-5, 5), weights=a1)[0]", "", [](const A &a) {
+            return histogramdd({a[0]}, {uniform_bins(5, -5, 5)}, a[1], false, false, 0).hist;
+          });
+  }
+  b.add("histogram expression", {x}, "np.histogram(np.sin(a0) * 3, bins=7, range=(-2, 2))[0]", "", [](const A &a) {
+    return histogramdd({elementwise_binary(CA_OP_MUL, elementwise_unary(CA_OP_SIN, a[0]),
+                                           full({}, {}, CA_FLOAT64, 3.0))},
+                       {uniform_bins(7, -2, 2)}, nullptr, false, false, 0)
+        .hist;
+  });
+  b.add("histogram empty", {{make(CA_FLOAT64, {0}), {{0}}}}, "np.histogram(a0, bins=3, range=(0, 1))[0]",
+        "da.histogram(A0, bins=3, range=(0, 1))[0]",
+        [](const A &a) { return histogramdd({a[0]}, {uniform_bins(3, 0, 1)}, nullptr, false, false, 0).hist; });
+  b.add("histogram 0-d", {{make(CA_FLOAT64, {}), {}}}, "np.histogram(a0, bins=3, range=(-6, 1))[0]", "",
+        [](const A &a) { return histogramdd({a[0]}, {uniform_bins(3, -6, 1)}, nullptr, false, false, 0).hist; });
+  b.add("histogram2d", {{make(CA_FLOAT64, {9}), {{2, 3, 4}}}, {make(CA_INT32, {9}), {{2, 3, 4}}}},
+        "np.histogram2d(a0, a1 % 4, bins=(3, 2), range=((-5, 17), (0, 4)))[0]",
+        "da.histogram2d(A0, A1 % 4, bins=(3, 2), range=((-5, 17), (0, 4)))[0]", [](const A &a) {
+          ArrayPtr y = elementwise_binary(CA_OP_MOD, a[1], full({}, {}, CA_INT32, 4.0));
+          return histogramdd({a[0], y}, {uniform_bins(3, -5, 17), uniform_bins(2, 0, 4)}, nullptr, false, true, 2)
+              .hist;
+        });
+  b.add("histogramdd density weights", {x, x, {make(CA_INT64, {4, 6}), kRagged2}},
+        "np.histogramdd((a0.ravel(), a1.ravel() * 2), bins=(4, [-20, 0, 3, 40]), range=((-5, 17), None), "
+        "weights=a2.ravel(), density=True)[0]",
+        "", [](const A &a) {
+          ArrayPtr e = ca::test::array_from_npy(vec_i64({-20, 0, 3, 40}), {{3, 1}});
+          ArrayPtr y = elementwise_binary(CA_OP_MUL, a[1], full({}, {}, CA_FLOAT64, 2.0));
+          return histogramdd({a[0], y}, {uniform_bins(4, -5, 17), edge_bins(e)}, a[2], true, true, 0).hist;
+        });
+  b.run();
+  ArrayPtr v = ca::test::array_from_npy(make(CA_FLOAT64, {6}), {{6}});
+  expect_error(CA_EINVAL, "max must be larger than min in range parameter.",
+               [&] { histogramdd({v}, {uniform_bins(2, 1, 0)}, nullptr, false, false, 0); });
+  expect_error(CA_EINVAL, "supplied range of [0, inf] is not finite",
+               [&] { histogramdd({v}, {uniform_bins(2, 0, INFINITY)}, nullptr, false, false, 0); });
+  expect_error(CA_EINVAL, "weights should have the same shape as a.",
+               [&] { histogramdd({v}, {uniform_bins(2, 0, 1)}, ca::test::array_from_npy(make(CA_FLOAT64, {5}), {{5}}),
+                                 false, false, 0); });
+  expect_error(CA_ETYPE, "samples of dtype complex128",
+               [&] { histogramdd({elementwise_astype(v, CA_COMPLEX128)}, {uniform_bins(2, 0, 1)}, nullptr, false, false, 0); });
+  expect_error(CA_EINVAL, "one sample",
+               [&] { histogramdd({v, v}, {uniform_bins(2, 0, 1), uniform_bins(2, 0, 1)}, nullptr, false, false, 0); });
+}
+
 TEST_F(Routines, RavelUnravelIndex) {
   Batch b;
   const Input i0{vec_i64({0, 3, 1, 2, 3, 0}), {{2, 4}}}, i1{vec_i64({4, 0, 2, 1, 3, 4}), {{3, 3}}};
@@ -777,5 +862,57 @@ TEST(RoutinesCApi, SortSetsSearch) {
   ca_array_free(s);
 
   for (ca_array_t *h : {a, t, bn}) ca_array_free(h);
+  ca_context_free(ctx);
+}
+
+TEST(RoutinesCApi, Histogramdd) {
+  // A plain loop is the reference: 2-d samples on a (3, 2)-block grid, tree groups of 2.
+  ca_context_t *ctx = nullptr;
+  ASSERT_EQ(ca_context_new(&ctx, nullptr), CA_OK);
+  std::vector<double> xv(35), yv(35), wv(35);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    xv[i] = double((i * 37) % 41) / 40.0 * 1.2 - 0.1;  // some outside [0, 1], some exactly on edges
+    yv[i] = double((i * 11) % 7);
+    wv[i] = 0.5 + double(i % 3);
+  }
+  xv[3] = NAN;
+  ca_array_t *x = c_from(xv, {7, 5}, {3, 2}, {2, 4, 1, 3, 2});
+  ca_array_t *y = c_from(yv, {7, 5}, {1, 1}, {7, 5});  // rechunked like x
+  ca_array_t *w = c_from(wv, {7, 5}, {2, 1}, {3, 4, 5});
+  std::vector<double> ev{0, 2, 3, 6.5};
+  ca_array_t *e = c_from(ev, {4}, {2}, {1, 3});
+  const ca_array_t *samples[2] = {x, y};
+  ca_histogram_bins_t bins[2] = {{4, 0.0, 1.0, nullptr}, {0, 0, 0, e}};
+  ca_histogram_options_t o = CA_HISTOGRAM_OPTIONS_INIT;
+  o.mode = CA_HISTOGRAM_DD;
+  o.weights = w;
+  o.split_every = 2;
+  ca_array_t *h = nullptr, *edges[2] = {nullptr, nullptr};
+  ASSERT_EQ(ca_array_histogramdd(&h, edges, samples, 2, bins, &o), CA_OK) << ca_last_error_message();
+  std::vector<double> expect(12, 0.0);
+  for (size_t i = 0; i < xv.size(); ++i) {
+    if (!(xv[i] >= 0 && xv[i] <= 1)) continue;
+    const int bx = std::min(3, int(xv[i] / 0.25));  // the edges 0, 0.25, ... 1 are exact
+    int by = -1;
+    for (int k = 0; k < 3; ++k)
+      if (yv[i] >= ev[size_t(k)] && (yv[i] < ev[size_t(k) + 1] || (k == 2 && yv[i] == ev[3]))) by = k;
+    if (by >= 0) expect[size_t(bx * 3 + by)] += wv[i];
+  }
+  EXPECT_EQ(c_values<double>(ctx, h), expect);
+  EXPECT_EQ(c_chunks(h, 0), (std::vector<int64_t>{4}));
+  EXPECT_EQ(c_chunks(h, 1), (std::vector<int64_t>{3}));
+  EXPECT_EQ(c_values<double>(ctx, edges[0]), (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
+  EXPECT_EQ(c_values<double>(ctx, edges[1]), ev);
+  for (ca_array_t *a : {h, edges[0], edges[1]}) ca_array_free(a);
+  // errors: the histogram mode takes one sample; NULL outputs stay NULL
+  o.mode = CA_HISTOGRAM_1D;
+  h = x;
+  EXPECT_EQ(ca_array_histogramdd(&h, edges, samples, 2, bins, &o), CA_EINVAL);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_EQ(edges[0], nullptr);
+  EXPECT_NE(std::string(ca_last_error_message()).find("one sample"), std::string::npos);
+  o.mode = (ca_histogram_mode_t)7;
+  EXPECT_EQ(ca_array_histogramdd(&h, nullptr, samples, 1, bins, &o), CA_EINVAL);
+  for (ca_array_t *a : {x, y, w, e}) ca_array_free(a);
   ca_context_free(ctx);
 }

@@ -27,6 +27,7 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        triu_indices, tril_indices_from, triu_indices_from, diagonal, argsort, unique_all, isin, union1d,
        digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
        compute_chunk_sizes, insert, delete, choose, select, coarsen, bincount, bincount_minlength,
+       histogram, histogramdd,
        ravel_multi_index, unravel_index,
        # the Python array API standard's promotion and exact integer full (ca_dtype_promote_std, ...)
        promote_std, binary_std, cfull_int,
@@ -126,6 +127,21 @@ struct CaRandomOptions    # ca_random_options_t
     p0::Float64
     p1::Float64
     p2::Float64
+end
+
+struct CaHistogramBins    # ca_histogram_bins_t
+    nbins::Int64
+    lo::Float64
+    hi::Float64
+    edges::Ptr{Cvoid}
+end
+
+struct CaHistogramOptions # ca_histogram_options_t
+    struct_size::UInt32
+    weights::Ptr{Cvoid}
+    density::Int32
+    mode::Int32
+    split_every::Int32
 end
 
 struct CaBufferOptions    # ca_buffer_options_t
@@ -1385,6 +1401,62 @@ function bincount_minlength(x::CArray, minlength::Integer=0; weights::Union{Noth
                             split_every::Integer=0)
     minlength >= 0 || throw(ChunkArrayError(-1, "CA_EINVAL", "bincount: minlength $minlength is negative"))
     bincount(x, -1 - Int64(minlength); weights=weights, split_every=split_every)
+end
+
+# One dimension's ca_histogram_bins_t: an integer number of bins over a range, or a CArray of edges.
+function _histogram_bins(b, r, i)
+    b isa CArray && return CaHistogramBins(0, 0.0, 0.0, b.h)
+    r === nothing && throw(ChunkArrayError(-1, "CA_EINVAL",
+                                           "histogram: bins[$i] is a number of bins and needs a range (lo, hi)"))
+    CaHistogramBins(Int64(b), Float64(r[1]), Float64(r[2]), C_NULL)
+end
+
+function _histogramdd(samples::AbstractVector{CArray}, bins::AbstractVector, ranges, weights, density::Bool,
+                      mode::Integer, split_every::Integer)
+    d = length(samples)
+    length(bins) == d || throw(ChunkArrayError(-1, "CA_EINVAL", "histogramdd: $(length(bins)) bins for $d samples"))
+    rs = ranges === nothing ? fill(nothing, d) : ranges
+    length(rs) == d || throw(ChunkArrayError(-1, "CA_EINVAL", "histogramdd: $(length(rs)) ranges for $d samples"))
+    bs = CaHistogramBins[_histogram_bins(bins[i], rs[i], i - 1) for i in 1:d]
+    hs = Ptr{Cvoid}[s.h for s in samples]
+    o = Ref(CaHistogramOptions(sizeof(CaHistogramOptions), weights === nothing ? C_NULL : weights.h,
+                               Int32(density), Int32(mode), Int32(split_every)))
+    hist = Ref{Ptr{Cvoid}}(C_NULL)
+    edges = GC.@preserve samples bins weights hs bs o begin
+        many(d) do outs
+            @ccall $(sym(:ca_array_histogramdd))(hist::Ptr{Ptr{Cvoid}}, outs::Ptr{Ptr{Cvoid}}, pointer(hs)::Ptr{Ptr{Cvoid}},
+                                                 d::Csize_t, pointer(bs)::Ptr{CaHistogramBins},
+                                                 o::Ptr{CaHistogramOptions})::Int32
+        end
+    end
+    CArray(hist[]), edges
+end
+
+"""
+    histogram(a, bins; range=nothing, weights=nothing, density=false, split_every=0) -> (hist, edges)
+
+np.histogram(a, bins, range, weights=, density=) with dask's scheme (ca_array_histogramdd): `bins`
+an integer (with `range = (lo, hi)`, required as dask) or a CArray of increasing edges. One block:
+Int64 counts, the weights' element type with weights, Float64 with density; the edges (NumPy's for
+a number of bins, the given array otherwise). Values outside the edges and NaNs are ignored.
+"""
+function histogram(a::CArray, bins; range=nothing, weights::Union{Nothing,CArray}=nothing, density::Bool=false,
+                   split_every::Integer=0)
+    h, e = _histogramdd(CArray[a], Any[bins], range === nothing ? nothing : Any[range], weights, density, 0,
+                        split_every)
+    h, e[1]
+end
+
+"""
+    histogramdd(samples, bins; range=nothing, weights=nothing, density=false, split_every=0) -> (hist, edges)
+
+np.histogramdd of the samples (CArrays of one shape; two: np.histogram2d): per dimension an integer
+number of bins (with `range[i] = (lo, hi)`) or a CArray of edges. Float64 result of one block, one
+edges array per dimension.
+"""
+function histogramdd(samples::AbstractVector{CArray}, bins::AbstractVector; range=nothing,
+                     weights::Union{Nothing,CArray}=nothing, density::Bool=false, split_every::Integer=0)
+    _histogramdd(samples, bins, range, weights, density, 1, split_every)
 end
 
 """

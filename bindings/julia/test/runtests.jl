@@ -172,6 +172,17 @@ end
     b = bincount_minlength(carray([0, 3, 1, 3, 3, 0, 5, 1, 2]; chunks=[4]), 9)
     @test !chunks_known(b)
     @test compute(compute_chunk_sizes(b, ctx), ctx) == [2, 2, 1, 3, 0, 1, 0, 0, 0]
+    # histogram / histogramdd (NumPy's values): np.histogram([0, .1, .25, .5, .99, 1, 1.5, nan, -1], 4, (0, 1))
+    hv = carray([0.0, 0.1, 0.25, 0.5, 0.99, 1.0, 1.5, NaN, -1.0]; chunks=[4])
+    h, e = histogram(hv, 4; range=(0, 1))
+    @test compute(h, ctx) == [2, 1, 1, 2]
+    @test compute(e, ctx) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    h, _ = histogram(hv, carray([0.0, 0.5, 2.0]); weights=carray(collect(1.0:9.0)), density=true)
+    @test compute(h, ctx) ≈ [6 / 0.5 / 28, 22 / 1.5 / 28]
+    h, es = histogramdd([carray(collect(0.0:11.0); chunks=[5]), carray(collect(0.0:2.0:22.0); chunks=[7])],
+                        [2, carray([0.0, 0.5, 2.0])]; range=[(0, 12), nothing])
+    @test compute(h, ctx) == [1.0 1.0; 0.0 0.0]
+    @test length(es) == 2
     # ravel_multi_index / unravel_index: NumPy's 0-based flat indices, C and Fortran order
     r, c = carray([0, 3, 1, 2]; chunks=[3]), carray([4, 0, 2, 1]; chunks=[2])
     @test compute(ravel_multi_index([r, c], [4, 5]), ctx) == [4, 15, 7, 11]

@@ -102,6 +102,17 @@ class LikeOptions(ctypes.Structure):
                 ("chunks", ctypes.POINTER(Chunks)), ("limit", ctypes.c_int64)]
 
 
+class HistogramBins(ctypes.Structure):
+    """ca_histogram_bins_t (routines.h)."""
+    _fields_ = [("nbins", ctypes.c_int64), ("lo", ctypes.c_double), ("hi", ctypes.c_double), ("edges", c_vp)]
+
+
+class HistogramOptions(ctypes.Structure):
+    """ca_histogram_options_t (routines.h)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("weights", c_vp), ("density", ctypes.c_int32),
+                ("mode", ctypes.c_int32), ("split_every", ctypes.c_int32)]
+
+
 class FftOptions(ctypes.Structure):
     """ca_fft_options_t (fft.h)."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("naxes", ctypes.c_int32), ("axes", ctypes.POINTER(ctypes.c_int32)),
@@ -482,6 +493,9 @@ _PROTOS = {
                                    Scalar]),
     "ca_array_coarsen": (c_status, [ctypes.POINTER(c_vp), ctypes.c_int32, c_vp, c_i64p, ctypes.c_int]),
     "ca_array_bincount": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int64, ctypes.c_int32]),
+    "ca_array_histogramdd": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp),
+                                         ctypes.c_size_t, ctypes.POINTER(HistogramBins),
+                                         ctypes.POINTER(HistogramOptions)]),
     "ca_array_ravel_multi_index": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.c_size_t, c_i64p,
                                               c_i32p, ctypes.c_int]),
     "ca_array_unravel_index": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_size_t, ctypes.c_int]),

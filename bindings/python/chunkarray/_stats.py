@@ -10,6 +10,7 @@ import ctypes
 import functools
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -626,22 +627,42 @@ def corrcoef(x, y=None, rowvar=1):
 
 # ---- counting --------------------------------------------------------------------------------------
 
-def _block_hist(x, bins, range, weights=None):
-    return np.histogram(x, bins, range=range, weights=weights)[0][np.newaxis]
+def _histogram_c(samples, specs, weights, density, dd, split_every=None):
+    """ca_array_histogramdd over Arrays: ``specs`` per dimension ``("n", nbins, lo, hi)`` (uniform bins)
+    or ``("e", edges Array)``. Returns the histogram and the edge Arrays."""
+    d = len(samples)
+    handles = (C.c_vp * d)(*[x._h for x in samples])
+    bins = (C.HistogramBins * d)()
+    for i, sp in enumerate(specs):
+        if sp[0] == "n":
+            bins[i].nbins, bins[i].lo, bins[i].hi = int(sp[1]), float(sp[2]), float(sp[3])
+        else:
+            bins[i].nbins, bins[i].edges = 0, sp[1]._h
+    opts = C.HistogramOptions(ctypes.sizeof(C.HistogramOptions), weights._h if weights is not None else None,
+                              int(bool(density)), int(bool(dd)), int(split_every or 0))
+    out = C.c_vp()
+    edges = (C.c_vp * d)()
+    core._check(core.lib().ca_array_histogramdd(ctypes.byref(out), edges, handles, d, bins, ctypes.byref(opts)))
+    return Array(out.value), [Array(edges[i]) for i in builtins_range(d)]
+
+
+builtins_range = range
 
 
 def histogram(a, bins=None, range=None, normed=False, weights=None, density=None):
     """The histogram of an array (``numpy.histogram``) with dask's rules.
 
-    ``bins`` is a sequence of edges, or a number of bins together with ``range``. Each block counts with
-    ``numpy.histogram`` (the same bins and range: NumPy's edges for a's dtype) and the counts of all
-    blocks are summed.
+    ``bins`` is a sequence of edges, or a number of bins together with ``range``. The C library counts
+    (ca_array_histogramdd): one task per block of ``a`` counts the block's values (the elementwise
+    expression that produces ``a`` is evaluated inside that task), a tree reduction sums the partial
+    histograms; NumPy's values (its edges for a's dtype, the last bin closed, values outside the range
+    and NaNs ignored) and dask's chunks (one block).
 
     Parameters
     ----------
     a : Array or array_like
         The values (flattened).
-    bins : int or sequence of scalars
+    bins : int, sequence of scalars or 1-d Array
         The bin edges (1-d, monotonic), or the number of equal bins (then ``range`` is required).
     range : (float, float), optional
         The lower and upper edge for an int ``bins``.
@@ -656,11 +677,13 @@ def histogram(a, bins=None, range=None, normed=False, weights=None, density=None
     -------
     hist : Array
         The lazy counts (or density), one per bin.
-    bin_edges : numpy.ndarray
-        The edges (computed eagerly, as dask's).
+    bin_edges : numpy.ndarray or Array
+        The edges (NumPy's for a number of bins; ``bins`` itself when it is an Array).
     """
     a = asarray(a)
-    scalar_bins = np.ndim(bins) == 0
+    if isinstance(bins, Array) and bins.ndim == 0:
+        bins = bins.compute()[()]
+    scalar_bins = not isinstance(bins, Array) and np.ndim(bins) == 0
     if bins is None or (scalar_bins and range is None):
         raise ValueError("dask.array.histogram requires either specifying bins as an iterable or specifying "
                          "both a range and the number of bins")
@@ -674,31 +697,23 @@ def histogram(a, bins=None, range=None, normed=False, weights=None, density=None
         if len(range) != 2:
             raise ValueError(f"range must be a sequence or array of length 2, but got {len(range)} items")
         range = (range[0], range[1])
-    if not scalar_bins:
-        bins = np.asarray(bins)
-        if bins.ndim != 1:
-            raise ValueError(f"bins must be a 1-dimensional array or sequence, got shape {bins.shape}")
-        edges = bins
+    if scalar_bins:
+        try:
+            n = operator.index(bins)
+        except TypeError as e:
+            raise TypeError("`bins` must be an integer, a string, or an array") from e
+        if n < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        spec, given = ("n", n, range[0], range[1]), None
     else:
-        edges = np.histogram_bin_edges(np.empty(0, a.dtype), int(bins), range=range)
-    nbins = edges.size - 1
-    flat = ravel(a)
-    nblocks = len(flat.chunks[0])
-    dtype = np.histogram([])[0].dtype if weights is None else weights.dtype
-    # one row of counts per block: (nblocks, nbins), summed over the rows
-    hist_bins = int(bins) if scalar_bins else edges
-    if weights is None:
-        mapped = core.map_blocks(_block_hist, flat, hist_bins, range, dtype=dtype, new_axis=1,
-                                 chunks=((1,) * nblocks, (nbins,)))
-    else:
-        w = ravel(weights).rechunk(flat.chunks)
-        mapped = core.map_blocks(lambda x, ww: _block_hist(x, hist_bins, range, ww), flat, w, dtype=dtype,
-                                 new_axis=1, chunks=((1,) * nblocks, (nbins,)))
-    n = mapped.sum(axis=0, dtype=dtype) if nblocks else core.zeros((nbins,), chunks=((nbins,),), dtype=dtype)
-    if density:
-        db = asarray(np.diff(edges).astype(float))
-        return n / db / n.sum(), edges
-    return n, edges
+        given = bins if isinstance(bins, Array) else np.asarray(bins)
+        if given.ndim != 1:
+            raise ValueError(f"bins must be a 1-dimensional array or sequence, got shape {given.shape}")
+        if not isinstance(given, Array) and np.any(given[:-1] > given[1:]):
+            raise ValueError("`bins` must increase monotonically, when an array")
+        spec = ("e", given if isinstance(given, Array) else asarray(given))
+    hist, edges = _histogram_c([a], [spec], weights, density, dd=False)
+    return hist, (edges[0].compute() if given is None else given)
 
 
 def bincount(x, weights=None, minlength=0, split_every=None):

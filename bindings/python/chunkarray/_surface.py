@@ -1,11 +1,12 @@
 """The rest of dask.array's top-level surface (issue 16) and the Array methods that go with it.
 
-Array logic lives in the C library: insert, delete, choose, select, coarsen, ravel_multi_index and
-unravel_index call include/chunkarray/routines.h (ca_array_insert, ca_array_delete, ca_array_choose,
-ca_array_select, ca_array_coarsen, ca_array_ravel_multi_index, ca_array_unravel_index). The others
+Array logic lives in the C library: insert, delete, choose, select, coarsen, ravel_multi_index,
+unravel_index, histogramdd and histogram2d call include/chunkarray/routines.h (ca_array_insert,
+ca_array_delete, ca_array_choose, ca_array_select, ca_array_coarsen, ca_array_ravel_multi_index,
+ca_array_unravel_index, ca_array_histogramdd). The others
 compose existing calls the way dask composes them (append = concatenate, compress = indexing, vdot =
 dot of raveled arrays) or, where dask applies a NumPy or user function block by block
-(apply_along_axis, piecewise, histogramdd, frompyfunc, coarsen with a Python reduction), do the same
+(apply_along_axis, piecewise, frompyfunc, coarsen with a Python reduction), do the same
 with map_blocks, so the values are NumPy's and the chunks dask's.
 """
 import ctypes
@@ -781,7 +782,8 @@ def result_type(*args):
 
 # ---- statistics -------------------------------------------------------------------------------------
 
-def _dd_edges(bins, rng, d, dtype):
+def _dd_specs(bins, rng, d):
+    """Per dimension: the ca_array_histogramdd bins spec and the edges to return (None: the C library's)."""
     if isinstance(bins, (numbers.Integral, np.integer)):
         bins = [bins] * d
     if len(bins) != d:
@@ -790,19 +792,25 @@ def _dd_edges(bins, rng, d, dtype):
         rng = [None] * d
     if len(rng) != d:
         raise ValueError("range argument requires one entry, a min max pair, per dimension.")
-    edges = []
+    specs, given = [], []
     for i, b in enumerate(bins):
         if isinstance(b, (numbers.Integral, np.integer)):
             if rng[i] is None:
                 raise _RangeRequired("Histogram with an integer number of bins requires a range (the edges are not "
-                                 "computed from the data)")
-            edges.append(np.linspace(rng[i][0], rng[i][1], int(b) + 1))
+                                     "computed from the data)")
+            if b < 1:
+                raise ValueError(f"`bins[{i}]` must be positive, when an integer")
+            specs.append(("n", int(b), rng[i][0], rng[i][1]))
+            given.append(None)
         else:
-            e = np.asarray(b)
+            e = b if isinstance(b, Array) else np.asarray(b)
             if e.ndim != 1:
                 raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
-            edges.append(e)
-    return edges
+            if not isinstance(e, Array) and np.any(e[:-1] > e[1:]):
+                raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an array")
+            specs.append(("e", e if isinstance(e, Array) else asarray(e)))
+            given.append(e)
+    return specs, given
 
 
 class _RangeRequired(ValueError):
@@ -812,7 +820,9 @@ class _RangeRequired(ValueError):
 def histogramdd(sample, bins, range=None, normed=None, weights=None, density=None):
     """A multidimensional histogram (``dask.array.histogramdd``).
 
-    Each block of rows counts with ``numpy.histogramdd`` (the same edges), the counts are summed.
+    The C library counts (ca_array_histogramdd): one task per block of points places each point with
+    ``numpy.histogramdd``'s rule (the expressions producing the coordinates evaluated inside the task),
+    a tree reduction sums the partial histograms; the result is one block, as dask's.
 
     Parameters
     ----------
@@ -836,46 +846,27 @@ def histogramdd(sample, bins, range=None, normed=None, weights=None, density=Non
     edges : list of numpy.ndarray
         The edges per dimension.
     """
-    from ._shape import stack
+    from ._stats import _histogram_c
     if normed is not None:
         raise ValueError("The normed= keyword argument has been deprecated. Please use density instead.")
     if isinstance(sample, (list, tuple)):
-        pts = stack([asarray(s).ravel() for s in sample], axis=1)
+        cols = [asarray(s) for s in sample]
+        if len({c.shape for c in cols}) > 1:
+            raise ValueError("All coordinate arrays must have the same shape")
+        n = cols[0].size if cols else 0
     else:
         pts = asarray(sample)
         if pts.ndim != 2:
             raise ValueError("sample must be an (N, D) array or a sequence of D 1-d arrays")
-    n, d = pts.shape
-    edges = _dd_edges(bins, range, d, pts.dtype)
-    pts = pts.rechunk((pts.chunks[0], (d,)))
-    nb = len(pts.chunks[0])
-    hshape = tuple(len(e) - 1 for e in edges)
+        n = pts.shape[0]
+        cols = [pts[:, i] for i in builtins_range(pts.shape[1])]
+    specs, given = _dd_specs(bins, range, len(cols))
     if weights is not None:
         weights = asarray(weights)
-        if weights.shape != (n,):
+        if weights.shape != (n,) or (cols and weights.shape != cols[0].shape):
             raise ValueError("weights must have the sample's length")
-        # (n, 1): aligned with the points' blocks row by row
-        weights = weights.rechunk((pts.chunks[0],)).reshape((n, 1)).rechunk((pts.chunks[0], (1,)))
-    dt = np.dtype(np.complex128 if weights is not None and weights.dtype.kind == "c" else np.float64)
-    out_chunks = ((1,) * nb,) + tuple((h,) for h in hshape)
-    new_axis = list(builtins_range(2, 1 + d)) if d > 1 else None
-
-    def block(p, w=None):
-        return np.histogramdd(p, bins=edges, weights=None if w is None else w.ravel())[0].astype(dt, copy=False)[None]
-    if nb == 0:
-        hist = core.zeros(hshape, chunks=tuple((h,) for h in hshape), dtype=dt)
-    else:
-        args = (pts,) if weights is None else (pts, weights)
-        mapped = core.map_blocks(block, *args, dtype=dt, chunks=out_chunks, new_axis=new_axis)
-        hist = mapped.sum(axis=0, dtype=dt)
-    if density:
-        vol = np.ones(hshape)
-        for i, e in enumerate(edges):
-            sh = [1] * d
-            sh[i] = len(e) - 1
-            vol = vol * np.diff(e).reshape(sh)
-        hist = hist / hist.sum() / asarray(vol)
-    return hist, edges
+    hist, edges = _histogram_c(cols, specs, weights, density, dd=True)
+    return hist, [e.compute() if g is None else g for e, g in zip(edges, given)]
 
 
 builtins_range = range

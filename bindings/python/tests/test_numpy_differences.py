@@ -220,3 +220,22 @@ def test_random_same_law_other_values():
     a = da.random.RandomState(0).gamma(2.0, size=100, chunks=50).compute()
     b = da.random.RandomState(0).gamma(2.0, size=100, chunks=25).compute()
     assert not np.array_equal(a, b)
+
+
+def test_histogram_numpy_differences():
+    """float16 samples are placed in float32 (the edges are NumPy's float16 ones); histogramdd sums complex
+    weights (NumPy raises)."""
+    # float16: the edges are NumPy's (float16), values are placed in float32
+    x = np.array([0.1, 0.2, 0.7, 0.95, 1.0], np.float16)
+    h, e = ca.histogram(ca.from_array(x, chunks=2), bins=4, range=(0, 1))
+    assert e.dtype == np.float16
+    np.testing.assert_array_equal(e, np.histogram(x, bins=4, range=(0, 1))[1])
+    np.testing.assert_array_equal(h.compute(), np.histogram(x.astype(np.float32), bins=4, range=(0, 1))[0])
+    # histogramdd with complex weights: NumPy raises, chunkarray sums in complex128
+    p = np.array([0.1, 0.6, 0.7])
+    w = np.array([1 + 2j, 3j, 1.0])
+    h, _ = ca.histogramdd([ca.from_array(p)], bins=[2], range=[(0, 1)], weights=ca.from_array(w))
+    assert h.dtype == np.complex128
+    np.testing.assert_array_equal(h.compute(), [1 + 2j, 1 + 3j])
+    with pytest.raises(TypeError):
+        np.histogramdd(p[:, None], bins=[2], range=[(0, 1)], weights=w)

@@ -28,7 +28,7 @@ mod elementwise;
 pub mod fft;
 pub mod masked;
 mod routines;
-pub use routines::{ChooseMode, Indexing, LikeOptions, QuantileMethod, QuantileOptions, Scalar, Side, Unique, UniqueOptions};
+pub use routines::{ChooseMode, HistogramBins, HistogramOptions, Indexing, LikeOptions, QuantileMethod, QuantileOptions, Scalar, Side, Unique, UniqueOptions};
 
 use std::ffi::{CStr, CString};
 use std::fmt;
@@ -1324,9 +1324,39 @@ impl Array {
             seed,
             p0: low,
             p1: high,
+            p2: 0.0,
         };
         new_array(|h| unsafe {
             (l.ca_array_random)(h, 0, shape.len() as i32, shape.as_ptr(), &raw, DType::Float64.code(), &o)
+        })
+    }
+
+    /// Random values of `distribution` (NumPy Generator's method of that name) with up to three
+    /// scalar parameters `params` (p0, p1, p2 in the order of NumPy's arguments; missing ones take
+    /// the defaults 0, 1, 0), reproducible per `seed` whatever the chunks; never stored. `dtype`:
+    /// float32/float64 for the continuous distributions, an integer dtype for integers/binomial/...
+    ///
+    /// Errors: `InvalidArgument` (more than three parameters, parameters outside the
+    /// distribution's domain, chunks that do not fit), `Type` (a dtype the distribution does not give).
+    pub fn random(distribution: RandomDistribution, shape: &[i64], chunks: &[i64], dtype: DType, seed: u64,
+                  params: &[f64]) -> Result<Array> {
+        let l = lib()?;
+        if params.len() > 3 {
+            return Err(Error::raw(CA_EINVAL, format!("random: {} parameters (at most 3)", params.len())));
+        }
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
+        let raw = cc.raw();
+        let p = |i: usize, d: f64| params.get(i).copied().unwrap_or(d);
+        let o = ca_random_options_t {
+            struct_size: std::mem::size_of::<ca_random_options_t>() as u32,
+            reserved: 0,
+            seed,
+            p0: p(0, 0.0),
+            p1: p(1, 1.0),
+            p2: p(2, 0.0),
+        };
+        new_array(|h| unsafe {
+            (l.ca_array_random)(h, distribution as i32, shape.len() as i32, shape.as_ptr(), &raw, dtype.code(), &o)
         })
     }
 
@@ -2082,4 +2112,74 @@ impl std::ops::Neg for Array {
     fn neg(self) -> Array {
         -&self
     }
+}
+
+/// The distributions of [`Array::random`] (ca_random_t; the parameters p0, p1, p2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub enum RandomDistribution {
+    /// [p0, p1)
+    Uniform = 0,
+    /// mean p0, standard deviation p1
+    Normal = 1,
+    /// integers in [p0, p1), integer dtype
+    Integers = 2,
+    /// beta(a = p0, b = p1); a, b > 0
+    Beta = 3,
+    /// binomial(n = p0, p = p1), int64; n a non-negative integer < 2**53
+    Binomial = 4,
+    /// chisquare(df = p0 > 0)
+    Chisquare = 5,
+    /// exponential(scale = p0 >= 0)
+    Exponential = 6,
+    /// f(dfnum = p0 > 0, dfden = p1 > 0)
+    F = 7,
+    /// gamma(shape = p0 >= 0, scale = p1 >= 0)
+    Gamma = 8,
+    /// geometric(p = p0 in (0, 1]), int64, values >= 1
+    Geometric = 9,
+    /// gumbel(loc = p0, scale = p1 >= 0)
+    Gumbel = 10,
+    /// hypergeometric(ngood = p0, nbad = p1, nsample = p2), int64
+    Hypergeometric = 11,
+    /// laplace(loc = p0, scale = p1 >= 0)
+    Laplace = 12,
+    /// logistic(loc = p0, scale = p1 >= 0)
+    Logistic = 13,
+    /// lognormal(mean = p0, sigma = p1 >= 0)
+    Lognormal = 14,
+    /// logseries(p = p0 in [0, 1)), int64
+    Logseries = 15,
+    /// negative_binomial(n = p0 > 0, p = p1 in (0, 1]), int64
+    NegativeBinomial = 16,
+    /// noncentral_chisquare(df = p0 > 0, nonc = p1 >= 0)
+    NoncentralChisquare = 17,
+    /// noncentral_f(dfnum = p0 > 0, dfden = p1 > 0, nonc = p2 >= 0)
+    NoncentralF = 18,
+    /// pareto(a = p0 > 0) (Lomax: values >= 0)
+    Pareto = 19,
+    /// poisson(lam = p0 >= 0), int64
+    Poisson = 20,
+    /// power(a = p0 > 0)
+    Power = 21,
+    /// rayleigh(scale = p0 >= 0)
+    Rayleigh = 22,
+    /// standard_cauchy()
+    StandardCauchy = 23,
+    /// standard_exponential()
+    StandardExponential = 24,
+    /// standard_gamma(shape = p0 >= 0)
+    StandardGamma = 25,
+    /// standard_t(df = p0 > 0)
+    StandardT = 26,
+    /// triangular(left = p0, mode = p1, right = p2); left <= mode <= right, left < right
+    Triangular = 27,
+    /// vonmises(mu = p0, kappa = p1 >= 0), values in [-pi, pi]
+    Vonmises = 28,
+    /// wald(mean = p0 > 0, scale = p1 > 0)
+    Wald = 29,
+    /// weibull(a = p0 >= 0)
+    Weibull = 30,
+    /// zipf(a = p0 > 1), int64
+    Zipf = 31,
 }

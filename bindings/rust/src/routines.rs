@@ -121,6 +121,34 @@ pub struct QuantileOptions {
     pub dtype: Option<DType>,
 }
 
+/// One dimension's bins of [`Array::histogram`] / [`Array::histogramdd`].
+#[derive(Clone, Copy, Debug)]
+pub enum HistogramBins<'a> {
+    /// `nbins` equal bins over `[lo, hi]` (NumPy's `bins=int, range=(lo, hi)`; `lo == hi` widens
+    /// to `[lo - 0.5, hi + 0.5]`).
+    Uniform {
+        /// The number of bins (>= 1).
+        nbins: i64,
+        /// The lower outer edge (finite).
+        lo: f64,
+        /// The upper outer edge (finite, >= lo).
+        hi: f64,
+    },
+    /// The edges (1-d, at least one, increasing; checked at compute), returned as given.
+    Edges(&'a Array),
+}
+
+/// Options of [`Array::histogram`] / [`Array::histogramdd`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HistogramOptions<'a> {
+    /// One weight per value (the samples' shape): each value adds its weight instead of 1.
+    pub weights: Option<&'a Array>,
+    /// NumPy's `density=True`: counts / total / bin volume.
+    pub density: bool,
+    /// Partial histograms summed per tree node (0: dask's 16).
+    pub split_every: i32,
+}
+
 /// `np.choose`'s `mode`: what an index outside `[0, n)` does (`ca_choose_mode_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ChooseMode {
@@ -555,6 +583,65 @@ impl Array {
             return Err(Error::raw(CA_EINVAL, format!("bincount: minlength {} is negative", minlength)));
         }
         self.bincount(weights, -1 - minlength, split_every)
+    }
+    fn histogram_raw(samples: &[&Array], bins: &[HistogramBins], opts: &HistogramOptions, mode: i32)
+        -> Result<(Array, Vec<Array>)> {
+        let f = lib()?.ca_array_histogramdd;
+        if bins.len() != samples.len() {
+            return Err(Error::raw(CA_EINVAL, format!("histogramdd: {} bins for {} samples", bins.len(),
+                                                     samples.len())));
+        }
+        let hs = handles(samples);
+        let b: Vec<ca_histogram_bins_t> = bins.iter().map(|b| match *b {
+            HistogramBins::Uniform { nbins, lo, hi } => ca_histogram_bins_t { nbins, lo, hi, edges: ptr::null() },
+            HistogramBins::Edges(e) => ca_histogram_bins_t { nbins: 0, lo: 0.0, hi: 0.0, edges: e.h },
+        }).collect();
+        let o = ca_histogram_options_t {
+            struct_size: std::mem::size_of::<ca_histogram_options_t>() as u32,
+            weights: opts.weights.map_or(ptr::null(), |w| w.h as *const ca_array_t),
+            density: i32::from(opts.density),
+            mode,
+            split_every: opts.split_every,
+        };
+        let mut hist: *mut ca_array_t = ptr::null_mut();
+        let edges = many(samples.len(), |out| unsafe { f(&mut hist, out, hs.as_ptr(), hs.len(), b.as_ptr(), &o) })?;
+        Ok((Array { h: hist }, edges))
+    }
+    /// `np.histogram(self, bins, range, weights=, density=)` with dask's scheme: one task per block
+    /// counts (the expression producing self evaluated in it), a tree sums; the histogram (one block:
+    /// int64 counts, the weights' dtype with weights, float64 with density) and the edges (NumPy's
+    /// for uniform bins: float32 for float16/float32 data, float64 otherwise; the given array).
+    /// Values outside the edges and NaNs are ignored; the last bin is closed.
+    ///
+    /// Errors: `InvalidArgument` (a range with lo > hi or not finite, nbins < 1, weights of another
+    /// shape, edges not 1-d or empty; edges that do not increase fail the compute), `Type` (complex
+    /// samples, non-numeric weights or edges).
+    pub fn histogram(&self, bins: HistogramBins, opts: &HistogramOptions) -> Result<(Array, Array)> {
+        if let HistogramBins::Uniform { nbins, .. } = bins {
+            if nbins < 1 {
+                return Err(Error::raw(CA_EINVAL, "histogram: `bins` must be positive, when an integer".to_string()));
+            }
+        }
+        let (h, mut e) = Array::histogram_raw(&[self], &[bins], opts, CA_HISTOGRAM_1D)?;
+        Ok((h, e.remove(0)))
+    }
+    /// `np.histogramdd(samples, bins, range, weights=, density=)` (two samples: `np.histogram2d`):
+    /// the samples (one shape) placed by `searchsorted(edges, x, 'right')` in float64; float64
+    /// result of shape (nbins per dimension), one block; the edges per dimension (float64
+    /// linspace for uniform bins, the given arrays).
+    ///
+    /// Errors: as [`Array::histogram`]; `InvalidArgument` also for samples of different shapes or a
+    /// count of bins other than of samples.
+    pub fn histogramdd(samples: &[&Array], bins: &[HistogramBins], opts: &HistogramOptions)
+        -> Result<(Array, Vec<Array>)> {
+        for (i, b) in bins.iter().enumerate() {
+            if let HistogramBins::Uniform { nbins, .. } = b {
+                if *nbins < 1 {
+                    return Err(Error::raw(CA_EINVAL, format!("histogramdd: `bins[{}]` must be positive, when an integer", i)));
+                }
+            }
+        }
+        Array::histogram_raw(samples, bins, opts, CA_HISTOGRAM_DD)
     }
     /// `np.ravel_multi_index(coords, dims, mode, order)`: the int64 flat index of each coordinate
     /// tuple, the coordinate arrays (integer dtypes) broadcast together. `modes`: empty (raise for

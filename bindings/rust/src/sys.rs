@@ -243,6 +243,7 @@ pub struct ca_random_options_t {
     pub seed: u64,
     pub p0: f64,
     pub p1: f64,
+    pub p2: f64,
 }
 
 /// ca_scan_options_t (array.h).
@@ -262,6 +263,29 @@ pub struct ca_like_options_t {
     pub chunks: *const ca_chunks_t,
     pub limit: i64,
 }
+
+/// ca_histogram_bins_t (routines.h).
+#[repr(C)]
+pub struct ca_histogram_bins_t {
+    pub nbins: i64,
+    pub lo: f64,
+    pub hi: f64,
+    pub edges: *const ca_array_t,
+}
+
+/// ca_histogram_options_t (routines.h).
+#[repr(C)]
+pub struct ca_histogram_options_t {
+    pub struct_size: u32,
+    pub weights: *const ca_array_t,
+    pub density: i32,
+    pub mode: i32,
+    pub split_every: i32,
+}
+
+/// ca_histogram_mode_t values (routines.h).
+pub const CA_HISTOGRAM_1D: i32 = 0;
+pub const CA_HISTOGRAM_DD: i32 = 1;
 
 /// ca_quantile_options_t (array.h).
 #[repr(C)]
@@ -505,6 +529,8 @@ api! {
         ca_array_select: fn(*mut P, *const CP, *const CP, usize, ca_scalar_t) -> S;
         ca_array_coarsen: fn(*mut P, i32, CP, *const i64, c_int) -> S;
         ca_array_bincount: fn(*mut P, CP, CP, i64, i32) -> S;
+        ca_array_histogramdd: fn(*mut P, *mut P, *const CP, usize, *const ca_histogram_bins_t,
+                                 *const ca_histogram_options_t) -> S;
         ca_array_ravel_multi_index: fn(*mut P, *const CP, usize, *const i64, *const i32, c_int) -> S;
         ca_array_unravel_index: fn(*mut P, CP, *const i64, usize, c_int) -> S;
         // fft.h

@@ -883,3 +883,48 @@ fn ravel_unravel_and_bincount_minlength() {
     }
     assert!(xa.bincount_minlength(None, -1, 0).is_err());
 }
+
+/// histogram / histogramdd (ca_array_histogramdd) against NumPy 1.24's values (computed here as a
+/// plain loop where NumPy's rule is simple) and dask 2022.12's chunks (one block).
+#[test]
+fn histograms() {
+    use chunkarray::{HistogramBins, HistogramOptions};
+    // np.histogram([0, .1, .25, .5, .99, 1, 1.5, nan, -1], bins=4, range=(0, 1)) -> [2, 1, 1, 2]
+    let v = [0.0, 0.1, 0.25, 0.5, 0.99, 1.0, 1.5, f64::NAN, -1.0];
+    let a = Array::from_slice(&v, &[9], &[4]).unwrap();
+    let (h, e) = a.histogram(HistogramBins::Uniform { nbins: 4, lo: 0.0, hi: 1.0 }, &HistogramOptions::default()).unwrap();
+    assert_eq!(h.dtype(), DType::Int64);
+    assert_eq!(h.chunks(), vec![vec![4]]);
+    assert_eq!(i64s(&h), vec![2, 1, 1, 2]);
+    close(&f64s(&e), &[0.0, 0.25, 0.5, 0.75, 1.0]);
+    // weights (int32 -> int32 counts) and density: np.histogram(v, [0, .5, 2], weights=w, density=True)
+    let w = Array::from_slice(&[1i32, 2, 3, 4, 5, 6, 7, 8, 9], &[9], &[9]).unwrap();
+    let edges = Array::from_slice(&[0.0, 0.5, 2.0], &[3], &[2]).unwrap();
+    let opts = HistogramOptions { weights: Some(&w), ..Default::default() };
+    let (h, _) = a.histogram(HistogramBins::Edges(&edges), &opts).unwrap();
+    assert_eq!(h.dtype(), DType::Int32);
+    let (h, _) = a.histogram(HistogramBins::Edges(&edges), &HistogramOptions { density: true, ..opts }).unwrap();
+    // counts [1+2+3, 4+5+6+7] = [6, 22], widths [.5, 1.5], total 28
+    close(&f64s(&h), &[6.0 / 0.5 / 28.0, 22.0 / 1.5 / 28.0]);
+    // histogram2d of (x, y) on a 2-d grid of blocks, one sample an expression
+    let x = Array::from_slice(&(0..12).map(f64::from).collect::<Vec<_>>(), &[3, 4], &[2, 3]).unwrap();
+    let y = x.binary_int(BinaryOp::Mul, 2).unwrap();
+    let (h, e) = Array::histogramdd(&[&x, &y],
+                                    &[HistogramBins::Uniform { nbins: 2, lo: 0.0, hi: 12.0 },
+                                      HistogramBins::Edges(&edges)],
+                                    &HistogramOptions { split_every: 2, ..Default::default() }).unwrap();
+    assert_eq!(h.dtype(), DType::Float64);
+    assert_eq!(h.chunks(), vec![vec![2], vec![2]]);
+    // y = 2x in [0, .5): x = 0; [.5, 2]: x = 1 (y = 2, on the last edge) -> [[1, 1], [0, 0]]
+    close(&f64s(&h), &[1.0, 1.0, 0.0, 0.0]);
+    assert_eq!(e.len(), 2);
+    close(&f64s(&e[0]), &[0.0, 6.0, 12.0]);
+    // errors: a range with lo > hi, decreasing edges at compute
+    let err = a.histogram(HistogramBins::Uniform { nbins: 2, lo: 1.0, hi: 0.0 }, &HistogramOptions::default())
+        .unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    assert!(err.message().contains("max must be larger than min"), "{}", err);
+    let bad = Array::from_slice(&[0.0, 2.0, 1.0], &[3], &[3]).unwrap();
+    let (h, _) = a.histogram(HistogramBins::Edges(&bad), &HistogramOptions::default()).unwrap();
+    assert!(h.compute(&ctx()).unwrap_err().message().contains("must increase monotonically"));
+}
