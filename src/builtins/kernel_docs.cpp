@@ -127,6 +127,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The positions along `axis` where the 1-d boolean `mask` is true (block[..., mask, ...]).", true},
     {"ca.mask_select", "ca.mask_select(block, mask: block) -> block",
      "The elements where the boolean `mask` (same shape) is true, as a 1-d block in C order (block[mask]).", true},
+    {"ca.hdf5_read", "ca.hdf5_read(path: string, dataset: string, dtype: int, origin: tuple, shape: tuple) -> block",
+     "The block at `origin` with `shape` of the HDF5 dataset `dataset` (of `dtype`) in the file at `path`, read as one "
+     "hyperslab (or chunk by chunk with direct chunk reads).",
+     true},
     {"ca.npy_read", "ca.npy_read(path: string, dtype: int, file_shape: tuple, origin: tuple, shape: tuple) -> block",
      "The block at `origin` with `shape` of the .npy file at `path` (whose array has `file_shape` and `dtype`), read "
      "from the file.",
