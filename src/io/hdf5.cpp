@@ -612,7 +612,7 @@ void read_chunked_direct(const H5Source &s, std::span<const Index> start, const 
       box[d] = hi - lo[d];
       src_off[d] = lo[d] - c0;
       dst_off[d] = lo[d] - start[d];
-      whole = whole && box[d] == s.chunks[d] && c0 == start[d];
+      whole = whole && ext[d] == s.chunks[d] && c0 == start[d];
     }
     unsigned mask = 0;
     haddr_t addr = HADDR_UNDEF;

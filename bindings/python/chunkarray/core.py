@@ -1820,6 +1820,43 @@ class Array:
             return
         _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), ctypes.byref(o), None))
 
+    def to_hdf5(self, filename, datapath, chunks=True, compression=None, compression_opts=None, shuffle=False,
+                overwrite=False, ctx=None):
+        """Compute into an HDF5 dataset, block by block (dask's ``to_hdf5``).
+
+        Parameters
+        ----------
+        filename : str or os.PathLike
+            The HDF5 file (created if missing; other objects in it are kept).
+        datapath : str
+            The dataset's name; groups on its path are created.
+        chunks : bool or tuple of int, default True
+            True: HDF5 chunks of the array's chunk size; a tuple: that chunk shape; None or False:
+            contiguous layout.
+        compression : {None, "gzip"}, optional
+            HDF5's deflate filter.
+        compression_opts : int, optional
+            The gzip level 0..9 (default 4, as h5py).
+        shuffle : bool, default False
+            HDF5's shuffle filter.
+        overwrite : bool, default False
+            Replace an existing dataset of that name.
+        ctx : Context, optional
+            Where to run.
+        """
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        if compression not in (None, "gzip"):
+            raise ValueError(f"to_hdf5: compression {compression!r} is not available (None or 'gzip'; "
+                             "lzf is h5py's own filter)")
+        level = -1 if compression is None else (4 if compression_opts is None else int(compression_opts))
+        contiguous = chunks is None or chunks is False
+        keep = _i64arr(tuple(chunks)) if not contiguous and chunks is not True else None
+        o = C.Hdf5Options(ctypes.sizeof(C.Hdf5Options), keep, 1 if contiguous else 0, level, 1 if shuffle else 0,
+                          1 if overwrite else 0)
+        _check(lib().ca_array_to_hdf5(ctx.handle, self._h, os.fspath(filename).encode(), str(datapath).encode(),
+                                      ctypes.byref(o), None))
+
     def visualize(self, filename="mydask", format=None):
         """Render the task graph with Graphviz, as dask's ``visualize``.
 
