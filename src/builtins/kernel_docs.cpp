@@ -74,6 +74,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      false},
     {"ca.gufunc_transpose", "ca.gufunc_transpose(block, perm: tuple) -> block",
      "numpy.transpose(block, perm) for apply_gufunc's core axes. Emitted by ca_array_apply_gufunc.", false},
+    {"ca.hdf5_read", "ca.hdf5_read(path: string, dataset: string, dtype: int, origin: tuple, shape: tuple) -> block",
+     "The block at `origin` with `shape` of the HDF5 dataset `dataset` (of `dtype`) in the file at `path`, read as one "
+     "hyperslab (or chunk by chunk with direct chunk reads).",
+     true},
     {"ca.identity", "ca.identity(block) -> block", "Its block argument, unchanged (shared, not copied).", true},
     {"ca.indices", "ca.indices(dtype: int, origin: tuple, shape: tuple) -> block",
      "The block of numpy.indices at `origin` with `shape`: axis 0 holds the components, each value "
@@ -127,10 +131,6 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The positions along `axis` where the 1-d boolean `mask` is true (block[..., mask, ...]).", true},
     {"ca.mask_select", "ca.mask_select(block, mask: block) -> block",
      "The elements where the boolean `mask` (same shape) is true, as a 1-d block in C order (block[mask]).", true},
-    {"ca.hdf5_read", "ca.hdf5_read(path: string, dataset: string, dtype: int, origin: tuple, shape: tuple) -> block",
-     "The block at `origin` with `shape` of the HDF5 dataset `dataset` (of `dtype`) in the file at `path`, read as one "
-     "hyperslab (or chunk by chunk with direct chunk reads).",
-     true},
     {"ca.npy_read", "ca.npy_read(path: string, dtype: int, file_shape: tuple, origin: tuple, shape: tuple) -> block",
      "The block at `origin` with `shape` of the .npy file at `path` (whose array has `file_shape` and `dtype`), read "
      "from the file.",
