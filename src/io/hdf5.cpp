@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -103,6 +104,13 @@ std::string h5_error() {
   std::string m = descs.front();
   if (descs.size() > 1 && descs.back() != descs.front()) m += " (" + descs.back() + ")";
   return m;
+}
+
+// CA_HDF5_DIRECT=0 turns the direct paths off: every read and write is then one H5Dread/H5Dwrite of
+// its hyperslab under the lock (docs/hdf5.md measures the difference; tests run both).
+bool direct_enabled() {
+  const char *e = std::getenv("CA_HDF5_DIRECT");
+  return !(e && e[0] == '0' && e[1] == 0);
 }
 
 std::string str_offsets(const std::vector<hsize_t> &v) {
@@ -523,7 +531,7 @@ std::shared_ptr<H5Source> open_source(const std::string &path, const std::string
   }
   if (s->contiguous && s->pipe.ids.empty()) s->contig_addr = H5Dget_offset(s->dset);
   H5Eclear2(H5E_DEFAULT);
-  s->direct = s->same_bytes && s->pipe.ours &&
+  s->direct = direct_enabled() && s->same_bytes && s->pipe.ours &&
               (s->contiguous ? s->contig_addr != HADDR_UNDEF : !s->chunks.empty());
   if (s->direct) s->fd = open_fd(path, false);
   // The fill value (unallocated chunks), in the block's type.
@@ -811,7 +819,7 @@ H5Writer::H5Writer(const std::string &path, const std::string &dataset, DType dt
     if (fcpl.ok()) H5Pget_userblock(fcpl, &ub);
     if (ub == 0) s.contig_addr = H5Dget_offset(s.dset);
     H5Eclear2(H5E_DEFAULT);
-    if (s.contig_addr != HADDR_UNDEF) s.fd = open_fd(path, true);
+    if (s.contig_addr != HADDR_UNDEF && direct_enabled()) s.fd = open_fd(path, true);
   }
 }
 
@@ -860,7 +868,7 @@ void H5Writer::write_region(std::span<const Index> start, const Block &b) {
     });
     return;
   }
-  bool aligned = !s.chunks.empty();
+  bool aligned = !s.chunks.empty() && direct_enabled();
   for (int d = 0; d < nd && aligned; ++d) {
     Index stop = start[d] + b.shape[d];
     aligned = start[d] % s.chunks[d] == 0 && (stop % s.chunks[d] == 0 || stop == s.shape[d]);

@@ -9,6 +9,7 @@
 
 #include <chunkarray/io.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -115,7 +116,19 @@ const ca::DType kDtypes[] = {CA_BOOL,   CA_INT8,    CA_INT16,   CA_INT32,     CA
                              CA_UINT16, CA_UINT32,  CA_UINT64,  CA_FLOAT16,   CA_FLOAT32,   CA_FLOAT64,
                              CA_COMPLEX64, CA_COMPLEX128};
 
-TEST(Hdf5, RoundTripEveryDtypeAndLayout) {
+class Hdf5Paths : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (!GetParam()) ::setenv("CA_HDF5_DIRECT", "0", 1);
+  }
+  void TearDown() override { ::unsetenv("CA_HDF5_DIRECT"); }
+};
+INSTANTIATE_TEST_SUITE_P(DirectAndLocked, Hdf5Paths, ::testing::Bool(),
+                         [](const auto &i) { return i.param ? "direct" : "hyperslab"; });
+
+// Each round trip twice: the direct chunk / pread paths, and (CA_HDF5_DIRECT=0) H5Dread/H5Dwrite of
+// hyperslabs under the lock, which must agree byte for byte.
+TEST_P(Hdf5Paths, RoundTripEveryDtypeAndLayout) {
   SKIP_WITHOUT_HDF5();
   TempDir d;
   std::vector<Index> shape{23, 11};
@@ -157,7 +170,7 @@ TEST(Hdf5, RoundTripEveryDtypeAndLayout) {
   }
 }
 
-TEST(Hdf5, HyperslabsAtRaggedChunks) {
+TEST_P(Hdf5Paths, HyperslabsAtRaggedChunks) {
   SKIP_WITHOUT_HDF5();
   TempDir d;
   std::vector<Index> shape{17, 9, 6};

@@ -1106,7 +1106,7 @@ def from_hdf5(path, dataset, chunks=None):
 
 
 def to_hdf5(filename, *args, chunks=True, compression=None, compression_opts=None, shuffle=False,
-            overwrite=False, **kwargs):
+            overwrite=False, ctx=None, **kwargs):
     """Store arrays in an HDF5 file (``dask.array.to_hdf5``), block by block with bounded memory.
 
     ``to_hdf5(f, "/x", x)`` or ``to_hdf5(f, {"/x": x, "/y": y})``.
@@ -1128,6 +1128,8 @@ def to_hdf5(filename, *args, chunks=True, compression=None, compression_opts=Non
         HDF5's shuffle filter.
     overwrite : bool, default False
         Replace an existing dataset of that name.
+    ctx : Context, optional
+        Where to run.
     **kwargs
         Other h5py ``create_dataset`` options are not supported (NotImplementedError).
 
@@ -1146,7 +1148,7 @@ def to_hdf5(filename, *args, chunks=True, compression=None, compression_opts=Non
         raise ValueError("to_hdf5: pass a dataset name and an array, or a dict of them")
     for name, x in items:
         asarray(x).to_hdf5(filename, name, chunks=chunks, compression=compression,
-                           compression_opts=compression_opts, shuffle=shuffle, overwrite=overwrite)
+                           compression_opts=compression_opts, shuffle=shuffle, overwrite=overwrite, ctx=ctx)
 
 
 # ---- Array methods ----------------------------------------------------------------------------------
