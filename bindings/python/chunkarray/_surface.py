@@ -11,7 +11,6 @@ with map_blocks, so the values are NumPy's and the chunks dask's.
 import ctypes
 import numbers
 import os
-import pickle
 
 import numpy as np
 
