@@ -744,6 +744,15 @@ struct H5Writer::State {
   haddr_t contig_addr = HADDR_UNDEF;
   int fd = -1;
   bool closed = false;
+
+  // Also reached when the constructor throws (close() never ran): handles are released locked.
+  ~State() {
+    if (fd >= 0) ::close(fd);
+    H5Lock lk;
+    mtype.reset();
+    dset.reset();
+    file.reset();
+  }
 };
 
 H5Writer::H5Writer(const std::string &path, const std::string &dataset, DType dtype, std::vector<Index> shape,
