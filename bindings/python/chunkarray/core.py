@@ -2489,6 +2489,30 @@ def _is_lazy_source(x):
             and not type(x).__module__.startswith("pandas"))  # label-indexed: taken as values
 
 
+def _from_h5py_dataset(x, chunks):
+    """from_array of an h5py Dataset of a file opened read-only: the library's own HDF5 reader
+    (ca_array_from_hdf5: parallel direct chunk reads, no Python per block), same chunks as dask's
+    from_array(dset, chunks). None when that does not apply (then the generic lazy path reads it)."""
+    if type(x).__name__ != "Dataset" or not type(x).__module__.startswith("h5py"):
+        return None
+    try:
+        f = x.file
+        if f.mode != "r" or f.driver != "sec2" or not os.path.isfile(f.filename):
+            return None
+        if isinstance(chunks, dict):  # normalize_chunks' meaning: axes not named are whole
+            nd = len(x.shape)
+            chunks = tuple(chunks.get(i, chunks.get(i - nd, -1)) for i in range(nd))
+        if isinstance(chunks, str):
+            spec = chunks
+        elif isinstance(chunks, (int, tuple)) and not isinstance(chunks, bool):
+            spec = repr(chunks)
+        else:
+            return None
+        return Array._new(lib().ca_array_from_hdf5, os.fsencode(f.filename), x.name.encode(), spec.encode())
+    except ChunkArrayError:
+        return None  # a dtype, chunk request or build (no HDF5) the library does not take: read through h5py
+
+
 @_keeps_0d
 def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
                inline_array=False):
@@ -2497,7 +2521,9 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
     A NumPy array (or anything else ``np.asarray`` takes: lists, scalars) is copied into the graph
     now; as in dask, the array's name is then a token of its contents. Any other array-like with
     ``shape``, ``dtype`` and ``__getitem__`` (zarr, h5py, netCDF variables, xarray's lazy backend
-    arrays) is read lazily: computing runs one ``x[slices]`` per block.
+    arrays) is read lazily: computing runs one ``x[slices]`` per block. An h5py Dataset of a file
+    opened read-only is read by the library itself instead (as :func:`from_hdf5`: parallel chunk
+    reads, no Python per block), with the same chunks.
 
     Parameters
     ----------
@@ -2539,6 +2565,10 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
                                  or (isinstance(meta, type) and issubclass(meta, np.ndarray))):
         raise NotImplementedError(f"from_array(meta={meta!r}): chunkarray blocks are NumPy arrays")
     if _is_lazy_source(x):
+        if name is None and asarray is None:
+            a = _from_h5py_dataset(x, chunks)
+            if a is not None:
+                return a
         return _from_array_lazy(x, chunks, name, lock, asarray)
     x = np.asarray(x)
     if not x.flags.c_contiguous:

@@ -197,11 +197,25 @@ def test_corrupt_chunks_are_errors_not_crashes(h5):
 
 
 def test_from_array_of_h5py_dataset_still_works(h5):
+    da = pytest.importorskip("dask.array")
     p = h5 / "a.h5"
     with h5py.File(p, "w") as f:
-        f.create_dataset("x", data=X, chunks=(50, 10))
+        f.create_dataset("x", data=X, chunks=(50, 10), compression="gzip")
+        f.create_dataset("en", data=np.array([0, 1, 1, 0], "i1"), dtype=h5py.enum_dtype({"R": 0, "G": 1}, "i1"))
     with h5py.File(p, "r") as f:
+        for chunks in [(64, 37), "auto", 100, {0: 30}]:
+            a = ca.from_array(f["x"], chunks=chunks)  # the library's reader (file opened read-only)
+            assert "from-hdf5" in a.name
+            assert a.chunks == da.from_array(f["x"], chunks=chunks).chunks
+            np.testing.assert_array_equal(a.compute(), X)
+        b = ca.from_array(f["en"])  # an HDF5 type the library does not read: h5py reads it, as before
+        assert "from-hdf5" not in b.name
+        np.testing.assert_array_equal(b.compute(), [0, 1, 1, 0])
+        named = ca.from_array(f["x"], chunks=(64, 37), name="mine")  # a name: the generic lazy path
+        np.testing.assert_array_equal(named.compute(), X)
+    with h5py.File(p, "r+") as f:  # writable: h5py reads it (it may hold unflushed data)
         a = ca.from_array(f["x"], chunks=(64, 37))
+        assert "from-hdf5" not in a.name
         np.testing.assert_array_equal(a.compute(), X)
 
 
