@@ -743,6 +743,7 @@ struct H5Writer::State {
   H5Id file, dset, mtype;
   haddr_t contig_addr = HADDR_UNDEF;
   int fd = -1;
+  bool chunk_pwrite = false;  // unfiltered chunks allocated early: pwrite at their address
   bool closed = false;
 
   // Also reached when the constructor throws (close() never ran): handles are released locked.
@@ -814,21 +815,29 @@ H5Writer::H5Writer(const std::string &path, const std::string &dataset, DType dt
     H5Pset_chunk(dcpl, nd, c.data());
     if (opts.shuffle) H5Pset_shuffle(dcpl);
     if (opts.gzip_level >= 0) H5Pset_deflate(dcpl, unsigned(opts.gzip_level));
+    // Unfiltered chunks have a fixed size: allocate them all now (metadata only: the default fill
+    // value is not written), so tasks can pwrite them where HDF5 put them, unlocked.
+    if (!filtered) H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
   } else {
     H5Pset_layout(dcpl, H5D_CONTIGUOUS);
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
   }
-  (void)filtered;
   H5Id space = mem_space(nd, s.shape.data());
   s.dset = H5Id(H5Dcreate2(s.file, dataset.c_str(), s.mtype, space, lcpl, dcpl, H5P_DEFAULT));
   if (!s.dset.ok()) fail(CA_EIO, "to_hdf5: cannot create ", s.w, ": ", h5_error());
-  if (s.chunks.empty()) {
-    H5Id fcpl(H5Fget_create_plist(s.file));
-    hsize_t ub = 1;
-    if (fcpl.ok()) H5Pget_userblock(fcpl, &ub);
-    if (ub == 0) s.contig_addr = H5Dget_offset(s.dset);
-    H5Eclear2(H5E_DEFAULT);
-    if (s.contig_addr != HADDR_UNDEF && direct_enabled()) s.fd = open_fd(path, true);
+  H5Id fcpl(H5Fget_create_plist(s.file));
+  hsize_t ub = 1;  // file addresses are relative to the userblock: pwrite only without one
+  if (fcpl.ok()) H5Pget_userblock(fcpl, &ub);
+  H5Eclear2(H5E_DEFAULT);
+  if (ub == 0 && direct_enabled()) {
+    if (s.chunks.empty()) {
+      s.contig_addr = H5Dget_offset(s.dset);
+      H5Eclear2(H5E_DEFAULT);
+      if (s.contig_addr != HADDR_UNDEF) s.fd = open_fd(path, true);
+    } else if (!filtered) {
+      s.chunk_pwrite = true;
+      s.fd = open_fd(path, true);
+    }
   }
 }
 
@@ -870,7 +879,7 @@ void H5Writer::write_region(std::span<const Index> start, const Block &b) {
              start[d] + b.shape[d], ") along axis ", d, " lies outside the dataset's extent ", s.shape[d]);
   if (b.size == 0) return;
   const size_t isz = dtype_size(s.dtype);
-  if (s.fd >= 0) {  // contiguous: straight into the file at the dataset's address
+  if (s.fd >= 0 && s.contig_addr != HADDR_UNDEF) {  // contiguous: straight into the file at its address
     const auto *src = static_cast<const unsigned char *>(b.data);
     for_each_run(s.shape, start, b.shape, [&](Index off, Index boff, Index n) {
       h5_pwrite_all(s.fd, src + size_t(boff) * isz, size_t(n) * isz, s.contig_addr + uint64_t(off) * isz, s.w);
@@ -935,7 +944,17 @@ void H5Writer::write_region(std::span<const Index> start, const Block &b) {
       data = reinterpret_cast<const unsigned char *>(enc.data());
       len = enc.size();
     }
-    {
+    haddr_t addr = HADDR_UNDEF;
+    if (s.chunk_pwrite) {  // where HDF5 allocated this chunk (locked), then the bytes (unlocked)
+      unsigned mask = 0;
+      hsize_t size = 0;
+      H5Lock lk;
+      if (H5Dget_chunk_info_by_coord(s.dset, coff.data(), &mask, &addr, &size) < 0 || size != len) addr = HADDR_UNDEF;
+      H5Eclear2(H5E_DEFAULT);
+    }
+    if (addr != HADDR_UNDEF) {
+      h5_pwrite_all(s.fd, data, len, uint64_t(addr), s.w);
+    } else {
       H5Lock lk;
       if (H5Dwrite_chunk(s.dset, H5P_DEFAULT, 0, coff.data(), len, data) < 0)
         fail(CA_EIO, "to_hdf5: writing ", s.w, ", chunk at ", str_offsets(coff), ": ", h5_error());
