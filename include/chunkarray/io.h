@@ -221,9 +221,10 @@ CA_API ca_status_t ca_array_from_npy_stack(ca_array_t **out, const char *dirname
  * (variable-length strings, other compounds and enums, references, opaque) are CA_EUNSUPPORTED
  * naming the HDF5 type class.
  *
- * Thread safety: libhdf5 as Debian builds it is not thread-safe; every HDF5 call of chunkarray runs
- * under one process-wide mutex. A host that also calls HDF5 itself (h5py in the same process) must
- * not do so while a chunkarray compute reads or writes HDF5. docs/hdf5.md.
+ * Thread safety: every HDF5 call of chunkarray runs under one process-wide mutex, so this is correct
+ * with a libhdf5 built without --enable-threadsafe too (Debian 12's is thread-safe). With such a
+ * non-thread-safe libhdf5, a host that also calls HDF5 itself (h5py in the same process) must not do
+ * so while a chunkarray compute reads or writes HDF5. docs/hdf5.md.
  *
  * @param[out] out owned (ca_array_free()); NULL on failure.
  * @param path, dataset borrowed ("/group/name" or "name").

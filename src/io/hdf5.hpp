@@ -1,9 +1,10 @@
 // HDF5 datasets (Debian libhdf5-dev, the serial build): metadata, region reads and chunk-aligned writes.
 //
-// Thread safety: Debian's libhdf5 is built without --enable-threadsafe, so every HDF5 call in the
-// process (ours; h5py in the same process uses the same library but its own lock, so a host must not
-// call h5py while a chunkarray compute reads or writes HDF5) runs under one process-wide mutex
-// (hdf5_lock()). What makes reads and writes parallel anyway: for datasets whose stored type equals
+// Thread safety: libhdf5 is thread-safe only when built with --enable-threadsafe (Debian 12's
+// 1.10.8 serial flavour is: H5is_library_threadsafe() says true; upstream's default build and other
+// distributions' are not), and even then it serializes every API call behind one global lock. So every
+// HDF5 call of ours runs under one process-wide mutex (H5Lock in hdf5.cpp): correct on either build,
+// and it keeps our multi-call sequences (open, query, close) atomic. What makes reads and writes parallel anyway: for datasets whose stored type equals
 // the block's bytes and whose filters are at most shuffle + deflate, a task asks HDF5 (locked) only
 // where a chunk lies in the file (H5Dget_chunk_info_by_coord) and then reads it with pread, inflates
 // and unshuffles it on its own worker, unlocked; a write shuffles and deflates on the worker and
