@@ -17,6 +17,10 @@
 #include <mutex>
 #include <unordered_map>
 
+#if CA_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
 #include "core/error.hpp"
 #include "io/codec.hpp"
 #include "io/fs.hpp"
@@ -391,6 +395,49 @@ void unshuffle_bytes(unsigned char *dst, const unsigned char *src, size_t nbytes
   std::memcpy(dst + n * elsize, src + n * elsize, nbytes - n * elsize);
 }
 
+// Deflate (HDF5's H5Z_FILTER_DEFLATE: a zlib stream) on the calling worker: libdeflate when built with
+// it (one compressor / decompressor per thread and level), else zlib through codec.hpp.
+void inflate_zlib(const unsigned char *src, size_t len, unsigned char *dst, size_t nbytes, const std::string &what) {
+#if CA_LIBDEFLATE
+  struct Free {
+    void operator()(libdeflate_decompressor *d) const noexcept { libdeflate_free_decompressor(d); }
+  };
+  thread_local std::unique_ptr<libdeflate_decompressor, Free> d(libdeflate_alloc_decompressor());
+  CA_CHECK(d, CA_ENOMEM, "cannot allocate a deflate decompressor");
+  size_t got = 0;
+  libdeflate_result r = libdeflate_zlib_decompress(d.get(), src, len, dst, nbytes, &got);
+  CA_CHECK(r != LIBDEFLATE_INSUFFICIENT_SPACE, CA_EFORMAT, what, ": the chunk inflates to more than its ", nbytes,
+           " bytes");
+  CA_CHECK(r == LIBDEFLATE_SUCCESS, CA_EFORMAT, what, ": corrupt deflate data (", len, " bytes)");
+  CA_CHECK(got == nbytes, CA_EFORMAT, what, ": the chunk inflates to ", got, " bytes, expected ", nbytes);
+#else
+  decode_chunk(Compressor::zlib(1), src, len, dst, nbytes, what);
+#endif
+}
+
+std::string deflate_zlib(const unsigned char *src, size_t nbytes, int level, size_t itemsize) {
+#if CA_LIBDEFLATE
+  (void)itemsize;
+  struct Free {
+    void operator()(libdeflate_compressor *c) const noexcept { libdeflate_free_compressor(c); }
+  };
+  thread_local std::unique_ptr<libdeflate_compressor, Free> c;
+  thread_local int c_level = -1;
+  if (!c || c_level != level) {
+    c.reset(libdeflate_alloc_compressor(level));
+    c_level = level;
+  }
+  CA_CHECK(c, CA_ENOMEM, "cannot allocate a deflate compressor (level ", level, ")");
+  std::string out(libdeflate_zlib_compress_bound(c.get(), nbytes), '\0');
+  size_t n = libdeflate_zlib_compress(c.get(), src, nbytes, out.data(), out.size());
+  CA_CHECK(n > 0, CA_EINTERNAL, "libdeflate could not compress ", nbytes, " bytes");
+  out.resize(n);
+  return out;
+#else
+  return encode_chunk(Compressor::zlib(level), src, nbytes, itemsize);
+#endif
+}
+
 struct AlignedFree {
   void operator()(unsigned char *p) const noexcept { ::operator delete[](p, std::align_val_t(kBlockAlign)); }
 };
@@ -579,7 +626,7 @@ void decode_h5_chunk(const H5Source &s, unsigned mask, unsigned char *raw, size_
   for (size_t k = todo.size(); k-- > 0;) {
     unsigned char *out = k == 0 ? dst : (cur == scratch ? raw : scratch);
     if (todo[k] == H5Z_FILTER_DEFLATE) {
-      decode_chunk(Compressor::zlib(1), cur, curlen, out, nbytes, what);
+      inflate_zlib(cur, curlen, out, nbytes, what);
     } else {  // shuffle
       CA_CHECK(curlen == nbytes, CA_EFORMAT, what, ": shuffled chunk has ", curlen, " bytes, expected ", nbytes);
       unshuffle_bytes(out, cur, nbytes, dtype_size(s.dtype));
@@ -940,7 +987,7 @@ void H5Writer::write_region(std::span<const Index> start, const Block &b) {
     }
     size_t len = cbytes;
     if (s.opts.gzip_level >= 0) {
-      enc = encode_chunk(Compressor::zlib(s.opts.gzip_level), data, cbytes, isz);
+      enc = deflate_zlib(data, cbytes, s.opts.gzip_level, isz);
       data = reinterpret_cast<const unsigned char *>(enc.data());
       len = enc.size();
     }
