@@ -260,3 +260,17 @@ def test_npy_stack_pickle_protocols_and_refusals(tmp_path):
         ca.from_npy_stack(tmp_path / "nothing")
     with pytest.raises(ValueError):
         ca.to_npy_stack(tmp_path / "z", ca.asarray(np.float64(1)))
+
+
+def test_fill_values_and_other_filters(h5):
+    p = h5 / "f.h5"
+    with h5py.File(p, "w") as f:
+        d = f.create_dataset("fv", shape=(100, 6), chunks=(10, 4), fillvalue=7.5, dtype="f4")
+        d[20:35, 1:5] = 1.0  # the other chunks are never allocated: they read as the fill value
+        f.create_dataset("fl", data=X, chunks=(40, 8), fletcher32=True, compression="gzip")  # HDF5 reads it
+        f.create_dataset("sz", data=X.astype("i4"), chunks=(64, 16), scaleoffset=0)
+        want = {n: f[n][()] for n in ["fv", "fl", "sz"]}
+    for n, w in want.items():
+        for chunks in [None, "(33, 5)"]:
+            np.testing.assert_array_equal(ca.from_hdf5(p, n, chunks=chunks).compute(), w)
+    assert (want["fv"] == 7.5).sum() == 100 * 6 - 15 * 4
