@@ -438,13 +438,8 @@ std::string deflate_zlib(const unsigned char *src, size_t nbytes, int level, siz
 #endif
 }
 
-struct AlignedFree {
-  void operator()(unsigned char *p) const noexcept { ::operator delete[](p, std::align_val_t(kBlockAlign)); }
-};
-using H5Buffer = std::unique_ptr<unsigned char[], AlignedFree>;
-H5Buffer h5_buffer(size_t n) {
-  return H5Buffer(static_cast<unsigned char *>(::operator new[](n ? n : 1, std::align_val_t(kBlockAlign))));
-}
+using H5Buffer = AlignedBuffer;
+H5Buffer h5_buffer(size_t n) { return make_aligned_buffer(n); }
 
 // Calls f(run_offset_in_array_elems, run_offset_in_box_elems, run_elems) for the C-order contiguous runs of
 // the box [start, start + ext) inside an array of `shape` (every extent > 0).

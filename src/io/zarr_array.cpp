@@ -14,13 +14,8 @@ namespace ca::io {
 
 namespace {
 
-struct FreeDelete {
-  void operator()(unsigned char *p) const noexcept { ::operator delete[](p, std::align_val_t(kBlockAlign)); }
-};
-using Buffer = std::unique_ptr<unsigned char[], FreeDelete>;
-Buffer make_buffer(size_t n) {
-  return Buffer(static_cast<unsigned char *>(::operator new[](n ? n : 1, std::align_val_t(kBlockAlign))));
-}
+using Buffer = AlignedBuffer;
+Buffer make_buffer(size_t n) { return make_aligned_buffer(n); }
 
 void check_chunk_index(const ZarrMeta &meta, std::span<const Index> idx) {
   CA_CHECK(int(idx.size()) == meta.ndim(), CA_EINVAL, "chunk index has ", idx.size(), " entries, the array has ",
