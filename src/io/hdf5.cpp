@@ -395,6 +395,32 @@ void unshuffle_bytes(unsigned char *dst, const unsigned char *src, size_t nbytes
   std::memcpy(dst + n * elsize, src + n * elsize, nbytes - n * elsize);
 }
 
+// Per-thread scratch for the direct paths (raw chunk bytes, inflate target; shuffled and deflated
+// bytes when writing): kept between tasks
+// so a worker does not page-fault a fresh 32 MiB buffer per chunk (glibc maps buffers above 32 MiB
+// anew every time). Only buffers up to kMaxKept bytes are kept; larger ones are freed after use.
+struct ThreadScratch {
+  static constexpr size_t kMaxKept = size_t(64) << 20;
+  AlignedBuffer buf;
+  size_t cap = 0;
+  unsigned char *get(size_t n) {
+    if (cap < n) {
+      buf.reset();
+      cap = 0;
+      buf = make_aligned_buffer(n);
+      cap = n;
+    }
+    return buf.get();
+  }
+  void trim() {
+    if (cap > kMaxKept) {
+      buf.reset();
+      cap = 0;
+    }
+  }
+};
+thread_local ThreadScratch tl_raw, tl_scratch, tl_out;
+
 // Deflate (HDF5's H5Z_FILTER_DEFLATE: a zlib stream) on the calling worker: libdeflate when built with
 // it (one compressor / decompressor per thread and level), else zlib through codec.hpp.
 void inflate_zlib(const unsigned char *src, size_t len, unsigned char *dst, size_t nbytes, const std::string &what) {
@@ -415,7 +441,8 @@ void inflate_zlib(const unsigned char *src, size_t len, unsigned char *dst, size
 #endif
 }
 
-std::string deflate_zlib(const unsigned char *src, size_t nbytes, int level, size_t itemsize) {
+// Deflate `nbytes` at `src` into `out` (grown as needed); returns the stream's length.
+size_t deflate_zlib(const unsigned char *src, size_t nbytes, int level, size_t itemsize, ThreadScratch &out) {
 #if CA_LIBDEFLATE
   (void)itemsize;
   struct Free {
@@ -428,18 +455,20 @@ std::string deflate_zlib(const unsigned char *src, size_t nbytes, int level, siz
     c_level = level;
   }
   CA_CHECK(c, CA_ENOMEM, "cannot allocate a deflate compressor (level ", level, ")");
-  std::string out(libdeflate_zlib_compress_bound(c.get(), nbytes), '\0');
-  size_t n = libdeflate_zlib_compress(c.get(), src, nbytes, out.data(), out.size());
+  size_t bound = libdeflate_zlib_compress_bound(c.get(), nbytes);
+  size_t n = libdeflate_zlib_compress(c.get(), src, nbytes, out.get(bound), bound);
   CA_CHECK(n > 0, CA_EINTERNAL, "libdeflate could not compress ", nbytes, " bytes");
-  out.resize(n);
-  return out;
+  return n;
 #else
-  return encode_chunk(Compressor::zlib(level), src, nbytes, itemsize);
+  std::string enc = encode_chunk(Compressor::zlib(level), src, nbytes, itemsize);
+  std::memcpy(out.get(enc.size()), enc.data(), enc.size());
+  return enc.size();
 #endif
 }
 
 using H5Buffer = AlignedBuffer;
 H5Buffer h5_buffer(size_t n) { return make_aligned_buffer(n); }
+
 
 // Calls f(run_offset_in_array_elems, run_offset_in_box_elems, run_elems) for the C-order contiguous runs of
 // the box [start, start + ext) inside an array of `shape` (every extent > 0).
@@ -650,7 +679,14 @@ void read_chunked_direct(const H5Source &s, std::span<const Index> start, const 
     last[d] = (start[d] + ext[d] - 1) / s.chunks[d];
     idx[d] = first[d];
   }
-  H5Buffer raw, scratch, chunk;
+  H5Buffer chunk;
+  unsigned char *raw = nullptr, *scratch = nullptr;
+  struct Trim {
+    ~Trim() {
+      tl_raw.trim();
+      tl_scratch.trim();
+    }
+  } trim;
   std::vector<hsize_t> coff(nd);
   while (true) {
     bool whole = true;  // the box is this one chunk exactly: decode straight into the block
@@ -691,10 +727,10 @@ void read_chunked_direct(const H5Source &s, std::span<const Index> start, const 
         CA_CHECK(size == cbytes, CA_EFORMAT, what, ": stored chunk has ", size, " bytes, expected ", cbytes);
         h5_pread_all(s.fd, dst, cbytes, s.base + addr, what);
       } else {
-        if (!raw) raw = h5_buffer(std::max<size_t>(maxraw, cbytes));
-        if (!scratch) scratch = h5_buffer(std::max<size_t>(maxraw, cbytes));
-        h5_pread_all(s.fd, raw.get(), size_t(size), s.base + addr, what);
-        decode_h5_chunk(s, mask, raw.get(), size_t(size), dst, cbytes, scratch.get(), what);
+        if (!raw) raw = tl_raw.get(std::max<size_t>(maxraw, cbytes));
+        if (!scratch) scratch = tl_scratch.get(std::max<size_t>(maxraw, cbytes));
+        h5_pread_all(s.fd, raw, size_t(size), s.base + addr, what);
+        decode_h5_chunk(s, mask, raw, size_t(size), dst, cbytes, scratch, what);
       }
     }
     if (!whole)
@@ -952,7 +988,13 @@ void H5Writer::write_region(std::span<const Index> start, const Block &b) {
     last[d] = (start[d] + b.shape[d] - 1) / s.chunks[d];
     idx[d] = first[d];
   }
-  H5Buffer chunk, shuf;
+  H5Buffer chunk;
+  struct Trim {
+    ~Trim() {
+      tl_scratch.trim();
+      tl_out.trim();
+    }
+  } trim;
   std::vector<hsize_t> coff(nd);
   while (true) {
     bool whole = true;
@@ -974,17 +1016,15 @@ void H5Writer::write_region(std::span<const Index> start, const Block &b) {
       copy_box(chunk.get(), s.chunks.data(), zero.data(), b.data, b.shape, src_off.data(), box.data(), nd, isz);
       data = chunk.get();
     }
-    std::string enc;
     if (s.opts.shuffle) {
-      if (!shuf) shuf = h5_buffer(cbytes);
-      shuffle_bytes(shuf.get(), data, cbytes, isz);
-      data = shuf.get();
+      unsigned char *shuf = tl_scratch.get(cbytes);
+      shuffle_bytes(shuf, data, cbytes, isz);
+      data = shuf;
     }
     size_t len = cbytes;
     if (s.opts.gzip_level >= 0) {
-      enc = deflate_zlib(data, cbytes, s.opts.gzip_level, isz);
-      data = reinterpret_cast<const unsigned char *>(enc.data());
-      len = enc.size();
+      len = deflate_zlib(data, cbytes, s.opts.gzip_level, isz, tl_out);
+      data = tl_out.buf.get();
     }
     haddr_t addr = HADDR_UNDEF;
     if (s.chunk_pwrite) {  // where HDF5 allocated this chunk (locked), then the bytes (unlocked)
