@@ -821,7 +821,6 @@ struct H5Writer::State {
   H5Id file, dset, mtype;
   haddr_t contig_addr = HADDR_UNDEF;
   int fd = -1;
-  bool chunk_pwrite = false;  // unfiltered chunks allocated early: pwrite at their address
   bool closed = false;
 
   // Also reached when the constructor throws (close() never ran): handles are released locked.
@@ -865,7 +864,6 @@ H5Writer::H5Writer(const std::string &path, const std::string &dataset, DType dt
     for (Index c : s.chunks) cb *= size_t(c);
     CA_CHECK(cb < (size_t(1) << 32), CA_EINVAL, "to_hdf5: an HDF5 chunk of ", cb, " bytes is over HDF5's 4 GiB limit");
   }
-  const bool filtered = !s.chunks.empty() && (opts.gzip_level >= 0 || opts.shuffle);
   make_dirs(parent_of(path));
   H5Lock lk;
   s.mtype = mem_type(dtype, "to_hdf5");
@@ -893,9 +891,6 @@ H5Writer::H5Writer(const std::string &path, const std::string &dataset, DType dt
     H5Pset_chunk(dcpl, nd, c.data());
     if (opts.shuffle) H5Pset_shuffle(dcpl);
     if (opts.gzip_level >= 0) H5Pset_deflate(dcpl, unsigned(opts.gzip_level));
-    // Unfiltered chunks have a fixed size: allocate them all now (metadata only: the default fill
-    // value is not written), so tasks can pwrite them where HDF5 put them, unlocked.
-    if (!filtered) H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
   } else {
     H5Pset_layout(dcpl, H5D_CONTIGUOUS);
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
@@ -912,9 +907,6 @@ H5Writer::H5Writer(const std::string &path, const std::string &dataset, DType dt
       s.contig_addr = H5Dget_offset(s.dset);
       H5Eclear2(H5E_DEFAULT);
       if (s.contig_addr != HADDR_UNDEF) s.fd = open_fd(path, true);
-    } else if (!filtered) {
-      s.chunk_pwrite = true;
-      s.fd = open_fd(path, true);
     }
   }
 }
@@ -1026,17 +1018,7 @@ void H5Writer::write_region(std::span<const Index> start, const Block &b) {
       len = deflate_zlib(data, cbytes, s.opts.gzip_level, isz, tl_out);
       data = tl_out.buf.get();
     }
-    haddr_t addr = HADDR_UNDEF;
-    if (s.chunk_pwrite) {  // where HDF5 allocated this chunk (locked), then the bytes (unlocked)
-      unsigned mask = 0;
-      hsize_t size = 0;
-      H5Lock lk;
-      if (H5Dget_chunk_info_by_coord(s.dset, coff.data(), &mask, &addr, &size) < 0 || size != len) addr = HADDR_UNDEF;
-      H5Eclear2(H5E_DEFAULT);
-    }
-    if (addr != HADDR_UNDEF) {
-      h5_pwrite_all(s.fd, data, len, uint64_t(addr), s.w);
-    } else {
+    {
       H5Lock lk;
       if (H5Dwrite_chunk(s.dset, H5P_DEFAULT, 0, coff.data(), len, data) < 0)
         fail(CA_EIO, "to_hdf5: writing ", s.w, ", chunk at ", str_offsets(coff), ": ", h5_error());

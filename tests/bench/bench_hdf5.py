@@ -8,8 +8,9 @@
             chunkarray: ca.from_hdf5(path, "x").sum()  (both read the file dask wrote)
   layouts   "none" (chunked, no filter) and "gzip1+shuffle" (deflate level 1 after shuffle)
 
-Both generate x lazily (arange broadcasting), so the write measures generation + HDF5. Reads come from
-the page cache (the file was just written). dask runs under scheduler='threads', num_workers=W;
+Both generate x lazily (arange broadcasting), so the write measures generation + HDF5. Every timing
+starts after os.sync() (no dirty pages of the previous write left to throttle this one). Reads come
+from the page cache (the file was just written). dask runs under scheduler='threads', num_workers=W;
 chunkarray under ca.Context(num_threads=W). Prints one JSON line per measurement and a table on stderr.
 
 Usage: bench_hdf5.py [--rows R] [--cols C] [--chunk R] [--workers W] [--reps N] [--dir PATH]
@@ -40,6 +41,7 @@ def expected_sum(n):
 def best(f, reps):
     out = None
     for _ in range(reps):
+        os.sync()  # start from a clean page cache: the previous write's dirty pages are not this one's
         t = time.perf_counter()
         v = f()
         dt = time.perf_counter() - t
