@@ -2502,6 +2502,8 @@ def _from_h5py_dataset(x, chunks):
         if isinstance(chunks, dict):  # normalize_chunks' meaning: axes not named are whole
             nd = len(x.shape)
             chunks = tuple(chunks.get(i, chunks.get(i - nd, -1)) for i in range(nd))
+        if isinstance(chunks, tuple):  # normalize_chunks' meaning: None is the whole axis
+            chunks = tuple(-1 if c is None else c for c in chunks)
         if isinstance(chunks, str):
             spec = chunks
         elif isinstance(chunks, (int, tuple)) and not isinstance(chunks, bool):

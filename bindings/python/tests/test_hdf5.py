@@ -203,7 +203,7 @@ def test_from_array_of_h5py_dataset_still_works(h5):
         f.create_dataset("x", data=X, chunks=(50, 10), compression="gzip")
         f.create_dataset("en", data=np.array([0, 1, 1, 0], "i1"), dtype=h5py.enum_dtype({"R": 0, "G": 1}, "i1"))
     with h5py.File(p, "r") as f:
-        for chunks in [(64, 37), "auto", 100, {0: 30}]:
+        for chunks in [(64, 37), "auto", 100, {0: 30}, (None, 8), (50, "auto")]:
             a = ca.from_array(f["x"], chunks=chunks)  # the library's reader (file opened read-only)
             assert "from-hdf5" in a.name
             assert a.chunks == da.from_array(f["x"], chunks=chunks).chunks
