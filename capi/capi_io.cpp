@@ -92,4 +92,58 @@ CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_to_npy_stack(ca_context_t *ctx, const ca_array_t *a, const char *dirname, int32_t axis,
+                                         const ca_compute_options_t *copts) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(dirname);
+  CA_TRY
+  ca::ArrayPtr x = arr(a, "ca_array_to_npy_stack");
+  ca::RunOptions ro = ca::capi::run_options(ctx, copts, __func__);
+  ca::io::to_npy_stack(*ctx->engine.executor(), ctx->engine.registry(), x, dirname, axis, ro);
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_from_npy_stack(ca_array_t **out, const char *dirname) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(dirname);
+  CA_TRY
+  *out = ca::capi::wrap_array(ca::io::from_npy_stack(dirname));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_from_hdf5(ca_array_t **out, const char *path, const char *dataset, const char *chunks) {
+  CA_ARG_NOT_NULL(out);
+  *out = nullptr;
+  CA_ARG_NOT_NULL(path);
+  CA_ARG_NOT_NULL(dataset);
+  CA_TRY
+  *out = ca::capi::wrap_array(ca::io::from_hdf5(path, dataset, chunks ? chunks : ""));
+  return CA_OK;
+  CA_CATCH
+}
+
+CA_API ca_status_t ca_array_to_hdf5(ca_context_t *ctx, const ca_array_t *a, const char *path, const char *dataset,
+                                    const ca_hdf5_options_t *opts, const ca_compute_options_t *copts) {
+  CA_ARG_NOT_NULL(ctx);
+  CA_ARG_NOT_NULL(path);
+  CA_ARG_NOT_NULL(dataset);
+  CA_TRY
+  ca::ArrayPtr x = arr(a, "ca_array_to_hdf5");
+  const ca_hdf5_options_t defaults = CA_HDF5_OPTIONS_INIT;
+  ca_hdf5_options_t o = ca::capi::options_in(opts, defaults, __func__);
+  ca::io::Hdf5WriteOptions w;
+  if (o.chunks) w.chunks.assign(o.chunks, o.chunks + x->ndim());
+  w.contiguous = o.contiguous != 0;
+  w.gzip_level = o.gzip_level;
+  w.shuffle = o.shuffle != 0;
+  w.overwrite = o.overwrite != 0;
+  ca::RunOptions ro = ca::capi::run_options(ctx, copts, __func__);
+  ca::io::to_hdf5(*ctx->engine.executor(), ctx->engine.registry(), x, path, dataset, w, ro);
+  return CA_OK;
+  CA_CATCH
+}
+
 }  // extern "C"

@@ -1,6 +1,7 @@
 /**
  * @file chunkarray/io.h
- * @brief Storage: zarr v2 directory stores and NumPy .npy files (dask's from_zarr/to_zarr, from_npy).
+ * @brief Storage: zarr v2 directory stores, NumPy .npy files and npy stacks, HDF5 datasets (dask's
+ * from_zarr/to_zarr, from_npy, from_npy_stack/to_npy_stack, from_array(h5py dataset)/to_hdf5).
  *
  * Reading is lazy: ca_array_from_zarr() and ca_array_from_npy() read only metadata; each block reads its
  * own region (zarr chunk files, or a memory-mapped .npy file) when it is computed. Writing computes the
@@ -168,6 +169,115 @@ CA_API ca_status_t ca_array_from_npy(ca_array_t **out, const char *path, const c
  */
 CA_API ca_status_t ca_array_to_npy(ca_context_t *ctx, const ca_array_t *a, const char *path,
                                    const ca_compute_options_t *copts);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* npy stacks (dask's to_npy_stack / from_npy_stack)                                                  */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * Compute @p a and write it as dask.array.to_npy_stack does: the array rechunked to one block along
+ * every axis but @p axis, block i along @p axis written to "<dirname>/<i>.npy" (as ca_array_to_npy(),
+ * each file atomically) and "<dirname>/info", the pickle dask writes ({'chunks': ..., 'dtype':
+ * numpy.dtype, 'axis': ...}; protocol 2), so dask.array.from_npy_stack reads the directory.
+ * @param ctx, a, dirname borrowed; @p dirname is created (with parents) if missing.
+ * @param axis the axis the files follow; negative counts from the end.
+ * @param copts borrowed, may be NULL.
+ * @return CA_OK; CA_EINVAL (NULL argument, 0-d array, axis out of range); CA_EUNSUPPORTED (CA_RAW,
+ *         datetime64/timedelta64: the info pickle has no writer for them); CA_EEXISTS (a file is at
+ *         @p dirname); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM.
+ * Blocks the calling thread.
+ */
+CA_API ca_status_t ca_array_to_npy_stack(ca_context_t *ctx, const ca_array_t *a, const char *dirname, int32_t axis,
+                                         const ca_compute_options_t *copts);
+
+/**
+ * A lazy array over an npy stack written by ca_array_to_npy_stack() or dask.array.to_npy_stack: the
+ * chunks are the ones "<dirname>/info" names, block i along its axis is the file "<dirname>/<i>.npy"
+ * (read lazily, as ca_array_from_npy()). The info pickle is read by a strict parser that accepts only
+ * the dict dask writes (protocols 2 to 5; no object but numpy.dtype is ever built), so an untrusted
+ * directory cannot run code.
+ * @param[out] out owned (ca_array_free()); NULL on failure.
+ * @param dirname borrowed.
+ * @return CA_OK; CA_EINVAL (NULL argument); CA_ENOTFOUND (no info file, a missing .npy file);
+ *         CA_EFORMAT (info is not such a pickle, e.g. "pickle opcode 0x63 ... refers to os.system",
+ *         or a file whose dtype or shape disagrees with info: the message names the file);
+ *         CA_EUNSUPPORTED (a dtype chunkarray has no counterpart for); CA_EIO; CA_ENOMEM.
+ */
+CA_API ca_status_t ca_array_from_npy_stack(ca_array_t **out, const char *dirname);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* HDF5                                                                                              */
+/* ------------------------------------------------------------------------------------------------ */
+
+/**
+ * A lazy array over the HDF5 dataset @p dataset of the file at @p path (dask's
+ * from_array(h5py.File(path)[dataset], chunks)). The file's metadata is read now; each block is
+ * read when computed, as one hyperslab straight into the block, or, for datasets stored as the
+ * block's bytes with at most the shuffle and deflate filters, chunk by chunk: HDF5 (under the lock,
+ * see below) only says where the chunk lies, the task reads and inflates it itself, in parallel.
+ *
+ * dtypes: integers and floats of 1 to 8 bytes (and float16), h5py's complex ({r, i} compound), h5py's
+ * bool (enum int8 FALSE/TRUE) and fixed-width strings (as bytes "S<n>"). Other HDF5 types
+ * (variable-length strings, other compounds and enums, references, opaque) are CA_EUNSUPPORTED
+ * naming the HDF5 type class.
+ *
+ * Thread safety: every HDF5 call of chunkarray runs under one process-wide mutex, so this is correct
+ * with a libhdf5 built without --enable-threadsafe too (Debian 12's is thread-safe). With such a
+ * non-thread-safe libhdf5, a host that also calls HDF5 itself (h5py in the same process) must not do
+ * so while a chunkarray compute reads or writes HDF5. docs/hdf5.md.
+ *
+ * @param[out] out owned (ca_array_free()); NULL on failure.
+ * @param path, dataset borrowed ("/group/name" or "name").
+ * @param chunks borrowed, may be NULL: a chunk request as for ca_array_rechunk_spec ("auto", "64MiB",
+ *        "(1000, -1)", "((2, 3), 5)"), resolved with the dataset's HDF5 chunks as previous chunks,
+ *        as dask does with h5py datasets; NULL or "" = the dataset's HDF5 chunks (one task per HDF5
+ *        chunk; for a contiguous dataset "auto").
+ * @return CA_OK; CA_EINVAL (NULL argument, bad chunks, the name is a group); CA_ENOTFOUND (no such
+ *         file, "HDF5 file 'f.h5' has no dataset '/g/x' (it has no group '/g')"); CA_EFORMAT (not an HDF5
+ *         file, corrupt metadata: the message names the file, the dataset and HDF5's own message);
+ *         CA_EUNSUPPORTED (datatype or filter, e.g. h5py's lzf; or a build without HDF5: "this
+ *         chunkarray was built without HDF5"); CA_EIO; CA_ENOMEM. Computing may fail with CA_EFORMAT or
+ *         CA_EIO naming a corrupt chunk.
+ */
+CA_API ca_status_t ca_array_from_hdf5(ca_array_t **out, const char *path, const char *dataset, const char *chunks);
+
+/** How ca_array_to_hdf5() lays out the dataset. Initialize with CA_HDF5_OPTIONS_INIT; fields are only
+ *  ever appended. */
+typedef struct ca_hdf5_options {
+  uint32_t struct_size;  /**< sizeof(ca_hdf5_options_t) */
+  const int64_t *chunks; /**< borrowed, the HDF5 chunk shape (each >= 1, clamped to the extent); NULL =
+                              the array's first block size along each dimension (dask's to_hdf5) */
+  int32_t contiguous;    /**< non-zero: contiguous layout (no chunks, no filters) */
+  int32_t gzip_level;    /**< -1 (default): no compression; 0..9: HDF5's deflate ("gzip") filter */
+  int32_t shuffle;       /**< non-zero: HDF5's shuffle filter (before deflate, as h5py orders them) */
+  int32_t overwrite;     /**< non-zero: an existing dataset of that name is replaced (unlinked; HDF5
+                              does not give its space back to the file) */
+} ca_hdf5_options_t;
+
+/** The defaults of ca_hdf5_options_t. */
+#define CA_HDF5_OPTIONS_INIT {sizeof(ca_hdf5_options_t), NULL, 0, -1, 0, 0}
+
+/**
+ * Compute @p a and write it to dataset @p dataset of the HDF5 file at @p path (dask's to_hdf5). The
+ * file is created if missing (an existing HDF5 file is opened and its other objects kept), the groups
+ * on the dataset's path too. 0-d and empty arrays are stored contiguous (HDF5 chunks need a nonzero
+ * extent). Every block is written as it completes and freed (bounded memory): if a block boundary of @p
+ * a is not on an HDF5 chunk boundary the array is first rechunked to the HDF5 chunks (as
+ * ca_array_to_zarr() does), so each block is whole chunks, which the task shuffles and deflates itself
+ * and hands to HDF5 with direct chunk writes; contiguous datasets are written with pwrite at the
+ * dataset's address. HDF5 calls run under the process-wide lock (see ca_array_from_hdf5()).
+ * @param ctx borrowed: its executor runs the compute. @param a, path, dataset borrowed.
+ * @param opts borrowed, may be NULL (defaults). @param copts borrowed, may be NULL.
+ * @return CA_OK; CA_EINVAL (NULL argument, chunk size < 1, gzip level outside -1..9, contiguous with
+ *         chunks or filters, an HDF5 chunk over 4 GiB); CA_EEXISTS (the dataset exists and overwrite is
+ *         0; the name is a group); CA_EFORMAT (@p path exists and is not an HDF5 file);
+ *         CA_EUNSUPPORTED (a dtype HDF5 gets no type for: datetime64, unicode, raw; a build without
+ *         HDF5); CA_EIO; CA_EKERNEL; CA_ECANCELED; CA_ENOMEM. On a compute failure the dataset exists
+ *         with the blocks written so far.
+ * Blocks the calling thread.
+ */
+CA_API ca_status_t ca_array_to_hdf5(ca_context_t *ctx, const ca_array_t *a, const char *path, const char *dataset,
+                                    const ca_hdf5_options_t *opts, const ca_compute_options_t *copts);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <unordered_map>
 
 #include "core/checked.hpp"
@@ -16,7 +17,12 @@
 #include "graph/graph.hpp"
 #include "graph/layer.hpp"
 #include "graph/plan.hpp"
+#include "io/fs.hpp"
+#include "io/hdf5.hpp"
 #include "io/npy.hpp"
+#include "io/npy_stack_info.hpp"
+#include "array/shape.hpp"
+#include "array/rechunk.hpp"
 #include "io/zarr_array.hpp"
 #include "kernel/adapter.hpp"
 
@@ -125,6 +131,20 @@ Block *k_npy_read(const KernelArgs &a) {
   return f->read_region(origin, stop).release();
 }
 
+// ---- ca.hdf5_read(path, dataset, dtype, origin, shape) ----------------------------------------------
+
+Block *k_hdf5_read(const KernelArgs &a) {
+  const char *k = a.kernel();
+  CA_CHECK(a.size() == 5 && a[2].kind == CA_ARG_INT64, CA_EINVAL, k, ": expected (path, dataset, dtype, origin, shape)");
+  std::string path(a.bytes(0, "path")), dataset(a.bytes(1, "dataset"));
+  DType dtype = DType(a.int64(2, "dtype"));
+  auto origin = a.tuple(3, "origin"), shape = a.tuple(4, "shape");
+  CA_CHECK(origin.size() == shape.size(), CA_EINVAL, k, ": origin and shape differ in length");
+  std::vector<Index> stop(origin.begin(), origin.end());
+  for (size_t d = 0; d < stop.size(); ++d) stop[d] += shape[d];
+  return read_h5_region(path, dataset, dtype, origin, stop).release();
+}
+
 // ---- streaming computes -------------------------------------------------------------------------------
 
 // Compute every block of `a`, calling write(origin, block) for each (concurrently, on worker threads).
@@ -156,7 +176,10 @@ void compute_blocks(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, 
       CA_CHECK(b->shape[d] == a->chunks[d][size_t(bi[d])], CA_EKERNEL, "block ", i, " of ", a->name, " has extent ",
                b->shape[d], " along axis ", d, ", its chunks say ", a->chunks[d][size_t(bi[d])]);
     }
-    write(origin, *b);
+    if constexpr (std::is_invocable_v<Fn &, const std::vector<Index> &, const Block &, const Index *>)
+      write(origin, *b, bi);
+    else
+      write(origin, *b);
   };
   ex.run(*plan, run);
 }
@@ -310,6 +333,144 @@ void to_npy(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const st
   w.commit();
 }
 
+// ---- HDF5 ---------------------------------------------------------------------------------------------
+
+ArrayPtr from_hdf5(const std::string &path, const std::string &dataset, const std::string &chunks) {
+  H5Meta m = read_h5_meta(path, dataset);
+  const Index limit = Index(128) << 20;
+  Chunks native;
+  if (!m.chunks.empty()) {
+    for (size_t d = 0; d < m.shape.size(); ++d) native.push_back(blocks_of(m.shape[d], m.chunks[d]));
+  } else {
+    native = normalize_chunks(std::vector<DimChunks>(m.shape.size()), m.shape, m.dtype, limit);
+  }
+  FileId id = file_id(path);
+  auto make = [&](const Chunks &ch) {
+    std::string name = Tokenizer("from-hdf5").add(id.key).add(dataset).add(ch).add(int64_t(m.dtype)).name();
+    std::vector<BlockwiseArg> args;
+    args.push_back(lit_str(path));
+    args.push_back(lit_str(dataset));
+    args.push_back(blockwise_literal(ca_arg_i64(m.dtype)));
+    args.push_back(special(BlockwiseArg::BlockOrigin));
+    args.push_back(special(BlockwiseArg::BlockShape));
+    return source_array(name, "ca.hdf5_read", std::move(args), ch, m.dtype);
+  };
+  ArrayPtr a = make(native);
+  if (chunks.empty()) return a;
+  // dask: from_array(dset, chunks) resolves chunks with previous_chunks = dset.chunks; so does
+  // rechunk_chunks against an array with the HDF5 chunks. The tasks then read the new boxes directly.
+  Chunks want = rechunk_chunks(*a, chunks, limit);
+  check_chunks(want, m.shape, "from_hdf5");
+  return want == native ? a : make(want);
+}
+
+void to_hdf5(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a0, const std::string &path,
+             const std::string &dataset, const Hdf5WriteOptions &opts, const RunOptions &run) {
+  CA_CHECK(a0, CA_EINVAL, "to_hdf5: array is null");
+  require_known_chunks(*a0, "to_hdf5");
+  CA_CHECK(!(opts.contiguous && (opts.gzip_level >= 0 || opts.shuffle || !opts.chunks.empty())), CA_EINVAL,
+           "to_hdf5: a contiguous dataset has no chunks and no filters (gzip, shuffle)");
+  H5WriteOptions w;
+  w.gzip_level = opts.gzip_level;
+  w.shuffle = opts.shuffle;
+  w.overwrite = opts.overwrite;
+  if (!opts.contiguous && a0->ndim() > 0) {
+    if (!opts.chunks.empty()) {
+      CA_CHECK(int(opts.chunks.size()) == a0->ndim(), CA_EINVAL, "to_hdf5: chunks have ", opts.chunks.size(),
+               " dimensions, the array ", a0->ndim());
+      w.chunks = opts.chunks;
+    } else {
+      for (auto &dim : a0->chunks) w.chunks.push_back(std::max<Index>(dim.empty() ? 1 : dim[0], 1));
+    }
+  }
+  ArrayPtr a = a0;
+  H5Writer writer(path, dataset, a0->dtype, a0->shape, w);
+  // Every interior block boundary on an HDF5 chunk boundary: each block is whole chunks, written
+  // directly (and no two tasks share a chunk).
+  if (!w.chunks.empty()) {
+    bool aligned = true;
+    for (size_t d = 0; d < w.chunks.size() && aligned; ++d) {
+      Index off = 0, c = std::min(w.chunks[d], std::max<Index>(a->shape[d], 1));
+      for (size_t b = 0; b + 1 < a->chunks[d].size(); ++b) {
+        off += a->chunks[d][b];
+        if (off % c != 0 && off != a->shape[d]) {
+          aligned = false;
+          break;
+        }
+      }
+    }
+    if (!aligned) {
+      Chunks target;
+      for (size_t d = 0; d < w.chunks.size(); ++d)
+        target.push_back(blocks_of(a->shape[d], std::min(w.chunks[d], std::max<Index>(a->shape[d], 1))));
+      a = rechunk(a, target);
+    }
+  }
+  compute_blocks(ex, reg, a, run, [&](const std::vector<Index> &origin, const Block &b) {
+    writer.write_region(origin, b);
+  });
+  writer.close();
+}
+
+// ---- npy stacks -----------------------------------------------------------------------------------------
+
+void to_npy_stack(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a0, const std::string &dir, int axis,
+                  const RunOptions &run) {
+  CA_CHECK(a0, CA_EINVAL, "to_npy_stack: array is null");
+  require_known_chunks(*a0, "to_npy_stack");
+  const int nd = a0->ndim();
+  CA_CHECK(nd > 0, CA_EINVAL, "to_npy_stack: a 0-d array has no axis to stack along");
+  CA_CHECK(axis >= -nd && axis < nd, CA_EINVAL, "to_npy_stack: axis ", axis, " is out of range for ", nd,
+           " dimensions");
+  if (axis < 0) axis += nd;
+  CA_CHECK(a0->dtype != CA_RAW, CA_EUNSUPPORTED, "to_npy_stack: raw blocks have no NumPy dtype");
+  NpyStackInfo info;
+  info.axis = axis;
+  info.dtype = a0->dtype;
+  Chunks target;
+  for (int d = 0; d < nd; ++d) target.push_back(d == axis ? a0->chunks[d] : std::vector<Index>{a0->shape[d]});
+  info.chunks = target;
+  std::string pickle = write_npy_stack_info(info);  // before anything is written: an unnamable dtype fails here
+  ArrayPtr a = rechunk(a0, target);
+  CA_CHECK(!path_exists(dir) || is_directory(dir), CA_EEXISTS, "to_npy_stack: '", dir, "' exists and is not a directory");
+  make_dirs(dir);
+  write_file_atomic(join_path(dir, "info"), pickle.data(), pickle.size());
+  compute_blocks(ex, reg, a, run, [&](const std::vector<Index> &, const Block &b, const Index *bi) {
+    write_npy(join_path(dir, std::to_string(bi[axis]) + ".npy"), b);
+  });
+}
+
+ArrayPtr from_npy_stack(const std::string &dir) {
+  std::string info_path = join_path(dir, "info");
+  CA_CHECK(path_exists(info_path), CA_ENOTFOUND, "from_npy_stack: no npy stack at '", dir, "' (no '", info_path, "')");
+  auto bytes = read_file_if_exists(info_path, size_t(1) << 20, "npy stack info");
+  CA_CHECK(bytes.has_value(), CA_ENOTFOUND, "from_npy_stack: no '", info_path, "'");
+  NpyStackInfo info = parse_npy_stack_info(*bytes, "npy stack info '" + info_path + "'");
+  const int nd = int(info.chunks.size());
+  for (int d = 0; d < nd; ++d)
+    CA_CHECK(d == info.axis || info.chunks[d].size() == 1, CA_EFORMAT, "'", info_path, "': chunks along axis ", d,
+             " are ", info.chunks[d].size(), " blocks; an npy stack has one file per block along axis ", info.axis,
+             " only");
+  std::vector<ArrayPtr> parts;
+  for (size_t i = 0; i < info.chunks[info.axis].size(); ++i) {
+    std::string f = join_path(dir, std::to_string(i) + ".npy");
+    NpyHeader h = read_npy_header(f);
+    CA_CHECK(h.dtype == info.dtype, CA_EFORMAT, "from_npy_stack: '", f, "' has dtype ", dtype_name(h.dtype),
+             ", the stack's info says ", dtype_name(info.dtype));
+    CA_CHECK(int(h.shape.size()) == nd, CA_EFORMAT, "from_npy_stack: '", f, "' has ", h.shape.size(),
+             " dimensions, the stack's info ", nd);
+    Chunks one;
+    for (int d = 0; d < nd; ++d) {
+      Index want = d == info.axis ? info.chunks[d][i] : info.chunks[d][0];
+      CA_CHECK(h.shape[d] == want, CA_EFORMAT, "from_npy_stack: '", f, "' has extent ", h.shape[d], " along axis ",
+               d, ", the stack's info says ", want);
+      one.push_back({want});
+    }
+    parts.push_back(from_npy(f, one));
+  }
+  return parts.size() == 1 ? parts[0] : concatenate(parts, info.axis);
+}
+
 }  // namespace ca::io
 
 namespace ca {
@@ -318,6 +479,7 @@ void register_io_kernels(KernelRegistry &reg) {
   using namespace ca::io;
   register_builtin<k_zarr_read>(reg, "ca.zarr_read");
   register_builtin<k_npy_read>(reg, "ca.npy_read");
+  register_builtin<k_hdf5_read>(reg, "ca.hdf5_read");
 }
 
 }  // namespace ca

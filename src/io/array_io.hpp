@@ -88,9 +88,46 @@ ArrayPtr from_npy(const std::string &path, const std::optional<Chunks> &chunks =
 void to_npy(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &path,
             const RunOptions &run = {});
 
+// ---- HDF5 -------------------------------------------------------------------------------------------
+
+/// A lazy array over HDF5 dataset `dataset` of the file at `path` (metadata read now). `chunks` is a
+/// chunk request as for rechunk ("auto", "(1000, -1)", "64MiB", ...), resolved against the dataset's
+/// own HDF5 chunks as dask's from_array(dataset, chunks) does with dataset.chunks; empty = the
+/// dataset's HDF5 chunks (contiguous datasets: "auto"). Each task reads its box (io/hdf5.hpp).
+ArrayPtr from_hdf5(const std::string &path, const std::string &dataset, const std::string &chunks = "");
+
+struct Hdf5WriteOptions {
+  std::vector<Index> chunks;  ///< HDF5 chunk shape; empty = the array's first block sizes
+  bool contiguous = false;    ///< contiguous layout (no chunks, no filters)
+  int gzip_level = -1;        ///< -1 none, 0..9
+  bool shuffle = false;
+  bool overwrite = false;
+};
+
+/// Compute `a` and write it to dataset `dataset` of the HDF5 file at `path` (created with its groups),
+/// each block as it completes (bounded memory). If a block boundary does not fall on an HDF5 chunk
+/// boundary, `a` is first rechunked to the HDF5 chunks (as to_zarr does), so every block is whole
+/// chunks and goes through direct chunk writes.
+void to_hdf5(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &path,
+             const std::string &dataset, const Hdf5WriteOptions &opts = {}, const RunOptions &run = {});
+
+// ---- npy stacks (dask's to_npy_stack / from_npy_stack) ------------------------------------------------
+
+/// Compute `a` and write it as dask does: the array rechunked to whole blocks along every axis but
+/// `axis`, block i of `axis` to <dir>/<i>.npy, and <dir>/info, a pickle of {'chunks': ..., 'dtype':
+/// numpy.dtype, 'axis': ...}. CA_EINVAL (axis), CA_EUNSUPPORTED (a dtype the pickle writer cannot
+/// name), CA_EIO.
+void to_npy_stack(Executor &ex, const KernelRegistry &reg, const ArrayPtr &a, const std::string &dir, int axis,
+                  const RunOptions &run = {});
+
+/// A lazy array over a directory written by to_npy_stack (or dask's): chunks as <dir>/info says, each
+/// file read lazily (from_npy). CA_ENOTFOUND, CA_EFORMAT (an info pickle of another shape, or files
+/// that disagree with it).
+ArrayPtr from_npy_stack(const std::string &dir);
+
 }  // namespace ca::io
 
 namespace ca {
-/// "ca.zarr_read", "ca.npy_read" (called by register_array_kernels()).
+/// "ca.zarr_read", "ca.npy_read", "ca.hdf5_read" (called by register_array_kernels()).
 void register_io_kernels(KernelRegistry &reg);
 }  // namespace ca

@@ -4,14 +4,26 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include <chunkarray/block.h>
 
+#include "core/block.hpp"
 #include "core/dtype.hpp"
 
 namespace ca::io {
+
+/// Scratch memory for chunk codecs (zarr, HDF5): aligned like blocks, uninitialized.
+struct AlignedFree {
+  void operator()(unsigned char *p) const noexcept { ::operator delete[](p, std::align_val_t(kBlockAlign)); }
+};
+using AlignedBuffer = std::unique_ptr<unsigned char[], AlignedFree>;
+inline AlignedBuffer make_aligned_buffer(size_t n) {
+  return AlignedBuffer(static_cast<unsigned char *>(::operator new[](n ? n : 1, std::align_val_t(kBlockAlign))));
+}
 
 /// Reverse the byte order of `count` scalars of `scalar_size` bytes (1, 2, 4, 8 or 16), in place.
 void byteswap_scalars(void *data, size_t count, size_t scalar_size) noexcept;

@@ -28,7 +28,7 @@ export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist,
        digitize, nonzero, flatnonzero, argwhere, roll, rot90, rollaxis, take, einsum, chunks_known,
        compute_chunk_sizes, insert, delete, choose, select, coarsen, bincount, bincount_minlength,
        histogram, histogramdd,
-       ravel_multi_index, unravel_index,
+       ravel_multi_index, unravel_index, from_hdf5, to_hdf5, from_npy_stack, to_npy_stack,
        # the Python array API standard's promotion and exact integer full (ca_dtype_promote_std, ...)
        promote_std, binary_std, cfull_int,
        # fft.h (dask.array.fft under NumPy's names; also reachable as ChunkArray.FFT.fft ...)
@@ -168,6 +168,15 @@ struct CaKey              # ca_key_t
     name::Ptr{Cchar}
     index::Ptr{Int64}
     nindex::Int32
+end
+
+struct CaHdf5Options   # ca_hdf5_options_t
+    struct_size::UInt32
+    chunks::Ptr{Int64}
+    contiguous::Int32
+    gzip_level::Int32
+    shuffle::Int32
+    overwrite::Int32
 end
 
 struct CaComputeOptions   # ca_compute_options_t
@@ -661,6 +670,66 @@ function compute(a::CArray, ctx::Context; cancel::Union{Nothing,CancelToken}=not
     finally
         @ccall $(sym(:ca_block_free))(out[]::Ptr{Cvoid})::Cvoid
     end
+end
+
+# ---- I/O: HDF5 and npy stacks (io.h) ------------------------------------------------------------
+
+"""
+    from_hdf5(path, dataset; chunks=nothing)
+
+A lazy array over dataset `dataset` of the HDF5 file at `path` (dask's `from_array(h5py_dataset)`).
+`chunks`: a chunk request string ("auto", "(1000, -1)", "64MiB") resolved with the dataset's HDF5
+chunks; `nothing` = those chunks. A `ChunkArrayError` with code "CA_EUNSUPPORTED" when the library was
+built without HDF5.
+"""
+function from_hdf5(path::AbstractString, dataset::AbstractString; chunks::Union{Nothing,AbstractString}=nothing)
+    c = chunks === nothing ? nothing : String(chunks)
+    GC.@preserve c begin
+        cp = c === nothing ? Ptr{Cchar}(C_NULL) : Ptr{Cchar}(pointer(c))
+        newarray(out -> @ccall $(sym(:ca_array_from_hdf5))(out::Ptr{Ptr{Cvoid}}, path::Cstring, dataset::Cstring,
+                                                          cp::Ptr{Cchar})::Int32)
+    end
+end
+
+"""
+    to_hdf5(a, ctx, path, dataset; chunks=nothing, contiguous=false, gzip_level=-1, shuffle=false, overwrite=false)
+
+Compute `a` into dataset `dataset` of the HDF5 file at `path` (dask's `to_hdf5`), block by block.
+"""
+function to_hdf5(a::CArray, ctx::Context, path::AbstractString, dataset::AbstractString;
+                 chunks=nothing, contiguous::Bool=false, gzip_level::Integer=-1, shuffle::Bool=false,
+                 overwrite::Bool=false, cancel::Union{Nothing,CancelToken}=nothing)
+    ch = chunks === nothing ? nothing : Int64[c for c in chunks]
+    ch === nothing || length(ch) == ndims(a) ||
+        throw(ArgumentError("to_hdf5: $(length(ch)) chunk sizes for $(ndims(a)) dimensions"))
+    GC.@preserve ch cancel begin
+        o = Ref(CaHdf5Options(sizeof(CaHdf5Options), ch === nothing ? Ptr{Int64}(C_NULL) : pointer(ch),
+                              Int32(contiguous), Int32(gzip_level), Int32(shuffle), Int32(overwrite)))
+        co = compute_options(cancel)
+        check(@ccall $(sym(:ca_array_to_hdf5))(ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid}, path::Cstring, dataset::Cstring,
+                                               o::Ptr{CaHdf5Options}, co::Ptr{CaComputeOptions})::Int32)
+    end
+    nothing
+end
+
+"A lazy array over an npy stack (dask's `from_npy_stack`: `<dir>/<i>.npy` and the `info` pickle)."
+from_npy_stack(dir::AbstractString) =
+    newarray(out -> @ccall $(sym(:ca_array_from_npy_stack))(out::Ptr{Ptr{Cvoid}}, dir::Cstring)::Int32)
+
+"""
+    to_npy_stack(a, ctx, dir; axis=0)
+
+Compute `a` into an npy stack (dask's `to_npy_stack`): one .npy file per block along `axis` (0-based,
+as dask's; negative counts from the end) and the `info` pickle.
+"""
+function to_npy_stack(a::CArray, ctx::Context, dir::AbstractString; axis::Integer=0,
+                      cancel::Union{Nothing,CancelToken}=nothing)
+    GC.@preserve cancel begin
+        co = compute_options(cancel)
+        check(@ccall $(sym(:ca_array_to_npy_stack))(ctx.h::Ptr{Cvoid}, a.h::Ptr{Cvoid}, dir::Cstring, Int32(axis)::Int32,
+                                                    co::Ptr{CaComputeOptions})::Int32)
+    end
+    nothing
 end
 
 "Compute several arrays in one pass over their merged graph."

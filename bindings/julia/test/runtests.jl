@@ -256,3 +256,33 @@ end
     @test MA.fill_value(a) == 1e20
     close(ctx)
 end
+
+@testset "HDF5 and npy stacks" begin
+    ctx = Context(2)
+    A = reshape(collect(0.0:0.5:(0.5 * 41)), 6, 7)
+    a = carray(A; chunks=[4, 3])
+    dir = mktempdir()
+    h5 = joinpath(dir, "x.h5")
+    hdf5 = try
+        to_hdf5(a, ctx, h5, "/g/x"; chunks=[3, 7], gzip_level=4, shuffle=true)
+        true
+    catch e
+        e isa ChunkArrayError && e.code == "CA_EUNSUPPORTED" || rethrow()
+        false
+    end
+    if hdf5
+        b = from_hdf5(h5, "/g/x")
+        @test chunks(b) == [[3, 3], [7]]
+        @test compute(b, ctx) == A
+        @test compute(from_hdf5(h5, "g/x"; chunks="(4, 2)"), ctx) == A
+        @test_throws ChunkArrayError from_hdf5(h5, "nope")
+        @test_throws ChunkArrayError to_hdf5(a, ctx, h5, "/g/x")
+        to_hdf5(a, ctx, h5, "/g/x"; overwrite=true, contiguous=true)
+        @test compute(from_hdf5(h5, "/g/x"), ctx) == A
+    end
+    to_npy_stack(a, ctx, joinpath(dir, "s"); axis=1)
+    s = from_npy_stack(joinpath(dir, "s"))
+    @test chunks(s)[2] == [3, 3, 1]
+    @test compute(s, ctx) == A
+    close(ctx)
+end

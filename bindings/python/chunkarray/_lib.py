@@ -203,6 +203,11 @@ class ZarrOptions(ctypes.Structure):
                 ("fill_value", ctypes.c_double)]
 
 
+class Hdf5Options(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("chunks", c_i64p), ("contiguous", ctypes.c_int32),
+                ("gzip_level", ctypes.c_int32), ("shuffle", ctypes.c_int32), ("overwrite", ctypes.c_int32)]
+
+
 PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, c_vp)
 
 
@@ -425,6 +430,11 @@ _PROTOS = {
     "ca_array_to_zarr": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ZarrOptions), ctypes.POINTER(ComputeOptions)]),
     "ca_array_from_npy": (c_status, [ctypes.POINTER(c_vp), c_char_p, ctypes.POINTER(Chunks)]),
     "ca_array_to_npy": (c_status, [c_vp, c_vp, c_char_p, ctypes.POINTER(ComputeOptions)]),
+    "ca_array_to_npy_stack": (c_status, [c_vp, c_vp, c_char_p, ctypes.c_int32, ctypes.POINTER(ComputeOptions)]),
+    "ca_array_from_npy_stack": (c_status, [ctypes.POINTER(c_vp), c_char_p]),
+    "ca_array_from_hdf5": (c_status, [ctypes.POINTER(c_vp), c_char_p, c_char_p, c_char_p]),
+    "ca_array_to_hdf5": (c_status, [c_vp, c_vp, c_char_p, c_char_p, ctypes.POINTER(Hdf5Options),
+                                    ctypes.POINTER(ComputeOptions)]),
     # slicing.h
     "ca_array_getitem": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.POINTER(Index), ctypes.c_size_t]),
     "ca_array_take": (c_status, [ctypes.POINTER(c_vp), c_vp, c_i64p, ctypes.c_int64, ctypes.c_int32]),

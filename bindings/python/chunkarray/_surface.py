@@ -12,7 +12,6 @@ with map_blocks, so the values are NumPy's and the chunks dask's.
 import ctypes
 import numbers
 import os
-import pickle
 
 import numpy as np
 
@@ -24,9 +23,9 @@ from .core import Array, _check, _i64arr, _scalar, asarray
 c_vp = ctypes.c_void_p
 
 __all__ = ["append", "apply_along_axis", "apply_over_axes", "array", "as_gufunc", "asanyarray", "choose", "coarsen",
-           "compress", "delete", "extract", "from_npy_stack", "fromfunction", "frompyfunc", "gufunc", "histogram2d",
+           "compress", "delete", "extract", "from_npy_stack", "from_hdf5", "fromfunction", "frompyfunc", "gufunc", "histogram2d",
            "histogramdd", "insert", "ndim", "piecewise", "ravel_multi_index", "result_type", "select", "shape",
-           "to_npy_stack", "to_zarr", "unravel_index", "vdot", "BlockView"]
+           "to_npy_stack", "to_hdf5", "to_zarr", "unravel_index", "vdot", "BlockView"]
 
 
 def _handles(arrays):
@@ -1027,7 +1026,8 @@ def to_npy_stack(dirname, x, axis=0):
     """Write an array as one .npy file per block along an axis (``dask.array.to_npy_stack``).
 
     The array is rechunked to whole blocks along the other axes; block i goes to ``dirname/i.npy`` and
-    the chunks, dtype and axis to ``dirname/info`` (dask's layout, readable by dask.array.from_npy_stack).
+    the chunks, dtype and axis to ``dirname/info`` (dask's layout and pickle, readable by
+    dask.array.from_npy_stack). Written by the library (``ca_array_to_npy_stack``), block by block.
 
     Parameters
     ----------
@@ -1044,46 +1044,101 @@ def to_npy_stack(dirname, x, axis=0):
         The files are written.
     """
     x = asarray(x)
-    axis = _axis_extent(x, axis)
-    chunks = tuple((c if i == axis else (sum(c),)) for i, c in enumerate(x.chunks))
-    xx = x.rechunk(chunks)
-    os.makedirs(dirname, exist_ok=True)
-    meta = {"chunks": chunks, "dtype": x.dtype, "axis": axis}
-    with open(os.path.join(dirname, "info"), "wb") as f:
-        pickle.dump(meta, f)
-    pos = 0
-    for i, c in enumerate(chunks[axis]):
-        sl = (slice(None),) * axis + (slice(pos, pos + c),)
-        np.save(os.path.join(dirname, f"{i}.npy"), xx[sl].compute())
-        pos += c
+    ctx = core.default_context()
+    ctx._sync_kernels()
+    _check(lib().ca_array_to_npy_stack(ctx.handle, x._h, os.fspath(dirname).encode(), int(axis), None))
 
 
 def from_npy_stack(dirname, mmap_mode="r"):
     """Read an array written by to_npy_stack (``dask.array.from_npy_stack``), one block per file.
+
+    The ``info`` pickle is read by the library's strict reader (only the dict dask writes is accepted;
+    nothing is imported or called), the files lazily (as ``from_npy``).
 
     Parameters
     ----------
     dirname : str or os.PathLike
         The directory with ``info`` and ``<i>.npy``.
     mmap_mode : str, optional
-        dask's; the files are read by the library (``from_npy``), lazily.
+        dask's; the files are read by the library, lazily.
 
     Returns
     -------
     Array
         The lazy array.
     """
-    from ._shape import concatenate
-    with open(os.path.join(dirname, "info"), "rb") as f:
-        info = pickle.load(f)
-    axis = info["axis"]
-    parts = []
-    for i in builtins_range(len(info["chunks"][axis])):
-        p = core.from_npy(os.path.join(dirname, f"{i}.npy"))
-        parts.append(p.rechunk(tuple(c if j == axis else c for j, c in enumerate(p.chunks))))
-    out = concatenate(parts, axis=axis) if len(parts) != 1 else parts[0]
-    want = tuple((c if j == axis else info["chunks"][j]) for j, c in enumerate(out.chunks))
-    return out.rechunk(want) if want != out.chunks else out
+    return Array._new(lib().ca_array_from_npy_stack, os.fspath(dirname).encode())
+
+
+def from_hdf5(path, dataset, chunks=None):
+    """A lazy array over an HDF5 dataset (dask's ``from_array(h5py.File(path)[dataset], chunks)``).
+
+    Each block is read at compute time by the library (one hyperslab, or direct chunk reads decoded
+    on the workers); HDF5 calls are serialized by one process-wide lock (docs/hdf5.md).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The HDF5 file.
+    dataset : str
+        The dataset's name, e.g. ``"/group/x"``.
+    chunks : str, int, tuple or dict, optional
+        A chunk request as dask's (``"auto"``, ``(1000, -1)``, ``"64MiB"``), resolved with the
+        dataset's HDF5 chunks as previous chunks. Default: the dataset's HDF5 chunks.
+
+    Returns
+    -------
+    Array
+        The lazy array.
+    """
+    spec = None if chunks is None else (chunks if isinstance(chunks, str) else repr(chunks)).encode()
+    return Array._new(lib().ca_array_from_hdf5, os.fspath(path).encode(), str(dataset).encode(), spec)
+
+
+def to_hdf5(filename, *args, chunks=True, compression=None, compression_opts=None, shuffle=False,
+            overwrite=False, ctx=None, **kwargs):
+    """Store arrays in an HDF5 file (``dask.array.to_hdf5``), block by block with bounded memory.
+
+    ``to_hdf5(f, "/x", x)`` or ``to_hdf5(f, {"/x": x, "/y": y})``.
+
+    Parameters
+    ----------
+    filename : str or os.PathLike
+        The HDF5 file (created if missing; other objects in it are kept).
+    *args : str and Array, or dict
+        The dataset name and the array, or a dict of them.
+    chunks : bool or tuple of int, default True
+        True: HDF5 chunks of the array's chunk size; a tuple: that chunk shape; None or False:
+        contiguous layout.
+    compression : {None, "gzip"}, optional
+        HDF5's deflate filter ("lzf" is h5py's own and not available).
+    compression_opts : int, optional
+        The gzip level (default 4, as h5py).
+    shuffle : bool, default False
+        HDF5's shuffle filter.
+    overwrite : bool, default False
+        Replace an existing dataset of that name.
+    ctx : Context, optional
+        Where to run.
+    **kwargs
+        Other h5py ``create_dataset`` options are not supported (NotImplementedError).
+
+    Returns
+    -------
+    None
+        The data is written.
+    """
+    if kwargs:
+        raise NotImplementedError("to_hdf5: unsupported options " + ", ".join(sorted(kwargs)))
+    if len(args) == 1 and isinstance(args[0], dict):
+        items = list(args[0].items())
+    elif len(args) == 2:
+        items = [(args[0], args[1])]
+    else:
+        raise ValueError("to_hdf5: pass a dataset name and an array, or a dict of them")
+    for name, x in items:
+        asarray(x).to_hdf5(filename, name, chunks=chunks, compression=compression,
+                           compression_opts=compression_opts, shuffle=shuffle, overwrite=overwrite, ctx=ctx)
 
 
 # ---- Array methods ----------------------------------------------------------------------------------

@@ -1832,6 +1832,43 @@ class Array:
             return
         _check(lib().ca_array_to_zarr(ctx.handle, self._h, str(path).encode(), ctypes.byref(o), None))
 
+    def to_hdf5(self, filename, datapath, chunks=True, compression=None, compression_opts=None, shuffle=False,
+                overwrite=False, ctx=None):
+        """Compute into an HDF5 dataset, block by block (dask's ``to_hdf5``).
+
+        Parameters
+        ----------
+        filename : str or os.PathLike
+            The HDF5 file (created if missing; other objects in it are kept).
+        datapath : str
+            The dataset's name; groups on its path are created.
+        chunks : bool or tuple of int, default True
+            True: HDF5 chunks of the array's chunk size; a tuple: that chunk shape; None or False:
+            contiguous layout.
+        compression : {None, "gzip"}, optional
+            HDF5's deflate filter.
+        compression_opts : int, optional
+            The gzip level 0..9 (default 4, as h5py).
+        shuffle : bool, default False
+            HDF5's shuffle filter.
+        overwrite : bool, default False
+            Replace an existing dataset of that name.
+        ctx : Context, optional
+            Where to run.
+        """
+        ctx = ctx or default_context()
+        ctx._sync_kernels()
+        if compression not in (None, "gzip"):
+            raise ValueError(f"to_hdf5: compression {compression!r} is not available (None or 'gzip'; "
+                             "lzf is h5py's own filter)")
+        level = -1 if compression is None else (4 if compression_opts is None else int(compression_opts))
+        contiguous = chunks is None or chunks is False
+        keep = _i64arr(tuple(chunks)) if not contiguous and chunks is not True else None
+        o = C.Hdf5Options(ctypes.sizeof(C.Hdf5Options), keep, 1 if contiguous else 0, level, 1 if shuffle else 0,
+                          1 if overwrite else 0)
+        _check(lib().ca_array_to_hdf5(ctx.handle, self._h, os.fspath(filename).encode(), str(datapath).encode(),
+                                      ctypes.byref(o), None))
+
     def visualize(self, filename="mydask", format=None):
         """Render the task graph with Graphviz, as dask's ``visualize``.
 
@@ -2464,6 +2501,32 @@ def _is_lazy_source(x):
             and not type(x).__module__.startswith("pandas"))  # label-indexed: taken as values
 
 
+def _from_h5py_dataset(x, chunks):
+    """from_array of an h5py Dataset of a file opened read-only: the library's own HDF5 reader
+    (ca_array_from_hdf5: parallel direct chunk reads, no Python per block), same chunks as dask's
+    from_array(dset, chunks). None when that does not apply (then the generic lazy path reads it)."""
+    if type(x).__name__ != "Dataset" or not type(x).__module__.startswith("h5py"):
+        return None
+    try:
+        f = x.file
+        if f.mode != "r" or f.driver != "sec2" or not os.path.isfile(f.filename):
+            return None
+        if isinstance(chunks, dict):  # normalize_chunks' meaning: axes not named are whole
+            nd = len(x.shape)
+            chunks = tuple(chunks.get(i, chunks.get(i - nd, -1)) for i in range(nd))
+        if isinstance(chunks, tuple):  # normalize_chunks' meaning: None is the whole axis
+            chunks = tuple(-1 if c is None else c for c in chunks)
+        if isinstance(chunks, str):
+            spec = chunks
+        elif isinstance(chunks, (int, tuple)) and not isinstance(chunks, bool):
+            spec = repr(chunks)
+        else:
+            return None
+        return Array._new(lib().ca_array_from_hdf5, os.fsencode(f.filename), x.name.encode(), spec.encode())
+    except ChunkArrayError:
+        return None  # a dtype, chunk request or build (no HDF5) the library does not take: read through h5py
+
+
 @_keeps_0d
 def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True, getitem=None, meta=None,
                inline_array=False):
@@ -2472,7 +2535,9 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
     A NumPy array (or anything else ``np.asarray`` takes: lists, scalars) is copied into the graph
     now; as in dask, the array's name is then a token of its contents. Any other array-like with
     ``shape``, ``dtype`` and ``__getitem__`` (zarr, h5py, netCDF variables, xarray's lazy backend
-    arrays) is read lazily: computing runs one ``x[slices]`` per block.
+    arrays) is read lazily: computing runs one ``x[slices]`` per block. An h5py Dataset of a file
+    opened read-only is read by the library itself instead (as :func:`from_hdf5`: parallel chunk
+    reads, no Python per block), with the same chunks.
 
     Parameters
     ----------
@@ -2514,6 +2579,10 @@ def from_array(x, chunks="auto", name=None, lock=False, asarray=None, fancy=True
                                  or (isinstance(meta, type) and issubclass(meta, np.ndarray))):
         raise NotImplementedError(f"from_array(meta={meta!r}): chunkarray blocks are NumPy arrays")
     if _is_lazy_source(x):
+        if name is None and asarray is None:
+            a = _from_h5py_dataset(x, chunks)
+            if a is not None:
+                return a
         return _from_array_lazy(x, chunks, name, lock, asarray)
     x = np.asarray(x)
     if not x.flags.c_contiguous:

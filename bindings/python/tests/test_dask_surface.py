@@ -31,9 +31,9 @@ DASK_SPECIFIC = {
     "PerformanceWarning",
     # deprecated alias of blockwise in dask ("The da.atop function has moved to da.blockwise").
     "atop",
-    # TileDB and HDF5 I/O: the libraries (tiledb, h5py) are not part of this project's dependencies;
-    # storage formats belong to the I/O issue (Zarr and .npy are supported: to_zarr, from_npy_stack, ...).
-    "from_tiledb", "to_tiledb", "to_hdf5",
+    # TileDB I/O: the library (tiledb) is not part of this project's dependencies (Zarr, .npy, npy
+    # stacks and HDF5 are supported: to_zarr, from_npy_stack, to_hdf5, ...).
+    "from_tiledb", "to_tiledb",
 }
 
 # Array attributes of dask.array.Array that expose dask itself:
@@ -42,8 +42,8 @@ ARRAY_DASK_SPECIFIC = {
     "dask",
     # dask.dataframe conversion: no dataframe library here.
     "to_dask_dataframe",
-    # HDF5 and TileDB writers (see above).
-    "to_hdf5", "to_tiledb",
+    # the TileDB writer (see above).
+    "to_tiledb",
 }
 
 

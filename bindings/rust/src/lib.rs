@@ -1367,6 +1367,30 @@ impl Array {
         new_array(|h| unsafe { (l.ca_array_from_npy)(h, p.as_ptr(), ptr::null()) })
     }
 
+    /// A lazy array over an npy stack (dask's `from_npy_stack`: a directory of `<i>.npy` files and
+    /// the `info` pickle, read by the library's strict reader).
+    pub fn from_npy_stack(dir: &str) -> Result<Array> {
+        let l = lib()?;
+        let p = cstring(dir)?;
+        new_array(|h| unsafe { (l.ca_array_from_npy_stack)(h, p.as_ptr()) })
+    }
+
+    /// A lazy array over dataset `dataset` of the HDF5 file at `path` (dask's
+    /// `from_array(h5py.File(path)[dataset], chunks)`). `chunks`: a chunk request ("auto",
+    /// "(1000, -1)", "64MiB") resolved with the dataset's HDF5 chunks; `None` = those chunks.
+    /// `Status::Unsupported` when the library was built without HDF5.
+    pub fn from_hdf5(path: &str, dataset: &str, chunks: Option<&str>) -> Result<Array> {
+        let l = lib()?;
+        let p = cstring(path)?;
+        let d = cstring(dataset)?;
+        let c = match chunks {
+            Some(c) => Some(cstring(c)?),
+            None => None,
+        };
+        let cp = c.as_ref().map_or(ptr::null(), |c| c.as_ptr());
+        new_array(|h| unsafe { (l.ca_array_from_hdf5)(h, p.as_ptr(), d.as_ptr(), cp) })
+    }
+
     /// An array saved with `save` (needs ca_load in the library): the file must hold one array.
     pub fn load(path: &str) -> Result<Array> {
         let (_, mut arrays) = load_file(path, false)?;
@@ -1665,6 +1689,37 @@ impl Array {
         let p = cstring(path)?;
         opts.run(|o| unsafe { (l.ca_array_to_npy)(ctx.h, self.h, p.as_ptr(), o) })
     }
+    /// Compute the array into an npy stack (dask's `to_npy_stack`): one `.npy` file per block along
+    /// `axis` (negative counts from the end) and the `info` pickle, readable by dask.
+    pub fn to_npy_stack(&self, ctx: &Context, dir: &str, axis: i32) -> Result<()> {
+        let l = lib()?;
+        let p = cstring(dir)?;
+        let mut opts = ComputeOptions::default();
+        opts.run(|o| unsafe { (l.ca_array_to_npy_stack)(ctx.h, self.h, p.as_ptr(), axis, o) })
+    }
+    /// Compute the array into dataset `dataset` of the HDF5 file at `path` (dask's `to_hdf5`),
+    /// block by block. `Status::Unsupported` when the library was built without HDF5.
+    pub fn to_hdf5(&self, ctx: &Context, path: &str, dataset: &str, opts: &Hdf5Options) -> Result<()> {
+        let l = lib()?;
+        let p = cstring(path)?;
+        let d = cstring(dataset)?;
+        if let Some(c) = &opts.chunks {
+            if c.len() != self.ndim() {
+                return Err(Error::raw(CA_EINVAL, format!("to_hdf5: {} chunk sizes for {} dimensions", c.len(),
+                                                         self.ndim())));
+            }
+        }
+        let o = ca_hdf5_options_t {
+            struct_size: std::mem::size_of::<ca_hdf5_options_t>() as u32,
+            chunks: opts.chunks.as_ref().map_or(ptr::null(), |c| c.as_ptr()),
+            contiguous: opts.contiguous as i32,
+            gzip_level: opts.gzip_level,
+            shuffle: opts.shuffle as i32,
+            overwrite: opts.overwrite as i32,
+        };
+        let mut copts = ComputeOptions::default();
+        copts.run(|co| unsafe { (l.ca_array_to_hdf5)(ctx.h, self.h, p.as_ptr(), d.as_ptr(), &o, co) })
+    }
     /// Save graph, name, chunks and dtype (needs ca_save in the library).
     pub fn save(&self, path: &str) -> Result<()> {
         save_file(path, ptr::null(), &[self.h as *const ca_array_t], None)
@@ -1674,6 +1729,27 @@ impl Array {
     /// missing from `ctx` fails the save with CA_ENOTFOUND.
     pub fn save_with_context(&self, path: &str, ctx: &Context) -> Result<()> {
         save_file(path, ptr::null(), &[self.h as *const ca_array_t], Some(ctx))
+    }
+}
+
+/// How [`Array::to_hdf5`] lays out the dataset (`ca_hdf5_options_t`).
+#[derive(Clone, Debug)]
+pub struct Hdf5Options {
+    /// The HDF5 chunk shape; `None` = the array's first block sizes.
+    pub chunks: Option<Vec<i64>>,
+    /// Contiguous layout (no chunks, no filters).
+    pub contiguous: bool,
+    /// -1: no compression; 0..9: HDF5's deflate (gzip) level.
+    pub gzip_level: i32,
+    /// HDF5's shuffle filter (before deflate).
+    pub shuffle: bool,
+    /// Replace an existing dataset of that name.
+    pub overwrite: bool,
+}
+
+impl Default for Hdf5Options {
+    fn default() -> Self {
+        Hdf5Options { chunks: None, contiguous: false, gzip_level: -1, shuffle: false, overwrite: false }
     }
 }
 

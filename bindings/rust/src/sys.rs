@@ -253,6 +253,17 @@ pub struct ca_scan_options_t {
     pub dtype: ca_dtype_t,
 }
 
+/// ca_hdf5_options_t (io.h).
+#[repr(C)]
+pub struct ca_hdf5_options_t {
+    pub struct_size: u32,
+    pub chunks: *const i64,
+    pub contiguous: i32,
+    pub gzip_level: i32,
+    pub shuffle: i32,
+    pub overwrite: i32,
+}
+
 /// ca_like_options_t (routines.h).
 #[repr(C)]
 pub struct ca_like_options_t {
@@ -486,6 +497,11 @@ api! {
         ca_graph_to_dot: fn(*mut *mut c_char, CP, *const ca_key_t, usize) -> S;
         ca_array_to_npy: fn(P, CP, *const c_char, *const ca_compute_options_t) -> S;
         ca_array_from_npy: fn(*mut P, *const c_char, *const ca_chunks_t) -> S;
+        ca_array_to_npy_stack: fn(P, CP, *const c_char, i32, *const ca_compute_options_t) -> S;
+        ca_array_from_npy_stack: fn(*mut P, *const c_char) -> S;
+        ca_array_from_hdf5: fn(*mut P, *const c_char, *const c_char, *const c_char) -> S;
+        ca_array_to_hdf5: fn(P, CP, *const c_char, *const c_char, *const ca_hdf5_options_t,
+                             *const ca_compute_options_t) -> S;
         // elementwise extras (array.h)
         ca_array_isclose: fn(*mut P, CP, CP, f64, f64, c_int) -> S;
         ca_array_nan_to_num: fn(*mut P, CP, f64, *const f64, *const f64) -> S;
