@@ -76,6 +76,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      false},
     {"ca.gufunc_transpose", "ca.gufunc_transpose(block, perm: tuple) -> block",
      "numpy.transpose(block, perm) for apply_gufunc's core axes. Emitted by ca_array_apply_gufunc.", false},
+    {"ca.hdf5_read", "ca.hdf5_read(path: string, dataset: string, dtype: int, origin: tuple, shape: tuple) -> block",
+     "The block at `origin` with `shape` of the HDF5 dataset `dataset` (of `dtype`) in the file at `path`, read as one "
+     "hyperslab (or chunk by chunk with direct chunk reads).",
+     true},
     {"ca.histogram",
      "ca.histogram(spec: tuple, dims: bytes, block_origin: tuple, block_shape: tuple, edges: block..., "
      "(program: bytes, leaves: block...)...) -> block",
@@ -90,10 +94,6 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "(histogramdd: divided by each dimension's widths, then the total); spec = (D, dd, density, accumulator "
      "dtype, sample dtype, counts dtype). Emitted by ca_array_histogramdd.",
      false},
-    {"ca.hdf5_read", "ca.hdf5_read(path: string, dataset: string, dtype: int, origin: tuple, shape: tuple) -> block",
-     "The block at `origin` with `shape` of the HDF5 dataset `dataset` (of `dtype`) in the file at `path`, read as one "
-     "hyperslab (or chunk by chunk with direct chunk reads).",
-     true},
     {"ca.identity", "ca.identity(block) -> block", "Its block argument, unchanged (shared, not copied).", true},
     {"ca.indices", "ca.indices(dtype: int, origin: tuple, shape: tuple) -> block",
      "The block of numpy.indices at `origin` with `shape`: axis 0 holds the components, each value "
