@@ -47,6 +47,9 @@ func TestArrayAPIPromotionAndExactFull(t *testing.T) {
 	f := mk(Full([]int64{5}, []int64{2}, Float32, 1.5))
 	_, err := x.BinaryStd(OpMul, f)
 	wantStatus(t, err, StatusType, "int8 and float32")
+	// each operation takes its dtype category (numpy.array_api's operand checks, in C)
+	_, err = x.BinaryStd(OpDiv, x)
+	wantStatus(t, err, StatusType, "floating-point dtypes under the array API standard, not int8")
 	// a scalar takes the array's dtype
 	x1 := mk(x.ScalarIntStd(OpSub, 1, true))
 	if x1.DType() != Int8 || fmt.Sprint(mk(mk(x1.AsType(Int64)).ComputeInt64s(ctx))) != "[-127 2 1 -4 -126]" {

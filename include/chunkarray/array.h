@@ -536,10 +536,15 @@ CA_API ca_status_t ca_array_binary_scalar(ca_array_t **out, ca_op_t op, const ca
  * NumPy's: the dtypes must be a pair the standard promotes (int64 with float32, bool with int8 or
  * int64 with uint64 are refused); the result is then what ca_array_binary() gives (the promoted dtype,
  * bool for comparisons and logical ops). Broadcasting and chunks as ca_array_binary(). Use
- * CA_OP_FLOORDIV_STD for the standard's floor_divide special cases. @p a and @p b are borrowed.
+ * CA_OP_FLOORDIV_STD for the standard's floor_divide special cases. Each operation of the standard
+ * also takes only its dtype category, as numpy.array_api checks: CA_OP_DIV floating-point; the
+ * comparisons (but equality), floor division, remainder, maximum and minimum real numeric;
+ * CA_OP_AND/OR/XOR boolean; the bitwise ops integer or boolean; the shifts integer; arctan2,
+ * logaddexp, hypot and copysign real floating-point; the arithmetic ops numeric (operations outside
+ * the standard only promote). @p a and @p b are borrowed.
  * @return CA_OK; CA_EINVAL (NULL out, a or b, unknown op, shapes that do not broadcast); CA_ETYPE (a dtype
- *         pair the standard does not promote, naming both dtypes; a dtype outside the standard's set; or
- *         the op is not defined for the dtype); CA_ENOMEM.
+ *         pair the standard does not promote, naming both dtypes; a dtype outside the standard's set or
+ *         outside the op's category, naming both; or the op is not defined for the dtype); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_binary_std(ca_array_t **out, ca_op_t op, const ca_array_t *a, const ca_array_t *b);
 /**
@@ -553,8 +558,8 @@ CA_API ca_status_t ca_array_binary_std(ca_array_t **out, ca_op_t op, const ca_ar
  * @return CA_OK; CA_EINVAL (NULL out or a, unknown op, invalid scalar flags or kind, an int scalar the
  *         array's dtype does not hold: "the Python int 300 is out of bounds for uint8"); CA_ETYPE (a
  *         scalar kind the standard does not combine with the array's dtype, a typed scalar's dtype without
- *         a promotion, an array dtype outside the standard's set, or the op is not defined for the dtype);
- *         CA_ENOMEM.
+ *         a promotion, an array dtype outside the standard's set or the op's category (as
+ *         ca_array_binary_std()), or the op is not defined for the dtype); CA_ENOMEM.
  */
 CA_API ca_status_t ca_array_binary_scalar_std(ca_array_t **out, ca_op_t op, const ca_array_t *a, ca_scalar_t s,
                                               int scalar_first);

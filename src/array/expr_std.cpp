@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "array/expr.hpp"
+#include "array/op_table.hpp"
 #include "core/dtype.hpp"
 
 namespace ca {
@@ -56,6 +57,63 @@ ca_scalar_t std_scalar_as(const char *fn, DType dt, const ScalarValue &sv) {
   return t;
 }
 
+// The dtypes each binary operation of the standard accepts (2021.12, complex as in 2022.12), as
+// numpy.array_api checks them; operations outside the standard (fmax, ldexp, ...) only promote.
+enum class StdCategory { Any, All, Numeric, RealNumeric, Floating, RealFloating, Integer, IntegerOrBool, Bool };
+
+StdCategory std_category(int32_t op) {
+  switch (op) {
+    case CA_OP_ADD: case CA_OP_SUB: case CA_OP_MUL: case CA_OP_POW: return StdCategory::Numeric;
+    case CA_OP_DIV: return StdCategory::Floating;
+    case CA_OP_FLOORDIV: case CA_OP_FLOORDIV_STD: case CA_OP_MOD:
+    case CA_OP_LT: case CA_OP_LE: case CA_OP_GT: case CA_OP_GE:
+    case CA_OP_MAXIMUM: case CA_OP_MINIMUM: return StdCategory::RealNumeric;
+    case CA_OP_EQ: case CA_OP_NE: return StdCategory::All;
+    case CA_OP_AND: case CA_OP_OR: case CA_OP_XOR: return StdCategory::Bool;
+    case CA_OP_BITAND: case CA_OP_BITOR: case CA_OP_BITXOR: return StdCategory::IntegerOrBool;
+    case CA_OP_LEFT_SHIFT: case CA_OP_RIGHT_SHIFT: return StdCategory::Integer;
+    case CA_OP_ARCTAN2: case CA_OP_LOGADDEXP: case CA_OP_HYPOT: case CA_OP_COPYSIGN: return StdCategory::RealFloating;
+    default: return StdCategory::Any;
+  }
+}
+
+bool in_category(StdCategory c, DType dt) {
+  const char k = dtype_kind(dt);
+  switch (c) {
+    case StdCategory::Any: case StdCategory::All: return true;
+    case StdCategory::Numeric: return k == 'i' || k == 'u' || k == 'f' || k == 'c';
+    case StdCategory::RealNumeric: return k == 'i' || k == 'u' || k == 'f';
+    case StdCategory::Floating: return k == 'f' || k == 'c';
+    case StdCategory::RealFloating: return k == 'f';
+    case StdCategory::Integer: return k == 'i' || k == 'u';
+    case StdCategory::IntegerOrBool: return k == 'i' || k == 'u' || k == 'b';
+    case StdCategory::Bool: return k == 'b';
+  }
+  return true;
+}
+
+const char *category_name(StdCategory c) {
+  switch (c) {
+    case StdCategory::Numeric: return "numeric";
+    case StdCategory::RealNumeric: return "real numeric";
+    case StdCategory::Floating: return "floating-point";
+    case StdCategory::RealFloating: return "real floating-point";
+    case StdCategory::Integer: return "integer";
+    case StdCategory::IntegerOrBool: return "integer or boolean";
+    case StdCategory::Bool: return "boolean";
+    default: return "any";
+  }
+}
+
+// CA_ETYPE when `dt` is outside what the standard's `op` takes (numpy.array_api's TypeError).
+void check_std_category(const char *fn, int32_t op, DType dt) {
+  const StdCategory c = std_category(op);
+  if (in_category(c, dt)) return;
+  const char *name = op_info(op).name ? op_info(op).name : "the operation";
+  fail(CA_ETYPE, fn, ": ", name, " takes ", category_name(c), " dtypes under the array API standard, not ",
+       dtype_name(dt));
+}
+
 }  // namespace
 
 ArrayPtr elementwise_binary_std(int32_t op, const ArrayPtr &a, const ArrayPtr &b) {
@@ -63,12 +121,15 @@ ArrayPtr elementwise_binary_std(int32_t op, const ArrayPtr &a, const ArrayPtr &b
   // The standard defines a result wherever NumPy's promotion agrees with its table, so the check is
   // all that differs: the op then runs on the operands as they are (fused, no cast layers).
   dtype_promote_std(a->dtype, b->dtype);
+  check_std_category("ca_array_binary_std", op, a->dtype);
+  check_std_category("ca_array_binary_std", op, b->dtype);
   return elementwise_binary(op, a, b);
 }
 
 ArrayPtr elementwise_scalar_std(int32_t op, const ArrayPtr &a, const ca_scalar_t &s, bool scalar_first) {
   if (!a) fail(CA_EINVAL, "ca_array_binary_scalar_std: array is null");
   dtype_promote_std(a->dtype, a->dtype);  // the array's dtype must be one of the standard's
+  check_std_category("ca_array_binary_scalar_std", op, a->dtype);
   const ScalarValue sv = scalar_value(s);
   if (sv.typed) {
     // a typed scalar is an operand of its own dtype, as a 0-d array would be

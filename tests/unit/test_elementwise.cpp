@@ -1220,7 +1220,7 @@ TEST(Elementwise, StdPromotionAndScalars) {
   t.i64 = 1;
   EXPECT_EQ(elementwise_scalar_std(CA_OP_AND, b, t, false)->dtype, CA_BOOL);
   ca::test::expect_error(CA_ETYPE, "bool scalar", [&] { elementwise_scalar_std(CA_OP_ADD, x, t, false); });
-  ca::test::expect_error(CA_ETYPE, "int scalar", [&] { elementwise_scalar_std(CA_OP_ADD, b, one, false); });
+  ca::test::expect_error(CA_ETYPE, "int scalar", [&] { elementwise_scalar_std(CA_OP_EQ, b, one, false); });
   // a typed scalar is an operand of its dtype: int16 scalar with int8 array is int16; float32 with int8 is refused
   ca_scalar_t i16 = one;
   i16.kind = CA_INT16;
@@ -1230,6 +1230,37 @@ TEST(Elementwise, StdPromotionAndScalars) {
   tf.kind = CA_FLOAT32;
   tf.flags = CA_SCALAR_TYPED;
   ca::test::expect_error(CA_ETYPE, "int8 and float32", [&] { elementwise_scalar_std(CA_OP_ADD, x, tf, false); });
+}
+
+TEST(Elementwise, StdOperationCategories) {
+  // numpy.array_api's operand checks, in the C library: each operation takes only its dtype category.
+  auto f = [](ca_dtype_t dt) { return full({4}, Chunks{{2, 2}}, dt, 1.0); };
+  ArrayPtr i32 = f(CA_INT32), f64 = f(CA_FLOAT64), b = f(CA_BOOL), c128 = f(CA_COMPLEX128);
+  ca::test::expect_error(CA_ETYPE, "takes floating-point dtypes under the array API standard, not int32",
+                         [&] { elementwise_binary_std(CA_OP_DIV, i32, i32); });
+  EXPECT_EQ(elementwise_binary_std(CA_OP_DIV, f64, f64)->dtype, CA_FLOAT64);
+  EXPECT_EQ(elementwise_binary_std(CA_OP_DIV, c128, c128)->dtype, CA_COMPLEX128);
+  ca::test::expect_error(CA_ETYPE, "takes integer or boolean dtypes under the array API standard, not float64",
+                         [&] { elementwise_binary_std(CA_OP_BITAND, f64, f64); });
+  EXPECT_EQ(elementwise_binary_std(CA_OP_BITAND, b, b)->dtype, CA_BOOL);
+  ca::test::expect_error(CA_ETYPE, "takes integer dtypes under the array API standard, not bool",
+                         [&] { elementwise_binary_std(CA_OP_LEFT_SHIFT, b, b); });
+  ca::test::expect_error(CA_ETYPE, "takes boolean dtypes under the array API standard, not int32",
+                         [&] { elementwise_binary_std(CA_OP_AND, i32, i32); });
+  ca::test::expect_error(CA_ETYPE, "takes real numeric dtypes under the array API standard, not complex128",
+                         [&] { elementwise_binary_std(CA_OP_LT, c128, c128); });
+  ca::test::expect_error(CA_ETYPE, "takes numeric dtypes under the array API standard, not bool",
+                         [&] { elementwise_binary_std(CA_OP_ADD, b, b); });
+  ca::test::expect_error(CA_ETYPE, "takes real floating-point dtypes under the array API standard, not int32",
+                         [&] { elementwise_binary_std(CA_OP_ARCTAN2, i32, i32); });
+  EXPECT_EQ(elementwise_binary_std(CA_OP_EQ, b, b)->dtype, CA_BOOL);  // equality takes every dtype
+  ca_scalar_t two{};
+  two.kind = CA_INT64;
+  two.i64 = 2;
+  two.re = 2;
+  ca::test::expect_error(CA_ETYPE, "takes floating-point dtypes under the array API standard, not int32",
+                         [&] { elementwise_scalar_std(CA_OP_DIV, i32, two, false); });
+  EXPECT_EQ(elementwise_scalar_std(CA_OP_DIV, f64, two, true)->dtype, CA_FLOAT64);
 }
 
 // compute_into's single-block path (a fused layer over data blocks, evaluated without the graph merge,

@@ -417,6 +417,10 @@ fn array_api_promotion_and_exact_full() {
     assert_eq!(s.compute_vec::<i16>(&ctx).unwrap(), vec![127i16, 0, 0, 205, 255]);
     let f = Array::full(&[5], &[2], DType::Float32, 1.5).unwrap();
     assert_eq!(x.binary_std(BinaryOp::Mul, &f).unwrap_err().status(), Status::Type);
+    // each operation takes its dtype category (numpy.array_api's operand checks, in C)
+    let e = x.binary_std(BinaryOp::Div, &x).unwrap_err();
+    assert_eq!(e.status(), Status::Type);
+    assert!(e.message().contains("floating-point dtypes under the array API standard, not int8"), "{}", e.message());
     // a scalar takes the array's dtype
     let x1 = x.binary_int_std(BinaryOp::Sub, 1, true).unwrap();
     assert_eq!(x1.dtype(), DType::Int8);
