@@ -68,20 +68,8 @@ class OverlapLayer final : public Layer {
   const OverlapLayerSpec &spec() const { return spec_; }
   LayerKind kind() const override { return LayerKind::Overlap; }
   int64_t num_tasks() const override { return ntasks_; }
-  int64_t find(const Index *idx) const override {
-    int64_t lin = 0;
-    for (int32_t d = 0; d < nindex_; ++d) {
-      if (idx[d] < 0 || idx[d] >= numblocks_[size_t(d)]) return -1;
-      lin = lin * numblocks_[size_t(d)] + idx[d];
-    }
-    return ntasks_ == 0 ? -1 : lin;
-  }
-  void key_at(int64_t local, Index *idx) const override {
-    for (int32_t d = nindex_ - 1; d >= 0; --d) {
-      idx[d] = local % numblocks_[size_t(d)];
-      local /= numblocks_[size_t(d)];
-    }
-  }
+  int64_t find(const Index *idx) const override { return ntasks_ == 0 ? -1 : grid_find(numblocks_, idx); }
+  void key_at(int64_t local, Index *idx) const override { grid_key_at(numblocks_, local, idx); }
   std::vector<Index> numblocks() const override { return numblocks_; }
   uint64_t fingerprint() const override {
     uint64_t h = hash_bytes(4, name_.data(), name_.size());

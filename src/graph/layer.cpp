@@ -469,22 +469,9 @@ void BlockwiseLayer::init() {
   }
 }
 
-int64_t BlockwiseLayer::find(const Index *idx) const {
-  int64_t lin = 0;
-  for (int32_t d = 0; d < nindex_; ++d) {
-    if (idx[d] < 0 || idx[d] >= numblocks_[size_t(d)]) return -1;
-    lin = lin * numblocks_[size_t(d)] + idx[d];
-  }
-  return ntasks_ == 0 ? -1 : lin;
-}
+int64_t BlockwiseLayer::find(const Index *idx) const { return ntasks_ == 0 ? -1 : grid_find(numblocks_, idx); }
 
-void BlockwiseLayer::key_at(int64_t local, Index *idx) const {
-  for (int32_t d = nindex_ - 1; d >= 0; --d) {
-    Index n = numblocks_[size_t(d)];
-    idx[d] = local % n;
-    local /= n;
-  }
-}
+void BlockwiseLayer::key_at(int64_t local, Index *idx) const { grid_key_at(numblocks_, local, idx); }
 
 void BlockwiseLayer::emit_ref(const BlockwiseArg &a, const Index *out, size_t d, Index *in, TaskEmitter &e) const {
   if (d == a.dims.size()) {
@@ -596,22 +583,9 @@ DataLayer::~DataLayer() {
   for (const Block *b : blocks_) block_release(b);
 }
 
-int64_t DataLayer::find(const Index *idx) const {
-  int64_t lin = 0;
-  for (int32_t d = 0; d < nindex_; ++d) {
-    if (idx[d] < 0 || idx[d] >= numblocks_[size_t(d)]) return -1;
-    lin = lin * numblocks_[size_t(d)] + idx[d];
-  }
-  return blocks_.empty() ? -1 : lin;
-}
+int64_t DataLayer::find(const Index *idx) const { return blocks_.empty() ? -1 : grid_find(numblocks_, idx); }
 
-void DataLayer::key_at(int64_t local, Index *idx) const {
-  for (int32_t d = nindex_ - 1; d >= 0; --d) {
-    Index n = numblocks_[size_t(d)];
-    idx[d] = local % n;
-    local /= n;
-  }
-}
+void DataLayer::key_at(int64_t local, Index *idx) const { grid_key_at(numblocks_, local, idx); }
 
 void DataLayer::emit(int64_t local, TaskEmitter &e) const {
   e.kernel(0);

@@ -59,6 +59,23 @@ enum class LayerKind : int32_t { Materialized = 0, Blockwise = 1, Data = 2, Over
 
 using Block = ::ca_block;
 
+/// The position of block `idx` in C order over a grid of `numblocks` (-1 when outside it), and back:
+/// the task numbering of every layer kind whose tasks are its grid's blocks.
+inline int64_t grid_find(const std::vector<Index> &numblocks, const Index *idx) {
+  int64_t lin = 0;
+  for (size_t d = 0; d < numblocks.size(); ++d) {
+    if (idx[d] < 0 || idx[d] >= numblocks[d]) return -1;
+    lin = lin * numblocks[d] + idx[d];
+  }
+  return lin;
+}
+inline void grid_key_at(const std::vector<Index> &numblocks, int64_t local, Index *idx) {
+  for (size_t d = numblocks.size(); d-- > 0;) {
+    idx[d] = local % numblocks[d];
+    local /= numblocks[d];
+  }
+}
+
 class Layer {
  public:
   virtual ~Layer() = default;

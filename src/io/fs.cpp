@@ -134,25 +134,41 @@ int open_regular_file(const std::string &path, struct stat &st, bool missing_ok,
   return fd;
 }
 
-std::optional<std::string> read_file_if_exists(const std::string &path, size_t max_bytes, const char *what) {
-  struct stat st;
-  Fd f{open_regular_file(path, st, true, what)};
-  if (f.fd < 0) return std::nullopt;
-  if (uint64_t(st.st_size) > max_bytes)
+namespace {
+
+// Open a file that is read whole: fd -1 when it does not exist, CA_EFORMAT when fstat says it is
+// larger than `max_bytes`.
+void open_whole(Fd &f, struct stat &st, const std::string &path, size_t max_bytes, const char *what) {
+  f.fd = open_regular_file(path, st, true, what);
+  if (f.fd >= 0 && uint64_t(st.st_size) > max_bytes)
     fail(CA_EFORMAT, what, " '", path, "' has ", int64_t(st.st_size), " bytes, more than the ", max_bytes,
          " bytes it may have");
+}
+
+// Read into dst until n bytes or the end of the file; the bytes read.
+size_t read_up_to(int fd, char *dst, size_t n, const std::string &path) {
+  size_t got = 0;
+  while (got < n) {
+    size_t r = read_some(fd, dst + got, n - got, path);
+    if (r == 0) break;
+    got += r;
+  }
+  return got;
+}
+
+}  // namespace
+
+std::optional<std::string> read_file_if_exists(const std::string &path, size_t max_bytes, const char *what) {
+  struct stat st;
+  Fd f;
+  open_whole(f, st, path, max_bytes, what);
+  if (f.fd < 0) return std::nullopt;
   // Read the size fstat gave straight into the string, then confirm the end with a small read (a
   // file that grew meanwhile is appended in pieces, up to the limit). Never a doubled buffer: chunk
   // files are large.
   std::string out;
   out.resize(size_t(st.st_size));
-  size_t got = 0;
-  while (got < out.size()) {
-    size_t r = read_some(f.fd, out.data() + got, out.size() - got, path);
-    if (r == 0) break;
-    got += r;
-  }
-  out.resize(got);
+  out.resize(read_up_to(f.fd, out.data(), out.size(), path));
   char extra[4096];
   for (size_t r; (r = read_some(f.fd, extra, sizeof extra, path)) > 0;) {
     if (out.size() + r > max_bytes)
@@ -165,19 +181,12 @@ std::optional<std::string> read_file_if_exists(const std::string &path, size_t m
 std::optional<detail::BigBuffer> read_file_big_if_exists(const std::string &path, size_t max_bytes,
                                                          const char *what) {
   struct stat st;
-  Fd f{open_regular_file(path, st, true, what)};
+  Fd f;
+  open_whole(f, st, path, max_bytes, what);
   if (f.fd < 0) return std::nullopt;
-  if (uint64_t(st.st_size) > max_bytes)
-    fail(CA_EFORMAT, what, " '", path, "' has ", int64_t(st.st_size), " bytes, more than the ", max_bytes,
-         " bytes it may have");
   // The size fstat gave, plus one byte to see whether the file grew meanwhile.
   detail::BigBuffer out(size_t(st.st_size) + 1);
-  size_t got = 0;
-  while (got < out.size()) {
-    size_t r = read_some(f.fd, out.data() + got, out.size() - got, path);
-    if (r == 0) break;
-    got += r;
-  }
+  const size_t got = read_up_to(f.fd, out.data(), out.size(), path);
   if (got <= size_t(st.st_size)) {
     out.resize_down(got);
     return out;
