@@ -87,13 +87,18 @@ ZSTD_DCtx *zstd_dctx() {
   return ctx.get();
 }
 
-std::string deflate_bytes(const void *src, size_t nbytes, int level, bool gzip) {
+// zlib/gzip compression into a buffer of the big-buffer cache (no zero fill, reused pages), grown
+// only if deflateBound was not enough (it is an upper bound: never in practice).
+detail::BigBuffer deflate_bytes(const void *src, size_t nbytes, int level, bool gzip) {
   z_stream zs{};
   int rc = deflateInit2(&zs, level, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY);
   if (rc == Z_MEM_ERROR) fail(CA_ENOMEM, "zlib: out of memory");
   if (rc != Z_OK) fail(CA_EINTERNAL, "zlib deflateInit2 failed: ", rc);
-  std::string out;
-  out.resize(deflateBound(&zs, uLong(nbytes)) + 32);
+  struct End {
+    z_stream *z;
+    ~End() { deflateEnd(z); }
+  } end{&zs};
+  detail::BigBuffer out(deflateBound(&zs, uLong(nbytes)) + 32);
   zs.next_in = static_cast<Bytef *>(const_cast<void *>(src));
   zs.avail_in = 0;
   zs.next_out = reinterpret_cast<Bytef *>(out.data());
@@ -107,8 +112,10 @@ std::string deflate_bytes(const void *src, size_t nbytes, int level, bool gzip) 
     }
     if (zs.avail_out == 0) {
       if (out_left == 0) {
-        size_t used = out.size();
-        out.resize(used * 2);
+        const size_t used = out.size();
+        detail::BigBuffer bigger(used * 2);
+        std::memcpy(bigger.data(), out.data(), used);
+        out = std::move(bigger);
         zs.next_out = reinterpret_cast<Bytef *>(out.data() + used);
         out_left = out.size() - used;
       }
@@ -117,10 +124,8 @@ std::string deflate_bytes(const void *src, size_t nbytes, int level, bool gzip) 
     }
     rc = deflate(&zs, in_left == 0 ? Z_FINISH : Z_NO_FLUSH);
   } while (rc == Z_OK || rc == Z_BUF_ERROR);
-  size_t total = size_t(zs.total_out);
-  deflateEnd(&zs);
   if (rc != Z_STREAM_END) fail(CA_EINTERNAL, "zlib deflate failed: ", rc);
-  out.resize(total);
+  out.resize_down(size_t(zs.total_out));
   return out;
 }
 
@@ -185,10 +190,7 @@ detail::BigBuffer encode_chunk_big(const Compressor &c, const void *src, size_t 
     return out;
   };
   if (c.id.empty()) return copy_of(src, nbytes);
-  if (c.id == "zlib" || c.id == "gzip") {
-    std::string z = deflate_bytes(src, nbytes, c.level, c.id == "gzip");
-    return copy_of(z.data(), z.size());
-  }
+  if (c.id == "zlib" || c.id == "gzip") return deflate_bytes(src, nbytes, c.level, c.id == "gzip");
   if (c.id == "zstd") {
     // Scratch of the bound from the big-buffer cache (no zero fill, no fresh pages per chunk);
     // the compressed bytes stay in it.
