@@ -244,6 +244,7 @@ CA_API ca_status_t ca_masked_compute(ca_block_t **out_data, ca_block_t **out_mas
  * A masked array over the zarr v2 array at @p path (ca_array_from_zarr()): with a fill_value in
  * .zarray, the elements equal to it are masked (a nan fill value masks nan) and it becomes the fill
  * value; a null fill_value gives nothing masked (nomask).
+ * @param chunks borrowed, may be NULL: the store's chunks, as ca_array_from_zarr().
  * @return as ca_array_from_zarr().
  */
 CA_API ca_status_t ca_masked_from_zarr(ca_masked_t **out, const char *path, const ca_chunks_t *chunks);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chunkarray/chunkarray.h>
+#include "support/save_load.h"
 
 #include <cmath>
 #include <cstring>
@@ -313,25 +314,28 @@ TEST_F(Masked, GraphFileAndZarrRoundTrips) {
   ca_scalar_t fv = f64(-1);
   ca_masked_t *lf = nullptr;
   ASSERT_EQ(ca_masked_set_fill_value(&lf, l, &fv), CA_OK);
-  ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
-  void *bytes = nullptr;
-  size_t nbytes = 0;
-  const ca_masked_t *list[1] = {lf};
-  ASSERT_EQ(ca_masked_save(&bytes, &nbytes, list, 1, &so), CA_OK) << ca_last_error_message();
-  ca_load_options_t lo = CA_LOAD_OPTIONS_INIT;
-  lo.data = bytes;
-  lo.size = nbytes;
-  ca_masked_t **back = nullptr;
-  size_t nback = 0;
-  ASSERT_EQ(ca_masked_load(&back, &nback, &lo), CA_OK) << ca_last_error_message();
-  ASSERT_EQ(nback, 1u);
-  Result r0 = compute(ctx.c, lf), r1 = compute(ctx.c, back[0]);
-  EXPECT_EQ(r0.mask, r1.mask);
-  ca_scalar_t d{};
-  ASSERT_EQ(ca_masked_fill_value(&d, back[0]), CA_OK);
-  EXPECT_EQ(d.re, -1.0);
-  ca_masked_free_many(back, nback);
-  ca_buffer_free(bytes);
+  Result r0 = compute(ctx.c, lf);
+  if (graph_files_supported()) {  // (a -Dcapnp=disabled build has no graph files: the Zarr half still runs)
+    ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+    void *bytes = nullptr;
+    size_t nbytes = 0;
+    const ca_masked_t *list[1] = {lf};
+    ASSERT_EQ(ca_masked_save(&bytes, &nbytes, list, 1, &so), CA_OK) << ca_last_error_message();
+    ca_load_options_t lo = CA_LOAD_OPTIONS_INIT;
+    lo.data = bytes;
+    lo.size = nbytes;
+    ca_masked_t **back = nullptr;
+    size_t nback = 0;
+    ASSERT_EQ(ca_masked_load(&back, &nback, &lo), CA_OK) << ca_last_error_message();
+    ASSERT_EQ(nback, 1u);
+    Result r1 = compute(ctx.c, back[0]);
+    EXPECT_EQ(r0.mask, r1.mask);
+    ca_scalar_t d{};
+    ASSERT_EQ(ca_masked_fill_value(&d, back[0]), CA_OK);
+    EXPECT_EQ(d.re, -1.0);
+    ca_masked_free_many(back, nback);
+    ca_buffer_free(bytes);
+  }
 
   auto dir = std::filesystem::temp_directory_path() / ("ca_masked_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);

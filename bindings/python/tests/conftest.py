@@ -37,3 +37,33 @@ def _install_vendored_xarray():
 
 
 _install_vendored_xarray()
+
+
+def _graph_files_supported():
+    """False when this library was built without Cap'n Proto (-Dcapnp=disabled): saving an empty
+    graph then says CA_EUNSUPPORTED."""
+    import tempfile
+    import chunkarray as ca
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            ca.Graph().save(os.path.join(d, "probe.cagraph"))
+        except ca.core.UnsupportedError:
+            return False
+    return True
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "graph_files: needs graph files (saving, loading, pickling arrays)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests whose subject needs graph files (save/load, pickle, process pools) skip, saying why, in
+    a build without them, instead of failing on what that build cannot have."""
+    marked = [item for item in items if "graph_files" in item.keywords]
+    if not marked or _graph_files_supported():
+        return
+    import pytest
+    skip = pytest.mark.skip(reason="this chunkarray was built without graph files (-Dcapnp=disabled: "
+                                   "ca_save says CA_EUNSUPPORTED)")
+    for item in marked:
+        item.add_marker(skip)

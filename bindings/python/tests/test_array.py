@@ -296,6 +296,7 @@ def test_c_kernel_through_ctypes():
     ctx.close()
 
 
+@pytest.mark.graph_files
 def test_save_with_context_records_kernel_versions(tmp_path):
     """Array.save/Graph.save with a context record its kernel versions; computing where a kernel has
     another version fails with CA_EVERSION; without a context only builtin kernels are recorded."""
@@ -477,6 +478,7 @@ def test_npy_and_zarr(tmp_path):
     assert "digraph" in open(dot).read()
 
 
+@pytest.mark.graph_files
 def test_array_save_load(tmp_path):
     x, _ = both()
     y = (x * 2 + 1).sum(axis=0)
@@ -487,6 +489,7 @@ def test_array_save_load(tmp_path):
     close(z, (X * 2 + 1).sum(axis=0))
 
 
+@pytest.mark.graph_files
 def test_graph_save_load(tmp_path):
     x, _ = both()
     y = x * 2 + 1
@@ -497,6 +500,7 @@ def test_graph_save_load(tmp_path):
     assert len(h) == len(g) and sorted(h.layers()) == sorted(g.layers())
 
 
+@pytest.mark.graph_files
 def test_save_load_errors(tmp_path):
     x, _ = both()
     assert ca.has_function("ca_save") and not ca.has_function("ca_no_such_function")
@@ -511,6 +515,7 @@ def test_save_load_errors(tmp_path):
     assert e.value.code == "CA_EFORMAT"
 
 
+@pytest.mark.graph_files
 def test_save_load_sliced_and_python_kernel_arrays(tmp_path):
     x, _ = both()
     y = x.map_blocks(lambda b: b * 3)[::-2, [1, 5, 3]].T
@@ -524,6 +529,7 @@ def test_save_load_sliced_and_python_kernel_arrays(tmp_path):
     close(z, e)
 
 
+@pytest.mark.graph_files
 def test_save_load_unknown_chunks(tmp_path):
     x, _ = both()
     p = tmp_path / "m.cagraph"

@@ -322,6 +322,7 @@ def test_npy_round_trip(tmp_path):
         _eq(np.load(q), a)
 
 
+@pytest.mark.graph_files
 def test_graph_file_round_trip(tmp_path):
     a = _dt_values("ms", (6,))
     s = np.array(["ab", "c", "", "def", "g", "h"], "U3")

@@ -96,6 +96,7 @@ def test_chunks_auto_follows_the_source_chunks():
         ca.from_array(Counting(A), chunks=((5, 5), (9,)))  # do not add up to 11
 
 
+@pytest.mark.graph_files
 def test_lock_and_asarray():
     held = []
 
@@ -150,6 +151,7 @@ def _compute(x):
     return x.compute()
 
 
+@pytest.mark.graph_files
 def test_lazy_array_pickles_with_its_source():
     src = Counting(A)
     x = ca.from_array(src, chunks=(4, 4)) + 1
@@ -158,6 +160,7 @@ def test_lazy_array_pickles_with_its_source():
     assert src.keys == []  # read there, not here
 
 
+@pytest.mark.graph_files
 def test_zarr_array(tmp_path):
     zarr = pytest.importorskip("zarr")
     z = zarr.open(str(tmp_path / "a.zarr"), mode="w", shape=A.shape, chunks=(4, 5), dtype=A.dtype)

@@ -125,6 +125,7 @@ def test_issue_repro_deepcopy_then_free():
     assert z.sum().compute() == 24.0
 
 
+@pytest.mark.graph_files
 @pytest.mark.parametrize("how", list(COPIES))
 def test_copy_and_pickle_round_trips(how):
     f = COPIES[how]
@@ -143,6 +144,7 @@ def test_copy_and_pickle_round_trips(how):
         np.testing.assert_allclose(y.compute(), ref, rtol=1e-12)
 
 
+@pytest.mark.graph_files
 def test_copies_are_independent_objects_under_setitem():
     x = ca.from_array(np.arange(12.0).reshape(3, 4), chunks=2)
     for y in (copy.copy(x), copy.deepcopy(x), _pickled(x)):
@@ -219,6 +221,7 @@ def test_weakref():
     assert rg() is None
 
 
+@pytest.mark.graph_files
 def test_delete_copies_from_other_threads():
     x = (ca.from_array(A, chunks=CH) * 2).sum(axis=0)
     copies = [f(x) for _ in range(20) for f in (copy.copy, copy.deepcopy, _pickled)]
@@ -279,6 +282,7 @@ def test_gc_on_a_worker_thread_frees_arrays_and_defers_contexts():
         _GLOBAL_ARRAY.clear()
 
 
+@pytest.mark.graph_files
 def test_graph_copy_and_pickle():
     x = ca.map_blocks(double_plus, (ca.from_array(A, chunks=CH) + 1).sum(axis=0), k=0.5)
     g = x.graph()
@@ -348,6 +352,7 @@ def _process_cases():
     ]
 
 
+@pytest.mark.graph_files
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_process_pool_computes_unpickled_arrays(method):
     cases = _process_cases()
@@ -362,6 +367,7 @@ def test_process_pool_computes_unpickled_arrays(method):
     assert total == pytest.approx((A * 3).sum())
 
 
+@pytest.mark.graph_files
 def test_multiprocessing_pool_returns_arrays():
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         arrays = pool.map(np.negative, [ca.from_array(A, chunks=CH), ca.ones((3, 2), chunks=1)])
@@ -379,6 +385,7 @@ def _run(code, env=None):
                           env=e, timeout=300)
 
 
+@pytest.mark.graph_files
 def test_unpickle_in_a_fresh_process(tmp_path):
     x = ca.from_array(A, chunks=CH)
     y = (ca.map_blocks(double_plus, x, k=1.5) + np.cbrt(x)).sum(axis=0)
@@ -395,6 +402,7 @@ def test_unpickle_in_a_fresh_process(tmp_path):
     assert "ok chunkarray.core" in r.stdout
 
 
+@pytest.mark.graph_files
 def test_garbage_at_interpreter_exit():
     r = _run("""
         import copy, gc, pickle, threading

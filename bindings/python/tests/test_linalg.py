@@ -192,6 +192,7 @@ def test_apply_gufunc_through_the_library():
                           output_dtypes=float), a.sum(axis=-1))
 
 
+@pytest.mark.graph_files
 def test_linalg_save_load_roundtrip(tmp_path):
     a, b = ca.from_array(A, chunks=(5, 4)), ca.from_array(B, chunks=(4, 3))
     y = ((a @ b)[::2].T.reshape(-1) + ca.concatenate([ca.ones(3 * 6 + 3, chunks=7)] * 2)[:42])

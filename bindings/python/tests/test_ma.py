@@ -291,6 +291,7 @@ def test_zarr_round_trip(tmp_path):
     assert not r.mask.any()
 
 
+@pytest.mark.graph_files
 def test_graph_file_round_trip(tmp_path):
     x = np.linspace(-1, 1, 9)
     c = np.log(cma.masked_less(ca.from_array(x, chunks=4), 0.0) + 0.25)
