@@ -14,7 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "array/array.hpp"
+#include "builtins/builtins.hpp"
 #include "core/block.hpp"
+#include "exec/executor.hpp"
+#include "kernel/kernel.hpp"
 #include "support/python.hpp"
 
 namespace ca::test {
@@ -67,6 +71,24 @@ inline int run_python(const TempDir &dir, const std::string &script, const std::
 inline bool python_has_zarr() {
   static const bool has = python_code("import numpy, zarr, numcodecs") == 0;
   return has;
+}
+
+/// An engine for computing arrays in the tests: two workers and the builtin kernels.
+struct Env {
+  ca::Executor ex{2};
+  ca::KernelRegistry reg;
+  Env() { ca::register_builtin_kernels(reg); }
+};
+inline Env &env() {
+  static Env e;
+  return e;
+}
+
+/// The array's C-order bytes, computed on env().
+inline std::vector<unsigned char> compute(const ca::ArrayPtr &a) {
+  std::vector<unsigned char> buf(size_t(a->nbytes()));
+  ca::compute_into(env().ex, env().reg, {a}, {buf.data()}, {});
+  return buf;
 }
 
 }  // namespace ca::test

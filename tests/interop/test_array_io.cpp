@@ -28,21 +28,8 @@ using ca::Index;
 using ca::test::TempDir;
 namespace io = ca::io;
 
-struct Env {
-  ca::Executor ex{2};
-  ca::KernelRegistry reg;
-  Env() { ca::register_builtin_kernels(reg); }
-};
-Env &env() {
-  static Env e;
-  return e;
-}
-
-std::vector<unsigned char> compute(const ca::ArrayPtr &a) {
-  std::vector<unsigned char> buf(size_t(a->nbytes()));
-  ca::compute_into(env().ex, env().reg, {a}, {buf.data()}, {});
-  return buf;
-}
+using ca::test::compute;
+using ca::test::env;
 
 // The bytes numpy saved in `path` (native order, C order), through the independent whole-file reader.
 std::vector<unsigned char> npy_bytes(const std::string &path) {
