@@ -890,10 +890,6 @@ ExprPtr expr_of(const ArrayPtr &a) {
   return make_leaf(a);
 }
 
-namespace {
-// The array `l` transposes when l is a whole 2-D transpose: transpose()'s blockwise layer (kernel
-// ca.shape.transpose, block (i, j) = block (j, i) of one input, axes (1, 0)) with no expression or
-// generator of its own. Null otherwise.
 ArrayPtr transpose_source(const ArrayPtr &l) {
   if (!l || l->expr || l->gen || l->ndim() != 2 || !l->graph) return nullptr;
   const Layer *layer = l->graph->find(l->name);
@@ -920,7 +916,6 @@ ArrayPtr transpose_source(const ArrayPtr &l) {
     if (need.count(x->name())) g->add_layer(x);
   return array_from_layer(std::move(g), src, Chunks{l->chunks[1], l->chunks[0]}, l->dtype);
 }
-}  // namespace
 
 void fuse_transposed_leaves(ExprProgram &p, std::vector<ArrayPtr> &leaves, std::vector<std::string> &indices,
                             const std::vector<Index> &shape) {

@@ -167,6 +167,11 @@ ArrayPtr elementwise_isclose(const ArrayPtr &a, const ArrayPtr &b, double rtol, 
 /// Complex dtypes take the defaults only (CA_EUNSUPPORTED otherwise).
 ArrayPtr elementwise_nan_to_num(const ArrayPtr &a, double nan, const double *posinf, const double *neginf);
 
+/// The array `l` transposes when l is a whole 2-D transpose: transpose()'s blockwise layer (kernel
+/// ca.shape.transpose, block (i, j) = block (j, i) of one input, axes (1, 0)) with no expression or
+/// generator of its own; over the layers the source needs (not the transpose layer). Null otherwise.
+ArrayPtr transpose_source(const ArrayPtr &l);
+
 /// Leaves that are whole 2-D transposes (x.T: transpose()'s ca.shape.transpose layer, nothing fused
 /// into it) of a 2-D result of the same shape are replaced by the array they transpose, read with
 /// swapped block indices (`indices`, the leaves' index letters) and marked in p.transposed: the

@@ -145,6 +145,11 @@ constexpr BuiltinKernelDoc kDocs[] = {
     {"ca.linalg.svd_small", "ca.linalg.svd_small(stack_pack: block) -> block",
      "The SVD pack of the stacked R factor. Emitted by ca_linalg_svd.", false},
     {"ca.linalg.svd_v", "ca.linalg.svd_v(svd_pack: block) -> block", "V^H from an SVD pack. Emitted by ca_linalg_svd.", false},
+    {"ca.linalg.syrk", "ca.linalg.syrk(a: block | list, trans: int, dtype: int) -> block",
+     "A diagonal block of a @ a.T (trans 0) or a.T @ a (trans 1): the sum over the list of a a^T (a^T a) by BLAS "
+     "syrk, float32 or float64, exactly symmetric. Emitted by ca_linalg_tensordot and ca_linalg_matmul for a "
+     "product of an array with its own transpose.",
+     false},
     {"ca.linalg.tensordot", "ca.linalg.tensordot(a: block | list, b: block | list, spec: tuple, dtype: int) -> block",
      "One block of a tensordot: blocks (or nested lists of blocks along the contracted axes) of a and b, and the "
      "contraction spec. Emitted by ca_linalg_tensordot.",

@@ -182,6 +182,34 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t
   }
 }
 
+template <class T>
+void syrk(bool trans, int64_t N, int64_t K, const T *A, int64_t lda, T *C, int64_t ldc, bool accumulate, bool mirror) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "syrk: float or double");
+  if (N == 0) return;
+  if (K == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < N; ++i) std::fill(C + i * ldc + i, C + i * ldc + N, T{});
+  } else {
+    blas_init();
+    const int n = i32(N, "matrix extent"), k = i32(K, "matrix extent");
+    const int la = i32(std::max<int64_t>(lda, 1), "leading dimension");
+    const int lc = i32(std::max<int64_t>(ldc, 1), "leading dimension");
+    const CBLAS_TRANSPOSE t = trans ? CblasTrans : CblasNoTrans;
+    if constexpr (std::is_same_v<T, float>)
+      cblas_ssyrk(CblasRowMajor, CblasUpper, t, n, k, 1.0f, A, la, accumulate ? 1.0f : 0.0f, C, lc);
+    else
+      cblas_dsyrk(CblasRowMajor, CblasUpper, t, n, k, 1.0, A, la, accumulate ? 1.0 : 0.0, C, lc);
+  }
+  if (!mirror) return;
+  constexpr int64_t B = 32;  // in tiles: the upper triangle is read down its columns
+  for (int64_t i0 = 0; i0 < N; i0 += B)
+    for (int64_t j0 = 0; j0 <= i0; j0 += B)
+      for (int64_t i = i0; i < std::min(N, i0 + B); ++i)
+        for (int64_t j = j0; j < std::min(i, j0 + B); ++j) C[i * ldc + j] = C[j * ldc + i];
+}
+template void syrk<float>(bool, int64_t, int64_t, const float *, int64_t, float *, int64_t, bool, bool);
+template void syrk<double>(bool, int64_t, int64_t, const double *, int64_t, double *, int64_t, bool, bool);
+
 namespace {
 CBLAS_TRANSPOSE cblas_op(Op o) { return o == Op::N ? CblasNoTrans : o == Op::T ? CblasTrans : CblasConjTrans; }
 

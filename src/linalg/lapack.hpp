@@ -27,6 +27,13 @@ template <class T>
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T *A, int64_t lda, const T *B, int64_t ldb,
           T *C, int64_t ldc, bool accumulate);
 
+/// C = op(A) op(A)^T (+ C when accumulate), row-major, for float and double (BLAS syrk: half the
+/// multiplications of the gemm). trans false: A stored N x K (C = A A^T); true: A stored K x N
+/// (C = A^T A). Only the upper triangle is computed; `mirror` then copies it to the lower one, so
+/// C is exactly symmetric (call it with the last accumulation).
+template <class T>
+void syrk(bool trans, int64_t N, int64_t K, const T *A, int64_t lda, T *C, int64_t ldc, bool accumulate, bool mirror);
+
 /// QR (LAPACK geqrf + orgqr) of a column-major m x n matrix `a` (overwritten by Q, m x k with
 /// k = min(m, n), leading dimension m). `r` receives R, k x n, column-major (ld k).
 template <class T>

@@ -128,6 +128,58 @@ ArrayPtr contract(const std::string &prefix, const std::string &kernel, Operand 
   return array_from_layer(g, name, out_chunks, dtype);
 }
 
+/// a @ a.T (at_a false) or a.T @ a (at_a true) of a 2-d float32/float64 array, as NumPy computes
+/// them (its matmul calls BLAS syrk for an operand and its own transpose): the result is symmetric,
+/// so only the blocks on and above the diagonal are computed (a gemm per pair of blocks along the
+/// contracted axis, syrk on the diagonal); a block below it is its mirror's transpose, a task of
+/// the same layer (so placement keeps it with its mirror). About half the multiplications of the
+/// general product, and the result is exactly symmetric. Null when this does not apply (other
+/// dtypes, unknown chunks, more than `split` blocks along the contracted axis: the general
+/// product's tree sum runs then).
+ArrayPtr gram(const ArrayPtr &a, bool at_a, int32_t split_every) {
+  if (a->ndim() != 2 || (a->dtype != CA_FLOAT32 && a->dtype != CA_FLOAT64)) return nullptr;
+  for (const auto &c : a->chunks)
+    for (Index v : c)
+      if (v == kUnknownChunk) return nullptr;
+  const int c = at_a ? 0 : 1, f = 1 - c;
+  const Index nk = a->numblocks[size_t(c)], nf = a->numblocks[size_t(f)];
+  if (nk > split_every_per_axis(split_every, 1) || nk == 0) return nullptr;
+  const std::string name = Tokenizer("gram").add(*a).add(int64_t(at_a)).name();
+  auto g = merge_graphs({a});
+  const int64_t dt = int64_t(a->dtype), cc = c;
+  const int64_t spec[5] = {2, 2, 1, cc, cc}, perm[2] = {1, 0};
+  std::vector<Index> ii(static_cast<size_t>(nk) * 2), jj(static_cast<size_t>(nk) * 2);
+  std::vector<ca_arg_t> la(static_cast<size_t>(nk)), lb(static_cast<size_t>(nk));
+  for (Index i = 0; i < nf; ++i)
+    for (Index j = 0; j < nf; ++j) {
+      const Index key[2] = {i, j};
+      if (i > j) {
+        const Index mirror[2] = {j, i};
+        ca_arg_t args[2] = {ca_arg_key(name.c_str(), mirror, 2), ca_arg_tuple(perm, 2)};
+        g->add_task(KeyRef{name.c_str(), key, 2}, "ca.shape.transpose", args, 2);
+        continue;
+      }
+      for (Index k = 0; k < nk; ++k) {
+        Index *pi = &ii[size_t(2 * k)], *pj = &jj[size_t(2 * k)];
+        pi[c] = k;
+        pi[f] = i;
+        pj[c] = k;
+        pj[f] = j;
+        la[size_t(k)] = ca_arg_key(a->name.c_str(), pi, 2);
+        lb[size_t(k)] = ca_arg_key(a->name.c_str(), pj, 2);
+      }
+      if (i == j) {
+        ca_arg_t args[3] = {ca_arg_list(la.data(), la.size()), ca_arg_i64(at_a), ca_arg_i64(dt)};
+        g->add_task(KeyRef{name.c_str(), key, 2}, "ca.linalg.syrk", args, 3);
+      } else {
+        ca_arg_t args[4] = {ca_arg_list(la.data(), la.size()), ca_arg_list(lb.data(), lb.size()),
+                            ca_arg_tuple(spec, 5), ca_arg_i64(dt)};
+        g->add_task(KeyRef{name.c_str(), key, 2}, "ca.linalg.tensordot", args, 4);
+      }
+    }
+  return array_from_layer(g, name, Chunks{a->chunks[size_t(f)], a->chunks[size_t(f)]}, a->dtype);
+}
+
 DType product_dtype(const ArrayPtr &a, const ArrayPtr &b) { return dtype_promote(a->dtype, b->dtype); }
 
 ArrayPtr cast(const ArrayPtr &a, DType dt) { return a->dtype == dt ? a : elementwise_astype(a, dt); }
@@ -195,6 +247,23 @@ ArrayPtr tensordot(const ArrayPtr &a, const ArrayPtr &b, std::vector<int32_t> a_
              "a of shape ", shape_str(a->shape), " has ", a->shape[size_t(a_axes[p])], " along axis ", a_axes[p],
              ", b of shape ", shape_str(b->shape), " has ", b->shape[size_t(b_axes[p])], " along axis ", b_axes[p]);
   const int32_t P = int32_t(a_axes.size());
+  if (nda == 2 && ndb == 2 && P == 1) {
+    // A 2-d operand that is a whole transpose (x.T) is read as the array it transposes, with the
+    // contracted axis swapped: the product then transposes inside gemm instead of copying blocks.
+    // An array times its own transpose is a Gram matrix (gram: symmetric, about half the work).
+    ArrayPtr sa = transpose_source(a), sb = transpose_source(b);
+    if (sa || sb) {
+      ArrayPtr x = sa ? sa : a, y = sb ? sb : b;
+      int32_t ax = sa ? 1 - a_axes[0] : a_axes[0], bx = sb ? 1 - b_axes[0] : b_axes[0];
+      // x @ x.T: both operands are then x itself (with its own expression or generator, which the
+      // source found through the transpose layer does not carry).
+      if (sa && !sb && x->name == b->name) x = b;
+      if (sb && !sa && y->name == a->name) y = a;
+      return tensordot(x, y, {ax}, {bx}, split_every);
+    }
+    if (a->name == b->name && a_axes[0] == b_axes[0])
+      if (ArrayPtr r = gram(a, a_axes[0] == 0, split_every)) return r;
+  }
   CA_CHECK(nda + ndb - 2 * P <= CA_MAX_NDIM, CA_EINVAL, "tensordot: the result would have more than ", CA_MAX_NDIM,
            " dimensions");
   // Letters: a's free, b's free, then the contracted pairs.
@@ -277,6 +346,11 @@ ArrayPtr matmul(const ArrayPtr &a, const ArrayPtr &b, int32_t split_every) {
     ib += n;
     out += n;
   }
+  // 2-d operands one of which is a whole transpose (x.T): tensordot reads the transposed array
+  // without copying its blocks, and an array times its own transpose computes half of a symmetric
+  // result (gram). The same values; dask's chunks.
+  if (a->ndim() == 2 && b->ndim() == 2 && (transpose_source(a) || transpose_source(b)))
+    return tensordot(a, b, {1}, {0}, split_every);
   // A batch dimension of extent 1 broadcasts: it must be one block (it is: extent 1).
   DType dt = product_dtype(a, b);
   int64_t flags[2] = {avec, bvec};

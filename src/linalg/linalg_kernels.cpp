@@ -279,6 +279,47 @@ ca_status_t k_tensordot(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca
   });
 }
 
+// ---- syrk (Gram diagonal blocks) ----------------------------------------------------------------
+
+// ca.linalg.syrk(A, trans, dtype): A a 2-d block or a list of them along the contracted axis (all
+// with the same free extent); the result is sum over the list of A A^T (trans 0) or A^T A
+// (trans 1), float32 or float64, exactly symmetric: the diagonal blocks of a @ a.T / a.T @ a
+// (linalg.cpp's gram), with half a gemm's multiplications.
+template <class T>
+Block *syrk_impl(const ca_arg_t &aarg, bool trans, DType odt) {
+  std::vector<Entry> ea;
+  std::vector<int64_t> pos, ext;
+  flatten(aarg, pos, ext, 0, ea);
+  CA_CHECK(!ea.empty(), CA_EINVAL, "ca.linalg.syrk: no blocks");
+  const int64_t N = ea[0].block->ndim == 2 ? ea[0].block->shape[trans ? 1 : 0] : -1;
+  for (const Entry &e : ea)
+    CA_CHECK(e.block->ndim == 2 && e.block->shape[trans ? 1 : 0] == N, CA_EINVAL,
+             "ca.linalg.syrk: blocks must be 2-d with the same ", trans ? "column" : "row", " count");
+  int64_t oshape[2] = {N, N};
+  BlockRef res(block_new(odt, 2, oshape, true));
+  T *C = static_cast<T *>(res->data);
+  Buf<T> buf;
+  for (size_t i = 0; i < ea.size(); ++i) {
+    const Block *A = ea[i].block;
+    const int64_t K = A->shape[trans ? 0 : 1];
+    syrk<T>(trans, N, K, as_type<T>(A, buf), A->shape[1], C, N, i > 0, i + 1 == ea.size());
+  }
+  return res.release();
+}
+
+ca_status_t k_syrk(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
+    CA_CHECK(nargs == 3, CA_EINVAL, "ca.linalg.syrk takes (A, trans, dtype)");
+    const int64_t trans = int_arg(args, nargs, 1, "ca.linalg.syrk");
+    CA_CHECK(trans == 0 || trans == 1, CA_EINVAL, "ca.linalg.syrk: trans must be 0 or 1, got ", trans);
+    const DType odt = DType(int_arg(args, nargs, 2, "ca.linalg.syrk"));
+    if (odt == CA_FLOAT32) return syrk_impl<float>(args[0], trans != 0, odt);
+    CA_CHECK(odt == CA_FLOAT64, CA_ETYPE, "ca.linalg.syrk: dtype must be float32 or float64, got ",
+             dtype_valid(odt) ? dtype_name(odt) : "an unknown dtype");
+    return syrk_impl<double>(args[0], trans != 0, odt);
+  });
+}
+
 // ---- matmul --------------------------------------------------------------------------------------
 
 // ca.linalg.matmul(Alist, Blist, (a_vec, b_vec), dtype): lists of blocks along the contracted axis.
@@ -847,6 +888,7 @@ ca_status_t k_lu_tile(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
 void register_linalg_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.linalg.tensordot", k_tensordot, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.matmul", k_matmul, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.linalg.syrk", k_syrk, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.sum", k_sum, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_block", k_qr_block, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.qr_stack", k_qr_stack, 1, nullptr, nullptr), true);

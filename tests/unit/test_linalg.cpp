@@ -14,6 +14,8 @@
 
 #include "array/array.hpp"
 #include "array/create.hpp"
+#include "array/shape.hpp"
+#include "graph/layer.hpp"
 #include "core/block.hpp"
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
@@ -303,6 +305,76 @@ TEST_F(LinalgTest, TensordotAxesAndLayouts) {
   Npy a = make(CA_FLOAT64, {9, 7}, 20);
   ArrayPtr x = arr(a, {{4, 5}, {3, 4}});
   expect_like_numpy(linalg::tensordot(x, x, {1}, {1}), "result = a @ a.T", {{"a", a}}, "x x^T", 10);
+}
+
+// An array times its own transpose (x @ x.T, x.T @ x, tensordot(x, x), x.T.T @ x.T): the Gram
+// path computes the blocks on and above the diagonal (syrk on it) and transposes the mirror ones;
+// values as NumPy's, exactly symmetric, dask's chunks; the general product where it does not apply.
+TEST_F(LinalgTest, GramProductsOfAnArrayWithItsTranspose) {
+  auto kernels_of = [](const ArrayPtr &r) {
+    std::map<std::string, int> n;
+    const Layer *l = r->graph->find(r->name);
+    for (int64_t t = 0; t < l->num_tasks(); ++t) {
+      struct K : TaskEmitter {
+        int32_t slot = 0;
+        void kernel(int32_t s) override { slot = s; }
+        void literal(const ca_arg_t &) override {}
+        void literal_copy(const ca_arg_t &) override {}
+        void ref(int32_t, const Index *, int32_t) override {}
+        void begin_list(size_t) override {}
+        void end_list() override {}
+      } e;
+      l->emit(t, e);
+      n[l->kernel_names()[size_t(e.slot)]]++;
+    }
+    return n;
+  };
+  for (DType dt : {CA_FLOAT32, CA_FLOAT64}) {
+    // Ragged blocks on both axes, a one-block axis, size 1, and an empty contraction (K = 0).
+    struct Case {
+      std::vector<Index> shape;
+      Chunks chunks;
+    };
+    for (const Case &c : {Case{{9, 7}, {{4, 4, 1}, {3, 4}}}, Case{{5, 6}, {{5}, {2, 2, 2}}}, Case{{1, 1}, {{1}, {1}}},
+                          Case{{4, 0}, {{3, 1}, {0}}}, Case{{0, 3}, {{0}, {2, 1}}}}) {
+      Npy a = make(dt, c.shape, 31);
+      ArrayPtr x = arr(a, c.chunks), xt = transpose(x, {});
+      const std::string what = std::string(dtype_name(dt)) + " " + chunks_str(c.chunks);
+      ArrayPtr aat = linalg::matmul(x, xt), ata = linalg::matmul(xt, x);
+      expect_like_numpy(aat, "result = a @ a.T", {{"a", a}}, what + " x @ x.T", 10);
+      expect_like_numpy(ata, "result = a.T @ a", {{"a", a}}, what + " x.T @ x", 10);
+      expect_like_numpy(linalg::tensordot(x, x, {0}, {0}), "result = a.T @ a", {{"a", a}}, what + " tensordot 0", 10);
+      expect_like_numpy(linalg::dot(x, xt), "result = a @ a.T", {{"a", a}}, what + " dot", 10);
+      expect_like_numpy(linalg::matmul(transpose(xt, {}), xt), "result = a @ a.T", {{"a", a}}, what + " x.T.T", 10);
+      EXPECT_EQ(aat->chunks, (Chunks{c.chunks[0], c.chunks[0]})) << what;
+      EXPECT_EQ(ata->chunks, (Chunks{c.chunks[1], c.chunks[1]})) << what;
+      // Exactly symmetric, and the structure: syrk on the diagonal, a gemm above, a transpose below.
+      Npy g = test::compute_npy(aat);
+      const Index n = c.shape[0];
+      for (Index i = 0; i < n; ++i)
+        for (Index j = 0; j < i; ++j) EXPECT_EQ(test::element(g, i * n + j), test::element(g, j * n + i)) << what;
+      const Index nb = Index(c.chunks[0].size());
+      auto k = kernels_of(aat);
+      if (c.chunks[1].size() > 0 && c.shape[0] > 0) {
+        EXPECT_EQ(k["ca.linalg.syrk"], nb) << what;
+        EXPECT_EQ(k["ca.linalg.tensordot"], nb * (nb - 1) / 2) << what;
+        EXPECT_EQ(k["ca.shape.transpose"], nb * (nb - 1) / 2) << what;
+      }
+    }
+  }
+  // Not a Gram product: other dtypes, two different arrays, more blocks along the contraction than
+  // split_every (the tree sum) -- still right, through the general product.
+  Npy i = make(CA_INT64, {5, 4}, 32), z = make(CA_COMPLEX128, {5, 4}, 33), w = make(CA_FLOAT64, {5, 40}, 34),
+      v = make(CA_FLOAT64, {3, 40}, 35);
+  ArrayPtr xi = arr(i, {{2, 3}, {2, 2}}), xz = arr(z, {{2, 3}, {2, 2}}), xw = arr(w, {{2, 3}, Chunks::value_type(20, 2)});
+  ArrayPtr xv = arr(v, {{3}, {10, 30}});
+  expect_like_numpy(linalg::matmul(xi, transpose(xi, {})), "result = i @ i.T", {{"i", i}}, "int64", 1);
+  expect_like_numpy(linalg::matmul(xz, transpose(xz, {})), "result = z @ z.T", {{"z", z}}, "complex", 10);
+  expect_like_numpy(linalg::matmul(xw, transpose(xw, {})), "result = w @ w.T", {{"w", w}}, "tree", 40);
+  expect_like_numpy(linalg::matmul(xw, transpose(xv, {})), "result = w @ v.T", {{"w", w}, {"v", v}}, "w v^T", 40);
+  expect_like_numpy(linalg::matmul(transpose(xv, {}), xv), "result = v.T @ v", {{"v", v}}, "v^T v", 40);
+  EXPECT_EQ(kernels_of(linalg::matmul(xw, transpose(xw, {}))).count("ca.linalg.syrk"), 0u);
+  EXPECT_EQ(kernels_of(linalg::matmul(xi, transpose(xi, {}))).count("ca.linalg.syrk"), 0u);
 }
 
 TEST_F(LinalgTest, DotAndOuter) {
