@@ -181,9 +181,21 @@ def test_linalg_matches_numpy_and_names_the_block_rule():
     np.testing.assert_allclose(np.asarray(xp.linalg.vector_norm(x, axis=(1, 2))),
                                np.sqrt((spd ** 2).sum(axis=(1, 2))), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(xp.linalg.trace(x)), np.trace(spd, axis1=1, axis2=2), rtol=1e-12)
-    m = xp.Array._new(ca.from_array(spd[0], chunks=(2, 4)))
-    with pytest.raises(ValueError, match="linalg.inv: axis 0 has 2 blocks"):
-        xp.linalg.inv(m)
+    # One matrix in several blocks: cholesky, inv and solve run the tile algorithms (any chunks); the
+    # per-matrix functions name the block rule.
+    m = xp.Array._new(ca.from_array(spd[0], chunks=(3, 2)))
+    np.testing.assert_allclose(np.asarray(xp.linalg.inv(m)), np.linalg.inv(spd[0]), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(xp.linalg.cholesky(m)), np.linalg.cholesky(spd[0]), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(xp.linalg.cholesky(m, upper=True)), np.linalg.cholesky(spd[0]).T,
+                               rtol=1e-12)
+    for rhs in (b[0, :, 0], rng.normal(size=(4, 3))):
+        got = xp.linalg.solve(m, xp.Array._new(ca.from_array(rhs, chunks=1)))
+        np.testing.assert_allclose(np.asarray(got), np.linalg.solve(spd[0], rhs), rtol=1e-10)
+        assert got.shape == rhs.shape and got.dtype == xp.float64
+    m32 = xp.asarray(spd[0].astype(np.float32))
+    assert xp.linalg.inv(m32).dtype == xp.float32 and xp.linalg.cholesky(m32).dtype == xp.float32
+    with pytest.raises(ValueError, match="linalg.det: axis 0 has 2 blocks"):
+        xp.linalg.det(m)
     np.testing.assert_allclose(np.asarray(m @ m), spd[0] @ spd[0], rtol=1e-12)  # matmul takes any chunks
 
 

@@ -1,11 +1,13 @@
 """The array API standard's ``linalg`` extension over chunkarray's blocked linear algebra.
 
 ``matmul``, ``tensordot``, ``outer``, ``vecdot``, ``trace``, ``diagonal``, ``matrix_transpose`` and the
-norms are chunked as dask does them (any chunks). The factorizations and the functions of a whole
-matrix (``cholesky``, ``det``, ``eigh``, ``eigvalsh``, ``inv``, ``matrix_power``, ``matrix_rank``,
-``pinv``, ``qr``, ``slogdet``, ``solve``, ``svd``, ``svdvals``) run per matrix of a stack: the last two
-axes must each be one block (a ValueError names the function otherwise; ``rechunk`` first), and the
-stack axes keep their chunks, as dask's ``apply_gufunc`` does.
+norms are chunked as dask does them (any chunks). ``cholesky``, ``inv`` and ``solve`` of one matrix
+(2-d) run chunkarray's tile algorithms (any chunks: a tiled Cholesky, dask's blocked LU; no block
+holds the whole matrix). The other factorizations and functions of a whole matrix (``det``, ``eigh``,
+``eigvalsh``, ``matrix_power``, ``matrix_rank``, ``pinv``, ``qr``, ``slogdet``, ``svd``, ``svdvals``),
+and ``cholesky``/``inv``/``solve`` of stacks, run per matrix of a stack: the last two axes must each be
+one block (a ValueError names the function otherwise; ``rechunk`` first), and the stack axes keep their
+chunks, as dask's ``apply_gufunc`` does.
 """
 from collections import namedtuple as _namedtuple
 
@@ -86,7 +88,11 @@ def cholesky(x, /, *, upper=False):
         The factor.
     """
     _float(x, "cholesky")
-    L = _per_matrix(_np.linalg.cholesky, x, _m(x), x.dtype, "cholesky")
+    if x.ndim == 2 and x.size > 0 and x.shape[0] == x.shape[1]:
+        # One matrix: the tiled Cholesky over its blocks (NumPy's lower factor; upper is its transpose).
+        L = Array._new(_calg.cholesky(x._array, lower=True))
+    else:
+        L = _per_matrix(_np.linalg.cholesky, x, _m(x), x.dtype, "cholesky")
     return matrix_transpose(L) if upper else L
 
 
@@ -212,6 +218,8 @@ def inv(x, /):
         The inverses.
     """
     _float(x, "inv")
+    if x.ndim == 2 and x.size > 0 and x.shape[0] == x.shape[1]:
+        return Array._new(_calg.inv(x._array))  # one matrix: dask's blocked LU, any chunks
     return _per_matrix(_np.linalg.inv, x, _m(x), x.dtype, "inv")
 
 
@@ -425,7 +433,7 @@ def solve(x1, x2, /):
     Parameters
     ----------
     x1 : Array
-        A (stack of) square floating-point matrices (one block along the matrix axes).
+        A (stack of) square floating-point matrices (a stack: one block along the matrix axes).
     x2 : Array
         The right-hand side: a vector (1-d) or a (stack of) matrices.
 
@@ -439,8 +447,10 @@ def solve(x1, x2, /):
     dt = _result_type(x1.dtype, x2.dtype)
     a = x1._array if x1.dtype == dt else x1._array.astype(dt)
     b = x2._array if x2.dtype == dt else x2._array.astype(dt)
-    _matrix_blocks(a, "solve")
     n = x1.shape[-1]
+    if x1.ndim == 2 and x2.ndim in (1, 2) and x1.shape[0] == n and x2.shape[0] == n and a.size > 0 and b.size > 0:
+        return Array._new(_calg.solve(a, b))  # one matrix: dask's blocked LU and substitutions, any chunks
+    _matrix_blocks(a, "solve")
     if x1.shape[-2] != n:
         raise ValueError(f"linalg.solve: x1's matrices must be square, got {x1.shape[-2:]}")
     vector = x2.ndim == 1
