@@ -120,6 +120,30 @@ CA_API ca_status_t ca_linalg_solve(ca_array_t **out, const ca_array_t *a, const 
   CA_CATCH
 }
 
+CA_API ca_status_t ca_linalg_lu(ca_array_t **p, ca_array_t **l, ca_array_t **u, const ca_array_t *a) {
+  if (l) *l = nullptr;
+  if (u) *u = nullptr;
+  OUT_INIT(p);
+  OUT_INIT(l);
+  OUT_INIT(u);
+  CA_TRY
+  ca::linalg::LU f = ca::linalg::lu(arr(a, "ca_linalg_lu", "a"));
+  ca_array_t *wp = nullptr, *wl = nullptr;
+  try {
+    wp = ca::capi::wrap_array(f.p);
+    wl = ca::capi::wrap_array(f.l);
+    *u = ca::capi::wrap_array(f.u);
+  } catch (...) {
+    ca_array_free(wp);
+    ca_array_free(wl);
+    throw;
+  }
+  *p = wp;
+  *l = wl;
+  return CA_OK;
+  CA_CATCH
+}
+
 CA_API ca_status_t ca_linalg_inv(ca_array_t **out, const ca_array_t *a) {
   OUT_INIT(out);
   CA_TRY

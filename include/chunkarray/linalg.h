@@ -126,6 +126,21 @@ CA_API ca_status_t ca_linalg_svd(ca_array_t **u, ca_array_t **s, ca_array_t **v,
 CA_API ca_status_t ca_linalg_solve(ca_array_t **out, const ca_array_t *a, const ca_array_t *b);
 
 /**
+ * dask.array.linalg.lu(a): a = p @ l @ u of a square matrix by dask's blocked LU over square tiles
+ * (a's row chunks on both axes; a is rechunked when its column chunks differ, where dask refuses):
+ * each diagonal tile factored with partial pivoting inside the tile, so p is block diagonal (a
+ * permutation per diagonal tile), l lower triangular with unit diagonal and u upper triangular, as
+ * dask builds them (l's tile (i, k) below the diagonal is P_i^T L'_ik). Like dask, rows are never
+ * exchanged between tiles. All three have a's chunks and NumPy's float dtype of a (float64 for
+ * integers and bool).
+ * @param[out] p, l, u owned results; all NULL on failure.
+ * @return CA_OK; CA_EINVAL for NULL, non-2-d or non-square a, unknown chunk sizes; CA_ETYPE for a
+ *         non-numeric dtype. A singular diagonal tile fails at compute with CA_EKERNEL
+ *         "Singular matrix".
+ */
+CA_API ca_status_t ca_linalg_lu(ca_array_t **p, ca_array_t **l, ca_array_t **u, const ca_array_t *a);
+
+/**
  * inv(a) of a square matrix: ca_linalg_solve() with the identity (dask's inv); the result has a's
  * chunks. @return as ca_linalg_solve() (CA_EINVAL for non-square a; CA_EKERNEL "Singular matrix"
  * at compute).

@@ -112,6 +112,10 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "The LU factorization of a square block as an opaque pack (raw bytes) for ca.linalg.lu_solve; fails with "
      "\"Singular matrix\".",
      true},
+    {"ca.linalg.lu_part", "ca.linalg.lu_part(lu: block, part: int, dtype: int[, b: block]) -> block",
+     "From a diagonal tile's LU pack (A = P L U): part 0 P, 1 L (unit lower), 2 U (upper), each n x n of `dtype`; "
+     "part 3 P^T b (b's rows permuted as the factorization exchanged them). Emitted by ca_linalg_lu.",
+     false},
     {"ca.linalg.lu_solve", "ca.linalg.lu_solve(lu: block, b: block, dtype: int) -> block",
      "x = a^-1 b from ca.linalg.lu's pack, for b of shape (n,) or (n, k).", true},
     {"ca.linalg.lu_tile", "ca.linalg.lu_tile(lu: block, b: block, mode: int) -> block",

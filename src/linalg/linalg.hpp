@@ -65,6 +65,13 @@ SVD svd(const ArrayPtr &a);
 /// solve(a, b): a square, b (n,) or (n, k); dask's blocked LU (pivoting inside diagonal tiles) and
 /// two blocked substitutions. Result chunks: b's.
 ArrayPtr solve(const ArrayPtr &a, const ArrayPtr &b);
+struct LU {
+  ArrayPtr p, l, u;
+};
+/// dask.array.linalg.lu(a): a = p @ l @ u over square tiles (a's row chunks on both axes), dask's
+/// blocked LU: p block diagonal (each diagonal tile's pivoting), l lower with unit diagonal tiles'
+/// diagonal, u upper. Result chunks: a's.
+LU lu(const ArrayPtr &a);
 /// inv(a) = solve(a, eye), a square. Result chunks: a's.
 ArrayPtr inv(const ArrayPtr &a);
 /// cholesky(a): lower (NumPy) or upper (dask's default) factor, tiled right-looking. Result chunks: a's.

@@ -883,6 +883,65 @@ ca_status_t k_lu_tile(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_k
   });
 }
 
+// ca.linalg.lu_part(lu_pack, part, dtype[, b]): from a diagonal tile's A = P L U (ca.linalg.lu's
+// pack): part 0 P, 1 L (unit lower), 2 U (upper), each n x n of `dtype`; part 3 P^T b (b's rows
+// permuted as getrf exchanged them: dask's lower tiles P_i^T L'_ik).
+ca_status_t k_lu_part(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_kernel_ctx_t *kctx, void *) {
+  return kernel_boundary(out, kctx, [&]() -> Block * {
+    const char *kn = "ca.linalg.lu_part";
+    CA_CHECK(nargs == 3 || nargs == 4, CA_EINVAL, kn, " takes (lu_pack, part, dtype[, b])");
+    const Block *f = block_arg(args, nargs, 0, kn);
+    const int64_t part = int_arg(args, nargs, 1, kn);
+    const DType dt = DType(int_arg(args, nargs, 2, kn));
+    CA_CHECK(part >= 0 && part <= 3, CA_EINVAL, kn, ": part must be 0 (P), 1 (L), 2 (U) or 3 (P^T b)");
+    CA_CHECK((part == 3) == (nargs == 4), CA_EINVAL, kn, ": part 3 takes a tile b, parts 0-2 do not");
+    CA_CHECK(f->dtype == CA_RAW && f->ndim == 1 && f->shape[0] >= int64_t(sizeof(int64_t)), CA_EINVAL, kn,
+             ": the first argument is not an LU pack");
+    int64_t n;
+    std::memcpy(&n, f->data, sizeof n);
+    return dispatch_float(dt, kn, [&](auto tag) -> Block * {
+      using T = typename decltype(tag)::type;
+      CA_CHECK(n >= 0 && f->shape[0] == int64_t(sizeof(int64_t) + size_t(n * n) * sizeof(T) + size_t(n) * sizeof(int32_t)),
+               CA_EINVAL, kn, ": the LU pack does not match the dtype");
+      const char *base = static_cast<const char *>(f->data);
+      const T *lu = reinterpret_cast<const T *>(base + sizeof(int64_t));
+      const int32_t *piv = reinterpret_cast<const int32_t *>(base + sizeof(int64_t) + size_t(n * n) * sizeof(T));
+      for (int64_t r = 0; r < n; ++r)
+        CA_CHECK(piv[r] >= 1 && piv[r] <= n, CA_EINVAL, kn, ": the LU pack has a bad pivot");
+      if (part == 3) {
+        const Block *b = block_arg(args, nargs, 3, kn);
+        const Mat mb = mat_of(b, kn);
+        CA_CHECK(mb.rows == n, CA_EINVAL, kn, ": tile shapes do not match");
+        BlockRef res = copy_as<T>(b, dt);
+        T *x = static_cast<T *>(res->data);
+        for (int64_t r = 0; r < n; ++r) {
+          const int64_t p = int64_t(piv[r]) - 1;
+          if (p != r) std::swap_ranges(x + r * mb.cols, x + (r + 1) * mb.cols, x + p * mb.cols);
+        }
+        return res.release();
+      }
+      int64_t shape[2] = {n, n};
+      BlockRef res(block_new(dt, 2, shape, true));
+      T *x = static_cast<T *>(res->data);
+      if (part == 0) {
+        // P^T = the interchanges applied to the identity's rows in order; P is its transpose.
+        std::vector<int64_t> rows(static_cast<size_t>(n));
+        for (int64_t r = 0; r < n; ++r) rows[size_t(r)] = r;
+        for (int64_t r = 0; r < n; ++r) std::swap(rows[size_t(r)], rows[size_t(piv[r] - 1)]);
+        for (int64_t r = 0; r < n; ++r) x[rows[size_t(r)] * n + r] = T(1);  // (P^T)[r, rows[r]] = 1
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            const T v = lu[j * n + i];  // column-major
+            if (part == 1) x[i * n + j] = i > j ? v : i == j ? T(1) : T(0);
+            else x[i * n + j] = i <= j ? v : T(0);
+          }
+      }
+      return res.release();
+    });
+  });
+}
+
 }  // namespace
 
 void register_linalg_kernels(KernelRegistry &reg) {
@@ -907,6 +966,7 @@ void register_linalg_kernels(KernelRegistry &reg) {
   reg.add(kernel_new("ca.linalg.tile_gemm", k_tile_gemm, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.tile_trsm", k_tile_trsm, 1, nullptr, nullptr), true);
   reg.add(kernel_new("ca.linalg.lu_tile", k_lu_tile, 1, nullptr, nullptr), true);
+  reg.add(kernel_new("ca.linalg.lu_part", k_lu_part, 1, nullptr, nullptr), true);
 }
 
 }  // namespace ca::linalg

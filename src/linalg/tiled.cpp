@@ -243,6 +243,42 @@ ArrayPtr solve(const ArrayPtr &a0, const ArrayPtr &b0) {
   return b0->chunks == x->chunks ? x : rechunk(x, b0->chunks);
 }
 
+LU lu(const ArrayPtr &a0) {
+  check_square_matrix(a0, "lu");
+  const DType dt = lapack_dtype(a0->dtype);
+  ArrayPtr a = square_tiles(a0, dt);
+  const std::string hex = Tokenizer("lu").add(*a).name().substr(3);
+  TileGraph tg{merge_graphs({a})};
+  TiledLU f = tiled_lu(tg, a, hex);
+  ArrayPtr z = zeros(a->shape, a->chunks, dt);
+  tg.g->merge(*z->graph);
+  const std::string pn = "lu-p-" + hex, ln = "lu-lower-" + hex, un = "lu-upper-" + hex;
+  const Index nt = f.nt;
+  for (Index i = 0; i < nt; ++i)
+    for (Index j = 0; j < nt; ++j) {
+      const Arg zero = Arg::key(z->name, {i, j}), fi = Arg::key(f.f, {i});
+      if (i == j) {
+        tg.task(pn, {i, j}, "ca.linalg.lu_part", {fi, Arg::i64(0), Arg::i64(dt)});
+        tg.task(ln, {i, j}, "ca.linalg.lu_part", {fi, Arg::i64(1), Arg::i64(dt)});
+        tg.task(un, {i, j}, "ca.linalg.lu_part", {fi, Arg::i64(2), Arg::i64(dt)});
+      } else if (i > j) {  // dask: l[i, j] = P_i^T L'_ij (the permuted lower tile in row block i's order)
+        tg.task(pn, {i, j}, "ca.identity", {zero});
+        tg.task(ln, {i, j}, "ca.linalg.lu_part", {fi, Arg::i64(3), Arg::i64(dt), Arg::key(f.l, {i, j})});
+        tg.task(un, {i, j}, "ca.identity", {zero});
+      } else {
+        tg.task(pn, {i, j}, "ca.identity", {zero});
+        tg.task(ln, {i, j}, "ca.identity", {zero});
+        tg.task(un, {i, j}, "ca.identity", {Arg::key(f.u, {i, j})});
+      }
+    }
+  LU r;
+  for (auto [name, out] : {std::pair{&pn, &r.p}, {&ln, &r.l}, {&un, &r.u}}) {
+    ArrayPtr x = array_from_layer(tg.g, *name, a->chunks, dt);
+    *out = x->chunks == a0->chunks ? x : rechunk(x, a0->chunks);
+  }
+  return r;
+}
+
 ArrayPtr inv(const ArrayPtr &a0) {
   const Index n = check_square_matrix(a0, "inv");
   const DType dt = lapack_dtype(a0->dtype);

@@ -598,6 +598,42 @@ TEST_F(LinalgTest, TiledSolversOverTileGrids) {
                     {{"a", ai}, {"b", bf}}, "int32 a, float32 b", 10);
 }
 
+// dask's lu: a = p @ l @ u over the tile grid (ragged and non-square chunks rechunked to a's rows),
+// p a permutation per diagonal tile, l unit lower, u upper; every float dtype and an integer input.
+TEST_F(LinalgTest, TiledLuReconstructs) {
+  for (DType dt : {CA_FLOAT32, CA_FLOAT64, CA_COMPLEX64, CA_COMPLEX128, CA_INT32}) {
+    for (const Chunks &c : {Chunks{{3, 3, 3}, {3, 3, 3}}, Chunks{{4, 4, 1}, {2, 7}}, Chunks{{9}, {9}}}) {
+      Npy a = square(dt, 9, 41, false);
+      ArrayPtr x = arr(a, c);
+      linalg::LU f = linalg::lu(x);
+      const DType want = linalg::lapack_dtype(dt);
+      for (const ArrayPtr &m : {f.p, f.l, f.u}) {
+        EXPECT_EQ(m->chunks, c);
+        EXPECT_EQ(m->dtype, want);
+      }
+      const std::string what = std::string(dtype_name(dt)) + " " + chunks_str(c);
+      expect_like_numpy(linalg::matmul(linalg::matmul(f.p, f.l), f.u), "result = a.astype(np.result_type(a, 1.0))",
+                        {{"a", a}}, what + " p @ l @ u", 40);
+      Npy L = test::compute_npy(f.l), U = test::compute_npy(f.u), P = test::compute_npy(f.p);
+      for (Index i = 0; i < 9; ++i)
+        for (Index j = 0; j < 9; ++j) {
+          if (j > i) {
+            EXPECT_EQ(test::element(L, i * 9 + j), cd(0)) << what;
+          } else if (j == i) {
+            EXPECT_EQ(test::element(L, i * 9 + j), cd(1)) << what;
+          } else {
+            EXPECT_EQ(test::element(U, i * 9 + j), cd(0)) << what;
+          }
+          const cd pv = test::element(P, i * 9 + j);
+          EXPECT_TRUE(pv == cd(0) || pv == cd(1)) << what;
+          if (i / 3 != j / 3 && c[0].size() == 3) {
+            EXPECT_EQ(pv, cd(0)) << what << ": p is block diagonal";
+          }
+        }
+    }
+  }
+}
+
 TEST_F(LinalgTest, TiledSingularAndNotPositiveDefinite) {
   auto expect_kernel_error = [](const ArrayPtr &r, const std::string &what, const char *label) {
     try {

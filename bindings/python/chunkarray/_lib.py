@@ -519,6 +519,7 @@ _PROTOS = {
     "ca_linalg_svd": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp]),
     "ca_linalg_solve": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp]),
     "ca_linalg_inv": (c_status, [ctypes.POINTER(c_vp), c_vp]),
+    "ca_linalg_lu": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp]),
     "ca_linalg_cholesky": (c_status, [ctypes.POINTER(c_vp), c_vp, ctypes.c_int]),
     "ca_linalg_solve_triangular": (c_status, [ctypes.POINTER(c_vp), c_vp, c_vp, ctypes.c_int]),
     "ca_linalg_lstsq": (c_status, [ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), ctypes.POINTER(c_vp), c_vp, c_vp]),

@@ -554,3 +554,92 @@ def _register_numpy_functions():
 
 
 _register_numpy_functions()
+
+
+def fft_wrap(fft_func, kind=None, dtype=None):
+    """Wrap a NumPy-like FFT function for chunked arrays (dask.array.fft.fft_wrap).
+
+    NumPy's own functions (``numpy.fft.fft``, ``rfft2``, ...) map to this module's, which run in C;
+    any other function with NumPy's signature (e.g. SciPy's) runs on each block through
+    ``map_blocks``, with dask's rule: the transformed axes must be one block each.
+
+    Parameters
+    ----------
+    fft_func : callable
+        A function like ``numpy.fft.fft``.
+    kind : str, optional
+        Which NumPy function it behaves like (``"fft"``, ``"rfft2"``, ``"ihfft"``, ...); default its name.
+    dtype : numpy.dtype, optional
+        The result's dtype (default: found by calling ``fft_func`` on a small sample).
+
+    Returns
+    -------
+    callable
+        ``func(a, s=None, axes=None)`` (``func(a, n=None, axis=None)`` for the one-axis kinds), as dask's.
+    """
+    if kind is None:
+        kind = fft_func.__name__
+    base = kind.rstrip("2n")
+    if base not in _KIND:
+        raise ValueError("Given unknown `kind` %s." % kind)
+
+    def func(a, s=None, axes=None):
+        a = _asarray(a)
+        if axes is None:
+            if kind.endswith("2"):
+                axes = (-2, -1)
+            elif kind.endswith("n"):
+                axes = tuple(range(a.ndim)) if s is None else tuple(range(len(s)))
+            else:
+                axes = (-1,)
+        elif len(set(axes)) < len(axes):
+            raise ValueError("Duplicate axes not allowed.")
+        if fft_func is getattr(_np.fft, kind, None) and dtype is None:
+            if kind.endswith("fft"):  # one axis: NumPy's (n, axis)
+                return globals()[kind](a, None if s is None else s[0], axes[0])
+            return globals()[kind](a, s, axes)
+        _dtype = dtype
+        if _dtype is None:
+            sample = _np.ones(a.ndim * (8,), dtype=a.dtype)
+            try:
+                _dtype = fft_func(sample, axes=axes).dtype
+            except TypeError:
+                _dtype = fft_func(sample).dtype
+        axes_n = [ax % a.ndim for ax in axes]
+        for ax in axes_n:
+            if len(a.chunks[ax]) != 1:
+                raise ValueError("Dask array only supports taking an FFT along an axis that \n"
+                                 "has a single chunk. An FFT operation was tried on axis %s \n"
+                                 "which has chunks %s. To change the array's chunks use "
+                                 "dask.Array.rechunk." % (ax, a.chunks[ax]))
+        chunks = list(a.chunks)
+        for i, ax in enumerate(axes_n):
+            n_in = a.shape[ax]
+            last = i == len(axes_n) - 1
+            if base in ("rfft", "ihfft"):
+                n = n_in if s is None else s[i]
+                chunks[ax] = (n // 2 + 1,) if last else (n,)
+            elif base in ("irfft", "hfft"):
+                n = (2 * (n_in - 1) if last else n_in) if s is None else s[i]
+                chunks[ax] = (n,)
+            else:
+                chunks[ax] = (n_in if s is None else s[i],)
+        if kind.endswith("fft"):
+            args = (None if s is None else s[0], axes[0])
+        else:
+            args = (s, axes)
+        from .core import map_blocks as _map_blocks
+        return _map_blocks(fft_func, a, *args, dtype=_dtype, chunks=tuple(chunks))
+
+    if kind.endswith("fft"):  # one axis: dask's func(a, n=None, axis=None)
+        _func = func
+
+        def func(a, n=None, axis=None):
+            return _func(a, None if n is None else (n,), None if axis is None else (axis,))
+
+    func.__name__ = kind
+    func.__doc__ = f"``{kind}`` of a chunked array through ``{getattr(fft_func, '__name__', fft_func)}`` (fft_wrap)."
+    return func
+
+
+__all__ = __all__ + ["fft_wrap"]

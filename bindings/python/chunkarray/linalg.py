@@ -1,5 +1,5 @@
 """Linear algebra (include/chunkarray/linalg.h): matmul/dot/tensordot/outer and dask.array.linalg's
-qr, svd, solve, inv, cholesky, lstsq and norm."""
+qr, tsqr, sfqr, svd, svd_compressed, lu, solve, solve_triangular, inv, cholesky, lstsq and norm."""
 import ctypes as _ctypes
 import numbers as _numbers
 
@@ -8,7 +8,8 @@ import numpy as _np
 from ._lib import lib as _lib
 from .core import Array as _Array, _check, _i32arr, asarray as _asarray
 
-__all__ = ["matmul", "dot", "tensordot", "outer", "qr", "svd", "solve", "solve_triangular", "inv", "cholesky", "lstsq",
+__all__ = ["matmul", "dot", "tensordot", "outer", "qr", "tsqr", "sfqr", "svd", "svd_compressed", "svd_flip",
+           "compression_level", "compression_matrix", "lu", "solve", "solve_triangular", "inv", "cholesky", "lstsq",
            "norm"]
 
 
@@ -128,6 +129,209 @@ def qr(a):
         ``a = q @ r``, ``q`` with orthonormal columns, ``r`` upper triangular.
     """
     return _outs(_lib().ca_linalg_qr, 2, a)
+
+
+def tsqr(data, compute_svd=False, _max_vchunk_size=None):
+    """QR (or SVD) of a tall-and-skinny matrix (dask.array.linalg.tsqr).
+
+    Parameters
+    ----------
+    data : Array
+        A 2-d array with one column block.
+    compute_svd : bool, default False
+        Return ``u, s, vh`` (the SVD) instead of ``q, r``.
+    _max_vchunk_size : None
+        dask's internal knob; accepted and ignored (the stacking tree is chosen from the blocks).
+
+    Returns
+    -------
+    q, r : Array
+        Or ``u, s, vh`` with ``compute_svd``.
+    """
+    data = _asarray(data)
+    if data.ndim != 2 or len(data.chunks[1]) != 1:
+        raise ValueError("Input must have the following properties:\n  1. Have two dimensions\n"
+                         "  2. Have only one column of blocks\n\nNote: This function (tsqr) supports QR "
+                         "decomposition in the case of\ntall-and-skinny matrices (single column chunk/block;"
+                         " see qr)\nCurrent shape: {},\nCurrent chunksize: {}".format(data.shape, data.chunksize))
+    return svd(data) if compute_svd else qr(data)
+
+
+def sfqr(data, name=None):
+    """QR of a short-and-fat matrix (dask.array.linalg.sfqr).
+
+    Parameters
+    ----------
+    data : Array
+        A 2-d array with one row block.
+    name : str, optional
+        dask's graph-name prefix; accepted and ignored.
+
+    Returns
+    -------
+    q, r : Array
+        ``data = q @ r``.
+    """
+    data = _asarray(data)
+    if data.ndim != 2 or len(data.chunks[0]) != 1:
+        raise ValueError("Input must have the following properties:\n  1. Have two dimensions\n"
+                         "  2. Have only one row of blocks\n\nNote: This function (sfqr) supports QR "
+                         "decomposition in the case of\nshort-and-fat matrices (single row chunk/block; see qr)")
+    return qr(data)
+
+
+def lu(a):
+    """LU decomposition with pivoting inside each diagonal tile (dask.array.linalg.lu).
+
+    ``a = p @ l @ u``: dask's blocked LU over square tiles (``a``'s row chunks on both axes), ``p``
+    block diagonal, ``l`` lower triangular with unit diagonal, ``u`` upper triangular; as dask, rows
+    are never exchanged between tiles. Computed in C (``ca_linalg_lu``).
+
+    Parameters
+    ----------
+    a : Array or array_like
+        A square 2-d array.
+
+    Returns
+    -------
+    p, l, u : Array
+        With ``a``'s chunks.
+    """
+    return _outs(_lib().ca_linalg_lu, 3, a)
+
+
+def svd_flip(u, v, u_based_decision=False):
+    """Make the signs of singular vectors deterministic (dask.array.linalg.svd_flip).
+
+    Parameters
+    ----------
+    u, v : Array
+        The left singular vectors (columns) and the right ones (rows, NumPy's ``vh``).
+    u_based_decision : bool, default False
+        Take the signs from ``u``'s column sums instead of ``v``'s row sums.
+
+    Returns
+    -------
+    u, v : Array
+        Each pair of singular vectors multiplied by +1 or -1 so the sum decides the half-space.
+    """
+    if u_based_decision:
+        signs = u.sum(axis=0, keepdims=True)
+        dtype = u.dtype
+    else:
+        signs = v.sum(axis=1, keepdims=True).T
+        dtype = v.dtype
+    signs = 2.0 * ((signs >= 0) - 0.5).astype(dtype)
+    return u * signs, v * signs.T
+
+
+def compression_level(n, q, n_oversamples=10, min_subspace_size=20):
+    """The size of the subspace of a randomized SVD (dask.array.linalg.compression_level).
+
+    Parameters
+    ----------
+    n : int
+        The smaller dimension of the matrix.
+    q : int
+        The requested rank.
+    n_oversamples : int, default 10
+        Extra dimensions.
+    min_subspace_size : int, default 20
+        The smallest subspace.
+
+    Returns
+    -------
+    int
+        ``min(max(min_subspace_size, q + n_oversamples), n)``.
+    """
+    return min(max(min_subspace_size, q + n_oversamples), n)
+
+
+def compression_matrix(data, q, iterator="power", n_power_iter=0, n_oversamples=10, seed=None, compute=False):
+    """A matrix whose rows span ``data``'s dominant column space (dask.array.linalg.compression_matrix).
+
+    Halko, Martinsson and Tropp's randomized range finder as dask builds it: ``data @ omega`` with a
+    Gaussian ``omega`` (chunkarray's random generator, so its values differ from dask's), ``n_power_iter``
+    power (or QR) iterations, then tsqr.
+
+    Parameters
+    ----------
+    data : Array
+        A 2-d array.
+    q : int
+        The requested rank.
+    iterator : {"power", "QR"}, default "power"
+        How the iterations are stabilized.
+    n_power_iter : int, default 0
+        Number of iterations.
+    n_oversamples : int, default 10
+        Extra dimensions of the subspace.
+    seed : int or chunkarray.random.RandomState, optional
+        The random stream.
+    compute : bool, default False
+        Persist the intermediates (as dask's ``compute=True``).
+
+    Returns
+    -------
+    Array
+        ``(compression_level, n_rows)``: the transposed orthonormal basis.
+    """
+    from . import random as _random
+    if iterator not in ["power", "QR"]:
+        raise ValueError(f"Iterator '{iterator}' not valid, must one one of ['power', 'QR']")
+    data = _asarray(data)
+    m, n = data.shape
+    comp_level = compression_level(min(m, n), q, n_oversamples=n_oversamples)
+    state = seed if isinstance(seed, _random.RandomState) else _random.RandomState(seed)
+    datatype = _np.float32 if _np.dtype(data.dtype).type in (_np.float32, _np.complex64) else _np.float64
+    omega = state.standard_normal(size=(n, comp_level), chunks=(data.chunks[1], (comp_level,))).astype(datatype)
+    keep = (lambda x: x.persist()) if compute else (lambda x: x)
+    mat_h = data.dot(omega)
+    if iterator == "power":
+        for _ in range(n_power_iter):
+            mat_h = keep(data.dot(keep(data.T.dot(keep(mat_h)))))
+        qm, _ = tsqr(mat_h)
+    else:
+        qm, _ = tsqr(mat_h)
+        for _ in range(n_power_iter):
+            qm, _ = tsqr(data.T.dot(keep(qm)))
+            qm, _ = tsqr(data.dot(keep(qm)))
+    return qm.T
+
+
+def svd_compressed(a, k, iterator="power", n_power_iter=0, n_oversamples=10, seed=None, compute=False,
+                   coerce_signs=True):
+    """Randomized truncated SVD (dask.array.linalg.svd_compressed), for any chunking.
+
+    Parameters
+    ----------
+    a : Array
+        A 2-d array.
+    k : int
+        The rank of the approximation.
+    iterator, n_power_iter, n_oversamples, seed, compute
+        As for :func:`compression_matrix`.
+    coerce_signs : bool, default True
+        Apply :func:`svd_flip`.
+
+    Returns
+    -------
+    u, s, v : Array
+        ``(m, k)``, ``(k,)`` and ``(k, n)``: ``a ~ u @ diag(s) @ v``.
+    """
+    a = _asarray(a)
+    comp = compression_matrix(a, k, iterator=iterator, n_power_iter=n_power_iter, n_oversamples=n_oversamples,
+                              seed=seed, compute=compute)
+    if compute:
+        comp = comp.persist()
+    a_compressed = comp.dot(a)
+    v, s, u = tsqr(a_compressed.T, compute_svd=True)
+    u = comp.T.dot(u.T)
+    v = v.T
+    u, s, v = u[:, :k], s[:k], v[:k, :]
+    if coerce_signs:
+        u, v = svd_flip(u, v)
+    return u, s, v
 
 
 def svd(a, coerce_signs=True):

@@ -83,3 +83,38 @@ def test_callables_stay_callable():
     wrong = [n for n in _dask_top_level()
              if n not in DASK_SPECIFIC and callable(getattr(da, n)) and not callable(getattr(ca, n, None))]
     assert not wrong, wrong
+
+
+# The submodules: every public function dask.array.linalg / fft / random / ma defines itself (not the
+# names they import from elsewhere in dask) exists in chunkarray's module of the same name, except:
+SUBMODULE_DASK_SPECIFIC = {
+    # dask's tokenize hook for numpy.ma arrays (registered with dask.base.normalize_token): dask's
+    # graph-naming machinery, no user-facing function.
+    ("ma", "normalize_masked_array"),
+    # the global RandomState's seed: chunkarray's module-level random functions are stateless (each
+    # takes seed=, default 0, and the same seed gives the same values; docs/random.md), so
+    # there is no global stream to reseed -- RandomState(seed) / default_rng(seed) give one.
+    ("random", "seed"),
+}
+
+
+def _dask_submodule_functions(sub):
+    mod = getattr(da, sub)
+    return sorted(n for n in dir(mod) if not n.startswith("_") and callable(getattr(mod, n))
+                  and getattr(getattr(mod, n), "__module__", None) == mod.__name__)
+
+
+@pytest.mark.parametrize("sub", ["linalg", "fft", "random", "ma"])
+def test_every_dask_submodule_function_exists(sub):
+    ours = getattr(ca, sub)
+    missing = [n for n in _dask_submodule_functions(sub) if (sub, n) not in SUBMODULE_DASK_SPECIFIC
+               and not callable(getattr(ours, n, None))]
+    assert not missing, f"dask.array.{sub} functions missing from chunkarray.{sub}: {missing}"
+    not_exported = [n for n in _dask_submodule_functions(sub) if (sub, n) not in SUBMODULE_DASK_SPECIFIC
+                    and hasattr(ours, n) and n not in getattr(ours, "__all__", [])]
+    assert not not_exported, f"in chunkarray.{sub} but not in its __all__: {not_exported}"
+
+
+def test_the_submodule_exclusions_are_still_dask_names():
+    for sub, n in SUBMODULE_DASK_SPECIFIC:
+        assert n in _dask_submodule_functions(sub), (sub, n)

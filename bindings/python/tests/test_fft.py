@@ -198,7 +198,7 @@ def test_round_trips_and_composition():
 def test_backend_and_exports():
     assert cfft.backend() in ("kissfft", "fftw3")
     assert "fft" in ca.__all__ and ca.fft is cfft
-    assert len([n for n in cfft.__all__ if n != "backend"]) == 18
+    assert len([n for n in cfft.__all__ if n not in ("backend", "fft_wrap")]) == 18
 
 
 def test_unknown_chunks_float16_and_padding_an_empty_axis():
@@ -232,3 +232,34 @@ def test_numpy_fft_functions_dispatch_lazily():
         r = np.fft.fftshift(a, axes=0)
         assert isinstance(r, ca.Array)
         check(r, np.fft.fftshift(x, axes=0))
+
+
+def test_fft_wrap_numpy_and_other_functions():
+    import dask.array as da
+    import scipy.fft
+    x = np.random.default_rng(5).normal(size=(6, 8))
+    a = ca.from_array(x, chunks=(3, 8))
+    got = ca.fft.fft_wrap(scipy.fft.fft2)(ca.from_array(x, chunks=(6, 8)), s=(4, 5))
+    want = da.fft.fft_wrap(scipy.fft.fft2)(da.from_array(x, chunks=(6, 8)), s=(4, 5))
+    assert got.chunks == want.chunks
+    np.testing.assert_allclose(got.compute(), want.compute(), rtol=1e-12, atol=1e-12)
+    for f in (np.fft.fft, np.fft.rfft, np.fft.ihfft, np.fft.fft2, np.fft.rfftn, np.fft.irfft):
+        ours = ca.fft.fft_wrap(f)
+        theirs = da.fft.fft_wrap(f)
+        kw = {} if f.__name__.endswith(("2", "n")) else {}
+        b = ca.from_array(x, chunks=(6, 8)) if f.__name__.endswith(("2", "n")) else a
+        db = da.from_array(x, chunks=b.chunks)
+        got, want = ours(b, **kw), theirs(db, **kw)
+        assert got.chunks == want.chunks, f.__name__
+        np.testing.assert_allclose(got.compute(), want.compute(), rtol=1e-12, atol=1e-12)
+    # a function that is not NumPy's runs per block, with dask's chunks and sizes
+    for f, kind, n in ((scipy.fft.fft, None, 5), (scipy.fft.rfft, None, None), (scipy.fft.irfft, None, 10),
+                       (scipy.fft.ihfft, "ihfft", 7)):
+        got = ca.fft.fft_wrap(f, kind=kind)(a, n=n)
+        want = da.fft.fft_wrap(f, kind=kind)(da.from_array(x, chunks=(3, 8)), n=n)
+        assert got.chunks == want.chunks and got.dtype == want.dtype
+        np.testing.assert_allclose(got.compute(), want.compute(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="single chunk"):
+        ca.fft.fft_wrap(scipy.fft.fft)(ca.from_array(x, chunks=(3, 4)))
+    with pytest.raises(ValueError, match="unknown `kind`"):
+        ca.fft.fft_wrap(np.sum)

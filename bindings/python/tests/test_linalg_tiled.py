@@ -167,3 +167,78 @@ def test_empty():
     assert linalg.solve_triangular(e, ca.from_array(np.zeros((0, 3)), chunks=1)).compute().shape == (0, 3)
     x = linalg.solve(ca.from_array(2 * np.eye(3), chunks=2), ca.from_array(np.zeros((3, 0)), chunks=2))
     assert x.compute().shape == (3, 0) and x.chunks == ((2, 1), (0,))
+
+
+@pytest.mark.parametrize("n,chunks", [(9, 3), (12, 4), (10, 4), (7, (3, 4)), (1, 1), (5, 5)])
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.complex128, np.int64])
+def test_lu_against_dask_and_reconstruction(n, chunks, dt):
+    rng = np.random.default_rng(n)
+    a = rng.normal(size=(n, n)) + (1j * rng.normal(size=(n, n)) if np.dtype(dt).kind == "c" else 0)
+    a = (a * 4).astype(dt) if np.dtype(dt).kind == "i" else a.astype(dt)
+    a = a + (n * np.eye(n)).astype(dt)  # diagonal tiles stay nonsingular
+    x = ca.from_array(a, chunks=chunks)
+    p, l, u = linalg.lu(x)
+    want_dt = np.linalg.inv(np.eye(1, dtype=dt)).dtype  # NumPy's float dtype of a
+    for m in (p, l, u):
+        assert m.chunks == x.chunks and m.dtype == want_dt
+    P, L, U = p.compute(), l.compute(), u.compute()
+    tol = 1e-4 if want_dt in (np.float32, np.complex64) else 1e-10
+    np.testing.assert_allclose(P @ L @ U, a, rtol=tol, atol=tol * n)
+    np.testing.assert_array_equal(L, np.tril(L))
+    np.testing.assert_array_equal(U, np.triu(U))
+    np.testing.assert_array_equal(np.diag(L), np.ones(n))
+    assert set(np.unique(P)) <= {0, 1} and np.array_equal(P @ P.T, np.eye(n))
+    if isinstance(chunks, int) and n % chunks == 0 and np.dtype(dt).kind == "f":
+        # dask's lu (square tiles only): the same factorization
+        dp, dl, du = da.linalg.lu(da.from_array(a, chunks=chunks))
+        np.testing.assert_allclose(P, dp.compute())
+        np.testing.assert_allclose(L, dl.compute(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(U, du.compute(), rtol=tol, atol=tol * n)
+
+
+def test_lu_errors_and_singular_tile():
+    with pytest.raises(ValueError, match="square"):
+        linalg.lu(ca.ones((3, 4), chunks=2))
+    with pytest.raises(ValueError):
+        linalg.lu(ca.ones(4, chunks=2))
+    a = np.eye(4)
+    a[0, 0] = 0  # the first 2x2 diagonal tile [[0, 0], [0, 1]] is singular
+    p, l, u = linalg.lu(ca.from_array(a, chunks=2))
+    with pytest.raises(Exception, match="Singular matrix"):
+        u.compute()
+
+
+def test_tsqr_sfqr_svd_compressed_and_helpers():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(60, 40)) @ np.diag(np.logspace(0, -8, 40)) @ rng.normal(size=(40, 40))
+    q, r = linalg.tsqr(ca.from_array(x, chunks=(20, 40)))
+    np.testing.assert_allclose((q @ r).compute(), x, atol=1e-10)
+    u, s, vh = linalg.tsqr(ca.from_array(x, chunks=(20, 40)), compute_svd=True)
+    np.testing.assert_allclose(s.compute(), np.linalg.svd(x, compute_uv=False), rtol=1e-8, atol=1e-14)
+    q, r = linalg.sfqr(ca.from_array(x.T, chunks=(40, 20)))
+    np.testing.assert_allclose((q @ r).compute(), x.T, atol=1e-10)
+    with pytest.raises(ValueError, match="one column of blocks"):
+        linalg.tsqr(ca.from_array(x, chunks=(20, 20)))
+    with pytest.raises(ValueError, match="one row of blocks"):
+        linalg.sfqr(ca.from_array(x, chunks=(20, 20)))
+    assert linalg.compression_level(100, 5) == da.linalg.compression_level(100, 5) == 20
+    assert linalg.compression_level(12, 5) == da.linalg.compression_level(12, 5) == 12
+    assert linalg.compression_level(100, 30, n_oversamples=4) == da.linalg.compression_level(100, 30, 4)
+    X = ca.from_array(x, chunks=(20, 15))  # any chunks
+    for it in ("power", "QR"):
+        u, s, v = linalg.svd_compressed(X, 5, iterator=it, n_power_iter=2, seed=1)
+        assert u.shape == (60, 5) and s.shape == (5,) and v.shape == (5, 40)
+        np.testing.assert_allclose(s.compute(), np.linalg.svd(x, compute_uv=False)[:5], rtol=1e-6)
+        U, V = u.compute(), v.compute()
+        np.testing.assert_allclose(U.T @ U, np.eye(5), atol=1e-8)
+        assert np.all(V.sum(axis=1) >= 0)  # svd_flip's sign rule
+    comp = linalg.compression_matrix(X, 5, seed=ca.random.RandomState(3))
+    assert comp.shape == (20, 60)
+    with pytest.raises(ValueError, match="Iterator"):
+        linalg.compression_matrix(X, 5, iterator="bad")
+    uu, vv = rng.normal(size=(6, 3)), rng.normal(size=(3, 4))
+    for based in (False, True):
+        fu, fv = linalg.svd_flip(ca.from_array(uu, chunks=3), ca.from_array(vv, chunks=2), u_based_decision=based)
+        du, dv = da.linalg.svd_flip(da.from_array(uu), da.from_array(vv), u_based_decision=based)
+        np.testing.assert_array_equal(fu.compute(), du.compute())
+        np.testing.assert_array_equal(fv.compute(), dv.compute())
