@@ -35,7 +35,7 @@ static void usage_main(FILE *f) {
           "\n"
           "commands:\n"
           "  run FILE       compute the file's arrays (or every final task of a graph file)\n"
-          "  info FILE      layers, tasks, arrays, kernels (with their recorded versions) and sizes\n"
+          "  info FILE      layers, tasks, arrays (and masked arrays), kernels (with their recorded versions) and sizes\n"
           "  dot FILE       the graph in graphviz dot syntax\n"
           "  validate FILE  check references, cycles and (with --plugin) that every kernel exists\n"
           "                 at the version the file records\n"
@@ -787,6 +787,39 @@ static int cmd_info(int argc, char **argv) {
     printf(" chunks ");
     print_chunks(stdout, arrays[i]);
     printf(" dtype %s (%lld bytes)\n", ca_dtype_name(ca_array_dtype(arrays[i])), (long long)ca_array_nbytes(arrays[i]));
+  }
+  /* Masked arrays (ca_masked_save): which arrays above are a data/mask pair, and the fill value. */
+  {
+    ca_load_options_t lo = CA_LOAD_OPTIONS_INIT;
+    ca_masked_t **masked = NULL;
+    size_t nm = 0;
+    lo.path = file;
+    if (ca_masked_load(&masked, &nm, &lo) != CA_OK) {
+      r = fail_call("listing the masked arrays");
+      goto done;
+    }
+    if (nm > 0) printf("masked arrays: %zu\n", nm);
+    for (i = 0; i < nm && r == 0; ++i) {
+      ca_array_t *d = NULL, *m = NULL;
+      ca_scalar_t fv;
+      if (ca_masked_data(&d, masked[i]) != CA_OK || ca_masked_mask(&m, masked[i]) != CA_OK ||
+          ca_masked_fill_value(&fv, masked[i]) != CA_OK) {
+        r = fail_call("listing the masked arrays");
+      } else {
+        printf("  data %s, mask %s, fill_value ", ca_array_name(d),
+               ca_masked_is_nomask(masked[i]) ? "(nomask)" : ca_array_name(m));
+        if (fv.kind == CA_BOOL) printf("%s", fv.i64 ? "True" : "False");
+        else if (fv.kind == CA_UINT64) printf("%llu", (unsigned long long)fv.i64);
+        else if (fv.kind >= CA_INT8 && fv.kind <= CA_UINT32) printf("%lld", (long long)fv.i64);
+        else if (fv.kind == CA_COMPLEX64 || fv.kind == CA_COMPLEX128) printf("(%.17g%+.17gj)", fv.re, fv.im);
+        else printf("%.17g", fv.re);
+        printf("\n");
+      }
+      ca_array_free(d);
+      ca_array_free(m);
+    }
+    ca_masked_free_many(masked, nm);
+    if (r) goto done;
   }
   if (ca_graph_kernel_names(&kernels, g) != CA_OK) {
     r = fail_call("listing the kernels");

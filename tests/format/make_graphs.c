@@ -6,8 +6,11 @@
  * With --named, writes one array arange(5) (chunks (3, 2), float64) named NAME, whatever NAME is (the
  * CLI must refuse names such as ".." before writing anything). With --huge, a graph file without arrays
  * whose one blockwise layer has 2^40 tasks (listing its keys fails; the CLI must say so and exit 1).
+ * With --masked, two masked arrays (ca_masked_save): masked_greater(arange(12) (chunks 5), 7.5) with
+ * fill value -1, and arange(4) (int32) without a mask.
  *   usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION
- *          make_graphs --named OUT.cagraph NAME | make_graphs --huge OUT.cagraph */
+ *          make_graphs --named OUT.cagraph NAME | make_graphs --huge OUT.cagraph
+ *          make_graphs --masked OUT.cagraph */
 #include <chunkarray/chunkarray.h>
 #include "../support/save_load.h"
 
@@ -102,6 +105,34 @@ done:
   return rc;
 }
 
+static int masked(const char *path) {
+  ca_array_t *x = NULL, *y = NULL;
+  ca_masked_t *m[2] = {NULL, NULL}, *g = NULL, *mx = NULL;
+  int64_t nb[1] = {3}, sizes[3] = {5, 5, 2}, nb2[1] = {1}, sizes2[1] = {4};
+  ca_chunks_t ch = {1, nb, sizes}, ch2 = {1, nb2, sizes2};
+  ca_scalar_t thr = {CA_FLOAT64, 0, 7.5, 0.0, 0}, fill = {CA_FLOAT64, 0, -1.0, 0.0, 0};
+  ca_save_options_t so = CA_SAVE_OPTIONS_INIT;
+  int rc = 1;
+  so.path = path;
+  if (ca_array_arange(&x, 0, 12, 1, &ch, CA_FLOAT64) != CA_OK) goto done;
+  if (ca_array_arange(&y, 0, 4, 1, &ch2, CA_INT32) != CA_OK) goto done;
+  if (ca_masked_new(&mx, x, NULL, NULL) != CA_OK) goto done;
+  if (ca_masked_compare(&g, mx, CA_MASK_GREATER, thr, thr) != CA_OK) goto done;
+  if (ca_masked_set_fill_value(&m[0], g, &fill) != CA_OK) goto done;
+  if (ca_masked_new(&m[1], y, NULL, NULL) != CA_OK) goto done;
+  if (ca_masked_save(NULL, NULL, (const ca_masked_t *const *)m, 2, &so) != CA_OK) goto done;
+  rc = 0;
+done:
+  if (rc) fprintf(stderr, "make_graphs: %s\n", ca_last_error_message());
+  ca_masked_free(m[0]);
+  ca_masked_free(m[1]);
+  ca_masked_free(g);
+  ca_masked_free(mx);
+  ca_array_free(x);
+  ca_array_free(y);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   ca_context_t *ctx = NULL;
   ca_array_t *arrays[PIPELINES_MAX];
@@ -111,6 +142,7 @@ int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "--versioned") == 0) return versioned(argv[2], atoi(argv[3]));
   if (argc == 4 && strcmp(argv[1], "--named") == 0) return named(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "--huge") == 0) return huge(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--masked") == 0) return masked(argv[2]);
   zarr = !(argc == 3 && strcmp(argv[2], "--no-zarr") == 0);
   if (argc != 2 && zarr) {
     fprintf(stderr, "usage: make_graphs DIR [--no-zarr] | make_graphs --versioned OUT.cagraph VERSION\n");

@@ -72,6 +72,19 @@ with tempfile.TemporaryDirectory() as d:
     r = run("run", graph, "--quiet")
     check(all(n in r.stdout for n in expected), "run without --out does not name every array:\n" + r.stdout)
 
+    # info names the masked arrays of a ca_masked_save file: which arrays are data and mask, and
+    # the fill value (nomask for an array saved without a mask).
+    mfile = os.path.join(d, "masked.cagraph")
+    subprocess.run([make_graphs, "--masked", mfile], check=True)
+    r = run("info", mfile)
+    lines = [l.strip() for l in r.stdout.splitlines()]
+    check("masked arrays: 2" in lines, "info lacks 'masked arrays: 2':\n" + r.stdout)
+    mlines = [l for l in lines if l.startswith("data ")]
+    check(len(mlines) == 2 and mlines[0].endswith("fill_value -1") and "mask (nomask)" not in mlines[0]
+          and "mask (nomask), fill_value 999999" in mlines[1], "masked lines:\n" + r.stdout)
+    r = run("info", graph)
+    check("masked arrays" not in r.stdout, "a file without masked arrays lists some:\n" + r.stdout)
+
     # info / dot / validate.
     r = run("info", graph)
     for word in ("format version: 1", "layers:", "tasks:", "arrays: 7", "kernels:", "ca.fused", "data", "blockwise"):
