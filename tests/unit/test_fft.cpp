@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <numbers>
 #include <random>
 #include <string>
@@ -312,6 +313,15 @@ TEST(FftCapi, FreqAndShift) {
   EXPECT_EQ(e, nullptr);
   for (ca_array_t *p : {f, s, u, r}) ca_array_free(p);
   EXPECT_STRNE(ca_fft_backend(), "");
+}
+
+// The backend Meson chose (-Dfft, src/fft/meson.build) is the one compiled in: tests/unit/meson.build
+// passes its name in CA_EXPECT_FFT_BACKEND.
+TEST(FftCapi, Backend) {
+  const char *want = std::getenv("CA_EXPECT_FFT_BACKEND");
+  if (!want) GTEST_SKIP() << "CA_EXPECT_FFT_BACKEND not set (run through meson test)";
+  EXPECT_STREQ(ca_fft_backend(), want);
+  EXPECT_STREQ(ca::fft::backend_name(), want);
 }
 
 TEST(FftCapi, Errors) {
