@@ -7,7 +7,7 @@
 //
 // pocketfft backend (the default, -Dfft=pocketfft): each kernel is one call of pocketfft's n-d
 // interface (c2c / r2c / c2r with shape, byte strides, axes and fct) over the whole block, written
-// straight into the output block: pocketfft batches the lines of each axis (SIMD over 2 or 4
+// straight into the output block: pocketfft batches the lines of each axis (SIMD over 2, 4 or 8
 // neighbouring lines) itself. A complex128 (c2c, c2r) or float64 (r2c) block that needs no zero
 // padding is read in place, truncation being a smaller shape over the block's strides; other dtypes
 // or padding go through one conversion copy first (c2c: into the output block itself, then in
@@ -34,9 +34,7 @@
 #include "fft/plan.hpp"
 #include "kernel/adapter.hpp"
 
-#if CA_FFT_POCKETFFT
-#include CA_POCKETFFT_HEADER  // src/fft/meson.build: Debian's copy, not in this tree
-#endif
+#include "fft/pocketfft.hpp"
 
 namespace ca::fft {
 
@@ -210,11 +208,11 @@ FkArgs fk_args(const KernelArgs &A) {
 #if CA_FFT_POCKETFFT
 // ---- pocketfft: the whole block in one n-d call ---------------------------------------------------
 
-pocketfft::shape_t pf_shape(const std::vector<Index> &S) { return pocketfft::shape_t(S.begin(), S.end()); }
+pf::Shape pf_shape(const std::vector<Index> &S) { return pf::Shape(S.begin(), S.end()); }
 
 // Byte strides of a C-contiguous array of shape S with elements of `elem` bytes.
-pocketfft::stride_t pf_strides(const std::vector<Index> &S, size_t elem) {
-  pocketfft::stride_t st(S.size());
+pf::Strides pf_strides(const std::vector<Index> &S, size_t elem) {
+  pf::Strides st(S.size());
   ptrdiff_t s = ptrdiff_t(elem);
   for (size_t d = S.size(); d-- > 0;) {
     st[d] = s;
@@ -233,8 +231,8 @@ bool pf_direct(const Block *in, DType dt, const std::vector<Index> &W) {
 }
 
 // NumPy's order: every axis but the last given one reversed, then that one (c2c: the whole reversal).
-pocketfft::shape_t pf_axes(const std::vector<size_t> &axes, bool keep_last) {
-  pocketfft::shape_t r(axes.rbegin() + (keep_last ? 1 : 0), axes.rend());
+pf::Shape pf_axes(const std::vector<size_t> &axes, bool keep_last) {
+  pf::Shape r(axes.rbegin() + (keep_last ? 1 : 0), axes.rend());
   if (keep_last) r.push_back(axes.back());
   return r;
 }
@@ -249,14 +247,14 @@ Block *fk_c2c(const KernelArgs &A) {
   cd *p = out.data<cd>();
   if (shape_size(D) == 0) return out.release();
 #if CA_FFT_POCKETFFT
-  const pocketfft::stride_t so = pf_strides(D, sizeof(cd));
+  const pf::Strides so = pf_strides(D, sizeof(cd));
   if (pf_direct(a.in, CA_COMPLEX128, D)) {
     const std::vector<Index> S(a.in->shape, a.in->shape + a.in->ndim);
-    pocketfft::c2c<double>(pf_shape(D), pf_strides(S, sizeof(cd)), so, pf_axes(a.axes, false), !a.flag,
+    pf::c2c(pf_shape(D), pf_strides(S, sizeof(cd)), so, pf_axes(a.axes, false), !a.flag,
                            static_cast<const cd *>(a.in->data), p, a.fct);
   } else {
     fk_resize_copy(a.in, p, D, false);
-    pocketfft::c2c<double>(pf_shape(D), so, so, pf_axes(a.axes, false), !a.flag, p, p, a.fct);
+    pf::c2c(pf_shape(D), so, so, pf_axes(a.axes, false), !a.flag, p, p, a.fct);
   }
   return out.release();
 #else
@@ -287,16 +285,16 @@ Block *fk_r2c(const KernelArgs &A) {
   cd *p = out.data<cd>();
   if (shape_size(O) == 0) return out.release();
 #if CA_FFT_POCKETFFT
-  const pocketfft::stride_t so = pf_strides(O, sizeof(cd));
+  const pf::Strides so = pf_strides(O, sizeof(cd));
   // ihfft: conj(rfft(x)) of real x is pocketfft's r2c with forward = false.
   if (pf_direct(a.in, CA_FLOAT64, D)) {
     const std::vector<Index> S(a.in->shape, a.in->shape + a.in->ndim);
-    pocketfft::r2c<double>(pf_shape(D), pf_strides(S, sizeof(double)), so, pf_axes(a.axes, true), !a.flag,
+    pf::r2c(pf_shape(D), pf_strides(S, sizeof(double)), so, pf_axes(a.axes, true), !a.flag,
                            static_cast<const double *>(a.in->data), p, a.fct);
   } else {
     std::vector<double> real(size_t(shape_size(D)));
     fk_resize_copy(a.in, real.data(), D, false);
-    pocketfft::r2c<double>(pf_shape(D), pf_strides(D, sizeof(double)), so, pf_axes(a.axes, true), !a.flag,
+    pf::r2c(pf_shape(D), pf_strides(D, sizeof(double)), so, pf_axes(a.axes, true), !a.flag,
                            real.data(), p, a.fct);
   }
   return out.release();
@@ -345,15 +343,15 @@ Block *fk_c2r(const KernelArgs &A) {
   // hfft: irfft of conj(x) is pocketfft's c2r with forward = true (its c2c passes over the other axes
   // too: c2c_fwd(x) = conj(c2c_bwd(conj x))). pocketfft reads only the real parts of the zero and (even
   // n) Nyquist terms, as NumPy does.
-  const pocketfft::stride_t so = pf_strides(O, sizeof(double));
+  const pf::Strides so = pf_strides(O, sizeof(double));
   if (pf_direct(a.in, CA_COMPLEX128, C)) {
     const std::vector<Index> S(a.in->shape, a.in->shape + a.in->ndim);
-    pocketfft::c2r<double>(pf_shape(O), pf_strides(S, sizeof(cd)), so, pf_axes(a.axes, true), a.flag,
+    pf::c2r(pf_shape(O), pf_strides(S, sizeof(cd)), so, pf_axes(a.axes, true), a.flag,
                            static_cast<const cd *>(a.in->data), p, a.fct);
   } else {
     std::vector<cd> c(size_t(shape_size(C)));
     fk_resize_copy(a.in, c.data(), C, false);
-    pocketfft::c2r<double>(pf_shape(O), pf_strides(C, sizeof(cd)), so, pf_axes(a.axes, true), a.flag, c.data(), p,
+    pf::c2r(pf_shape(O), pf_strides(C, sizeof(cd)), so, pf_axes(a.axes, true), a.flag, c.data(), p,
                            a.fct);
   }
   return out.release();

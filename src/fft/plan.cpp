@@ -14,7 +14,7 @@
 
 #include <mutex>
 #elif CA_FFT_POCKETFFT
-#include CA_POCKETFFT_HEADER  // src/fft/meson.build: Debian's copy, not in this tree
+#include "fft/pocketfft.hpp"
 #else
 #include <kissfft/kissfft.hh>
 #endif
@@ -123,22 +123,18 @@ void clear_plan_cache() noexcept {}  // plans live for the process (FFTW keeps i
 #elif CA_FFT_POCKETFFT
 // ---- pocketfft -------------------------------------------------------------------------------------
 // Its 1-d plans (pocketfft_c / pocketfft_r: radix 2..7 and 11 passes, Bluestein for large prime
-// factors) come from its own process-wide cache (get_plan: 16 plans, LRU, under a mutex; a plan is
-// immutable, so threads share it). The kernels (fft_kernels.cpp) call its n-d interface on whole
-// blocks; these 1-d entry points are the same calls on one line.
+// factors) come from its own process-wide cache. The kernels (fft_kernels.cpp) call its n-d interface
+// (pocketfft.hpp) on whole blocks; these 1-d entry points are the same calls on one line.
 
 const char *backend_name() noexcept { return "pocketfft"; }
 
 void c2c(int64_t n, bool inverse, const cd *in, cd *out) {
-  const pocketfft::shape_t shape{size_t(n)}, axes{0};
-  const pocketfft::stride_t st{ptrdiff_t(sizeof(cd))};
-  pocketfft::c2c<double>(shape, st, st, axes, !inverse, in, out, 1.0);
+  const pf::Strides st{ptrdiff_t(sizeof(cd))};
+  pf::c2c({size_t(n)}, st, st, {0}, !inverse, in, out, 1.0);
 }
 
 void r2c(int64_t n, const double *in, cd *out) {
-  const pocketfft::shape_t shape{size_t(n)};
-  pocketfft::r2c<double>(shape, {ptrdiff_t(sizeof(double))}, {ptrdiff_t(sizeof(cd))}, size_t(0), pocketfft::FORWARD,
-                         in, out, 1.0);
+  pf::r2c({size_t(n)}, {ptrdiff_t(sizeof(double))}, {ptrdiff_t(sizeof(cd))}, {0}, true, in, out, 1.0);
 }
 
 void r2c2(int64_t n, const double *in0, const double *in1, cd *out0, cd *out1) {
@@ -148,9 +144,7 @@ void r2c2(int64_t n, const double *in0, const double *in1, cd *out0, cd *out1) {
 
 void c2r(int64_t n, cd *in, double *out) {
   // pocketfft reads only the real parts of in[0] and (even n) in[n/2], as NumPy does.
-  const pocketfft::shape_t shape{size_t(n)};
-  pocketfft::c2r<double>(shape, {ptrdiff_t(sizeof(cd))}, {ptrdiff_t(sizeof(double))}, size_t(0), pocketfft::BACKWARD,
-                         in, out, 1.0);
+  pf::c2r({size_t(n)}, {ptrdiff_t(sizeof(cd))}, {ptrdiff_t(sizeof(double))}, {0}, false, in, out, 1.0);
 }
 
 void clear_plan_cache() noexcept {}  // pocketfft's cache is its own (bounded: 16 plans)

@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "fft/plan.hpp"
+#if CA_TEST_POCKETFFT
+#include "array/vecmath.hpp"
+#include "fft/pocketfft.hpp"
+#endif
 
 namespace {
 
@@ -323,6 +327,24 @@ TEST(FftCapi, Backend) {
   EXPECT_STREQ(ca_fft_backend(), want);
   EXPECT_STREQ(ca::fft::backend_name(), want);
 }
+
+#if CA_TEST_POCKETFFT
+// pocketfft runs at the fused interpreter's ISA level (CA_DISABLE_CPU_FEATURES lowers both; the
+// suite runs again as fft_baseline with avx2 disabled: the SSE2 instantiation).
+TEST(FftPlans, PocketfftIsaLevel) {
+  const char *isa = ca::fft::pf::isa_name();
+  switch (ca::vecmath::active_level()) {
+    case ca::vecmath::Level::Avx512: EXPECT_STREQ(isa, "avx512f"); break;
+    case ca::vecmath::Level::Avx2: EXPECT_STREQ(isa, "avx2"); break;
+    default: EXPECT_TRUE(std::string(isa) == "sse2" || std::string(isa) == "generic") << isa;
+  }
+  const char *off = std::getenv("CA_DISABLE_CPU_FEATURES");
+  if (off && std::string(off).find("avx2") != std::string::npos) {
+    EXPECT_STRNE(isa, "avx2");
+    EXPECT_STRNE(isa, "avx512f");
+  }
+}
+#endif
 
 TEST(FftCapi, Errors) {
   Ctx c;
