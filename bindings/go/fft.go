@@ -221,6 +221,6 @@ func FFTShift(a *Array, axes []int32) (*Array, error) { return fftShift(a, axes,
 // IFFTShift is dask's ifftshift(a, axes): the inverse of FFTShift.
 func IFFTShift(a *Array, axes []int32) (*Array, error) { return fftShift(a, axes, true) }
 
-// FFTBackend is the FFT library the linked libchunkarray was built with: "kissfft" (the default)
-// or "fftw3".
+// FFTBackend is the FFT library the linked libchunkarray was built with: "pocketfft" (the
+// default), "kissfft" (-Dfft=kissfft) or "fftw3" (-Dfft=fftw, -Dfftw=enabled).
 func FFTBackend() string { return C.GoString(C.ca_fft_backend()) }

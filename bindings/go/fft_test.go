@@ -346,7 +346,7 @@ func TestFFTFreqAndShift(t *testing.T) {
 	eq(t, "ifftshift(fftshift)", mk(mk(IFFTShift(s, nil)).ComputeInt64s(ctx)), v)
 	_, err = FFTShift(x, []int32{2})
 	status(t, err, StatusInvalidArgument)
-	if b := FFTBackend(); b != "kissfft" && b != "fftw3" {
+	if b := FFTBackend(); b != "pocketfft" && b != "kissfft" && b != "fftw3" {
 		t.Fatalf("backend %q", b)
 	}
 }

@@ -11,9 +11,10 @@
  * Values are NumPy 1.24's (numpy.fft, pocketfft): every input dtype (bool, integers, float16/32/64,
  * complex64/128) is computed in double precision; results are complex128, or float64 for
  * CA_FFT_IRFFT and CA_FFT_HFFT. Output chunks are dask's: each transformed axis one block of its
- * output length. The backend is KISS FFT (BSD-3-Clause) by default, with Bluestein's algorithm for
- * lengths with large prime factors, or FFTW 3 in a build configured with -Dfftw=enabled (GPL);
- * results agree to rounding. Plans are made once per length and worker thread.
+ * output length. The backend is pocketfft (BSD-3-Clause, the C++ header SciPy uses) by default, KISS
+ * FFT (BSD-3-Clause) in a build configured with -Dfft=kissfft or without pocketfft's header, or FFTW 3
+ * with -Dfft=fftw / -Dfftw=enabled (GPL); results agree to rounding (docs/fft.md). Each block's
+ * whole transform runs as one task on one worker thread.
  *
  * Common to every function: `out` receives a new array (free it with ca_array_free()), NULL on
  * failure; input arrays are borrowed. Nothing runs until a compute.
@@ -144,7 +145,8 @@ CA_API ca_status_t ca_fft_ifftshift(ca_array_t **out, const ca_array_t *a, const
 
 /**
  * The FFT backend this library was built with.
- * @return a static string: "kissfft" (the default build) or "fftw3" (-Dfftw=enabled). Never NULL.
+ * @return a static string: "pocketfft" (the default build), "kissfft" (-Dfft=kissfft) or "fftw3"
+ *         (-Dfft=fftw, -Dfftw=enabled). Never NULL.
  */
 CA_API const char *ca_fft_backend(void);
 

@@ -5,7 +5,17 @@
 //   ca.fft.c2r(block, axes, lengths, conj, fct)     irfftn, hfft (conj 1)
 //   ca.fft.freq(block, n, d, rfft)                  fftfreq / rfftfreq from an arange block
 //
-// When the last axis of the block is transformed (first, for r2c; alone, for c2r), that pass reads
+// pocketfft backend (the default, -Dfft=pocketfft): each kernel is one call of pocketfft's n-d
+// interface (c2c / r2c / c2r with shape, byte strides, axes and fct) over the whole block, written
+// straight into the output block: pocketfft batches the lines of each axis (SIMD over 2, 4 or 8
+// neighbouring lines) itself. A complex128 (c2c, c2r) or float64 (r2c) block that needs no zero
+// padding is read in place, truncation being a smaller shape over the block's strides; other dtypes
+// or padding go through one conversion copy first (c2c: into the output block itself, then in
+// place). The axes go in NumPy's order (its _raw_fftnd transforms the last given axis first; r2c and
+// c2r the real axis first / last, as rfftn and irfftn do). ihfft's conjugated output is pocketfft's
+// r2c with forward = false, hfft's conjugated input its c2r with forward = true.
+//
+// KISS FFT and FFTW backends: when the last axis of the block is transformed (first, for r2c; alone, for c2r), that pass reads
 // the block's rows directly, converting, truncating or zero-padding each row (fk_rows). Otherwise the
 // block is first copied into a double-precision buffer whose transformed axes have their target
 // lengths (NumPy's truncation or zero padding; r2c: real parts, c2r: the last axis n/2+1). Then each
@@ -23,6 +33,8 @@
 #include "fft/fft.hpp"
 #include "fft/plan.hpp"
 #include "kernel/adapter.hpp"
+
+#include "fft/pocketfft.hpp"
 
 namespace ca::fft {
 
@@ -193,6 +205,39 @@ FkArgs fk_args(const KernelArgs &A) {
   return r;
 }
 
+#if CA_FFT_POCKETFFT
+// ---- pocketfft: the whole block in one n-d call ---------------------------------------------------
+
+pf::Shape pf_shape(const std::vector<Index> &S) { return pf::Shape(S.begin(), S.end()); }
+
+// Byte strides of a C-contiguous array of shape S with elements of `elem` bytes.
+pf::Strides pf_strides(const std::vector<Index> &S, size_t elem) {
+  pf::Strides st(S.size());
+  ptrdiff_t s = ptrdiff_t(elem);
+  for (size_t d = S.size(); d-- > 0;) {
+    st[d] = s;
+    s *= ptrdiff_t(std::max<Index>(S[d], 1));
+  }
+  return st;
+}
+
+// The block can be read in place: its dtype is `dt` and no transformed axis needs zero padding (W:
+// the lengths read from it).
+bool pf_direct(const Block *in, DType dt, const std::vector<Index> &W) {
+  if (in->dtype != dt) return false;
+  for (size_t d = 0; d < W.size(); ++d)
+    if (W[d] > in->shape[d]) return false;
+  return true;
+}
+
+// NumPy's order: every axis but the last given one reversed, then that one (c2c: the whole reversal).
+pf::Shape pf_axes(const std::vector<size_t> &axes, bool keep_last) {
+  pf::Shape r(axes.rbegin() + (keep_last ? 1 : 0), axes.rend());
+  if (keep_last) r.push_back(axes.back());
+  return r;
+}
+#endif
+
 // ---- ca.fft.c2c(block, axes, lengths, inverse, fct) ------------------------------------------------
 Block *fk_c2c(const KernelArgs &A) {
   const FkArgs a = fk_args(A);
@@ -201,6 +246,18 @@ Block *fk_c2c(const KernelArgs &A) {
   BlockRef out(block_new(CA_COMPLEX128, int32_t(D.size()), D.data()));
   cd *p = out.data<cd>();
   if (shape_size(D) == 0) return out.release();
+#if CA_FFT_POCKETFFT
+  const pf::Strides so = pf_strides(D, sizeof(cd));
+  if (pf_direct(a.in, CA_COMPLEX128, D)) {
+    const std::vector<Index> S(a.in->shape, a.in->shape + a.in->ndim);
+    pf::c2c(pf_shape(D), pf_strides(S, sizeof(cd)), so, pf_axes(a.axes, false), !a.flag,
+                           static_cast<const cd *>(a.in->data), p, a.fct);
+  } else {
+    fk_resize_copy(a.in, p, D, false);
+    pf::c2c(pf_shape(D), so, so, pf_axes(a.axes, false), !a.flag, p, p, a.fct);
+  }
+  return out.release();
+#else
   const size_t last = D.size() - 1;
   const bool rows = std::find(a.axes.begin(), a.axes.end(), last) != a.axes.end();
   if (rows)  // the last axis first, straight from the block
@@ -212,6 +269,7 @@ Block *fk_c2c(const KernelArgs &A) {
       fk_lines(p, p, D, ax, D[ax], [&](const cd *in, cd *o) { c2c(D[ax], a.flag, in, o); });
   fk_scale(p, shape_size(D), a.fct, false);
   return out.release();
+#endif
 }
 
 // ---- ca.fft.r2c(block, axes, lengths, conj, fct) -----------------------------------------------------
@@ -226,6 +284,21 @@ Block *fk_r2c(const KernelArgs &A) {
   BlockRef out(block_new(CA_COMPLEX128, int32_t(O.size()), O.data()));
   cd *p = out.data<cd>();
   if (shape_size(O) == 0) return out.release();
+#if CA_FFT_POCKETFFT
+  const pf::Strides so = pf_strides(O, sizeof(cd));
+  // ihfft: conj(rfft(x)) of real x is pocketfft's r2c with forward = false.
+  if (pf_direct(a.in, CA_FLOAT64, D)) {
+    const std::vector<Index> S(a.in->shape, a.in->shape + a.in->ndim);
+    pf::r2c(pf_shape(D), pf_strides(S, sizeof(double)), so, pf_axes(a.axes, true), !a.flag,
+                           static_cast<const double *>(a.in->data), p, a.fct);
+  } else {
+    std::vector<double> real(size_t(shape_size(D)));
+    fk_resize_copy(a.in, real.data(), D, false);
+    pf::r2c(pf_shape(D), pf_strides(D, sizeof(double)), so, pf_axes(a.axes, true), !a.flag,
+                           real.data(), p, a.fct);
+  }
+  return out.release();
+#else
   if (last + 1 == D.size()) {  // the real axis is the last: straight from the block, rows in pairs
     const double *held = nullptr;
     cd *held_out = nullptr;
@@ -251,6 +324,7 @@ Block *fk_r2c(const KernelArgs &A) {
   }
   fk_scale(p, shape_size(O), a.fct, a.flag);
   return out.release();
+#endif
 }
 
 // ---- ca.fft.c2r(block, axes, lengths, conj, fct) -----------------------------------------------------
@@ -265,6 +339,23 @@ Block *fk_c2r(const KernelArgs &A) {
   BlockRef out(block_new(CA_FLOAT64, int32_t(O.size()), O.data()));
   if (shape_size(O) == 0) return out.release();
   double *p = out.data<double>();
+#if CA_FFT_POCKETFFT
+  // hfft: irfft of conj(x) is pocketfft's c2r with forward = true (its c2c passes over the other axes
+  // too: c2c_fwd(x) = conj(c2c_bwd(conj x))). pocketfft reads only the real parts of the zero and (even
+  // n) Nyquist terms, as NumPy does.
+  const pf::Strides so = pf_strides(O, sizeof(double));
+  if (pf_direct(a.in, CA_COMPLEX128, C)) {
+    const std::vector<Index> S(a.in->shape, a.in->shape + a.in->ndim);
+    pf::c2r(pf_shape(O), pf_strides(S, sizeof(cd)), so, pf_axes(a.axes, true), a.flag,
+                           static_cast<const cd *>(a.in->data), p, a.fct);
+  } else {
+    std::vector<cd> c(size_t(shape_size(C)));
+    fk_resize_copy(a.in, c.data(), C, false);
+    pf::c2r(pf_shape(O), pf_strides(C, sizeof(cd)), so, pf_axes(a.axes, true), a.flag, c.data(), p,
+                           a.fct);
+  }
+  return out.release();
+#else
   if (a.axes.size() == 1 && last + 1 == O.size()) {  // irfft / hfft over the last axis: straight from the block
     fk_rows<cd>(a.in, p, O, C[last], n, a.flag, [&](const cd *in, double *o) { c2r(n, const_cast<cd *>(in), o); });
     fk_scale(p, shape_size(O), a.fct, false);
@@ -280,6 +371,7 @@ Block *fk_c2r(const KernelArgs &A) {
   fk_lines(c.data(), p, C, last, n, [&](const cd *in, double *o) { c2r(n, const_cast<cd *>(in), o); });
   fk_scale(p, shape_size(O), a.fct, false);
   return out.release();
+#endif
 }
 
 // ---- ca.fft.freq(block, n, d, rfft) -------------------------------------------------------------------

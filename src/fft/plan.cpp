@@ -1,4 +1,4 @@
-// 1-d FFT plans over KISS FFT (default) or FFTW 3 (-Dfftw=enabled); see plan.hpp.
+// 1-d FFT plans over pocketfft (default), KISS FFT (-Dfft=kissfft) or FFTW 3 (-Dfft=fftw); see plan.hpp.
 #include "fft/plan.hpp"
 
 #include <cmath>
@@ -13,6 +13,8 @@
 #include <fftw3.h>
 
 #include <mutex>
+#elif CA_FFT_POCKETFFT
+#include "fft/pocketfft.hpp"
 #else
 #include <kissfft/kissfft.hh>
 #endif
@@ -117,6 +119,35 @@ void c2r(int64_t n, cd *in, double *out) {
 }
 
 void clear_plan_cache() noexcept {}  // plans live for the process (FFTW keeps its own wisdom)
+
+#elif CA_FFT_POCKETFFT
+// ---- pocketfft -------------------------------------------------------------------------------------
+// Its 1-d plans (pocketfft_c / pocketfft_r: radix 2..7 and 11 passes, Bluestein for large prime
+// factors) come from its own process-wide cache. The kernels (fft_kernels.cpp) call its n-d interface
+// (pocketfft.hpp) on whole blocks; these 1-d entry points are the same calls on one line.
+
+const char *backend_name() noexcept { return "pocketfft"; }
+
+void c2c(int64_t n, bool inverse, const cd *in, cd *out) {
+  const pf::Strides st{ptrdiff_t(sizeof(cd))};
+  pf::c2c({size_t(n)}, st, st, {0}, !inverse, in, out, 1.0);
+}
+
+void r2c(int64_t n, const double *in, cd *out) {
+  pf::r2c({size_t(n)}, {ptrdiff_t(sizeof(double))}, {ptrdiff_t(sizeof(cd))}, {0}, true, in, out, 1.0);
+}
+
+void r2c2(int64_t n, const double *in0, const double *in1, cd *out0, cd *out1) {
+  r2c(n, in0, out0);
+  r2c(n, in1, out1);
+}
+
+void c2r(int64_t n, cd *in, double *out) {
+  // pocketfft reads only the real parts of in[0] and (even n) in[n/2], as NumPy does.
+  pf::c2r({size_t(n)}, {ptrdiff_t(sizeof(cd))}, {ptrdiff_t(sizeof(double))}, {0}, false, in, out, 1.0);
+}
+
+void clear_plan_cache() noexcept {}  // pocketfft's cache is its own (bounded: 16 plans)
 
 #else
 // ---- KISS FFT ----------------------------------------------------------------------------------------

@@ -3,13 +3,15 @@
 // inputs, NumPy's pocketfft rule: the imaginary parts of the first and, for even n, the last input
 // are ignored) transforms, in double precision.
 //
-// Backends: KISS FFT's C++ template (Debian's libkissfft-dev, BSD-3-Clause; header-only here, in
-// double) by default; FFTW 3 (libfftw3-dev, GPL) with the Meson option -Dfftw=enabled. On top of
-// KISS FFT, lengths with a large prime factor (KISS's generic butterfly is O(n·p)) go through
+// Backends (one per build, src/fft/meson.build): pocketfft's C++ header (BSD-3-Clause; Debian ships
+// it in python3-pythran) by default, whose n-d interface the kernels also call directly on whole
+// blocks; KISS FFT's C++ template (Debian's libkissfft-dev, BSD-3-Clause; header-only here, in
+// double) with -Dfft=kissfft or when pocketfft's header is missing; FFTW 3 (libfftw3-dev, GPL) with
+// -Dfft=fftw / -Dfftw=enabled. On top of KISS FFT, lengths with a large prime factor (KISS's generic butterfly is O(n·p)) go through
 // Bluestein's chirp-z algorithm over a 2^a·3^b·5^c length, and real transforms of even length use
 // the half-length complex transform (odd lengths: the full complex transform).
 //
-// Plans are cached per thread (KISS FFT's generic butterfly keeps scratch in the plan, so a plan is
+// KISS FFT plans are cached per thread (KISS FFT's generic butterfly keeps scratch in the plan, so a plan is
 // not shared between threads), keyed by length and direction: one plan per block shape and thread.
 #pragma once
 
@@ -20,7 +22,7 @@ namespace ca::fft {
 
 using cd = std::complex<double>;
 
-/// The backend this library was built with: "kissfft" or "fftw3".
+/// The backend this library was built with: "pocketfft", "kissfft" or "fftw3".
 const char *backend_name() noexcept;
 
 /// out[k] = Σ_j in[j] · exp(∓2πi jk / n) (inverse: +). in and out may not overlap; n >= 1.

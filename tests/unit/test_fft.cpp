@@ -9,12 +9,17 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <numbers>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "fft/plan.hpp"
+#if CA_TEST_POCKETFFT
+#include "array/vecmath.hpp"
+#include "fft/pocketfft.hpp"
+#endif
 
 namespace {
 
@@ -313,6 +318,33 @@ TEST(FftCapi, FreqAndShift) {
   for (ca_array_t *p : {f, s, u, r}) ca_array_free(p);
   EXPECT_STRNE(ca_fft_backend(), "");
 }
+
+// The backend Meson chose (-Dfft, src/fft/meson.build) is the one compiled in: tests/unit/meson.build
+// passes its name in CA_EXPECT_FFT_BACKEND.
+TEST(FftCapi, Backend) {
+  const char *want = std::getenv("CA_EXPECT_FFT_BACKEND");
+  if (!want) GTEST_SKIP() << "CA_EXPECT_FFT_BACKEND not set (run through meson test)";
+  EXPECT_STREQ(ca_fft_backend(), want);
+  EXPECT_STREQ(ca::fft::backend_name(), want);
+}
+
+#if CA_TEST_POCKETFFT
+// pocketfft runs at the fused interpreter's ISA level (CA_DISABLE_CPU_FEATURES lowers both; the
+// suite runs again as fft_baseline with avx2 disabled: the SSE2 instantiation).
+TEST(FftPlans, PocketfftIsaLevel) {
+  const char *isa = ca::fft::pf::isa_name();
+  switch (ca::vecmath::active_level()) {
+    case ca::vecmath::Level::Avx512: EXPECT_STREQ(isa, "avx512f"); break;
+    case ca::vecmath::Level::Avx2: EXPECT_STREQ(isa, "avx2"); break;
+    default: EXPECT_TRUE(std::string(isa) == "sse2" || std::string(isa) == "generic") << isa;
+  }
+  const char *off = std::getenv("CA_DISABLE_CPU_FEATURES");
+  if (off && std::string(off).find("avx2") != std::string::npos) {
+    EXPECT_STRNE(isa, "avx2");
+    EXPECT_STRNE(isa, "avx512f");
+  }
+}
+#endif
 
 TEST(FftCapi, Errors) {
   Ctx c;

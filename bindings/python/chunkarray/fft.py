@@ -4,8 +4,8 @@ values.
 As in dask, every transformed axis must be one block (``ValueError`` with dask's message otherwise:
 rechunk it first); the other axes keep their chunks. Results are complex128 (float64 for ``irfft*``
 and ``hfft``) for every input dtype, as NumPy 1.24's pocketfft computes them. Unlike dask 2022.12,
-every transform also takes NumPy's ``norm=``. The backend (``backend()``) is KISS FFT, or FFTW in a
-library built with ``-Dfftw=enabled``.
+every transform also takes NumPy's ``norm=``. The backend (``backend()``) is pocketfft by default,
+KISS FFT in a library built with ``-Dfft=kissfft``, or FFTW with ``-Dfft=fftw`` (``-Dfftw=enabled``).
 """
 import ctypes as _ctypes
 from collections.abc import Sequence as _Sequence
@@ -541,7 +541,8 @@ def backend():
     Returns
     -------
     str
-        ``"kissfft"`` (the default build) or ``"fftw3"`` (``-Dfftw=enabled``).
+        ``"pocketfft"`` (the default build), ``"kissfft"`` (``-Dfft=kissfft``) or ``"fftw3"``
+        (``-Dfft=fftw``, ``-Dfftw=enabled``).
     """
     return _lib().ca_fft_backend().decode()
 

@@ -229,7 +229,8 @@ pub fn ifftshift(a: &Array, axes: Option<&[i32]>) -> Result<Array> {
     shift(a, axes, lib()?.ca_fft_ifftshift)
 }
 
-/// The FFT backend the loaded library was built with: `"kissfft"` (default) or `"fftw3"`.
+/// The FFT backend the loaded library was built with: `"pocketfft"` (default), `"kissfft"`
+/// (`-Dfft=kissfft`) or `"fftw3"` (`-Dfft=fftw`, `-Dfftw=enabled`).
 pub fn backend() -> Result<String> {
     let l = lib()?;
     Ok(unsafe { cstr((l.ca_fft_backend)()) })
