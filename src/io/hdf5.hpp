@@ -87,4 +87,8 @@ struct H5LockStats {
 };
 H5LockStats hdf5_lock_stats() noexcept;
 
+/// Bytes written with O_DIRECT since the process started (big page-aligned chunk and contiguous
+/// writes; docs/hdf5.md). For the tests.
+int64_t hdf5_direct_io_bytes() noexcept;
+
 }  // namespace ca::io
