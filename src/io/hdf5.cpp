@@ -47,10 +47,14 @@ class H5Lock {
     g_wait_ns.fetch_add((t1_ - t0).count(), std::memory_order_relaxed);
     g_acq.fetch_add(1, std::memory_order_relaxed);
     static std::once_flag once;
-    std::call_once(once, [] {
-      H5open();
-      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // no printing of HDF5's error stack
-    });
+    std::call_once(once, [] { H5open(); });
+    // No printing of HDF5's error stack. The thread-safe libhdf5 keeps that setting per thread (its
+    // error stacks are per thread): every thread that calls HDF5 turns it off once.
+    thread_local bool quiet = false;
+    if (!quiet) {
+      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+      quiet = true;
+    }
   }
   ~H5Lock() {
     g_held_ns.fetch_add((std::chrono::steady_clock::now() - t1_).count(), std::memory_order_relaxed);
