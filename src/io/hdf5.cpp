@@ -955,7 +955,8 @@ H5Writer::H5Writer(const std::string &path, const std::string &dataset, DType dt
   for (Index c : s.chunks) cbytes *= size_t(c);
   H5Lock lk;
   H5Id fapl(H5Pcreate(H5P_FILE_ACCESS));
-  if (s.dio_min != SIZE_MAX) H5Pset_alignment(fapl, hsize_t(std::min<size_t>(size_t(64) << 10, s.dio_min)), kDioAlign);
+  if (s.dio_min != SIZE_MAX && unfiltered)  // compressed chunks are not written direct: no padding for them
+    H5Pset_alignment(fapl, hsize_t(std::min<size_t>(size_t(64) << 10, s.dio_min)), kDioAlign);
   s.mtype = mem_type(dtype, "to_hdf5");
   if (file_exists(path)) {
     s.file = open_file(path, true, fapl);
