@@ -8,8 +8,10 @@
 // the block's bytes and whose filters are at most shuffle + deflate, a task asks HDF5 (locked) only
 // where a chunk lies in the file (H5Dget_chunk_info_by_coord) and then reads it with pread, inflates
 // and unshuffles it on its own worker, unlocked; a write shuffles and deflates on the worker and
-// hands the finished bytes to H5Dwrite_chunk (locked: only the copy into the file). Contiguous
-// datasets are read with pread at H5Dget_offset. Everything else (type conversion, other filters,
+// hands the finished bytes to H5Dwrite_chunk (locked: only the copy into the file). Unfiltered
+// chunks of 1 MiB or more are allocated at creation on page boundaries and written at their
+// addresses by the workers, unlocked, with O_DIRECT (docs/hdf5.md: why, and CA_HDF5_ODIRECT=0).
+// Contiguous datasets are read with pread at H5Dget_offset and written with (O_DIRECT) pwrite there. Everything else (type conversion, other filters,
 // unaligned writes) goes through H5Dread/H5Dwrite of one hyperslab straight into or out of the
 // block, locked. docs/hdf5.md measures it.
 //
@@ -86,5 +88,9 @@ struct H5LockStats {
   int64_t held_us = 0;
 };
 H5LockStats hdf5_lock_stats() noexcept;
+
+/// Bytes written with O_DIRECT since the process started (big page-aligned chunk and contiguous
+/// writes; docs/hdf5.md). For the tests.
+int64_t hdf5_direct_io_bytes() noexcept;
 
 }  // namespace ca::io

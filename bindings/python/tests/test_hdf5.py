@@ -274,3 +274,33 @@ def test_fill_values_and_other_filters(h5):
         for chunks in [None, "(33, 5)"]:
             np.testing.assert_array_equal(ca.from_hdf5(p, n, chunks=chunks).compute(), w)
     assert (want["fv"] == 7.5).sum() == 100 * 6 - 15 * 4
+
+
+def test_big_chunks_written_direct_h5py_reads(h5, monkeypatch):
+    # Unfiltered chunks of at least CA_HDF5_ODIRECT_MIN bytes (default 1 MiB, lowered here) are
+    # allocated when the dataset is created, on 4 KiB boundaries, and written at their addresses
+    # (O_DIRECT where the file system takes it): h5py reads them, ragged edge chunks included, and
+    # the file's other datasets (here one h5py wrote first) are kept.
+    monkeypatch.setenv("CA_HDF5_ODIRECT_MIN", "4096")
+    p = h5 / "big.h5"
+    prior = np.arange(1000, dtype="i2")
+    with h5py.File(p, "w") as f:
+        f.create_dataset("prior", data=prior, chunks=(300,))
+    a = np.arange(150 * 1100, dtype="f8").reshape(150, 1100) / 7
+    ca.to_hdf5(p, "c", ca.from_array(a, chunks=(64, 512)), chunks=(64, 512))
+    ca.to_hdf5(p, "m", ca.from_array(a, chunks=(128, 1024)), chunks=(64, 512))  # 2 x 2 chunks a block
+    r = np.arange(150 * 1024, dtype="f4").reshape(150, 1024)
+    ca.to_hdf5(p, "contig", ca.from_array(r, chunks=(64, 1024)), chunks=None)  # contiguous
+    with h5py.File(p, "r") as f:
+        np.testing.assert_array_equal(f["prior"][()], prior)
+        for n in ["c", "m"]:
+            d = f[n]
+            np.testing.assert_array_equal(d[()], a)
+            assert d.chunks == (64, 512) and d.compression is None
+            assert d.id.get_num_chunks() == 9
+            for i in range(9):
+                assert d.id.get_chunk_info(i).byte_offset % 4096 == 0
+        assert f["contig"].chunks is None
+        np.testing.assert_array_equal(f["contig"][()], r)
+        assert f["contig"].id.get_offset() % 4096 == 0
+    np.testing.assert_array_equal(ca.from_hdf5(p, "m", chunks="(50, 300)").compute(), a)
