@@ -68,23 +68,26 @@ long double ref_hypot(long double x, long double y) { return hypotl(x, y); }
 long double ref_pow(long double x, long double y) { return powl(x, y); }
 long double ref_atan2(long double y, long double x) { return atan2l(y, x); }
 
-// SLEEF's u10 functions: 1.0 ULP; sqrt is the correctly rounded instruction (0.5 ULP).
+// The bound per function (docs/math.md): SLEEF's 3.5-ULP ("u35") functions where SLEEF has one and it
+// is faster (NumPy 1.24's own float64 loops on this kind of CPU are Intel SVML's, <= 4 ULP), its
+// 1.0-ULP ("u10") ones otherwise; sqrt is the correctly rounded instruction (0.5 ULP).
+constexpr double kU35 = 3.5, kU10 = 1.0;
 const std::vector<Fn1> kUnary = {
-    {CA_OP_SIN, "np.sin", ref_sin, 1.0},          {CA_OP_COS, "np.cos", ref_cos, 1.0},
-    {CA_OP_TAN, "np.tan", ref_tan, 1.0},          {CA_OP_ARCSIN, "np.arcsin", ref_asin, 1.0},
-    {CA_OP_ARCCOS, "np.arccos", ref_acos, 1.0},   {CA_OP_ARCTAN, "np.arctan", ref_atan, 1.0},
-    {CA_OP_SINH, "np.sinh", ref_sinh, 1.0},       {CA_OP_COSH, "np.cosh", ref_cosh, 1.0},
-    {CA_OP_TANH, "np.tanh", ref_tanh, 1.0},       {CA_OP_ARCSINH, "np.arcsinh", ref_asinh, 1.0},
-    {CA_OP_ARCCOSH, "np.arccosh", ref_acosh, 1.0}, {CA_OP_ARCTANH, "np.arctanh", ref_atanh, 1.0},
-    {CA_OP_EXP, "np.exp", ref_exp, 1.0},          {CA_OP_EXPM1, "np.expm1", ref_expm1, 1.0},
-    {CA_OP_LOG, "np.log", ref_log, 1.0},          {CA_OP_LOG2, "np.log2", ref_log2, 1.0},
-    {CA_OP_LOG10, "np.log10", ref_log10, 1.0},    {CA_OP_LOG1P, "np.log1p", ref_log1p, 1.0},
+    {CA_OP_SIN, "np.sin", ref_sin, kU35},          {CA_OP_COS, "np.cos", ref_cos, kU35},
+    {CA_OP_TAN, "np.tan", ref_tan, kU35},          {CA_OP_ARCSIN, "np.arcsin", ref_asin, kU35},
+    {CA_OP_ARCCOS, "np.arccos", ref_acos, kU35},   {CA_OP_ARCTAN, "np.arctan", ref_atan, kU35},
+    {CA_OP_SINH, "np.sinh", ref_sinh, kU35},       {CA_OP_COSH, "np.cosh", ref_cosh, kU35},
+    {CA_OP_TANH, "np.tanh", ref_tanh, kU35},       {CA_OP_ARCSINH, "np.arcsinh", ref_asinh, kU10},
+    {CA_OP_ARCCOSH, "np.arccosh", ref_acosh, kU10}, {CA_OP_ARCTANH, "np.arctanh", ref_atanh, kU10},
+    {CA_OP_EXP, "np.exp", ref_exp, kU10},          {CA_OP_EXPM1, "np.expm1", ref_expm1, kU10},
+    {CA_OP_LOG, "np.log", ref_log, kU35},          {CA_OP_LOG2, "np.log2", ref_log2, kU35},
+    {CA_OP_LOG10, "np.log10", ref_log10, kU10},    {CA_OP_LOG1P, "np.log1p", ref_log1p, kU10},
     {CA_OP_SQRT, "np.sqrt", ref_sqrt, 0.5},
-    {CA_OP_EXP2, "np.exp2", ref_exp2, 1.0},       {CA_OP_CBRT, "np.cbrt", ref_cbrt, 1.0},
+    {CA_OP_EXP2, "np.exp2", ref_exp2, kU10},       {CA_OP_CBRT, "np.cbrt", ref_cbrt, kU35},
 };
 const std::vector<Fn2> kBinary = {
-    {CA_OP_POW, "np.power", ref_pow, 1.0},
-    {CA_OP_ARCTAN2, "np.arctan2", ref_atan2, 1.0},
+    {CA_OP_POW, "np.power", ref_pow, kU10},
+    {CA_OP_ARCTAN2, "np.arctan2", ref_atan2, kU35},
     {CA_OP_HYPOT, "np.hypot", ref_hypot, 0.5001},  // SLEEF's u05
 };
 
@@ -327,9 +330,9 @@ void check_against_numpy() {
     Chunks chunks;
   };
   const std::vector<Shape> shapes = {{{97, 13}, {{40, 40, 17}, {5, 8}}}, {{}, {}}, {{0, 3}, {{0}, {3}}}, {{1}, {{1}}}};
-  // NumPy's own loops are within 4 ULP (float64, its SVML/AVX-512 loops) and ~1-3 ULP (float32);
-  // ours within 1: they agree within 5.
-  const double tol = 5;
+  // NumPy's own loops are within 4 ULP (float64, its SVML/AVX-512 loops) and ~1-4 ULP (float32);
+  // ours within 3.5 (u35) or 1: they agree within 7.5.
+  const double tol = 7.5;
   for (size_t si = 0; si < shapes.size(); ++si) {
     const Shape &s = shapes[si];
     Npy x = make_npy<T>(s.shape, int(si) + 3), y = make_npy<T>(s.shape, int(si) + 101);
