@@ -100,6 +100,15 @@ namespace avx2 {
 #define CA_VM_D_SET1 _mm256_set1_pd
 #define CA_VM_D_MUL _mm256_mul_pd
 #define CA_VM_D_SQRT _mm256_sqrt_pd
+#define CA_VM_D_ADD _mm256_add_pd
+#define CA_VM_D_SUB _mm256_sub_pd
+#define CA_VM_D_DIV _mm256_div_pd
+#define CA_VM_D_FMA _mm256_fmadd_pd
+#define CA_VM_D_SEL_LT(a, b, p, q) _mm256_blendv_pd(q, p, _mm256_cmp_pd(a, b, _CMP_LT_OQ))
+#define CA_VM_H_LD _mm_loadu_ps
+#define CA_VM_H_ST _mm_storeu_ps
+#define CA_VM_H2D _mm256_cvtps_pd
+#define CA_VM_D2H _mm256_cvtpd_ps
 #define CA_VM_F_W 8
 #define CA_VM_FW f8
 #define CA_VM_F_V __m256
@@ -130,6 +139,15 @@ namespace avx512 {
 #define CA_VM_D_SET1 _mm512_set1_pd
 #define CA_VM_D_MUL _mm512_mul_pd
 #define CA_VM_D_SQRT _mm512_sqrt_pd
+#define CA_VM_D_ADD _mm512_add_pd
+#define CA_VM_D_SUB _mm512_sub_pd
+#define CA_VM_D_DIV _mm512_div_pd
+#define CA_VM_D_FMA _mm512_fmadd_pd
+#define CA_VM_D_SEL_LT(a, b, p, q) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), q, p)
+#define CA_VM_H_LD _mm256_loadu_ps
+#define CA_VM_H_ST _mm256_storeu_ps
+#define CA_VM_H2D _mm512_cvtps_pd
+#define CA_VM_D2H _mm512_cvtpd_ps
 #define CA_VM_F_W 16
 #define CA_VM_FW f16
 #define CA_VM_F_V __m512
