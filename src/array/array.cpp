@@ -575,6 +575,25 @@ ArrayPtr from_buffer(const void *data, DType dtype, const std::vector<Index> &sh
 // ------------------------------------------------------------------------------------------------
 // compute
 
+void *contiguous_region(void *dst, const std::vector<Index> &shape, const Index *origin, const Index *extent,
+                        size_t isz, int64_t *nbytes) {
+  const int32_t nd = int32_t(shape.size());
+  // C order: the region is one run when, below its outermost axis of extent > 1, every axis is whole.
+  int32_t j = nd - 1;
+  while (j >= 0 && extent[j] == shape[size_t(j)]) --j;
+  for (int32_t d = 0; d < j; ++d)
+    if (extent[d] != 1) return nullptr;
+  int64_t off = 0, n = int64_t(isz);
+  for (int32_t d = 0; d < nd; ++d) {
+    if (origin[d] < 0 || extent[d] < 0 || origin[d] + extent[d] > shape[size_t(d)]) return nullptr;
+    off = off * shape[size_t(d)] + origin[d];
+    n *= extent[d];
+  }
+  if (n == 0) return nullptr;
+  *nbytes = n;
+  return static_cast<char *>(dst) + off * int64_t(isz);
+}
+
 void copy_block_into(const Block *b, void *dst, const std::vector<Index> &shape, const Index *origin, size_t isz) {
   int32_t nd = int32_t(shape.size());
   CA_CHECK(b->ndim == nd, CA_EKERNEL, "a block has ", b->ndim, " dimensions, the array has ", nd);
@@ -600,6 +619,10 @@ void copy_block_into(const Block *b, void *dst, const std::vector<Index> &shape,
     run *= size_t(b->shape[k - 1]);
     --k;
     if (b->shape[k] != shape[size_t(k)]) break;
+  }
+  if (b->data == base) {  // written there by its kernel (RunOptions::out_dest) when the run is one region
+    int64_t nb = 0;
+    if (contiguous_region(dst, shape, origin, b->shape, isz, &nb) == base && nb == b->nbytes) return;
   }
   if (nd == 0) {
     std::memcpy(base, b->data, isz);
@@ -721,11 +744,13 @@ bool compute_single_block(const KernelRegistry &reg, const Array &a, void *buffe
       if (da.args[i].kind != CA_ARG_BLOCK) return false;
       in.push_back(da.args[i].u.block);
     }
-    BlockRef b(eval_prepared_program(pp, in.data(), in.size(), p.coords ? &coords : nullptr));
+    const Index origin[CA_MAX_NDIM + 1] = {};
+    int64_t nb = 0;
+    void *dest = contiguous_region(buffer, a.shape, origin, a.shape.data(), dtype_size(a.dtype), &nb);
+    BlockRef b(eval_prepared_program(pp, in.data(), in.size(), p.coords ? &coords : nullptr, dest, nb));
     if (!b || b->dtype != a.dtype || b->ndim != a.ndim()) return false;
     for (int32_t d = 0; d < a.ndim(); ++d)
       if (b->shape[d] != a.shape[size_t(d)]) return false;
-    const Index origin[CA_MAX_NDIM + 1] = {};
     copy_block_into(b.get(), buffer, a.shape, origin, dtype_size(a.dtype));
     return true;
   } catch (...) {
@@ -750,6 +775,18 @@ void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<Arr
   std::vector<std::vector<std::vector<Index>>> offs;
   for (auto &a : arrays) offs.push_back(chunk_offsets(a->chunks));
   RunOptions opts = opts0;
+  // Tasks whose block is one contiguous region of the buffer may write it there (ca.fused does).
+  opts.out_dest = [&](size_t out_index, int64_t *nbytes) -> void * {
+    const size_t ai = ks.owner[out_index].first;
+    const Array &a = *arrays[ai];
+    const std::vector<Index> &idx = ks.idx[out_index];
+    Index origin[CA_MAX_NDIM + 1], extent[CA_MAX_NDIM + 1];
+    for (int32_t d = 0; d < a.ndim(); ++d) {
+      origin[d] = offs[ai][size_t(d)][size_t(idx[size_t(d)])];
+      extent[d] = a.chunks[size_t(d)][size_t(idx[size_t(d)])];
+    }
+    return contiguous_region(buffers[ai], a.shape, origin, extent, dtype_size(a.dtype), nbytes);
+  };
   opts.on_output = [&](size_t out_index, const Block *b) {
     size_t ai = ks.owner[out_index].first;
     const Array &a = *arrays[ai];

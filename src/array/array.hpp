@@ -254,6 +254,11 @@ std::vector<BlockRef> compute_blocks(Context &ctx, std::vector<ArrayPtr> arrays,
                                      const char *what);
 /// Copy a block into its place in a C-order array buffer (shape `shape`) at `origin`.
 void copy_block_into(const Block *b, void *dst, const std::vector<Index> &shape, const Index *origin, size_t itemsize);
+/// Where the box at `origin` of `extent` lies in a C-ordered buffer `dst` of `shape`, when it is one
+/// contiguous run there (its size in *nbytes); nullptr otherwise (or for an empty box). A block whose
+/// data already is that run (its kernel wrote it there: RunOptions::out_dest) is not copied again.
+void *contiguous_region(void *dst, const std::vector<Index> &shape, const Index *origin, const Index *extent,
+                        size_t itemsize, int64_t *nbytes);
 
 // ---- pictures -----------------------------------------------------------------------------------
 

@@ -93,8 +93,10 @@ const ExprProgram &program_of(const PreparedProgram &pp);
 /// the output shape. Implemented in array/ops_kernels.cpp.
 Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t ninputs,
                     const GenCoords *coords = nullptr);
+/// dest (optional): memory of dest_bytes bytes the result is written to when it has exactly that
+/// size and no input shares that memory (the returned block then wraps dest; else a new block).
 Block *eval_prepared_program(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
-                             const GenCoords *coords);
+                             const GenCoords *coords, void *dest = nullptr, int64_t dest_bytes = 0);
 
 /// Whether `k` is the builtin `ca.fused` kernel (a context without builtins may register its own
 /// kernel under that name: the single-block compute path then does not bypass it).

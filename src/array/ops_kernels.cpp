@@ -452,7 +452,18 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
   }
 }
 
-Block *eval_prepared(const Prepared &pp, const Block *const *inputs, size_t ninputs, const GenCoords *coords) {
+/// Whether [p, p + n) and block b's data overlap.
+bool overlaps(const void *p, int64_t n, const Block *b) {
+  if (!b || !b->data || n <= 0 || b->nbytes <= 0) return false;
+  const auto lo = reinterpret_cast<uintptr_t>(p), blo = reinterpret_cast<uintptr_t>(b->data);
+  return lo < blo + uintptr_t(b->nbytes) && blo < lo + uintptr_t(n);
+}
+
+/// dest (may be null): memory of dest_bytes bytes the result may be written to (compute_into's
+/// region of the caller's buffer): used when the result has exactly that size and no input block
+/// shares that memory; the block returned then wraps it (no copy, no fresh allocation).
+Block *eval_prepared(const Prepared &pp, const Block *const *inputs, size_t ninputs, const GenCoords *coords,
+                     void *dest = nullptr, int64_t dest_bytes = 0) {
   const ExprProgram &p = *pp.p;
   // Identity over an input of the output's shape: hand the block out without copying.
   if (p.out < int32_t(p.inputs.size()) && ninputs == 1 && p.inputs.size() == 1 && inputs[0] &&
@@ -460,7 +471,16 @@ Block *eval_prepared(const Prepared &pp, const Block *const *inputs, size_t ninp
     return block_retain(inputs[0]);
   std::vector<Index> shape;
   broadcast_inputs(p, inputs, ninputs, coords, shape);
-  BlockRef out(block_new(p.reg_dtype(p.out), int32_t(shape.size()), shape.data()));
+  const DType odt = p.reg_dtype(p.out);
+  if (dest) {
+    int64_t nb = int64_t(dtype_size(odt));
+    for (Index s : shape) nb *= s;
+    bool ok = nb == dest_bytes && nb > 0;
+    for (size_t i = 0; ok && i < ninputs; ++i) ok = !overlaps(dest, nb, inputs[i]);
+    if (!ok) dest = nullptr;
+  }
+  BlockRef out(dest ? block_wrap(odt, int32_t(shape.size()), shape.data(), dest, nullptr, nullptr)
+                    : block_new(odt, int32_t(shape.size()), shape.data()));
   run(pp, inputs, shape, coords, static_cast<char *>(out->data), nullptr);
   return out.release();
 }
@@ -518,7 +538,8 @@ ca_status_t k_fused(ca_block_t **out, const ca_arg_t *args, size_t nargs, ca_ker
         fail(CA_EINVAL, "ca.fused: argument ", i + first, " is not a block");
       in[i] = args[i + first].u.block;
     }
-    *out = eval_prepared(pp, in, nin, pp.p->coords ? &coords : nullptr);
+    *out = eval_prepared(pp, in, nin, pp.p->coords ? &coords : nullptr, kctx ? kctx->out_dest : nullptr,
+                         kctx ? kctx->out_dest_bytes : 0);
   });
 }
 
@@ -531,8 +552,8 @@ Block *eval_program(const ExprProgram &p, const Block *const *inputs, size_t nin
 }
 
 Block *eval_prepared_program(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
-                             const GenCoords *coords) {
-  return eval_prepared(pp, inputs, ninputs, coords);
+                             const GenCoords *coords, void *dest, int64_t dest_bytes) {
+  return eval_prepared(pp, inputs, ninputs, coords, dest, dest_bytes);
 }
 
 const PreparedProgram &prepared_program(const void *bytes, size_t n) { return t_cache.get(bytes, n); }

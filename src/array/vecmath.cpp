@@ -73,6 +73,10 @@ template <class T>
 
 // ---- SSE2 (baseline x86-64): float32 only, float64 stays glibc (see vecmath.hpp) -----------------
 namespace sse2 {
+// Whether any lane's magnitude exceeds lim (NaN lanes do not): array/vecmath.inc's range checks.
+inline bool any_abs_gt(__m128 x, float lim) {
+  return _mm_movemask_ps(_mm_cmpgt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), x), _mm_set1_ps(lim))) != 0;
+}
 #define CA_VM_SFX sse2
 #define CA_VM_HAVE_D 0
 #define CA_VM_F_W 4
@@ -90,6 +94,12 @@ namespace sse2 {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace avx2 {
+inline bool any_abs_gt(__m256d x, double lim) {
+  return _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), x), _mm256_set1_pd(lim), _CMP_GT_OQ)) != 0;
+}
+inline bool any_abs_gt(__m256 x, float lim) {
+  return _mm256_movemask_ps(_mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(lim), _CMP_GT_OQ)) != 0;
+}
 #define CA_VM_SFX avx2
 #define CA_VM_HAVE_D 1
 #define CA_VM_D_W 4
@@ -100,6 +110,15 @@ namespace avx2 {
 #define CA_VM_D_SET1 _mm256_set1_pd
 #define CA_VM_D_MUL _mm256_mul_pd
 #define CA_VM_D_SQRT _mm256_sqrt_pd
+#define CA_VM_D_ADD _mm256_add_pd
+#define CA_VM_D_SUB _mm256_sub_pd
+#define CA_VM_D_DIV _mm256_div_pd
+#define CA_VM_D_FMA _mm256_fmadd_pd
+#define CA_VM_D_SEL_LT(a, b, p, q) _mm256_blendv_pd(q, p, _mm256_cmp_pd(a, b, _CMP_LT_OQ))
+#define CA_VM_H_LD _mm_loadu_ps
+#define CA_VM_H_ST _mm_storeu_ps
+#define CA_VM_H2D _mm256_cvtps_pd
+#define CA_VM_D2H _mm256_cvtpd_ps
 #define CA_VM_F_W 8
 #define CA_VM_FW f8
 #define CA_VM_F_V __m256
@@ -120,6 +139,12 @@ namespace avx2 {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 namespace avx512 {
+inline bool any_abs_gt(__m512d x, double lim) {
+  return _mm512_cmp_pd_mask(_mm512_abs_pd(x), _mm512_set1_pd(lim), _CMP_GT_OQ) != 0;
+}
+inline bool any_abs_gt(__m512 x, float lim) {
+  return _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(lim), _CMP_GT_OQ) != 0;
+}
 #define CA_VM_SFX avx512f
 #define CA_VM_HAVE_D 1
 #define CA_VM_D_W 8
@@ -130,6 +155,15 @@ namespace avx512 {
 #define CA_VM_D_SET1 _mm512_set1_pd
 #define CA_VM_D_MUL _mm512_mul_pd
 #define CA_VM_D_SQRT _mm512_sqrt_pd
+#define CA_VM_D_ADD _mm512_add_pd
+#define CA_VM_D_SUB _mm512_sub_pd
+#define CA_VM_D_DIV _mm512_div_pd
+#define CA_VM_D_FMA _mm512_fmadd_pd
+#define CA_VM_D_SEL_LT(a, b, p, q) _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), q, p)
+#define CA_VM_H_LD _mm256_loadu_ps
+#define CA_VM_H_ST _mm256_storeu_ps
+#define CA_VM_H2D _mm512_cvtps_pd
+#define CA_VM_D2H _mm512_cvtpd_ps
 #define CA_VM_F_W 16
 #define CA_VM_FW f16
 #define CA_VM_F_V __m512

@@ -1,11 +1,14 @@
 // Vectorized transcendental functions for the fused elementwise interpreter (array/expr_instr.hpp):
 // float32 and float64 sin, cos, tan, arcsin, arccos, arctan, sinh, cosh, tanh, arcsinh, arccosh,
 // arctanh, exp, exp2, expm1, log, log2, log10, log1p, cbrt, sqrt, power and arctan2 from SLEEF's
-// 1.0-ULP ("u10") functions and hypot from its 0.5001-ULP ("u05") one, chosen once per process for the widest ISA level the CPU has (docs/math.md):
+// 3.5-ULP ("u35") functions where SLEEF has a faster one (within NumPy's SVML bound of 4 ULP), its
+// 1.0-ULP ("u10") ones otherwise, hypot from its 0.5001-ULP ("u05") one, and float32 arcsinh,
+// arccosh, arctanh in float64 lanes (AVX2, AVX-512); per function in docs/math.md. Chosen once per
+// process for the widest ISA level the CPU has:
 //
-//   avx512  8 doubles / 16 floats per call (SLEEF *_u10avx512f)
-//   avx2    4 doubles / 8 floats (SLEEF *_u10avx2: AVX2 + FMA)
-//   sse2    float32 only (SLEEF *_u10sse2); float64 keeps glibc's scalar libm at this level,
+//   avx512  8 doubles / 16 floats per call (SLEEF *avx512f)
+//   avx2    4 doubles / 8 floats (SLEEF *avx2: AVX2 + FMA)
+//   sse2    float32 only (SLEEF *sse2); float64 keeps glibc's scalar libm at this level,
 //           which measured faster than SLEEF's FMA-less double-double SSE2 code.
 //
 // sqrt uses the hardware instruction (correctly rounded) at every level. Built without SLEEF

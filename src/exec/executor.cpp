@@ -451,6 +451,8 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
   kc.key_index = idx;
   kc.nindex = pt.layer->nindex();
   kc.cancelled = &r.cancelled;
+  if (r.opts.out_dest && !r.out_head.empty() && r.out_head[size_t(t)] >= 0)
+    kc.out_dest = r.opts.out_dest(size_t(r.out_head[size_t(t)]), &kc.out_dest_bytes);
   Block *out = nullptr;
   {
     // Blocks the kernel allocates are charged to the run's budget, the root's reservation first.

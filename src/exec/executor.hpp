@@ -54,6 +54,11 @@ struct RunOptions {
   /// thread, concurrently) as soon as its task finishes, then released; run() returns no blocks.
   /// The callback may throw ca::Error to fail the run.
   std::function<void(size_t output_index, const Block *block)> on_output;
+  /// With on_output: the caller's memory for output `output_index` when its block fills one
+  /// contiguous region there (`*nbytes` bytes), else nullptr. The task is offered it
+  /// (ca_kernel_ctx::out_dest); a kernel that writes there hands on_output a block whose data is
+  /// that pointer, so no copy is needed.
+  std::function<void *(size_t output_index, int64_t *nbytes)> out_dest;
   /// Partial run (see above); nullptr: every task of the plan runs here. Outputs whose task is not
   /// kept here (role Skip, or Local/Remote without an output reference) come back as nullptr.
   const PartialRun *partial = nullptr;

@@ -19,6 +19,11 @@ struct ca_kernel_ctx {
   int32_t nindex = 0;
   const std::atomic<bool> *cancelled = nullptr;
   std::string error;  // set by ca_kernel_set_error
+  // compute_into (RunOptions::out_dest): the caller's memory this task's result goes to, when that
+  // region is one contiguous run of out_dest_bytes bytes; nullptr: none. A kernel that can (the
+  // builtin `ca.fused`) returns a block wrapping it instead of a fresh one, saving the copy.
+  void *out_dest = nullptr;
+  int64_t out_dest_bytes = 0;
 };
 
 struct ca_kernel {

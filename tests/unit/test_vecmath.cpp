@@ -16,10 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "array/array.hpp"
 #include "array/expr.hpp"
 #include "array/expr_instr.hpp"
 #include "array/reduce.hpp"
 #include "array/vecmath.hpp"
+#include "core/memory.hpp"
 #include "numpy_ref.hpp"
 
 using namespace ca;
@@ -68,23 +70,26 @@ long double ref_hypot(long double x, long double y) { return hypotl(x, y); }
 long double ref_pow(long double x, long double y) { return powl(x, y); }
 long double ref_atan2(long double y, long double x) { return atan2l(y, x); }
 
-// SLEEF's u10 functions: 1.0 ULP; sqrt is the correctly rounded instruction (0.5 ULP).
+// The bound per function (docs/math.md): SLEEF's 3.5-ULP ("u35") functions where SLEEF has one and it
+// is faster (NumPy 1.24's own float64 loops on this kind of CPU are Intel SVML's, <= 4 ULP), its
+// 1.0-ULP ("u10") ones otherwise; sqrt is the correctly rounded instruction (0.5 ULP).
+constexpr double kU35 = 3.5, kU10 = 1.0;
 const std::vector<Fn1> kUnary = {
-    {CA_OP_SIN, "np.sin", ref_sin, 1.0},          {CA_OP_COS, "np.cos", ref_cos, 1.0},
-    {CA_OP_TAN, "np.tan", ref_tan, 1.0},          {CA_OP_ARCSIN, "np.arcsin", ref_asin, 1.0},
-    {CA_OP_ARCCOS, "np.arccos", ref_acos, 1.0},   {CA_OP_ARCTAN, "np.arctan", ref_atan, 1.0},
-    {CA_OP_SINH, "np.sinh", ref_sinh, 1.0},       {CA_OP_COSH, "np.cosh", ref_cosh, 1.0},
-    {CA_OP_TANH, "np.tanh", ref_tanh, 1.0},       {CA_OP_ARCSINH, "np.arcsinh", ref_asinh, 1.0},
-    {CA_OP_ARCCOSH, "np.arccosh", ref_acosh, 1.0}, {CA_OP_ARCTANH, "np.arctanh", ref_atanh, 1.0},
-    {CA_OP_EXP, "np.exp", ref_exp, 1.0},          {CA_OP_EXPM1, "np.expm1", ref_expm1, 1.0},
-    {CA_OP_LOG, "np.log", ref_log, 1.0},          {CA_OP_LOG2, "np.log2", ref_log2, 1.0},
-    {CA_OP_LOG10, "np.log10", ref_log10, 1.0},    {CA_OP_LOG1P, "np.log1p", ref_log1p, 1.0},
+    {CA_OP_SIN, "np.sin", ref_sin, kU35},          {CA_OP_COS, "np.cos", ref_cos, kU35},
+    {CA_OP_TAN, "np.tan", ref_tan, kU35},          {CA_OP_ARCSIN, "np.arcsin", ref_asin, kU35},
+    {CA_OP_ARCCOS, "np.arccos", ref_acos, kU35},   {CA_OP_ARCTAN, "np.arctan", ref_atan, kU35},
+    {CA_OP_SINH, "np.sinh", ref_sinh, kU35},       {CA_OP_COSH, "np.cosh", ref_cosh, kU35},
+    {CA_OP_TANH, "np.tanh", ref_tanh, kU35},       {CA_OP_ARCSINH, "np.arcsinh", ref_asinh, kU10},
+    {CA_OP_ARCCOSH, "np.arccosh", ref_acosh, kU10}, {CA_OP_ARCTANH, "np.arctanh", ref_atanh, kU10},
+    {CA_OP_EXP, "np.exp", ref_exp, kU10},          {CA_OP_EXPM1, "np.expm1", ref_expm1, kU10},
+    {CA_OP_LOG, "np.log", ref_log, kU35},          {CA_OP_LOG2, "np.log2", ref_log2, kU35},
+    {CA_OP_LOG10, "np.log10", ref_log10, kU10},    {CA_OP_LOG1P, "np.log1p", ref_log1p, kU10},
     {CA_OP_SQRT, "np.sqrt", ref_sqrt, 0.5},
-    {CA_OP_EXP2, "np.exp2", ref_exp2, 1.0},       {CA_OP_CBRT, "np.cbrt", ref_cbrt, 1.0},
+    {CA_OP_EXP2, "np.exp2", ref_exp2, kU10},       {CA_OP_CBRT, "np.cbrt", ref_cbrt, kU35},
 };
 const std::vector<Fn2> kBinary = {
-    {CA_OP_POW, "np.power", ref_pow, 1.0},
-    {CA_OP_ARCTAN2, "np.arctan2", ref_atan2, 1.0},
+    {CA_OP_POW, "np.power", ref_pow, kU10},
+    {CA_OP_ARCTAN2, "np.arctan2", ref_atan2, kU35},
     {CA_OP_HYPOT, "np.hypot", ref_hypot, 0.5001},  // SLEEF's u05
 };
 
@@ -327,9 +332,9 @@ void check_against_numpy() {
     Chunks chunks;
   };
   const std::vector<Shape> shapes = {{{97, 13}, {{40, 40, 17}, {5, 8}}}, {{}, {}}, {{0, 3}, {{0}, {3}}}, {{1}, {{1}}}};
-  // NumPy's own loops are within 4 ULP (float64, its SVML/AVX-512 loops) and ~1-3 ULP (float32);
-  // ours within 1: they agree within 5.
-  const double tol = 5;
+  // NumPy's own loops are within 4 ULP (float64, its SVML/AVX-512 loops) and ~1-4 ULP (float32);
+  // ours within 3.5 (u35) or 1: they agree within 7.5.
+  const double tol = 7.5;
   for (size_t si = 0; si < shapes.size(); ++si) {
     const Shape &s = shapes[si];
     Npy x = make_npy<T>(s.shape, int(si) + 3), y = make_npy<T>(s.shape, int(si) + 101);
@@ -390,4 +395,55 @@ TEST(VecMath, SinSquaredPlusCosSquaredSum) {
   ASSERT_EQ(got.dtype, CA_FLOAT64);
   EXPECT_NEAR(got.as<double>()[0], want.as<double>()[0], 1e-9 * double(x.size()));
   EXPECT_NEAR(got.as<double>()[0], double(x.size()), 1e-9 * double(x.size()));
+}
+
+// compute_into hands each task the region of the destination its block fills when that region is
+// contiguous (RunOptions::out_dest): the fused program writes there, with no fresh block and no copy.
+// Checked on ragged chunks against a plain loop (sqrt is correctly rounded: bit-equal), with the
+// memory a run charges: none for results written in place, at least one block's bytes otherwise.
+TEST(VecMath, ComputeIntoWritesContiguousBlocksInPlace) {
+  struct Case {
+    std::vector<Index> shape;
+    Chunks chunks;
+    bool in_place;  // every block is one contiguous region of the destination
+  };
+  const std::vector<Case> cases = {
+      // (blocks of >= 16 KiB: smaller ones are not charged to a budget, core/memory.hpp)
+      {{1000, 37}, {{400, 400, 200}, {37}}, true},       // row bands: whole rows
+      {{1000, 37}, {{400, 400, 200}, {17, 20}}, false},  // column splits: strided regions, copied
+      {{30011}, {{12000, 12000, 6011}}, true},
+      {{2, 5001}, {{1, 1}, {2500, 2501}}, true},         // extent 1 above a split axis: contiguous
+      {{3, 1, 3000}, {{1, 2}, {1}, {3000}}, true},
+  };
+  for (size_t ci = 0; ci < cases.size(); ++ci) {
+    const Case &c = cases[ci];
+    Npy x = make_npy<double>(c.shape, int(ci) + 11);
+    auto *xv = reinterpret_cast<double *>(x.data.data());
+    for (Index i = 0; i < x.size(); ++i) xv[i] = std::fabs(xv[i]);
+    ArrayPtr ax = ca::test::array_from_npy(x, c.chunks);
+    ArrayPtr y = elementwise_binary(CA_OP_ADD, elementwise_unary(CA_OP_SQRT, ax), ax);
+    std::vector<double> out(size_t(x.size()), std::nan("")), want(out.size());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = std::sqrt(x.as<double>()[i]) + x.as<double>()[i];
+    MemoryBudget *budget = MemoryBudget::create(0);
+    RunOptions ro;
+    ro.budget = budget;
+    compute_into(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {y}, {out.data()}, ro);
+    const int64_t peak = budget->peak();
+    budget->release();
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(std::memcmp(&out[i], &want[i], sizeof(double)), 0) << "case " << ci << " [" << i << "]";
+    if (c.in_place) EXPECT_EQ(peak, 0) << "case " << ci << ": results were allocated, not written in place";
+    else EXPECT_GE(peak, int64_t(sizeof(double)) * 200 * 17) << "case " << ci;
+  }
+  // The destination is the input's own memory (borrowed): the in-place write would overwrite blocks
+  // other tasks still read, so such tasks get fresh blocks and the copy; the result is still exact.
+  std::vector<double> buf(1261);
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = double(i) * 0.25;
+  std::vector<double> want(buf.size());
+  for (size_t i = 0; i < buf.size(); ++i) want[i] = std::sqrt(buf[i]) + buf[i];
+  ArrayPtr ax = from_buffer(buf.data(), CA_FLOAT64, {1261}, nullptr, {{500, 500, 261}}, true, nullptr, nullptr, true);
+  ArrayPtr y = elementwise_binary(CA_OP_ADD, elementwise_unary(CA_OP_SQRT, ax), ax);
+  RunOptions ro;
+  compute_into(ca::test::Runtime::get().ex, ca::test::Runtime::get().reg, {y}, {buf.data()}, ro);
+  for (size_t i = 0; i < buf.size(); ++i) ASSERT_EQ(buf[i], want[i]) << i;
 }
