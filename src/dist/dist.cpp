@@ -4,6 +4,8 @@
 #include <climits>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <list>
 #include <mutex>
@@ -79,6 +81,9 @@ void copy_box(const char *src, const int64_t *src_shape, const int64_t *src_star
 class Session {
  public:
   Session(const ca_transport_t &tr, Plan &plan, const Options &o) : tr_(tr), plan_(plan), opts_(o) {
+    const char *tv = std::getenv("CA_DIST_TRACE");
+    trace_ = tv && *tv && std::strcmp(tv, "0") != 0;
+    t0_ = std::chrono::steady_clock::now();
     rank_ = tr.rank;
     size_ = tr.size;
     sent_to_.assign(size_t(size_), 0);
@@ -177,6 +182,7 @@ class Session {
       {
         std::lock_guard<std::mutex> lk(q_mu_);
         queue_.push_back({t, b});
+        if (trace_) note("exported", t, b->nbytes);
       }
       q_cv_.notify_one();
     };
@@ -213,6 +219,61 @@ class Session {
     idle_wait();
   }
 
+  // CA_DIST_TRACE: a timeline of this rank's exchange on stderr after the compute (ms since the
+  // session started): when each exported result was ready, when each block arrived, when the run
+  // ended and how long the drain took, and how long the calling thread sat idle in each phase.
+ public:
+  bool tracing() const { return trace_; }
+  void mark(const char *what) {
+    std::lock_guard<std::mutex> lk(q_mu_);
+    note(what, -1, 0);
+    if (std::strcmp(what, "run returned") == 0) wait_us_at_run_end_ = wait_us_;
+  }
+  void print_trace() {
+    std::lock_guard<std::mutex> lk(q_mu_);
+    std::string out;
+    char line[256];
+    for (const TraceEvent &e : events_) {
+      if (e.task < 0) {
+        std::snprintf(line, sizeof line, "[ca-dist %d/%d] %9.3f ms  %s\n", rank_, size_, e.ms, e.what);
+      } else {
+        const PlanTask &pt = plan_.tasks[size_t(e.task)];
+        std::snprintf(line, sizeof line, "[ca-dist %d/%d] %9.3f ms  %s task %d (%.60s #%lld) %lld bytes%s%s\n", rank_,
+                      size_, e.ms, e.what, e.task, pt.layer->name().c_str(), static_cast<long long>(pt.local),
+                      static_cast<long long>(e.bytes), e.peer >= 0 ? " from rank " : "",
+                      e.peer >= 0 ? std::to_string(e.peer).c_str() : "");
+      }
+      out += line;
+    }
+    std::snprintf(line, sizeof line,
+                  "[ca-dist %d/%d] tasks %lld (%lld replicated), calling thread idle %.3f ms during the run, "
+                  "%.3f ms after it\n",
+                  rank_, size_, static_cast<long long>(tasks_), static_cast<long long>(tasks_replicated_),
+                  double(wait_us_at_run_end_) / 1e3, double(wait_us_ - wait_us_at_run_end_) / 1e3);
+    out += line;
+    std::fputs(out.c_str(), stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  struct TraceEvent {
+    double ms;
+    const char *what;
+    int32_t task;
+    int32_t peer;
+    int64_t bytes;
+  };
+  // (q_mu_ held)
+  void note(const char *what, int32_t task, int64_t bytes, int32_t peer = -1) {
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    events_.push_back({ms, what, task, peer, bytes});
+  }
+  bool trace_ = false;
+  std::chrono::steady_clock::time_point t0_;
+  std::vector<TraceEvent> events_;
+  int64_t wait_us_at_run_end_ = 0;
+
+ public:
   // After the run: a local failure the loop did not see yet, then drain and agree.
   void finish(ca_status_t run_code, const std::string &run_msg) {
     if (run_code != CA_OK && !failed()) local_failure(run_code, run_msg);
@@ -497,6 +558,10 @@ class Session {
         bytes_received_ += b->nbytes;
       }
       int32_t task = r.task;
+      if (trace_) {
+        std::lock_guard<std::mutex> lk(q_mu_);
+        note("received", task, r.box.empty() ? b->nbytes : int64_t(r.packed.size()), r.source);
+      }
       receiving_[i] = std::move(receiving_.back());
       receiving_.pop_back();
       if (ctl && !failed() && role_[size_t(task)] == TaskRole::Remote) ctl->provide(task, b);
@@ -619,6 +684,7 @@ std::vector<Block *> compute(Executor &ex, Plan &plan, const RunOptions &base, c
   }
   Session s(tr, plan, opts);
   s.prepare();
+  if (s.tracing()) s.mark("placed");
   // Does the root report progress? (Then the others send it their counts.)
   int64_t root_reports = base.progress ? 1 : 0;
   check(tr.bcast(tr.user_data, &root_reports, sizeof(root_reports), opts.root), "bcast");
@@ -635,6 +701,7 @@ std::vector<Block *> compute(Executor &ex, Plan &plan, const RunOptions &base, c
     RunStats rs;
     outs = ex.run(plan, ro, stats ? &rs : nullptr);
     s.peak_bytes_ = rs.peak_bytes;
+    if (s.tracing()) s.mark("run returned");
   } catch (const Error &e) {
     code = e.code();
     msg = e.message();
@@ -651,7 +718,12 @@ std::vector<Block *> compute(Executor &ex, Plan &plan, const RunOptions &base, c
   } catch (...) {
     for (Block *b : outs) block_release(b);
     if (stats) s.fill(stats);
+    if (s.tracing()) s.print_trace();
     throw;
+  }
+  if (s.tracing()) {
+    s.mark("drained and agreed");
+    s.print_trace();
   }
   if (stats) s.fill(stats);
   return outs;

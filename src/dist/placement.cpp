@@ -29,14 +29,28 @@ int32_t split_owner(const PlanTask &pt, int32_t nranks) {
   return int32_t((__int128)local * nranks / n);
 }
 
+// A reduction's first step (ca.reduce_chunk with reduced axes): its result keeps one element per
+// reduced line, far smaller than the block it reads or generates.
+bool reduction_step(const Plan &plan, const PlanTask &pt) {
+  const auto &names = pt.layer->kernel_names();
+  if (names.size() != 1 || names[0] != "ca.reduce_chunk" || pt.nargs < 2) return false;
+  const ca_arg_t &spec = plan.args[pt.arg_begin + 1];
+  return spec.kind == CA_ARG_TUPLE && spec.u.tuple.len >= 4 && spec.u.tuple.items[3] != 0;
+}
+
 // Root of the placement: where a task without inputs goes. Its own layer's blocks are split in
 // contiguous ranges; but when its first consumer belongs to a smaller layer (a contraction: a
 // reduction level, a concatenation), the consumer's layer is split instead and the input follows
-// its consumer, so every consumer finds its inputs local and only its result moves.
+// its consumer, so every consumer finds its inputs local and only its result moves. Not when the
+// source is itself a reduction's first step (a generated or read block reduced in the same task,
+// W7's `x.mean(axis=0)` over random x): its work is the whole block and its result a small
+// partial, so an even share of the blocks per rank matters more than the few partials that cross
+// a range boundary (40 blocks in combine groups of 16 on 2 ranks: 20/20 and 4 partials sent,
+// where following the groups gave 32/8).
 int32_t root_owner(const Plan &plan, int32_t t, int32_t nranks) {
   const PlanTask &pt = plan.tasks[size_t(t)];
   int32_t b = plan.dependents_off[size_t(t)], e = plan.dependents_off[size_t(t) + 1];
-  if (b < e) {
+  if (b < e && !reduction_step(plan, pt)) {
     const PlanTask &c = plan.tasks[size_t(plan.dependents[size_t(b)])];
     // (Not when the consumer's layer has fewer tasks than ranks: a reduction to one block would
     // put every source on rank 0.)

@@ -4,7 +4,8 @@
 // Tasks without inputs (data sources) are split by block: each layer's blocks in contiguous ranges,
 // one per rank, so a rank reads or generates its own blocks and neighbours stay together (when their
 // first consumer is a smaller layer — a reduction level — that layer is split instead and sources
-// follow their consumer). Every other task follows the policy. A policy is one function; add one by adding a case to place().
+// follow their consumer, unless the source is itself a reduction's first step: those keep the even
+// split). Every other task follows the policy. A policy is one function; add one by adding a case to place().
 #pragma once
 
 #ifndef CA_EXPERIMENTAL

@@ -59,6 +59,22 @@ with tempfile.TemporaryDirectory() as d:
         check(rows["0"][0] > 0 and rows["1"][0] > 0, f"a rank ran no task: {rows}")
         check(rows["total"][0] == rows["0"][0] + rows["1"][0], f"task totals: {rows}")
         check(rows["total"][3] == rows["total"][4], f"bytes sent != bytes received: {rows}")
+    # CA_DIST_TRACE=1: each rank's exchange timeline on stderr; one "received" line per block received.
+    env["CA_DIST_TRACE"] = "1"
+    traced = os.path.join(d, "traced")
+    r = run(mpi + ["-x", "CA_DIST_TRACE", "-np", "2", cli, "run", graph, "--out", traced, "--format", "zarr",
+                   "--threads", "1"])
+    del env["CA_DIST_TRACE"]
+    for rank in (0, 1):
+        check(re.search(rf"^\[ca-dist {rank}/2\] +[\d.]+ ms  run returned$", r.stderr, re.M) is not None,
+              f"no trace of rank {rank}:\n{r.stderr[:3000]}")
+        check(re.search(rf"^\[ca-dist {rank}/2\] tasks \d+ \(\d+ replicated\), calling thread idle", r.stderr, re.M)
+              is not None, f"no trace summary of rank {rank}")
+    rows = {m.group(1): [int(v) for v in m.group(2).split()[:5]]
+            for m in re.finditer(r"^(\d+|total)\s+(\d+\s+\d+\s+\d+\s+\d+\s+\d+)\s+[\d.]+$", r.stderr, re.M)}
+    received = len(re.findall(r"^\[ca-dist \d/2\] +[\d.]+ ms  received task \d+ .* bytes from rank \d$", r.stderr, re.M))
+    check("total" in rows and received == rows["total"][2] and received > 0,
+          f"{received} blocks received in the trace, {rows.get('total')} in the summary")
     # npy: gathered and written by rank 0.
     npy = os.path.join(d, "npy")
     run(mpi + ["-np", "2", cli, "run", graph, "--out", npy, "--quiet"])

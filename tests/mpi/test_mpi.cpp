@@ -492,6 +492,59 @@ TEST(Mpi, W4AndW7MoveOnlyPartialResults) {
   for (auto *v : {x, a1, a2, w4, mean, y, w7}) ca_array_free(v);
 }
 
+TEST(Mpi, GeneratedReductionStepsAreSplitEvenly) {
+  // W7's shape, small: x = random((400, 30), chunks=(10, 30)) (40 row blocks, each generated and
+  // reduced in one fused task), y = x - x.mean(axis=0), y.std(axis=0). The mean's first steps used
+  // to follow their combine groups (16, 16 and 8 blocks): 32 blocks on rank 0 and 8 on rank 1 of 2.
+  // Their work is the whole block and their result one small partial, so each rank now gets an
+  // even share and the few partials at a range boundary cross instead.
+  ca_array_t *x = nullptr, *mean = nullptr, *y = nullptr, *w7 = nullptr;
+  int64_t shape[2] = {400, 30}, nb[2] = {40, 1}, sz[41];
+  for (int i = 0; i < 40; ++i) sz[i] = 10;
+  sz[40] = 30;
+  ca_chunks_t c = chunks2(nb, sz);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64,
+                            opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 5, 0, 1, 0.0})),
+            CA_OK);
+  int32_t axis = 0;
+  ASSERT_EQ(ca_array_reduce(&mean, CA_RED_MEAN, x, &axis, 1, true, nullptr), CA_OK);
+  ASSERT_EQ(ca_array_binary(&y, CA_OP_SUB, x, mean), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(ca_array_reduce(&w7, CA_RED_STD, y, &axis, 1, false, nullptr), CA_OK) << ca_last_error_message();
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, w7), CA_OK);
+  Keys k;
+  array_keys(w7, k);
+  // On paper at 2, 3 and 4 ranks: 80 first steps (40 per pass) and a few combine/agg tasks; the
+  // first steps split within one block per layer, so ranks differ by at most the non-source tasks.
+  int64_t plan_tasks = -1;
+  for (int32_t n : {2, 3, 4}) {
+    std::vector<ca_dist_rank_plan_t> per(static_cast<size_t>(n));
+    ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+    po.nranks = n;
+    ASSERT_EQ(ca_dist_plan(per.data(), g, k.keys.data(), k.keys.size(), &po), CA_OK) << ca_last_error_message();
+    int64_t lo = INT64_MAX, hi = 0, total = 0;
+    for (auto &r : per) lo = std::min(lo, r.tasks), hi = std::max(hi, r.tasks), total += r.tasks;
+    if (plan_tasks < 0) plan_tasks = total;
+    EXPECT_EQ(total, plan_tasks);
+    const int64_t others = plan_tasks - 80;  // the combine and agg tasks of both reductions
+    EXPECT_GE(others, 2);
+    EXPECT_LE(hi - lo, others + 2) << n << " ranks: " << lo << " to " << hi << " tasks per rank";
+    EXPECT_GE(lo, 80 / n - 1) << n << " ranks";
+  }
+  // The run: equal to one process; per rank, as many tasks as projected.
+  ca_dist_stats_t st = check_array(w7);
+  if (g_size > 1) {
+    std::vector<ca_dist_rank_plan_t> per(static_cast<size_t>(g_size));
+    ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+    po.nranks = g_size;
+    ASSERT_EQ(ca_dist_plan(per.data(), g, k.keys.data(), k.keys.size(), &po), CA_OK);
+    EXPECT_EQ(st.tasks, per[size_t(g_rank)].tasks);
+    EXPECT_GE(st.tasks, 80 / g_size - 1);
+  }
+  ca_graph_free(g);
+  for (auto *v : {x, mean, y, w7}) ca_array_free(v);
+}
+
 // In-memory data of (rows x cols) float64, the same on every rank: element (i, j) = i * cols + j.
 ca_array_t *data_array(int64_t rows, int64_t cols, int64_t nbr, int64_t nbc) {
   std::vector<double> v(static_cast<size_t>(rows * cols));

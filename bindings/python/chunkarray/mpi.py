@@ -122,7 +122,7 @@ def compute(array, comm, ctx=None, root=0, placement="locality", stats=None, pro
     numpy.ndarray or None
         The value on ``root``, None elsewhere.
     """
-    from .core import _block_to_numpy, _check, _compute_options, default_context
+    from .core import _block_view, _check, _compute_options, default_context
 
     if placement not in _PLACEMENTS:
         raise ValueError(f"placement must be one of {sorted(_PLACEMENTS)}, not {placement!r}")
@@ -154,11 +154,18 @@ def compute(array, comm, ctx=None, root=0, placement="locality", stats=None, pro
             stats.update(st.as_dict())
         if not results[0] and idx:
             return None  # not the root
-        out = np.empty(array.shape, array.dtype)
-        offsets = [np.concatenate([[0], np.cumsum(c)]).astype(int) for c in array.chunks]
-        for k, i in enumerate(idx):
-            block = _block_to_numpy(results[k])
-            out[tuple(slice(offsets[d][j], offsets[d][j + 1]) for d, j in enumerate(i))] = block
+        # Each gathered block is copied once, from its buffer straight into the result, then freed
+        # (not first into an ndarray of its own: W5's 128 MB result was copied twice).
+        try:
+            out = np.empty(array.shape, array.dtype)
+            offsets = [np.concatenate([[0], np.cumsum(c)]).astype(int) for c in array.chunks]
+            for k, i in enumerate(idx):
+                out[tuple(slice(offsets[d][j], offsets[d][j + 1]) for d, j in enumerate(i))] = \
+                    _block_view(results[k])
+        finally:
+            for k in range(len(idx)):
+                if results[k]:
+                    lib().ca_block_free(results[k])
         return out
     finally:
         m.ca_mpi_transport_free(transport)
