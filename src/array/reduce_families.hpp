@@ -244,14 +244,18 @@ struct MeanFam {
     acc.s = op2<A, false>(acc.s, fold_run<A, SKIP, false>(x, n));
     acc.n += double(SKIP ? count_valid(x, n) : n);
   }
+  // Without NaN skipping every element counts: vert leaves the counts to vert_rows (run_chunk adds
+  // the rows of a chunk reduced across them once per output), so its loop is a plain sum.
+  static constexpr bool kVertRows = !(SKIP && kFloaty<T>);
   static void vert(P *acc, const T *x, Index n) {
     for (Index j = 0; j < n; ++j) {
       acc[j].s = op2<A, false>(acc[j].s, load<A, SKIP, false>(x[j]));
-      if constexpr (SKIP && kFloaty<T>)
-        acc[j].n += is_nan(x[j]) ? 0.0 : 1.0;
-      else
-        acc[j].n += 1.0;
+      if constexpr (!kVertRows) acc[j].n += is_nan(x[j]) ? 0.0 : 1.0;
     }
+  }
+  static void vert_rows(P *acc, Index nout, double rows) {
+    if constexpr (kVertRows)
+      for (Index i = 0; i < nout; ++i) acc[i].n += rows;
   }
   static void finalize(const P &p, Out &o, const Spec &s) {
     if constexpr (std::is_integral_v<A>) {
@@ -302,7 +306,26 @@ struct VarFam {
     horiz2(r, x, n);
     merge(acc, r);
   }
+  static constexpr bool kVertRows = false;
+  static void vert_rows(P *, Index, double) {}
   static void vert(P *acc, const T *x, Index n) {
+    if constexpr (!(SKIP && kFloaty<T>)) {
+      // Every output of one run has seen the same number of elements (the runs before it each covered
+      // all of them), so Welford's 1 / n is one division per run instead of one per element.
+      if (n > 0 && acc[0].n == acc[n - 1].n) {
+        const double n1 = acc[0].n + 1.0;
+        const M inv = M(1.0 / n1);
+        for (Index j = 0; j < n; ++j) {
+          P &p = acc[j];
+          const M v = cvt<M>(x[j]);
+          p.n = n1;
+          const M d = v - p.mean;
+          p.mean += d * inv;
+          p.m2 += dotre(d, v - p.mean);
+        }
+        return;
+      }
+    }
     for (Index j = 0; j < n; ++j) {
       if constexpr (SKIP && kFloaty<T>) {
         if (is_nan(x[j])) continue;
@@ -619,6 +642,13 @@ void run_chunk(const ChunkIn &in, typename Fam::P *acc, Index nout) {
           w, x, n, off, [&](Index o, const T *xs, Index len, Index) { Fam::horiz(acc[o], xs, len); },
           [&](Index o, const T *xs, Index len, Index) { Fam::vert(acc + o, xs, len); });
     });
+    if constexpr (requires { Fam::kVertRows; }) {
+      if constexpr (Fam::kVertRows) {
+        Index total = 1;
+        for (Index e : in.bshape) total *= e;
+        if (!w.inner_red && nout > 0) Fam::vert_rows(acc, nout, double(total / nout));
+      }
+    }
   }
   (void)sizeof(P);
 }
