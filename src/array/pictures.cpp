@@ -259,17 +259,6 @@ namespace {
 
 constexpr int32_t kMaxDotNodes = 2000;
 
-class KernelOnly final : public TaskEmitter {
- public:
-  int32_t slot = 0;
-  void kernel(int32_t s) override { slot = s; }
-  void literal(const ca_arg_t &) override {}
-  void literal_copy(const ca_arg_t &) override {}
-  void ref(int32_t, const Index *, int32_t) override {}
-  void begin_list(size_t) override {}
-  void end_list() override {}
-};
-
 std::string dot_escape(const std::string &s) {
   std::string o;
   for (char c : s) {
@@ -309,12 +298,9 @@ std::string graph_to_dot(const Graph &g, const std::vector<KeyRef> &keys) {
   int32_t shown = std::min(n, kMaxDotNodes);
   std::vector<bool> is_output(size_t(n), false);
   for (int32_t o : plan->outputs) is_output[size_t(o)] = true;
-  KernelOnly ko;
   for (int32_t t = 0; t < shown; ++t) {
     const PlanTask &pt = plan->tasks[size_t(t)];
-    pt.layer->emit(pt.local, ko);
-    const auto &kn = pt.layer->kernel_names();
-    std::string kernel = ko.slot >= 0 && size_t(ko.slot) < kn.size() ? kn[size_t(ko.slot)] : "?";
+    const std::string &kernel = pt.layer->kernel_of(pt.local);
     out += "  t" + std::to_string(t) + " [label=\"" + dot_escape(plan->key_of(t)) + "\\n" + dot_escape(kernel) +
            "\"" + (is_output[size_t(t)] ? ", peripheries=2, fillcolor=\"#8B4903\", fontcolor=white" : "") + "];\n";
   }

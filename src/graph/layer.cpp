@@ -615,4 +615,24 @@ uint64_t DataLayer::fingerprint() const {
   return h;
 }
 
+namespace {
+class KernelSlot final : public TaskEmitter {
+ public:
+  int32_t slot = -1;
+  void kernel(int32_t s) override { slot = s; }
+  void literal(const ca_arg_t &) override {}
+  void literal_copy(const ca_arg_t &) override {}
+  void ref(int32_t, const Index *, int32_t) override {}
+  void begin_list(size_t) override {}
+  void end_list() override {}
+};
+}  // namespace
+
+const std::string &Layer::kernel_of(int64_t local) const {
+  static const std::string unknown = "?";
+  KernelSlot k;
+  emit(local, k);
+  return k.slot >= 0 && size_t(k.slot) < kernels_.size() ? kernels_[size_t(k.slot)] : unknown;
+}
+
 }  // namespace ca

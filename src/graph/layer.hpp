@@ -101,6 +101,8 @@ class Layer {
   virtual int64_t find(const Index *idx) const = 0;
   virtual void key_at(int64_t local, Index *idx) const = 0;
   virtual void emit(int64_t local, TaskEmitter &e) const = 0;
+  /// The kernel name task `local` calls (its emitted kernel slot); "?" for a slot out of range.
+  const std::string &kernel_of(int64_t local) const;
   /// Blocks per index: the grid for symbolic layers, the bounding box for materialized ones.
   virtual std::vector<Index> numblocks() const = 0;
   /// Content hash (same name + same hash = same layer when merging graphs).
