@@ -87,7 +87,14 @@ ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, c
 /// axis one chunk; row r drawn from element r's substream (conditional binomials, NumPy's method).
 ArrayPtr random_multinomial(uint64_t seed, int64_t n, const std::vector<double> &pvals, std::vector<Index> size,
                             const Chunks &chunks);
-/// ca.random_multinomial (array/random_dists.cpp).
+/// ca_array_random_params: `code` (UNIFORM, NORMAL or >= CA_RANDOM_BETA) with parameter arrays
+/// params[j] (nullptr: the scalar pj), each broadcast against `shape` as NumPy broadcasts parameters
+/// against size. One blockwise layer (ca.random_params) over the aligned parameter blocks; element g
+/// draws from substream g with its own parameters, so constant arrays give the scalar version's
+/// values. Parameter values are checked per element at compute (CA_EINVAL, NumPy's message).
+ArrayPtr random_params(int32_t code, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
+                       const std::vector<ArrayPtr> &params, double p0, double p1, double p2);
+/// ca.random_multinomial, ca.random_params (array/random_dists.cpp).
 void register_random_kernels(KernelRegistry &reg);
 
 /// Whether CA_RANDOM_<code> makes int64 values (binomial, geometric, ...).
