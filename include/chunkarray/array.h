@@ -280,7 +280,8 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
  * and element g stays a function of (seed, g) alone. A uniform double is the top 53 bits of a word.
  *
  * Parameters are scalars p0, p1, p2 (ca_random_options_t), in NumPy's argument order; unused ones
- * are ignored. Float distributions make float64 or float32 (computed in double precision, then
+ * are ignored. ca_array_random_params() takes arrays for any of them (same streams, per-element
+ * parameters). Float distributions make float64 or float32 (computed in double precision, then
  * rounded); discrete ones (marked "int64") make CA_INT64. Bad parameters give CA_EINVAL with NumPy's
  * message ("scale < 0", "p < 0, p > 1 or p is NaN", ...). standard_normal is NORMAL (0, 1). */
 /** A distribution of ca_array_random(). Values are pinned: never renumbered or reused. */
