@@ -106,26 +106,27 @@ const ExpZiggurat &exp_ziggurat() {
 struct Stream {
   uint32_t key[2];
   uint32_t ctr[4];
-  uint32_t buf[4];
-  int avail = 0;  // 64-bit words left in buf (2, 1 or 0)
+  uint32_t buf[8];
+  int pos = 0, end = 0;  // the 64-bit words buf[2 pos ..] not yet used, up to end
 
   Stream(uint64_t seed, uint64_t g) {
     key[0] = uint32_t(seed), key[1] = uint32_t(seed >> 32);
     ctr[0] = uint32_t(g), ctr[1] = uint32_t(g >> 32), ctr[2] = 0, ctr[3] = 1;
   }
-  // With its first Philox call (k = 0) already made (first_calls).
-  Stream(uint64_t seed, uint64_t g, const uint32_t first[4]) : Stream(seed, g) {
-    std::memcpy(buf, first, sizeof buf);
-    ctr[2] = 1;
-    avail = 2;
+  // With its first Philox call (k = 0), and maybe its second (k = 1), already made (first_calls).
+  Stream(uint64_t seed, uint64_t g, const uint32_t first[4], const uint32_t *second) : Stream(seed, g) {
+    std::memcpy(buf, first, 4 * sizeof(uint32_t));
+    if (second) std::memcpy(buf + 4, second, 4 * sizeof(uint32_t));
+    ctr[2] = second ? 2 : 1;
+    end = second ? 4 : 2;
   }
   uint64_t next_u64() {
-    if (avail == 0) {
+    if (pos == end) {
       detail::philox4x32_10(ctr, key, buf);
       ++ctr[2];
-      avail = 2;
+      pos = 0, end = 2;
     }
-    const int i = 2 - avail--;
+    const int i = pos++;
     return uint64_t(buf[2 * i]) | uint64_t(buf[2 * i + 1]) << 32;
   }
   double next_double() { return double(next_u64() >> 11) * 0x1.0p-53; }  // [0, 1)
@@ -281,32 +282,42 @@ struct Stream {
   }
 };
 
-// The first Philox call of kBatch consecutive elements' streams, counters (g, 0, 1) in
-// struct-of-arrays form so the rounds vectorize (most samplers need no second call).
+// Philox call k of kBatch consecutive elements' streams, counters (g, k, 1) in struct-of-arrays form
+// so the rounds vectorize (most samplers need no further call).
 constexpr Index kBatch = 64;
 
-CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t (*out)[4] /* kBatch */) {
+CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t k, uint32_t (*out)[4] /* kBatch */) {
   uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];
   for (Index i = 0; i < kBatch; ++i) {
     const uint64_t g = g0 + uint64_t(i);
     x0[i] = uint32_t(g);
     x1[i] = uint32_t(g >> 32);
-    x2[i] = 0;
+    x2[i] = k;
     x3[i] = 1;
   }
   philox_rounds(x0, x1, x2, x3, seed);
   for (Index i = 0; i < kBatch; ++i) out[i][0] = x0[i], out[i][1] = x1[i], out[i][2] = x2[i], out[i][3] = x3[i];
 }
 
-// Calls f(i, stream) for the elements [glin, glin + n), each stream primed by first_calls.
+// Samplers that usually need more than two words (two gamma draws, a normal and a gamma, ...): their
+// streams' second call is made in the batch too. Only a speed choice: values are the same either way.
+bool primes_two_calls(int32_t code) {
+  return code == CA_RANDOM_BETA || code == CA_RANDOM_F || code == CA_RANDOM_NONCENTRAL_F ||
+         code == CA_RANDOM_STANDARD_T || code == CA_RANDOM_NEGATIVE_BINOMIAL ||
+         code == CA_RANDOM_NONCENTRAL_CHISQUARE || code == CA_RANDOM_STANDARD_CAUCHY;
+}
+
+// Calls f(i, stream) for the elements [glin, glin + n), each stream primed by first_calls (calls
+// 0 and, with `two`, 1).
 template <class F>
-void for_streams(uint64_t seed, Index glin, Index n, F &&f) {
-  uint32_t first[kBatch][4];
+void for_streams(uint64_t seed, Index glin, Index n, F &&f, bool two = false) {
+  uint32_t first[kBatch][4], second[kBatch][4];
   for (Index i0 = 0; i0 < n; i0 += kBatch) {
-    first_calls(seed, uint64_t(glin + i0), first);
+    first_calls(seed, uint64_t(glin + i0), 0, first);
+    if (two) first_calls(seed, uint64_t(glin + i0), 1, second);
     const Index m = std::min(kBatch, n - i0);
     for (Index t = 0; t < m; ++t) {
-      Stream s(seed, uint64_t(glin + i0 + t), first[t]);
+      Stream s(seed, uint64_t(glin + i0 + t), first[t], two ? second[t] : nullptr);
       f(i0 + t, s);
     }
   }
@@ -674,13 +685,14 @@ void random_dist_fill(const GenSpec &spec, Index glin, Index n, void *out) {
   const Params P{spec.p0, spec.p1, bits_to_double(spec.i0)};
   if (random_dist_is_discrete(code)) {
     int64_t *p = static_cast<int64_t *>(out);
-    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_int(code, P, s); });
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_int(code, P, s); }, primes_two_calls(code));
   } else if (spec.dtype == CA_FLOAT64) {
     double *p = static_cast<double *>(out);
-    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_float(code, P, s); });
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_float(code, P, s); }, primes_two_calls(code));
   } else {
     float *p = static_cast<float *>(out);
-    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = float(sample_float(code, P, s)); });
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = float(sample_float(code, P, s)); },
+                primes_two_calls(code));
   }
 }
 
@@ -957,21 +969,21 @@ Block *k_random_params(const KernelArgs &A) {
         Params q;
         params_of(t, q);
         p[t] = sample_int(code, q, s);
-      });
+     }, primes_two_calls(code));
     } else if (dtype == CA_FLOAT64) {
       double *p = out.data<double>() + o;
       for_streams(seed, Index(g0), row, [&](Index t, Stream &s) {
         Params q;
         params_of(t, q);
         p[t] = sample_float(code, q, s);
-      });
+     }, primes_two_calls(code));
     } else {
       float *p = out.data<float>() + o;
       for_streams(seed, Index(g0), row, [&](Index t, Stream &s) {
         Params q;
         params_of(t, q);
         p[t] = float(sample_float(code, q, s));
-      });
+     }, primes_two_calls(code));
     }
     for (size_t d = nd >= 1 ? nd - 1 : 0; d-- > 0;) {
       if (++idx[d] < shape[d]) break;
