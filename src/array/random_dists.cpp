@@ -41,36 +41,33 @@ double bits_to_double(int64_t b) {
   return d;
 }
 
-// Marsaglia and Tsang's ziggurat for the standard normal, 256 layers over 52-bit magnitudes (the
-// layout NumPy's Generator uses: layer index from the low 8 bits of a word, the sign from the next,
-// the magnitude from the next 52). Tables computed once: x[255] = r, the base strip of area v.
-struct NormalZiggurat {
-  static constexpr double kR = 3.6541528853610088, kV = 0.00492867323399;
-  uint64_t k[256];
-  double w[256], f[256];
-  NormalZiggurat() {
-    const double m = 0x1.0p52;
-    double dn = kR, tn = dn;
-    const double q = kV / std::exp(-0.5 * dn * dn);
-    k[0] = uint64_t((dn / q) * m);
-    k[1] = 0;
-    w[0] = q / m;
-    w[255] = dn / m;
-    f[0] = 1.0;
-    f[255] = std::exp(-0.5 * dn * dn);
-    for (int i = 254; i >= 1; --i) {
-      dn = std::sqrt(-2.0 * std::log(kV / dn + std::exp(-0.5 * dn * dn)));
-      k[i + 1] = uint64_t((dn / tn) * m);
-      tn = dn;
-      f[i] = std::exp(-0.5 * dn * dn);
-      w[i] = dn / m;
-    }
+}  // namespace
+
+NormalZiggurat::NormalZiggurat() {
+  const double m = 0x1.0p52;
+  double dn = kR, tn = dn;
+  const double q = kV / std::exp(-0.5 * dn * dn);
+  k[0] = uint64_t((dn / q) * m);
+  k[1] = 0;
+  w[0] = q / m;
+  w[255] = dn / m;
+  f[0] = 1.0;
+  f[255] = std::exp(-0.5 * dn * dn);
+  for (int i = 254; i >= 1; --i) {
+    dn = std::sqrt(-2.0 * std::log(kV / dn + std::exp(-0.5 * dn * dn)));
+    k[i + 1] = uint64_t((dn / tn) * m);
+    tn = dn;
+    f[i] = std::exp(-0.5 * dn * dn);
+    w[i] = dn / m;
   }
-};
+}
+
 const NormalZiggurat &normal_ziggurat() {
   static const NormalZiggurat z;
   return z;
 }
+
+namespace {
 
 // The same for the standard exponential (Marsaglia and Tsang's REXP), 256 layers over 53-bit
 // magnitudes: a word's bits 3..10 pick the layer, the 53 above them the magnitude (NumPy's layout).
@@ -153,26 +150,8 @@ struct Stream {
       if ((z.f[idx - 1] - z.f[idx]) * next_double() + z.f[idx] < std::exp(-x)) return x;
     }
   }
-  double std_normal() {  // the ziggurat: one word 99% of the time
-    const NormalZiggurat &z = normal_ziggurat();
-    for (;;) {
-      uint64_t r = next_u64();
-      const int idx = int(r & 0xff);
-      r >>= 8;
-      const bool neg = r & 1;
-      const uint64_t rabs = (r >> 1) & 0x000fffffffffffffull;
-      double x = double(rabs) * z.w[idx];
-      if (neg) x = -x;
-      if (rabs < z.k[idx]) return x;
-      if (idx == 0) {  // the tail beyond r
-        for (;;) {
-          const double xx = -std::log1p(-next_double()) / NormalZiggurat::kR;
-          const double yy = -std::log1p(-next_double());
-          if (yy + yy > xx * xx) return neg ? -(NormalZiggurat::kR + xx) : NormalZiggurat::kR + xx;
-        }
-      }
-      if ((z.f[idx - 1] - z.f[idx]) * next_double() + z.f[idx] < std::exp(-0.5 * x * x)) return x;
-    }
+  double std_normal() {  // the ziggurat (create.hpp): one word 99% of the time
+    return ziggurat_normal(next_u64(), [this] { return next_u64(); });
   }
   double std_gamma(double shape) {
     if (shape == 1.0) return std_exponential();
