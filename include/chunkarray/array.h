@@ -278,6 +278,10 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
  * counter (g low 32 bits, g high 32 bits, k, 1) and yields two 64-bit words, so a rejection sampler
  * (gamma: Marsaglia-Tsang, poisson: PTRS, binomial: BTRS, ...) draws as many uniforms as it needs
  * and element g stays a function of (seed, g) alone. A uniform double is the top 53 bits of a word.
+ * Within the substreams a standard normal or exponential draw is a 256-layer ziggurat on one word
+ * (NumPy's Generator's bit layout; further words only for the ~1% it rejects). Stream change in 0.2:
+ * substream distributions drew normals by Box-Muller and exponentials by -log1p(-u) before, so their
+ * values (not their laws) differ from earlier releases; UNIFORM, NORMAL and INTEGERS are unchanged.
  *
  * Parameters are scalars p0, p1, p2 (ca_random_options_t), in NumPy's argument order; unused ones
  * are ignored. ca_array_random_params() takes arrays for any of them (same streams, per-element
