@@ -361,6 +361,25 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, i
   CA_CATCH
 }
 
+CA_API ca_status_t ca_array_random_params(ca_array_t **out, ca_random_t distribution, int32_t ndim,
+                                          const int64_t *shape, const ca_chunks_t *chunks, ca_dtype_t dtype,
+                                          const ca_array_t *const *params, int32_t nparams,
+                                          const ca_random_options_t *opts) {
+  OUT_INIT(out);
+  CA_TRY
+  const ca_random_options_t o =
+      ca::capi::options_in(opts, ca_random_options_t CA_RANDOM_OPTIONS_INIT, "ca_array_random_params");
+  CA_CHECK(nparams >= 0 && nparams <= 3, CA_EINVAL, "ca_array_random_params: nparams = ", nparams,
+           " (0 to 3: p0, p1, p2)");
+  CA_CHECK(params || nparams == 0, CA_EINVAL, "ca_array_random_params: params is NULL with nparams = ", nparams);
+  std::vector<ca::ArrayPtr> ps;
+  for (int32_t j = 0; j < nparams; ++j) ps.push_back(ca::capi::unwrap(params[j]));
+  *out = wrap_handle(ca::random_params(distribution, o.seed, shape_in(ndim, shape, "ca_array_random_params"),
+                                       chunks_in(chunks, "ca_array_random_params"), dtype, ps, o.p0, o.p1, o.p2));
+  return CA_OK;
+  CA_CATCH
+}
+
 CA_API ca_status_t ca_array_random_multinomial(ca_array_t **out, int64_t n, const double *pvals, int64_t k,
                                                int32_t ndim, const int64_t *shape, const ca_chunks_t *chunks,
                                                uint64_t seed) {

@@ -236,6 +236,34 @@ func RandomUniform(shape, chunks []int64, seed uint64, low, high float64) (*Arra
 	})
 }
 
+// RandomParams draws CA_RANDOM_<distribution> (array.h: 0 uniform, 1 normal, 3 beta ... 31 zipf) with
+// array-valued parameters (ca_array_random_params): parameter j is arrays[j] where it is not nil
+// (broadcast against shape as NumPy broadcasts parameters against size), else params[j] (defaults
+// 0, 1, 0). Constant arrays give the scalar draw's values; a bad parameter value fails the compute
+// with StatusKernel and NumPy's message.
+func RandomParams(distribution int32, shape, chunks []int64, dt DType, seed uint64, params []float64,
+	arrays []*Array) (*Array, error) {
+	if len(params) > 3 || len(arrays) > 3 {
+		return nil, &Error{Status: StatusInvalidArgument, Message: "RandomParams: at most 3 parameters"}
+	}
+	p := [3]float64{0, 1, 0}
+	copy(p[:], params)
+	hs := (*[3]*C.ca_array_t)(C.calloc(3, C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(hs))
+	for j, a := range arrays {
+		if a != nil {
+			hs[j] = a.h
+		}
+	}
+	defer runtime.KeepAlive(arrays)
+	return creation(shape, chunks, dt, func(o **C.ca_array_t, nd C.int32_t, sp *C.int64_t, cc *C.ca_chunks_t) C.ca_status_t {
+		opts := C.ca_random_options_t{struct_size: C.uint32_t(C.sizeof_ca_random_options_t), seed: C.uint64_t(seed),
+			p0: C.double(p[0]), p1: C.double(p[1]), p2: C.double(p[2])}
+		return C.ca_array_random_params(o, C.ca_random_t(distribution), nd, sp, cc, C.ca_dtype_t(dt),
+			(**C.ca_array_t)(unsafe.Pointer(hs)), C.int32_t(len(arrays)), &opts)
+	})
+}
+
 // Arange is NumPy's arange(start, stop, step) in blocks of chunk.
 func Arange(start, stop, step float64, chunk int64, dt DType) (*Array, error) {
 	n := int64(0)

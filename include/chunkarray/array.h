@@ -278,9 +278,14 @@ CA_API ca_status_t ca_array_diag(ca_array_t **out, const ca_array_t *a, int64_t 
  * counter (g low 32 bits, g high 32 bits, k, 1) and yields two 64-bit words, so a rejection sampler
  * (gamma: Marsaglia-Tsang, poisson: PTRS, binomial: BTRS, ...) draws as many uniforms as it needs
  * and element g stays a function of (seed, g) alone. A uniform double is the top 53 bits of a word.
+ * Within the substreams a standard normal or exponential draw is a 256-layer ziggurat on one word
+ * (NumPy's Generator's bit layout; further words only for the ~1% it rejects). Stream change in 0.2:
+ * substream distributions drew normals by Box-Muller and exponentials by -log1p(-u) before, so their
+ * values (not their laws) differ from earlier releases; UNIFORM, NORMAL and INTEGERS are unchanged.
  *
  * Parameters are scalars p0, p1, p2 (ca_random_options_t), in NumPy's argument order; unused ones
- * are ignored. Float distributions make float64 or float32 (computed in double precision, then
+ * are ignored. ca_array_random_params() takes arrays for any of them (same streams, per-element
+ * parameters). Float distributions make float64 or float32 (computed in double precision, then
  * rounded); discrete ones (marked "int64") make CA_INT64. Bad parameters give CA_EINVAL with NumPy's
  * message ("scale < 0", "p < 0, p > 1 or p is NaN", ...). standard_normal is NORMAL (0, 1). */
 /** A distribution of ca_array_random(). Values are pinned: never renumbered or reused. */
@@ -357,6 +362,52 @@ typedef struct ca_random_options {
  */
 CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, int32_t ndim, const int64_t *shape,
                                    const ca_chunks_t *chunks, ca_dtype_t dtype, const ca_random_options_t *opts);
+/**
+ * ca_array_random() with array-valued parameters: parameter j (p0, p1, p2 in NumPy's order, see
+ * CA_RANDOM_*) is the array @p params[j], or the scalar opts->pj where @p params[j] is NULL or
+ * j >= @p nparams. Each parameter array is broadcast against @p shape as NumPy broadcasts a
+ * Generator method's parameters against size: its dimensions align with the trailing ones of
+ * @p shape, each of its extents equals the output's or is 1. Parameter arrays stay lazy: each output
+ * block reads the parameter blocks aligned with it (the ca.random_params kernel), nothing else.
+ *
+ * Element g draws from the same stream as in ca_array_random() with its own parameters, so constant
+ * parameter arrays give ca_array_random()'s values bit for bit, and values never depend on the chunks.
+ * Parameter values are only known at compute time: they are checked there, per element, as
+ * ca_array_random() checks scalars, and a bad value (e.g. gamma's scale < 0) fails the kernel with
+ * CA_EINVAL and NumPy's message ("gamma: scale < 0 (got ...)"), which a compute reports as
+ * CA_EKERNEL with that message (as every failed kernel).
+ *
+ * @param[out] out owned, free with ca_array_free(); NULL on failure.
+ * @param distribution CA_RANDOM_UNIFORM, CA_RANDOM_NORMAL or any distribution from CA_RANDOM_BETA on
+ *        (CA_RANDOM_INTEGERS: CA_EUNSUPPORTED).
+ * @param shape @p ndim extents (may be NULL when ndim is 0). @param chunks normalized chunks of it.
+ * @param dtype as ca_array_random().
+ * @param params borrowed, @p nparams entries (NULL entries allowed); may be NULL when nparams is 0.
+ *        Parameter arrays of a real or bool dtype; binomial's n and hypergeometric's ngood, nbad and
+ *        nsample need a dtype NumPy casts safely to int64 (bool, int8-int64, uint8-uint32).
+ * @param nparams 0 to 3. With no parameter array this is ca_array_random().
+ * @param opts borrowed, may be NULL: the seed and the scalar parameters.
+ * @return CA_OK; CA_EINVAL (NULL out/chunks, nparams out of range, params NULL with nparams > 0, bad
+ *         shape or chunks, unknown distribution, an array for a parameter the distribution does not
+ *         take, a parameter array that does not broadcast to @p shape: "shape mismatch: objects cannot
+ *         be broadcast to a single shape", one of more dimensions than @p shape, or of unknown chunk
+ *         sizes, opts->struct_size too small); CA_ETYPE (a dtype the distribution cannot produce, a
+ *         complex/string/time parameter array, a float or uint64 array for an integer parameter: "Cannot
+ *         cast array data from dtype('float64') to dtype('int64') according to the rule 'safe'");
+ *         CA_EUNSUPPORTED (CA_RANDOM_INTEGERS); CA_ENOMEM. At compute: CA_EKERNEL for a bad parameter
+ *         value, with NumPy's message.
+ *
+ * @code
+ * ca_random_options_t o = CA_RANDOM_OPTIONS_INIT;
+ * o.seed = 42; o.p1 = 2.0;                       // scale 2 for every element
+ * const ca_array_t *ps[2] = {shape_array, NULL}; // shape: an array broadcasting to (n, m)
+ * ca_status_t st = ca_array_random_params(&g, CA_RANDOM_GAMMA, 2, nm, chunks, CA_FLOAT64, ps, 2, &o);
+ * @endcode
+ */
+CA_API ca_status_t ca_array_random_params(ca_array_t **out, ca_random_t distribution, int32_t ndim,
+                                          const int64_t *shape, const ca_chunks_t *chunks, ca_dtype_t dtype,
+                                          const ca_array_t *const *params, int32_t nparams,
+                                          const ca_random_options_t *opts);
 /**
  * multinomial(n, pvals, size) as NumPy's Generator: counts of @p n draws over @p k categories, an
  * int64 array of shape size + (k,). Row r (the C-order index over size) uses element r's substream

@@ -7,6 +7,7 @@
 // chunks along axis 1 sum to 23, shape is 24"), CA_ETYPE for a dtype the operation cannot produce.
 #pragma once
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <vector>
@@ -87,7 +88,14 @@ ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, c
 /// axis one chunk; row r drawn from element r's substream (conditional binomials, NumPy's method).
 ArrayPtr random_multinomial(uint64_t seed, int64_t n, const std::vector<double> &pvals, std::vector<Index> size,
                             const Chunks &chunks);
-/// ca.random_multinomial (array/random_dists.cpp).
+/// ca_array_random_params: `code` (UNIFORM, NORMAL or >= CA_RANDOM_BETA) with parameter arrays
+/// params[j] (nullptr: the scalar pj), each broadcast against `shape` as NumPy broadcasts parameters
+/// against size. One blockwise layer (ca.random_params) over the aligned parameter blocks; element g
+/// draws from substream g with its own parameters, so constant arrays give the scalar version's
+/// values. Parameter values are checked per element at compute (CA_EINVAL, NumPy's message).
+ArrayPtr random_params(int32_t code, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
+                       const std::vector<ArrayPtr> &params, double p0, double p1, double p2);
+/// ca.random_multinomial, ca.random_params (array/random_dists.cpp).
 void register_random_kernels(KernelRegistry &reg);
 
 /// Whether CA_RANDOM_<code> makes int64 values (binomial, geometric, ...).
@@ -127,6 +135,42 @@ template <size_t N>
     }
     ka += 0x9E3779B9u;
     kb += 0xBB67AE85u;
+  }
+}
+
+/// Marsaglia and Tsang's ziggurat for the standard normal, 256 layers over 52-bit magnitudes (NumPy's
+/// Generator layout: the layer from a word's low 8 bits, the sign from the next, the magnitude from
+/// the next 52). x[255] = r, the base strip of area v; tables made once (normal_ziggurat()).
+struct NormalZiggurat {
+  static constexpr double kR = 3.6541528853610088, kV = 0.00492867323399;
+  uint64_t k[256];
+  double w[256], f[256];
+  NormalZiggurat();
+};
+const NormalZiggurat &normal_ziggurat();
+
+/// A standard normal from word `r`, with `next()` giving further words when it is rejected (1%).
+template <class Next>
+inline double ziggurat_normal(uint64_t r, Next &&next) {
+  const NormalZiggurat &z = normal_ziggurat();
+  for (;;) {
+    const int idx = int(r & 0xff);
+    r >>= 8;
+    const bool neg = r & 1;
+    const uint64_t rabs = (r >> 1) & 0x000fffffffffffffull;
+    double x = double(rabs) * z.w[idx];
+    if (neg) x = -x;
+    if (rabs < z.k[idx]) return x;
+    auto u = [&] { return double(next() >> 11) * 0x1.0p-53; };
+    if (idx == 0) {  // the tail beyond r
+      for (;;) {
+        const double xx = -std::log1p(-u()) / NormalZiggurat::kR;
+        const double yy = -std::log1p(-u());
+        if (yy + yy > xx * xx) return neg ? -(NormalZiggurat::kR + xx) : NormalZiggurat::kR + xx;
+      }
+    }
+    if ((z.f[idx - 1] - z.f[idx]) * u() + z.f[idx] < std::exp(-0.5 * x * x)) return x;
+    r = next();
   }
 }
 

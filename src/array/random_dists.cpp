@@ -20,6 +20,9 @@
 #include <limits>
 
 #include "array/create.hpp"
+#include "core/checked.hpp"
+#include "array/rechunk.hpp"
+#include "core/dtype.hpp"
 #include "core/isa.hpp"
 #include "kernel/adapter.hpp"
 
@@ -38,30 +41,89 @@ double bits_to_double(int64_t b) {
   return d;
 }
 
+}  // namespace
+
+NormalZiggurat::NormalZiggurat() {
+  const double m = 0x1.0p52;
+  double dn = kR, tn = dn;
+  const double q = kV / std::exp(-0.5 * dn * dn);
+  k[0] = uint64_t((dn / q) * m);
+  k[1] = 0;
+  w[0] = q / m;
+  w[255] = dn / m;
+  f[0] = 1.0;
+  f[255] = std::exp(-0.5 * dn * dn);
+  for (int i = 254; i >= 1; --i) {
+    dn = std::sqrt(-2.0 * std::log(kV / dn + std::exp(-0.5 * dn * dn)));
+    k[i + 1] = uint64_t((dn / tn) * m);
+    tn = dn;
+    f[i] = std::exp(-0.5 * dn * dn);
+    w[i] = dn / m;
+  }
+}
+
+const NormalZiggurat &normal_ziggurat() {
+  static const NormalZiggurat z;
+  return z;
+}
+
+namespace {
+
+// The same for the standard exponential (Marsaglia and Tsang's REXP), 256 layers over 53-bit
+// magnitudes: a word's bits 3..10 pick the layer, the 53 above them the magnitude (NumPy's layout).
+struct ExpZiggurat {
+  static constexpr double kR = 7.6971174701310497140446280481, kV = 3.9496598225815571993e-3;
+  uint64_t k[256];
+  double w[256], f[256];
+  ExpZiggurat() {
+    const double m = 0x1.0p53;
+    double de = kR, te = de;
+    const double q = kV / std::exp(-de);
+    k[0] = uint64_t((de / q) * m);
+    k[1] = 0;
+    w[0] = q / m;
+    w[255] = de / m;
+    f[0] = 1.0;
+    f[255] = std::exp(-de);
+    for (int i = 254; i >= 1; --i) {
+      de = -std::log(kV / de + std::exp(-de));
+      k[i + 1] = uint64_t((de / te) * m);
+      te = de;
+      f[i] = std::exp(-de);
+      w[i] = de / m;
+    }
+  }
+};
+const ExpZiggurat &exp_ziggurat() {
+  static const ExpZiggurat z;
+  return z;
+}
+
 // Element g's own stream.
 struct Stream {
   uint32_t key[2];
   uint32_t ctr[4];
-  uint32_t buf[4];
-  int avail = 0;  // 64-bit words left in buf (2, 1 or 0)
+  uint32_t buf[8];
+  int pos = 0, end = 0;  // the 64-bit words buf[2 pos ..] not yet used, up to end
 
   Stream(uint64_t seed, uint64_t g) {
     key[0] = uint32_t(seed), key[1] = uint32_t(seed >> 32);
     ctr[0] = uint32_t(g), ctr[1] = uint32_t(g >> 32), ctr[2] = 0, ctr[3] = 1;
   }
-  // With its first Philox call (k = 0) already made (first_calls).
-  Stream(uint64_t seed, uint64_t g, const uint32_t first[4]) : Stream(seed, g) {
-    std::memcpy(buf, first, sizeof buf);
-    ctr[2] = 1;
-    avail = 2;
+  // With its first Philox call (k = 0), and maybe its second (k = 1), already made (first_calls).
+  Stream(uint64_t seed, uint64_t g, const uint32_t first[4], const uint32_t *second) : Stream(seed, g) {
+    std::memcpy(buf, first, 4 * sizeof(uint32_t));
+    if (second) std::memcpy(buf + 4, second, 4 * sizeof(uint32_t));
+    ctr[2] = second ? 2 : 1;
+    end = second ? 4 : 2;
   }
   uint64_t next_u64() {
-    if (avail == 0) {
+    if (pos == end) {
       detail::philox4x32_10(ctr, key, buf);
       ++ctr[2];
-      avail = 2;
+      pos = 0, end = 2;
     }
-    const int i = 2 - avail--;
+    const int i = pos++;
     return uint64_t(buf[2 * i]) | uint64_t(buf[2 * i + 1]) << 32;
   }
   double next_double() { return double(next_u64() >> 11) * 0x1.0p-53; }  // [0, 1)
@@ -76,11 +138,20 @@ struct Stream {
       if (uint64_t(m) >= t) return uint64_t(m >> 64);
     }
   }
-  double std_exponential() { return -std::log1p(-next_double()); }
-  double std_normal() {  // Box-Muller, one value per pair of uniforms
-    const double u = double((next_u64() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
-    const double v = next_double();
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * kPi * v);
+  double std_exponential() {  // the ziggurat: one word 98.9% of the time
+    const ExpZiggurat &z = exp_ziggurat();
+    for (;;) {
+      uint64_t r = next_u64() >> 3;
+      const int idx = int(r & 0xff);
+      r >>= 8;
+      const double x = double(r) * z.w[idx];
+      if (r < z.k[idx]) return x;
+      if (idx == 0) return ExpZiggurat::kR - std::log1p(-next_double());
+      if ((z.f[idx - 1] - z.f[idx]) * next_double() + z.f[idx] < std::exp(-x)) return x;
+    }
+  }
+  double std_normal() {  // the ziggurat (create.hpp): one word 99% of the time
+    return ziggurat_normal(next_u64(), [this] { return next_u64(); });
   }
   double std_gamma(double shape) {
     if (shape == 1.0) return std_exponential();
@@ -190,32 +261,42 @@ struct Stream {
   }
 };
 
-// The first Philox call of kBatch consecutive elements' streams, counters (g, 0, 1) in
-// struct-of-arrays form so the rounds vectorize (most samplers need no second call).
+// Philox call k of kBatch consecutive elements' streams, counters (g, k, 1) in struct-of-arrays form
+// so the rounds vectorize (most samplers need no further call).
 constexpr Index kBatch = 64;
 
-CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t (*out)[4] /* kBatch */) {
+CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t k, uint32_t (*out)[4] /* kBatch */) {
   uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];
   for (Index i = 0; i < kBatch; ++i) {
     const uint64_t g = g0 + uint64_t(i);
     x0[i] = uint32_t(g);
     x1[i] = uint32_t(g >> 32);
-    x2[i] = 0;
+    x2[i] = k;
     x3[i] = 1;
   }
   philox_rounds(x0, x1, x2, x3, seed);
   for (Index i = 0; i < kBatch; ++i) out[i][0] = x0[i], out[i][1] = x1[i], out[i][2] = x2[i], out[i][3] = x3[i];
 }
 
-// Calls f(i, stream) for the elements [glin, glin + n), each stream primed by first_calls.
+// Samplers that usually need more than two words (two gamma draws, a normal and a gamma, ...): their
+// streams' second call is made in the batch too. Only a speed choice: values are the same either way.
+bool primes_two_calls(int32_t code) {
+  return code == CA_RANDOM_BETA || code == CA_RANDOM_F || code == CA_RANDOM_NONCENTRAL_F ||
+         code == CA_RANDOM_STANDARD_T || code == CA_RANDOM_NEGATIVE_BINOMIAL ||
+         code == CA_RANDOM_NONCENTRAL_CHISQUARE || code == CA_RANDOM_STANDARD_CAUCHY;
+}
+
+// Calls f(i, stream) for the elements [glin, glin + n), each stream primed by first_calls (calls
+// 0 and, with `two`, 1).
 template <class F>
-void for_streams(uint64_t seed, Index glin, Index n, F &&f) {
-  uint32_t first[kBatch][4];
+void for_streams(uint64_t seed, Index glin, Index n, F &&f, bool two = false) {
+  uint32_t first[kBatch][4], second[kBatch][4];
   for (Index i0 = 0; i0 < n; i0 += kBatch) {
-    first_calls(seed, uint64_t(glin + i0), first);
+    first_calls(seed, uint64_t(glin + i0), 0, first);
+    if (two) first_calls(seed, uint64_t(glin + i0), 1, second);
     const Index m = std::min(kBatch, n - i0);
     for (Index t = 0; t < m; ++t) {
-      Stream s(seed, uint64_t(glin + i0 + t), first[t]);
+      Stream s(seed, uint64_t(glin + i0 + t), first[t], two ? second[t] : nullptr);
       f(i0 + t, s);
     }
   }
@@ -461,7 +542,9 @@ bool random_dist_is_discrete(int32_t code) {
 
 const char *random_dist_name(int32_t code) { return dist_name(code); }
 
-void random_dist_validate(int32_t code, DType dtype, double p0, double p1, double p2, ca_status_t err) {
+namespace {
+
+void check_dist_dtype(int32_t code, DType dtype, ca_status_t err) {
   const char *name = dist_name(code);
   if (!name) fail(err, "random: unknown distribution ", code);
   if (random_dist_is_discrete(code)) {
@@ -471,6 +554,21 @@ void random_dist_validate(int32_t code, DType dtype, double p0, double p1, doubl
     CA_CHECK(dtype == CA_FLOAT32 || dtype == CA_FLOAT64, err == CA_EINVAL ? CA_ETYPE : err, name,
              ": dtype must be float32 or float64 (got ", dtype_name(dtype), ")");
   }
+}
+
+void check_dist_params(int32_t code, double p0, double p1, double p2, ca_status_t err);
+
+}  // namespace
+
+void random_dist_validate(int32_t code, DType dtype, double p0, double p1, double p2, ca_status_t err) {
+  check_dist_dtype(code, dtype, err);
+  check_dist_params(code, p0, p1, p2, err);
+}
+
+namespace {
+
+void check_dist_params(int32_t code, double p0, double p1, double p2, ca_status_t err) {
+  const char *name = dist_name(code);
   auto need = [&](bool ok, const char *msg) { CA_CHECK(ok, err, name, ": ", msg, " (got ", p0, ", ", p1, ", ", p2, ")"); };
   auto integral = [](double v) { return std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 9007199254740992.0; };
   switch (code) {
@@ -559,18 +657,21 @@ void random_dist_validate(int32_t code, DType dtype, double p0, double p1, doubl
   CA_CHECK(!std::isnan(p0) && !std::isnan(p1) && !std::isnan(p2), err, name, ": parameters must not be NaN");
 }
 
+}  // namespace
+
 void random_dist_fill(const GenSpec &spec, Index glin, Index n, void *out) {
   const int32_t code = spec.kind - GenSpec::DistBase;
   const Params P{spec.p0, spec.p1, bits_to_double(spec.i0)};
   if (random_dist_is_discrete(code)) {
     int64_t *p = static_cast<int64_t *>(out);
-    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_int(code, P, s); });
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_int(code, P, s); }, primes_two_calls(code));
   } else if (spec.dtype == CA_FLOAT64) {
     double *p = static_cast<double *>(out);
-    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_float(code, P, s); });
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = sample_float(code, P, s); }, primes_two_calls(code));
   } else {
     float *p = static_cast<float *>(out);
-    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = float(sample_float(code, P, s)); });
+    for_streams(spec.seed, glin, n, [&](Index i, Stream &s) { p[i] = float(sample_float(code, P, s)); },
+                primes_two_calls(code));
   }
 }
 
@@ -621,6 +722,336 @@ Block *k_multinomial(const KernelArgs &A) {
 
 }  // namespace
 
-void register_random_kernels(KernelRegistry &reg) { register_builtin<k_multinomial>(reg, "ca.random_multinomial"); }
+// ---- array-valued parameters (ca_array_random_params) ---------------------------------------------
+
+namespace {
+
+// How many parameters CA_RANDOM_<code> takes (p0, p1, p2 in NumPy's order); -1 for none known.
+int dist_nparams(int32_t code) {
+  switch (code) {
+    case CA_RANDOM_UNIFORM:
+    case CA_RANDOM_NORMAL:
+    case CA_RANDOM_BETA:
+    case CA_RANDOM_BINOMIAL:
+    case CA_RANDOM_F:
+    case CA_RANDOM_GAMMA:
+    case CA_RANDOM_GUMBEL:
+    case CA_RANDOM_LAPLACE:
+    case CA_RANDOM_LOGISTIC:
+    case CA_RANDOM_LOGNORMAL:
+    case CA_RANDOM_NEGATIVE_BINOMIAL:
+    case CA_RANDOM_NONCENTRAL_CHISQUARE:
+    case CA_RANDOM_VONMISES:
+    case CA_RANDOM_WALD: return 2;
+    case CA_RANDOM_HYPERGEOMETRIC:
+    case CA_RANDOM_NONCENTRAL_F:
+    case CA_RANDOM_TRIANGULAR: return 3;
+    case CA_RANDOM_STANDARD_CAUCHY:
+    case CA_RANDOM_STANDARD_EXPONENTIAL: return 0;
+    default: return dist_name(code) ? 1 : -1;
+  }
+}
+
+const char *params_dist_name(int32_t code) {
+  return code == CA_RANDOM_UNIFORM ? "uniform" : code == CA_RANDOM_NORMAL ? "normal" : dist_name(code);
+}
+
+// Parameters NumPy casts to int64 with the 'safe' rule: binomial's n, hypergeometric's three.
+bool integer_param(int32_t code, int slot) {
+  return (code == CA_RANDOM_BINOMIAL && slot == 0) || code == CA_RANDOM_HYPERGEOMETRIC;
+}
+
+// One element's parameters checked as the scalar ones are (NumPy's messages), CA_EINVAL.
+void check_element_params(int32_t code, double p0, double p1, double p2) {
+  if (code == CA_RANDOM_UNIFORM) {
+    CA_CHECK(std::isfinite(p0) && std::isfinite(p1), CA_EINVAL, "uniform: parameters must be finite (got ", p0,
+             ", ", p1, ")");
+  } else if (code == CA_RANDOM_NORMAL) {
+    CA_CHECK(std::isfinite(p0) && std::isfinite(p1), CA_EINVAL, "normal: parameters must be finite (got ", p0, ", ",
+             p1, ")");
+    CA_CHECK(p1 >= 0, CA_EINVAL, "normal: scale < 0 (standard deviation ", p1, ")");
+  } else {
+    check_dist_params(code, p0, p1, p2, CA_EINVAL);
+  }
+}
+
+// The substream-0 word of element g (create_kernels.cpp's philox_word: counter (g / 2, 0), word g % 2).
+inline void stream0_pair(uint64_t seed, uint64_t g, uint64_t &w0, uint64_t &w1) {
+  const uint32_t ctr[4] = {uint32_t(g >> 1), uint32_t(g >> 33), 0, 0};
+  const uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+  uint32_t o[4];
+  detail::philox4x32_10(ctr, key, o);
+  w0 = uint64_t(o[0]) | uint64_t(o[1]) << 32;
+  w1 = uint64_t(o[2]) | uint64_t(o[3]) << 32;
+}
+
+// Element g of uniform(p0, p1) / normal(p0, p1), the very values of the scalar fill (create_kernels.cpp).
+template <class T>
+T uniform_elem(uint64_t seed, uint64_t g, double lo, double hi) {
+  uint64_t w0, w1;
+  stream0_pair(seed, g, w0, w1);
+  const uint64_t w = (g & 1) ? w1 : w0;
+  const double scale = hi - lo;
+  if constexpr (std::is_same_v<T, double>) {
+    const uint64_t b = (w >> 12) | 0x3FF0000000000000ull;
+    double d;
+    std::memcpy(&d, &b, 8);
+    return lo + scale * (d - 1.0);
+  } else {
+    const float flo = float(lo), fhi = float(hi);
+    float v = float(lo + scale * (double(w >> 40) * 0x1.0p-24));
+    if (fhi > flo && v >= fhi) v = std::nextafter(fhi, flo);
+    return v;
+  }
+}
+
+template <class T>
+T normal_elem(uint64_t seed, uint64_t g, double mean, double sd) {
+  uint64_t w0, w1;
+  stream0_pair(seed, g, w0, w1);
+  const double r = std::sqrt(-2.0 * std::log(double((w0 >> 11) + 1) * 0x1.0p-53));
+  const double th = 6.283185307179586476925286766559 * (double(int64_t(w1 >> 11)) * 0x1.0p-53);
+  return T(mean + sd * r * ((g & 1) ? std::sin(th) : std::cos(th)));
+}
+
+// A parameter block as doubles (its own shape; extent-1 axes broadcast).
+std::vector<double> param_doubles(const Block *b) {
+  const Index n = Index(b->size);
+  std::vector<double> v(static_cast<size_t>(n));
+  const void *d = b->data;
+  switch (b->dtype) {
+#define CA_PARAM_CASE(code, T) \
+  case code:                   \
+    for (Index i = 0; i < n; ++i) v[size_t(i)] = double(static_cast<const T *>(d)[i]); \
+    break;
+    CA_PARAM_CASE(CA_BOOL, bool)
+    CA_PARAM_CASE(CA_INT8, int8_t)
+    CA_PARAM_CASE(CA_INT16, int16_t)
+    CA_PARAM_CASE(CA_INT32, int32_t)
+    CA_PARAM_CASE(CA_INT64, int64_t)
+    CA_PARAM_CASE(CA_UINT8, uint8_t)
+    CA_PARAM_CASE(CA_UINT16, uint16_t)
+    CA_PARAM_CASE(CA_UINT32, uint32_t)
+    CA_PARAM_CASE(CA_UINT64, uint64_t)
+    CA_PARAM_CASE(CA_FLOAT32, float)
+    CA_PARAM_CASE(CA_FLOAT64, double)
+#undef CA_PARAM_CASE
+    default: fail(CA_ETYPE, "ca.random_params: a parameter block of dtype ", dtype_name(b->dtype));
+  }
+  return v;
+}
+
+bool param_dtype_ok(DType dt) {
+  return dt == CA_BOOL || dtype_kind(dt) == 'i' || dtype_kind(dt) == 'u' || dt == CA_FLOAT32 || dt == CA_FLOAT64;
+}
+
+// ca.random_params(distribution: int, seed: int, dtype: int, scalars: bytes, size: tuple, origin: tuple,
+//                  shape: tuple, mask: int, params: block...)
+Block *k_random_params(const KernelArgs &A) {
+  const int32_t code = int32_t(A.int64(0, "distribution"));
+  const uint64_t seed = uint64_t(A.int64(1, "seed"));
+  const DType dtype = DType(A.int64(2, "dtype"));
+  const std::string_view sc = A.bytes(3, "scalars");
+  const std::span<const int64_t> size = A.tuple(4, "size"), origin = A.tuple(5, "origin"), shape = A.tuple(6, "shape");
+  const int64_t mask = A.int64(7, "mask");
+  CA_CHECK(params_dist_name(code) && code != CA_RANDOM_INTEGERS, CA_EINVAL, A.kernel(), ": unknown distribution ",
+           code);
+  const char *name = params_dist_name(code);
+  if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL)
+    CA_CHECK(dtype == CA_FLOAT32 || dtype == CA_FLOAT64, CA_ETYPE, name, ": dtype must be float32 or float64 (got ",
+             dtype_name(dtype), ")");
+  else
+    check_dist_dtype(code, dtype, CA_EINVAL);
+  CA_CHECK(sc.size() == 3 * sizeof(double), CA_EINVAL, A.kernel(), ": scalars must be 3 float64 values");
+  CA_CHECK(mask >= 0 && mask < 8, CA_EINVAL, A.kernel(), ": mask ", mask, " is not a subset of {p0, p1, p2}");
+  const size_t nd = size.size();
+  CA_CHECK(origin.size() == nd && shape.size() == nd, CA_EINVAL, A.kernel(), ": blocks are ", nd, "-d");
+  for (size_t d = 0; d < nd; ++d)
+    CA_CHECK(size[d] >= 0 && origin[d] >= 0 && shape[d] >= 0 && origin[d] + shape[d] <= size[d], CA_EINVAL,
+             A.kernel(), ": block outside the array along axis ", d);
+  double scal[3];
+  std::memcpy(scal, sc.data(), sizeof scal);
+
+  // The parameter blocks: values as doubles, strides over the output block (0 where broadcast).
+  struct P {
+    std::vector<double> v;
+    std::vector<Index> stride;  // per output axis
+  };
+  P prm[3];
+  bool has[3] = {false, false, false};
+  size_t arg = 8;
+  for (int j = 0; j < 3; ++j) {
+    if (!(mask >> j & 1)) continue;
+    const Block *b = A.block(arg++, "parameter");
+    CA_CHECK(size_t(b->ndim) <= nd, CA_EINVAL, A.kernel(), ": a parameter block of ", b->ndim, " dimensions for ", nd,
+             "-d output blocks");
+    const size_t off = nd - size_t(b->ndim);
+    prm[j].stride.assign(nd, 0);
+    Index st = 1;
+    for (size_t d = nd; d-- > off;) {
+      const int64_t e = b->shape[d - off];
+      CA_CHECK(e == shape[d] || e == 1, CA_EINVAL, A.kernel(), ": a parameter block of extent ", e, " along axis ",
+               d, " for an output block of ", shape[d]);
+      prm[j].stride[d] = e == 1 ? 0 : st;
+      st *= e;
+    }
+    prm[j].v = param_doubles(b);
+    has[j] = true;
+  }
+  CA_CHECK(arg == A.size(), CA_EINVAL, A.kernel(), ": ", A.size(), " arguments for mask ", mask);
+
+  BlockRef out(block_new(dtype, int32_t(nd), shape.data(), false));
+  Index total = 1;
+  for (size_t d = 0; d < nd; ++d) total *= shape[d];
+  if (total == 0) return out.release();
+  const Index row = nd ? shape[nd - 1] : 1;
+  const Index rows = total / row;
+  std::vector<int64_t> idx(nd, 0);
+  double last[3] = {NAN, NAN, NAN};
+  bool checked = false;
+  for (Index r = 0; r < rows; ++r) {
+    uint64_t g0 = 0;
+    for (size_t d = 0; d < nd; ++d) g0 = g0 * uint64_t(size[d]) + uint64_t(origin[d] + idx[d]);
+    Index base[3] = {0, 0, 0};
+    for (int j = 0; j < 3; ++j)
+      if (has[j])
+        for (size_t d = 0; d + 1 < nd; ++d) base[j] += idx[d] * prm[j].stride[d];
+    const Index last_stride[3] = {has[0] && nd ? prm[0].stride[nd - 1] : 0, has[1] && nd ? prm[1].stride[nd - 1] : 0,
+                                  has[2] && nd ? prm[2].stride[nd - 1] : 0};
+    auto params_of = [&](Index t, Params &q) {
+      q.p0 = has[0] ? prm[0].v[size_t(base[0] + t * last_stride[0])] : scal[0];
+      q.p1 = has[1] ? prm[1].v[size_t(base[1] + t * last_stride[1])] : scal[1];
+      q.p2 = has[2] ? prm[2].v[size_t(base[2] + t * last_stride[2])] : scal[2];
+      // Validate when they change (NaN never compares equal, so it is always checked).
+      if (!checked || q.p0 != last[0] || q.p1 != last[1] || q.p2 != last[2]) {
+        check_element_params(code, q.p0, q.p1, q.p2);
+        last[0] = q.p0, last[1] = q.p1, last[2] = q.p2;
+        checked = true;
+      }
+    };
+    const Index o = r * row;
+    if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL) {
+      for (Index t = 0; t < row; ++t) {
+        Params q;
+        params_of(t, q);
+        const uint64_t g = g0 + uint64_t(t);
+        if (dtype == CA_FLOAT64)
+          out.data<double>()[o + t] = code == CA_RANDOM_UNIFORM ? uniform_elem<double>(seed, g, q.p0, q.p1)
+                                                                : normal_elem<double>(seed, g, q.p0, q.p1);
+        else
+          out.data<float>()[o + t] = code == CA_RANDOM_UNIFORM ? uniform_elem<float>(seed, g, q.p0, q.p1)
+                                                               : normal_elem<float>(seed, g, q.p0, q.p1);
+      }
+    } else if (random_dist_is_discrete(code)) {
+      int64_t *p = out.data<int64_t>() + o;
+      for_streams(seed, Index(g0), row, [&](Index t, Stream &s) {
+        Params q;
+        params_of(t, q);
+        p[t] = sample_int(code, q, s);
+     }, primes_two_calls(code));
+    } else if (dtype == CA_FLOAT64) {
+      double *p = out.data<double>() + o;
+      for_streams(seed, Index(g0), row, [&](Index t, Stream &s) {
+        Params q;
+        params_of(t, q);
+        p[t] = sample_float(code, q, s);
+     }, primes_two_calls(code));
+    } else {
+      float *p = out.data<float>() + o;
+      for_streams(seed, Index(g0), row, [&](Index t, Stream &s) {
+        Params q;
+        params_of(t, q);
+        p[t] = float(sample_float(code, q, s));
+     }, primes_two_calls(code));
+    }
+    for (size_t d = nd >= 1 ? nd - 1 : 0; d-- > 0;) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out.release();
+}
+
+}  // namespace
+
+ArrayPtr random_params(int32_t code, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
+                       const std::vector<ArrayPtr> &params, double p0, double p1, double p2) {
+  const char *name = params_dist_name(code);
+  CA_CHECK(code != CA_RANDOM_INTEGERS, CA_EUNSUPPORTED,
+           "integers: array-valued low and high are not supported (ca_array_random_params); use ca_array_random");
+  CA_CHECK(name, CA_EINVAL, "random_params: unknown distribution ", code);
+  CA_CHECK(params.size() <= 3, CA_EINVAL, name, ": ", params.size(), " parameter arrays (at most 3: p0, p1, p2)");
+  CA_CHECK(shape.size() <= CA_MAX_NDIM, CA_EINVAL, name, ": ", shape.size(), " dimensions (max ", CA_MAX_NDIM, ")");
+  for (size_t d = 0; d < shape.size(); ++d)
+    CA_CHECK(shape[d] >= 0, CA_EINVAL, name, ": negative dimensions are not allowed (shape[", d, "] = ", shape[d],
+             ")");
+  check_chunks_shape(chunks, shape, name);
+  bool any = false;
+  for (const ArrayPtr &a : params) any = any || a != nullptr;
+  if (!any) return random(code, seed, std::move(shape), chunks, dtype, p0, p1, p2);
+  if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL)
+    CA_CHECK(dtype == CA_FLOAT32 || dtype == CA_FLOAT64, CA_ETYPE, name, ": dtype must be float32 or float64 (got ",
+             dtype_name(dtype), ")");
+  else
+    check_dist_dtype(code, dtype, CA_EINVAL);
+  const int np = dist_nparams(code);
+  const size_t nd = shape.size();
+  std::string out_index;
+  for (size_t d = 0; d < nd; ++d) out_index.push_back(char('a' + d));
+  int64_t mask = 0;
+  std::vector<ArrayArg> args;
+  Tokenizer tok("random_params");
+  tok.add(int64_t(code)).add(seed).add(shape).add(chunks).add(int64_t(dtype));
+  const double sc[3] = {p0, p1, p2};
+  std::vector<ArrayArg> blocks;
+  for (size_t j = 0; j < params.size(); ++j) {
+    const ArrayPtr &a = params[j];
+    if (!a) {
+      tok.add(sc[j]);
+      continue;
+    }
+    CA_CHECK(int(j) < np, CA_EINVAL, name, ": takes ", np, " parameter", np == 1 ? "" : "s", ", got an array for p", j);
+    CA_CHECK(param_dtype_ok(a->dtype), CA_ETYPE, name, ": parameter p", j, " has dtype ", dtype_name(a->dtype),
+             " (a real number or bool dtype is needed)");
+    if (integer_param(code, int(j)))
+      CA_CHECK(a->dtype == CA_BOOL || a->dtype == CA_INT8 || a->dtype == CA_INT16 || a->dtype == CA_INT32 ||
+                   a->dtype == CA_INT64 || a->dtype == CA_UINT8 || a->dtype == CA_UINT16 || a->dtype == CA_UINT32,
+               CA_ETYPE, name, ": Cannot cast array data from dtype('", dtype_name(a->dtype),
+               "') to dtype('int64') according to the rule 'safe' (parameter p", j, ")");
+    CA_CHECK(size_t(a->ndim()) <= nd, CA_EINVAL, name, ": Output size ", shape_str(shape),
+             " is not compatible with broadcast dimensions of inputs (parameter p", j, " has shape ",
+             shape_str(a->shape), ")");
+    const size_t off = nd - size_t(a->ndim());
+    Chunks want(size_t(a->ndim()));
+    for (size_t d = 0; d < size_t(a->ndim()); ++d) {
+      const Index e = a->shape[d], oe = shape[off + d];
+      CA_CHECK(e != kUnknownChunk, CA_EINVAL, name, ": parameter p", j, " has unknown chunk sizes (compute them first)");
+      CA_CHECK(e == oe || e == 1, CA_EINVAL, name, ": shape mismatch: objects cannot be broadcast to a single shape "
+               "(parameter p", j, " has shape ", shape_str(a->shape), ", the output ", shape_str(shape), ")");
+      want[d] = (e == oe && !(e == 1 && chunks[off + d].size() != 1)) ? chunks[off + d] : std::vector<Index>{e};
+    }
+    ArrayPtr pa = a->chunks == want ? a : rechunk(a, want);
+    tok.add(*pa);
+    mask |= int64_t(1) << j;
+    blocks.push_back(ArrayArg::of(pa, out_index.substr(off)));
+  }
+  std::vector<int64_t> sz(shape.begin(), shape.end());
+  args.push_back(ArrayArg::lit(ca_arg_i64(code)));
+  args.push_back(ArrayArg::lit(ca_arg_i64(int64_t(seed))));
+  args.push_back(ArrayArg::lit(ca_arg_i64(int64_t(dtype))));
+  args.push_back(ArrayArg::lit(ca_arg_bytes(sc, sizeof sc)));
+  args.push_back(ArrayArg::lit(ca_arg_tuple(sz.data(), sz.size())));
+  args.push_back(ArrayArg::special(BlockwiseArg::BlockOrigin));
+  args.push_back(ArrayArg::special(BlockwiseArg::BlockShape));
+  args.push_back(ArrayArg::lit(ca_arg_i64(mask)));
+  for (ArrayArg &b : blocks) args.push_back(std::move(b));
+  tok.add(mask);
+  return blockwise_layer(tok.name(), "ca.random_params", out_index, args, chunks, dtype);
+}
+
+void register_random_kernels(KernelRegistry &reg) {
+  register_builtin<k_multinomial>(reg, "ca.random_multinomial");
+  register_builtin<k_random_params>(reg, "ca.random_params");
+}
 
 }  // namespace ca

@@ -191,6 +191,14 @@ constexpr BuiltinKernelDoc kDocs[] = {
      "An int64 block of multinomial(n, pvals) counts (pvals: float64 values; the block covers the whole last "
      "axis): the row at C-order index r of `size` draws from Philox substream r of `seed` (array.h).",
      true},
+    {"ca.random_params",
+     "ca.random_params(distribution: int, seed: int, dtype: int, scalars: bytes, size: tuple, origin: tuple, "
+     "shape: tuple, mask: int, params: block...) -> block",
+     "A block of CA_RANDOM_<distribution> draws with per-element parameters: parameter j is the next block "
+     "argument when bit j of `mask` is set (aligned with the trailing axes of the output block, extent-1 axes "
+     "broadcast), else float64 j of `scalars`. Element g of `size` draws from the stream ca_array_random uses "
+     "for it; a bad parameter value fails with NumPy's message. Emitted by ca_array_random_params.",
+     false},
     {"ca.ravel_multi_index", "ca.ravel_multi_index(dims: tuple, modes: tuple, f_order: int, coords: block...) -> block",
      "numpy.ravel_multi_index per element: int64 flat indices of the int64 coordinate blocks (one per dimension, one "
      "shape) into `dims`, C or Fortran order; per dimension mode 0 fails on a coordinate out of range, 1 wraps, 2 "

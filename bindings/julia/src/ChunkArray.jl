@@ -15,7 +15,7 @@ using Libdl
 
 export ChunkArrayError, Context, CArray, carray, compute, compute_many, persist, rechunk, map_blocks,
        register_kernel, chunks, name, to_svg, graph, to_dot, save_graph, load_graph, save_array, load_array,
-       czeros, cones, cfull, crandom, cumsum_axis, has_function, Graph, Key, add_task!, layers, rechunk_to,
+       czeros, cones, cfull, crandom, crandom_params, cumsum_axis, has_function, Graph, Key, add_task!, layers, rechunk_to,
        CancelToken, cancel!, iscancelled,
        # issue 16 (NumPy's names; Base's sort, unique, searchsorted, cbrt, hypot, ... get CArray methods)
        fabs, spacing, i0, positive, negative, isneginf, isposinf, iscomplex, reciprocal, fix, rint, radians,
@@ -465,6 +465,31 @@ function crandom(shape::Tuple; chunks=0, seed::Integer=0, lo=0.0, hi=1.0)
             @ccall $(sym(:ca_array_random))(out::Ptr{Ptr{Cvoid}}, 0::Int32, length(shp)::Int32,
                                             shp::Ptr{Int64}, cc::Ptr{CaChunks}, 11::Int32,
                                             o::Ptr{CaRandomOptions})::Int32
+        end
+    end
+end
+
+"""
+Random values of distribution `code` (CA_RANDOM_*, array.h) with array-valued parameters
+(ca_array_random_params): parameter j is `arrays[j]` where it is not `nothing` (broadcast against
+`shape` as NumPy broadcasts parameters against size), else `params[j]`. `dtype` is a ca_dtype_t code
+(11 float64, 7 int64 for the discrete distributions). A bad parameter value fails the compute.
+"""
+function crandom_params(code::Integer, shape::Tuple, arrays::Vector; chunks=0, seed::Integer=0,
+                        params=(0.0, 1.0, 0.0), dtype::Integer=11)
+    shp = Int64[shape...]
+    p = [0.0, 1.0, 0.0]
+    for (j, v) in enumerate(params)
+        p[j] = Float64(v)
+    end
+    hs = Ptr{Cvoid}[a === nothing ? C_NULL : a.h for a in arrays]
+    with_chunks(normalize_chunks(shp, chunks, Float64)) do cc
+        GC.@preserve arrays newarray() do out
+            o = Ref(CaRandomOptions(sizeof(CaRandomOptions), 0, UInt64(seed), p[1], p[2], p[3]))
+            @ccall $(sym(:ca_array_random_params))(out::Ptr{Ptr{Cvoid}}, code::Int32, length(shp)::Int32,
+                                                   shp::Ptr{Int64}, cc::Ptr{CaChunks}, dtype::Int32,
+                                                   hs::Ptr{Ptr{Cvoid}}, length(hs)::Int32,
+                                                   o::Ptr{CaRandomOptions})::Int32
         end
     end
 end

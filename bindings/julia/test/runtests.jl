@@ -65,6 +65,19 @@ include(joinpath(@__DIR__, "..", "examples", "custom_array.jl"))
     close(ctx)
 end
 
+@testset "random with array parameters" begin
+    ctx = Context(2)
+    shp = cfull(Float64, (40, 6), 2.5)
+    a = crandom_params(8, (40, 6), [shp, nothing]; chunks=15, seed=9, params=(0.0, 2.0))   # gamma
+    b = crandom_params(8, (40, 6), Any[]; chunks=15, seed=9, params=(2.5, 2.0))
+    @test compute(a, ctx) == compute(b, ctx)
+    err(f) = try f(); nothing catch e; e end
+    sc = carray([1.0, -1.0])
+    g = crandom_params(8, (2,), [nothing, sc]; params=(1.0,))
+    @test occursin("scale < 0", err(() -> compute(g, ctx)).message)
+    close(ctx)
+end
+
 @testset "cancellation" begin
     ctx = Context(num_threads=0)
     register_kernel(ctx, "jl.same", b -> b)

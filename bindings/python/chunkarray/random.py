@@ -9,10 +9,15 @@ key ``seed`` for n = 0 and a 64-bit mix of ``(seed, n)`` after that: a generator
 differ, the same seed repeats them. The module-level functions take ``seed=`` (default 0) and draw
 with that key, so ``random.gamma(2.0, size=9, seed=5)`` equals ``default_rng(5).gamma(2.0, size=9)``.
 
-Parameters are scalars, except the location and scale of the location-scale families (normal,
-uniform, exponential, gumbel, laplace, logistic, lognormal, rayleigh), which may be arrays (NumPy or
-chunkarray) broadcast against ``size`` as NumPy does; any other array-valued parameter raises
-``ValueError``. The multivariate distributions (dirichlet,
+Parameters may be scalars or arrays (array-likes or chunkarray arrays), broadcast against ``size``
+as NumPy broadcasts them (``size=None``: their broadcast shape). Array-valued parameters of the
+location-scale families (normal, uniform, exponential, gumbel, laplace, logistic, lognormal,
+rayleigh) are ``loc + scale * (a standard draw)``; every other distribution draws natively
+(``ca_array_random_params``): element g uses the stream it uses with scalar parameters, so constant
+parameter arrays give the scalar draw's values. Parameter arrays stay lazy, so a bad value (e.g. a
+negative scale) raises NumPy's message when the array is computed, not when it is built. binomial's
+n and hypergeometric's parameters need integer arrays (NumPy's rule: a float array raises
+``TypeError``). The multivariate distributions (dirichlet,
 multivariate_normal, multinomial: native, ``ca_array_random_multinomial``) take their vector
 parameters as NumPy does; their last axis is one chunk (dask's layout).
 """
@@ -24,6 +29,8 @@ import numpy as np
 
 from . import _lib as C
 from ._lib import lib
+
+c_vp = ctypes.c_void_p
 from .core import Array, _ca_dtype, _i64arr, _shape_chunks, asarray
 
 # CA_RANDOM_* (array.h).
@@ -60,9 +67,11 @@ def _seed_value(seed):
 
 
 def _param(fname, pname, v):
-    if isinstance(v, Array) or np.ndim(v) != 0:
-        raise ValueError(f"{fname}: {pname} must be a scalar: array-valued parameters are not supported "
-                         f"(draw with scalar parameters and combine the arrays)")
+    """A scalar parameter as a float; an array-like or chunkarray Array parameter as it is."""
+    if isinstance(v, Array):
+        return v
+    if np.ndim(v) != 0:
+        return np.asarray(v)
     return float(v)
 
 
@@ -79,10 +88,36 @@ def _size(size):
 
 
 def _draw(name, key, size, chunks, dtype, p0=0.0, p1=1.0, p2=0.0):
+    params = (p0, p1, p2)
+    if any(isinstance(p, (Array, np.ndarray)) for p in params):
+        return _draw_params(name, key, size, chunks, dtype, params)
     shape, st, keep = _shape_chunks(_size(size), chunks, dtype)
     opts = C.RandomOptions(ctypes.sizeof(C.RandomOptions), 0, int(key) & _MASK64, float(p0), float(p1), float(p2))
     return Array._new(lib().ca_array_random, _CODES[name], len(shape), _i64arr(shape), ctypes.byref(st),
                       _ca_dtype(dtype), ctypes.byref(opts))
+
+
+def _draw_params(name, key, size, chunks, dtype, params):
+    """Array-valued parameters (``ca_array_random_params``): each broadcast against ``size`` as NumPy
+    broadcasts them (size None: their broadcast shape); bad values raise when the array is computed."""
+    shapes = [tuple(p.shape) for p in params if isinstance(p, (Array, np.ndarray))]
+    if size is None:
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ValueError(f"{name}: shape mismatch: objects cannot be broadcast to a single shape "
+                             f"(parameters of shapes {shapes})") from None
+    else:
+        shape = _size(size)
+    shape, st, keep = _shape_chunks(shape, chunks, dtype)
+    arrays = [asarray(p) if isinstance(p, np.ndarray) else p if isinstance(p, Array) else None for p in params]
+    scal = [0.0 if a is not None else float(p) for a, p in zip(arrays, params)]
+    handles = (c_vp * 3)(*[a._h if a is not None else None for a in arrays])
+    opts = C.RandomOptions(ctypes.sizeof(C.RandomOptions), 0, int(key) & _MASK64, *scal)
+    out = Array._new(lib().ca_array_random_params, _CODES[name], len(shape), _i64arr(shape), ctypes.byref(st),
+                     _ca_dtype(dtype), handles, 3, ctypes.byref(opts))
+    del arrays
+    return out
 
 
 def _doc(summary, params, returns="Array\n    The samples (float64 unless noted).", extra=""):
@@ -196,6 +231,8 @@ class Generator:
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False, chunks="auto"):
         if high is None:
             low, high = 0, low
+        if _is_array_param(low) or _is_array_param(high):
+            raise ValueError("integers: array-valued low and high are not supported (draw with scalar bounds)")
         low = int(_param("integers", "low", low)) if not isinstance(low, (int, np.integer)) else int(low)
         high = int(_param("integers", "high", high)) if not isinstance(high, (int, np.integer)) else int(high)
         if endpoint:

@@ -1360,6 +1360,35 @@ impl Array {
         })
     }
 
+    /// `random` with array-valued parameters (ca_array_random_params): parameter j is `arrays[j]`
+    /// where it is `Some` (broadcast against `shape` as NumPy broadcasts parameters against size),
+    /// else `params[j]` (defaults 0, 1, 0). Constant arrays give `random`'s values; a bad parameter
+    /// value fails the compute (Status::Kernel, NumPy's message).
+    pub fn random_params(distribution: RandomDistribution, shape: &[i64], chunks: &[i64], dtype: DType, seed: u64,
+                         params: &[f64], arrays: &[Option<&Array>]) -> Result<Array> {
+        let l = lib()?;
+        if params.len() > 3 || arrays.len() > 3 {
+            return Err(Error::raw(CA_EINVAL, format!("random_params: {} parameters and {} arrays (at most 3)",
+                                                     params.len(), arrays.len())));
+        }
+        let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
+        let raw = cc.raw();
+        let p = |i: usize, d: f64| params.get(i).copied().unwrap_or(d);
+        let o = ca_random_options_t {
+            struct_size: std::mem::size_of::<ca_random_options_t>() as u32,
+            reserved: 0,
+            seed,
+            p0: p(0, 0.0),
+            p1: p(1, 1.0),
+            p2: p(2, 0.0),
+        };
+        let hs: Vec<*const ca_array_t> = arrays.iter().map(|a| a.map_or(ptr::null(), |a| a.h as *const ca_array_t)).collect();
+        new_array(|h| unsafe {
+            (l.ca_array_random_params)(h, distribution as i32, shape.len() as i32, shape.as_ptr(), &raw,
+                                       dtype.code(), hs.as_ptr(), hs.len() as i32, &o)
+        })
+    }
+
     /// A lazy array over a .npy file.
     pub fn from_npy(path: &str) -> Result<Array> {
         let l = lib()?;

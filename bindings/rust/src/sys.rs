@@ -477,6 +477,8 @@ api! {
         ca_array_arange: fn(*mut P, f64, f64, f64, *const ca_chunks_t, ca_dtype_t) -> S;
         ca_array_random: fn(*mut P, i32, i32, *const i64, *const ca_chunks_t, ca_dtype_t,
                             *const ca_random_options_t) -> S;
+        ca_array_random_params: fn(*mut P, i32, i32, *const i64, *const ca_chunks_t, ca_dtype_t, *const CP, i32,
+                                   *const ca_random_options_t) -> S;
         ca_array_unary: fn(*mut P, i32, CP) -> S;
         ca_array_binary: fn(*mut P, i32, CP, CP) -> S;
         ca_array_binary_scalar: fn(*mut P, i32, CP, ca_scalar_t, c_int) -> S;

@@ -38,3 +38,30 @@ fn random_two_and_three_parameters() {
     let err = Array::random(RandomDistribution::Normal, &[10], &[5], DType::Float64, 0, &[0.0, 1.0, 0.0, 1.0]).unwrap_err();
     assert_eq!(err.status(), Status::InvalidArgument);
 }
+
+#[test]
+fn random_params_arrays() {
+    let ctx = Context::new(2).unwrap();
+    // gamma with a constant shape array equals the scalar draw bit for bit
+    let shp = Array::full(&[40, 6], &[40, 6], DType::Float64, 2.5).unwrap();
+    let a = Array::random_params(RandomDistribution::Gamma, &[40, 6], &[15, 6], DType::Float64, 9, &[0.0, 2.0],
+                                 &[Some(&shp), None]).unwrap();
+    let b = Array::random(RandomDistribution::Gamma, &[40, 6], &[15, 6], DType::Float64, 9, &[2.5, 2.0]).unwrap();
+    assert_eq!(a.compute_vec::<f64>(&ctx).unwrap(), b.compute_vec::<f64>(&ctx).unwrap());
+    // a (6,) parameter broadcasts along the rows; a shape that does not broadcast is refused
+    let lam = Array::from_slice(&[0.0f64, 1.0, 2.0, 5.0, 10.0, 50.0], &[6], &[6]).unwrap();
+    let p = Array::random_params(RandomDistribution::Poisson, &[40, 6], &[15, 6], DType::Int64, 1, &[], &[Some(&lam)])
+        .unwrap();
+    let v = p.compute_vec::<i64>(&ctx).unwrap();
+    assert!(v.iter().step_by(6).all(|&x| x == 0));
+    let err = Array::random_params(RandomDistribution::Poisson, &[40, 5], &[15, 5], DType::Int64, 1, &[], &[Some(&lam)])
+        .unwrap_err();
+    assert_eq!(err.status(), Status::InvalidArgument);
+    // a bad value fails the compute with NumPy's message
+    let sc = Array::from_slice(&[1.0f64, -1.0], &[2], &[2]).unwrap();
+    let g = Array::random_params(RandomDistribution::Gamma, &[2], &[2], DType::Float64, 1, &[1.0], &[None, Some(&sc)])
+        .unwrap();
+    let err = g.compute_vec::<f64>(&ctx).unwrap_err();
+    assert_eq!(err.status(), Status::Kernel);
+    assert!(err.to_string().contains("scale < 0"), "{}", err);
+}
