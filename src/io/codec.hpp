@@ -51,5 +51,10 @@ size_t max_encoded_size(const Compressor &c, size_t nbytes) noexcept;
 /// actual size where known. Never writes past dst + nbytes.
 void decode_chunk(const Compressor &c, const void *src, size_t srclen, void *dst, size_t nbytes,
                   const std::string &what);
+/// The same, allowed to change bytes of `src` for the time of the call (restored before it returns
+/// or throws): what the store path uses on the chunk file it read, so that blosc's fast path
+/// (codec.cpp) needs no copy of the compressed bytes. Not for buffers other threads read meanwhile.
+void decode_chunk_mutable_src(const Compressor &c, void *src, size_t srclen, void *dst, size_t nbytes,
+                              const std::string &what);
 
 }  // namespace ca::io
