@@ -48,8 +48,10 @@ void unshuffle8_tail(unsigned char *dst, const unsigned char *src, size_t m, siz
 #if CA_SHUFFLE_X86
 // GCC 12's AVX-512 intrinsics start from _mm512_undefined_*(), which -Wmaybe-uninitialized reports
 // (as in src/array/vecmath.cpp).
+#if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #define CA_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 // 64 items = 8 registers of 8 items. Within a register, vpermb with the 8x8 byte transpose puts byte b
@@ -142,7 +144,9 @@ CA_VBMI void unshuffle8_vbmi(unsigned char *dst, const unsigned char *src, size_
   unshuffle8_tail(dst, src, m, i);
 }
 #undef CA_QT
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 bool detect_vbmi() noexcept {
   __builtin_cpu_init();
