@@ -1,5 +1,8 @@
 // Chunk compressors of zarr v2 (numcodecs ids): none, zlib, gzip, zstd and blosc.
 // All functions are thread-safe (blosc through its context API, zstd with per-thread contexts).
+// zlib and gzip go through libdeflate when the build has it (-DCA_LIBDEFLATE, Debian libdeflate-dev):
+// the same formats (zarr-python reads them, we read zlib's), but not zlib's bytes. blosc with byte
+// shuffle of 8-byte items shuffles here (AVX-512 VBMI, io/shuffle.hpp) and writes c-blosc's bytes.
 #pragma once
 
 #include <cstddef>
@@ -51,5 +54,10 @@ size_t max_encoded_size(const Compressor &c, size_t nbytes) noexcept;
 /// actual size where known. Never writes past dst + nbytes.
 void decode_chunk(const Compressor &c, const void *src, size_t srclen, void *dst, size_t nbytes,
                   const std::string &what);
+/// The same, allowed to change bytes of `src` for the time of the call (restored before it returns
+/// or throws): what the store path uses on the chunk file it read, so that blosc's fast path
+/// (codec.cpp) needs no copy of the compressed bytes. Not for buffers other threads read meanwhile.
+void decode_chunk_mutable_src(const Compressor &c, void *src, size_t srclen, void *dst, size_t nbytes,
+                              const std::string &what);
 
 }  // namespace ca::io

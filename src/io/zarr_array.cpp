@@ -49,10 +49,10 @@ bool load_chunk(const std::string &path, const ZarrMeta &meta, std::span<const I
   auto data = read_file_big_if_exists(file, max_encoded_size(meta.compressor, nb), "chunk file");
   if (!data) return false;
   if (!fortran) {
-    decode_chunk(meta.compressor, data->data(), data->size(), dst, nb, file);
+    decode_chunk_mutable_src(meta.compressor, data->data(), data->size(), dst, nb, file);
   } else {
     Buffer tmp = make_buffer(nb);
-    decode_chunk(meta.compressor, data->data(), data->size(), tmp.get(), nb, file);
+    decode_chunk_mutable_src(meta.compressor, data->data(), data->size(), tmp.get(), nb, file);
     data.reset();
     auto fs = byte_strides(nd, meta.chunks.data(), meta.itemsize(), true);
     auto cs = byte_strides(nd, meta.chunks.data(), meta.itemsize(), false);

@@ -8,7 +8,8 @@
 #   zlib and zstd (numcodecs' Zlib() and Zstd(): level 1).
 # chunkarray: tests/bench/bench_zarr (public C API, a context of W threads); dask:
 # tests/bench/dask_zarr.py (scheduler='threads', num_workers=W). Then the cross-compatibility check:
-# each side reads and sums the stores the other wrote, and the chunk files of both are compared.
+# each side reads and sums the stores the other wrote, and the chunk files of both are compared
+# (zlib's differ when chunkarray is built with libdeflate: same format, another encoder).
 # Prints a markdown table: workload | dask GB/s | chunkarray GB/s | ratio (chunkarray / dask), best of
 # --reps (GB = 1e9 bytes of the uncompressed array, for writes and reads alike).
 # About 2-3 minutes on 2 cores with the defaults; needs ~3 GiB of memory and ~5 GiB in /var/tmp.

@@ -1,5 +1,6 @@
 // Zarr store internals without Python: codecs, metadata, bad stores, regions, concurrent chunk writes.
 #include <gtest/gtest.h>
+#include <blosc.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "interop_util.hpp"
 #include "io/codec.hpp"
 #include "io/fs.hpp"
+#include "io/shuffle.hpp"
 #include "io/zarr_array.hpp"
 #include "io/zarr_meta.hpp"
 
@@ -88,6 +90,151 @@ TEST(ZarrCodec, CorruptDataIsAFormatError) {
   io::Compressor lz;
   lz.id = "lzma";
   expect_error([&] { io::check_compressor(lz); }, CA_EUNSUPPORTED, {"lzma"});
+}
+
+// ---- the codec's own paths (codec.cpp): blosc's shuffle done here, zlib/gzip through libdeflate ------
+
+// Chunk-sized data of both kinds: the benchmark's structured doubles and random bytes (incompressible).
+std::vector<unsigned char> test_bytes(size_t n, bool random, unsigned seed) {
+  std::vector<unsigned char> v(n);
+  std::mt19937 rng(seed);
+  if (random) {
+    for (auto &b : v) b = static_cast<unsigned char>(rng());
+  } else {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      double x = double((i / 8 * 7 + seed) % 1000) * 0.001;
+      std::memcpy(v.data() + i, &x, 8);
+    }
+    for (size_t i = n / 8 * 8; i < n; ++i) v[i] = static_cast<unsigned char>(i);
+  }
+  return v;
+}
+
+TEST(ZarrCodec, Shuffle8MatchesTheFormula) {
+  std::mt19937 rng(11);
+  for (size_t n : {size_t(0), size_t(5), size_t(8), size_t(504), size_t(512), size_t(519), size_t(4096 + 3),
+                   size_t(131072), size_t(1048576 + 24)}) {
+    SCOPED_TRACE(n);
+    std::vector<unsigned char> src(n), a(n), b(n), back(n);
+    for (auto &x : src) x = static_cast<unsigned char>(rng());
+    io::shuffle8(a.data(), src.data(), n);
+    io::shuffle_reference(b.data(), src.data(), n, 8);
+    EXPECT_EQ(a, b);
+    if (n >= 16) {  // byte 1 of item 0 is at plane 1's start
+      EXPECT_EQ(a[n / 8], src[1]);
+    }
+    io::unshuffle8(back.data(), a.data(), n);
+    EXPECT_EQ(back, src);
+    io::unshuffle_reference(back.data(), a.data(), n, 8);
+    EXPECT_EQ(back, src);
+  }
+}
+
+TEST(ZarrCodec, BloscBytesAreCBloscs) {
+  // Sizes above the fast path's 256 KiB: whole blocks only, a leftover block, a leftover of bytes.
+  const size_t sizes[] = {size_t(4) << 20, (size_t(3) << 20) + 8 * 37, (size_t(1) << 20) + 8 * 4099 + 8,
+                          size_t(300000)};
+  const char *cnames[] = {"lz4", "blosclz", "zstd", "lz4hc", "zlib"};
+  for (bool random : {false, true})
+    for (size_t n : sizes)
+      for (const char *cname : cnames) {
+        SCOPED_TRACE(std::string(cname) + " n=" + std::to_string(n) + (random ? " random" : " structured"));
+        io::Compressor c = io::Compressor::blosc(cname, 5, 1);
+        auto src = test_bytes(n, random, unsigned(n));
+        std::vector<char> ref(n + BLOSC_MAX_OVERHEAD);
+        int r = blosc_compress_ctx(5, BLOSC_SHUFFLE, 8, n, src.data(), ref.data(), ref.size(), cname, 0, 1);
+        ASSERT_GT(r, 0);
+        ref.resize(size_t(r));
+        // The first chunk of a size goes the plain way (the blocksize is learned), the next ones the fast way.
+        for (int k = 0; k < 3; ++k) {
+          std::string enc = io::encode_chunk(c, src.data(), n, 8);
+          ASSERT_EQ(enc.size(), ref.size()) << "call " << k;
+          EXPECT_EQ(std::memcmp(enc.data(), ref.data(), ref.size()), 0) << "call " << k;
+        }
+        // Our reader on c-blosc's bytes, both entry points; c-blosc's reader on ours is the identity above.
+        std::vector<unsigned char> dec(n + 1, 0xAB);
+        io::decode_chunk(c, ref.data(), ref.size(), dec.data(), n, "b/0");
+        EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+        EXPECT_EQ(dec[n], 0xAB);
+        std::vector<char> copy = ref;
+        std::fill(dec.begin(), dec.end(), 0xCD);
+        io::decode_chunk_mutable_src(c, copy.data(), copy.size(), dec.data(), n, "b/0");
+        EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+        EXPECT_EQ(dec[n], 0xCD);
+        EXPECT_EQ(copy, ref);  // the header bit flipped for the call is restored
+      }
+}
+
+TEST(ZarrCodec, BloscFastPathCorruptInputIsAFormatError) {
+  const size_t n = size_t(2) << 20;
+  auto src = test_bytes(n, false, 5);
+  io::Compressor c = io::Compressor::blosc("lz4", 5, 1);
+  std::string enc = io::encode_chunk(c, src.data(), n, 8);
+  std::vector<unsigned char> dst(n);
+  std::mt19937 rng(9);
+  int errors = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    std::string bad = enc;
+    if (trial < 20) {
+      bad.resize(16 + rng() % (enc.size() - 16));  // truncated
+    } else {
+      for (int k = 0; k < 1 + trial % 5; ++k) bad[16 + rng() % (bad.size() - 16)] ^= char(1 + rng() % 255);
+    }
+    for (bool mut : {false, true}) {
+      try {
+        if (mut)
+          io::decode_chunk_mutable_src(c, bad.data(), bad.size(), dst.data(), n, "z/1");
+        else
+          io::decode_chunk(c, bad.data(), bad.size(), dst.data(), n, "z/1");
+      } catch (const ca::Error &e) {
+        EXPECT_EQ(e.code(), CA_EFORMAT) << e.what();
+        EXPECT_NE(e.message().find("z/1"), std::string::npos) << e.what();
+        ++errors;
+      }
+    }
+  }
+  EXPECT_GE(errors, 40);  // every truncation at least; a flipped literal byte may decode (to wrong values)
+}
+
+TEST(ZarrCodec, ZlibAndGzipInteroperateWithZlib) {
+  for (bool random : {false, true})
+    for (size_t n : {size_t(1), size_t(1000), size_t(1) << 20})
+      for (int level : {-1, 1, 6, 9})
+        for (bool gzip : {false, true}) {
+          SCOPED_TRACE(std::to_string(n) + " level " + std::to_string(level) + (gzip ? " gzip" : " zlib"));
+          auto src = test_bytes(n, random, unsigned(level + 7));
+          io::Compressor c = gzip ? io::Compressor::gzip(level) : io::Compressor::zlib(level);
+          // zlib reads ours.
+          std::string enc = io::encode_chunk(c, src.data(), n, 8);
+          z_stream zs{};
+          ASSERT_EQ(inflateInit2(&zs, gzip ? 15 + 16 : 15), Z_OK);
+          std::vector<unsigned char> dec(n + 1);
+          zs.next_in = reinterpret_cast<Bytef *>(enc.data());
+          zs.avail_in = uInt(enc.size());
+          zs.next_out = dec.data();
+          zs.avail_out = uInt(dec.size());
+          EXPECT_EQ(inflate(&zs, Z_FINISH), Z_STREAM_END);
+          EXPECT_EQ(zs.total_out, n);
+          inflateEnd(&zs);
+          EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+          // We read zlib's.
+          z_stream cs{};
+          ASSERT_EQ(deflateInit2(&cs, level, Z_DEFLATED, gzip ? 15 + 16 : 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+          std::string zenc(deflateBound(&cs, uLong(n)) + 32, '\0');
+          cs.next_in = src.data();
+          cs.avail_in = uInt(n);
+          cs.next_out = reinterpret_cast<Bytef *>(zenc.data());
+          cs.avail_out = uInt(zenc.size());
+          ASSERT_EQ(deflate(&cs, Z_FINISH), Z_STREAM_END);
+          zenc.resize(cs.total_out);
+          deflateEnd(&cs);
+          std::fill(dec.begin(), dec.end(), 0);
+          io::decode_chunk(c, zenc.data(), zenc.size(), dec.data(), n, "zl/0");
+          EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+          // Truncated zlib output: a format error.
+          expect_error([&] { io::decode_chunk(c, zenc.data(), zenc.size() - 1, dec.data(), n, "zl/1"); },
+                       CA_EFORMAT, {"zl/1"});
+        }
 }
 
 TEST(ZarrMeta, JsonRoundTripAndFillValues) {
