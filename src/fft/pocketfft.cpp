@@ -55,6 +55,14 @@
 
 namespace ca::fft::pf {
 
+// pocketfft allocates its scratch with aligned_alloc(64, bytes) for any byte count, but C11 (and
+// AddressSanitizer, which aborts on it) require the size to be a multiple of the alignment. Its
+// unqualified call finds this one first (an enclosing namespace), which rounds the size up.
+[[maybe_unused]] inline void *aligned_alloc(size_t align, size_t bytes) {
+  if (bytes > SIZE_MAX - align) return nullptr;
+  return std::aligned_alloc(align, (bytes + align - 1) / align * align);
+}
+
 namespace isa_baseline {
 namespace {
 #include CA_POCKETFFT_HEADER
