@@ -1331,6 +1331,19 @@ impl Array {
         })
     }
 
+    /// The options struct of `random`/`random_params`: the seed and params[0..3] (defaults 0, 1, 0).
+    fn random_options(seed: u64, params: &[f64]) -> ca_random_options_t {
+        let p = |i: usize, d: f64| params.get(i).copied().unwrap_or(d);
+        ca_random_options_t {
+            struct_size: std::mem::size_of::<ca_random_options_t>() as u32,
+            reserved: 0,
+            seed,
+            p0: p(0, 0.0),
+            p1: p(1, 1.0),
+            p2: p(2, 0.0),
+        }
+    }
+
     /// Random values of `distribution` (NumPy Generator's method of that name) with up to three
     /// scalar parameters `params` (p0, p1, p2 in the order of NumPy's arguments; missing ones take
     /// the defaults 0, 1, 0), reproducible per `seed` whatever the chunks; never stored. `dtype`:
@@ -1346,15 +1359,7 @@ impl Array {
         }
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
         let raw = cc.raw();
-        let p = |i: usize, d: f64| params.get(i).copied().unwrap_or(d);
-        let o = ca_random_options_t {
-            struct_size: std::mem::size_of::<ca_random_options_t>() as u32,
-            reserved: 0,
-            seed,
-            p0: p(0, 0.0),
-            p1: p(1, 1.0),
-            p2: p(2, 0.0),
-        };
+        let o = Self::random_options(seed, params);
         new_array(|h| unsafe {
             (l.ca_array_random)(h, distribution as i32, shape.len() as i32, shape.as_ptr(), &raw, dtype.code(), &o)
         })
@@ -1373,15 +1378,7 @@ impl Array {
         }
         let cc = CChunks::new(&normalize_chunks(shape, chunks, dtype)?);
         let raw = cc.raw();
-        let p = |i: usize, d: f64| params.get(i).copied().unwrap_or(d);
-        let o = ca_random_options_t {
-            struct_size: std::mem::size_of::<ca_random_options_t>() as u32,
-            reserved: 0,
-            seed,
-            p0: p(0, 0.0),
-            p1: p(1, 1.0),
-            p2: p(2, 0.0),
-        };
+        let o = Self::random_options(seed, params);
         let hs: Vec<*const ca_array_t> = arrays.iter().map(|a| a.map_or(ptr::null(), |a| a.h as *const ca_array_t)).collect();
         new_array(|h| unsafe {
             (l.ca_array_random_params)(h, distribution as i32, shape.len() as i32, shape.as_ptr(), &raw,
