@@ -16,6 +16,7 @@
 
 #include "array/array.hpp"
 #include "support/expect_error.hpp"
+#include "support/builtin_registry.hpp"
 #include "array/create.hpp"
 #include "array/expr.hpp"
 #include "exec/executor.hpp"
@@ -23,29 +24,12 @@
 #include "numpy_ref.hpp"
 
 using namespace ca;
+using ca::test::compute_bytes;
 using ca::test::Npy;
 
 namespace {
 
 // ---- helpers --------------------------------------------------------------------------------------
-
-KernelRegistry &registry() {
-  static KernelRegistry *reg = [] {
-    auto *r = new KernelRegistry;
-    register_builtin_kernels(*r);
-    register_creation_kernels(*r);  // idempotent (replace)
-    return r;
-  }();
-  return *reg;
-}
-
-// Compute with a given number of threads into raw bytes.
-std::vector<uint8_t> compute_bytes(const ArrayPtr &a, int32_t threads) {
-  Executor ex(threads);
-  std::vector<uint8_t> buf(size_t(a->nbytes()));
-  compute_into(ex, registry(), {a}, {buf.data()}, RunOptions{});
-  return buf;
-}
 
 template <class T>
 std::vector<T> compute_as(const ArrayPtr &a, int32_t threads = 2) {

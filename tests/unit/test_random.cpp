@@ -18,6 +18,7 @@
 
 #include "array/array.hpp"
 #include "support/expect_error.hpp"
+#include "support/builtin_registry.hpp"
 #include "array/create.hpp"
 #include "array/expr.hpp"
 #include "array/reduce.hpp"
@@ -26,24 +27,9 @@
 #include "kernel/kernel.hpp"
 
 using namespace ca;
+using ca::test::compute_bytes;
 
 namespace {
-
-KernelRegistry &registry() {
-  static KernelRegistry *reg = [] {
-    auto *r = new KernelRegistry;
-    register_builtin_kernels(*r);
-    return r;
-  }();
-  return *reg;
-}
-
-std::vector<uint8_t> compute_bytes(const ArrayPtr &a, int32_t threads = 2) {
-  Executor ex(threads);
-  std::vector<uint8_t> buf(size_t(a->nbytes()));
-  compute_into(ex, registry(), {a}, {buf.data()}, RunOptions{});
-  return buf;
-}
 
 // The values as doubles (float64, float32 or int64 arrays).
 std::vector<double> values(const ArrayPtr &a, int32_t threads = 2) {

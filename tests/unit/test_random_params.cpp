@@ -19,27 +19,13 @@
 #include "exec/executor.hpp"
 #include "kernel/kernel.hpp"
 #include "support/expect_error.hpp"
+#include "support/builtin_registry.hpp"
 
 using namespace ca;
+using ca::test::compute_bytes;
 using ca::test::expect_error;
 
 namespace {
-
-KernelRegistry &registry() {
-  static KernelRegistry *reg = [] {
-    auto *r = new KernelRegistry;
-    register_builtin_kernels(*r);
-    return r;
-  }();
-  return *reg;
-}
-
-std::vector<uint8_t> compute_bytes(const ArrayPtr &a) {
-  Executor ex(2);
-  std::vector<uint8_t> buf(size_t(a->nbytes()));
-  compute_into(ex, registry(), {a}, {buf.data()}, RunOptions{});
-  return buf;
-}
 
 ArrayPtr const_f64(const std::vector<Index> &shape, const Chunks &chunks, double v) {
   Index n = 1;
