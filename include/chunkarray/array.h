@@ -378,8 +378,9 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, i
  * CA_EKERNEL with that message (as every failed kernel).
  *
  * @param[out] out owned, free with ca_array_free(); NULL on failure.
- * @param distribution CA_RANDOM_UNIFORM, CA_RANDOM_NORMAL or any distribution from CA_RANDOM_BETA on
- *        (CA_RANDOM_INTEGERS: CA_EUNSUPPORTED).
+ * @param distribution any CA_RANDOM_* (CA_RANDOM_INTEGERS: low and high, truncated toward zero as
+ *        NumPy force-casts them, each element checked as ca_array_random() checks its bounds: low <
+ *        high and both within @p dtype, "integers: low >= high ...", "... is out of bounds for int8").
  * @param shape @p ndim extents (may be NULL when ndim is 0). @param chunks normalized chunks of it.
  * @param dtype as ca_array_random().
  * @param params borrowed, @p nparams entries (NULL entries allowed); may be NULL when nparams is 0.
@@ -394,7 +395,7 @@ CA_API ca_status_t ca_array_random(ca_array_t **out, ca_random_t distribution, i
  *         sizes, opts->struct_size too small); CA_ETYPE (a dtype the distribution cannot produce, a
  *         complex/string/time parameter array, a float or uint64 array for an integer parameter: "Cannot
  *         cast array data from dtype('float64') to dtype('int64') according to the rule 'safe'");
- *         CA_EUNSUPPORTED (CA_RANDOM_INTEGERS); CA_ENOMEM. At compute: CA_EKERNEL for a bad parameter
+ *         CA_ENOMEM. At compute: CA_EKERNEL for a bad parameter
  *         value, with NumPy's message.
  *
  * @code

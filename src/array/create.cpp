@@ -327,6 +327,25 @@ ArrayPtr diag(const ArrayPtr &v, Index k) {
 
 // ---- random -------------------------------------------------------------------------------------
 
+void integers_bounds(double low, double high, DType dtype, ca_status_t code, int64_t &lo_bits, uint64_t &range) {
+  const double lo = std::trunc(low), hi = std::trunc(high);
+  CA_CHECK(lo < hi, code, "integers: low >= high (low ", low, ", high ", high, ")");
+  double mn = 0, mx = 0;  // dtype range as doubles; mx is max + 1
+  const size_t bits = dtype == CA_BOOL ? 1 : dtype_size(dtype) * 8;
+  if (dtype == CA_BOOL || dtype_kind(dtype) == 'u') {
+    mn = 0;
+    mx = std::ldexp(1.0, int(bits));
+  } else {
+    mn = -std::ldexp(1.0, int(bits) - 1);
+    mx = std::ldexp(1.0, int(bits) - 1);
+  }
+  CA_CHECK(lo >= mn, code, "integers: low ", low, " is out of bounds for ", dtype_name(dtype));
+  CA_CHECK(hi <= mx, code, "integers: high ", high, " is out of bounds for ", dtype_name(dtype));
+  const double r = hi - lo;  // exact: both are integers of at most 64 bits apart
+  range = r >= 18446744073709551616.0 ? 0 : uint64_t(r);
+  lo_bits = lo >= 0 ? int64_t(uint64_t(lo)) : int64_t(lo);
+}
+
 ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
                 double p0, double p1, double p2) {
   check_dtype(dtype, "random");
@@ -375,22 +394,7 @@ ArrayPtr random(int32_t distribution, uint64_t seed, std::vector<Index> shape, c
       prefix = "integers";
       CA_CHECK(dtype_is_integer(dtype) || dtype == CA_BOOL, CA_ETYPE,
                "integers: dtype must be an integer dtype (got ", dtype_name(dtype), ")");
-      double lo = std::trunc(p0), hi = std::trunc(p1);
-      CA_CHECK(lo < hi, CA_EINVAL, "integers: low >= high (low ", p0, ", high ", p1, ")");
-      double mn = 0, mx = 0;  // dtype range as doubles; mx is max + 1
-      size_t bits = dtype == CA_BOOL ? 1 : dtype_size(dtype) * 8;
-      if (dtype == CA_BOOL || dtype_kind(dtype) == 'u') {
-        mn = 0;
-        mx = std::ldexp(1.0, int(bits));
-      } else {
-        mn = -std::ldexp(1.0, int(bits) - 1);
-        mx = std::ldexp(1.0, int(bits) - 1);
-      }
-      CA_CHECK(lo >= mn, CA_EINVAL, "integers: low ", p0, " is out of bounds for ", dtype_name(dtype));
-      CA_CHECK(hi <= mx, CA_EINVAL, "integers: high ", p1, " is out of bounds for ", dtype_name(dtype));
-      double r = hi - lo;  // exact: both are integers of at most 64 bits apart
-      range = r >= 18446744073709551616.0 ? 0 : uint64_t(r);
-      lo_bits = lo >= 0 ? int64_t(uint64_t(lo)) : int64_t(lo);
+      integers_bounds(p0, p1, dtype, CA_EINVAL, lo_bits, range);
       break;
     }
     default: fail(CA_EINVAL, "random: unknown distribution ", distribution);

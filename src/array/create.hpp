@@ -174,9 +174,18 @@ inline double ziggurat_normal(uint64_t r, Next &&next) {
   }
 }
 
+/// integers(low, high) for `dtype` (an integer dtype or bool): checks NumPy's rules on the truncated
+/// bounds (low < high, both within the dtype; `code` with NumPy's message otherwise) and returns the
+/// first value's bits and the range high - low (0 meaning 2**64). The scalar ca_array_random and the
+/// array-valued ca.random_params share it, so constant bound arrays draw the scalar version's values.
+void integers_bounds(double low, double high, DType dtype, ca_status_t code, int64_t &lo_bits, uint64_t &range);
+
 namespace detail {
 /// Philox4x32-10 on one counter (for tests: Random123's known answers).
 void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+/// Element g's draw in [0, range) (range 0: 2**64) from its stream-0 word w: Lemire's multiply-shift,
+/// a rejected word redrawn from streams 1, 2, ... at g's counter (so it depends on g alone).
+uint64_t bounded_word(uint64_t seed, uint64_t g, uint64_t w, uint64_t range);
 }  // namespace detail
 
 }  // namespace ca

@@ -206,7 +206,7 @@ void gen_normal(const GenSpec &s, Index glin, Index n, T *p) {
 
 // Lemire's multiply-shift on 64-bit words; a rejected word is redrawn from the next stream at the
 // same counter, so every element stays a function of its index alone. range 0 means 2**64.
-inline uint64_t bounded_word(uint64_t seed, uint64_t g, uint64_t w, uint64_t range) {
+inline uint64_t bounded_draw(uint64_t seed, uint64_t g, uint64_t w, uint64_t range) {
   if (range == 0) return w;
   const uint64_t t = (0 - range) % range;
   for (uint32_t stream = 1;; ++stream) {
@@ -221,7 +221,7 @@ void gen_integers(const GenSpec &s, Index glin, Index n, T *p) {
   const uint64_t lo = uint64_t(s.i0), range = uint64_t(s.i1);
   for_words(s.seed, glin, n, [&](const uint64_t *w, Index m, Index i) {
     for (Index t = 0; t < m; ++t) {
-      uint64_t v = lo + bounded_word(s.seed, uint64_t(glin + i + t), w[t], range);
+      uint64_t v = lo + bounded_draw(s.seed, uint64_t(glin + i + t), w[t], range);
       if constexpr (std::is_same_v<T, bool>) p[i + t] = (v & 1) != 0;
       else p[i + t] = T(v);
     }
@@ -274,6 +274,10 @@ void gen_linspace(const GenSpec &s, Index glin, Index n, T *p) {
 }
 
 }  // namespace
+
+uint64_t detail::bounded_word(uint64_t seed, uint64_t g, uint64_t w, uint64_t range) {
+  return bounded_draw(seed, g, w, range);
+}
 
 void gen_check(const GenSpec &s) {
   if (!dtype_valid(s.dtype) || s.dtype == CA_RAW) fail(CA_EFORMAT, "generator: invalid dtype ", s.dtype);

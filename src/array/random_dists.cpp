@@ -731,6 +731,7 @@ int dist_nparams(int32_t code) {
   switch (code) {
     case CA_RANDOM_UNIFORM:
     case CA_RANDOM_NORMAL:
+    case CA_RANDOM_INTEGERS:
     case CA_RANDOM_BETA:
     case CA_RANDOM_BINOMIAL:
     case CA_RANDOM_F:
@@ -753,7 +754,23 @@ int dist_nparams(int32_t code) {
 }
 
 const char *params_dist_name(int32_t code) {
-  return code == CA_RANDOM_UNIFORM ? "uniform" : code == CA_RANDOM_NORMAL ? "normal" : dist_name(code);
+  return code == CA_RANDOM_UNIFORM    ? "uniform"
+         : code == CA_RANDOM_NORMAL   ? "normal"
+         : code == CA_RANDOM_INTEGERS ? "integers"
+                                      : dist_name(code);
+}
+
+// The output dtype a distribution allows (CA_ETYPE naming it otherwise).
+void check_params_dtype(int32_t code, DType dtype) {
+  const char *name = params_dist_name(code);
+  if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL)
+    CA_CHECK(dtype == CA_FLOAT32 || dtype == CA_FLOAT64, CA_ETYPE, name, ": dtype must be float32 or float64 (got ",
+             dtype_name(dtype), ")");
+  else if (code == CA_RANDOM_INTEGERS)
+    CA_CHECK(dtype_is_integer(dtype) || dtype == CA_BOOL, CA_ETYPE, "integers: dtype must be an integer dtype (got ",
+             dtype_name(dtype), ")");
+  else
+    check_dist_dtype(code, dtype, CA_EINVAL);
 }
 
 // Parameters NumPy casts to int64 with the 'safe' rule: binomial's n, hypergeometric's three.
@@ -854,14 +871,8 @@ Block *k_random_params(const KernelArgs &A) {
   const std::string_view sc = A.bytes(3, "scalars");
   const std::span<const int64_t> size = A.tuple(4, "size"), origin = A.tuple(5, "origin"), shape = A.tuple(6, "shape");
   const int64_t mask = A.int64(7, "mask");
-  CA_CHECK(params_dist_name(code) && code != CA_RANDOM_INTEGERS, CA_EINVAL, A.kernel(), ": unknown distribution ",
-           code);
-  const char *name = params_dist_name(code);
-  if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL)
-    CA_CHECK(dtype == CA_FLOAT32 || dtype == CA_FLOAT64, CA_ETYPE, name, ": dtype must be float32 or float64 (got ",
-             dtype_name(dtype), ")");
-  else
-    check_dist_dtype(code, dtype, CA_EINVAL);
+  CA_CHECK(params_dist_name(code), CA_EINVAL, A.kernel(), ": unknown distribution ", code);
+  check_params_dtype(code, dtype);
   CA_CHECK(sc.size() == 3 * sizeof(double), CA_EINVAL, A.kernel(), ": scalars must be 3 float64 values");
   CA_CHECK(mask >= 0 && mask < 8, CA_EINVAL, A.kernel(), ": mask ", mask, " is not a subset of {p0, p1, p2}");
   const size_t nd = size.size();
@@ -909,6 +920,8 @@ Block *k_random_params(const KernelArgs &A) {
   std::vector<int64_t> idx(nd, 0);
   double last[3] = {NAN, NAN, NAN};
   bool checked = false;
+  int64_t int_lo = 0;      // integers: the current element's bounds (integers_bounds)
+  uint64_t int_range = 0;
   for (Index r = 0; r < rows; ++r) {
     uint64_t g0 = 0;
     for (size_t d = 0; d < nd; ++d) g0 = g0 * uint64_t(size[d]) + uint64_t(origin[d] + idx[d]);
@@ -924,13 +937,42 @@ Block *k_random_params(const KernelArgs &A) {
       q.p2 = has[2] ? prm[2].v[size_t(base[2] + t * last_stride[2])] : scal[2];
       // Validate when they change (NaN never compares equal, so it is always checked).
       if (!checked || q.p0 != last[0] || q.p1 != last[1] || q.p2 != last[2]) {
-        check_element_params(code, q.p0, q.p1, q.p2);
+        if (code == CA_RANDOM_INTEGERS)
+          integers_bounds(q.p0, q.p1, dtype, CA_EINVAL, int_lo, int_range);
+        else
+          check_element_params(code, q.p0, q.p1, q.p2);
         last[0] = q.p0, last[1] = q.p1, last[2] = q.p2;
         checked = true;
       }
     };
     const Index o = r * row;
-    if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL) {
+    if (code == CA_RANDOM_INTEGERS) {
+      // The scalar fill's values (create_kernels.cpp gen_integers): low + a bounded draw from g's word.
+      auto fill = [&]<class T>(T *p) {
+        for (Index t = 0; t < row; ++t) {
+          Params q;
+          params_of(t, q);
+          const uint64_t g = g0 + uint64_t(t);
+          uint64_t w0, w1;
+          stream0_pair(seed, g, w0, w1);
+          const uint64_t v = uint64_t(int_lo) + detail::bounded_word(seed, g, (g & 1) ? w1 : w0, int_range);
+          if constexpr (std::is_same_v<T, bool>) p[t] = (v & 1) != 0;
+          else p[t] = T(v);
+        }
+      };
+      switch (dtype) {
+        case CA_BOOL: fill(out.data<bool>() + o); break;
+        case CA_INT8: fill(out.data<int8_t>() + o); break;
+        case CA_INT16: fill(out.data<int16_t>() + o); break;
+        case CA_INT32: fill(out.data<int32_t>() + o); break;
+        case CA_INT64: fill(out.data<int64_t>() + o); break;
+        case CA_UINT8: fill(out.data<uint8_t>() + o); break;
+        case CA_UINT16: fill(out.data<uint16_t>() + o); break;
+        case CA_UINT32: fill(out.data<uint32_t>() + o); break;
+        case CA_UINT64: fill(out.data<uint64_t>() + o); break;
+        default: fail(CA_ETYPE, "integers: dtype ", dtype_name(dtype));
+      }
+    } else if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL) {
       for (Index t = 0; t < row; ++t) {
         Params q;
         params_of(t, q);
@@ -977,8 +1019,6 @@ Block *k_random_params(const KernelArgs &A) {
 ArrayPtr random_params(int32_t code, uint64_t seed, std::vector<Index> shape, const Chunks &chunks, DType dtype,
                        const std::vector<ArrayPtr> &params, double p0, double p1, double p2) {
   const char *name = params_dist_name(code);
-  CA_CHECK(code != CA_RANDOM_INTEGERS, CA_EUNSUPPORTED,
-           "integers: array-valued low and high are not supported (ca_array_random_params); use ca_array_random");
   CA_CHECK(name, CA_EINVAL, "random_params: unknown distribution ", code);
   CA_CHECK(params.size() <= 3, CA_EINVAL, name, ": ", params.size(), " parameter arrays (at most 3: p0, p1, p2)");
   CA_CHECK(shape.size() <= CA_MAX_NDIM, CA_EINVAL, name, ": ", shape.size(), " dimensions (max ", CA_MAX_NDIM, ")");
@@ -989,11 +1029,7 @@ ArrayPtr random_params(int32_t code, uint64_t seed, std::vector<Index> shape, co
   bool any = false;
   for (const ArrayPtr &a : params) any = any || a != nullptr;
   if (!any) return random(code, seed, std::move(shape), chunks, dtype, p0, p1, p2);
-  if (code == CA_RANDOM_UNIFORM || code == CA_RANDOM_NORMAL)
-    CA_CHECK(dtype == CA_FLOAT32 || dtype == CA_FLOAT64, CA_ETYPE, name, ": dtype must be float32 or float64 (got ",
-             dtype_name(dtype), ")");
-  else
-    check_dist_dtype(code, dtype, CA_EINVAL);
+  check_params_dtype(code, dtype);
   const int np = dist_nparams(code);
   const size_t nd = shape.size();
   std::string out_index;

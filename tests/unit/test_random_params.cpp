@@ -64,6 +64,9 @@ const Case kCases[] = {
     {CA_RANDOM_TRIANGULAR, -1, 0.5, 2, CA_FLOAT64},  {CA_RANDOM_VONMISES, 0.3, 2, 0, CA_FLOAT64},
     {CA_RANDOM_WALD, 1, 2, 0, CA_FLOAT64},           {CA_RANDOM_WEIBULL, 1.5, 0, 0, CA_FLOAT64},
     {CA_RANDOM_ZIPF, 2.5, 0, 0, CA_INT64},
+    {CA_RANDOM_INTEGERS, -5, 17, 0, CA_INT64},       {CA_RANDOM_INTEGERS, 0, 256, 0, CA_UINT8},
+    {CA_RANDOM_INTEGERS, -3e18, 6e18, 0, CA_INT64},  {CA_RANDOM_INTEGERS, 0, 2, 0, CA_BOOL},
+    {CA_RANDOM_INTEGERS, -100, 100, 0, CA_INT8},     {CA_RANDOM_INTEGERS, 0, 1.8e19, 0, CA_UINT64},
 };
 
 int nparams_of(int32_t code) {
@@ -202,6 +205,57 @@ TEST(RandomParams, BadValuesFailAtCompute) {
   });
 }
 
+// integers(low array, high array): element g is the scalar integers(low_g, high_g) at g, for every
+// integer dtype; float bounds truncate toward zero (NumPy force-casts them); bad bounds fail at compute.
+TEST(RandomParams, IntegersWithArrayBounds) {
+  const std::vector<double> lo{-5, 0, 2.9, -128, 7};
+  const std::vector<double> hi{5, 1, 300.7, 127, 8};
+  ArrayPtr l = arr(lo, CA_FLOAT64, {5}, Chunks{{2, 3}});
+  ArrayPtr h = arr(hi, CA_FLOAT64, {5}, Chunks{{5}});
+  const Chunks ch{{1, 2}, {3, 2}};
+  for (DType dt : {DType(CA_INT16), DType(CA_INT32), DType(CA_INT64)}) {  // (uint16: the error case below)
+    const size_t es = dtype_size(dt);
+    const std::vector<uint8_t> got = compute_bytes(random_params(CA_RANDOM_INTEGERS, 11, {3, 5}, ch, dt, {l, h}, 0, 0, 0));
+    ASSERT_EQ(got.size(), 15 * es);
+    for (size_t j = 0; j < 5; ++j) {
+      const std::vector<uint8_t> col =
+          compute_bytes(random(CA_RANDOM_INTEGERS, 11, {3, 5}, ch, dt, std::trunc(lo[j]), std::trunc(hi[j]), 0));
+      for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(std::memcmp(got.data() + (i * 5 + j) * es, col.data() + (i * 5 + j) * es, es), 0) << i << "," << j;
+        int64_t v = 0;
+        if (dt == CA_INT16) v = reinterpret_cast<const int16_t *>(got.data())[i * 5 + j];
+        if (dt == CA_INT32) v = reinterpret_cast<const int32_t *>(got.data())[i * 5 + j];
+        if (dt == CA_INT64) v = reinterpret_cast<const int64_t *>(got.data())[i * 5 + j];
+        EXPECT_GE(v, int64_t(std::trunc(lo[j])));
+        EXPECT_LT(v, int64_t(std::trunc(hi[j])));
+      }
+    }
+  }
+  // int64 bounds, high only an array (low the scalar 0), 0-d and empty outputs.
+  ArrayPtr hi64 = arr(std::vector<int64_t>{1, 2, 1000000007}, CA_INT64, {3}, Chunks{{3}});
+  EXPECT_EQ(compute_bytes(random_params(CA_RANDOM_INTEGERS, 3, {3}, Chunks{{2, 1}}, CA_INT64, {nullptr, hi64}, 0, 0, 0))[0], 0);
+  ArrayPtr h0 = arr(std::vector<int64_t>{9}, CA_INT64, {}, Chunks{});
+  EXPECT_EQ(compute_bytes(random_params(CA_RANDOM_INTEGERS, 3, {}, Chunks{}, CA_INT32, {nullptr, h0}, 4, 0, 0)),
+            compute_bytes(random(CA_RANDOM_INTEGERS, 3, {}, Chunks{}, CA_INT32, 4, 9, 0)));
+  EXPECT_EQ(compute_bytes(random_params(CA_RANDOM_INTEGERS, 3, {0}, Chunks{{0}}, CA_INT64, {nullptr, h0}, 4, 0, 0)).size(),
+            0u);
+  // Bad bounds: NumPy's messages, at compute.
+  ArrayPtr eq = arr(std::vector<double>{3, 5}, CA_FLOAT64, {2}, Chunks{{1, 1}});
+  expect_error(CA_EKERNEL, "integers: low >= high (low 5, high 5)", [&] {
+    compute_bytes(random_params(CA_RANDOM_INTEGERS, 1, {2}, Chunks{{2}}, CA_INT64, {eq, nullptr}, 0, 5, 0));
+  });
+  expect_error(CA_EKERNEL, "integers: low -5 is out of bounds for uint16", [&] {
+    compute_bytes(random_params(CA_RANDOM_INTEGERS, 1, {5}, Chunks{{5}}, CA_UINT16, {l, h}, 0, 0, 0));
+  });
+  expect_error(CA_EKERNEL, "integers: high 300.7 is out of bounds for int8", [&] {
+    compute_bytes(random_params(CA_RANDOM_INTEGERS, 1, {5}, Chunks{{5}}, CA_INT8, {nullptr, h}, 0, 0, 0));
+  });
+  ArrayPtr nanb = arr(std::vector<double>{NAN}, CA_FLOAT64, {1}, Chunks{{1}});
+  expect_error(CA_EKERNEL, "integers: low >= high", [&] {
+    compute_bytes(random_params(CA_RANDOM_INTEGERS, 1, {1}, Chunks{{1}}, CA_INT64, {nanb, nullptr}, 0, 5, 0));
+  });
+}
+
 TEST(RandomParams, BuildErrors) {
   ArrayPtr p32 = arr(std::vector<double>{1, 2, 3}, CA_FLOAT64, {3, 1}, Chunks{{3}, {1}});
   expect_error(CA_EINVAL, "shape mismatch: objects cannot be broadcast to a single shape",
@@ -218,8 +272,10 @@ TEST(RandomParams, BuildErrors) {
                [&] { random_params(CA_RANDOM_POISSON, 1, {3}, Chunks{{3}}, CA_INT64, {nullptr, f}, 1, 0, 0); });
   expect_error(CA_ETYPE, "poisson: dtype must be int64",
                [&] { random_params(CA_RANDOM_POISSON, 1, {3}, Chunks{{3}}, CA_FLOAT64, {f}, 1, 0, 0); });
-  expect_error(CA_EUNSUPPORTED, "integers: array-valued",
-               [&] { random_params(CA_RANDOM_INTEGERS, 1, {3}, Chunks{{3}}, CA_INT64, {f}, 0, 5, 0); });
+  expect_error(CA_ETYPE, "integers: dtype must be an integer dtype (got float64)",
+               [&] { random_params(CA_RANDOM_INTEGERS, 1, {3}, Chunks{{3}}, CA_FLOAT64, {f}, 0, 5, 0); });
+  expect_error(CA_EINVAL, "integers: takes 2 parameters, got an array for p2",
+               [&] { random_params(CA_RANDOM_INTEGERS, 1, {3}, Chunks{{3}}, CA_INT64, {nullptr, nullptr, f}, 0, 5, 0); });
   expect_error(CA_EINVAL, "Chunks do not add up to shape",
                [&] { random_params(CA_RANDOM_GAMMA, 1, {3}, Chunks{{2}}, CA_FLOAT64, {f}, 0, 1, 0); });
 }

@@ -232,7 +232,7 @@ class Generator:
         if high is None:
             low, high = 0, low
         if _is_array_param(low) or _is_array_param(high):
-            raise ValueError("integers: array-valued low and high are not supported (draw with scalar bounds)")
+            return self._integers_arrays(low, high, size, np.dtype(dtype), endpoint, chunks)
         low = int(_param("integers", "low", low)) if not isinstance(low, (int, np.integer)) else int(low)
         high = int(_param("integers", "high", high)) if not isinstance(high, (int, np.integer)) else int(high)
         if endpoint:
@@ -240,6 +240,36 @@ class Generator:
         if low >= high:
             raise ValueError("low >= high" if not endpoint else "low > high")
         return self._d("integers", size, chunks, np.dtype(dtype), low, high)
+
+    def _integers_arrays(self, low, high, size, dtype, endpoint, chunks):
+        """integers() with array bounds (``ca_array_random_params``): NumPy arrays are checked now, as
+        NumPy does; chunkarray arrays when computed (the same messages)."""
+        if dtype.kind not in "iub":
+            raise TypeError(f"Unsupported dtype {dtype!r} for integers")
+        info = np.iinfo(dtype) if dtype.kind != "b" else None
+        lo_min, hi_max = (0, 1) if info is None else (info.min, info.max)
+        bounds = []
+        for nm, v in (("low", low), ("high", high)):
+            if isinstance(v, Array):
+                bounds.append(v)
+                continue
+            a = np.asarray(v)
+            if a.dtype.kind not in "biuf":
+                raise TypeError(f"integers: {nm} must be real numbers (got dtype {a.dtype})")
+            t = np.trunc(a.astype(np.float64))
+            if nm == "low" and np.any(t < lo_min):
+                raise ValueError(f"low is out of bounds for {dtype}")
+            if nm == "high" and np.any(t > hi_max if endpoint else t > hi_max + 1.0):
+                raise ValueError(f"high is out of bounds for {dtype}")
+            bounds.append(a)
+        lo, hi = bounds
+        if isinstance(lo, np.ndarray) and isinstance(hi, np.ndarray):
+            lt, ht = np.trunc(lo.astype(np.float64)), np.trunc(hi.astype(np.float64))
+            if np.any(lt > ht) if endpoint else np.any(lt >= ht):
+                raise ValueError("low > high" if endpoint else "low >= high")
+        if endpoint:
+            hi = hi + 1 if isinstance(hi, Array) else np.trunc(hi.astype(np.float64)) + 1.0
+        return self._d("integers", size, chunks, dtype, lo, hi)
 
     # ---- continuous ------------------------------------------------------------------------------
 

@@ -126,5 +126,60 @@ def test_errors_numpy_messages():
         g.triangular(np.array([0.0, 2.0]), 1.0, 3.0).compute()
     with pytest.raises(ca.ChunkArrayError, match=r"p < 0, p > 1 or p is NaN"):
         g.binomial(3, np.array([0.5, np.nan])).compute()
-    with pytest.raises(ValueError, match="array-valued low and high are not supported"):
-        g.integers(np.array([1, 2]), 5)
+    # integers: NumPy arrays are checked at the call as NumPy does, chunkarray arrays when computed.
+    with pytest.raises(ValueError, match="low >= high"):
+        g.integers(np.array([1, 5]), 5)
+    with pytest.raises(ValueError, match="low > high"):
+        g.integers(np.array([1, 6]), 5, endpoint=True)
+    with pytest.raises(ValueError, match="low is out of bounds for uint8"):
+        g.integers(np.array([-1, 2]), 5, dtype=np.uint8)
+    with pytest.raises(ValueError, match="high is out of bounds for int8"):
+        g.integers(0, np.array([5, 129]), dtype=np.int8)
+    with pytest.raises(ca.ChunkArrayError, match=r"integers: low >= high \(low 7, high 7\)"):
+        g.integers(ca.asarray(np.array([1, 7])), 7).compute()
+    with pytest.raises(TypeError, match="Unsupported dtype"):
+        g.integers(np.array([1, 2]), 5, dtype=np.float64)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64, np.uint64, np.bool_])
+def test_integers_array_bounds(dtype):
+    """Element (i, j) lies in [low_j, high_j) (closed with endpoint), every value of a small range
+    occurs with NumPy's uniform frequency, constant bound arrays equal the scalar draw bit for bit,
+    and chunkarray arrays as bounds give the NumPy-array result."""
+    info = np.iinfo(dtype) if dtype is not np.bool_ else None
+    if info is None:
+        lo, hi = np.array([0, 0, 1]), np.array([1, 2, 2])
+    else:
+        top_lo = info.max - 4 if info.bits < 64 else 2.0**60  # (bounds pass through float64, as NumPy's do not)
+        top_hi = info.max if info.bits < 64 else 2.0**60 + 2048
+        lo = np.array([0, 3, max(info.min, -7), top_lo], dtype=np.float64)
+        hi = np.array([1, 9, 7, top_hi], dtype=np.float64)
+    for endpoint in (False, True):  # the same ranges: [lo, hi) and [lo, hi - 1]
+        g = car.default_rng(12)
+        h = hi - 1 if endpoint else hi
+        x = _c(g.integers(lo, h, size=(N, lo.size), dtype=dtype, chunks=(1000, 2), endpoint=endpoint))
+        assert x.dtype == np.dtype(dtype) and x.shape == (N, lo.size)
+        top = hi - 1
+        xi = x.astype(np.float64)
+        assert (xi >= lo).all() and (xi <= top).all()
+        for j in range(lo.size):
+            vals = np.arange(lo[j], top[j] + 1)
+            if vals.size <= 16:
+                counts = np.array([(xi[:, j] == v).sum() for v in vals])
+                exp = N / vals.size
+                assert counts.sum() == N
+                assert np.all(np.abs(counts - exp) < 6 * np.sqrt(exp)), (j, counts)
+        same = _c(car.default_rng(12).integers(ca.asarray(lo), ca.asarray(h), size=(N, lo.size), dtype=dtype,
+                                                 chunks=(1000, 2), endpoint=endpoint))
+        np.testing.assert_array_equal(same, x)
+    # Constant bounds: the scalar version's values.
+    c = _c(car.default_rng(4).integers(np.full(6, 2), np.full(6, 5), size=(3, 6), dtype=dtype if info else np.int64))
+    d = _c(car.default_rng(4).integers(2, 5, size=(3, 6), dtype=dtype if info else np.int64))
+    np.testing.assert_array_equal(c, d)
+    # size None: the broadcast shape of the bounds; 0-d and empty.
+    assert car.default_rng(1).integers(np.array([[0], [1]]), np.array([3, 4, 5])).shape == (2, 3)
+    assert _c(car.default_rng(1).integers(np.array(2), 3)) == 2
+    assert _c(car.default_rng(1).integers(np.array([], dtype=np.int64), 3)).shape == (0,)
+    # RandomState.randint takes arrays as NumPy's does.
+    r = _c(car.RandomState(2).randint(np.array([1, 5]), np.array([3, 6]), size=(5, 2)))
+    assert (r[:, 1] == 5).all() and ((r[:, 0] >= 1) & (r[:, 0] < 3)).all()
