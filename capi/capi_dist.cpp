@@ -113,6 +113,7 @@ CA_API ca_status_t ca_dist_plan(ca_dist_rank_plan_t *out, const ca_graph_t *grap
   auto refs = key_refs(keys, nkeys);
   auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), nullptr);
   auto owner = ca::dist::place(*plan, o.nranks, o.placement);
+  if (o.results == CA_DIST_RESULTS_GATHER) ca::dist::transposed_outputs_at_root(*plan, owner, o.root);
   auto per = ca::dist::summarize(*plan, owner, o.nranks, o.root, o.results, o.placement);
   for (size_t r = 0; r < per.size(); ++r) {
     per[r].struct_size = uint32_t(std::min(esize, sizeof(ca_dist_rank_plan_t)));

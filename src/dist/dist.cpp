@@ -122,6 +122,7 @@ class Session {
     const int32_t n = plan_.size();
     owner_ = place(plan_, size_, opts_.placement);
     const bool gather = opts_.results == CA_DIST_RESULTS_GATHER;
+    if (gather) transposed_outputs_at_root(plan_, owner_, opts_.root);
     // Generated blocks are made again on each rank needing them instead of being sent.
     const Runners runs(plan_, owner_, replicated(plan_, opts_.placement), opts_.root, opts_.results);
     progress_total_ = plan_.size() + runs.extra();

@@ -243,6 +243,79 @@ std::vector<double> estimate_bytes(const Plan &plan) {
   return est;
 }
 
+namespace {
+
+// Tasks whose inputs are all replicated (generated again on whichever rank needs them) are pinned
+// nowhere by bytes: the vote would follow their generators' nominal owners (W5's Gram product
+// `x @ x.T` of a random x put 12 of its 16 cost units on rank 0). When such tasks of one layer differ
+// in cost (the Gram product's syrk blocks on the diagonal read one row block of x, its gemm blocks
+// two, and do half the flops), the layer's free tasks are split into contiguous ranges of equal
+// estimated cost instead — the cost of a task being the bytes of its distinct inputs. Layers whose
+// free tasks all cost the same keep the vote (which already splits them evenly). Returns the tasks
+// it placed (1) in `owner`.
+std::vector<uint8_t> split_free_by_cost(const Plan &plan, int32_t nranks, const std::vector<double> &est,
+                                        std::vector<int32_t> &owner) {
+  const int32_t n = plan.size();
+  std::vector<uint8_t> fixed(size_t(n), 0);
+  const std::vector<uint8_t> rep = replicated(plan, CA_PLACEMENT_LOCALITY);
+  struct Free {
+    const Layer *layer;
+    int64_t local;
+    int32_t task;
+    double cost;
+  };
+  std::vector<Free> free;
+  std::vector<int32_t> deps;
+  for (int32_t t = 0; t < n; ++t) {
+    const PlanTask &pt = plan.tasks[size_t(t)];
+    if (pt.dep_begin == pt.dep_end || rep[size_t(t)]) continue;
+    deps.assign(plan.deps.begin() + pt.dep_begin, plan.deps.begin() + pt.dep_end);
+    if (!std::all_of(deps.begin(), deps.end(), [&](int32_t d) { return rep[size_t(d)] != 0; })) continue;
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    double c = 0;
+    for (int32_t d : deps) c += std::max(est[size_t(d)], 1.0);
+    free.push_back({pt.layer, pt.local, t, c});
+  }
+  std::stable_sort(free.begin(), free.end(), [](const Free &a, const Free &b) {
+    return a.layer != b.layer ? std::less<const Layer *>()(a.layer, b.layer) : a.local < b.local;
+  });
+  for (size_t b = 0; b < free.size();) {
+    size_t e = b;
+    double total = 0;
+    bool uniform = true;
+    while (e < free.size() && free[e].layer == free[b].layer) {
+      total += free[e].cost;
+      uniform = uniform && free[e].cost == free[b].cost;
+      ++e;
+    }
+    if (!uniform && int64_t(e - b) >= nranks) {
+      double before = 0;  // each task goes to the rank whose share holds the middle of its cost
+      for (size_t i = b; i < e; ++i) {
+        const double mid = before + free[i].cost / 2;
+        owner[size_t(free[i].task)] = std::clamp(int32_t(mid * nranks / total), 0, nranks - 1);
+        fixed[size_t(free[i].task)] = 1;
+        before += free[i].cost;
+      }
+    }
+    b = e;
+  }
+  return fixed;
+}
+
+}  // namespace
+
+void transposed_outputs_at_root(const Plan &plan, std::vector<int32_t> &owner, int32_t root) {
+  std::vector<uint8_t> is_output(owner.size(), 0);
+  for (int32_t o : plan.outputs) is_output[size_t(o)] = 1;
+  for (int32_t o : plan.outputs) {
+    const PlanTask &pt = plan.tasks[size_t(o)];
+    if (pt.dep_end - pt.dep_begin != 1 || !is_output[size_t(plan.deps[size_t(pt.dep_begin)])]) continue;
+    if (pt.layer->kernel_of(pt.local) != "ca.shape.transpose") continue;
+    owner[size_t(o)] = root;
+  }
+}
+
 std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy) {
   CA_CHECK(nranks >= 1, CA_EINVAL, "placement: ", nranks, " ranks (at least 1 needed)");
   CA_CHECK(policy_name(policy), CA_EINVAL, "placement: unknown policy ", policy,
@@ -263,9 +336,12 @@ std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t poli
   // Scratch for the locality vote: weight per rank, reset after each task.
   std::vector<double> votes(size_t(nranks), 0.0);
   std::vector<std::pair<int32_t, double>> pieces;
+  std::vector<uint8_t> fixed;
+  if (by_bytes) fixed = split_free_by_cost(plan, nranks, est, owner);
   // In a topological order: every task after its dependencies.
   for (int32_t t : topo_order(plan)) {
     const PlanTask &pt = plan.tasks[size_t(t)];
+    if (!fixed.empty() && fixed[size_t(t)]) continue;
     if (pt.dep_begin == pt.dep_end) {
       if (pt.layer->kind() == LayerKind::Data && static_cast<const DataLayer *>(pt.layer)->distributed())
         owner[size_t(t)] = static_cast<const DataLayer *>(pt.layer)->home(pt.local);

@@ -492,6 +492,49 @@ TEST(Mpi, W4AndW7MoveOnlyPartialResults) {
   for (auto *v : {x, a1, a2, w4, mean, y, w7}) ca_array_free(v);
 }
 
+TEST(Mpi, GramProductSplitsByCostAndMirrorsAtRoot) {
+  // x @ x.T of a generated x (4 x 4 blocks): 10 product tasks on and above the diagonal — 4 syrk
+  // reading one row block of x, 6 gemm reading two (twice the work) — and 6 mirrors below it
+  // (transposes). The product tasks are split in contiguous ranges of equal cost (on 2 ranks: 5 and
+  // 5 tasks, 2 syrk + 3 gemm each; the vote by generator owner gave rank 0 twelve of sixteen
+  // units), and when gathered every mirror is made on the root from the block it receives anyway:
+  // only product blocks above the diagonal cross ranks (2 ranks: 5 blocks; 8 before either change).
+  ca_array_t *x = nullptr, *xt = nullptr, *m = nullptr;
+  int64_t shape[2] = {120, 120}, nb[2] = {4, 4}, sz[8];
+  for (int i = 0; i < 8; ++i) sz[i] = 30;
+  ca_chunks_t c = chunks2(nb, sz);
+  ASSERT_EQ(ca_array_random(&x, CA_RANDOM_UNIFORM, 2, shape, &c, CA_FLOAT64,
+                            opt_ptr(ca_random_options_t{sizeof(ca_random_options_t), 0u, 7, 0, 1, 0.0})),
+            CA_OK);
+  ASSERT_EQ(ca_array_transpose(&xt, x, nullptr), CA_OK);
+  ASSERT_EQ(ca_linalg_matmul(&m, x, xt), CA_OK) << ca_last_error_message();
+  ca_graph_t *g = nullptr;
+  ASSERT_EQ(ca_array_graph(&g, m), CA_OK);
+  Keys k;
+  array_keys(m, k);
+  const int64_t block = 30 * 30 * 8;
+  for (int32_t n : {2, 3, 4}) {
+    std::vector<ca_dist_rank_plan_t> per(static_cast<size_t>(n));
+    ca_dist_plan_options_t po = CA_DIST_PLAN_OPTIONS_INIT;
+    po.nranks = n;
+    ASSERT_EQ(ca_dist_plan(per.data(), g, k.keys.data(), k.keys.size(), &po), CA_OK) << ca_last_error_message();
+    int64_t blocks = 0, bytes = 0;
+    for (auto &r : per) blocks += r.blocks_out, bytes += r.bytes_out;
+    EXPECT_EQ(bytes, blocks * block) << n;
+    EXPECT_LE(blocks, 10 - 2) << n << " ranks: the root keeps its range of the product tasks";
+    if (n == 2) {
+      EXPECT_EQ(per[0].blocks_out, 0);
+      EXPECT_EQ(per[1].blocks_out, 5) << "rank 1's five product blocks, no mirror";
+    }
+  }
+  ca_dist_stats_t st = check_array(m);  // equal to one process
+  if (g_size == 2) {
+    EXPECT_EQ(sum_over_ranks(st.blocks_sent), 5);
+  }
+  ca_graph_free(g);
+  for (auto *v : {x, xt, m}) ca_array_free(v);
+}
+
 TEST(Mpi, GeneratedReductionStepsAreSplitEvenly) {
   // W7's shape, small: x = random((400, 30), chunks=(10, 30)) (40 row blocks, each generated and
   // reduced in one fused task), y = x - x.mean(axis=0), y.std(axis=0). The mean's first steps used
