@@ -274,7 +274,7 @@ CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t k, uint32_t 
     x2[i] = k;
     x3[i] = 1;
   }
-  philox_rounds(x0, x1, x2, x3, seed);
+  detail::philox_rounds64(x0, x1, x2, x3, seed);
   for (Index i = 0; i < kBatch; ++i) out[i][0] = x0[i], out[i][1] = x1[i], out[i][2] = x2[i], out[i][3] = x3[i];
 }
 

@@ -304,6 +304,31 @@ TEST(Create, PhiloxKnownAnswers) {
   EXPECT_EQ(out[3], 0x24126ea1u);
 }
 
+TEST(Create, PhiloxBatchEqualsOneCounterAtATime) {
+  // The 64-counter rounds (AVX-512 where the CPU has it and CA_DISABLE_CPU_FEATURES allows it; this
+  // suite runs again as create_baseline without) give Random123's values counter by counter, for
+  // keys and counters whose words use all 32 bits.
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return uint32_t(state >> 32);
+  };
+  for (int rep = 0; rep < 20; ++rep) {
+    uint32_t x[4][64], want[4][64];
+    const uint64_t seed = uint64_t(next()) << 32 | next();
+    for (int i = 0; i < 64; ++i) {
+      const uint32_t ctr[4] = {next(), next(), next(), rep % 2 ? next() : 0u};
+      const uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+      uint32_t o[4];
+      detail::philox4x32_10(ctr, key, o);
+      for (int w = 0; w < 4; ++w) x[w][i] = ctr[w], want[w][i] = o[w];
+    }
+    detail::philox_rounds64(x[0], x[1], x[2], x[3], seed);
+    for (int w = 0; w < 4; ++w)
+      for (int i = 0; i < 64; ++i) ASSERT_EQ(x[w][i], want[w][i]) << "rep " << rep << " word " << w << " counter " << i;
+  }
+}
+
 TEST(Create, RandomReproducibleAcrossThreads) {
   Chunks c{{1000, 3000, 17, 983}, {7, 13}};
   for (int32_t dist : {CA_RANDOM_UNIFORM, CA_RANDOM_NORMAL, CA_RANDOM_INTEGERS}) {
