@@ -257,6 +257,14 @@ struct MeanFam {
     if constexpr (kVertRows)
       for (Index i = 0; i < nout; ++i) acc[i].n += rows;
   }
+  // Real double sums over outer axes: one array of sums while the chunk runs (run_chunk), so the
+  // row loop is a plain vectorized add instead of a walk over 16-byte structs (W7's mean(axis=0)).
+  static constexpr int kSoA = kVertRows && std::is_same_v<A, double> ? 1 : 0;
+  static void soa_store(P &p, const double *const *st, Index i) { p.s = A(st[0][i]); }
+  static void vert_soa(double *const *st, Index o, const T *__restrict x, Index n) {
+    double *__restrict s = st[0] + o;
+    for (Index j = 0; j < n; ++j) s[j] += cvt<double>(x[j]);
+  }
   static void finalize(const P &p, Out &o, const Spec &s) {
     if constexpr (std::is_integral_v<A>) {
       o = p.n == 0 ? nan_of<double>() : wrap_to(p.s, s.out) / p.n;
@@ -311,9 +319,13 @@ struct VarFam {
   // Reductions over outer axes of real data keep the Welford states as three arrays (counts, means,
   // sums of squared deviations) while the chunk runs, so each row's update is one vectorized loop
   // instead of a walk over 24-byte structs (run_chunk; W7's std(axis=0)).
-  static constexpr bool kSoA = !kCplx<T> && !(SKIP && kFloaty<T>);
-  static void vert_soa(double *__restrict cnt, double *__restrict mean, double *__restrict m2, const T *__restrict x,
-                       Index n) {
+  static constexpr int kSoA = !kCplx<T> && !(SKIP && kFloaty<T>) ? 3 : 0;
+  static void soa_store(P &p, const double *const *st, Index i) { p.n = st[0][i], p.mean = M(st[1][i]), p.m2 = st[2][i]; }
+  static void vert_soa(double *const *st, Index o, const T *x, Index n) {
+    vert_welford(st[0] + o, st[1] + o, st[2] + o, x, n);
+  }
+  static void vert_welford(double *__restrict cnt, double *__restrict mean, double *__restrict m2, const T *__restrict x,
+                           Index n) {
     if (n > 0 && cnt[0] == cnt[n - 1]) {  // (as vert: one division per run)
       const double n1 = cnt[0] + 1.0, inv = 1.0 / n1;
       for (Index j = 0; j < n; ++j) {
@@ -660,24 +672,33 @@ void run_chunk(const ChunkIn &in, typename Fam::P *acc, Index nout) {
     });
   } else {
     const WalkPlan w = make_plan(in.bshape, s.mask, true);
+    // Families with kSoA = K > 0 keep the state of a reduction over outer axes in K arrays of
+    // doubles while the chunk runs (vert_soa), written to the partials at the end (soa_store): the
+    // row loops then vectorize, where a walk over P structs is strided.
+    bool soa = false;
     if constexpr (requires { Fam::kSoA; }) {
-      if constexpr (Fam::kSoA) if (!w.inner_red) {
-        std::vector<double> st(size_t(3 * nout), 0.0);  // counts, means, sums of squared deviations
-        double *cnt = st.data(), *mean = cnt + nout, *m2 = mean + nout;
-        for_tiles<T>(in, [&](const T *x, Index n, Index off) {
-          walk(
-              w, x, n, off, [&](Index, const T *, Index, Index) {},
-              [&](Index o, const T *xs, Index len, Index) { Fam::vert_soa(cnt + o, mean + o, m2 + o, xs, len); });
-        });
-        for (Index i = 0; i < nout; ++i) acc[i].n = cnt[i], acc[i].mean = mean[i], acc[i].m2 = m2[i];
-        return;
+      if constexpr (Fam::kSoA > 0) {
+        if (!w.inner_red) {
+          constexpr int K = Fam::kSoA;
+          std::vector<double> st(size_t(K) * size_t(nout), 0.0);
+          double *arr[K];
+          for (int k = 0; k < K; ++k) arr[k] = st.data() + size_t(k) * size_t(nout);
+          for_tiles<T>(in, [&](const T *x, Index n, Index off) {
+            walk(
+                w, x, n, off, [&](Index, const T *, Index, Index) {},
+                [&](Index o, const T *xs, Index len, Index) { Fam::vert_soa(arr, o, xs, len); });
+          });
+          for (Index i = 0; i < nout; ++i) Fam::soa_store(acc[i], arr, i);
+          soa = true;
+        }
       }
     }
-    for_tiles<T>(in, [&](const T *x, Index n, Index off) {
-      walk(
-          w, x, n, off, [&](Index o, const T *xs, Index len, Index) { Fam::horiz(acc[o], xs, len); },
-          [&](Index o, const T *xs, Index len, Index) { Fam::vert(acc + o, xs, len); });
-    });
+    if (!soa)
+      for_tiles<T>(in, [&](const T *x, Index n, Index off) {
+        walk(
+            w, x, n, off, [&](Index o, const T *xs, Index len, Index) { Fam::horiz(acc[o], xs, len); },
+            [&](Index o, const T *xs, Index len, Index) { Fam::vert(acc + o, xs, len); });
+      });
     if constexpr (requires { Fam::kVertRows; }) {
       if constexpr (Fam::kVertRows) {
         Index total = 1;
