@@ -183,12 +183,11 @@ void integers_bounds(double low, double high, DType dtype, ca_status_t code, int
 namespace detail {
 /// Philox4x32-10 on one counter (for tests: Random123's known answers).
 void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
-/// Philox4x32-10 on 64 counters in struct-of-arrays form (word j of counter i in xj[i]), in place,
-/// keyed by `seed`: the values of philox_rounds. With AVX-512 (vecmath::active_level(), so
-/// CA_DISABLE_CPU_FEATURES=avx512f turns it off) four vectors of 16 counters go through the ten
-/// rounds together in registers (1.7x the auto-vectorized rounds, which keep 64-bit lanes and
-/// reload the arrays every round); elsewhere philox_rounds compiled per ISA level.
-void philox_rounds64(uint32_t *x0, uint32_t *x1, uint32_t *x2, uint32_t *x3, uint64_t seed);
+/// Philox4x32-10 keyed by `seed` of the 64 counters (c0 + i as two words, w2, w3), i = 0..63; counter
+/// i's four output words at out[4i .. 4i + 3]: the values of philox_rounds. With AVX-512
+/// (vecmath::active_level(), so CA_DISABLE_CPU_FEATURES=avx512f turns it off) the counters are built,
+/// taken through the rounds and transposed in registers; elsewhere philox_rounds compiled per ISA.
+void philox_counters64(uint64_t seed, uint64_t c0, uint32_t w2, uint32_t w3, uint32_t *out /* 256 */);
 /// Element g's draw in [0, range) (range 0: 2**64) from its stream-0 word w: Lemire's multiply-shift,
 /// a rejected word redrawn from streams 1, 2, ... at g's counter (so it depends on g alone).
 uint64_t bounded_word(uint64_t seed, uint64_t g, uint64_t w, uint64_t range);

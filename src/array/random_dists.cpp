@@ -265,17 +265,9 @@ struct Stream {
 // so the rounds vectorize (most samplers need no further call).
 constexpr Index kBatch = 64;
 
-CA_ISA_CLONES void first_calls(uint64_t seed, uint64_t g0, uint32_t k, uint32_t (*out)[4] /* kBatch */) {
-  uint32_t x0[kBatch], x1[kBatch], x2[kBatch], x3[kBatch];
-  for (Index i = 0; i < kBatch; ++i) {
-    const uint64_t g = g0 + uint64_t(i);
-    x0[i] = uint32_t(g);
-    x1[i] = uint32_t(g >> 32);
-    x2[i] = k;
-    x3[i] = 1;
-  }
-  detail::philox_rounds64(x0, x1, x2, x3, seed);
-  for (Index i = 0; i < kBatch; ++i) out[i][0] = x0[i], out[i][1] = x1[i], out[i][2] = x2[i], out[i][3] = x3[i];
+void first_calls(uint64_t seed, uint64_t g0, uint32_t k, uint32_t (*out)[4] /* kBatch */) {
+  static_assert(kBatch == 64);
+  detail::philox_counters64(seed, g0, k, 1, &out[0][0]);
 }
 
 // Samplers that usually need more than two words (two gamma draws, a normal and a gamma, ...): their

@@ -305,7 +305,7 @@ TEST(Create, PhiloxKnownAnswers) {
 }
 
 TEST(Create, PhiloxBatchEqualsOneCounterAtATime) {
-  // The 64-counter rounds (AVX-512 where the CPU has it and CA_DISABLE_CPU_FEATURES allows it; this
+  // The 64-counter batches (AVX-512 where the CPU has it and CA_DISABLE_CPU_FEATURES allows it; this
   // suite runs again as create_baseline without) give Random123's values counter by counter, for
   // keys and counters whose words use all 32 bits.
   uint64_t state = 0x9E3779B97F4A7C15ull;
@@ -314,18 +314,20 @@ TEST(Create, PhiloxBatchEqualsOneCounterAtATime) {
     return uint32_t(state >> 32);
   };
   for (int rep = 0; rep < 20; ++rep) {
-    uint32_t x[4][64], want[4][64];
     const uint64_t seed = uint64_t(next()) << 32 | next();
+    // 64 consecutive counters from c0 (some crossing a 2^32 boundary: the carry into word 1), words
+    // 2 and 3 given, each counter's four results together.
+    const uint64_t c0 = rep % 3 == 0 ? 0xFFFFFFE0ull + (uint64_t(next()) << 32) : rep % 3 == 1 ? uint64_t(next()) : ~0ull - 40;
+    const uint32_t w2 = next(), w3 = rep % 2 ? next() : 0u;
+    uint32_t got[256];
+    detail::philox_counters64(seed, c0, w2, w3, got);
     for (int i = 0; i < 64; ++i) {
-      const uint32_t ctr[4] = {next(), next(), next(), rep % 2 ? next() : 0u};
-      const uint32_t key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+      const uint64_t c = c0 + uint64_t(i);
+      const uint32_t ctr[4] = {uint32_t(c), uint32_t(c >> 32), w2, w3}, key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
       uint32_t o[4];
       detail::philox4x32_10(ctr, key, o);
-      for (int w = 0; w < 4; ++w) x[w][i] = ctr[w], want[w][i] = o[w];
+      for (int w = 0; w < 4; ++w) ASSERT_EQ(got[4 * i + w], o[w]) << "rep " << rep << " counter " << i << " word " << w;
     }
-    detail::philox_rounds64(x[0], x[1], x[2], x[3], seed);
-    for (int w = 0; w < 4; ++w)
-      for (int i = 0; i < 64; ++i) ASSERT_EQ(x[w][i], want[w][i]) << "rep " << rep << " word " << w << " counter " << i;
   }
 }
 
