@@ -1,5 +1,5 @@
 // The purpose-written float64 kernels of array/vecpoly_f64.inc (log1p, arcsinh, arccosh, arctanh,
-// cosh) at every ISA level this CPU has: dense sweeps of each function's ranges (uniform, log-uniform
+// cosh, cbrt) at every ISA level this CPU has: dense sweeps of each function's ranges (uniform, log-uniform
 // down to the subnormals and up to the overflow threshold, the neighbourhoods of the domain edges and
 // of the method's branch points) against long-double libm (~2^11 times finer than float64), asserting
 // the per-function max-ULP bound docs/math.md states, and the special values (NaN, ±inf, ±0,
@@ -101,11 +101,18 @@ long double r_asinh(long double x) { return asinhl(x); }
 long double r_acosh(long double x) { return acoshl(x); }
 long double r_atanh(long double x) { return atanhl(x); }
 long double r_cosh(long double x) { return coshl(x); }
+long double r_cbrt(long double x) { return cbrtl(x); }
+std::vector<double> in_cbrt() {
+  std::vector<double> v = uniform(-10, 10, 40000, 18);
+  append(v, logu(-1074, 1023.99, 60000, 19, true));
+  for (double p : {1.0, 2.0, 4.0, 8.0, 0x1p-1022, 0x1p-1020, 0x1p-1021, 27.0, 1e300, 1e-300}) around(v, p, 50), around(v, -p, 50);
+  return v;
+}
 
 const std::vector<Case> kCases = {
     {CA_OP_LOG1P, "log1p", r_log1p, 2.0, in_log1p},     {CA_OP_ARCSINH, "arcsinh", r_asinh, 2.0, in_asinh},
     {CA_OP_ARCCOSH, "arccosh", r_acosh, 2.5, in_acosh}, {CA_OP_ARCTANH, "arctanh", r_atanh, 2.0, in_atanh},
-    {CA_OP_COSH, "cosh", r_cosh, 2.0, in_cosh},
+    {CA_OP_COSH, "cosh", r_cosh, 2.0, in_cosh},         {CA_OP_CBRT, "cbrt", r_cbrt, 1.0, in_cbrt},
 };
 
 /// ULPs of `got` against the exact `ref` (subnormal spacing below the normal range); infinite when
@@ -197,6 +204,9 @@ TEST(VecMathF64, SpecialValuesAsNumpy) {
       {CA_OP_COSH, -0.0, 1.0}, {CA_OP_COSH, sub, 1.0}, {CA_OP_COSH, 710.0, std::cosh(710.0)},
       {CA_OP_COSH, -710.0, std::cosh(710.0)}, {CA_OP_COSH, 710.5, kInf}, {CA_OP_COSH, -711.0, kInf},
       {CA_OP_COSH, 1000.0, kInf},
+      {CA_OP_CBRT, kNan, kNan}, {CA_OP_CBRT, kInf, kInf}, {CA_OP_CBRT, -kInf, -kInf}, {CA_OP_CBRT, 0.0, 0.0},
+      {CA_OP_CBRT, -0.0, -0.0}, {CA_OP_CBRT, 27.0, 3.0}, {CA_OP_CBRT, -8.0, -2.0}, {CA_OP_CBRT, 0x1p-1074, 0x1p-358},
+      {CA_OP_CBRT, -0x1p-1071, -0x1p-357}, {CA_OP_CBRT, dmax, std::cbrt(dmax)},
   };
   const auto levels = vector_levels();
   if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
