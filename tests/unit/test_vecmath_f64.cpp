@@ -1,0 +1,226 @@
+// The purpose-written float64 kernels of array/vecpoly_f64.inc (log1p, arcsinh, arccosh, arctanh,
+// cosh, cbrt) at every ISA level this CPU has: dense sweeps of each function's ranges (uniform, log-uniform
+// down to the subnormals and up to the overflow threshold, the neighbourhoods of the domain edges and
+// of the method's branch points) against long-double libm (~2^11 times finer than float64), asserting
+// the per-function max-ULP bound docs/math.md states, and the special values (NaN, ±inf, ±0,
+// subnormals, domain edges, overflow) equal to NumPy 1.24's results (C99 Annex F, which NumPy's loops
+// follow for these functions).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "array/expr_instr.hpp"
+#include "array/vecmath.hpp"
+
+using namespace ca;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+struct Case {
+  int32_t op;
+  const char *name;
+  long double (*ref)(long double);
+  double bound;  // max ULP (docs/math.md)
+  std::vector<double> (*inputs)();
+};
+
+std::vector<double> uniform(double lo, double hi, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(d(rng));
+  return v;
+}
+std::vector<double> logu(double e_lo, double e_hi, int n, uint64_t seed, bool both_signs) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(e_lo, e_hi);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back((both_signs && i % 2 ? -1 : 1) * std::exp2(d(rng)));
+  return v;
+}
+void append(std::vector<double> &v, const std::vector<double> &w) { v.insert(v.end(), w.begin(), w.end()); }
+// n values each side of x, one ULP apart
+void around(std::vector<double> &v, double x, int n) {
+  double lo = x, hi = x;
+  for (int i = 0; i < n; ++i) v.push_back(lo = std::nextafter(lo, -kInf)), v.push_back(hi = std::nextafter(hi, kInf));
+}
+
+std::vector<double> in_log1p() {
+  std::vector<double> v = uniform(-1, 1, 60000, 1);
+  append(v, uniform(-1, -0.25, 20000, 2));
+  append(v, logu(-1074, 0, 20000, 3, true));  // tiny of both signs, subnormals
+  append(v, logu(0, 1023.9, 20000, 4, false));
+  around(v, -1, 0), around(v, std::sqrt(0.5) - 1, 200), around(v, std::sqrt(2.0) - 1, 200), around(v, 0x1p-54, 50);
+  v.push_back(std::nextafter(-1.0, 0.0));
+  return v;
+}
+std::vector<double> in_asinh() {
+  std::vector<double> v = uniform(-3, 3, 60000, 5);
+  append(v, logu(-1074, 1023.9, 40000, 6, true));
+  around(v, 2, 200), around(v, -2, 200), around(v, 0x1p28, 200), around(v, 0x1p-28, 200), around(v, 1.3e154, 50);
+  return v;
+}
+std::vector<double> in_acosh() {
+  std::vector<double> v = uniform(1, 3, 60000, 7);
+  append(v, logu(0, 1023.9, 40000, 8, false));
+  append(v, logu(-52, -1, 20000, 9, false));
+  for (double &x : v) if (x < 0.5) x += 1;  // 1 + tiny
+  around(v, 1, 0), around(v, 2, 200), around(v, 0x1p28, 200);
+  for (int i = 1; i <= 200; ++i) v.push_back(1 + i * 0x1p-52);
+  return v;
+}
+std::vector<double> in_atanh() {
+  std::vector<double> v = uniform(-1, 1, 60000, 10);
+  append(v, logu(-1074, 0, 20000, 11, true));
+  std::vector<double> e = logu(-53, -1, 20000, 12, false);
+  for (size_t i = 0; i < e.size(); ++i) v.push_back((i % 2 ? -1 : 1) * (1 - e[i]));  // towards ±1
+  around(v, 0.5, 200), around(v, -0.5, 200), around(v, 0x1p-28, 200);
+  return v;
+}
+std::vector<double> in_cosh() {
+  std::vector<double> v = uniform(-3, 3, 40000, 13);
+  append(v, uniform(-709, 709, 40000, 14));
+  append(v, logu(-1074, 9.47, 20000, 15, true));
+  append(v, uniform(708, 711, 2000, 16));
+  append(v, uniform(-711, -708, 2000, 17));
+  around(v, 709, 100), around(v, 710.4758600739439, 100);
+  return v;
+}
+
+long double r_log1p(long double x) { return log1pl(x); }
+long double r_asinh(long double x) { return asinhl(x); }
+long double r_acosh(long double x) { return acoshl(x); }
+long double r_atanh(long double x) { return atanhl(x); }
+long double r_cosh(long double x) { return coshl(x); }
+long double r_cbrt(long double x) { return cbrtl(x); }
+std::vector<double> in_cbrt() {
+  std::vector<double> v = uniform(-10, 10, 40000, 18);
+  append(v, logu(-1074, 1023.99, 60000, 19, true));
+  for (double p : {1.0, 2.0, 4.0, 8.0, 0x1p-1022, 0x1p-1020, 0x1p-1021, 27.0, 1e300, 1e-300}) around(v, p, 50), around(v, -p, 50);
+  return v;
+}
+
+const std::vector<Case> kCases = {
+    {CA_OP_LOG1P, "log1p", r_log1p, 2.0, in_log1p},     {CA_OP_ARCSINH, "arcsinh", r_asinh, 2.0, in_asinh},
+    {CA_OP_ARCCOSH, "arccosh", r_acosh, 2.5, in_acosh}, {CA_OP_ARCTANH, "arctanh", r_atanh, 2.0, in_atanh},
+    {CA_OP_COSH, "cosh", r_cosh, 2.0, in_cosh},         {CA_OP_CBRT, "cbrt", r_cbrt, 1.0, in_cbrt},
+};
+
+/// ULPs of `got` against the exact `ref` (subnormal spacing below the normal range); infinite when
+/// the classes differ (NaN vs number, inf vs finite, wrong-signed zero).
+double ulp_err(double got, long double ref) {
+  if (std::isnan(ref)) return std::isnan(got) ? 0 : kInf;
+  if (std::isnan(got)) return kInf;
+  const double r = double(ref);
+  if (std::isinf(r) || std::isinf(got)) return got == r ? 0 : kInf;
+  if (ref == 0) return (got == 0 && std::signbit(got) == std::signbit(ref)) ? 0 : kInf;
+  int e = 0;
+  frexpl(ref, &e);
+  long double ulp = ldexpl(1.0L, e - 53);
+  if (ulp < 0x1p-1074L) ulp = 0x1p-1074L;
+  return double(fabsl((long double)got - ref) / ulp);
+}
+
+ExprInstr instr_for(int32_t op) {
+  ExprInstr ins;
+  ins.op = op;
+  ins.dtype = CA_FLOAT64;
+  ins.in_dtype = CA_FLOAT64;
+  return ins;
+}
+
+std::vector<vecmath::Level> vector_levels() {
+  std::vector<vecmath::Level> out;
+  for (vecmath::Level l : {vecmath::Level::Avx2, vecmath::Level::Avx512})
+    if (vecmath::level_supported(l) && vecmath::have_sleef()) out.push_back(l);
+  return out;
+}
+
+std::vector<double> run(const ExprInstr &ins, vecmath::Level level, const std::vector<double> &x) {
+  instr::Fn f = vecmath::resolve(ins, 0, level);
+  EXPECT_NE(f, nullptr);
+  std::vector<double> r(x.size(), -7.0);
+  if (f) f(ins, x.data(), nullptr, nullptr, r.data(), int64_t(x.size()));
+  return r;
+}
+
+// Exactly NumPy's class and value for NaN, infinities, zeros and the results equal to a subnormal
+// argument; a finite ordinary result (cosh(710), arcsinh(DBL_MAX)) within 2 ULP of glibc's.
+bool same(double a, double b) {
+  if (std::isfinite(b) && std::fabs(b) > 0x1p-1000) return ulp_err(a, (long double)b) <= 2.0;
+  return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
+
+}  // namespace
+
+TEST(VecMathF64, DenseUlpBoundsEveryLevel) {
+  const auto levels = vector_levels();
+  if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
+  for (const Case &c : kCases) {
+    const std::vector<double> x = c.inputs();
+    for (vecmath::Level level : levels) {
+      const std::vector<double> r = run(instr_for(c.op), level, x);
+      double worst = 0, at = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        const double e = ulp_err(r[i], c.ref((long double)x[i]));
+        if (e > worst) worst = e, at = x[i];
+      }
+      std::printf("  %-7s np.%-8s float64 max ULP %.3f (at %a), %zu inputs\n", vecmath::level_name(level), c.name,
+                  worst, at, x.size());
+      EXPECT_LE(worst, c.bound * (1 + 1e-6)) << "np." << c.name << " at " << vecmath::level_name(level) << ": x = " << at;
+    }
+  }
+}
+
+TEST(VecMathF64, SpecialValuesAsNumpy) {
+  const double dmax = std::numeric_limits<double>::max(), sub = 0x1p-1070, tiny = std::numeric_limits<double>::denorm_min();
+  // (op, x, NumPy 1.24's result)
+  struct S { int32_t op; double x, want; };
+  const std::vector<S> cases = {
+      {CA_OP_LOG1P, kNan, kNan}, {CA_OP_LOG1P, kInf, kInf}, {CA_OP_LOG1P, -kInf, kNan}, {CA_OP_LOG1P, 0.0, 0.0},
+      {CA_OP_LOG1P, -0.0, -0.0}, {CA_OP_LOG1P, -1.0, -kInf}, {CA_OP_LOG1P, -2.0, kNan}, {CA_OP_LOG1P, sub, sub},
+      {CA_OP_LOG1P, -sub, -sub}, {CA_OP_LOG1P, tiny, tiny}, {CA_OP_LOG1P, dmax, std::log1p(dmax)},
+      {CA_OP_ARCSINH, kNan, kNan}, {CA_OP_ARCSINH, kInf, kInf}, {CA_OP_ARCSINH, -kInf, -kInf},
+      {CA_OP_ARCSINH, 0.0, 0.0}, {CA_OP_ARCSINH, -0.0, -0.0}, {CA_OP_ARCSINH, sub, sub}, {CA_OP_ARCSINH, -sub, -sub},
+      {CA_OP_ARCSINH, dmax, std::asinh(dmax)}, {CA_OP_ARCSINH, -dmax, -std::asinh(dmax)},
+      {CA_OP_ARCCOSH, kNan, kNan}, {CA_OP_ARCCOSH, kInf, kInf}, {CA_OP_ARCCOSH, -kInf, kNan},
+      {CA_OP_ARCCOSH, 1.0, 0.0}, {CA_OP_ARCCOSH, 0.0, kNan}, {CA_OP_ARCCOSH, -0.0, kNan},
+      {CA_OP_ARCCOSH, std::nextafter(1.0, 0.0), kNan}, {CA_OP_ARCCOSH, -1.0, kNan}, {CA_OP_ARCCOSH, -2.0, kNan},
+      {CA_OP_ARCCOSH, dmax, std::acosh(dmax)},
+      {CA_OP_ARCTANH, kNan, kNan}, {CA_OP_ARCTANH, kInf, kNan}, {CA_OP_ARCTANH, -kInf, kNan},
+      {CA_OP_ARCTANH, 0.0, 0.0}, {CA_OP_ARCTANH, -0.0, -0.0}, {CA_OP_ARCTANH, 1.0, kInf}, {CA_OP_ARCTANH, -1.0, -kInf},
+      {CA_OP_ARCTANH, 1.5, kNan}, {CA_OP_ARCTANH, -2.0, kNan}, {CA_OP_ARCTANH, std::nextafter(1.0, 2.0), kNan},
+      {CA_OP_ARCTANH, sub, sub}, {CA_OP_ARCTANH, -sub, -sub},
+      {CA_OP_COSH, kNan, kNan}, {CA_OP_COSH, kInf, kInf}, {CA_OP_COSH, -kInf, kInf}, {CA_OP_COSH, 0.0, 1.0},
+      {CA_OP_COSH, -0.0, 1.0}, {CA_OP_COSH, sub, 1.0}, {CA_OP_COSH, 710.0, std::cosh(710.0)},
+      {CA_OP_COSH, -710.0, std::cosh(710.0)}, {CA_OP_COSH, 710.5, kInf}, {CA_OP_COSH, -711.0, kInf},
+      {CA_OP_COSH, 1000.0, kInf},
+      {CA_OP_CBRT, kNan, kNan}, {CA_OP_CBRT, kInf, kInf}, {CA_OP_CBRT, -kInf, -kInf}, {CA_OP_CBRT, 0.0, 0.0},
+      {CA_OP_CBRT, -0.0, -0.0}, {CA_OP_CBRT, 27.0, 3.0}, {CA_OP_CBRT, -8.0, -2.0}, {CA_OP_CBRT, 0x1p-1074, 0x1p-358},
+      {CA_OP_CBRT, -0x1p-1071, -0x1p-357}, {CA_OP_CBRT, dmax, std::cbrt(dmax)},
+  };
+  const auto levels = vector_levels();
+  if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
+  for (vecmath::Level level : levels) {
+    for (const S &s : cases) {
+      // alone (the padded tail) and inside a full vector of ordinary values
+      for (size_t n : {size_t(1), size_t(19)}) {
+        std::vector<double> x(n, 0.75);
+        if (s.op == CA_OP_ARCCOSH) std::fill(x.begin(), x.end(), 1.75);
+        x[n / 2] = s.x;
+        const std::vector<double> r = run(instr_for(s.op), level, x);
+        EXPECT_TRUE(same(r[n / 2], s.want)) << "op " << s.op << " at " << vecmath::level_name(level) << ": x = " << s.x
+                                            << " gives " << r[n / 2] << ", NumPy " << s.want;
+      }
+    }
+  }
+}
