@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 
 namespace ca {
@@ -766,7 +768,11 @@ void Executor::worker_loop(size_t id) {
 }
 
 std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats *stats) {
+  static const bool prof = std::getenv("CA_COMPUTE_PROFILE") != nullptr;
+  auto clk = [] { return std::chrono::steady_clock::now(); };
+  auto t0 = clk();
   auto run = std::make_shared<Run>(plan, opts, std::max<int32_t>(1, num_threads()), this);
+  auto t1 = clk();
   const PartialRun *part = opts.partial;
   if (stats) run->track_memory = true;
   auto interval = std::chrono::microseconds(opts.progress_interval_us > 0 ? opts.progress_interval_us : 100000);
@@ -872,6 +878,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       runs_.erase(std::find(runs_.begin(), runs_.end(), run));
     }
   }
+  auto t2 = clk();
   // Collect outputs, release everything else.
   std::vector<Block *> outs;
   bool ok = run->err_code == CA_OK;
@@ -904,6 +911,11 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
   if (!ok) {
     for (Block *b : outs) block_release(b);
     throw Error(run->err_code, run->err_msg);
+  }
+  if (prof) {
+    auto ms = [](auto x, auto y) { return std::chrono::duration<double, std::milli>(y - x).count(); };
+    std::fprintf(stderr, "run profile: %d tasks, %zu workers: setup %.2f ms, execute %.2f ms, gather %.2f ms\n",
+                 plan.size(), workers_.size(), ms(t0, t1), ms(t1, t2), ms(t2, clk()));
   }
   if (opts.progress) opts.progress(run->total, run->total, opts.progress_ud);
   if (stats) {

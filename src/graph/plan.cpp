@@ -299,7 +299,7 @@ void Builder::visit(int32_t tid) {
 }
 
 std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
-  static const bool prof = std::getenv("CA_PLAN_PROFILE") != nullptr;
+  static const bool prof = std::getenv("CA_COMPUTE_PROFILE") != nullptr;
   auto clk = [] { return std::chrono::steady_clock::now(); };
   auto t0 = clk();
   plan_ = std::make_unique<Plan>();
