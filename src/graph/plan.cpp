@@ -142,6 +142,7 @@ class Builder final : public TaskEmitter {
   PlanVec<int32_t> task_state_;
   PlanVec<uint8_t> color_;  // 0 white, 1 gray, 2 black
   PlanVec<int32_t> dep_stamp_;
+  PlanVec<uint32_t> list_pos_;  // every LIST the builder placed in plan_->args (offsets until the end)
   std::vector<TmpArg> tmp_;
   std::vector<size_t> list_stack_;
   std::vector<Deferred> deferred_;
@@ -238,6 +239,7 @@ void Builder::place(size_t &i, uint32_t count, uint32_t dest) {
       a.u.list.len = node.nkids;
       a.u.list.items = reinterpret_cast<const ca_arg_t *>(uintptr_t(child));  // fixed up at the end
       pool[pos] = a;
+      list_pos_.push_back(pos);
       place(i, node.nkids, child);
     } else {
       pool[pos] = node.a;
@@ -266,6 +268,7 @@ void Builder::visit(int32_t tid) {
     ca_arg_t &a = plan_->args[deferred_[d].pos];
     a.u.list.len = count;
     a.u.list.items = reinterpret_cast<const ca_arg_t *>(uintptr_t(child));
+    list_pos_.push_back(deferred_[d].pos);
     size_t i = deferred_[d].tmp_begin;
     place(i, count, child);
   }
@@ -381,9 +384,12 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
   }
   auto t1 = clk();
   size_t n = p.tasks.size();
-  // LIST offsets -> pointers (the pool no longer moves).
-  for (ca_arg_t &a : p.args)
-    if (a.kind == CA_ARG_LIST) a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
+  // LIST offsets -> pointers (the pool no longer moves): only the lists placed above, not a scan of
+  // every argument.
+  for (uint32_t pos : list_pos_) {
+    ca_arg_t &a = p.args[pos];
+    a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
+  }
   auto t2 = clk();
   // Dependents (CSR) and consumer counts.
   p.dependents_off.assign(n + 1, 0);
