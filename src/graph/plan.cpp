@@ -141,7 +141,13 @@ class Builder final : public TaskEmitter {
   // Plan-sized scratch in PlanVec too: the big-buffer cache keeps their pages between computes.
   PlanVec<int32_t> task_state_;
   PlanVec<uint8_t> color_;  // 0 white, 1 gray, 2 black
-  PlanVec<int32_t> dep_stamp_;
+  // Per task: the last task that listed it as a dependency (each dependency once per task), and how
+  // many tasks did (its dependents: the CSR offsets come from these counts, no second pass).
+  struct DepCount {
+    int32_t stamp;
+    int32_t ndependents;
+  };
+  PlanVec<DepCount> dep_stamp_;
   PlanVec<uint32_t> list_pos_;  // every LIST the builder placed in plan_->args (offsets until the end)
   std::vector<TmpArg> tmp_;
   std::vector<size_t> list_stack_;
@@ -192,7 +198,7 @@ int32_t Builder::discover(int32_t state, int64_t local) {
     plan_->tasks.push_back(t);
     task_state_.push_back(state);
     color_.push_back(0);
-    dep_stamp_.push_back(-1);
+    dep_stamp_.push_back({-1, 0});
   }
   return id;
 }
@@ -215,8 +221,10 @@ void Builder::ref(int32_t slot, const Index *idx, int32_t nidx) {
          " does not exist");
   int32_t id = discover(target_state, local);
   push_arg(ca_arg_none(), id);
-  if (dep_stamp_[size_t(id)] != cur_) {
-    dep_stamp_[size_t(id)] = cur_;
+  DepCount &dc = dep_stamp_[size_t(id)];
+  if (dc.stamp != cur_) {
+    dc.stamp = cur_;
+    dc.ndependents++;
     plan_->deps.push_back(id);
   }
 }
@@ -392,16 +400,20 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
   }
   auto t2 = clk();
   // Dependents (CSR) and consumer counts.
-  p.dependents_off.assign(n + 1, 0);
-  for (int32_t d : p.deps) p.dependents_off[size_t(d) + 1]++;
-  for (size_t i = 0; i < n; ++i) p.dependents_off[i + 1] += p.dependents_off[i];
+  // One pass: offsets, consumer counts, and each task's fill cursor (in its no longer needed stamp).
+  p.dependents_off.resize(n + 1);
+  p.nconsumers.resize(n);
+  p.dependents_off[0] = 0;
+  for (size_t i = 0; i < n; ++i) {
+    DepCount &dc = dep_stamp_[i];
+    p.dependents_off[i + 1] = p.dependents_off[i] + dc.ndependents;
+    p.nconsumers[i] = dc.ndependents;
+    dc.stamp = p.dependents_off[i];
+  }
   p.dependents.resize(p.deps.size());
-  PlanVec<int32_t> fill(p.dependents_off.begin(), p.dependents_off.end() - 1);
   for (size_t t = 0; t < n; ++t)
     for (int32_t i = p.tasks[t].dep_begin; i < p.tasks[t].dep_end; ++i)
-      p.dependents[size_t(fill[size_t(p.deps[size_t(i)])]++)] = int32_t(t);
-  p.nconsumers.resize(n);
-  for (size_t t = 0; t < n; ++t) p.nconsumers[t] = p.dependents_off[t + 1] - p.dependents_off[t];
+      p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = int32_t(t);
   for (int32_t o : out_ids) {
     p.outputs.push_back(o);
     p.nconsumers[size_t(o)]++;
