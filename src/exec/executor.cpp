@@ -4,7 +4,10 @@
 #include "core/sanitizer.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 
 namespace ca {
@@ -629,6 +632,9 @@ struct Executor::Worker {
   std::shared_ptr<Run> cur;  // run we take roots from
   uint64_t rng = 0x9E3779B97F4A7C15ULL;
   DoneCounter dc;
+  // Counts for CA_COMPUTE_PROFILE, written by the owner only (relaxed), read by the waiting thread.
+  std::atomic<int64_t> n_tasks{0}, n_steals{0}, n_yields{0}, n_sleeps{0};
+  static void bump(std::atomic<int64_t> &c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 };
 
 Executor::Executor(int32_t nthreads) {
@@ -715,6 +721,7 @@ bool Executor::find_work(Worker &w, TaskItem &out) {
       Worker &v = *workers_[(start + k) % nw];
       if (&v == &w) continue;
       if (Node *n = v.deque.steal()) {
+        Worker::bump(w.n_steals);
         out.node = n;
         return true;
       }
@@ -733,6 +740,7 @@ void Executor::worker_loop(size_t id) {
   TaskItem item{};
   while (!stop_.load(std::memory_order_relaxed)) {
     if (find_work(w, item)) {
+      Worker::bump(w.n_tasks);
       execute(item.node, push, w.dc, cs);
       continue;
     }
@@ -741,9 +749,11 @@ void Executor::worker_loop(size_t id) {
     bool found = false;
     for (int k = 0; k < kStealSpins && !found; ++k) {
       std::this_thread::yield();
+      Worker::bump(w.n_yields);
       found = find_work(w, item);
     }
     if (found) {
+      Worker::bump(w.n_tasks);
       execute(item.node, push, w.dc, cs);
       continue;
     }
@@ -753,9 +763,11 @@ void Executor::worker_loop(size_t id) {
     uint64_t e = epoch_.load(std::memory_order_seq_cst);
     if (find_work(w, item)) {
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      Worker::bump(w.n_tasks);
       execute(item.node, push, w.dc, cs);
       continue;
     }
+    Worker::bump(w.n_sleeps);
     {
       std::unique_lock<std::mutex> lk(sleep_mu_);
       while (epoch_.load(std::memory_order_seq_cst) == e && !stop_.load()) sleep_cv_.wait(lk);
@@ -766,7 +778,23 @@ void Executor::worker_loop(size_t id) {
 }
 
 std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats *stats) {
+  static const bool prof = std::getenv("CA_COMPUTE_PROFILE") != nullptr;
+  auto clk = [] { return std::chrono::steady_clock::now(); };
+  auto t0 = clk();
+  auto counts = [this] {
+    std::array<int64_t, 4> c{};
+    for (auto &w : workers_) {
+      c[0] += w->n_tasks.load(std::memory_order_relaxed);
+      c[1] += w->n_steals.load(std::memory_order_relaxed);
+      c[2] += w->n_yields.load(std::memory_order_relaxed);
+      c[3] += w->n_sleeps.load(std::memory_order_relaxed);
+    }
+    return c;
+  };
+  std::array<int64_t, 4> c0{};
+  if (prof) c0 = counts();
   auto run = std::make_shared<Run>(plan, opts, std::max<int32_t>(1, num_threads()), this);
+  auto t1 = clk();
   const PartialRun *part = opts.partial;
   if (stats) run->track_memory = true;
   auto interval = std::chrono::microseconds(opts.progress_interval_us > 0 ? opts.progress_interval_us : 100000);
@@ -872,6 +900,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       runs_.erase(std::find(runs_.begin(), runs_.end(), run));
     }
   }
+  auto t2 = clk();
   // Collect outputs, release everything else.
   std::vector<Block *> outs;
   bool ok = run->err_code == CA_OK;
@@ -904,6 +933,15 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
   if (!ok) {
     for (Block *b : outs) block_release(b);
     throw Error(run->err_code, run->err_msg);
+  }
+  if (prof) {
+    auto ms = [](auto x, auto y) { return std::chrono::duration<double, std::milli>(y - x).count(); };
+    std::array<int64_t, 4> c1 = counts();
+    std::fprintf(stderr,
+                 "run profile: %d tasks, %zu workers: setup %.2f ms, execute %.2f ms, gather %.2f ms; pool: %lld tasks, "
+                 "%lld steals, %lld spin yields, %lld sleeps\n",
+                 plan.size(), workers_.size(), ms(t0, t1), ms(t1, t2), ms(t2, clk()), (long long)(c1[0] - c0[0]),
+                 (long long)(c1[1] - c0[1]), (long long)(c1[2] - c0[2]), (long long)(c1[3] - c0[3]));
   }
   if (opts.progress) opts.progress(run->total, run->total, opts.progress_ud);
   if (stats) {

@@ -139,6 +139,44 @@ TEST_P(ExecutorTest, Diamond) {
   for (auto *r : res) ca_block_free(r);
 }
 
+// Lists at the top level and nested, empty ones, and references inside them: the planner places
+// each list's items after its task's arguments and turns their offsets into pointers at the end
+// (from the positions it recorded). Every item must arrive, for every task.
+TEST_P(ExecutorTest, NestedListArgumentsReachTheKernel) {
+  Env e(GetParam());
+  constexpr int64_t N = 200;
+  double expect_total = 0;
+  std::vector<ca_arg_t> finals;
+  std::vector<int64_t> idx(N);
+  for (int64_t i = 0; i < N; ++i) {
+    idx[size_t(i)] = i;
+    ca_key_t v{"v", &idx[size_t(i)], 1};
+    ca_arg_t c = ca_arg_i64(i + 1);
+    ASSERT_EQ(ca_graph_add_task(e.g, &v, "const", &c, 1), CA_OK);
+  }
+  for (int64_t i = 0; i < N; ++i) {
+    int64_t next = (i + 1) % N;
+    ca_arg_t empty[1] = {ca_arg_none()};
+    ca_arg_t inner[3] = {ca_arg_f64(0.5), ca_arg_list(empty, 0), ca_arg_key("v", &idx[size_t(next)], 1)};
+    ca_arg_t outer[3] = {ca_arg_key("v", &idx[size_t(i)], 1), ca_arg_list(inner, 3), ca_arg_f64(2.0)};
+    ca_arg_t deep0[1] = {ca_arg_key("v", &idx[size_t(i)], 1)};
+    ca_arg_t deep1[1] = {ca_arg_list(deep0, 1)};
+    ca_arg_t deep2[1] = {ca_arg_list(deep1, 1)};
+    ca_arg_t args[4] = {ca_arg_list(outer, 3), ca_arg_f64(1.0), ca_arg_list(deep2, 1), ca_arg_list(empty, 0)};
+    ca_key_t t{"t", &idx[size_t(i)], 1};
+    ASSERT_EQ(ca_graph_add_task(e.g, &t, "add", args, 4), CA_OK);
+    double want = double(i + 1) + 0.5 + double(next + 1) + 2.0 + 1.0 + double(i + 1);
+    EXPECT_DOUBLE_EQ(e.compute1("t", {i}), want) << "task " << i;
+    expect_total += want;
+    finals.push_back(ca_arg_key("t", &idx[size_t(i)], 1));
+  }
+  int64_t z = 0;
+  ca_key_t s{"s", &z, 1};
+  ca_arg_t all = ca_arg_list(finals.data(), finals.size());
+  ASSERT_EQ(ca_graph_add_task(e.g, &s, "add", &all, 1), CA_OK);
+  EXPECT_DOUBLE_EQ(e.compute1("s", {0}), expect_total);
+}
+
 TEST_P(ExecutorTest, DeepChainNoStackOverflow) {
   Env e(GetParam());
   const int64_t n = 100000;
