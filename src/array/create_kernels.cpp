@@ -149,9 +149,16 @@ inline double u52(uint64_t x) {
 }
 inline double u53_open0(uint64_t x) { return double((x >> 11) + 1) * 0x1.0p-53; }  // (0, 1]
 
+// lo + scale * u rounded once (a fused multiply-add), on every ISA: the AVX2 and AVX-512 clones used to
+// contract it into an FMA and the baseline one not, so uniform(lo, hi) differed in the last bit between
+// CPUs. With lo = 0 (random()) the product alone is that value; otherwise the baseline clone calls libm's
+// fma (only CPUs without AVX2 run it).
 CA_ISA_CLONES void uniform_f64(const uint64_t *__restrict w, Index m, double lo, double scale,
                                double *__restrict p) {
-  for (Index t = 0; t < m; ++t) p[t] = lo + scale * u52(w[t]);
+  if (lo == 0.0)
+    for (Index t = 0; t < m; ++t) p[t] = scale * u52(w[t]) + 0.0;  // (+ 0.0: fma's sign of a zero result)
+  else
+    for (Index t = 0; t < m; ++t) p[t] = std::fma(scale, u52(w[t]), lo);
 }
 
 template <class T>

@@ -805,7 +805,7 @@ T uniform_elem(uint64_t seed, uint64_t g, double lo, double hi) {
     const uint64_t b = (w >> 12) | 0x3FF0000000000000ull;
     double d;
     std::memcpy(&d, &b, 8);
-    return lo + scale * (d - 1.0);
+    return std::fma(scale, d - 1.0, lo);  // (as create_kernels.cpp's uniform_f64: one rounding)
   } else {
     const float flo = float(lo), fhi = float(hi);
     float v = float(lo + scale * (double(w >> 40) * 0x1.0p-24));

@@ -331,6 +331,39 @@ TEST(Create, PhiloxBatchEqualsOneCounterAtATime) {
   }
 }
 
+TEST(Create, UniformIsOneRoundingOfItsWord) {
+  // Element g of uniform(lo, hi) is fma(hi - lo, u, lo), u = the 52-bit fraction of word g % 2 of
+  // Philox counter g / 2 (stream 0): one rounding on every ISA (the vectorized clones fused it and the
+  // baseline one did not, so CPUs disagreed in the last bit). Also for random_params' elements.
+  const uint64_t seed = 0x1234567890ABCDEFull;
+  const double lo = 0.1, hi = 0.7;  // hi - lo not a power of two: the product rounds
+  const Index n = 1000;
+  std::vector<uint8_t> got = compute_bytes(random(CA_RANDOM_UNIFORM, seed, {n}, Chunks{{7, 500, 493}}, CA_FLOAT64, lo, hi));
+  const std::vector<double> grid(size_t(n), lo), top(size_t(n), hi);
+  ArrayPtr pl = from_buffer(grid.data(), CA_FLOAT64, {n}, nullptr, Chunks{{n}}, false, nullptr, nullptr);
+  ArrayPtr ph = from_buffer(top.data(), CA_FLOAT64, {n}, nullptr, Chunks{{n}}, false, nullptr, nullptr);
+  std::vector<uint8_t> viap = compute_bytes(random_params(CA_RANDOM_UNIFORM, seed, {n}, Chunks{{n}}, CA_FLOAT64, {pl, ph}, 0, 0, 0));
+  int rounded = 0;
+  for (Index g = 0; g < n; ++g) {
+    const uint32_t ctr[4] = {uint32_t(uint64_t(g) >> 1), 0, 0, 0}, key[2] = {uint32_t(seed), uint32_t(seed >> 32)};
+    uint32_t o[4];
+    detail::philox4x32_10(ctr, key, o);
+    const uint64_t w = (g & 1) ? (uint64_t(o[2]) | uint64_t(o[3]) << 32) : (uint64_t(o[0]) | uint64_t(o[1]) << 32);
+    const uint64_t b = (w >> 12) | 0x3FF0000000000000ull;
+    double d;
+    std::memcpy(&d, &b, 8);
+    const double want = std::fma(hi - lo, d - 1.0, lo);
+    volatile double prod = (hi - lo) * (d - 1.0);  // (volatile: no contraction here)
+    rounded += (prod + lo) != want;
+    double v, vp;
+    std::memcpy(&v, got.data() + 8 * g, 8);
+    std::memcpy(&vp, viap.data() + 8 * g, 8);
+    ASSERT_EQ(v, want) << "element " << g;
+    ASSERT_EQ(vp, want) << "random_params element " << g;
+  }
+  EXPECT_GT(rounded, 10);  // the inputs do tell one rounding from two
+}
+
 TEST(Create, RandomReproducibleAcrossThreads) {
   Chunks c{{1000, 3000, 17, 983}, {7, 13}};
   for (int32_t dist : {CA_RANDOM_UNIFORM, CA_RANDOM_NORMAL, CA_RANDOM_INTEGERS}) {
