@@ -188,6 +188,10 @@ void philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]
 /// (vecmath::active_level(), so CA_DISABLE_CPU_FEATURES=avx512f turns it off) the counters are built,
 /// taken through the rounds and transposed in registers; elsewhere philox_rounds compiled per ISA.
 void philox_counters64(uint64_t seed, uint64_t c0, uint32_t w2, uint32_t w3, uint32_t *out /* 256 */);
+/// With AVX-512 (as philox_counters64): the 128 float64 uniform elements 2 c0 .. 2 c0 + 127 of
+/// fma(scale, u, lo) (create_kernels.cpp's uniform_f64) straight from the rounds' registers, and
+/// true; false (nothing written) without it.
+bool philox_uniform128(uint64_t seed, uint64_t c0, double lo, double scale, double *out);
 /// Element g's draw in [0, range) (range 0: 2**64) from its stream-0 word w: Lemire's multiply-shift,
 /// a rejected word redrawn from streams 1, 2, ... at g's counter (so it depends on g alone).
 uint64_t bounded_word(uint64_t seed, uint64_t g, uint64_t w, uint64_t range);

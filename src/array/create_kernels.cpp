@@ -164,6 +164,18 @@ CA_ISA_CLONES void uniform_f64(const uint64_t *__restrict w, Index m, double lo,
 template <class T>
 void gen_uniform(const GenSpec &s, Index glin, Index n, T *p) {
   const double lo = s.p0, scale = s.p1 - s.p0;
+  if constexpr (std::is_same_v<T, double>) {
+    // Whole batches of 128 elements from an even index straight from the Philox registers (AVX-512);
+    // the rest (and everything elsewhere) through the words.
+    Index i = 0;
+    while (n - i >= 128 && ((glin + i) & 1) == 0 &&
+           detail::philox_uniform128(s.seed, uint64_t(glin + i) >> 1, lo, scale, p + i))
+      i += 128;
+    if (i > 0 || n == 0) {
+      if (i < n) gen_uniform(s, glin + i, n - i, p + i);
+      return;
+    }
+  }
   for_words(s.seed, glin, n, [&](const uint64_t *w, Index m, Index i) {
     if constexpr (std::is_same_v<T, double>) {
       uniform_f64(w, m, lo, scale, p + i);
@@ -295,8 +307,11 @@ __attribute__((target("avx512f"))) inline void mulhilo16(__m512i a, __m512i m, _
 // by an unsigned compare); four vectors of 16 counters go through the ten rounds together (1.7x the
 // auto-vectorized philox_rounds, which keep 64-bit lanes and reload the arrays every round), then a 4 x 16 transpose so each counter's four
 // words are stored together.
+// With `uniform` set, each 64-bit word w (x0 | x1 << 32, then x2 | x3 << 32) becomes the float64
+// fma(scale, (w >> 12 as a fraction in [0, 1)), lo) stored at `uniform` (128 values), as uniform_f64.
 __attribute__((target("avx512f"))) void philox_counters64_avx512(uint64_t seed, uint64_t c0, uint32_t w2, uint32_t w3,
-                                                                 uint32_t *out) {
+                                                                 uint32_t *out, double *uniform = nullptr,
+                                                                 double lo = 0, double scale = 1) {
   const __m512i m0 = _mm512_set1_epi32(int(0xD2511F53u)), m1 = _mm512_set1_epi32(int(0xCD9E8D57u));
   const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i lo0 = _mm512_set1_epi32(int(uint32_t(c0))), hi0 = _mm512_set1_epi32(int(uint32_t(c0 >> 32)));
@@ -331,11 +346,18 @@ __attribute__((target("avx512f"))) void philox_counters64_avx512(uint64_t seed, 
     const __m512i e2 = _mm512_unpacklo_epi64(c, d), e3 = _mm512_unpackhi_epi64(c, d);
     const __m512i t0 = _mm512_shuffle_i64x2(e0, e1, 0x44), t1 = _mm512_shuffle_i64x2(e2, e3, 0x44);
     const __m512i t2 = _mm512_shuffle_i64x2(e0, e1, 0xEE), t3 = _mm512_shuffle_i64x2(e2, e3, 0xEE);
-    uint32_t *o = out + 64 * v;
-    _mm512_storeu_si512(o, _mm512_shuffle_i64x2(t0, t1, 0x88));       // counters 0..3 of this vector
-    _mm512_storeu_si512(o + 16, _mm512_shuffle_i64x2(t0, t1, 0xDD));  // 4..7
-    _mm512_storeu_si512(o + 32, _mm512_shuffle_i64x2(t2, t3, 0x88));  // 8..11
-    _mm512_storeu_si512(o + 48, _mm512_shuffle_i64x2(t2, t3, 0xDD));  // 12..15
+    const __m512i q[4] = {_mm512_shuffle_i64x2(t0, t1, 0x88), _mm512_shuffle_i64x2(t0, t1, 0xDD),  // counters 0..3, 4..7
+                          _mm512_shuffle_i64x2(t2, t3, 0x88), _mm512_shuffle_i64x2(t2, t3, 0xDD)};  // 8..11, 12..15
+    if (uniform) {
+      const __m512i one_bits = _mm512_set1_epi64(0x3FF0000000000000ll);
+      const __m512d one = _mm512_set1_pd(1.0), vs = _mm512_set1_pd(scale), vl = _mm512_set1_pd(lo);
+      for (int k = 0; k < 4; ++k) {
+        const __m512d f = _mm512_sub_pd(_mm512_castsi512_pd(_mm512_or_si512(_mm512_srli_epi64(q[k], 12), one_bits)), one);
+        _mm512_storeu_pd(uniform + 32 * v + 8 * k, _mm512_fmadd_pd(vs, f, vl));
+      }
+    } else {
+      for (int k = 0; k < 4; ++k) _mm512_storeu_si512(out + 64 * v + 16 * k, q[k]);
+    }
   }
 }
 #pragma GCC diagnostic pop
@@ -357,6 +379,18 @@ CA_ISA_CLONES void philox_counters64_portable(uint64_t seed, uint64_t c0, uint32
   }
   philox_rounds(x0, x1, x2, x3, seed);
   for (size_t i = 0; i < 64; ++i) out[4 * i] = x0[i], out[4 * i + 1] = x1[i], out[4 * i + 2] = x2[i], out[4 * i + 3] = x3[i];
+}
+
+bool detail::philox_uniform128(uint64_t seed, uint64_t c0, double lo, double scale, double *out) {
+#if CA_PHILOX_AVX512
+  static const bool wide = vecmath::active_level() == vecmath::Level::Avx512;
+  if (wide) {
+    philox_counters64_avx512(seed, c0, 0, 0, nullptr, out, lo, scale);
+    return true;
+  }
+#endif
+  (void)seed, (void)c0, (void)lo, (void)scale, (void)out;
+  return false;
 }
 
 void detail::philox_counters64(uint64_t seed, uint64_t c0, uint32_t w2, uint32_t w3, uint32_t *out) {
