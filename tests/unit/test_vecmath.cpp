@@ -19,6 +19,7 @@
 #include "array/array.hpp"
 #include "array/expr.hpp"
 #include "array/expr_instr.hpp"
+#include "support/ulp.hpp"
 #include "array/reduce.hpp"
 #include "array/vecmath.hpp"
 #include "core/memory.hpp"
@@ -103,24 +104,7 @@ constexpr double kSlack = 1 + 1e-6;
 
 const std::vector<vecmath::Level> kLevels = {vecmath::Level::Sse2, vecmath::Level::Avx2, vecmath::Level::Avx512};
 
-/// The error of `got` against the exact value `ref` in ULPs of T at ref (subnormal spacing below
-/// the normal range). Infinite where the classes differ: NaN against a number, an infinity against
-/// a finite value, a zero of the wrong sign where the exact result is a signed zero.
-template <class T>
-double ulp_err(T got, long double ref) {
-  const double inf = std::numeric_limits<double>::infinity();
-  if (std::isnan(ref)) return std::isnan(got) ? 0 : inf;
-  if (std::isnan(got)) return inf;
-  const T r = T(ref);
-  if (std::isinf(r) || std::isinf(got)) return got == r ? 0 : inf;
-  if (ref == 0) return (got == 0 && std::signbit(got) == std::signbit(ref)) ? 0 : inf;
-  int e = 0;
-  frexpl(ref, &e);  // |ref| = m 2^e, m in [0.5, 1)
-  long double ulp = ldexpl(1.0L, e - std::numeric_limits<T>::digits);
-  const long double tiny = std::numeric_limits<T>::denorm_min();
-  if (ulp < tiny) ulp = tiny;
-  return double(fabsl((long double)got - ref) / ulp);
-}
+using ca::test::ulp_err;
 
 /// Test inputs: special values, domain and overflow edges, subnormals, huge arguments, random values
 /// uniform on [-10, 10] and log-uniform over the whole exponent range, both signs.

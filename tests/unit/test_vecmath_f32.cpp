@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "array/expr_instr.hpp"
+#include "support/ulp.hpp"
 #include "array/vecmath.hpp"
 #include "numpy_ref.hpp"
 
@@ -70,21 +71,7 @@ const std::vector<Fn> kBinary = {
 };
 const std::vector<vecmath::Level> kLevels = {vecmath::Level::Sse2, vecmath::Level::Avx2, vecmath::Level::Avx512};
 
-/// The error of got against the exact ref in float32 ULPs at ref (subnormal spacing below the normal
-/// range); infinite where the classes differ (NaN, infinity, zero of the wrong sign).
-double ulp_err(float got, long double ref) {
-  const double inf = std::numeric_limits<double>::infinity();
-  if (std::isnan(ref)) return std::isnan(got) ? 0 : inf;
-  if (std::isnan(got)) return inf;
-  const float r = float(ref);
-  if (std::isinf(r) || std::isinf(got)) return got == r ? 0 : inf;
-  if (ref == 0) return (got == 0 && std::signbit(got) == std::signbit(ref)) ? 0 : inf;
-  int e = 0;
-  frexpl(ref, &e);
-  long double ulp = ldexpl(1.0L, e - 24);
-  if (ulp < 0x1p-149L) ulp = 0x1p-149L;
-  return double(fabsl((long double)got - ref) / ulp);
-}
+using ca::test::ulp_err;
 
 /// Same class: both NaN, or equal infinities, or zeros of the same sign, or both finite nonzero.
 bool same_class(float a, float b) {

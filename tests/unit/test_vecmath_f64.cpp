@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "array/expr_instr.hpp"
+#include "support/ulp.hpp"
 #include "array/vecmath.hpp"
 
 using namespace ca;
@@ -115,20 +116,7 @@ const std::vector<Case> kCases = {
     {CA_OP_COSH, "cosh", r_cosh, 2.0, in_cosh},         {CA_OP_CBRT, "cbrt", r_cbrt, 1.0, in_cbrt},
 };
 
-/// ULPs of `got` against the exact `ref` (subnormal spacing below the normal range); infinite when
-/// the classes differ (NaN vs number, inf vs finite, wrong-signed zero).
-double ulp_err(double got, long double ref) {
-  if (std::isnan(ref)) return std::isnan(got) ? 0 : kInf;
-  if (std::isnan(got)) return kInf;
-  const double r = double(ref);
-  if (std::isinf(r) || std::isinf(got)) return got == r ? 0 : kInf;
-  if (ref == 0) return (got == 0 && std::signbit(got) == std::signbit(ref)) ? 0 : kInf;
-  int e = 0;
-  frexpl(ref, &e);
-  long double ulp = ldexpl(1.0L, e - 53);
-  if (ulp < 0x1p-1074L) ulp = 0x1p-1074L;
-  return double(fabsl((long double)got - ref) / ulp);
-}
+using ca::test::ulp_err;
 
 ExprInstr instr_for(int32_t op) {
   ExprInstr ins;
