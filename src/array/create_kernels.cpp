@@ -381,10 +381,17 @@ CA_ISA_CLONES void philox_counters64_portable(uint64_t seed, uint64_t c0, uint32
   for (size_t i = 0; i < 64; ++i) out[4 * i] = x0[i], out[4 * i + 1] = x1[i], out[4 * i + 2] = x2[i], out[4 * i + 3] = x3[i];
 }
 
+#if CA_PHILOX_AVX512
+// Whether the AVX-512 batches run (read once; CA_DISABLE_CPU_FEATURES=avx512f turns them off).
+static bool philox_wide() {
+  static const bool wide = vecmath::active_level() == vecmath::Level::Avx512;
+  return wide;
+}
+#endif
+
 bool detail::philox_uniform128(uint64_t seed, uint64_t c0, double lo, double scale, double *out) {
 #if CA_PHILOX_AVX512
-  static const bool wide = vecmath::active_level() == vecmath::Level::Avx512;
-  if (wide) {
+  if (philox_wide()) {
     philox_counters64_avx512(seed, c0, 0, 0, nullptr, out, lo, scale);
     return true;
   }
@@ -395,8 +402,7 @@ bool detail::philox_uniform128(uint64_t seed, uint64_t c0, double lo, double sca
 
 void detail::philox_counters64(uint64_t seed, uint64_t c0, uint32_t w2, uint32_t w3, uint32_t *out) {
 #if CA_PHILOX_AVX512
-  static const bool wide = vecmath::active_level() == vecmath::Level::Avx512;
-  if (wide) return philox_counters64_avx512(seed, c0, w2, w3, out);
+  if (philox_wide()) return philox_counters64_avx512(seed, c0, w2, w3, out);
 #endif
   philox_counters64_portable(seed, c0, w2, w3, out);
 }

@@ -120,11 +120,12 @@ class Session {
   // Placement, roles, consumer counts and destinations of this rank.
   void prepare() {
     const int32_t n = plan_.size();
-    owner_ = place(plan_, size_, opts_.placement);
+    // Generated blocks are made again on each rank needing them instead of being sent.
+    const std::vector<uint8_t> rep = replicated(plan_, opts_.placement);
+    owner_ = place(plan_, size_, opts_.placement, &rep);
     const bool gather = opts_.results == CA_DIST_RESULTS_GATHER;
     if (gather) transposed_outputs_at_root(plan_, owner_, opts_.root);
-    // Generated blocks are made again on each rank needing them instead of being sent.
-    const Runners runs(plan_, owner_, replicated(plan_, opts_.placement), opts_.root, opts_.results);
+    const Runners runs(plan_, owner_, rep, opts_.root, opts_.results);
     progress_total_ = plan_.size() + runs.extra();
     role_.assign(size_t(n), TaskRole::Skip);
     consumers_.assign(size_t(n), 0);

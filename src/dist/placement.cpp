@@ -254,10 +254,9 @@ namespace {
 // free tasks all cost the same keep the vote (which already splits them evenly). Returns the tasks
 // it placed (1) in `owner`.
 std::vector<uint8_t> split_free_by_cost(const Plan &plan, int32_t nranks, const std::vector<double> &est,
-                                        std::vector<int32_t> &owner) {
+                                        const std::vector<uint8_t> &rep, std::vector<int32_t> &owner) {
   const int32_t n = plan.size();
   std::vector<uint8_t> fixed(size_t(n), 0);
-  const std::vector<uint8_t> rep = replicated(plan, CA_PLACEMENT_LOCALITY);
   struct Free {
     const Layer *layer;
     int64_t local;
@@ -316,7 +315,8 @@ void transposed_outputs_at_root(const Plan &plan, std::vector<int32_t> &owner, i
   }
 }
 
-std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy) {
+std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy,
+                           const std::vector<uint8_t> *rep) {
   CA_CHECK(nranks >= 1, CA_EINVAL, "placement: ", nranks, " ranks (at least 1 needed)");
   CA_CHECK(policy_name(policy), CA_EINVAL, "placement: unknown policy ", policy,
            " (CA_PLACEMENT_LOCALITY 0, CA_PLACEMENT_ROUND_ROBIN 1 or CA_PLACEMENT_LOCALITY_COUNT 2)");
@@ -337,7 +337,11 @@ std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t poli
   std::vector<double> votes(size_t(nranks), 0.0);
   std::vector<std::pair<int32_t, double>> pieces;
   std::vector<uint8_t> fixed;
-  if (by_bytes) fixed = split_free_by_cost(plan, nranks, est, owner);
+  if (by_bytes) {
+    std::vector<uint8_t> own;
+    if (!rep) own = replicated(plan, policy);
+    fixed = split_free_by_cost(plan, nranks, est, rep ? *rep : own, owner);
+  }
   // In a topological order: every task after its dependencies.
   for (int32_t t : topo_order(plan)) {
     const PlanTask &pt = plan.tasks[size_t(t)];

@@ -23,8 +23,10 @@
 namespace ca::dist {
 
 /// The owner of each task of `plan` on `nranks` ranks under `policy` (CA_PLACEMENT_*).
-/// CA_EINVAL for nranks < 1 or an unknown policy.
-std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy);
+/// CA_EINVAL for nranks < 1 or an unknown policy. `rep`: replicated(plan, policy) when the caller
+/// has it already (computed here otherwise).
+std::vector<int32_t> place(const Plan &plan, int32_t nranks, ca_placement_t policy,
+                           const std::vector<uint8_t> *rep = nullptr);
 
 /// Under CA_DIST_RESULTS_GATHER: an output that is a transpose of another output (a Gram product's
 /// block below the diagonal, the mirror of one above it) runs on `root` from the copy of its input
