@@ -19,7 +19,7 @@
 #include "array/array.hpp"
 #include "array/expr.hpp"
 #include "array/expr_instr.hpp"
-#include "support/ulp.hpp"
+#include "support/vecmath_test.hpp"
 #include "array/reduce.hpp"
 #include "array/vecmath.hpp"
 #include "core/memory.hpp"
@@ -105,6 +105,7 @@ constexpr double kSlack = 1 + 1e-6;
 const std::vector<vecmath::Level> kLevels = {vecmath::Level::Sse2, vecmath::Level::Avx2, vecmath::Level::Avx512};
 
 using ca::test::ulp_err;
+using ca::test::vm_instr;
 
 /// Test inputs: special values, domain and overflow edges, subnormals, huge arguments, random values
 /// uniform on [-10, 10] and log-uniform over the whole exponent range, both signs.
@@ -129,13 +130,6 @@ std::vector<T> inputs(int salt) {
   return out;
 }
 
-ExprInstr make_instr(int32_t op, DType dt) {
-  ExprInstr ins;
-  ins.op = op;
-  ins.dtype = dt;
-  ins.in_dtype = dt;
-  return ins;
-}
 
 template <class T>
 constexpr DType dtype_v = std::is_same_v<T, float> ? CA_FLOAT32 : CA_FLOAT64;
@@ -150,7 +144,7 @@ double unary_bound(const Fn1 &fn, bool f64) {
 
 template <class T>
 void check_unary_level(const Fn1 &fn, vecmath::Level level, double *worst) {
-  const ExprInstr ins = make_instr(fn.op, dtype_v<T>);
+  const ExprInstr ins = vm_instr(fn.op, dtype_v<T>);
   const double bound =
       std::is_same_v<T, float> ? ca::test::vecpoly_f32_bound(fn.op, fn.bound) : unary_bound(fn, true);
   instr::Fn f = vecmath::resolve(ins, 0, level);
@@ -186,7 +180,7 @@ void check_unary_level(const Fn1 &fn, vecmath::Level level, double *worst) {
 
 template <class T>
 void check_binary_level(const Fn2 &fn, vecmath::Level level, double *worst) {
-  const ExprInstr ins = make_instr(fn.op, dtype_v<T>);
+  const ExprInstr ins = vm_instr(fn.op, dtype_v<T>);
   const double bound = std::is_same_v<T, float> ? ca::test::vecpoly_f32_bound(fn.op, fn.bound) : fn.bound;
   instr::Fn f = vecmath::resolve(ins, 0, level);
   if (!f) return;
@@ -257,21 +251,21 @@ TEST(VecMath, DispatchCoversEveryFunction) {
         const bool own = dt == CA_FLOAT32 && ca::test::vecpoly_f32_bound(fn.op, -1) > 0;
         const bool want = fn.op == CA_OP_SQRT || own ? !(dt == CA_FLOAT64 && level == vecmath::Level::Sse2)
                                                      : vecmath::have_sleef() && !(dt == CA_FLOAT64 && level == vecmath::Level::Sse2);
-        EXPECT_EQ(vecmath::resolve(make_instr(fn.op, dt), 0, level) != nullptr, want)
+        EXPECT_EQ(vecmath::resolve(vm_instr(fn.op, dt), 0, level) != nullptr, want)
             << fn.np << " " << dtype_name(dt) << " " << vecmath::level_name(level);
       }
       for (const Fn2 &fn : kBinary)
-        EXPECT_EQ(vecmath::resolve(make_instr(fn.op, dt), 0, level) != nullptr,
+        EXPECT_EQ(vecmath::resolve(vm_instr(fn.op, dt), 0, level) != nullptr,
                   dt == CA_FLOAT32 || (vecmath::have_sleef() && level != vecmath::Level::Sse2));
     }
   }
   // Not float32/float64, or a mixed instruction: the interpreter's own functions.
-  EXPECT_EQ(vecmath::resolve(make_instr(CA_OP_SIN, CA_COMPLEX128), 0, vecmath::Level::Avx2), nullptr);
-  EXPECT_EQ(vecmath::resolve(make_instr(CA_OP_ADD, CA_FLOAT64), 0, vecmath::Level::Avx2), nullptr);
-  ExprInstr mixed = make_instr(CA_OP_SIN, CA_FLOAT64);
+  EXPECT_EQ(vecmath::resolve(vm_instr(CA_OP_SIN, CA_COMPLEX128), 0, vecmath::Level::Avx2), nullptr);
+  EXPECT_EQ(vecmath::resolve(vm_instr(CA_OP_ADD, CA_FLOAT64), 0, vecmath::Level::Avx2), nullptr);
+  ExprInstr mixed = vm_instr(CA_OP_SIN, CA_FLOAT64);
   mixed.in_dtype = CA_FLOAT32;
   EXPECT_EQ(vecmath::resolve(mixed, 0, vecmath::Level::Avx2), nullptr);
-  EXPECT_EQ(vecmath::resolve(make_instr(CA_OP_SIN, CA_FLOAT64), 0, vecmath::Level::Scalar), nullptr);
+  EXPECT_EQ(vecmath::resolve(vm_instr(CA_OP_SIN, CA_FLOAT64), 0, vecmath::Level::Scalar), nullptr);
 }
 
 TEST(VecMath, UlpBoundsAgainstLongDoubleEveryLevel) {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "array/expr_instr.hpp"
-#include "support/ulp.hpp"
+#include "support/vecmath_test.hpp"
 #include "array/vecmath.hpp"
 #include "numpy_ref.hpp"
 
@@ -72,6 +72,7 @@ const std::vector<Fn> kBinary = {
 const std::vector<vecmath::Level> kLevels = {vecmath::Level::Sse2, vecmath::Level::Avx2, vecmath::Level::Avx512};
 
 using ca::test::ulp_err;
+using ca::test::vm_instr;
 
 /// Same class: both NaN, or equal infinities, or zeros of the same sign, or both finite nonzero.
 bool same_class(float a, float b) {
@@ -120,13 +121,6 @@ Npy npy_f32(const std::vector<float> &v) {
   return ca::test::npy_of(CA_FLOAT32, {Index(v.size())}, v.data());
 }
 
-ExprInstr instr_f32(int32_t op) {
-  ExprInstr ins;
-  ins.op = op;
-  ins.dtype = CA_FLOAT32;
-  ins.in_dtype = CA_FLOAT32;
-  return ins;
-}
 
 }  // namespace
 
@@ -135,14 +129,14 @@ TEST(VecMathF32, DispatchUsesPurposeWrittenKernels) {
   for (const Fn &fn : kUnary)
     for (vecmath::Level level : kLevels) {
       if (!vecmath::level_supported(level)) continue;
-      EXPECT_NE(vecmath::resolve(instr_f32(fn.op), 0, level), nullptr) << fn.np << " " << vecmath::level_name(level);
-      EXPECT_EQ(vecmath::resolve(instr_f32(fn.op), 1, level), nullptr) << fn.np;
+      EXPECT_NE(vecmath::resolve(vm_instr(fn.op, CA_FLOAT32), 0, level), nullptr) << fn.np << " " << vecmath::level_name(level);
+      EXPECT_EQ(vecmath::resolve(vm_instr(fn.op, CA_FLOAT32), 1, level), nullptr) << fn.np;
     }
   for (const Fn &fn : kBinary)
     for (vecmath::Level level : kLevels) {
       if (!vecmath::level_supported(level)) continue;
       for (int variant = 0; variant < 3; ++variant)
-        EXPECT_NE(vecmath::resolve(instr_f32(fn.op), variant, level), nullptr) << fn.np;
+        EXPECT_NE(vecmath::resolve(vm_instr(fn.op, CA_FLOAT32), variant, level), nullptr) << fn.np;
     }
 }
 
@@ -166,7 +160,7 @@ TEST(VecMathF32, DenseSampleUlpBoundsAndNumPysError) {
     for (size_t i = 0; i < x.size(); ++i) np_worst = std::max(np_worst, ulp_err(np_r[i], ref[i]));
     for (vecmath::Level level : kLevels) {
       if (!vecmath::level_supported(level)) continue;
-      const ExprInstr ins = instr_f32(fn.op);
+      const ExprInstr ins = vm_instr(fn.op, CA_FLOAT32);
       instr::Fn k = vecmath::resolve(ins, 0, level);
       ASSERT_NE(k, nullptr);
       k(ins, x.data(), nullptr, nullptr, r.data(), int64_t(x.size()));
@@ -213,7 +207,7 @@ TEST(VecMathF32, BinaryDenseSampleUlpBounds) {
     std::vector<float> r(a.size());
     for (vecmath::Level level : kLevels) {
       if (!vecmath::level_supported(level)) continue;
-      const ExprInstr ins = instr_f32(fn.op);
+      const ExprInstr ins = vm_instr(fn.op, CA_FLOAT32);
       vecmath::resolve(ins, 0, level)(ins, a.data(), b.data(), nullptr, r.data(), int64_t(a.size()));
       double worst = 0;
       int fails = 0;
@@ -258,13 +252,13 @@ TEST(VecMathF32, SpecialValuesMatchNumPy) {
       off += r.size();
     };
     for (const Fn &fn : kUnary) {
-      const ExprInstr ins = instr_f32(fn.op);
+      const ExprInstr ins = vm_instr(fn.op, CA_FLOAT32);
       std::vector<float> r(s.size());
       vecmath::resolve(ins, 0, level)(ins, s.data(), nullptr, nullptr, r.data(), int64_t(s.size()));
       check(fn, r, s, nullptr);
     }
     for (const Fn &fn : kBinary) {
-      const ExprInstr ins = instr_f32(fn.op);
+      const ExprInstr ins = vm_instr(fn.op, CA_FLOAT32);
       std::vector<float> r(a.size());
       vecmath::resolve(ins, 0, level)(ins, a.data(), b.data(), nullptr, r.data(), int64_t(a.size()));
       check(fn, r, a, &b);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "array/expr_instr.hpp"
-#include "support/ulp.hpp"
+#include "support/vecmath_test.hpp"
 #include "array/vecmath.hpp"
 
 using namespace ca;
@@ -117,14 +117,8 @@ const std::vector<Case> kCases = {
 };
 
 using ca::test::ulp_err;
+using ca::test::vm_instr;
 
-ExprInstr instr_for(int32_t op) {
-  ExprInstr ins;
-  ins.op = op;
-  ins.dtype = CA_FLOAT64;
-  ins.in_dtype = CA_FLOAT64;
-  return ins;
-}
 
 std::vector<vecmath::Level> vector_levels() {
   std::vector<vecmath::Level> out;
@@ -156,7 +150,7 @@ TEST(VecMathF64, DenseUlpBoundsEveryLevel) {
   for (const Case &c : kCases) {
     const std::vector<double> x = c.inputs();
     for (vecmath::Level level : levels) {
-      const std::vector<double> r = run(instr_for(c.op), level, x);
+      const std::vector<double> r = run(vm_instr(c.op, CA_FLOAT64), level, x);
       double worst = 0, at = 0;
       for (size_t i = 0; i < x.size(); ++i) {
         const double e = ulp_err(r[i], c.ref((long double)x[i]));
@@ -205,7 +199,7 @@ TEST(VecMathF64, SpecialValuesAsNumpy) {
         std::vector<double> x(n, 0.75);
         if (s.op == CA_OP_ARCCOSH) std::fill(x.begin(), x.end(), 1.75);
         x[n / 2] = s.x;
-        const std::vector<double> r = run(instr_for(s.op), level, x);
+        const std::vector<double> r = run(vm_instr(s.op, CA_FLOAT64), level, x);
         EXPECT_TRUE(same(r[n / 2], s.want)) << "op " << s.op << " at " << vecmath::level_name(level) << ": x = " << s.x
                                             << " gives " << r[n / 2] << ", NumPy " << s.want;
       }

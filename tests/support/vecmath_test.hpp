@@ -1,9 +1,13 @@
-// ulp_err(got, ref): the error of `got` against an exact reference in ULPs of its type, the vector
-// math tests' one copy (test_vecmath.cpp, test_vecmath_f32.cpp, test_vecmath_f64.cpp).
+// The vector-math tests' shared pieces (test_vecmath.cpp, test_vecmath_f32.cpp, test_vecmath_f64.cpp):
+// ulp_err, the error of a result against an exact reference in ULPs of its type, and vm_instr, the
+// elementwise instruction of one op on one float dtype that vecmath::resolve takes.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
+
+#include "array/expr_instr.hpp"
 
 namespace ca::test {
 
@@ -24,6 +28,15 @@ double ulp_err(T got, long double ref) {
   const long double tiny = std::numeric_limits<T>::denorm_min();
   if (ulp < tiny) ulp = tiny;
   return double(fabsl((long double)got - ref) / ulp);
+}
+
+/// The instruction `op` on `dt` in and out (the form vecmath::resolve is asked about).
+inline ExprInstr vm_instr(int32_t op, DType dt) {
+  ExprInstr ins;
+  ins.op = op;
+  ins.dtype = dt;
+  ins.in_dtype = dt;
+  return ins;
 }
 
 }  // namespace ca::test
