@@ -115,9 +115,9 @@ void check_chunks_shape(const Chunks &chunks, const std::vector<Index> &shape, c
 void register_creation_kernels(KernelRegistry &reg);
 
 /// Philox4x32-10's ten rounds keyed by `seed` on N counters in struct-of-arrays form, in place. Inlined
-/// into its callers, which are compiled once per ISA (CA_ISA_CLONES), so the rounds vectorize 2, 4
-/// or 8 counters wide; the one copy of the rounds for the uniform/normal/integers fill
-/// (create_kernels.cpp) and the other distributions' first draws (random_dists.cpp).
+/// into its caller, compiled once per ISA (CA_ISA_CLONES), so the rounds vectorize 2, 4 or 8 counters
+/// wide: the portable path of detail::philox_counters64 (create_kernels.cpp), which every fill and
+/// distribution draws its batches from (AVX-512 has its own register version there).
 template <size_t N>
 [[gnu::always_inline]] inline void philox_rounds(uint32_t (&x0)[N], uint32_t (&x1)[N], uint32_t (&x2)[N],
                                                 uint32_t (&x3)[N], uint64_t seed) {

@@ -305,8 +305,8 @@ __attribute__((target("avx512f"))) inline void mulhilo16(__m512i a, __m512i m, _
 
 // philox_counters64 in registers: counters c0 + i built in the lanes (the carry into the high word
 // by an unsigned compare); four vectors of 16 counters go through the ten rounds together (1.7x the
-// auto-vectorized philox_rounds, which keep 64-bit lanes and reload the arrays every round), then a 4 x 16 transpose so each counter's four
-// words are stored together.
+// auto-vectorized philox_rounds, which keep 64-bit lanes and reload the arrays every round), then a
+// 4 x 16 transpose so each counter's four words are stored together.
 // With `uniform` set, each 64-bit word w (x0 | x1 << 32, then x2 | x3 << 32) becomes the float64
 // fma(scale, (w >> 12 as a fraction in [0, 1)), lo) stored at `uniform` (128 values), as uniform_f64.
 __attribute__((target("avx512f"))) void philox_counters64_avx512(uint64_t seed, uint64_t c0, uint32_t w2, uint32_t w3,
