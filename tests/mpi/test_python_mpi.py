@@ -43,6 +43,24 @@ for name, expr, ref in [
     if name == "sum":
         check(sent <= 8 * 12, f"sum: only partial sums move ({sent} bytes)")
 
+# The gathered result is the library's block wrapped without a copy: an ordinary writeable array that
+# owns that memory (it outlives the expression, the context and other results); empty and 0-d too.
+ctx = ca.Context(num_threads=1)
+r1 = ca.mpi.compute(a + 1, comm, ctx=ctx)
+r2 = ca.mpi.compute(a + 1, comm, ctx=ctx)
+e = ca.mpi.compute(a[:0], comm)
+z = ca.mpi.compute(a.sum(), comm)
+del ctx
+if rank == 0:
+    check(isinstance(r1, np.ndarray) and r1.flags.writeable and r1.flags.c_contiguous, "result: a writeable C array")
+    r1 += 1
+    check(np.array_equal(r1, x + 2) and np.array_equal(r2, x + 1), "results do not share memory")
+    check(isinstance(e, np.ndarray) and e.shape == (0, 180), "empty result")
+    check(isinstance(z, np.ndarray) and z.shape == () and z == x.sum(), "0-d result")
+    v = r2[10:20]
+    del r2
+    check(np.array_equal(v, (x + 1)[10:20]), "a view keeps the result's memory alive")
+
 got = a.sum().compute(comm=comm)
 check((got is None) == (rank != 0), "Array.compute(comm=) gathers to rank 0")
 if rank == 0:

@@ -14,9 +14,7 @@ import ctypes.util
 import os
 import threading
 
-import numpy as np
 
-from . import _lib as C
 from ._lib import lib
 
 __all__ = ["compute", "persist", "store", "mpi_library_path"]
@@ -78,14 +76,6 @@ def mpi_lib():
     return _mpi
 
 
-def _dist_compute():
-    f = lib().cdll.ca_dist_compute
-    f.restype = ctypes.c_int32
-    f.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(C.Key),
-                  ctypes.c_size_t, ctypes.c_void_p, ctypes.POINTER(DistOptions)]
-    return f
-
-
 def _comm_handle(comm):
     """An mpi4py communicator as its Fortran handle (the ABI-stable form libchunkarray_mpi takes)."""
     py2f = getattr(comm, "py2f", None)
@@ -122,53 +112,20 @@ def compute(array, comm, ctx=None, root=0, placement="locality", stats=None, pro
     numpy.ndarray or None
         The value on ``root``, None elsewhere.
     """
-    from .core import _block_view, _check, _compute_options, default_context
-
-    if placement not in _PLACEMENTS:
-        raise ValueError(f"placement must be one of {sorted(_PLACEMENTS)}, not {placement!r}")
-    if not array.chunks_known:
-        raise ValueError("compute(comm=...) needs known chunk sizes (compute_chunk_sizes() first)")
-    handle = _comm_handle(comm)
-    ctx = ctx or default_context()
-    ctx._sync_kernels()
-    m = mpi_lib()
-    transport = ctypes.c_void_p()
-    _check(m.ca_mpi_transport_new(ctypes.byref(transport), handle))
-    try:
-        graph = array.graph()
-        idx = list(np.ndindex(*array.numblocks))
-        name = array.name.encode()
-        index_arrays = [(ctypes.c_int64 * max(1, len(i)))(*i) for i in idx]
-        keys = (C.Key * max(1, len(idx)))()
-        for k, (i, arr) in enumerate(zip(idx, index_arrays)):
-            keys[k] = C.Key(name, ctypes.cast(arr, C.c_i64p), len(i))
-        results = (ctypes.c_void_p * max(1, len(idx)))()
-        st = DistStats()
-        st.struct_size = ctypes.sizeof(DistStats)
-        o = DistOptions(ctypes.sizeof(DistOptions), transport, 0, int(root), _PLACEMENTS[placement],
-                        ctypes.pointer(st))
+    from .core import _block_as_numpy, _check, _compute_options
+    ctx = _ready(array, ctx, "compute")
+    f = _array_call("ca_dist_array_compute", [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p,
+                                              ctypes.c_void_p, ctypes.POINTER(DistOptions)])
+    out = ctypes.c_void_p()
+    with _Transport(comm, root=root, placement=placement, stats=stats) as t:
         copts, keep = _compute_options(progress)
-        _check(_dist_compute()(results, ctx.handle, graph.handle, keys, len(idx), copts, ctypes.byref(o)))
+        _check(f(ctypes.byref(out), ctx.handle, array._h, copts, ctypes.byref(t.opts)))
         del keep
-        if stats is not None:
-            stats.update(st.as_dict())
-        if not results[0] and idx:
-            return None  # not the root
-        # Each gathered block is copied once, from its buffer straight into the result, then freed
-        # (not first into an ndarray of its own: W5's 128 MB result was copied twice).
-        try:
-            out = np.empty(array.shape, array.dtype)
-            offsets = [np.concatenate([[0], np.cumsum(c)]).astype(int) for c in array.chunks]
-            for k, i in enumerate(idx):
-                out[tuple(slice(offsets[d][j], offsets[d][j + 1]) for d, j in enumerate(i))] = \
-                    _block_view(results[k])
-        finally:
-            for k in range(len(idx)):
-                if results[k]:
-                    lib().ca_block_free(results[k])
-        return out
-    finally:
-        m.ca_mpi_transport_free(transport)
+    if not out.value:
+        return None  # not the root
+    # The library assembles the gathered blocks into one block; the result is that
+    # block's memory (no second copy, and pages the library's cache reuses across computes).
+    return _block_as_numpy(out.value)
 
 
 def _array_call(name, argtypes):
