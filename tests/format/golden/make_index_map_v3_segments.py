@@ -1,8 +1,9 @@
 # Writes golden/index_map_v3_segments.cagraph (index-map layers in the per-block segment form of
 # format version 3, as main wrote them before the run form, commit c563231): twelve structural ops
 # over ragged chunks, each checked against NumPy here. Usage (from the repository root):
-#   CHUNKARRAY_LIB=build/capi/libchunkarray.so.1 /usr/bin/python3 tests/format/golden/make_index_map_v3_segments.py OUT.cagraph OUT.npz
-import sys, numpy as np
+#   CHUNKARRAY_LIB=build/capi/libchunkarray.so.1 /usr/bin/python3 tests/format/golden/make_index_map_v3_segments.py OUT.cagraph EXPECTED_DIR
+# (EXPECTED_DIR/<array name>.npy: each array's NumPy result, golden/expected in the tree).
+import os, sys, numpy as np
 sys.path.insert(0, "bindings/python")
 import chunkarray as ca
 from chunkarray import core
@@ -29,5 +30,6 @@ for n, a, w in ops:
     assert got.shape == w.shape and np.array_equal(got, w), n
 data = core.save_file(arrays=[a._h if hasattr(a, "_h") else a.handle for _, a, _ in ops])
 open(sys.argv[1], "wb").write(data)
-np.savez(sys.argv[2], **{n: w for n, _, w in ops})
+for _, a, w in ops:
+    np.save(os.path.join(sys.argv[2], a.name + ".npy"), w)
 print(len(data), [n for n, _, _ in ops])
