@@ -187,19 +187,26 @@ LayerPtr load_index_map_layer(LayerHead head, s::Layer::Reader lr) {
              head.nindex, " indices");
   }
   for (unsigned d = 0; d < axes.size(); ++d) {
+    // Each column's reader is taken once: Cap'n Proto charges a list's size to the traversal budget
+    // (twice the message) at every get, so a get per element made files of ~100 blocks undecodable.
     auto a = axes[d];
-    const unsigned n = a.getKind().size();
-    CA_CHECK(a.getInput().size() == n && a.getBlock().size() == n && a.getStart().size() == n &&
-                 a.getStep().size() == n && a.getCount().size() == n,
+    auto kind = a.getKind();
+    auto input = a.getInput();
+    auto block = a.getBlock();
+    auto start = a.getStart();
+    auto step = a.getStep();
+    auto count = a.getCount();
+    const unsigned n = kind.size();
+    CA_CHECK(input.size() == n && block.size() == n && start.size() == n && step.size() == n && count.size() == n,
              CA_EFORMAT, where, ": the segment columns of axis ", d, " differ in length");
     std::vector<IndexMapSeg> segs(n);
     for (unsigned i = 0; i < n; ++i) {
-      segs[i].kind = a.getKind()[i];
-      segs[i].input = a.getInput()[i];
-      segs[i].block = a.getBlock()[i];
-      segs[i].start = a.getStart()[i];
-      segs[i].step = a.getStep()[i];
-      segs[i].count = a.getCount()[i];
+      segs[i].kind = kind[i];
+      segs[i].input = input[i];
+      segs[i].block = block[i];
+      segs[i].start = start[i];
+      segs[i].step = step[i];
+      segs[i].count = count[i];
     }
     sp.axes.push_back(std::move(segs));
   }
