@@ -1148,12 +1148,13 @@ TEST(Format, BadIndexMapLayersFailToLoad) {
             std::string::npos)
       << ca_last_error_message();
   if (const char *dir = std::getenv("CA_WRITE_FUZZ_SEED")) {
-    // The fuzz corpus seed (tests/fuzz/corpus/index_map_v3_symbolic): concatenate, pad and repeat.
+    // The fuzz corpus seed (tests/fuzz/corpus/index_map_v3_runs): concatenate, pad and repeat in the
+    // run form (index_map_v3_symbolic, written before runs, holds them in the segment form).
     ca_array_t *three[3] = {r, p, rep};
     void *buf = nullptr;
     size_t n = 0;
     ASSERT_EQ(ca_arrays_save_buffer(three, 3, &buf, &n), CA_OK);
-    std::ofstream(std::string(dir) + "/index_map_v3_symbolic", std::ios::binary)
+    std::ofstream(std::string(dir) + "/index_map_v3_runs", std::ios::binary)
         .write(static_cast<const char *>(buf), std::streamsize(n));
     ca_buffer_free(buf);
   }
