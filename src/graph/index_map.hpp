@@ -21,7 +21,9 @@
 // block's size: Whole: (0, 1, len); Strided with step -1: (len - 1, -1, len), the reversed block
 // (flip, reflect); Repeat/Slabs: the k-th slab of the block. So flip, concatenate/stack of k inputs,
 // pad, repeat and tile store O(k) runs (O(1) for one input) whatever the number of blocks, in memory
-// and in graph files; the chunk tables are the input chunks (shared, not copied per layer).
+// and in graph files. The chunk tables are copies of the input arrays' chunks along the axes (8 bytes
+// per input block, one table per distinct chunk list, shared by the runs and axes that use it);
+// they are what the file stores beyond the runs.
 #pragma once
 
 #include <memory>
