@@ -324,82 +324,83 @@ std::shared_ptr<Layer> make_index_map_layer(std::string name, IndexMapSpec spec)
     Index total = 0;
     for (size_t r = 0; r < runs.size(); ++r) {
       const IndexMapRun &u = runs[r];
-      const std::string at = str(where, ": run ", r, " (output block ", total, ") of axis ", d);
-      CA_CHECK(u.kind >= IndexMapSeg::Whole && u.kind <= IndexMapSeg::Repeat, CA_EINVAL, at, ": unknown segment kind ",
+      // (Formatted only on failure: a per-block file may hold a run per block.)
+      auto at = [&] { return str(where, ": run ", r, " (output block ", total, ") of axis ", d); };
+      CA_CHECK(u.kind >= IndexMapSeg::Whole && u.kind <= IndexMapSeg::Repeat, CA_EINVAL, at(), ": unknown segment kind ",
                u.kind);
-      CA_CHECK(u.rule >= IndexMapRun::Affine && u.rule <= IndexMapRun::Slabs, CA_EINVAL, at, ": unknown block rule ",
+      CA_CHECK(u.rule >= IndexMapRun::Affine && u.rule <= IndexMapRun::Slabs, CA_EINVAL, at(), ": unknown block rule ",
                u.rule);
-      CA_CHECK(u.input >= 0 && size_t(u.input) < spec.inputs.size(), CA_EINVAL, at, " reads input ", u.input, " of ",
+      CA_CHECK(u.input >= 0 && size_t(u.input) < spec.inputs.size(), CA_EINVAL, at(), " reads input ", u.input, " of ",
                spec.inputs.size());
-      CA_CHECK(u.input == 0 || int32_t(d) == spec.select_axis, CA_EINVAL, at, " picks input ", u.input, " but axis ",
+      CA_CHECK(u.input == 0 || int32_t(d) == spec.select_axis, CA_EINVAL, at(), " picks input ", u.input, " but axis ",
                d, " is not the select axis");
-      CA_CHECK(u.n >= 1, CA_EINVAL, at, " has ", u.n, " blocks");
-      CA_CHECK(u.table >= -1 && u.table < int32_t(spec.tables.size()), CA_EINVAL, at, ": chunk table ", u.table,
+      CA_CHECK(u.n >= 1, CA_EINVAL, at(), " has ", u.n, " blocks");
+      CA_CHECK(u.table >= -1 && u.table < int32_t(spec.tables.size()), CA_EINVAL, at(), ": chunk table ", u.table,
                " of ", spec.tables.size());
       const std::vector<Index> *tab = u.table >= 0 ? spec.tables[size_t(u.table)].get() : nullptr;
       const Index tb = tab ? Index(tab->size()) : std::numeric_limits<Index>::max();
       // The input blocks the run reads: [lo, hi] (Slabs: the whole table).
       Index lo = u.block, hi = u.block;
       if (u.rule == IndexMapRun::Affine) {
-        CA_CHECK(u.bstep >= -1 && u.bstep <= 1, CA_EINVAL, at, ": block step ", u.bstep, " (-1, 0 or 1)");
+        CA_CHECK(u.bstep >= -1 && u.bstep <= 1, CA_EINVAL, at(), ": block step ", u.bstep, " (-1, 0 or 1)");
         Index last = 0;
         CA_CHECK(!__builtin_mul_overflow(u.bstep, u.n - 1, &last) && !__builtin_add_overflow(u.block, last, &last),
-                 CA_EINVAL, at, ": the input blocks overflow");
+                 CA_EINVAL, at(), ": the input blocks overflow");
         lo = std::min(u.block, last), hi = std::max(u.block, last);
       } else if (u.rule == IndexMapRun::Modular) {
-        CA_CHECK(u.bstep >= 1, CA_EINVAL, at, ": period ", u.bstep, " (at least 1)");
-        CA_CHECK(!__builtin_add_overflow(u.block, std::min(u.bstep, u.n) - 1, &hi), CA_EINVAL, at,
+        CA_CHECK(u.bstep >= 1, CA_EINVAL, at(), ": period ", u.bstep, " (at least 1)");
+        CA_CHECK(!__builtin_add_overflow(u.block, std::min(u.bstep, u.n) - 1, &hi), CA_EINVAL, at(),
                  ": the input blocks overflow");
       } else {
         CA_CHECK(u.kind == IndexMapSeg::Repeat && tab && u.block == 0 && u.bstep == 0 && u.start == 0 &&
                      u.count == 0 && u.step == 1,
-                 CA_EINVAL, at, ": a slab run must be a Repeat run over a chunk table (block 0, step 0)");
-        CA_CHECK(spec.repeats >= 2, CA_EINVAL, at, ": slab runs need repeats >= 2, not ", spec.repeats);
-        CA_CHECK(!tab->empty(), CA_EINVAL, at, ": slab run over an empty chunk table");
+                 CA_EINVAL, at(), ": a slab run must be a Repeat run over a chunk table (block 0, step 0)");
+        CA_CHECK(spec.repeats >= 2, CA_EINVAL, at(), ": slab runs need repeats >= 2, not ", spec.repeats);
+        CA_CHECK(!tab->empty(), CA_EINVAL, at(), ": slab run over an empty chunk table");
         lo = 0, hi = tb - 1;
       }
-      CA_CHECK(lo >= 0, CA_EINVAL, at, " has a negative input block");
-      CA_CHECK(hi < tb, CA_EINVAL, at, " reads input block ", hi, " of a chunk table of ", tb);
+      CA_CHECK(lo >= 0, CA_EINVAL, at(), " has a negative input block");
+      CA_CHECK(hi < tb, CA_EINVAL, at(), " reads input block ", hi, " of a chunk table of ", tb);
       if (tab) {
-        CA_CHECK(u.kind != IndexMapSeg::Fill, CA_EINVAL, at, ": constant blocks take no chunk table");
-        CA_CHECK(u.kind != IndexMapSeg::Repeat || u.rule == IndexMapRun::Slabs, CA_EINVAL, at,
+        CA_CHECK(u.kind != IndexMapSeg::Fill, CA_EINVAL, at(), ": constant blocks take no chunk table");
+        CA_CHECK(u.kind != IndexMapSeg::Repeat || u.rule == IndexMapRun::Slabs, CA_EINVAL, at(),
                  ": a repeated slab over a chunk table must be a slab run");
         CA_CHECK(u.start == 0 && u.count == 0 && (u.step == 1 || (u.kind == IndexMapSeg::Strided && u.step == -1)),
-                 CA_EINVAL, at, ": sizes from a chunk table leave start 0, count 0 and step 1 (-1: reversed)");
+                 CA_EINVAL, at(), ": sizes from a chunk table leave start 0, count 0 and step 1 (-1: reversed)");
         for (Index b = lo; b <= hi; ++b) {
           const Index c = (*tab)[size_t(b)];
-          CA_CHECK(c >= 0 || u.kind == IndexMapSeg::Whole, CA_EINVAL, at, ": input block ", b,
+          CA_CHECK(c >= 0 || u.kind == IndexMapSeg::Whole, CA_EINVAL, at(), ": input block ", b,
                    " has an unknown size");
           if (c < 0) unknown_axis[d] = true;
         }
       } else {
-        CA_CHECK(u.start >= 0, CA_EINVAL, at, " has a negative start");
-        CA_CHECK(u.count >= 0 || (u.kind == IndexMapSeg::Whole && u.count == -1), CA_EINVAL, at, " has count ",
+        CA_CHECK(u.start >= 0, CA_EINVAL, at(), " has a negative start");
+        CA_CHECK(u.count >= 0 || (u.kind == IndexMapSeg::Whole && u.count == -1), CA_EINVAL, at(), " has count ",
                  u.count);
         if (u.count < 0) unknown_axis[d] = true;
         if (u.kind == IndexMapSeg::Repeat) {
           Index stop = 0;
-          CA_CHECK(!__builtin_add_overflow(u.start, u.count, &stop), CA_EINVAL, at, ": the slab end overflows");
+          CA_CHECK(!__builtin_add_overflow(u.start, u.count, &stop), CA_EINVAL, at(), ": the slab end overflows");
         }
       }
       if (u.rule == IndexMapRun::Slabs) {
-        CA_CHECK(dv.slab_first[d].empty(), CA_EINVAL, at, ": a second slab run on the axis");
+        CA_CHECK(dv.slab_first[d].empty(), CA_EINVAL, at(), ": a second slab run on the axis");
         auto &sf = dv.slab_first[d];
         auto &so = dv.slab_off[d];
         Index off = 0, first = 0;
         for (Index c : *tab) {
           sf.push_back(first);
           so.push_back(off);
-          CA_CHECK(!__builtin_add_overflow(off, c, &off), CA_EINVAL, at, ": the chunk table's extent overflows");
+          CA_CHECK(!__builtin_add_overflow(off, c, &off), CA_EINVAL, at(), ": the chunk table's extent overflows");
           // A block has at least (repeats - 1) / 2 slabs when repeats <= its size (consecutive
           // points are about 1 apart or more): checked first, so the count stays O(n).
-          CA_CHECK(spec.repeats > c || spec.repeats - 1 <= 2 * (u.n - first) + 2, CA_EINVAL, at, " has ", u.n,
+          CA_CHECK(spec.repeats > c || spec.repeats - 1 <= 2 * (u.n - first) + 2, CA_EINVAL, at(), " has ", u.n,
                    " blocks, fewer than its chunk table's slabs");
           first += repeat_slab_count(c, so.back(), spec.repeats);
-          CA_CHECK(first <= u.n, CA_EINVAL, at, " has ", u.n, " blocks, fewer than its chunk table's slabs");
+          CA_CHECK(first <= u.n, CA_EINVAL, at(), " has ", u.n, " blocks, fewer than its chunk table's slabs");
         }
         sf.push_back(first);
-        CA_CHECK(first == u.n, CA_EINVAL, at, " has ", u.n, " blocks but its chunk table makes ", first, " slabs");
+        CA_CHECK(first == u.n, CA_EINVAL, at(), " has ", u.n, " blocks but its chunk table makes ", first, " slabs");
       }
       if (u.kind == IndexMapSeg::Fill) has_fill = true, fill_axis[d] = true;
       if (u.kind == IndexMapSeg::Repeat) {
