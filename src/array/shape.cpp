@@ -81,19 +81,26 @@ ArrayPtr index_map_array(const std::string &name, const std::vector<ArrayPtr> &i
     if (it == spec.inputs.end()) spec.inputs.push_back(inputs[k]->name);
   }
   if (spec.select_axis >= 0)
-    for (auto &g : spec.axes[size_t(spec.select_axis)]) g.input = slot[size_t(g.input)];
+    for (auto &u : spec.runs[size_t(spec.select_axis)]) u.input = slot[size_t(u.input)];
   LayerPtr layer = make_index_map_layer(name, std::move(spec));
   return finish(inputs, layer, name, std::move(chunks), dtype);
 }
 
-// Whole-block segments along an axis with these chunks (block j of the input, count chunks[j]).
-std::vector<IndexMapSeg> whole_segs(const std::vector<Index> &chunks) {
-  std::vector<IndexMapSeg> r(chunks.size());
-  for (size_t j = 0; j < chunks.size(); ++j) {
-    r[j].block = Index(j);
-    r[j].count = chunks[j];
-  }
-  return r;
+// The index of chunk table `chunks` in sp.tables (an equal table already there is shared).
+int32_t table_of(IndexMapSpec &sp, const std::vector<Index> &chunks) {
+  for (size_t t = 0; t < sp.tables.size(); ++t)
+    if (*sp.tables[t] == chunks) return int32_t(t);
+  sp.tables.push_back(std::make_shared<const std::vector<Index>>(chunks));
+  return int32_t(sp.tables.size() - 1);
+}
+
+// One run of whole blocks along an axis with these chunks (output block j: input block j, count
+// chunks[j], from the chunk table).
+IndexMapRun whole_run(IndexMapSpec &sp, const std::vector<Index> &chunks) {
+  IndexMapRun u;
+  u.table = table_of(sp, chunks);
+  u.n = Index(chunks.size());
+  return u;
 }
 
 // A blockwise layer whose kernel gets the input block and the output block's shape.
@@ -196,16 +203,16 @@ ArrayPtr concat_layer(const std::vector<ArrayPtr> &seq, int32_t axis) {
   sp.select_axis = axis;
   for (size_t d = 0; d < chunks.size(); ++d) {
     if (int32_t(d) != axis) {
-      sp.axes.push_back(whole_segs(chunks[d]));
+      sp.runs.push_back({whole_run(sp, chunks[d])});
       continue;
     }
-    std::vector<IndexMapSeg> segs;
-    for (size_t k = 0; k < seq.size(); ++k)
-      for (auto g : whole_segs(seq[k]->chunks[d])) {
-        g.input = int32_t(k);
-        segs.push_back(g);
-      }
-    sp.axes.push_back(std::move(segs));
+    // One run per input: its whole blocks in order.
+    std::vector<IndexMapRun> runs;
+    for (size_t k = 0; k < seq.size(); ++k) {
+      runs.push_back(whole_run(sp, seq[k]->chunks[d]));
+      runs.back().input = int32_t(k);
+    }
+    sp.runs.push_back(std::move(runs));
   }
   return index_map_array(name, seq, std::move(sp), chunks, seq[0]->dtype);
 }
@@ -238,19 +245,6 @@ DType promote_all(const std::vector<ArrayPtr> &seq) {
   DType dt = seq[0]->dtype;
   for (size_t i = 1; i < seq.size(); ++i) dt = dtype_promote(dt, seq[i]->dtype);
   return dt;
-}
-
-// np.linspace(start, stop, num)[k] rounded half to even (dask's repeat slab boundaries).
-std::vector<Index> linspace_round(Index start, Index stop, Index num) {
-  std::vector<Index> r;
-  if (num == 1) return {start};
-  double step = double(stop - start) / double(num - 1);
-  for (Index k = 0; k < num; ++k) {
-    double y = step == 0 ? double(start) : double(k) * step + double(start);
-    if (k == num - 1) y = double(stop);
-    r.push_back(Index(std::nearbyint(y)));
-  }
-  return r;
 }
 
 std::string scalar_bytes(DType dt, const ca_scalar_t &v) {
@@ -748,50 +742,44 @@ ArrayPtr repeat(const ArrayPtr &a, int64_t repeats, int64_t axis0) {
              " blocks, more than the ", kMaxBlocksPerAxis, " blocks per axis allowed");
   }
   // dask: each block is cut into slabs at round(linspace(start, stop, repeats)); each slab repeated
-  // is one output block. repeats == 0: one empty block along the axis.
-  struct Piece {
-    Index block, start, stop;
-  };
-  std::vector<Piece> pieces;
+  // is one output block (graph/index_map.hpp's repeat_slab). repeats == 0: one empty block along the
+  // axis.
+  Chunks chunks = a->chunks;
+  std::vector<Index> &out = chunks[size_t(axis)];
+  out.clear();
   if (repeats > 0) {
     Index off = 0;
-    for (size_t j = 0; j < a->chunks[size_t(axis)].size(); ++j) {
-      Index c = a->chunks[size_t(axis)][j];
-      if (repeats > c) {
-        // linspace(off, off + c, repeats) steps by at most 1: rounded, it hits every integer, so the
-        // slabs are single elements (and the repeats points need not be listed).
-        for (Index i = 0; i < c; ++i) pieces.push_back({Index(j), i, i + 1});
-      } else {
-        std::vector<Index> ls = linspace_round(off, off + c, repeats);
-        for (size_t k = 0; k + 1 < ls.size(); ++k)
-          if (ls[k] != ls[k + 1]) pieces.push_back({Index(j), ls[k] - off, ls[k + 1] - off});
+    for (Index c : a->chunks[size_t(axis)]) {
+      const Index n = repeat_slab_count(c, off, repeats);
+      for (Index k = 0; k < n; ++k) {
+        Index start = 0, count = 0;
+        repeat_slab(c, off, repeats, k, &start, &count);
+        out.push_back(count * repeats);
       }
       off += c;
     }
   }
-  if (pieces.empty()) pieces.push_back({0, 0, 0});
-  Chunks chunks = a->chunks;
-  chunks[size_t(axis)].clear();
-  for (auto &p : pieces) chunks[size_t(axis)].push_back((p.stop - p.start) * repeats);
+  const bool slabs = !out.empty();
+  if (!slabs) out.push_back(0);
   std::string name = Tokenizer("repeat").add(*a).add(int64_t(repeats)).add(int64_t(axis)).name();
   (void)blocks_product(numblocks_of(chunks).data(), chunks.size(), "repeat: the result");
   IndexMapSpec sp;
   sp.repeats = repeats;
   for (int32_t d = 0; d < nd; ++d) {
     if (d != axis) {
-      sp.axes.push_back(whole_segs(a->chunks[size_t(d)]));
+      sp.runs.push_back({whole_run(sp, a->chunks[size_t(d)])});
       continue;
     }
-    std::vector<IndexMapSeg> segs;
-    for (auto &p : pieces) {
-      IndexMapSeg g;
-      g.kind = IndexMapSeg::Repeat;
-      g.block = p.block;
-      g.start = p.start;
-      g.count = p.stop - p.start;
-      segs.push_back(g);
+    // One slab run over the input's chunks (or one empty literal slab).
+    IndexMapRun u;
+    u.kind = IndexMapSeg::Repeat;
+    if (slabs) {
+      u.rule = IndexMapRun::Slabs;
+      u.table = table_of(sp, a->chunks[size_t(d)]);
+      u.n = Index(out.size());
+      u.bstep = 0;
     }
-    sp.axes.push_back(std::move(segs));
+    sp.runs.push_back({u});
   }
   return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }
@@ -839,14 +827,16 @@ ArrayPtr tile(const ArrayPtr &a0, std::vector<int64_t> reps) {
       chunks[size_t(d)].insert(chunks[size_t(d)].end(), a->chunks[size_t(d)].begin(), a->chunks[size_t(d)].end());
   std::string name = Tokenizer("tile").add(*a).add(std::vector<Index>(r.begin(), r.end())).name();
   (void)blocks_product(numblocks_of(chunks).data(), chunks.size(), "tile: the result");
+  // Per axis one run: output block i is input block i mod numblocks, whole.
   IndexMapSpec sp;
   for (int32_t d = 0; d < nd; ++d) {
-    std::vector<IndexMapSeg> segs;
-    for (int64_t k = 0; k < r[size_t(d)]; ++k) {
-      auto w = whole_segs(a->chunks[size_t(d)]);
-      segs.insert(segs.end(), w.begin(), w.end());
+    IndexMapRun u = whole_run(sp, a->chunks[size_t(d)]);
+    if (r[size_t(d)] > 1) {
+      u.rule = IndexMapRun::Modular;
+      u.bstep = u.n;
+      u.n = Index(chunks[size_t(d)].size());
     }
-    sp.axes.push_back(std::move(segs));
+    sp.runs.push_back({u});
   }
   return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }
@@ -977,7 +967,10 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
     sp.fill_value = vbytes;
   }
   for (int32_t d = 0; d < nd; ++d) {
-    std::vector<IndexMapSeg> out;
+    // Runs of the segments: the whole and reversed blocks from the input's chunk table, the partial
+    // and constant pieces literal (graph/index_map.hpp: O(1) runs per side, whatever the blocks).
+    const int32_t t = table_of(sp, a->chunks[size_t(d)]);
+    std::vector<IndexMapRun> out;
     for (const Seg &g : segs[size_t(d)]) {
       IndexMapSeg m;
       m.count = g.count;
@@ -992,9 +985,9 @@ ArrayPtr pad(const ArrayPtr &a, const std::vector<Index> &before, const std::vec
           m.step = g.step;
         }
       }
-      out.push_back(m);
+      index_map_push_segment(out, m, t, sp.tables[size_t(t)].get());
     }
-    sp.axes.push_back(std::move(out));
+    sp.runs.push_back(std::move(out));
   }
   return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }
@@ -1020,23 +1013,16 @@ ArrayPtr flip(const ArrayPtr &a, std::vector<int64_t> axes, bool all) {
   // Every block is a strided copy of its mirror block (reversed along the flipped axes).
   IndexMapSpec sp;
   for (int32_t d = 0; d < nd; ++d) {
-    if (!fl[size_t(d)]) {
-      sp.axes.push_back(whole_segs(a->chunks[size_t(d)]));
-      continue;
+    IndexMapRun u = whole_run(sp, a->chunks[size_t(d)]);
+    if (fl[size_t(d)]) {
+      // Output block i: input block nb - 1 - i reversed.
+      require_known_chunks(*a, "flip", d);
+      u.kind = IndexMapSeg::Strided;
+      u.block = u.n - 1;
+      u.bstep = -1;
+      u.step = -1;
     }
-    require_known_chunks(*a, "flip", d);
-    const Index nb = a->numblocks[size_t(d)];
-    std::vector<IndexMapSeg> segs(static_cast<size_t>(nb));
-    for (Index i = 0; i < nb; ++i) {
-      IndexMapSeg &g = segs[size_t(i)];
-      g.kind = IndexMapSeg::Strided;
-      g.block = nb - 1 - i;
-      const Index len = a->chunks[size_t(d)][size_t(g.block)];
-      g.start = std::max<Index>(len - 1, 0);
-      g.step = -1;
-      g.count = len;
-    }
-    sp.axes.push_back(std::move(segs));
+    sp.runs.push_back({u});
   }
   return index_map_array(name, {a}, std::move(sp), chunks, a->dtype);
 }

@@ -151,9 +151,16 @@ struct Overlap {
 }
 
 # An index-map layer (src/graph/index_map.hpp, format version 3): flip, concatenate, stack, pad,
-# repeat and tile as a formula. Along each output axis, output block i is segment i of that axis
-# (columns below, all of one length: the axis's number of blocks); a task combines the segments of
-# its block index. deps are the inputs; nindex = len(axes).
+# repeat and tile as a formula. Along each output axis, output block i has one segment; a task
+# combines the segments of its block index. deps are the inputs; nindex = the number of axes.
+# Two forms of the segments:
+#   run form (written now): runs[d] lists axis d's runs (IndexMapRun, graph/index_map.hpp), each a
+#     formula for a range of output blocks, whose sizes may come from tables (the input chunks the
+#     runs refer to); axes is empty. O(runs) whatever the number of blocks.
+#   segment form (written before the runs, still read): axes[d] holds one segment per output block
+#     (columns below, all of one length); runs and tables are empty.
+# A 0-d layer has neither. Readers that predate the run form refuse run-form files (0 axes for
+# nindex > 0: CA_EFORMAT), so the format version stays 3.
 struct IndexMap {
   axes @0 :List(IndexMapAxis);
   selectAxis @1 :Int32;          # the axis whose segments pick the input (concatenate); -1: none
@@ -162,6 +169,8 @@ struct IndexMap {
   repeats @4 :Int64;             # Repeat segments: the repeat count
   kernelVersions @5 :List(Int32); # parallel to the kernels the layer uses (identity, strided, fill,
                                   # repeat: the used ones in this order), or empty (not recorded)
+  runs @6 :List(IndexMapRuns);   # run form: per output axis
+  tables @7 :List(List(Int64));  # run form: chunk tables (block sizes; -1 unknown) runs refer to
 }
 
 struct IndexMapAxis {
@@ -171,4 +180,28 @@ struct IndexMapAxis {
   start @3 :List(Int64);
   step @4 :List(Int64);
   count @5 :List(Int64);         # -1: unknown (Whole only)
+}
+
+struct IndexMapRuns {
+  runs @0 :List(IndexMapRun);    # in output-block order; their block counts add up to the axis's
+}
+
+# Output blocks i0 .. i0 + n - 1 (i0: the blocks of the runs before), j = i - i0:
+#   input block: rule 0 (affine) block + bstep * j, bstep in {-1, 0, 1}; rule 1 (modular, tile)
+#   block + j mod bstep; rule 2 (slabs, repeat) the block holding slab j of dask's repeat over the
+#   whole table (block 0, bstep 0, kind 3).
+#   start/step/count: table -1: the literal fields; else from len = tables[table][input block]:
+#   kind 0 (0, 1, len); kind 1 with step -1 (max(len - 1, 0), -1, len); slabs: slab j's
+#   (start, 1, count) (start and count 0 in the file).
+struct IndexMapRun {
+  kind @0 :UInt8;                # 0 Whole, 1 Strided, 2 Fill, 3 Repeat
+  rule @1 :UInt8;                # 0 affine, 1 modular, 2 slabs
+  input @2 :Int32;               # dependency slot (non-zero only on the select axis)
+  table @3 :Int32;               # index into tables; -1: literal start/step/count
+  n @4 :Int64;                   # output blocks (>= 1)
+  block @5 :Int64;
+  bstep @6 :Int64;
+  start @7 :Int64;
+  step @8 :Int64;
+  count @9 :Int64;               # -1: unknown (Whole only)
 }

@@ -104,26 +104,35 @@ void save_index_map_layer(const Layer &l, s::Layer::Builder lb, const KernelVers
   b.setFillDtype(sp.fill_dtype);
   b.setFillValue(capnp::Data::Reader(reinterpret_cast<const kj::byte *>(sp.fill_value.data()), sp.fill_value.size()));
   b.setRepeats(sp.repeats);
-  auto axes = b.initAxes(unsigned(sp.axes.size()));
-  for (size_t d = 0; d < sp.axes.size(); ++d) {
-    const auto &ax = sp.axes[d];
-    CA_CHECK(ax.size() < (size_t(1) << 29), CA_EUNSUPPORTED, "layer '", l.name(), "' has ", ax.size(),
+  // The run form (graph_file.capnp): O(runs) plus the chunk tables.
+  CA_CHECK(sp.tables.size() < (size_t(1) << 29), CA_EUNSUPPORTED, "layer '", l.name(), "' has ", sp.tables.size(),
+           " chunk tables: a graph file list holds at most 2^29 - 1");
+  auto tables = b.initTables(unsigned(sp.tables.size()));
+  for (size_t t = 0; t < sp.tables.size(); ++t) {
+    const std::vector<Index> &tab = *sp.tables[t];
+    CA_CHECK(tab.size() < (size_t(1) << 29), CA_EUNSUPPORTED, "layer '", l.name(), "' has ", tab.size(),
              " blocks along one dimension: a graph file list holds at most 2^29 - 1");
-    auto a = axes[unsigned(d)];
-    const unsigned n = unsigned(ax.size());
-    auto kind = a.initKind(n);
-    auto input = a.initInput(n);
-    auto block = a.initBlock(n);
-    auto start = a.initStart(n);
-    auto step = a.initStep(n);
-    auto count = a.initCount(n);
-    for (unsigned i = 0; i < n; ++i) {
-      kind.set(i, uint8_t(ax[i].kind));
-      input.set(i, ax[i].input);
-      block.set(i, ax[i].block);
-      start.set(i, ax[i].start);
-      step.set(i, ax[i].step);
-      count.set(i, ax[i].count);
+    detail::fill_list(tables.init(unsigned(t), unsigned(tab.size())), tab);
+  }
+  auto axes = b.initRuns(unsigned(sp.runs.size()));
+  for (size_t d = 0; d < sp.runs.size(); ++d) {
+    const auto &runs = sp.runs[d];
+    CA_CHECK(runs.size() < (size_t(1) << 29), CA_EUNSUPPORTED, "layer '", l.name(), "' has ", runs.size(),
+             " runs along one dimension: a graph file list holds at most 2^29 - 1");
+    auto ra = axes[unsigned(d)].initRuns(unsigned(runs.size()));
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const IndexMapRun &u = runs[r];
+      auto w = ra[unsigned(r)];
+      w.setKind(uint8_t(u.kind));
+      w.setRule(uint8_t(u.rule));
+      w.setInput(u.input);
+      w.setTable(u.table);
+      w.setN(u.n);
+      w.setBlock(u.block);
+      w.setBstep(u.bstep);
+      w.setStart(u.start);
+      w.setStep(u.step);
+      w.setCount(u.count);
     }
   }
 }
@@ -134,8 +143,6 @@ LayerPtr load_index_map_layer(LayerHead head, s::Layer::Reader lr) {
   auto axes = r.getAxes();
   CA_CHECK(head.nindex <= CA_MAX_NDIM, CA_EFORMAT, where, ": ", head.nindex, " dimensions (at most ", CA_MAX_NDIM,
            ")");
-  CA_CHECK(int32_t(axes.size()) == head.nindex, CA_EFORMAT, where, ": ", axes.size(), " axes, keys have ",
-           head.nindex, " indices");
   IndexMapSpec sp;
   sp.inputs = head.deps;
   sp.select_axis = r.getSelectAxis();
@@ -143,20 +150,63 @@ LayerPtr load_index_map_layer(LayerHead head, s::Layer::Reader lr) {
   auto fv = r.getFillValue();
   sp.fill_value.assign(reinterpret_cast<const char *>(fv.begin()), fv.size());
   sp.repeats = r.getRepeats();
+  auto runs = r.getRuns();
+  auto tables = r.getTables();
+  CA_CHECK(axes.size() == 0 || (runs.size() == 0 && tables.size() == 0), CA_EFORMAT, where,
+           ": both per-block segments and runs");
+  if (axes.size() == 0) {
+    // The run form (or a 0-d layer, which has neither).
+    CA_CHECK(int32_t(runs.size()) == head.nindex, CA_EFORMAT, where, ": ", runs.size(), " axes of runs, keys have ",
+             head.nindex, " indices");
+    for (unsigned t = 0; t < tables.size(); ++t) {
+      auto tr = tables[t];
+      auto tab = std::make_shared<std::vector<Index>>(tr.size());
+      for (unsigned i = 0; i < tr.size(); ++i) (*tab)[i] = tr[i];
+      sp.tables.push_back(std::move(tab));
+    }
+    for (unsigned d = 0; d < runs.size(); ++d) {
+      auto ra = runs[d].getRuns();
+      std::vector<IndexMapRun> rs(ra.size());
+      for (unsigned i = 0; i < ra.size(); ++i) {
+        auto w = ra[i];
+        rs[i].kind = w.getKind();
+        rs[i].rule = w.getRule();
+        rs[i].input = w.getInput();
+        rs[i].table = w.getTable();
+        rs[i].n = w.getN();
+        rs[i].block = w.getBlock();
+        rs[i].bstep = w.getBstep();
+        rs[i].start = w.getStart();
+        rs[i].step = w.getStep();
+        rs[i].count = w.getCount();
+      }
+      sp.runs.push_back(std::move(rs));
+    }
+  } else {
+    CA_CHECK(int32_t(axes.size()) == head.nindex, CA_EFORMAT, where, ": ", axes.size(), " axes, keys have ",
+             head.nindex, " indices");
+  }
   for (unsigned d = 0; d < axes.size(); ++d) {
+    // Each column's reader is taken once: Cap'n Proto charges a list's size to the traversal budget
+    // (twice the message) at every get, so a get per element made files of ~100 blocks undecodable.
     auto a = axes[d];
-    const unsigned n = a.getKind().size();
-    CA_CHECK(a.getInput().size() == n && a.getBlock().size() == n && a.getStart().size() == n &&
-                 a.getStep().size() == n && a.getCount().size() == n,
+    auto kind = a.getKind();
+    auto input = a.getInput();
+    auto block = a.getBlock();
+    auto start = a.getStart();
+    auto step = a.getStep();
+    auto count = a.getCount();
+    const unsigned n = kind.size();
+    CA_CHECK(input.size() == n && block.size() == n && start.size() == n && step.size() == n && count.size() == n,
              CA_EFORMAT, where, ": the segment columns of axis ", d, " differ in length");
     std::vector<IndexMapSeg> segs(n);
     for (unsigned i = 0; i < n; ++i) {
-      segs[i].kind = a.getKind()[i];
-      segs[i].input = a.getInput()[i];
-      segs[i].block = a.getBlock()[i];
-      segs[i].start = a.getStart()[i];
-      segs[i].step = a.getStep()[i];
-      segs[i].count = a.getCount()[i];
+      segs[i].kind = kind[i];
+      segs[i].input = input[i];
+      segs[i].block = block[i];
+      segs[i].start = start[i];
+      segs[i].step = step[i];
+      segs[i].count = count[i];
     }
     sp.axes.push_back(std::move(segs));
   }

@@ -1038,10 +1038,57 @@ sch::IndexMap::Builder index_map_of(sch::File::Builder f, const std::string &nam
   ADD_FAILURE() << "no layer " << name;
   return f.getLayers()[0].getIndexMap();
 }
+// The file `bytes` with its index-map layers in the per-block segment form graph files had before
+// runs (one column entry per output block, from index_map_segment; runs and tables empty): the
+// legacy writer, for tests of files written then.
+std::vector<unsigned char> segment_form(const std::vector<unsigned char> &bytes) {
+  auto fc = ca::format::load_bytes(bytes.data(), bytes.size());
+  return edit_file(bytes, [&](sch::File::Builder f) {
+    for (auto l : f.getLayers()) {
+      if (!l.isIndexMap()) continue;
+      const ca::Layer *layer = fc.graph->find(l.getName().cStr());
+      ASSERT_NE(layer, nullptr);
+      auto m = l.getIndexMap();
+      m.initRuns(0);
+      m.initTables(0);
+      const std::vector<ca::Index> nb = layer->numblocks();
+      auto axes = m.initAxes(unsigned(nb.size()));
+      for (unsigned d = 0; d < nb.size(); ++d) {
+        const unsigned n = unsigned(nb[d]);
+        auto a = axes[d];
+        auto kind = a.initKind(n);
+        auto input = a.initInput(n);
+        auto block = a.initBlock(n);
+        auto start = a.initStart(n);
+        auto step = a.initStep(n);
+        auto count = a.initCount(n);
+        for (unsigned i = 0; i < n; ++i) {
+          const ca::IndexMapSeg g = ca::index_map_segment(*layer, int32_t(d), ca::Index(i));
+          kind.set(i, uint8_t(g.kind));
+          input.set(i, g.input);
+          block.set(i, g.block);
+          start.set(i, g.start);
+          step.set(i, g.step);
+          count.set(i, g.count);
+        }
+      }
+    }
+  });
+}
+// Per index-map layer of a file: (per-block axes, axes of runs).
+std::vector<std::pair<unsigned, unsigned>> index_map_forms(const std::vector<unsigned char> &bytes) {
+  std::vector<std::pair<unsigned, unsigned>> out;
+  edit_file(bytes, [&](sch::File::Builder f) {
+    for (auto l : f.getLayers())
+      if (l.isIndexMap()) out.push_back({l.getIndexMap().getAxes().size(), l.getIndexMap().getRuns().size()});
+  });
+  return out;
+}
 }  // namespace
 
 // A corrupt or out-of-range index-map layer in a file is refused with CA_EFORMAT naming the layer,
-// never a crash or a wrong graph; an unedited copy loads (the editing itself is sound).
+// never a crash or a wrong graph; an unedited copy loads (the editing itself is sound). The edits are
+// of the per-block segment form (files written before runs; BadIndexMapRunsFailToLoad: the runs).
 TEST(Format, BadIndexMapLayersFailToLoad) {
   ca_array_t *x = grid_array(11, 9, {4, 4, 3}, {3, 6}), *z = grid_array(11, 4, {5, 6}, {1, 3}), *r = nullptr;
   const ca_array_t *xz[2] = {x, z};
@@ -1082,7 +1129,7 @@ TEST(Format, BadIndexMapLayersFailToLoad) {
   for (const Case &cs : cases) {
     SCOPED_TRACE(cs.what);
     const std::string name = ca_array_name(cs.a);
-    std::vector<unsigned char> bytes = array_bytes(cs.a);
+    std::vector<unsigned char> bytes = segment_form(array_bytes(cs.a));
     ca_status_t st = CA_OK;
     ca_array_t *ok = load_one(edit_file(bytes, [](sch::File::Builder) {}), &st);
     ASSERT_EQ(st, CA_OK) << ca_last_error_message();
@@ -1101,12 +1148,13 @@ TEST(Format, BadIndexMapLayersFailToLoad) {
             std::string::npos)
       << ca_last_error_message();
   if (const char *dir = std::getenv("CA_WRITE_FUZZ_SEED")) {
-    // The fuzz corpus seed (tests/fuzz/corpus/index_map_v3_symbolic): concatenate, pad and repeat.
+    // The fuzz corpus seed (tests/fuzz/corpus/index_map_v3_runs): concatenate, pad and repeat in the
+    // run form (index_map_v3_symbolic, written before runs, holds them in the segment form).
     ca_array_t *three[3] = {r, p, rep};
     void *buf = nullptr;
     size_t n = 0;
     ASSERT_EQ(ca_arrays_save_buffer(three, 3, &buf, &n), CA_OK);
-    std::ofstream(std::string(dir) + "/index_map_v3_symbolic", std::ios::binary)
+    std::ofstream(std::string(dir) + "/index_map_v3_runs", std::ios::binary)
         .write(static_cast<const char *>(buf), std::streamsize(n));
     ca_buffer_free(buf);
   }
@@ -1182,4 +1230,277 @@ TEST(Format, ReductionsThroughIndexMapLayers) {
   ASSERT_EQ(ca_array_tile(&t, x, reps, 2), CA_OK);
   EXPECT_EQ(sum_of(t), 6 * sx);
   for (ca_array_t *a : {cat, two, p, t, x, z}) ca_array_free(a);
+}
+
+// ---- index-map runs (graph/index_map.hpp: O(runs) per layer, whatever the number of blocks) ----
+
+namespace {
+const ca::Layer &layer_named(const ca_graph_t *g, const std::string &name) {
+  for (auto &l : ca::capi::engine(g).layers())
+    if (l->name() == name) return *l;
+  ADD_FAILURE() << "no layer " << name;
+  return *ca::capi::engine(g).layers().front();
+}
+std::vector<unsigned char> read_bytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<unsigned char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+}  // namespace
+
+// golden/index_map_v3_segments.cagraph was written by main before runs (c563231; the per-block
+// segment form): its twelve arrays (flip, concatenate, stack, pad x3, repeat x2, tile, flip of a
+// concatenate over ragged chunks) load, compute NumPy's results (expected/<name>.npy), save again in
+// the run form and load from that as the same graph (same fingerprints: of the segments).
+TEST(Format, IndexMapSegmentFormGoldenFileLoads) {
+  const char *dir = std::getenv("CA_GOLDEN_DIR");
+  if (!dir) GTEST_SKIP() << "CA_GOLDEN_DIR not set";
+  Ctx c;
+  std::vector<unsigned char> bytes = read_bytes(std::string(dir) + "/index_map_v3_segments.cagraph");
+  ASSERT_FALSE(bytes.empty());
+  EXPECT_EQ(file_version(bytes), 3u);
+  auto forms = index_map_forms(bytes);
+  ASSERT_GE(forms.size(), 12u);
+  for (auto [axes, runs] : forms) {
+    EXPECT_GT(axes, 0u);
+    EXPECT_EQ(runs, 0u);
+  }
+  ca_array_t **arrays = nullptr, **again = nullptr;
+  size_t n = 0, m = 0;
+  ASSERT_EQ(ca_arrays_load_buffer(&arrays, &n, bytes.data(), bytes.size()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(n, 12u);
+  auto got = compute_all(c.ctx, arrays, n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string npy = std::string(dir) + "/expected/" + ca_array_name(arrays[i]) + ".npy";
+    ca_array_t *e = nullptr;
+    ASSERT_EQ(ca_array_from_npy(&e, npy.c_str(), nullptr), CA_OK) << ca_last_error_message();
+    EXPECT_EQ(ca_array_dtype(e), ca_array_dtype(arrays[i]));
+    EXPECT_EQ(got[i], compute_all(c.ctx, &e, 1)[0]) << ca_array_name(arrays[i]);
+    ca_array_free(e);
+  }
+  void *buf = nullptr;
+  size_t nb = 0;
+  ASSERT_EQ(ca_arrays_save_buffer(arrays, n, &buf, &nb), CA_OK) << ca_last_error_message();
+  std::vector<unsigned char> runs(static_cast<unsigned char *>(buf), static_cast<unsigned char *>(buf) + nb);
+  ca_buffer_free(buf);
+  EXPECT_EQ(file_version(runs), 3u);
+  for (auto [axes, r] : index_map_forms(runs)) {
+    EXPECT_EQ(axes, 0u);
+    EXPECT_GT(r, 0u);
+  }
+  ASSERT_EQ(ca_arrays_load_buffer(&again, &m, runs.data(), runs.size()), CA_OK) << ca_last_error_message();
+  ASSERT_EQ(m, n);
+  EXPECT_EQ(compute_all(c.ctx, again, m), got);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_STREQ(ca_array_name(again[i]), ca_array_name(arrays[i]));
+    ca_graph_t *g0 = nullptr, *g1 = nullptr;
+    ASSERT_EQ(ca_array_graph(&g0, arrays[i]), CA_OK);
+    ASSERT_EQ(ca_array_graph(&g1, again[i]), CA_OK);
+    expect_same_graph(g0, g1);
+    ca_graph_free(g0);
+    ca_graph_free(g1);
+  }
+  ca_arrays_free(again, m);
+  ca_arrays_free(arrays, n);
+}
+
+// 1-d arrays of 100,000 ragged blocks: each structural layer holds a few runs per axis and a
+// chunk table or two (in memory), and its file grows with the chunks only (8 bytes per block of the
+// output's and the tables' chunks), not with one 40-byte segment per block as before.
+TEST(Format, IndexMapRunsDoNotGrowWithBlocks) {
+  const int64_t nblocks = 100000;
+  std::vector<int64_t> sizes(static_cast<size_t>(nblocks));
+  int64_t total = 0;
+  for (int64_t i = 0; i < nblocks; ++i) total += sizes[size_t(i)] = 1 + i % 3;
+  int64_t shape[1] = {total}, nbs[1] = {nblocks};
+  ca_chunks_t ch = {1, nbs, sizes.data()};
+  ca_array_t *x = nullptr;
+  ASSERT_EQ(ca_array_ones(&x, 1, shape, &ch, CA_FLOAT64), CA_OK) << ca_last_error_message();
+  const size_t base = array_bytes(x).size();
+  struct Want {
+    const char *what;
+    ca_array_t *a;
+    size_t max_runs;  // per axis
+  };
+  std::vector<Want> ops;
+  ca_array_t *r = nullptr;
+  auto add = [&](const char *what, ca_status_t st, size_t max_runs) {
+    EXPECT_EQ(st, CA_OK) << what << ": " << ca_last_error_message();
+    ops.push_back({what, r, max_runs});
+    r = nullptr;
+  };
+  const int32_t ax0[1] = {0};
+  const ca_array_t *xx[2] = {x, x};
+  ca_scalar_t v{};
+  v.kind = CA_FLOAT64;
+  v.re = 2;
+  const int64_t b[1] = {3}, a[1] = {4}, wb[1] = {50}, wa[1] = {70}, reps[1] = {3};
+  add("flip", ca_array_flip(&r, x, ax0, 1), 1);
+  add("concatenate x with itself", ca_array_concatenate(&r, xx, 2, 0), 2);
+  add("stack axis 1", ca_array_stack(&r, xx, 2, 1), 2);
+  add("pad constant", ca_array_pad(&r, x, b, a, CA_PAD_CONSTANT, v), 3);
+  add("pad edge", ca_array_pad(&r, x, b, a, CA_PAD_EDGE, v), 3);
+  add("pad reflect", ca_array_pad(&r, x, wb, wa, CA_PAD_REFLECT, v), 7);
+  add("repeat 2", ca_array_repeat(&r, x, 2, 0), 1);
+  add("repeat 5", ca_array_repeat(&r, x, 5, 0), 1);
+  add("tile", ca_array_tile(&r, x, reps, 1), 1);
+  {
+    ca_array_t *cat = nullptr;
+    ASSERT_EQ(ca_array_concatenate(&cat, xx, 2, 0), CA_OK);
+    add("flip of a concatenate", ca_array_flip(&r, cat, ax0, 1), 1);
+    ca_array_free(cat);
+  }
+  for (Want &w : ops) {
+    SCOPED_TRACE(w.what);
+    ca_graph_t *g = nullptr;
+    ASSERT_EQ(ca_array_graph(&g, w.a), CA_OK);
+    const ca::Layer &l = layer_named(g, ca_array_name(w.a));
+    ASSERT_EQ(l.kind(), ca::LayerKind::IndexMap);
+    const ca::IndexMapSpec &sp = ca::index_map_spec(l);
+    size_t table_entries = 0;
+    for (auto &t : sp.tables) table_entries += t->size();
+    for (auto &runs : sp.runs) EXPECT_LE(runs.size(), w.max_runs);
+    EXPECT_LE(sp.tables.size(), 2u);
+    EXPECT_TRUE(sp.axes.empty());
+    size_t out_blocks = 0;
+    for (ca::Index n : l.numblocks()) out_blocks += size_t(n);
+    EXPECT_GE(out_blocks, size_t(nblocks));
+    const size_t bytes = array_bytes(w.a).size();
+    // The output's chunks and the tables, 8 bytes each, over the input's file, plus a constant.
+    EXPECT_LE(bytes, base + 8 * (out_blocks + table_entries) + 4096)
+        << bytes << " bytes; input " << base << ", " << out_blocks << " blocks, " << table_entries << " table entries";
+    // The same layer in the per-block segment form (files written before runs) is ~40 bytes per
+    // output block larger, and loads (its columns are read once each: the traversal budget).
+    const std::vector<unsigned char> seg = segment_form(array_bytes(w.a));
+    EXPECT_GT(seg.size(), bytes + 30 * out_blocks);
+    ca_status_t st = CA_OK;
+    ca_array_t *back = load_one(seg, &st);
+    ASSERT_EQ(st, CA_OK) << ca_last_error_message();
+    EXPECT_STREQ(ca_array_name(back), ca_array_name(w.a));
+    ca_array_free(back);
+    ca_graph_free(g);
+    ca_array_free(w.a);
+  }
+  ca_array_free(x);
+}
+
+// Run-form files with corrupt runs or tables are refused with CA_EFORMAT naming the layer (never a
+// crash, a hang or a wrong graph); an unedited copy loads.
+TEST(Format, BadIndexMapRunsFailToLoad) {
+  ca_array_t *x = grid_array(11, 9, {4, 4, 3}, {3, 6}), *z = grid_array(11, 4, {5, 6}, {1, 3});
+  const ca_array_t *xz[2] = {x, z};
+  ca_array_t *cat = nullptr, *fl = nullptr, *rep = nullptr, *til = nullptr, *pc = nullptr;
+  ASSERT_EQ(ca_array_concatenate(&cat, xz, 2, 1), CA_OK);
+  ASSERT_EQ(ca_array_flip(&fl, x, nullptr, 0), CA_OK);
+  ASSERT_EQ(ca_array_repeat(&rep, x, 3, 1), CA_OK);
+  const int64_t reps[2] = {2, 3}, b[2] = {1, 2}, f[2] = {0, 3};
+  ASSERT_EQ(ca_array_tile(&til, x, reps, 2), CA_OK);
+  ca_scalar_t v{};
+  v.kind = CA_FLOAT64;
+  ASSERT_EQ(ca_array_pad(&pc, x, b, f, CA_PAD_CONSTANT, v), CA_OK);
+  struct Case {
+    const char *what;
+    ca_array_t *a;
+    std::function<void(sch::IndexMap::Builder)> edit;
+  };
+  auto run = [](sch::IndexMap::Builder m, unsigned d, unsigned i) { return m.getRuns()[d].getRuns()[i]; };
+  const std::vector<Case> cases = {
+      {"unknown run kind", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setKind(9); }},
+      {"unknown block rule", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setRule(7); }},
+      {"run without blocks", cat, [&](sch::IndexMap::Builder m) { run(m, 1, 1).setN(0); }},
+      {"block step out of range", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setBstep(2); }},
+      {"chunk table out of range", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setTable(9); }},
+      {"input block past its table", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setBlock(2); }},
+      {"input slot out of range", cat, [&](sch::IndexMap::Builder m) { run(m, 1, 1).setInput(5); }},
+      {"input picked off the select axis", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setInput(1); }},
+      {"a run of 2^40 blocks", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setN(int64_t(1) << 40); }},
+      {"negative table size", cat, [](sch::IndexMap::Builder m) { m.getTables()[0].set(0, -7); }},
+      {"table run with a literal count", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setCount(4); }},
+      {"both forms", cat, [](sch::IndexMap::Builder m) { m.initAxes(2); }},
+      {"axes of runs unlike the keys", cat, [](sch::IndexMap::Builder m) { m.initRuns(1); }},
+      {"negative input block", fl, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setBlock(1); }},
+      {"reversed run stepping by 2", fl, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setStep(2); }},
+      {"unknown size under a reversed run", fl, [](sch::IndexMap::Builder m) { m.getTables()[0].set(1, -1); }},
+      {"slab run of the wrong length", rep, [&](sch::IndexMap::Builder m) { run(m, 1, 0).setN(3); }},
+      {"slab run without a table", rep, [&](sch::IndexMap::Builder m) { run(m, 1, 0).setTable(-1); }},
+      {"slab run with repeats 1", rep, [](sch::IndexMap::Builder m) { m.setRepeats(1); }},
+      {"slabs of a huge block", rep,
+       [](sch::IndexMap::Builder m) {
+         m.setRepeats(int64_t(1) << 50);
+         m.getTables()[1].set(1, (int64_t(1) << 50) + 1);
+       }},
+      {"slab rule on a whole run", rep, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setRule(2); }},
+      {"modular period 0", til, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setBstep(0); }},
+      {"constant run over a table", pc, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setTable(0); }},
+      {"constant run with a negative count", pc, [&](sch::IndexMap::Builder m) { run(m, 1, 0).setCount(-2); }},
+  };
+  for (const Case &cs : cases) {
+    SCOPED_TRACE(cs.what);
+    const std::string name = ca_array_name(cs.a);
+    std::vector<unsigned char> bytes = array_bytes(cs.a);
+    ca_status_t st = CA_OK;
+    ca_array_t *ok = load_one(edit_file(bytes, [](sch::File::Builder) {}), &st);
+    ASSERT_EQ(st, CA_OK) << ca_last_error_message();
+    ca_array_free(ok);
+    auto bad = edit_file(bytes, [&](sch::File::Builder fb) { cs.edit(index_map_of(fb, name)); });
+    EXPECT_EQ(load_one(bad, &st), nullptr);
+    EXPECT_EQ(st, CA_EFORMAT);
+    EXPECT_NE(std::string(ca_last_error_message()).find("layer '" + name + "'"), std::string::npos)
+        << ca_last_error_message();
+  }
+  for (ca_array_t *a : {cat, fl, rep, til, pc, x, z}) ca_array_free(a);
+}
+
+// The spec API: per-block segments become runs (a flip's 1000 reversed blocks: one run; alternating
+// kinds: one run each), whose segments are the given ones; repeat_slab matches dask's
+// round(linspace) slabs (distinct consecutive points) for small and huge offsets.
+TEST(Format, IndexMapSegmentsBecomeRuns) {
+  ca::IndexMapSpec sp;
+  sp.inputs = {"x"};
+  std::vector<ca::IndexMapSeg> segs;
+  for (ca::Index i = 0; i < 1000; ++i) segs.push_back({ca::IndexMapSeg::Strided, 0, 999 - i, 4, -1, 5});
+  sp.axes = {segs};
+  auto l = ca::make_index_map_layer("flipped", sp);
+  const ca::IndexMapSpec &got = ca::index_map_spec(*l);
+  ASSERT_EQ(got.runs.size(), 1u);
+  EXPECT_EQ(got.runs[0].size(), 1u);
+  EXPECT_TRUE(got.axes.empty());
+  for (ca::Index i = 0; i < 1000; ++i) EXPECT_EQ(ca::index_map_segment(*l, 0, i), segs[size_t(i)]);
+  EXPECT_THROW(ca::index_map_segment(*l, 0, 1000), ca::Error);
+  EXPECT_THROW(ca::index_map_segment(*l, 1, 0), ca::Error);
+  segs.clear();
+  for (ca::Index i = 0; i < 6; ++i)
+    segs.push_back({i % 2 ? ca::IndexMapSeg::Whole : ca::IndexMapSeg::Strided, 0, i, i % 2 ? 0 : 1, 1, 3});
+  sp.axes = {segs};
+  l = ca::make_index_map_layer("alternating", sp);
+  EXPECT_EQ(ca::index_map_spec(*l).runs[0].size(), 6u);
+  for (ca::Index i = 0; i < 6; ++i) EXPECT_EQ(ca::index_map_segment(*l, 0, i), segs[size_t(i)]);
+  // Both forms at once are refused.
+  sp.runs = {{ca::IndexMapRun{}}};
+  EXPECT_THROW(ca::make_index_map_layer("both", sp), ca::Error);
+
+  auto slabs = [](ca::Index c, ca::Index off, int64_t r) {  // dask's rule, literally
+    std::vector<std::pair<ca::Index, ca::Index>> out;
+    if (r > c) {
+      for (ca::Index i = 0; i < c; ++i) out.push_back({i, 1});
+      return out;
+    }
+    std::vector<ca::Index> ls;
+    const double step = double(c) / double(r - 1);
+    for (int64_t k = 0; k < r; ++k)
+      ls.push_back(ca::Index(std::nearbyint(k == r - 1 ? double(off + c) : double(k) * step + double(off))));
+    for (size_t k = 0; k + 1 < ls.size(); ++k)
+      if (ls[k] != ls[k + 1]) out.push_back({ls[k] - off, ls[k + 1] - ls[k]});
+    return out;
+  };
+  for (ca::Index off : {ca::Index(0), ca::Index(1), ca::Index(7), (ca::Index(1) << 40) + 1, ca::Index(1) << 52})
+    for (ca::Index c = 0; c < 40; ++c)
+      for (int64_t r = 2; r < 45; ++r) {
+        auto want = slabs(c, off, r);
+        ASSERT_EQ(ca::repeat_slab_count(c, off, r), ca::Index(want.size())) << c << " " << off << " " << r;
+        for (size_t k = 0; k < want.size(); ++k) {
+          ca::Index s = -1, n = -1;
+          ca::repeat_slab(c, off, r, ca::Index(k), &s, &n);
+          EXPECT_EQ(std::make_pair(s, n), want[k]) << c << " " << off << " " << r << " " << k;
+        }
+      }
 }
