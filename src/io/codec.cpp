@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/blosc_frame.hpp"
 #include "io/shuffle.hpp"
 
 #if CA_LIBDEFLATE
@@ -264,21 +265,17 @@ uint32_t load_le32(const unsigned char *p) noexcept {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
-// c-blosc's blocksize for one (cname, clevel, requested blocksize, nbytes), learned from a frame it
-// wrote the plain way (one entry per thread: a store's chunks all have the same size).
-struct BloscBlocksizeMemo {
-  std::string cname;
-  int clevel = -1;
-  int64_t forced = -1;
-  size_t nbytes = 0;
-  size_t blocksize = 0;
-};
-thread_local BloscBlocksizeMemo tl_blosc_memo;
+// io/shuffle.hpp's 8-byte shuffles as blosc_frame's block shufflers.
+void shuffle8_block(unsigned char *dst, const unsigned char *src, size_t n, size_t) noexcept { shuffle8(dst, src, n); }
+void unshuffle8_block(unsigned char *dst, const unsigned char *src, size_t n, size_t) noexcept {
+  unshuffle8(dst, src, n);
+}
 
-size_t memo_blocksize(const Compressor &c, size_t nbytes) noexcept {
-  const BloscBlocksizeMemo &m = tl_blosc_memo;
-  return m.nbytes == nbytes && m.clevel == c.clevel && m.forced == c.blocksize && m.cname == c.cname ? m.blocksize
-                                                                                                     : 0;
+// Whether the frame is written here (io/blosc_frame.hpp): lz4 or lz4hc with liblz4, and nothing to
+// shuffle or 8-byte items with the vector shuffle (other byte shuffles stay with c-blosc's SSE2 ones).
+bool blosc_frame_here(const Compressor &c, int shuffle, size_t ts) noexcept {
+  return blosc_frame_handles(c.cname, shuffle) &&
+         (shuffle == BLOSC_NOSHUFFLE || ts == 1 || (ts == 8 && fast_shuffle8_available()));
 }
 
 bool fast_blosc_compress(const Compressor &c, int shuffle, size_t ts, size_t nbytes) noexcept {
@@ -337,19 +334,21 @@ detail::BigBuffer encode_chunk_big(const Compressor &c, const void *src, size_t 
   // blosc's typesize is one byte wide; larger items shuffle as bytes of 1 (numcodecs does the same).
   size_t ts = typesize > 0 && typesize <= BLOSC_MAX_TYPESIZE ? typesize : 1;
   detail::BigBuffer buf(nbytes + BLOSC_MAX_OVERHEAD);
-  const bool fast = fast_blosc_compress(c, shuffle, ts, nbytes);
-  if (fast) {
-    size_t bs = memo_blocksize(c, nbytes);
-    if (bs && blosc_compress_preshuffled(c, static_cast<const unsigned char *>(src), nbytes, bs, buf)) return buf;
+  if (blosc_frame_here(c, shuffle, ts)) {
+    // lz4 / lz4hc: the frame written here block by block (io/blosc_frame.hpp), c-blosc's bytes.
+    size_t n = blosc_frame_compress(reinterpret_cast<unsigned char *>(buf.data()),
+                                            static_cast<const unsigned char *>(src), nbytes, ts, c.cname, c.clevel,
+                                            shuffle, size_t(c.blocksize), shuffle8_block);
+    buf.resize_down(n);
+    return buf;
+  }
+  if (fast_blosc_compress(c, shuffle, ts, nbytes)) {
+    size_t bs = blosc_blocksize(c.cname, c.clevel, ts, nbytes, size_t(c.blocksize));
+    if (blosc_compress_preshuffled(c, static_cast<const unsigned char *>(src), nbytes, bs, buf)) return buf;
   }
   int r = blosc_compress_ctx(c.clevel, shuffle, ts, nbytes, src, buf.data(), buf.size(), c.cname.c_str(),
                              size_t(c.blocksize), 1);
   if (r <= 0) fail(CA_EINTERNAL, "blosc compression (", c.cname, ") failed: ", r);
-  if (fast && r >= BLOSC_MIN_HEADER_LENGTH) {  // learn c-blosc's blocksize for the next chunk of this size
-    const auto *h = reinterpret_cast<const unsigned char *>(buf.data());
-    if ((h[2] & kBloscMemcpyed) == 0 && load_le32(h + 8) > 0)
-      tl_blosc_memo = BloscBlocksizeMemo{c.cname, c.clevel, c.blocksize, nbytes, load_le32(h + 8)};
-  }
   buf.resize_down(size_t(r));
   return buf;
 }
@@ -415,6 +414,12 @@ void decode_impl(const Compressor &c, const void *src, size_t srclen, void *dst,
   if (cb != srclen) fail(CA_EFORMAT, what, ": blosc header says ", cb, " compressed bytes, the file has ", srclen);
   if (nbytes == 0) return;
   const auto *h = static_cast<const unsigned char *>(src);
+  if (blosc_frame_reads(h, srclen) &&
+      ((h[2] & kBloscDoShuffle) == 0 || h[3] == 1 || (h[3] == 8 && fast_shuffle8_available()))) {
+    // An lz4 frame: decoded here block by block, each block unshuffled from an L2-sized scratch.
+    blosc_frame_decompress(static_cast<unsigned char *>(dst), nbytes, h, srclen, unshuffle8_block, what);
+    return;
+  }
   if ((h[2] & (kBloscDoShuffle | kBloscMemcpyed | kBloscDoBitshuffle)) == kBloscDoShuffle && h[3] == 8 &&
       nbytes >= kFastBloscMin && bs >= 8 && bs <= nbytes && fast_shuffle8_available()) {
     // Decompress without blosc's unshuffle (the flag cleared for the call), then unshuffle each block.
