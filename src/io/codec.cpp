@@ -245,16 +245,22 @@ void inflate_bytes(const void *src, size_t srclen, void *dst, size_t nbytes, con
 }
 #endif
 
-// ---- blosc with byte shuffle of 8-byte items, the shuffle done here --------------------------------
+// ---- blosc: lz4 frames written here, other byte shuffles of 8-byte items done here ------------------
 // c-blosc 1.21 (Debian's) shuffles with SSE2, and for zarr's default Blosc(lz4, 5, SHUFFLE) on float64
-// the shuffle and unshuffle cost as much as lz4 itself (unshuffle: ~3/4 of a decompression). So when
-// the CPU has AVX-512 VBMI (io/shuffle.hpp), the codec shuffles each block itself and lets blosc
-// compress the shuffled bytes without shuffling, then sets the header's shuffle flag; reading, it
-// clears the flag, lets blosc decompress into a scratch buffer and unshuffles each block from there.
-// c-blosc splits a block into typesize streams and picks its blocksize alike with or without
-// shuffle, so the chunk bytes are identical to c-blosc's (tests/interop/test_zarr_store.cpp checks
-// this for every cname, sizes with and without a leftover block). Whatever the fast path cannot
-// prove to match (blosc fell back to a plain copy, a different blocksize) is redone the plain way.
+// the shuffle and unshuffle cost as much as lz4 itself (unshuffle: ~3/4 of a decompression).
+// - lz4 and lz4hc with liblz4 (-DCA_LZ4), no shuffle or byte shuffle of 8-byte items with the vector
+//   shuffle (io/shuffle.hpp, AVX-512 VBMI): io/blosc_frame.hpp writes and reads the frame block by
+//   block (shuffle one block into an L2-sized scratch, LZ4 it straight into the frame; reading, LZ4
+//   each block's streams into the scratch and unshuffle into the destination). c-blosc's bytes.
+// - other codecs inside blosc (blosclz, zstd, zlib) with byte shuffle of 8-byte items and VBMI: the
+//   codec shuffles the chunk block by block into a staging buffer and lets blosc compress it without
+//   shuffling, then sets the header's shuffle flag; reading, it clears the flag, lets blosc decompress
+//   into a staging buffer and unshuffles each block from there. c-blosc splits a block into typesize
+//   streams and picks its blocksize (blosc_blocksize) alike with or without shuffle, so the bytes are
+//   c-blosc's; whatever that path cannot prove to match (blosc fell back to a plain copy, another
+//   blocksize) is redone the plain way.
+// - everything else: c-blosc as it is.
+// tests/interop/test_zarr_store.cpp (ZarrCodec.*, BloscFrame.*) compares the bytes with c-blosc's.
 
 // Header bytes of a blosc1 frame (c-blosc's README_HEADER): version, versionlz, flags, typesize,
 // nbytes, blocksize, cbytes (little-endian uint32).

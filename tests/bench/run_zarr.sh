@@ -16,12 +16,13 @@
 #
 # Builds nothing: e.g. ninja -C build tests/bench/bench_zarr
 # Usage: run_zarr.sh [BUILD_DIR] [--reps N] [--exe PATH] [--rows R] [--cols C] [--chunk-rows R]
-#                    [--chunk-cols C] [--workers W] [--no-compress] [--tmp DIR]
+#                    [--chunk-cols C] [--workers W] [--compressor NAME] [--no-compress] [--tmp DIR]
 #   BUILD_DIR  meson build directory (default: build); the binary is BUILD_DIR/tests/bench/bench_zarr
 #   --exe      bench_zarr built elsewhere
 #   --reps     write + read reps per compressor on each side (default 3)
 #   --rows/--cols/--chunk-rows/--chunk-cols  a smaller array for a quick correctness run
 #   --workers  threads on both sides (default 2)
+#   --compressor  one of none, blosc-lz4, zlib, zstd on both sides (default all; --no-compress = none)
 #   --tmp      parent of the scratch directory (default /var/tmp; must be a local disk)
 set -euo pipefail
 # zarr-python does not fsync; chunkarray's writes do by default (durability). Measure like for like;
@@ -43,8 +44,9 @@ while [ $# -gt 0 ]; do
     --workers) workers="$2"; shift ;;
     --rows|--cols|--chunk-rows|--chunk-cols) size_args+=("$1" "$2"); shift ;;
     --no-compress) comp_args=(--no-compress) ;;
+    --compressor) comp_args=(--compressor "$2"); shift ;;
     --tmp) tmp_parent="$2"; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     -*) echo "run_zarr.sh: unknown option $1" >&2; exit 2 ;;
     *) build="$1" ;;
   esac
