@@ -189,6 +189,10 @@ bool blosc_frame_reads(const unsigned char *h, size_t srclen) noexcept {
 
 void blosc_frame_decompress(unsigned char *dst, size_t nbytes, const unsigned char *src, size_t srclen,
                             BlockShuffleFn unshuf, const std::string &what) {
+#if !CA_LZ4
+  (void)dst, (void)nbytes, (void)src, (void)srclen, (void)unshuf;
+  fail(CA_EUNSUPPORTED, what, ": blosc lz4 frames are read by c-blosc in this build (no liblz4)");
+#else
   auto corrupt = [&](const char *why) { fail(CA_EFORMAT, what, ": corrupt blosc data (", why, ")"); };
   if (!blosc_frame_reads(src, srclen)) corrupt("not an lz4 frame");
   const size_t typesize = src[3];
@@ -202,7 +206,6 @@ void blosc_frame_decompress(unsigned char *dst, size_t nbytes, const unsigned ch
   const bool doshuffle = (src[2] & BLOSC_DOSHUFFLE) && typesize > 1;
   const bool dont_split = (src[2] >> 4) & 1;
   unsigned char *tmp = doshuffle ? frame_scratch(bs) : nullptr;
-#if CA_LZ4
   for (size_t b = 0; b < nblocks; ++b) {
     const bool last_short = b == nblocks - 1 && leftover > 0;
     const size_t bsize = last_short ? leftover : bs;
@@ -228,11 +231,6 @@ void blosc_frame_decompress(unsigned char *dst, size_t nbytes, const unsigned ch
     }
     if (doshuffle) unshuf(dst + b * bs, tmp, bsize, typesize);
   }
-#else
-  (void)unshuf;
-  (void)dont_split;
-  (void)tmp;
-  corrupt("built without liblz4");
 #endif
 }
 

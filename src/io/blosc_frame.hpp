@@ -54,7 +54,8 @@ bool blosc_frame_reads(const unsigned char *h, size_t srclen) noexcept;
 /// decode to `nbytes` and to say cbytes == srclen) into exactly `nbytes` bytes at `dst`, block by
 /// block: each block's streams decompressed into a per-thread scratch and unshuffled by `unshuf`
 /// into dst (or decompressed straight into dst when there is nothing to unshuffle). Corrupt data
-/// throws CA_EFORMAT naming `what`; never reads past src + srclen nor writes past dst + nbytes.
+/// throws CA_EFORMAT naming `what` (CA_EUNSUPPORTED in a build without liblz4); never reads past
+/// src + srclen nor writes past dst + nbytes.
 void blosc_frame_decompress(unsigned char *dst, size_t nbytes, const unsigned char *src, size_t srclen,
                             BlockShuffleFn unshuf, const std::string &what);
 
