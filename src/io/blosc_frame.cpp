@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/big_buffer.hpp"
 #include "core/error.hpp"
 
 #if CA_LZ4
@@ -53,12 +54,24 @@ uint32_t frame_le32(const unsigned char *p) noexcept {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
-// One block's shuffled bytes (or decoded streams) between the caller's memory and the frame.
-unsigned char *frame_scratch(size_t n) {
-  thread_local std::vector<unsigned char> buf;
-  if (buf.size() < n) buf.resize(n);
-  return buf.data();
-}
+// One block's shuffled bytes (or decoded streams) between the caller's memory and the frame: a
+// per-thread buffer up to 4 MiB (c-blosc's automatic blocks are at most 1 MiB); a larger requested
+// blocksize gets a buffer of the big-buffer cache for the call, so no thread keeps one for good.
+constexpr size_t kFrameScratchKeep = size_t(4) << 20;
+struct FrameScratch {
+  ca::detail::BigBuffer big;
+  unsigned char *p = nullptr;
+  explicit FrameScratch(size_t n) {
+    if (n > kFrameScratchKeep) {
+      big = ca::detail::BigBuffer(n);
+      p = reinterpret_cast<unsigned char *>(big.data());
+      return;
+    }
+    thread_local std::vector<unsigned char> buf;
+    if (buf.size() < n) buf.resize(n);
+    p = buf.data();
+  }
+};
 
 }  // namespace
 
@@ -123,7 +136,8 @@ size_t blosc_frame_compress(unsigned char *dst, const unsigned char *src, size_t
   size_t pos = BLOSC_MAX_OVERHEAD;
   if (!stored) {
     const bool doshuffle = shuffle == BLOSC_SHUFFLE && typesize > 1;
-    unsigned char *tmp = doshuffle ? frame_scratch(bs) : nullptr;
+    FrameScratch scratch(doshuffle ? bs : 0);
+    unsigned char *tmp = scratch.p;
     pos += 4 * nblocks;
     for (size_t b = 0; b < nblocks && !stored; ++b) {
       frame_put_le32(dst + BLOSC_MAX_OVERHEAD + 4 * b, uint32_t(pos));
@@ -205,7 +219,8 @@ void blosc_frame_decompress(unsigned char *dst, size_t nbytes, const unsigned ch
   if (BLOSC_MAX_OVERHEAD + 4 * nblocks > srclen) corrupt("block table");
   const bool doshuffle = (src[2] & BLOSC_DOSHUFFLE) && typesize > 1;
   const bool dont_split = (src[2] >> 4) & 1;
-  unsigned char *tmp = doshuffle ? frame_scratch(bs) : nullptr;
+  FrameScratch scratch(doshuffle ? bs : 0);
+  unsigned char *tmp = scratch.p;
   for (size_t b = 0; b < nblocks; ++b) {
     const bool last_short = b == nblocks - 1 && leftover > 0;
     const size_t bsize = last_short ? leftover : bs;

@@ -325,6 +325,25 @@ TEST(BloscFrame, EveryLevelOnChunkSizedDoubles) {
     }
 }
 
+TEST(BloscFrame, LargeRequestedBlocks) {
+  if (!io::blosc_frame_available()) GTEST_SKIP() << "built without liblz4";
+  // Items of 24 bytes never split, so a requested 6 MiB block stays 6 MiB: the scratch beyond the
+  // per-thread 4 MiB comes from the big-buffer cache for the call. A short last block of 1 MiB + 120.
+  const size_t n = (size_t(7) << 20) + 5 * 24;
+  for (int kind : {0, 2}) {
+    auto src = frame_bytes(n, kind, 17);
+    auto ref = cblosc_frame(src, "lz4", 3, BLOSC_SHUFFLE, 24, size_t(6) << 20);
+    size_t nb = 0, cb = 0, bs = 0;
+    blosc_cbuffer_sizes(ref.data(), &nb, &cb, &bs);
+    EXPECT_EQ(bs, size_t(6) << 20);
+    std::vector<unsigned char> ours(n + BLOSC_MAX_OVERHEAD);
+    ours.resize(io::blosc_frame_compress(ours.data(), src.data(), n, 24, "lz4", 3, BLOSC_SHUFFLE, size_t(6) << 20,
+                                         reference_shuffle));
+    EXPECT_TRUE(ours == ref);
+    expect_frame_decodes(ref, src);
+  }
+}
+
 TEST(BloscFrame, CorruptFramesAreFormatErrors) {
   if (!io::blosc_frame_available()) GTEST_SKIP() << "built without liblz4";
   for (int shuffle : {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE})
