@@ -11,7 +11,8 @@
 # each side reads and sums the stores the other wrote, and the chunk files of both are compared
 # (zlib's differ when chunkarray is built with libdeflate: same format, another encoder).
 # Prints a markdown table: workload | dask GB/s | chunkarray GB/s | ratio (chunkarray / dask), best of
-# --reps (GB = 1e9 bytes of the uncompressed array, for writes and reads alike).
+# --reps (GB = 1e9 bytes of the uncompressed array, for writes and reads alike), and one of the CPU
+# seconds of each side (least of the reps; steadier than the wall clock on a loaded machine).
 # About 2-3 minutes on 2 cores with the defaults; needs ~3 GiB of memory and ~5 GiB in /var/tmp.
 #
 # Builds nothing: e.g. ninja -C build tests/bench/bench_zarr
@@ -134,6 +135,17 @@ for comp in ("none", "blosc-lz4", "zlib", "zstd"):
         for r in recs:
             if r["bench"] == "zarr_read_sum" and r["compressor"] == comp and not r["ok"]:
                 bad.append(f"{who} {comp} rep {r['rep']}: sum {r['sum']!r}, expected {r['expected']!r}")
+# CPU seconds (process CPU time over the timed call, least of the reps): steadier than the wall clock
+# when other processes share the cores.
+print()
+print("| workload | dask CPU s | chunkarray CPU s | dask / chunkarray |")
+print("|---|---|---|---|")
+for comp in ("none", "blosc-lz4", "zlib", "zstd"):
+    for bench, label in (("zarr_write", "write"), ("zarr_read_sum", "read + sum")):
+        cs = [r["cpu_seconds"] for r in ca if r["bench"] == bench and r["compressor"] == comp]
+        ks = [r["cpu_seconds"] for r in dk if r["bench"] == bench and r["compressor"] == comp]
+        if cs and ks:
+            print(f"| {label}, {comp} | {min(ks):.3f} | {min(cs):.3f} | {min(ks) / min(cs):.2f}x |")
 print()
 print("Store sizes: " + "; ".join(sizes))
 cross = []
