@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/blosc_frame.hpp"
 #include "io/shuffle.hpp"
 
 #if CA_LIBDEFLATE
@@ -244,16 +245,22 @@ void inflate_bytes(const void *src, size_t srclen, void *dst, size_t nbytes, con
 }
 #endif
 
-// ---- blosc with byte shuffle of 8-byte items, the shuffle done here --------------------------------
+// ---- blosc: lz4 frames written here, other byte shuffles of 8-byte items done here ------------------
 // c-blosc 1.21 (Debian's) shuffles with SSE2, and for zarr's default Blosc(lz4, 5, SHUFFLE) on float64
-// the shuffle and unshuffle cost as much as lz4 itself (unshuffle: ~3/4 of a decompression). So when
-// the CPU has AVX-512 VBMI (io/shuffle.hpp), the codec shuffles each block itself and lets blosc
-// compress the shuffled bytes without shuffling, then sets the header's shuffle flag; reading, it
-// clears the flag, lets blosc decompress into a scratch buffer and unshuffles each block from there.
-// c-blosc splits a block into typesize streams and picks its blocksize alike with or without
-// shuffle, so the chunk bytes are identical to c-blosc's (tests/interop/test_zarr_store.cpp checks
-// this for every cname, sizes with and without a leftover block). Whatever the fast path cannot
-// prove to match (blosc fell back to a plain copy, a different blocksize) is redone the plain way.
+// the shuffle and unshuffle cost as much as lz4 itself (unshuffle: ~3/4 of a decompression).
+// - lz4 and lz4hc with liblz4 (-DCA_LZ4), no shuffle or byte shuffle of 8-byte items with the vector
+//   shuffle (io/shuffle.hpp, AVX-512 VBMI): io/blosc_frame.hpp writes and reads the frame block by
+//   block (shuffle one block into an L2-sized scratch, LZ4 it straight into the frame; reading, LZ4
+//   each block's streams into the scratch and unshuffle into the destination). c-blosc's bytes.
+// - other codecs inside blosc (blosclz, zstd, zlib) with byte shuffle of 8-byte items and VBMI: the
+//   codec shuffles the chunk block by block into a staging buffer and lets blosc compress it without
+//   shuffling, then sets the header's shuffle flag; reading, it clears the flag, lets blosc decompress
+//   into a staging buffer and unshuffles each block from there. c-blosc splits a block into typesize
+//   streams and picks its blocksize (blosc_blocksize) alike with or without shuffle, so the bytes are
+//   c-blosc's; whatever that path cannot prove to match (blosc fell back to a plain copy, another
+//   blocksize) is redone the plain way.
+// - everything else: c-blosc as it is.
+// tests/interop/test_zarr_store.cpp (ZarrCodec.*, BloscFrame.*) compares the bytes with c-blosc's.
 
 // Header bytes of a blosc1 frame (c-blosc's README_HEADER): version, versionlz, flags, typesize,
 // nbytes, blocksize, cbytes (little-endian uint32).
@@ -264,21 +271,17 @@ uint32_t load_le32(const unsigned char *p) noexcept {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
 }
 
-// c-blosc's blocksize for one (cname, clevel, requested blocksize, nbytes), learned from a frame it
-// wrote the plain way (one entry per thread: a store's chunks all have the same size).
-struct BloscBlocksizeMemo {
-  std::string cname;
-  int clevel = -1;
-  int64_t forced = -1;
-  size_t nbytes = 0;
-  size_t blocksize = 0;
-};
-thread_local BloscBlocksizeMemo tl_blosc_memo;
+// io/shuffle.hpp's 8-byte shuffles as blosc_frame's block shufflers.
+void shuffle8_block(unsigned char *dst, const unsigned char *src, size_t n, size_t) noexcept { shuffle8(dst, src, n); }
+void unshuffle8_block(unsigned char *dst, const unsigned char *src, size_t n, size_t) noexcept {
+  unshuffle8(dst, src, n);
+}
 
-size_t memo_blocksize(const Compressor &c, size_t nbytes) noexcept {
-  const BloscBlocksizeMemo &m = tl_blosc_memo;
-  return m.nbytes == nbytes && m.clevel == c.clevel && m.forced == c.blocksize && m.cname == c.cname ? m.blocksize
-                                                                                                     : 0;
+// Whether the frame is written here (io/blosc_frame.hpp): lz4 or lz4hc with liblz4, and nothing to
+// shuffle or 8-byte items with the vector shuffle (other byte shuffles stay with c-blosc's SSE2 ones).
+bool blosc_frame_here(const Compressor &c, int shuffle, size_t ts) noexcept {
+  return blosc_frame_handles(c.cname, shuffle) &&
+         (shuffle == BLOSC_NOSHUFFLE || ts == 1 || (ts == 8 && fast_shuffle8_available()));
 }
 
 bool fast_blosc_compress(const Compressor &c, int shuffle, size_t ts, size_t nbytes) noexcept {
@@ -337,19 +340,21 @@ detail::BigBuffer encode_chunk_big(const Compressor &c, const void *src, size_t 
   // blosc's typesize is one byte wide; larger items shuffle as bytes of 1 (numcodecs does the same).
   size_t ts = typesize > 0 && typesize <= BLOSC_MAX_TYPESIZE ? typesize : 1;
   detail::BigBuffer buf(nbytes + BLOSC_MAX_OVERHEAD);
-  const bool fast = fast_blosc_compress(c, shuffle, ts, nbytes);
-  if (fast) {
-    size_t bs = memo_blocksize(c, nbytes);
-    if (bs && blosc_compress_preshuffled(c, static_cast<const unsigned char *>(src), nbytes, bs, buf)) return buf;
+  if (blosc_frame_here(c, shuffle, ts)) {
+    // lz4 / lz4hc: the frame written here block by block (io/blosc_frame.hpp), c-blosc's bytes.
+    size_t n = blosc_frame_compress(reinterpret_cast<unsigned char *>(buf.data()),
+                                            static_cast<const unsigned char *>(src), nbytes, ts, c.cname, c.clevel,
+                                            shuffle, size_t(c.blocksize), shuffle8_block);
+    buf.resize_down(n);
+    return buf;
+  }
+  if (fast_blosc_compress(c, shuffle, ts, nbytes)) {
+    size_t bs = blosc_blocksize(c.cname, c.clevel, ts, nbytes, size_t(c.blocksize));
+    if (blosc_compress_preshuffled(c, static_cast<const unsigned char *>(src), nbytes, bs, buf)) return buf;
   }
   int r = blosc_compress_ctx(c.clevel, shuffle, ts, nbytes, src, buf.data(), buf.size(), c.cname.c_str(),
                              size_t(c.blocksize), 1);
   if (r <= 0) fail(CA_EINTERNAL, "blosc compression (", c.cname, ") failed: ", r);
-  if (fast && r >= BLOSC_MIN_HEADER_LENGTH) {  // learn c-blosc's blocksize for the next chunk of this size
-    const auto *h = reinterpret_cast<const unsigned char *>(buf.data());
-    if ((h[2] & kBloscMemcpyed) == 0 && load_le32(h + 8) > 0)
-      tl_blosc_memo = BloscBlocksizeMemo{c.cname, c.clevel, c.blocksize, nbytes, load_le32(h + 8)};
-  }
   buf.resize_down(size_t(r));
   return buf;
 }
@@ -415,6 +420,12 @@ void decode_impl(const Compressor &c, const void *src, size_t srclen, void *dst,
   if (cb != srclen) fail(CA_EFORMAT, what, ": blosc header says ", cb, " compressed bytes, the file has ", srclen);
   if (nbytes == 0) return;
   const auto *h = static_cast<const unsigned char *>(src);
+  if (blosc_frame_reads(h, srclen) &&
+      ((h[2] & kBloscDoShuffle) == 0 || h[3] == 1 || (h[3] == 8 && fast_shuffle8_available()))) {
+    // An lz4 frame: decoded here block by block, each block unshuffled from an L2-sized scratch.
+    blosc_frame_decompress(static_cast<unsigned char *>(dst), nbytes, h, srclen, unshuffle8_block, what);
+    return;
+  }
   if ((h[2] & (kBloscDoShuffle | kBloscMemcpyed | kBloscDoBitshuffle)) == kBloscDoShuffle && h[3] == 8 &&
       nbytes >= kFastBloscMin && bs >= 8 && bs <= nbytes && fast_shuffle8_available()) {
     // Decompress without blosc's unshuffle (the flag cleared for the call), then unshuffle each block.

@@ -1,8 +1,10 @@
 // Chunk compressors of zarr v2 (numcodecs ids): none, zlib, gzip, zstd and blosc.
 // All functions are thread-safe (blosc through its context API, zstd with per-thread contexts).
 // zlib and gzip go through libdeflate when the build has it (-DCA_LIBDEFLATE, Debian libdeflate-dev):
-// the same formats (zarr-python reads them, we read zlib's), but not zlib's bytes. blosc with byte
-// shuffle of 8-byte items shuffles here (AVX-512 VBMI, io/shuffle.hpp) and writes c-blosc's bytes.
+// the same formats (zarr-python reads them, we read zlib's), but not zlib's bytes. blosc's lz4 and
+// lz4hc frames are written and read here block by block through liblz4 (-DCA_LZ4, io/blosc_frame.hpp),
+// blosc with byte shuffle of 8-byte items shuffles here (AVX-512 VBMI, io/shuffle.hpp); every blosc
+// chunk is c-blosc's bytes (docs/zarr.md).
 #pragma once
 
 #include <cstddef>

@@ -306,6 +306,17 @@ void write_zarr_region(const std::string &path, const ZarrMeta &meta, std::span<
              ") along axis ", d, " is outside the array's extent ", meta.shape[d]);
   }
   if (block.size == 0) return;
+  // A block that is exactly one full chunk (to_zarr's usual case): encoded straight from the block,
+  // without a copy into a chunk buffer first.
+  bool one_chunk = true;
+  for (int d = 0; d < nd; ++d)
+    one_chunk = one_chunk && start[d] % meta.chunks[d] == 0 && block.shape[d] == meta.chunks[d];
+  if (one_chunk) {
+    std::vector<Index> idx(nd);
+    for (int d = 0; d < nd; ++d) idx[d] = start[d] / meta.chunks[d];
+    store_chunk(path, meta, idx, block.data);
+    return;
+  }
   Buffer chunk = make_buffer(meta.chunk_nbytes());
   std::vector<Index> lo(nd), src_off(nd), dst_off(nd), box(nd);
   for_each_chunk(meta, start.data(), stop.data(), [&](std::span<const Index> idx) {

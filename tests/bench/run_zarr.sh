@@ -11,17 +11,21 @@
 # each side reads and sums the stores the other wrote, and the chunk files of both are compared
 # (zlib's differ when chunkarray is built with libdeflate: same format, another encoder).
 # Prints a markdown table: workload | dask GB/s | chunkarray GB/s | ratio (chunkarray / dask), best of
-# --reps (GB = 1e9 bytes of the uncompressed array, for writes and reads alike).
+# --reps (GB = 1e9 bytes of the uncompressed array, for writes and reads alike), and one of the CPU
+# seconds of each side (least of the reps; steadier than the wall clock on a loaded machine).
 # About 2-3 minutes on 2 cores with the defaults; needs ~3 GiB of memory and ~5 GiB in /var/tmp.
 #
 # Builds nothing: e.g. ninja -C build tests/bench/bench_zarr
-# Usage: run_zarr.sh [BUILD_DIR] [--reps N] [--exe PATH] [--rows R] [--cols C] [--chunk-rows R]
-#                    [--chunk-cols C] [--workers W] [--no-compress] [--tmp DIR]
+# Usage: run_zarr.sh [BUILD_DIR] [--reps N] [--rounds N] [--exe PATH] [--rows R] [--cols C] [--chunk-rows R]
+#                    [--chunk-cols C] [--workers W] [--compressor NAME] [--no-compress] [--tmp DIR]
 #   BUILD_DIR  meson build directory (default: build); the binary is BUILD_DIR/tests/bench/bench_zarr
 #   --exe      bench_zarr built elsewhere
 #   --reps     write + read reps per compressor on each side (default 3)
+#   --rounds   run the two sides in turn this many times (default 1), each time with --reps: on a shared
+#              machine both sides then meet the same spells of load; the table takes the best of all
 #   --rows/--cols/--chunk-rows/--chunk-cols  a smaller array for a quick correctness run
 #   --workers  threads on both sides (default 2)
+#   --compressor  one of none, blosc-lz4, zlib, zstd on both sides (default all; --no-compress = none)
 #   --tmp      parent of the scratch directory (default /var/tmp; must be a local disk)
 set -euo pipefail
 # zarr-python does not fsync; chunkarray's writes do by default (durability). Measure like for like;
@@ -32,6 +36,7 @@ root="$(cd "$here/../.." && pwd)"
 build="build"
 exe=""
 reps=3
+rounds=1
 workers=2
 tmp_parent=/var/tmp
 size_args=()
@@ -39,12 +44,14 @@ comp_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) reps="$2"; shift ;;
+    --rounds) rounds="$2"; shift ;;
     --exe) exe="$2"; shift ;;
     --workers) workers="$2"; shift ;;
     --rows|--cols|--chunk-rows|--chunk-cols) size_args+=("$1" "$2"); shift ;;
     --no-compress) comp_args=(--no-compress) ;;
+    --compressor) comp_args=(--compressor "$2"); shift ;;
     --tmp) tmp_parent="$2"; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     -*) echo "run_zarr.sh: unknown option $1" >&2; exit 2 ;;
     *) build="$1" ;;
   esac
@@ -62,11 +69,16 @@ trap 'rm -rf "$work"' EXIT
 out="$work/results"
 mkdir -p "$out"
 
-echo "== chunkarray: $exe --reps $reps --threads $workers ${size_args[*]} ${comp_args[*]}" >&2
-"$exe" --reps "$reps" --threads "$workers" --dir "$work/ca" --keep "${size_args[@]}" "${comp_args[@]}" > "$out/ca.jsonl"
-echo "== dask: $py $here/dask_zarr.py --reps $reps --workers $workers ${size_args[*]} ${comp_args[*]}" >&2
-"$py" "$here/dask_zarr.py" --reps "$reps" --workers "$workers" --dir "$work/dask" --keep "${size_args[@]}" \
-  "${comp_args[@]}" > "$out/dask.jsonl"
+: > "$out/ca.jsonl"
+: > "$out/dask.jsonl"
+for ((round = 1; round <= rounds; ++round)); do
+  echo "== round $round of $rounds, $(uptime)" >&2
+  echo "== chunkarray: $exe --reps $reps --threads $workers ${size_args[*]} ${comp_args[*]}" >&2
+  "$exe" --reps "$reps" --threads "$workers" --dir "$work/ca" --keep "${size_args[@]}" "${comp_args[@]}" >> "$out/ca.jsonl"
+  echo "== dask: $py $here/dask_zarr.py --reps $reps --workers $workers ${size_args[*]} ${comp_args[*]}" >&2
+  "$py" "$here/dask_zarr.py" --reps "$reps" --workers "$workers" --dir "$work/dask" --keep "${size_args[@]}" \
+    "${comp_args[@]}" >> "$out/dask.jsonl"
+done
 
 # Cross-compatibility: each side reads the other's stores; chunk files compared byte for byte.
 echo "== cross-compatibility" >&2
@@ -105,7 +117,7 @@ def best(recs, bench, comp):
 first = ca[0]
 print(f"Zarr v2, ({first['rows']}, {first['cols']}) float64 = {first['nbytes'] / 1e9:.2f} GB, chunks "
       f"({first['chunks'][0]}, {first['chunks'][1]}), {first['threads']} threads, best of "
-      f"{1 + max(r['rep'] for r in ca)} reps; ratio = chunkarray / dask (> 1: chunkarray faster)")
+      f"{sum(1 for r in ca if r['bench'] == 'zarr_write' and r['compressor'] == first['compressor'])} reps; ratio = chunkarray / dask (> 1: chunkarray faster)")
 print()
 print("| workload | dask GB/s | chunkarray GB/s | ratio |")
 print("|---|---|---|---|")
@@ -123,6 +135,17 @@ for comp in ("none", "blosc-lz4", "zlib", "zstd"):
         for r in recs:
             if r["bench"] == "zarr_read_sum" and r["compressor"] == comp and not r["ok"]:
                 bad.append(f"{who} {comp} rep {r['rep']}: sum {r['sum']!r}, expected {r['expected']!r}")
+# CPU seconds (process CPU time over the timed call, least of the reps): steadier than the wall clock
+# when other processes share the cores.
+print()
+print("| workload | dask CPU s | chunkarray CPU s | dask / chunkarray |")
+print("|---|---|---|---|")
+for comp in ("none", "blosc-lz4", "zlib", "zstd"):
+    for bench, label in (("zarr_write", "write"), ("zarr_read_sum", "read + sum")):
+        cs = [r["cpu_seconds"] for r in ca if r["bench"] == bench and r["compressor"] == comp]
+        ks = [r["cpu_seconds"] for r in dk if r["bench"] == bench and r["compressor"] == comp]
+        if cs and ks:
+            print(f"| {label}, {comp} | {min(ks):.3f} | {min(cs):.3f} | {min(ks) / min(cs):.2f}x |")
 print()
 print("Store sizes: " + "; ".join(sizes))
 cross = []

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "interop_util.hpp"
+#include "io/blosc_frame.hpp"
 #include "io/codec.hpp"
 #include "io/fs.hpp"
 #include "io/shuffle.hpp"
@@ -194,6 +195,192 @@ TEST(ZarrCodec, BloscFastPathCorruptInputIsAFormatError) {
     }
   }
   EXPECT_GE(errors, 40);  // every truncation at least; a flipped literal byte may decode (to wrong values)
+}
+
+// ---- blosc frames written and read here (io/blosc_frame.hpp) against c-blosc's ------------------------
+
+// The frame tests' data: 0 the benchmark's structured doubles, 1 random bytes (incompressible), 2 the
+// first ~half zeros and the rest random (streams that compress, then streams stored as they are),
+// 3 random but for a small zero run (the streams outgrow nbytes + 16 late: the whole chunk is stored).
+std::vector<unsigned char> frame_bytes(size_t n, int kind, unsigned seed) {
+  auto v = test_bytes(n, kind != 0, seed);
+  if (kind == 2) std::fill(v.begin(), v.begin() + std::ptrdiff_t(n / 2 + n / 7), 0);
+  if (kind == 3) std::fill(v.begin(), v.begin() + std::ptrdiff_t(std::min<size_t>(n, 40)), 0);
+  return v;
+}
+
+void reference_shuffle(unsigned char *dst, const unsigned char *src, size_t n, size_t ts) noexcept {
+  io::shuffle_reference(dst, src, n, ts);
+}
+void reference_unshuffle(unsigned char *dst, const unsigned char *src, size_t n, size_t ts) noexcept {
+  io::unshuffle_reference(dst, src, n, ts);
+}
+
+std::vector<unsigned char> cblosc_frame(const std::vector<unsigned char> &src, const char *cname, int clevel,
+                                        int shuffle, size_t ts, size_t forced) {
+  std::vector<unsigned char> ref(src.size() + BLOSC_MAX_OVERHEAD);
+  int r = blosc_compress_ctx(clevel, shuffle, ts, src.size(), src.data(), ref.data(), ref.size(), cname, forced, 1);
+  EXPECT_GT(r, 0);
+  ref.resize(size_t(std::max(r, 0)));
+  return ref;
+}
+
+// c-blosc's reader on `frame`, and ours when it reads such frames: both give `src` back.
+void expect_frame_decodes(const std::vector<unsigned char> &frame, const std::vector<unsigned char> &src) {
+  const size_t n = src.size();
+  std::vector<unsigned char> dec(n + 1, 0x5A);
+  EXPECT_EQ(blosc_decompress_ctx(frame.data(), dec.data(), n, 1), int(n));
+  EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+  if (io::blosc_frame_reads(frame.data(), frame.size())) {
+    std::fill(dec.begin(), dec.end(), 0xA5);
+    io::blosc_frame_decompress(dec.data(), n, frame.data(), frame.size(), reference_unshuffle, "f/0");
+    EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+    EXPECT_EQ(dec[n], 0xA5);
+  }
+}
+
+TEST(BloscFrame, BlocksizeIsCBloscs) {
+  // The header's blocksize of c-blosc's frames (zeros compress fast with every codec), every codec and
+  // level, typesizes that split and that do not, requested blocksizes clamped either way.
+  const char *cnames[] = {"lz4", "lz4hc", "blosclz", "zstd", "zlib"};
+  for (const char *cname : cnames)
+    for (size_t n : {size_t(0), size_t(5), size_t(100), size_t(5000), size_t(40000), (size_t(3) << 19) + 8})
+      for (size_t ts : {size_t(1), size_t(2), size_t(8), size_t(16), size_t(24), size_t(200)})
+        for (int clevel = 0; clevel <= 9; ++clevel)
+          for (size_t forced : {size_t(0), size_t(100), size_t(20000), size_t(1) << 21}) {
+            if (forced && clevel != 5 && clevel != 0) continue;
+            if (n > 100000 && (forced == 100 || (ts != 8 && ts != 24))) continue;  // 1.5 MiB: no 100-byte blocks
+            SCOPED_TRACE(std::string(cname) + " n=" + std::to_string(n) + " ts=" + std::to_string(ts) +
+                         " clevel=" + std::to_string(clevel) + " forced=" + std::to_string(forced));
+            std::vector<unsigned char> zeros(n, 0);
+            auto ref = cblosc_frame(zeros, cname, clevel, BLOSC_NOSHUFFLE, ts, forced);
+            ASSERT_GE(ref.size(), size_t(BLOSC_MIN_HEADER_LENGTH));
+            size_t nb = 0, cb = 0, bs = 0;
+            blosc_cbuffer_sizes(ref.data(), &nb, &cb, &bs);
+            EXPECT_EQ(io::blosc_blocksize(cname, clevel, ts, n, forced), bs);
+          }
+}
+
+TEST(BloscFrame, FramesAreCBloscsByteForByte) {
+  if (!io::blosc_frame_available()) GTEST_SKIP() << "built without liblz4: c-blosc writes every frame";
+  EXPECT_TRUE(io::blosc_frame_handles("lz4", 1) && io::blosc_frame_handles("lz4hc", 0));
+  EXPECT_FALSE(io::blosc_frame_handles("lz4", 2) || io::blosc_frame_handles("zstd", 1) ||
+               io::blosc_frame_handles("blosclz", 0));
+  // Sizes: empty, below c-blosc's 128-byte minimum, one block, a short last block, blocks of one
+  // stream; typesizes that split into streams and that do not (17), a block of 1 byte (200 > 150).
+  const size_t sizes[] = {0, 1, 7, 127, 128, 150, 1000, 32768 + 5, 3 * 65536 + 24, 200000};
+  const size_t typesizes[] = {1, 2, 3, 4, 8, 16, 17, 200};
+  int k = 0, stored_late = 0;
+  for (const char *cname : {"lz4", "lz4hc"})
+    for (int shuffle : {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE})
+      for (size_t ts : typesizes)
+        for (size_t n : sizes)
+          for (int kind = 0; kind < 4; ++kind, ++k) {
+            // Levels 0..9 in turn (lz4hc's slow high levels on the smaller sizes only).
+            int clevel = k % 10;
+            if (std::string(cname) == "lz4hc" && n > 100000) clevel = 1 + k % 4;
+            const size_t forced = k % 7 == 3 ? 4096 : 0;
+            SCOPED_TRACE(std::string(cname) + " shuffle=" + std::to_string(shuffle) + " ts=" + std::to_string(ts) +
+                         " n=" + std::to_string(n) + " kind=" + std::to_string(kind) +
+                         " clevel=" + std::to_string(clevel) + " forced=" + std::to_string(forced));
+            auto src = frame_bytes(n, kind, unsigned(k));
+            auto ref = cblosc_frame(src, cname, clevel, shuffle, ts, forced);
+            std::vector<unsigned char> ours(n + BLOSC_MAX_OVERHEAD + 1, 0xEE);
+            size_t len = io::blosc_frame_compress(ours.data(), src.data(), n, ts, cname, clevel, shuffle, forced,
+                                                  reference_shuffle);
+            EXPECT_EQ(ours[n + BLOSC_MAX_OVERHEAD], 0xEE);  // within nbytes + 16
+            ours.resize(len);
+            ASSERT_EQ(ours.size(), ref.size());
+            EXPECT_TRUE(ours == ref);
+            expect_frame_decodes(ref, src);
+            if (clevel > 0 && n >= 128 && (ref[2] & BLOSC_MEMCPYED)) ++stored_late;
+            // The codec's entry points (its own frame where it writes one, else c-blosc's) agree.
+            io::Compressor c = io::Compressor::blosc(cname, clevel, shuffle, int64_t(forced));
+            std::string enc = io::encode_chunk(c, src.data(), n, ts);
+            ASSERT_EQ(enc.size(), ref.size());
+            EXPECT_EQ(std::memcmp(enc.data(), ref.data(), ref.size()), 0);
+            std::vector<unsigned char> dec(n + 1, 0x33);
+            io::decode_chunk(c, ref.data(), ref.size(), dec.data(), n, "f/1");
+            EXPECT_EQ(std::memcmp(dec.data(), src.data(), n), 0);
+            EXPECT_EQ(dec[n], 0x33);
+          }
+  EXPECT_GT(stored_late, 50);  // streams that outgrew nbytes + 16: the whole chunk stored after all
+}
+
+TEST(BloscFrame, EveryLevelOnChunkSizedDoubles) {
+  if (!io::blosc_frame_available()) GTEST_SKIP() << "built without liblz4: c-blosc writes every frame";
+  // The benchmark's case (8-byte items, byte shuffle through the vector shuffle) at every level, 4 MiB
+  // plus a short last block, compressible and not.
+  const size_t n = (size_t(4) << 20) + 8 * 1001;
+  for (int kind : {0, 1, 2})
+    for (int clevel = 0; clevel <= 9; ++clevel) {
+      SCOPED_TRACE("kind=" + std::to_string(kind) + " clevel=" + std::to_string(clevel));
+      auto src = frame_bytes(n, kind, unsigned(clevel));
+      auto ref = cblosc_frame(src, "lz4", clevel, BLOSC_SHUFFLE, 8, 0);
+      std::string enc = io::encode_chunk(io::Compressor::blosc("lz4", clevel, 1), src.data(), n, 8);
+      ASSERT_EQ(enc.size(), ref.size());
+      EXPECT_EQ(std::memcmp(enc.data(), ref.data(), ref.size()), 0);
+      std::vector<unsigned char> dec(n);
+      io::decode_chunk(io::Compressor::blosc("lz4", clevel, 1), ref.data(), ref.size(), dec.data(), n, "e/0");
+      EXPECT_TRUE(dec == src);
+    }
+}
+
+TEST(BloscFrame, LargeRequestedBlocks) {
+  if (!io::blosc_frame_available()) GTEST_SKIP() << "built without liblz4";
+  // Items of 24 bytes never split, so a requested 6 MiB block stays 6 MiB: the scratch beyond the
+  // per-thread 4 MiB comes from the big-buffer cache for the call. A short last block of 1 MiB + 120.
+  const size_t n = (size_t(7) << 20) + 5 * 24;
+  for (int kind : {0, 2}) {
+    auto src = frame_bytes(n, kind, 17);
+    auto ref = cblosc_frame(src, "lz4", 3, BLOSC_SHUFFLE, 24, size_t(6) << 20);
+    size_t nb = 0, cb = 0, bs = 0;
+    blosc_cbuffer_sizes(ref.data(), &nb, &cb, &bs);
+    EXPECT_EQ(bs, size_t(6) << 20);
+    std::vector<unsigned char> ours(n + BLOSC_MAX_OVERHEAD);
+    ours.resize(io::blosc_frame_compress(ours.data(), src.data(), n, 24, "lz4", 3, BLOSC_SHUFFLE, size_t(6) << 20,
+                                         reference_shuffle));
+    EXPECT_TRUE(ours == ref);
+    expect_frame_decodes(ref, src);
+  }
+}
+
+TEST(BloscFrame, CorruptFramesAreFormatErrors) {
+  if (!io::blosc_frame_available()) GTEST_SKIP() << "built without liblz4";
+  for (int shuffle : {BLOSC_NOSHUFFLE, BLOSC_SHUFFLE})
+    for (size_t ts : {size_t(4), size_t(8)}) {
+      const size_t n = (size_t(1) << 20) + 12;
+      auto src = frame_bytes(n, 0, 3);
+      auto ref = cblosc_frame(src, "lz4", 5, shuffle, ts, 0);
+      ASSERT_TRUE(io::blosc_frame_reads(ref.data(), ref.size()));
+      std::vector<unsigned char> dst(n);
+      std::mt19937 rng(unsigned(shuffle * 10 + int(ts)));
+      int errors = 0;
+      for (int trial = 0; trial < 40; ++trial) {
+        auto bad = ref;
+        if (trial < 10) {
+          bad.resize(16 + rng() % (ref.size() - 16));  // truncated: the header's cbytes disagrees
+        } else if (trial < 20) {  // a block start or a stream size out of range
+          size_t at = 16 + 4 * (rng() % 2);
+          bad[at + 3] = 0x7F;
+        } else {
+          for (int j = 0; j < 1 + trial % 4; ++j) bad[16 + rng() % (bad.size() - 16)] ^= (unsigned char)(1 + rng() % 255);
+        }
+        try {
+          io::blosc_frame_decompress(dst.data(), n, bad.data(), bad.size(), reference_unshuffle, "c/0");
+        } catch (const ca::Error &e) {
+          EXPECT_EQ(e.code(), CA_EFORMAT) << e.what();
+          EXPECT_NE(e.message().find("c/0"), std::string::npos) << e.what();
+          ++errors;
+        }
+      }
+      EXPECT_GE(errors, 20);  // every truncation and table corruption at least
+      // Not an lz4 frame, or one this reader leaves to c-blosc: refused by name.
+      auto other = cblosc_frame(src, "blosclz", 5, shuffle, ts, 0);
+      EXPECT_FALSE(io::blosc_frame_reads(other.data(), other.size()));
+      expect_error([&] { io::blosc_frame_decompress(dst.data(), n, other.data(), other.size(), reference_unshuffle, "c/1"); },
+                   CA_EFORMAT, {"c/1"});
+    }
 }
 
 TEST(ZarrCodec, ZlibAndGzipInteroperateWithZlib) {
@@ -385,6 +572,41 @@ TEST(ZarrBadStore, ChunkErrors) {
                {"raw/0", "20 bytes", "expected 32"});
   // Outside the chunk grid.
   expect_error([&] { io::read_zarr_chunk(dir / "raw", m, std::vector<Index>{1}); }, CA_EINVAL, {"chunk grid"});
+}
+
+TEST(ZarrStore, OneChunkRegionWritesMatchChunkWrites) {
+  // write_zarr_region with a block that is exactly one full chunk encodes the block itself (no chunk
+  // buffer): its files are the same bytes as write_zarr_chunk's, for C/F order, both byte orders, and
+  // the blosc lz4 frame path; an edge chunk (not full) and a misaligned one go the copying way.
+  TempDir dir;
+  int k = 0;
+  for (char order : {'C', 'F'})
+    for (bool big : {false, true})
+      for (const io::Compressor &comp : {io::Compressor::blosc("lz4", 5, 1), io::Compressor::none(), io::Compressor::zstd(1)}) {
+        SCOPED_TRACE(std::string(1, order) + (big ? " big" : " little") + " " + comp.id);
+        io::ZarrMeta m = io::make_zarr_meta(CA_FLOAT64, {130, 70}, {64, 48});
+        m.order = order;
+        m.big_endian = big;
+        m.compressor = comp;
+        std::string a = dir / ("a" + std::to_string(k)), b = dir / ("b" + std::to_string(k++));
+        io::create_zarr_array(a, m);
+        io::create_zarr_array(b, m);
+        std::vector<Index> ext{64, 48};
+        ca::BlockRef blk(ca::block_new(CA_FLOAT64, 2, ext.data()));
+        for (Index i = 0; i < blk->size; ++i) blk.data<double>()[i] = double(i % 977) * 0.5;
+        io::write_zarr_region(a, m, std::vector<Index>{64, 0}, *blk.get());
+        io::write_zarr_chunk(b, m, std::vector<Index>{1, 0}, *blk.get());
+        auto fa = io::read_file_if_exists(a + "/1.0", size_t(1) << 24, "a");
+        auto fb = io::read_file_if_exists(b + "/1.0", size_t(1) << 24, "b");
+        ASSERT_TRUE(fa && fb);
+        EXPECT_EQ(*fa, *fb);
+        ca::BlockRef back = io::read_zarr_region(a, m, std::vector<Index>{64, 0}, std::vector<Index>{128, 48});
+        EXPECT_EQ(std::memcmp(back->data, blk->data, size_t(blk->size) * 8), 0);
+        // Misaligned by one row: two chunks read-modified-written, the values land one row down.
+        io::write_zarr_region(a, m, std::vector<Index>{1, 0}, *blk.get());
+        ca::BlockRef mis = io::read_zarr_region(a, m, std::vector<Index>{1, 0}, std::vector<Index>{65, 48});
+        EXPECT_EQ(std::memcmp(mis->data, blk->data, size_t(blk->size) * 8), 0);
+      }
 }
 
 TEST(ZarrStore, MissingChunksEdgesAndRegions) {
