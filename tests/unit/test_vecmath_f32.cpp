@@ -1,4 +1,4 @@
-// The purpose-written float32 kernels of array/vecpoly_f32.inc (sinh, cosh, expm1, exp2, log10, log1p,
+// The purpose-written float32 kernels of array/vecpoly_f32.inc (sinh, cosh, expm1, exp2, log10, log2, log1p,
 // arcsinh, arccosh, arctanh, cbrt, power, arctan2, hypot) at every ISA level this CPU has:
 //   - a dense sample of all float32 inputs (every 9973rd bit pattern, both signs, subnormals, NaNs,
 //     infinities) against long-double libm in ULPs, with per-function bounds (docs/math.md) that the
@@ -34,6 +34,7 @@ double vecpoly_f32_bound(int32_t op, double other) {
     case CA_OP_EXPM1: return 1.5;
     case CA_OP_EXP2: return 1.5;
     case CA_OP_LOG10: return 2.0;
+    case CA_OP_LOG2: return 2.0;
     case CA_OP_LOG1P: return 2.0;
     case CA_OP_ARCSINH: return 2.5;
     case CA_OP_ARCCOSH: return 2.0;
@@ -60,7 +61,8 @@ struct Fn {
 const std::vector<Fn> kUnary = {
     {CA_OP_SINH, "sinh", sinhl, nullptr},       {CA_OP_COSH, "cosh", coshl, nullptr},
     {CA_OP_EXPM1, "expm1", expm1l, nullptr},    {CA_OP_EXP2, "exp2", exp2l, nullptr},
-    {CA_OP_LOG10, "log10", log10l, nullptr},    {CA_OP_LOG1P, "log1p", log1pl, nullptr},
+    {CA_OP_LOG10, "log10", log10l, nullptr},    {CA_OP_LOG2, "log2", log2l, nullptr},
+    {CA_OP_LOG1P, "log1p", log1pl, nullptr},
     {CA_OP_ARCSINH, "arcsinh", asinhl, nullptr}, {CA_OP_ARCCOSH, "arccosh", acoshl, nullptr},
     {CA_OP_ARCTANH, "arctanh", atanhl, nullptr}, {CA_OP_CBRT, "cbrt", cbrtl, nullptr},
 };
