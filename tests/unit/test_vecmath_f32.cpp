@@ -192,6 +192,15 @@ TEST(VecMathF32, BinaryDenseSampleUlpBounds) {
         const float y = ys(rng);
         b.push_back(u % 3 == 0 ? std::round(y) : u % 3 == 1 ? y : y / 64);
       }
+      // bases near 1 with large exponents (y log2 x up to +-120: the log's relative error is scaled
+      // by |y| there)
+      std::uniform_real_distribution<float> near1(-0x1p-5f, 0x1p-5f), t(-120, 120);
+      for (int i = 0; i < 100000; ++i) {
+        const float x = 1.0f + near1(rng);
+        if (x == 1.0f) continue;
+        a.push_back(x);
+        b.push_back(float(t(rng) / std::log2(double(x))));
+      }
     } else {  // random bit patterns in both operands, and the same exponents (atan2's ratios near 1)
       for (int i = 0; i < 300000; ++i) {
         const uint32_t u = rng(), w = rng();
