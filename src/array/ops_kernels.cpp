@@ -421,6 +421,18 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
   }
   const size_t osz = dtype_size(p.reg_dtype(p.out));
   const bool out_direct = out_data && p.out >= int32_t(nin) && !inv[size_t(p.out)];
+  // One instruction over inputs read in place, straight into the output: nothing is reused between
+  // tiles, so the whole block goes to the instruction's function in one call (no per-tile dispatch).
+  if (out_direct && p.code.size() == 1 && p.out == int32_t(nin) && p.code[0].op != kOpGen) {
+    bool in_place = true;
+    for (size_t i = 0; i < nin; ++i) in_place = in_place && views[i].mode == 0;
+    if (in_place) {
+      const ExprInstr &ins = p.code[0];
+      auto whole = [&](int32_t o) -> const void * { return o >= 0 ? views[size_t(o)].data : nullptr; };
+      fn[0](ins, whole(ins.a), whole(ins.b), whole(ins.c), out_data, N);
+      return;
+    }
+  }
   std::vector<Band> bands(nin);
   for (Index off = 0; off < N; off += T) {
     const int64_t n = std::min<int64_t>(T, N - off);

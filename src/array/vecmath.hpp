@@ -3,7 +3,7 @@
 // arctanh, exp, exp2, expm1, log, log2, log10, log1p, cbrt, sqrt, power and arctan2 from SLEEF's
 // 3.5-ULP ("u35") functions where SLEEF has a faster one (within NumPy's SVML bound of 4 ULP), its
 // 1.0-ULP ("u10") ones otherwise, hypot from its 0.5001-ULP ("u05") one; float32 sinh, cosh, expm1,
-// exp2, log10, log1p, arcsinh, arccosh, arctanh, cbrt, power, arctan2 and hypot from the own kernels
+// exp2, log2, log10, log1p, arcsinh, arccosh, arctanh, cbrt, power, arctan2 and hypot from the own kernels
 // of array/vecpoly_f32.inc (with or without SLEEF); per function in docs/math.md. Chosen once per
 // process for the widest ISA level the CPU has:
 //

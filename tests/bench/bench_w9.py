@@ -23,6 +23,7 @@ Timing is noisy on a shared machine: run it with `nice -n -5` or when `uptime` s
 
 Usage: CHUNKARRAY_LIB=build/capi/libchunkarray.so bench_w9.py [--reps 5] [--threads 2] [--n 8192]
            [--chunk 1024] [--fn-size 4194304] [--only w9|fn] [--wide]
+           [--fns exp2,log10] [--dtype both|float64|float32]
 """
 
 import argparse
@@ -121,10 +122,17 @@ def per_function(args):
           "| ratio of bests |")
     print("|---|---|---|---|---|---|---|---|---|")
     cases = [(name, [dom]) for name, dom in UNARY] + [(name, [d1, d2]) for name, d1, d2 in BINARY]
+    if args.fns:
+        want = args.fns.split(",")
+        cases = [c for c in cases if c[0] in want]
+    dtypes = {"both": (np.float64, np.float32), "float64": (np.float64,), "float32": (np.float32,)}[args.dtype]
     worst = []
     for name, doms in cases:
         cells = []
         for dt in (np.float64, np.float32):
+            if dt not in dtypes:
+                cells += ["", "", "", ""]
+                continue
             xs = [rng.uniform(lo, hi, size=n).astype(dt) for lo, hi in doms]
             cxs = [ca.from_array(v, chunks=chunk) for v in xs]
             nf, cf = getattr(np, name), getattr(ca, name)
@@ -160,6 +168,9 @@ def main():
     p.add_argument("--fn-size", type=int, default=1 << 22)
     p.add_argument("--only", choices=["w9", "fn"])
     p.add_argument("--wide", action="store_true", help="W9 also on x uniform in [-100, 100)")
+    p.add_argument("--fns", help="per function: only these (comma-separated NumPy names, e.g. exp2,log10)")
+    p.add_argument("--dtype", choices=["both", "float64", "float32"], default="both",
+                   help="per function: only this dtype")
     args = p.parse_args()
     print(f"load average before: {loadavg()}; chunkarray vector math: "
           f"{os.environ.get('CA_DISABLE_CPU_FEATURES') or 'widest ISA level of this CPU'}; NumPy {np.__version__}")

@@ -1097,6 +1097,16 @@ TEST(Elementwise, ManyTilesPerBlockVsLoops) {
   for (Index k = 0; k < n; ++k) {
     ASSERT_EQ(g32[size_t(k)], a32[size_t(k)] * 3.5f - row32[size_t(k % kCols)]) << k;
   }
+  // One instruction over an input read in place (the whole block in one call of its function, not
+  // tile by tile): float32 log2 of |a| + 1 computed first, within 2 ULP of the long-double value.
+  std::vector<float> p32(static_cast<size_t>(n));
+  for (Index k = 0; k < n; ++k) p32[size_t(k)] = std::fabs(a32[size_t(k)]) + 1.0f + float(k) * 1e-3f;
+  ArrayPtr P32 = from_buffer(p32.data(), CA_FLOAT32, {kRows, kCols}, nullptr, grid, false, nullptr, nullptr);
+  std::vector<float> l32 = computed<float>(elementwise_unary(CA_OP_LOG2, P32));
+  for (Index k = 0; k < n; ++k) {
+    const long double w = log2l(p32[size_t(k)]);
+    ASSERT_LE(std::fabs(double(l32[size_t(k)] - w)), 2.0 * std::ldexp(1.0, std::ilogb(double(w)) - 23)) << k;
+  }
 
   // int8 wraps (NumPy's modular arithmetic), uint8, int32 and int64 with integer scalars and %.
   std::vector<int8_t> i8(static_cast<size_t>(n));
