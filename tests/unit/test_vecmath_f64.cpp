@@ -55,13 +55,32 @@ void around(std::vector<double> &v, double x, int n) {
   for (int i = 0; i < n; ++i) v.push_back(lo = std::nextafter(lo, -kInf)), v.push_back(hi = std::nextafter(hi, kInf));
 }
 
+// The log core's table boundaries (docs/math.md): z = 0.703125 + j/32 below 1, 1 + j/16 above, times 2^k.
+std::vector<double> log_table_edges() {
+  std::vector<double> e;
+  for (int j = 0; j <= 9; ++j) e.push_back(0.703125 + j / 32.0);
+  for (int j = 0; j <= 6; ++j) e.push_back(1.03125 + j / 16.0);
+  return e;
+}
 std::vector<double> in_log1p() {
   std::vector<double> v = uniform(-1, 1, 60000, 1);
   append(v, uniform(-1, -0.25, 20000, 2));
   append(v, logu(-1074, 0, 20000, 3, true));  // tiny of both signs, subnormals
   append(v, logu(0, 1023.9, 20000, 4, false));
+  for (double b : log_table_edges())
+    for (int k : {-1, 0, 1, 5}) around(v, std::ldexp(b, k) - 1, 30);
   around(v, -1, 0), around(v, std::sqrt(0.5) - 1, 200), around(v, std::sqrt(2.0) - 1, 200), around(v, 0x1p-54, 50);
   v.push_back(std::nextafter(-1.0, 0.0));
+  return v;
+}
+std::vector<double> in_log10() {
+  std::vector<double> v = logu(-1074, 1023.99, 60000, 30, false);
+  append(v, uniform(0.5, 2, 40000, 31));
+  append(v, uniform(0.001, 1000, 20000, 32));
+  for (double b : log_table_edges())
+    for (int k : {-1074 + 60, -1022, -30, -1, 0, 1, 7, 1000}) around(v, std::ldexp(b, k), 20);
+  around(v, 1, 200), around(v, 10, 50), around(v, 0x1p-1022, 50);
+  for (int p = -300; p <= 300; ++p) v.push_back(std::pow(10.0, p));
   return v;
 }
 std::vector<double> in_asinh() {
@@ -103,6 +122,7 @@ long double r_acosh(long double x) { return acoshl(x); }
 long double r_atanh(long double x) { return atanhl(x); }
 long double r_cosh(long double x) { return coshl(x); }
 long double r_cbrt(long double x) { return cbrtl(x); }
+long double r_log10(long double x) { return log10l(x); }
 std::vector<double> in_cbrt() {
   std::vector<double> v = uniform(-10, 10, 40000, 18);
   append(v, logu(-1074, 1023.99, 60000, 19, true));
@@ -114,6 +134,7 @@ const std::vector<Case> kCases = {
     {CA_OP_LOG1P, "log1p", r_log1p, 2.0, in_log1p},     {CA_OP_ARCSINH, "arcsinh", r_asinh, 2.0, in_asinh},
     {CA_OP_ARCCOSH, "arccosh", r_acosh, 2.5, in_acosh}, {CA_OP_ARCTANH, "arctanh", r_atanh, 2.0, in_atanh},
     {CA_OP_COSH, "cosh", r_cosh, 2.0, in_cosh},         {CA_OP_CBRT, "cbrt", r_cbrt, 1.0, in_cbrt},
+    {CA_OP_LOG10, "log10", r_log10, 4.0, in_log10},
 };
 
 using ca::test::ulp_err;
@@ -189,6 +210,10 @@ TEST(VecMathF64, SpecialValuesAsNumpy) {
       {CA_OP_CBRT, kNan, kNan}, {CA_OP_CBRT, kInf, kInf}, {CA_OP_CBRT, -kInf, -kInf}, {CA_OP_CBRT, 0.0, 0.0},
       {CA_OP_CBRT, -0.0, -0.0}, {CA_OP_CBRT, 27.0, 3.0}, {CA_OP_CBRT, -8.0, -2.0}, {CA_OP_CBRT, 0x1p-1074, 0x1p-358},
       {CA_OP_CBRT, -0x1p-1071, -0x1p-357}, {CA_OP_CBRT, dmax, std::cbrt(dmax)},
+      {CA_OP_LOG10, kNan, kNan}, {CA_OP_LOG10, kInf, kInf}, {CA_OP_LOG10, -kInf, kNan}, {CA_OP_LOG10, 0.0, -kInf},
+      {CA_OP_LOG10, -0.0, -kInf}, {CA_OP_LOG10, -1.0, kNan}, {CA_OP_LOG10, 1.0, 0.0}, {CA_OP_LOG10, 10.0, 1.0},
+      {CA_OP_LOG10, 1e-300, -300.0}, {CA_OP_LOG10, tiny, std::log10(tiny)}, {CA_OP_LOG10, sub, std::log10(sub)},
+      {CA_OP_LOG10, dmax, std::log10(dmax)}, {CA_OP_LOG10, -tiny, kNan},
   };
   const auto levels = vector_levels();
   if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
