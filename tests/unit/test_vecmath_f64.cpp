@@ -83,6 +83,17 @@ std::vector<double> in_log10() {
   for (int p = -300; p <= 300; ++p) v.push_back(std::pow(10.0, p));
   return v;
 }
+// sin/cos: uniform and log-uniform up to past the vector range's limit (1e6), the neighbourhoods of
+// multiples of pi/2 (where the reduced argument cancels), tiny and subnormal arguments.
+std::vector<double> in_trig() {
+  std::vector<double> v = uniform(-10, 10, 40000, 40);
+  append(v, uniform(-1e6, 1e6, 20000, 41));
+  append(v, logu(-1074, 22, 30000, 42, true));
+  for (int k = -200000; k <= 200000; k += 997) around(v, k * (M_PI / 2), 3);
+  for (int k : {1, 2, 3, 4, 5, 6, 100, 355, 103993, 312689, 636619}) around(v, k * (M_PI / 2), 20), around(v, -k * (M_PI / 2), 20);
+  around(v, 1e6, 20);
+  return v;
+}
 std::vector<double> in_asinh() {
   std::vector<double> v = uniform(-3, 3, 60000, 5);
   append(v, logu(-1074, 1023.9, 40000, 6, true));
@@ -123,6 +134,8 @@ long double r_atanh(long double x) { return atanhl(x); }
 long double r_cosh(long double x) { return coshl(x); }
 long double r_cbrt(long double x) { return cbrtl(x); }
 long double r_log10(long double x) { return log10l(x); }
+long double r_sin(long double x) { return sinl(x); }
+long double r_cos(long double x) { return cosl(x); }
 std::vector<double> in_cbrt() {
   std::vector<double> v = uniform(-10, 10, 40000, 18);
   append(v, logu(-1074, 1023.99, 60000, 19, true));
@@ -134,7 +147,8 @@ const std::vector<Case> kCases = {
     {CA_OP_LOG1P, "log1p", r_log1p, 2.0, in_log1p},     {CA_OP_ARCSINH, "arcsinh", r_asinh, 2.0, in_asinh},
     {CA_OP_ARCCOSH, "arccosh", r_acosh, 2.5, in_acosh}, {CA_OP_ARCTANH, "arctanh", r_atanh, 2.0, in_atanh},
     {CA_OP_COSH, "cosh", r_cosh, 2.0, in_cosh},         {CA_OP_CBRT, "cbrt", r_cbrt, 1.0, in_cbrt},
-    {CA_OP_LOG10, "log10", r_log10, 4.0, in_log10},
+    {CA_OP_LOG10, "log10", r_log10, 4.0, in_log10},     {CA_OP_SIN, "sin", r_sin, 4.0, in_trig},
+    {CA_OP_COS, "cos", r_cos, 4.0, in_trig},
 };
 
 using ca::test::ulp_err;
@@ -214,6 +228,11 @@ TEST(VecMathF64, SpecialValuesAsNumpy) {
       {CA_OP_LOG10, -0.0, -kInf}, {CA_OP_LOG10, -1.0, kNan}, {CA_OP_LOG10, 1.0, 0.0}, {CA_OP_LOG10, 10.0, 1.0},
       {CA_OP_LOG10, 1e-300, -300.0}, {CA_OP_LOG10, tiny, std::log10(tiny)}, {CA_OP_LOG10, sub, std::log10(sub)},
       {CA_OP_LOG10, dmax, std::log10(dmax)}, {CA_OP_LOG10, -tiny, kNan},
+      {CA_OP_SIN, kNan, kNan}, {CA_OP_SIN, kInf, kNan}, {CA_OP_SIN, -kInf, kNan}, {CA_OP_SIN, 0.0, 0.0},
+      {CA_OP_SIN, -0.0, -0.0}, {CA_OP_SIN, sub, sub}, {CA_OP_SIN, -tiny, -tiny}, {CA_OP_SIN, 1e22, std::sin(1e22)},
+      {CA_OP_SIN, dmax, std::sin(dmax)}, {CA_OP_SIN, 0x1p-30, std::sin(0x1p-30)},
+      {CA_OP_COS, kNan, kNan}, {CA_OP_COS, kInf, kNan}, {CA_OP_COS, -kInf, kNan}, {CA_OP_COS, 0.0, 1.0},
+      {CA_OP_COS, -0.0, 1.0}, {CA_OP_COS, sub, 1.0}, {CA_OP_COS, 1e22, std::cos(1e22)}, {CA_OP_COS, -dmax, std::cos(dmax)},
   };
   const auto levels = vector_levels();
   if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
