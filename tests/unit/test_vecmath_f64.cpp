@@ -250,3 +250,74 @@ TEST(VecMathF64, SpecialValuesAsNumpy) {
     }
   }
 }
+
+// np.power (AVX-512: the own kernel; AVX2: SLEEF's u10): dense pairs against long double powl within
+// 1 ULP (the vecmath suite's bound for power), including results near the overflow and underflow
+// thresholds (the libm lanes) and bases near 1 with large exponents (where log(x) must be accurate
+// to ~2^-62); then every pair of a grid of special values equal to C99 pow's (NumPy's loop), whole
+// vectors and tails, vector and scalar operands.
+TEST(VecMathF64, PowerDenseUlpAndSpecials) {
+  const auto levels = vector_levels();
+  if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
+  std::vector<double> xs, ys;
+  std::mt19937_64 rng(50);
+  std::uniform_real_distribution<double> u01(0, 1);
+  for (int i = 0; i < 40000; ++i) xs.push_back(0.01 + 9.99 * u01(rng)), ys.push_back(-5 + 10 * u01(rng));
+  for (int i = 0; i < 40000; ++i) {  // any base, |y log x| up to ~760 (over/underflow at the top)
+    const double x = std::exp2(-1074 + 2097 * u01(rng)), t = (u01(rng) * 2 - 1) * 760;
+    xs.push_back(x), ys.push_back(std::log(x) != 0 ? t / std::log(x) : 3.0);
+  }
+  for (int i = 0; i < 20000; ++i) {  // bases near 1, large exponents
+    const double x = 1 + (u01(rng) * 2 - 1) * std::exp2(-52 + 48 * u01(rng));
+    xs.push_back(x), ys.push_back(std::log(x) != 0 ? (u01(rng) * 2 - 1) * 700 / std::log(x) : 1e10);
+  }
+  for (int i = 0; i < 5000; ++i) {  // negative bases, integral exponents
+    xs.push_back(-std::exp2(-20 + 40 * u01(rng))), ys.push_back(std::floor(-40 + 80 * u01(rng)));
+  }
+  // the log table's interval edges (m = j/16 +- 1/32) and exact powers
+  for (int j = 12; j <= 24; ++j)
+    for (double e : {-1.0, 0.0, 3.0}) {
+      const double b = std::ldexp((j + 0.5) / 16, int(e));
+      for (double x : {std::nextafter(b, 0.0), b, std::nextafter(b, 4.0)}) xs.push_back(x), ys.push_back(2.5);
+    }
+  for (double x : {2.0, 3.0, 10.0, 0.5}) for (double y : {1.0, 2.0, 3.0, 10.0, -1.0, 0.5}) xs.push_back(x), ys.push_back(y);
+  const ExprInstr ins = vm_instr(CA_OP_POW, CA_FLOAT64);
+  for (vecmath::Level level : levels) {
+    instr::Fn f = vecmath::resolve(ins, 0, level);
+    ASSERT_NE(f, nullptr);
+    std::vector<double> r(xs.size());
+    f(ins, xs.data(), ys.data(), nullptr, r.data(), int64_t(xs.size()));
+    double worst = 0, wx = 0, wy = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double e = ulp_err(r[i], powl((long double)xs[i], (long double)ys[i]));
+      if (e > worst) worst = e, wx = xs[i], wy = ys[i];
+    }
+    std::printf("  %-7s np.power    float64 max ULP %.3f (at %a ** %a), %zu pairs\n", vecmath::level_name(level), worst, wx,
+                wy, xs.size());
+    EXPECT_LE(worst, 1.0 * (1 + 1e-6)) << vecmath::level_name(level) << ": " << wx << " ** " << wy;
+  }
+  // specials: every pair, against std::pow
+  const double dmax = std::numeric_limits<double>::max();
+  const std::vector<double> sp = {0.0, -0.0, kInf, -kInf, kNan, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 2.5, -2.5,
+                                  1e300, -1e300, 1e-310, -1e-310, dmax, 1e-300, 1075.0, -1075.0, 0x1p53, -0x1p53};
+  std::vector<double> a, b;
+  for (double x : sp)
+    for (double y : sp) a.push_back(x), b.push_back(y);
+  for (vecmath::Level level : levels) {
+    instr::Fn f = vecmath::resolve(ins, 0, level), fa = vecmath::resolve(ins, 1, level), fb = vecmath::resolve(ins, 2, level);
+    std::vector<double> r(a.size());
+    f(ins, a.data(), b.data(), nullptr, r.data(), int64_t(a.size()));
+    for (size_t i = 0; i < a.size(); ++i)
+      EXPECT_TRUE(same(r[i], std::pow(a[i], b[i]))) << vecmath::level_name(level) << ": " << a[i] << " ** " << b[i] << " gives "
+                                                     << r[i] << ", pow " << std::pow(a[i], b[i]);
+    for (double s : sp) {  // scalar base / scalar exponent, 25 elements (a tail of 1)
+      std::vector<double> r1(sp.size()), r2(sp.size());
+      fa(ins, &s, sp.data(), nullptr, r1.data(), int64_t(sp.size()));
+      fb(ins, sp.data(), &s, nullptr, r2.data(), int64_t(sp.size()));
+      for (size_t i = 0; i < sp.size(); ++i) {
+        EXPECT_TRUE(same(r1[i], std::pow(s, sp[i]))) << s << " ** " << sp[i] << " (scalar base) gives " << r1[i];
+        EXPECT_TRUE(same(r2[i], s == 2 ? sp[i] * sp[i] : std::pow(sp[i], s))) << sp[i] << " ** " << s << " (scalar exponent) gives " << r2[i];
+      }
+    }
+  }
+}
