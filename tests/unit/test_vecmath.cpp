@@ -138,7 +138,7 @@ constexpr DType dtype_v = std::is_same_v<T, float> ? CA_FLOAT32 : CA_FLOAT64;
 // tests/unit/test_vecmath_f64.cpp tests them densely).
 double unary_bound(const Fn1 &fn, bool f64) {
   const bool poly = fn.op == CA_OP_LOG1P || fn.op == CA_OP_ARCSINH || fn.op == CA_OP_ARCCOSH ||
-                    fn.op == CA_OP_ARCTANH || fn.op == CA_OP_COSH;
+                    fn.op == CA_OP_ARCTANH || fn.op == CA_OP_COSH || fn.op == CA_OP_LOG10;
   return f64 && poly ? 2.0 : fn.bound;
 }
 
