@@ -227,6 +227,7 @@ void blosc_frame_decompress(unsigned char *dst, size_t nbytes, const unsigned ch
     // c-blosc's reader splits by the flag and, for frames older than it, by the same size rule.
     const size_t nsplits =
         !dont_split && typesize <= kFrameMaxSplits && bsize / typesize >= kFrameMinBuffer && !last_short ? typesize : 1;
+    if (bsize % nsplits != 0) corrupt("blocksize not a multiple of the typesize");
     const size_t neblock = bsize / nsplits;
     unsigned char *out = doshuffle ? tmp : dst + b * bs;
     size_t off = frame_le32(src + BLOSC_MAX_OVERHEAD + 4 * b);

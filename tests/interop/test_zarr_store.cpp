@@ -383,6 +383,31 @@ TEST(BloscFrame, CorruptFramesAreFormatErrors) {
     }
 }
 
+// A frame whose blocksize is not a whole number of items, split into typesize streams stored as
+// they are (each the floor of blocksize / typesize bytes): every stream decodes, but together they
+// would leave the block's last bytes unwritten. Refused instead of returning those bytes.
+TEST(BloscFrame, BlocksizeNotWholeItemsIsAFormatError) {
+  if (!io::blosc_frame_available()) GTEST_SKIP() << "built without liblz4";
+  const size_t n = 1028, ts = 8, stream = n / ts;
+  std::vector<unsigned char> f(16 + 4 + ts * (4 + stream), 0);
+  auto le32 = [&](size_t at, size_t v) {
+    for (int k = 0; k < 4; ++k) f[at + size_t(k)] = static_cast<unsigned char>(v >> (8 * k));
+  };
+  f[0] = BLOSC_VERSION_FORMAT;
+  f[1] = BLOSC_LZ4_VERSION_FORMAT;
+  f[2] = static_cast<unsigned char>(BLOSC_LZ4_FORMAT << 5);  // lz4, no shuffle, split streams
+  f[3] = static_cast<unsigned char>(ts);
+  le32(4, n);
+  le32(8, n);  // one block of 1028 bytes: 128.5 items
+  le32(12, f.size());
+  le32(16, 20);
+  for (size_t j = 0; j < ts; ++j) le32(20 + j * (4 + stream), stream);
+  ASSERT_TRUE(io::blosc_frame_reads(f.data(), f.size()));
+  std::vector<unsigned char> dst(n);
+  expect_error([&] { io::blosc_frame_decompress(dst.data(), n, f.data(), f.size(), reference_unshuffle, "c/2"); },
+               CA_EFORMAT, {"c/2", "blocksize"});
+}
+
 TEST(ZarrCodec, ZlibAndGzipInteroperateWithZlib) {
   for (bool random : {false, true})
     for (size_t n : {size_t(1), size_t(1000), size_t(1) << 20})
