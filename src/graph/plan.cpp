@@ -111,7 +111,9 @@ class Builder final : public TaskEmitter {
   // TaskEmitter
   void kernel(int32_t slot) override { kslot_ = slot; }
   void literal(const ca_arg_t &a) override { push_arg(a, -1); }
-  void literal_copy(const ca_arg_t &a) override { push_arg(copy_literal(a, plan_->arena), -1); }
+  void literal_copy(const ca_arg_t &a) override {
+    push_arg(copy_literal(a, arena_ ? *arena_ : plan_->arena), -1);
+  }
   void ref(int32_t slot, const Index *idx, int32_t nidx) override;
   void begin_list(size_t) override {
     if (depth_ == 0) {
@@ -213,6 +215,7 @@ class Builder final : public TaskEmitter {
   int32_t unit_begin_ = 0;       // local id of the current unit's root
   std::vector<int32_t> first_seen_;  // per layer state: first local task id discovered (-1: none)
   std::vector<UnitRec> units_;
+  std::unique_ptr<Arena> arena_;  // copied literals (moved to the final plan)
   friend struct ParallelState;
 };
 
@@ -588,6 +591,7 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   }
   first_seen_.assign(states_.size(), -1);
   plan_ = std::make_unique<Plan>();
+  arena_ = std::make_unique<Arena>();
   // Address space for an even share of the graph and a quarter more (the arrays grow beyond it as
   // needed); not the whole graph each: every builder's arrays count against the big-buffer cache.
   int64_t share = std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27});
@@ -812,6 +816,7 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
       first[st] = std::min<int64_t>(first[st], ps.tbase[size_t(r.u)] + (j - r.t0 - 1));
     }
     for (KernelPtr &k : bw->plan_->kernels) p.kernels.push_back(std::move(k));
+    if (bw->arena_->bytes_used()) p.arenas.push_back(std::move(bw->arena_));
   }
   std::vector<int32_t> order;
   for (size_t st = 0; st < states_.size(); ++st)

@@ -109,6 +109,7 @@ struct Plan {
   std::vector<LayerPtr> layers;
   std::vector<KernelPtr> kernels;
   Arena arena;
+  std::vector<std::unique_ptr<Arena>> arenas;  // the parallel planner's builders' arenas (copied literals)
 
   int32_t size() const { return int32_t(tasks.size()); }
   std::string key_of(int32_t t) const;
