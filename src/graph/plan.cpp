@@ -171,6 +171,7 @@ class Builder final : public TaskEmitter {
   int32_t first_output(const KeyRef *keys, size_t nkeys);
   void init_worker(const Builder &main, ParallelState &ps, int32_t wid);
   void run_units(ParallelState &ps);
+  void run_front_units(ParallelState &ps);
   void copy_unit(ParallelState &ps, int32_t u);
   void place(size_t &i, uint32_t count, uint32_t dest);
   std::string key_text(int32_t tid) const {
@@ -224,14 +225,24 @@ struct ParallelState {
   const Builder *main = nullptr;
   int32_t nunits = 0;
   int32_t unit_gid0 = 0;  // unit u's root has task id unit_gid0 + u (the top part numbered them)
-  std::atomic<int32_t> next{0};
+  // Units not yet taken: [front, back). The calling thread (the main builder) takes them from the
+  // front, helpers from the back: the main builder's units are a prefix, walked into the final plan
+  // itself exactly as the sequential walk would; only the helpers' units are copied.
+  std::mutex units_mu;
+  int32_t front = 0, back = 0;
   std::atomic<bool> failed{false};
+  int32_t take(bool from_front) {
+    std::lock_guard<std::mutex> lk(units_mu);
+    if (front >= back) return -1;
+    return from_front ? front++ : --back;
+  }
   // Claims per layer state, allocated on first use.
   std::mutex claims_mu;
   std::unique_ptr<std::atomic<int64_t *>[]> claims;
   std::vector<PlanVec<int64_t>> claim_store;
   std::vector<std::unique_ptr<Builder>> builders;  // per helper index (null: did not run)
   std::vector<std::pair<int32_t, int32_t>> where;  // per unit: builder, index in its units_
+  int32_t nfront = 0;                              // units [0, nfront) are the main builder's
   // Merge: per unit its bases in the final arrays.
   std::vector<int32_t> tbase;
   std::vector<uint32_t> abase, pbase, rbase;
@@ -601,8 +612,8 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
 void Builder::run_units(ParallelState &ps) {
   const Builder &m = *ps.main;
   while (!ps.failed.load(std::memory_order_relaxed)) {
-    int32_t u = ps.next.fetch_add(1, std::memory_order_relaxed);
-    if (u >= ps.nunits) break;
+    int32_t u = ps.take(false);
+    if (u < 0) break;
     UnitRec r{};
     r.u = u;
     r.t0 = int32_t(plan_->tasks.size());
@@ -631,6 +642,20 @@ void Builder::run_units(ParallelState &ps) {
     r.l1 = uint32_t(list_pos_.size());
     ps.where[size_t(u)] = {int32_t(mine_ >> 32) - 1, int32_t(units_.size())};
     units_.push_back(r);
+  }
+}
+
+// The main builder's units: walked in place (their roots were numbered by the top part), claiming
+// tasks as the helpers do, so a task shared with a helper's unit (or another unit) is seen.
+void Builder::run_front_units(ParallelState &ps) {
+  while (!ps.failed.load(std::memory_order_relaxed)) {
+    int32_t u = ps.take(true);
+    if (u < 0) break;
+    unit_begin_ = plan_->size();
+    int32_t root = ps.unit_gid0 + u;
+    walk(root);
+    if (dep_stamp_[size_t(root)].ndependents != 1) throw Conflict{};  // (only b refers to it)
+    ps.nfront = u + 1;
   }
 }
 
@@ -714,6 +739,7 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
   ParallelState ps;
   ps.main = this;
   ps.nunits = nunits;
+  ps.back = nunits;
   ps.unit_gid0 = b + 1;
   ps.claims.reset(new std::atomic<int64_t *>[states_.size()]);
   for (size_t i = 0; i < states_.size(); ++i) ps.claims[i].store(nullptr, std::memory_order_relaxed);
@@ -724,10 +750,24 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     int32_t st = task_state_[size_t(t)];
     ps.claims_of(st, states_[size_t(st)].layer)[size_t(p.tasks[size_t(t)].local)] = kTopClaim;
   }
+  // The main builder walks on into its own (final) arrays: room for every task, as the sequential
+  // walk reserves.
+  reserve_all(size_t(std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27})));
+  ps_ = &ps;
+  mine_ = int64_t(W + 1) << 32;
+  first_seen_.assign(states_.size(), -1);  // (unused: the main builder's ids are final)
   auto t1 = clk();
   helpers.run_helpers([&](int32_t w) {
-    if (ps.next.load(std::memory_order_relaxed) >= ps.nunits || ps.failed.load(std::memory_order_relaxed)) return;
+    if (ps.failed.load(std::memory_order_relaxed)) return;
     try {
+      if (w == 0) {
+        run_front_units(ps);
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> lk(ps.units_mu);
+        if (ps.front >= ps.back) return;  // nothing left: no builder needed
+      }
       auto bw = std::make_unique<Builder>(g_, reg_, max_tasks_);
       bw->init_worker(*this, ps, w);
       ps.builders[size_t(w)] = std::move(bw);
@@ -736,23 +776,23 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
       ps.failed.store(true, std::memory_order_relaxed);
     }
   });
+  ps_ = nullptr;
   if (ps.failed.load(std::memory_order_relaxed)) throw Conflict{};
   auto t2 = clk();
-  // Bases of every unit in the final arrays.
+  // Units [0, k) are in place; the helpers' units [k, nunits) go after them.
+  const int32_t k = ps.nfront;
+  const int32_t P = p.size();
   ps.tbase.resize(size_t(nunits));
   ps.abase.resize(size_t(nunits));
   ps.pbase.resize(size_t(nunits));
   ps.rbase.resize(size_t(nunits));
   ps.dbase.resize(size_t(nunits));
   ps.doff.resize(size_t(nunits));
-  int64_t nt = T, na = int64_t(p.args.size()), np = int64_t(p.patches.size()), nd = int64_t(p.deps.size());
+  int64_t nt = P, na = int64_t(p.args.size()), np = int64_t(p.patches.size()), nd = int64_t(p.deps.size());
   int64_t nr = int64_t(p.roots.size());
-  if (nr != 0) return nullptr;  // (top tasks all have dependencies)
-  // Dependents of the top part (its tasks' dependencies are top tasks or unit roots).
-  int64_t ndep_top = 0;
-  for (int32_t t = 0; t < T; ++t) ndep_top += dep_stamp_[size_t(t)].ndependents;
-  int64_t noff = ndep_top;
-  for (int32_t u = 0; u < nunits; ++u) {
+  // Every dependency of the main builder's tasks is on one of them (or on a helper unit's root).
+  int64_t noff = nd;
+  for (int32_t u = k; u < nunits; ++u) {
     auto [wi, ri] = ps.where[size_t(u)];
     if (wi < 0) throw Conflict{};
     const UnitRec &r = ps.builders[size_t(wi)]->units_[size_t(ri)];
@@ -779,31 +819,38 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
   p.dependents_off.resize(size_t(nt) + 1);
   p.nconsumers.resize(size_t(nt));
   p.dependents.resize(size_t(nd));
-  // The top part's LIST offsets, dependents offsets and dependents.
-  for (uint32_t pos : list_pos_) {
-    ca_arg_t &a = p.args[pos];
-    a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
-  }
-  p.dependents_off[0] = 0;
-  for (int32_t t = 0; t < T; ++t) {
-    DepCount &dc = dep_stamp_[size_t(t)];
-    p.dependents_off[size_t(t) + 1] = p.dependents_off[size_t(t)] + dc.ndependents;
-    p.nconsumers[size_t(t)] = dc.ndependents;
-    dc.stamp = p.dependents_off[size_t(t)];
-  }
-  for (int32_t t = 0; t <= b; ++t)
-    for (int32_t i = p.tasks[size_t(t)].dep_begin; i < p.tasks[size_t(t)].dep_end; ++i)
-      p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = t;
   auto t3 = clk();
-  std::atomic<int32_t> next{0};
-  helpers.run_helpers([&](int32_t) {
+  std::atomic<int32_t> next{k};
+  const int32_t hroot0 = b + 1 + k, hroot1 = b + 1 + nunits;  // the helpers' units' roots
+  helpers.run_helpers([&](int32_t w) {
+    if (w == 0) {
+      // The main builder's part: LIST offsets, dependents offsets and dependents of tasks [0, P)
+      // (the helpers' unit roots' own dependencies are theirs: copy_unit writes those tasks).
+      for (uint32_t pos : list_pos_) {
+        ca_arg_t &a = p.args[pos];
+        a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
+      }
+      p.dependents_off[0] = 0;
+      for (int32_t t = 0; t < P; ++t) {
+        DepCount &dc = dep_stamp_[size_t(t)];
+        p.dependents_off[size_t(t) + 1] = p.dependents_off[size_t(t)] + dc.ndependents;
+        p.nconsumers[size_t(t)] = dc.ndependents;
+        dc.stamp = p.dependents_off[size_t(t)];
+      }
+      for (int32_t t = 0; t < P; ++t) {
+        if (t == hroot0) t = hroot1;
+        if (t >= P) break;
+        for (int32_t i = p.tasks[size_t(t)].dep_begin; i < p.tasks[size_t(t)].dep_end; ++i)
+          p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = t;
+      }
+    }
     for (int32_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < nunits;) copy_unit(ps, u);
   });
   p.outputs.push_back(out);
   p.nconsumers[size_t(out)]++;
   // Layers in the order the sequential walk meets them (its first task of each: plan_hash reads it).
   std::vector<int64_t> first(states_.size(), INT64_MAX);
-  for (int32_t t = T; t-- > 0;) first[size_t(task_state_[size_t(t)])] = t;
+  for (int32_t t = P; t-- > 0;) first[size_t(task_state_[size_t(t)])] = t;
   for (auto &bw : ps.builders) {
     if (!bw) continue;
     for (size_t st = 0; st < states_.size(); ++st) {
@@ -827,9 +874,9 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     auto t4 = clk();
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
     std::fprintf(stderr,
-                 "plan profile: %lld tasks, parallel (%d units, width %d): top %.2f ms, walk %.2f ms, sizes+top csr "
-                 "%.2f ms, copy+csr %.2f ms\n",
-                 (long long)nt, nunits, W, ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4));
+                 "plan profile: %lld tasks, parallel (%d units, %d by the caller, width %d): top %.2f ms, walk %.2f "
+                 "ms, sizes %.2f ms, copy+csr+list fixup %.2f ms\n",
+                 (long long)nt, nunits, k, W, ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4));
   }
   return std::move(plan_);
 }
