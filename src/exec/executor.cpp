@@ -681,7 +681,7 @@ struct Executor::Job {
 
 // A pool thread joins the current job, if it has an index left.
 bool Executor::try_job() {
-  if (!job_.load(std::memory_order_acquire)) return false;
+  if (!job_open_.load(std::memory_order_acquire)) return false;
   Job *j;
   int32_t idx;
   {
@@ -689,6 +689,7 @@ bool Executor::try_job() {
     j = job_.load(std::memory_order_relaxed);
     if (!j || j->next >= j->width) return false;
     idx = j->next++;
+    if (j->next >= j->width) job_open_.store(false, std::memory_order_relaxed);
     j->active.fetch_add(1, std::memory_order_relaxed);
   }
   (*j->fn)(idx);
@@ -705,6 +706,7 @@ void Executor::run_helpers(const std::function<void(int32_t)> &fn) {
     std::lock_guard<std::mutex> lk(job_mu_);
     if (!job_.load(std::memory_order_relaxed)) {
       job_.store(&j, std::memory_order_release);
+      job_open_.store(true, std::memory_order_seq_cst);
       posted = true;
     }
   }
@@ -714,6 +716,7 @@ void Executor::run_helpers(const std::function<void(int32_t)> &fn) {
     {
       std::lock_guard<std::mutex> lk(job_mu_);
       job_.store(nullptr, std::memory_order_relaxed);
+      job_open_.store(false, std::memory_order_relaxed);
       j.next = j.width;  // no index starts any more
     }
     while (j.active.load(std::memory_order_acquire) != 0) std::this_thread::yield();
@@ -804,7 +807,7 @@ void Executor::worker_loop(size_t id) {
     // Spin a little as a thief before sleeping.
     bool found = false;
     for (int k = 0; k < kStealSpins && !found; ++k) {
-      if (job_.load(std::memory_order_relaxed)) break;  // (joined at the top of the loop)
+      if (job_open_.load(std::memory_order_relaxed)) break;  // (joined at the top of the loop)
       std::this_thread::yield();
       Worker::bump(w.n_yields);
       found = find_work(w, item);
@@ -818,7 +821,7 @@ void Executor::worker_loop(size_t id) {
     w.cur.reset();
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     uint64_t e = epoch_.load(std::memory_order_seq_cst);
-    if (job_.load(std::memory_order_seq_cst)) {
+    if (job_open_.load(std::memory_order_seq_cst)) {
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
       continue;
     }

@@ -159,6 +159,7 @@ class Executor final : public PlanHelpers {
   // The current run_helpers() job (nullptr: none); joining it takes job_mu_.
   std::mutex job_mu_;
   std::atomic<Job *> job_{nullptr};
+  std::atomic<bool> job_open_{false};  // a job with indices left (what idle workers look at)
   friend class Run;
   friend class RunControl;
 };
