@@ -243,6 +243,12 @@ struct ParallelState {
   std::vector<std::unique_ptr<Builder>> builders;  // per helper index (null: did not run)
   std::vector<std::pair<int32_t, int32_t>> where;  // per unit: builder, index in its units_
   int32_t nfront = 0;                              // units [0, nfront) are the main builder's
+  // Taken before the walks start (the main builder then resolves dependency slots and kernels in
+  // its own states and grows its arrays while the helpers start): the layer states without their
+  // id maps, and each unit root's layer state and local id.
+  std::vector<LayerState> states;
+  std::vector<int32_t> root_state;
+  std::vector<int64_t> root_local;
   // Merge: per unit its bases in the final arrays.
   std::vector<int32_t> tbase;
   std::vector<uint32_t> abase, pbase, rbase;
@@ -589,17 +595,8 @@ constexpr int32_t kMaxChain = 64;  // top-part chain tasks before the planner gi
 void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   ps_ = &ps;
   mine_ = int64_t(wid + 1) << 32;
-  state_index_ = main.state_index_;
-  states_.reserve(main.states_.size());
-  for (const LayerState &m : main.states_) {
-    LayerState s;
-    s.layer = m.layer;
-    s.ptr = m.ptr;
-    s.dep_states = m.dep_states;
-    s.kernels = m.kernels;
-    s.kernel_done = m.kernel_done;
-    states_.push_back(std::move(s));
-  }
+  state_index_ = main.state_index_;  // (not changed while the builders run: every layer has a state)
+  states_ = ps.states;
   first_seen_.assign(states_.size(), -1);
   plan_ = std::make_unique<Plan>();
   arena_ = std::make_unique<Arena>();
@@ -610,7 +607,6 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
 }
 
 void Builder::run_units(ParallelState &ps) {
-  const Builder &m = *ps.main;
   while (!ps.failed.load(std::memory_order_relaxed)) {
     int32_t u = ps.take(false);
     if (u < 0) break;
@@ -624,12 +620,11 @@ void Builder::run_units(ParallelState &ps) {
     r.l0 = uint32_t(list_pos_.size());
     unit_begin_ = r.t0;
     // The unit's root: numbered by the top part (claimed by it), materialized here.
-    int32_t gid = ps.unit_gid0 + u;
     PlanTask t{};
-    t.layer = m.plan_->tasks[size_t(gid)].layer;
-    t.local = m.plan_->tasks[size_t(gid)].local;
+    t.layer = ps.states[size_t(ps.root_state[size_t(u)])].layer;
+    t.local = ps.root_local[size_t(u)];
     plan_->tasks.push_back(t);
-    task_state_.push_back(m.task_state_[size_t(gid)]);
+    task_state_.push_back(ps.root_state[size_t(u)]);
     color_.push_back(0);
     dep_stamp_.push_back({-1, 0});
     walk(r.t0);
@@ -749,6 +744,19 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
   for (int32_t t = 0; t < T; ++t) {
     int32_t st = task_state_[size_t(t)];
     ps.claims_of(st, states_[size_t(st)].layer)[size_t(p.tasks[size_t(t)].local)] = kTopClaim;
+  }
+  for (const LayerState &m : states_) {
+    LayerState s;
+    s.layer = m.layer;
+    s.ptr = m.ptr;
+    s.dep_states = m.dep_states;
+    s.kernels = m.kernels;
+    s.kernel_done = m.kernel_done;
+    ps.states.push_back(std::move(s));
+  }
+  for (int32_t u = 0; u < nunits; ++u) {
+    ps.root_state.push_back(task_state_[size_t(b + 1 + u)]);
+    ps.root_local.push_back(p.tasks[size_t(b + 1 + u)].local);
   }
   // The main builder walks on into its own (final) arrays: room for every task, as the sequential
   // walk reserves.
