@@ -3,7 +3,8 @@
 // Built by one depth-first walk from the requested keys: it culls (only reachable tasks), resolves
 // references to compact task ids, detects cycles (naming the keys on them), and numbers tasks in
 // post-order, which is the static priority (dask.order's idea: finish what is started before
-// starting new roots, so a reduction holds few blocks).
+// starting new roots, so a reduction holds few blocks). With a compute's pool the subtrees below the
+// output's first branching task are walked in parallel and merged into exactly that plan (plan.cpp).
 #pragma once
 
 #include <atomic>
