@@ -57,6 +57,7 @@ int initial_plan_mode() {
 std::atomic<int> g_plan_mode{initial_plan_mode()};
 std::atomic<int64_t> g_plan_parallel_built{0};
 std::atomic<int64_t> g_plan_parallel_fallbacks{0};
+std::atomic<bool> g_plan_claim_clash{false};
 }  // namespace detail
 
 namespace {
@@ -867,7 +868,8 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
   const int32_t hroot0 = b + 1 + k, hroot1 = b + 1 + nunits;  // the helpers' units' roots
   helpers.run_helpers([&](int32_t w) {
     if (w == 0) {
-      if (!verify_claims(T, P)) ps.failed.store(true, std::memory_order_relaxed);
+      if (!verify_claims(T, P) || detail::g_plan_claim_clash.exchange(false))
+        ps.failed.store(true, std::memory_order_relaxed);
       // The main builder's part: LIST offsets, dependents offsets and dependents of tasks [0, P)
       // (the helpers' unit roots' own dependencies are theirs: copy_unit writes those tasks).
       for (uint32_t pos : list_pos_) {

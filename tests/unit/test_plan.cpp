@@ -312,6 +312,17 @@ TEST(PlanParallel, SharedTasksAcrossUnitsFallBack) {
   }
 }
 
+TEST(PlanParallel, ATaskTwoBuildersTookFallsBack) {
+  // Claims are plain stores checked after the walks: a clash found there (simulated) falls back.
+  Planner pl;
+  Graph g;
+  std::string top = w1_graph(g, 3000);
+  ca::detail::g_plan_claim_clash.store(true);
+  pl.same(g, {{top.c_str(), kZero, 1}}, false);
+  EXPECT_FALSE(ca::detail::g_plan_claim_clash.load());
+  pl.same(g, {{top.c_str(), kZero, 1}}, true);
+}
+
 TEST(PlanParallel, SeveralOutputsUseTheSequentialWalk) {
   Planner pl;
   Graph g;
