@@ -261,8 +261,8 @@ CA_API ca_status_t ca_compute(ca_block_t **results, ca_context_t *ctx, const ca_
   std::vector<ca::KeyRef> refs;
   refs.reserve(nkeys);
   for (size_t i = 0; i < nkeys; ++i) refs.push_back(key_ref(&keys[i]));
-  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->engine.registry(), ro.max_tasks);
   auto exec = ctx->engine.executor();
+  auto plan = ca::build_plan(graph->g, refs.data(), refs.size(), &ctx->engine.registry(), ro.max_tasks, exec.get());
   std::vector<ca::Block *> outs = exec->run(*plan, ro);
   for (size_t i = 0; i < nkeys; ++i) results[i] = outs[i];
   return CA_OK;

@@ -771,7 +771,7 @@ void compute_into(Executor &ex, const KernelRegistry &reg, const std::vector<Arr
     ks.refs.push_back({a.name.c_str(), ks.idx[k].data(), a.ndim()});
   }
   auto g = merge_graphs(arrays);
-  auto plan = build_plan(*g, ks.refs.data(), ks.refs.size(), &reg, opts0.max_tasks);
+  auto plan = build_plan(*g, ks.refs.data(), ks.refs.size(), &reg, opts0.max_tasks, &ex);
   std::vector<std::vector<std::vector<Index>>> offs;
   for (auto &a : arrays) offs.push_back(chunk_offsets(a->chunks));
   RunOptions opts = opts0;

@@ -672,6 +672,64 @@ void Executor::notify_all() {
   sleep_cv_.notify_all();
 }
 
+struct Executor::Job {
+  const std::function<void(int32_t)> *fn = nullptr;
+  int32_t width = 1;
+  int32_t next = 1;                // next index to hand out (job_mu_)
+  std::atomic<int32_t> active{0};  // started calls not yet returned
+};
+
+// A pool thread joins the current job, if it has an index left.
+bool Executor::try_job() {
+  if (!job_open_.load(std::memory_order_acquire)) return false;
+  Job *j;
+  int32_t idx;
+  {
+    std::lock_guard<std::mutex> lk(job_mu_);
+    j = job_.load(std::memory_order_relaxed);
+    if (!j || j->next >= j->width) return false;
+    idx = j->next++;
+    if (j->next >= j->width) job_open_.store(false, std::memory_order_relaxed);
+    j->active.fetch_add(1, std::memory_order_relaxed);
+  }
+  (*j->fn)(idx);
+  j->active.fetch_sub(1, std::memory_order_release);  // (j may be gone after this)
+  return true;
+}
+
+void Executor::run_helpers(const std::function<void(int32_t)> &fn) {
+  Job j;
+  j.fn = &fn;
+  j.width = width();
+  bool posted = false;
+  if (j.width > 1) {
+    std::lock_guard<std::mutex> lk(job_mu_);
+    if (!job_.load(std::memory_order_relaxed)) {
+      job_.store(&j, std::memory_order_release);
+      job_open_.store(true, std::memory_order_seq_cst);
+      posted = true;
+    }
+  }
+  if (posted) notify_all();
+  auto close = [&] {
+    if (!posted) return;
+    {
+      std::lock_guard<std::mutex> lk(job_mu_);
+      job_.store(nullptr, std::memory_order_relaxed);
+      job_open_.store(false, std::memory_order_relaxed);
+      j.next = j.width;  // no index starts any more
+    }
+    while (j.active.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  };
+  try {
+    fn(0);
+  } catch (...) {
+    close();
+    throw;
+  }
+  close();
+}
+
 bool Executor::take_root(Worker &w, TaskItem &out) {
   Node *batch[kRootBatch];
   int64_t got = 0;
@@ -739,6 +797,7 @@ void Executor::worker_loop(size_t id) {
   };
   TaskItem item{};
   while (!stop_.load(std::memory_order_relaxed)) {
+    if (try_job()) continue;  // (a plan being built: idle pool threads help)
     if (find_work(w, item)) {
       Worker::bump(w.n_tasks);
       execute(item.node, push, w.dc, cs);
@@ -748,6 +807,7 @@ void Executor::worker_loop(size_t id) {
     // Spin a little as a thief before sleeping.
     bool found = false;
     for (int k = 0; k < kStealSpins && !found; ++k) {
+      if (job_open_.load(std::memory_order_relaxed)) break;  // (joined at the top of the loop)
       std::this_thread::yield();
       Worker::bump(w.n_yields);
       found = find_work(w, item);
@@ -761,6 +821,10 @@ void Executor::worker_loop(size_t id) {
     w.cur.reset();
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
     uint64_t e = epoch_.load(std::memory_order_seq_cst);
+    if (job_open_.load(std::memory_order_seq_cst)) {
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      continue;
+    }
     if (find_work(w, item)) {
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
       Worker::bump(w.n_tasks);

@@ -23,6 +23,7 @@
 //   computation on the same budget can still free memory (then it waits).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -112,7 +113,11 @@ struct RunStats {
   int64_t peak_bytes = 0;  // peak bytes of live results held by the run
 };
 
-class Executor {
+/// Also the plan builder's helpers (graph/plan.hpp): while a compute's plan is built, its pool's
+/// threads are idle, so run_helpers() lends them to the planner (fn(0) on the caller, fn(1) ..
+/// fn(num_threads() - 1) on pool threads as they come by; one such job at a time per executor: a
+/// second caller meanwhile runs only fn(0) itself).
+class Executor final : public PlanHelpers {
  public:
   /// nthreads == 0: synchronous mode (the caller runs everything).
   explicit Executor(int32_t nthreads);
@@ -121,6 +126,10 @@ class Executor {
   Executor &operator=(const Executor &) = delete;
 
   int32_t num_threads() const { return int32_t(workers_.size()); }
+
+  // PlanHelpers: at most num_threads() threads at once (the caller is one of them).
+  int32_t width() const override { return std::max<int32_t>(1, num_threads()); }
+  void run_helpers(const std::function<void(int32_t)> &fn) override;
 
   /// Run a plan; returns the requested results (owned refs, in plan.outputs order).
   /// Throws Error (CA_EKERNEL, CA_ECANCELED, CA_ENOMEM) after releasing every intermediate.
@@ -133,6 +142,8 @@ class Executor {
   bool take_root(Worker &w, struct TaskItem &out);
   void notify_one();
   void notify_all();
+  struct Job;
+  bool try_job();
 
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;
@@ -145,6 +156,10 @@ class Executor {
   std::condition_variable sleep_cv_;
   std::atomic<uint64_t> epoch_{0};
   std::atomic<int32_t> sleepers_{0};
+  // The current run_helpers() job (nullptr: none); joining it takes job_mu_.
+  std::mutex job_mu_;
+  std::atomic<Job *> job_{nullptr};
+  std::atomic<bool> job_open_{false};  // a job with indices left (what idle workers look at)
   friend class Run;
   friend class RunControl;
 };

@@ -1,10 +1,14 @@
 #include "graph/plan.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <sys/resource.h>
+#include <mutex>
 #include <unordered_map>
 
 #include "core/memory.hpp"
@@ -42,7 +46,31 @@ std::string Plan::key_of(int32_t t) const {
   return key_str(pt.layer->name(), idx, pt.layer->nindex());
 }
 
+namespace detail {
 namespace {
+int initial_plan_mode() {
+  const char *e = std::getenv("CA_PLAN_PARALLEL");
+  if (!e || !*e) return 0;
+  return e[0] == '0' ? 1 : 2;
+}
+}  // namespace
+std::atomic<int> g_plan_mode{initial_plan_mode()};
+std::atomic<int64_t> g_plan_parallel_built{0};
+std::atomic<int64_t> g_plan_parallel_fallbacks{0};
+std::atomic<bool> g_plan_claim_clash{false};
+}  // namespace detail
+
+namespace {
+
+// The parallel planner's walk found a task another builder owns (or the top part does): the graph
+// is not a set of disjoint subtrees below the cut, so the plan is built by the sequential walk.
+struct Conflict {};
+
+// Claims: per task of a layer the builder that discovered it (0 free, kTopClaim the top part, else
+// (builder + 1) << 32 | the builder's local task id).
+constexpr int64_t kTopClaim = -1;
+
+struct ParallelState;
 
 struct LayerState {
   const Layer *layer = nullptr;
@@ -52,6 +80,17 @@ struct LayerState {
   std::vector<int32_t> dep_states;   // per dependency slot: state index, -2 unresolved, -1 missing
   std::vector<Kernel *> kernels;     // per kernel slot, resolved lazily
   std::vector<bool> kernel_done;
+  int64_t *claims = nullptr;         // parallel builders: the shared claims of this layer's tasks
+};
+
+struct UnitRec {  // one subtree (unit) a parallel builder walked: its ranges in the builder's arrays
+  int32_t u;       // which unit
+  int32_t t0, t1;  // tasks (t0: the unit's root)
+  uint32_t a0, a1;  // args
+  uint32_t p0, p1;  // patches
+  int32_t d0, d1;   // deps
+  uint32_t r0, r1;  // roots
+  uint32_t l0, l1;  // list_pos_
 };
 
 struct TmpArg {
@@ -68,11 +107,16 @@ class Builder final : public TaskEmitter {
       : g_(g), reg_(reg), max_tasks_(max_tasks > 0 ? max_tasks : default_max_tasks(0)) {}
 
   std::unique_ptr<Plan> run(const KeyRef *keys, size_t nkeys);
+  // The parallel planner (nullptr: shape not supported; throws on anything else: the caller falls
+  // back to run() either way).
+  std::unique_ptr<Plan> run_parallel(const KeyRef *keys, size_t nkeys, PlanHelpers &helpers);
 
   // TaskEmitter
   void kernel(int32_t slot) override { kslot_ = slot; }
   void literal(const ca_arg_t &a) override { push_arg(a, -1); }
-  void literal_copy(const ca_arg_t &a) override { push_arg(copy_literal(a, plan_->arena), -1); }
+  void literal_copy(const ca_arg_t &a) override {
+    push_arg(copy_literal(a, arena_ ? *arena_ : plan_->arena), -1);
+  }
   void ref(int32_t slot, const Index *idx, int32_t nidx) override;
   void begin_list(size_t) override {
     if (depth_ == 0) {
@@ -123,7 +167,16 @@ class Builder final : public TaskEmitter {
   }
   int32_t state_of(const std::string &name);
   int32_t discover(int32_t state, int64_t local);
+  int32_t discover_claimed(int32_t state, int64_t local);
   void visit(int32_t tid);
+  void walk(int32_t root);
+  void reserve_all(size_t n);
+  int32_t first_output(const KeyRef *keys, size_t nkeys);
+  void init_worker(const Builder &main, ParallelState &ps, int32_t wid);
+  void run_units(ParallelState &ps);
+  void run_front_units(ParallelState &ps);
+  void copy_unit(ParallelState &ps, int32_t u);
+  bool verify_claims(int32_t from, int32_t to) const;
   void place(size_t &i, uint32_t count, uint32_t dest);
   std::string key_text(int32_t tid) const {
     const PlanTask &t = plan_->tasks[size_t(tid)];
@@ -156,6 +209,67 @@ class Builder final : public TaskEmitter {
   int32_t depth_ = 0;
   int32_t kslot_ = 0;
   int32_t cur_ = -1;
+  struct Frame {
+    int32_t tid;
+    int32_t next;
+  };
+  PlanVec<Frame> stack_;
+  // Parallel builders (run_units) only.
+  ParallelState *ps_ = nullptr;
+  int64_t mine_ = 0;             // this builder's claim tag
+  int32_t unit_begin_ = 0;       // local id of the current unit's root
+  std::vector<int32_t> first_seen_;  // per layer state: first local task id discovered (-1: none)
+  std::vector<UnitRec> units_;
+  std::unique_ptr<Arena> arena_;  // copied literals (moved to the final plan)
+  friend struct ParallelState;
+};
+
+// What the parallel builders share.
+struct ParallelState {
+  const Builder *main = nullptr;
+  int32_t nunits = 0;
+  int32_t unit_gid0 = 0;  // unit u's root has task id unit_gid0 + u (the top part numbered them)
+  // Units not yet taken: [front, back). The calling thread (the main builder) takes them from the
+  // front, helpers from the back: the main builder's units are a prefix, walked into the final plan
+  // itself exactly as the sequential walk would; only the helpers' units are copied.
+  std::mutex units_mu;
+  int32_t front = 0, back = 0;
+  std::atomic<bool> failed{false};
+  int32_t take(bool from_front) {
+    std::lock_guard<std::mutex> lk(units_mu);
+    if (front >= back) return -1;
+    return from_front ? front++ : --back;
+  }
+  // Claims per layer state, allocated on first use.
+  std::mutex claims_mu;
+  std::unique_ptr<std::atomic<int64_t *>[]> claims;
+  std::vector<PlanVec<int64_t>> claim_store;
+  std::vector<std::unique_ptr<Builder>> builders;  // per helper index (null: did not run)
+  std::vector<std::pair<int32_t, int32_t>> where;  // per unit: builder, index in its units_
+  int32_t nfront = 0;                              // units [0, nfront) are the main builder's
+  // Taken before the walks start (the main builder then resolves dependency slots and kernels in
+  // its own states and grows its arrays while the helpers start): the layer states without their
+  // id maps, and each unit root's layer state and local id.
+  std::vector<LayerState> states;
+  std::vector<int32_t> root_state;
+  std::vector<int64_t> root_local;
+  // Merge: per unit its bases in the final arrays.
+  std::vector<int32_t> tbase;
+  std::vector<uint32_t> abase, pbase, rbase;
+  std::vector<int32_t> dbase, doff;
+
+  int64_t *claims_of(int32_t state, const Layer *l) {
+    int64_t *c = claims[size_t(state)].load(std::memory_order_acquire);
+    if (c) return c;
+    std::lock_guard<std::mutex> lk(claims_mu);
+    c = claims[size_t(state)].load(std::memory_order_relaxed);
+    if (c) return c;
+    PlanVec<int64_t> &v = claim_store[size_t(state)];
+    v.assign(size_t(l->num_tasks()), 0);
+    c = v.data();
+    claims[size_t(state)].store(c, std::memory_order_release);
+    return c;
+  }
 };
 
 int32_t Builder::state_of(const std::string &name) {
@@ -163,6 +277,7 @@ int32_t Builder::state_of(const std::string &name) {
   if (!l) return -1;
   auto it = state_index_.find(l);
   if (it != state_index_.end()) return it->second;
+  if (ps_) throw Conflict{};  // (the main builder made a state for every layer before)
   LayerState s;
   s.layer = l;
   s.ptr = g_.find_ptr(name);
@@ -174,7 +289,50 @@ int32_t Builder::state_of(const std::string &name) {
   return int32_t(states_.size() - 1);
 }
 
+// After every walk: tasks [from, to) of this builder (unit roots excluded by the caller) still hold
+// its claims; false when another builder's store overwrote one (both took the task).
+bool Builder::verify_claims(int32_t from, int32_t to) const {
+  for (int32_t j = from; j < to; ++j) {
+    const LayerState &s = states_[size_t(task_state_[size_t(j)])];
+    std::atomic_ref<int64_t> c(s.claims[size_t(plan_->tasks[size_t(j)].local)]);
+    if (c.load(std::memory_order_relaxed) != (mine_ | j)) return false;
+  }
+  return true;
+}
+
+// Parallel builders: the task's claim decides. Free: this builder takes it (a new local id); its
+// own, from the current unit: that id; anything else (the top part's, another builder's, or an
+// earlier unit's of this builder) is a task shared across the cut: Conflict.
+int32_t Builder::discover_claimed(int32_t state, int64_t local) {
+  LayerState &s = states_[size_t(state)];
+  if (!s.claims) s.claims = ps_->claims_of(state, s.layer);
+  std::atomic_ref<int64_t> c(s.claims[size_t(local)]);
+  int64_t v = c.load(std::memory_order_relaxed);
+  if (v == 0) {
+    if (int64_t(plan_->tasks.size()) >= max_tasks_) throw Conflict{};  // the sequential walk reports it
+    int32_t id = int32_t(plan_->tasks.size());
+    // A plain store, not a compare-exchange (a locked instruction per task drains the store buffer
+    // the walk keeps full): two builders that both saw the task free both store, and the one whose
+    // value was overwritten finds out in verify_claims() once every walk is done.
+    c.store(mine_ | id, std::memory_order_relaxed);
+    PlanTask t{};
+    t.layer = s.layer;
+    t.local = local;
+    plan_->tasks.push_back(t);
+    task_state_.push_back(state);
+    color_.push_back(0);
+    dep_stamp_.push_back({-1, 0});
+    if (first_seen_[size_t(state)] < 0) first_seen_[size_t(state)] = id;
+    return id;
+  }
+  if ((v & ~int64_t(0xffffffff)) != mine_) throw Conflict{};
+  int32_t id = int32_t(v & 0xffffffff);
+  if (id < unit_begin_) throw Conflict{};
+  return id;
+}
+
 int32_t Builder::discover(int32_t state, int64_t local) {
+  if (ps_) return discover_claimed(state, local);
   LayerState &s = states_[size_t(state)];
   // A dense map costs 4 bytes per task of the layer; one larger than the budget can only be used
   // partly (culled), so it gets a hash map of the tasks actually reached.
@@ -309,87 +467,90 @@ void Builder::visit(int32_t tid) {
   t.dep_end = int32_t(plan_->deps.size());
 }
 
+void Builder::reserve_all(size_t n) {
+  // Reserve for every task of the graph (address space only: pages are touched when used), so
+  // the arrays never move while a million tasks are added.
+  // Only a hint: with too little address space (RLIMIT_AS) the arrays grow as needed instead.
+  Plan &p = *plan_;
+  try {
+    p.tasks.reserve(n);
+    p.args.reserve(n * 2);
+    p.patches.reserve(n);
+    p.deps.reserve(n);
+    task_state_.reserve(n);
+    color_.reserve(n);
+    dep_stamp_.reserve(n);
+  } catch (const std::bad_alloc &) {
+    p.tasks.shrink_to_fit();
+    p.args.shrink_to_fit();
+    p.patches.shrink_to_fit();
+    p.deps.shrink_to_fit();
+    task_state_.shrink_to_fit();
+    color_.shrink_to_fit();
+    dep_stamp_.shrink_to_fit();
+  }
+}
+
+// Checks and discovers requested key k.
+int32_t Builder::first_output(const KeyRef *keys, size_t k) {
+  const KeyRef &key = keys[k];
+  CA_CHECK(key.name && key.name[0], CA_EINVAL, "requested key ", k, " has an empty or NULL name");
+  CA_CHECK(key.nidx >= 0 && key.nidx <= 64 && (key.nidx == 0 || key.idx), CA_EINVAL, "requested key '",
+           key.name, "' has a bad index (", key.nidx, " indices)");
+  int32_t st = state_of(key.name);
+  if (st < 0) fail(CA_ENOTFOUND, "key ", key_str(key.name, key.idx, key.nidx), " is not in the graph");
+  const Layer *l = states_[size_t(st)].layer;
+  int64_t local = l->nindex() == key.nidx ? l->find(key.idx) : -1;
+  if (local < 0) fail(CA_ENOTFOUND, "key ", key_str(key.name, key.idx, key.nidx), " is not in the graph");
+  return discover(st, local);
+}
+
+// Iterative DFS from `root` (white): visits (materializes) each needed task once, detects cycles,
+// and records the post-order of the roots (the order they are handed to workers).
+void Builder::walk(int32_t root) {
+  Plan &p = *plan_;
+  PlanVec<Frame> &stack = stack_;
+  color_[size_t(root)] = 1;
+  visit(root);
+  stack.push_back({root, p.tasks[size_t(root)].dep_begin});
+  while (!stack.empty()) {
+    Frame &f = stack.back();
+    if (f.next < p.tasks[size_t(f.tid)].dep_end) {
+      int32_t child = p.deps[size_t(f.next++)];
+      if (color_[size_t(child)] == 0) {
+        color_[size_t(child)] = 1;
+        visit(child);
+        stack.push_back({child, p.tasks[size_t(child)].dep_begin});
+      } else if (color_[size_t(child)] == 1) {
+        if (ps_) throw Conflict{};  // (the sequential walk names the cycle)
+        std::string msg;
+        size_t from = stack.size();
+        while (from > 0 && stack[from - 1].tid != child) --from;
+        for (size_t s = from - 1; s < stack.size(); ++s) msg += key_text(stack[s].tid) + " -> ";
+        msg += key_text(child);
+        fail(CA_ECYCLE, "the graph has a cycle: ", msg);
+      }
+    } else {
+      color_[size_t(f.tid)] = 2;
+      const PlanTask &t = p.tasks[size_t(f.tid)];
+      if (t.dep_begin == t.dep_end) p.roots.push_back(f.tid);
+      stack.pop_back();
+    }
+  }
+}
+
 std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
   static const bool prof = std::getenv("CA_COMPUTE_PROFILE") != nullptr;
   auto clk = [] { return std::chrono::steady_clock::now(); };
   auto t0 = clk();
   plan_ = std::make_unique<Plan>();
-  {
-    // Reserve for every task of the graph (address space only: pages are touched when used), so
-    // the arrays never move while a million tasks are added.
-    // Never more than the task budget allows; and only a hint: with too little address space
-    // (RLIMIT_AS) the arrays grow as needed instead.
-    int64_t total = graph_num_tasks(g_);
-    size_t n = size_t(std::min<int64_t>({total, max_tasks_, int64_t(1) << 27}));
-    Plan &p = *plan_;
-    try {
-      p.tasks.reserve(n);
-      p.args.reserve(n * 2);
-      p.patches.reserve(n);
-      p.deps.reserve(n);
-      task_state_.reserve(n);
-      color_.reserve(n);
-      dep_stamp_.reserve(n);
-    } catch (const std::bad_alloc &) {
-      p.tasks.shrink_to_fit();
-      p.args.shrink_to_fit();
-      p.patches.shrink_to_fit();
-      p.deps.shrink_to_fit();
-      task_state_.shrink_to_fit();
-      color_.shrink_to_fit();
-      dep_stamp_.shrink_to_fit();
-    }
-  }
+  // Never more than the task budget allows.
+  reserve_all(size_t(std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27})));
   std::vector<int32_t> out_ids;
-  for (size_t k = 0; k < nkeys; ++k) {
-    const KeyRef &key = keys[k];
-    CA_CHECK(key.name && key.name[0], CA_EINVAL, "requested key ", k, " has an empty or NULL name");
-    CA_CHECK(key.nidx >= 0 && key.nidx <= 64 && (key.nidx == 0 || key.idx), CA_EINVAL, "requested key '",
-             key.name, "' has a bad index (", key.nidx, " indices)");
-    int32_t st = state_of(key.name);
-    if (st < 0) fail(CA_ENOTFOUND, "key ", key_str(key.name, key.idx, key.nidx), " is not in the graph");
-    const Layer *l = states_[size_t(st)].layer;
-    int64_t local = l->nindex() == key.nidx ? l->find(key.idx) : -1;
-    if (local < 0) fail(CA_ENOTFOUND, "key ", key_str(key.name, key.idx, key.nidx), " is not in the graph");
-    out_ids.push_back(discover(st, local));
-  }
-  // Iterative DFS: visits (materializes) each needed task once, detects cycles, and records the
-  // post-order of the roots (the order they are handed to workers).
-  struct Frame {
-    int32_t tid;
-    int32_t next;
-  };
-  PlanVec<Frame> stack;
+  for (size_t k = 0; k < nkeys; ++k) out_ids.push_back(first_output(keys, k));
   Plan &p = *plan_;
-  for (int32_t root : out_ids) {
-    if (color_[size_t(root)] != 0) continue;
-    color_[size_t(root)] = 1;
-    visit(root);
-    stack.push_back({root, p.tasks[size_t(root)].dep_begin});
-    while (!stack.empty()) {
-      Frame &f = stack.back();
-      if (f.next < p.tasks[size_t(f.tid)].dep_end) {
-        int32_t child = p.deps[size_t(f.next++)];
-        if (color_[size_t(child)] == 0) {
-          color_[size_t(child)] = 1;
-          visit(child);
-          stack.push_back({child, p.tasks[size_t(child)].dep_begin});
-        } else if (color_[size_t(child)] == 1) {
-          std::string msg;
-          size_t from = stack.size();
-          while (from > 0 && stack[from - 1].tid != child) --from;
-          for (size_t s = from - 1; s < stack.size(); ++s) msg += key_text(stack[s].tid) + " -> ";
-          msg += key_text(child);
-          fail(CA_ECYCLE, "the graph has a cycle: ", msg);
-        }
-      } else {
-        color_[size_t(f.tid)] = 2;
-        const PlanTask &t = p.tasks[size_t(f.tid)];
-        if (t.dep_begin == t.dep_end) p.roots.push_back(f.tid);
-        stack.pop_back();
-      }
-    }
-  }
+  for (int32_t root : out_ids)
+    if (color_[size_t(root)] == 0) walk(root);
   auto t1 = clk();
   size_t n = p.tasks.size();
   // LIST offsets -> pointers (the pool no longer moves): only the lists placed above, not a scan of
@@ -428,10 +589,370 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
   return std::move(plan_);
 }
 
+// ------------------------------------------------------------------------------------------------
+// The parallel planner.
+//
+// The sequential walk numbers tasks in discovery order and lays out arguments, patches and
+// dependency lists in visit (pre-)order. Below the output's first branching task b (reached from
+// the output through a chain of tasks with one dependency each: the top part), the walk visits b's
+// children's subtrees (units) one after another; when they share no task, each unit's tasks other
+// than its root get consecutive ids, and its visits consecutive ranges of every array. So builders
+// on the pool's threads walk units (taken in order from a shared counter) into their own arrays,
+// claiming each task they discover in per-layer claim arrays; then every array is sized and each
+// unit's ranges are copied to their place, task ids mapped (root -> its id from the top part,
+// local j -> base + j - 1), again in parallel, as are the unit's dependents (CSR) ranges: a unit's
+// tasks are only referenced from inside the unit. A claim held by another builder, by the top
+// part or by an earlier unit (a task shared across the cut), a cycle, an error, or a count over the
+// task budget throws: the caller then builds the plan with the sequential walk, which reports errors
+// with the same messages.
+
+namespace {
+constexpr int32_t kMaxChain = 64;  // top-part chain tasks before the planner gives up on the shape
+}
+
+void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
+  ps_ = &ps;
+  mine_ = int64_t(wid + 1) << 32;
+  state_index_ = main.state_index_;  // (not changed while the builders run: every layer has a state)
+  states_ = ps.states;
+  first_seen_.assign(states_.size(), -1);
+  plan_ = std::make_unique<Plan>();
+  arena_ = std::make_unique<Arena>();
+  // Address space for an even share of the graph and a quarter more (the arrays grow beyond it as
+  // needed); not the whole graph each: every builder's arrays count against the big-buffer cache.
+  int64_t share = std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27});
+  reserve_all(size_t(share / std::max<int32_t>(1, int32_t(ps.builders.size())) * 5 / 4 + 1024));
+}
+
+void Builder::run_units(ParallelState &ps) {
+  while (!ps.failed.load(std::memory_order_relaxed)) {
+    int32_t u = ps.take(false);
+    if (u < 0) break;
+    UnitRec r{};
+    r.u = u;
+    r.t0 = int32_t(plan_->tasks.size());
+    r.a0 = uint32_t(plan_->args.size());
+    r.p0 = uint32_t(plan_->patches.size());
+    r.d0 = int32_t(plan_->deps.size());
+    r.r0 = uint32_t(plan_->roots.size());
+    r.l0 = uint32_t(list_pos_.size());
+    unit_begin_ = r.t0;
+    // The unit's root: numbered by the top part (claimed by it), materialized here.
+    PlanTask t{};
+    t.layer = ps.states[size_t(ps.root_state[size_t(u)])].layer;
+    t.local = ps.root_local[size_t(u)];
+    plan_->tasks.push_back(t);
+    task_state_.push_back(ps.root_state[size_t(u)]);
+    color_.push_back(0);
+    dep_stamp_.push_back({-1, 0});
+    walk(r.t0);
+    if (dep_stamp_[size_t(r.t0)].ndependents != 0) throw Conflict{};  // (a cycle through the root)
+    r.t1 = int32_t(plan_->tasks.size());
+    r.a1 = uint32_t(plan_->args.size());
+    r.p1 = uint32_t(plan_->patches.size());
+    r.d1 = int32_t(plan_->deps.size());
+    r.r1 = uint32_t(plan_->roots.size());
+    r.l1 = uint32_t(list_pos_.size());
+    ps.where[size_t(u)] = {int32_t(mine_ >> 32) - 1, int32_t(units_.size())};
+    units_.push_back(r);
+  }
+}
+
+// The main builder's units: walked in place (their roots were numbered by the top part), claiming
+// tasks as the helpers do, so a task shared with a helper's unit (or another unit) is seen.
+void Builder::run_front_units(ParallelState &ps) {
+  while (!ps.failed.load(std::memory_order_relaxed)) {
+    int32_t u = ps.take(true);
+    if (u < 0) break;
+    unit_begin_ = plan_->size();
+    int32_t root = ps.unit_gid0 + u;
+    walk(root);
+    if (dep_stamp_[size_t(root)].ndependents != 1) throw Conflict{};  // (only b refers to it)
+    ps.nfront = u + 1;
+  }
+}
+
+// Unit u's ranges to their place in the final plan (the main builder's, already sized).
+void Builder::copy_unit(ParallelState &ps, int32_t u) {
+  Plan &p = *plan_;
+  Builder &w = *ps.builders[size_t(ps.where[size_t(u)].first)];
+  const UnitRec &r = w.units_[size_t(ps.where[size_t(u)].second)];
+  if (!w.verify_claims(r.t0 + 1, r.t1)) ps.failed.store(true, std::memory_order_relaxed);
+  const Plan &lp = *w.plan_;
+  const int32_t root = ps.unit_gid0 + u;
+  const int32_t base = ps.tbase[size_t(u)] - r.t0 - 1;  // local j > t0 -> base + j
+  auto map = [&](int32_t j) { return j == r.t0 ? root : base + j; };
+  const int64_t dA = int64_t(ps.abase[size_t(u)]) - r.a0;
+  const int64_t dP = int64_t(ps.pbase[size_t(u)]) - r.p0;
+  const int64_t dD = int64_t(ps.dbase[size_t(u)]) - r.d0;
+  for (int32_t j = r.t0; j < r.t1; ++j) {
+    PlanTask t = lp.tasks[size_t(j)];
+    t.arg_begin = uint32_t(t.arg_begin + dA);
+    t.patch_begin = uint32_t(t.patch_begin + dP);
+    t.patch_end = uint32_t(t.patch_end + dP);
+    t.dep_begin = int32_t(t.dep_begin + dD);
+    t.dep_end = int32_t(t.dep_end + dD);
+    p.tasks[size_t(map(j))] = t;
+  }
+  if (r.a1 > r.a0)
+    std::copy(lp.args.begin() + r.a0, lp.args.begin() + r.a1, p.args.begin() + ps.abase[size_t(u)]);
+  for (uint32_t k = r.l0; k < r.l1; ++k) {
+    ca_arg_t &a = p.args[size_t(w.list_pos_[k] + dA)];
+    a.u.list.items = p.args.data() + (int64_t(uintptr_t(a.u.list.items)) + dA);
+  }
+  for (uint32_t k = r.p0; k < r.p1; ++k) {
+    const Patch &pt = lp.patches[k];
+    p.patches[size_t(k + dP)] = {uint32_t(pt.pos + dA), map(pt.task)};
+  }
+  for (int32_t k = r.d0; k < r.d1; ++k) p.deps[size_t(k + dD)] = map(lp.deps[size_t(k)]);
+  for (uint32_t k = r.r0; k < r.r1; ++k) p.roots[ps.rbase[size_t(u)] + (k - r.r0)] = map(lp.roots[k]);
+  // Dependents of the unit's other tasks: all inside the unit, in id (= local) order.
+  int32_t off = ps.doff[size_t(u)];
+  for (int32_t j = r.t0 + 1; j < r.t1; ++j) {
+    DepCount &dc = w.dep_stamp_[size_t(j)];
+    p.nconsumers[size_t(base + j)] = dc.ndependents;
+    dc.stamp = off;
+    off += dc.ndependents;
+    p.dependents_off[size_t(base + j + 1)] = off;
+  }
+  for (int32_t j = r.t0; j < r.t1; ++j) {
+    const int32_t g = map(j);
+    for (int32_t i = lp.tasks[size_t(j)].dep_begin; i < lp.tasks[size_t(j)].dep_end; ++i)
+      p.dependents[size_t(w.dep_stamp_[size_t(lp.deps[size_t(i)])].stamp++)] = g;
+  }
+}
+
+std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, PlanHelpers &helpers) {
+  static const bool prof = std::getenv("CA_COMPUTE_PROFILE") != nullptr;
+  auto clk = [] { return std::chrono::steady_clock::now(); };
+  auto t0 = clk();
+  if (nkeys != 1) return nullptr;
+  plan_ = std::make_unique<Plan>();
+  // (No reservation: the top part is small; the merge sizes the arrays once.)
+  // A state for every layer first: the builders share the numbering (and never add states).
+  for (const LayerPtr &l : g_.layers()) state_of(l->name());
+  const int32_t out = first_output(keys, 0);
+  Plan &p = *plan_;
+  // The top part: the chain from the output to the first task with several dependencies.
+  int32_t b = out;
+  color_[size_t(b)] = 1;
+  visit(b);
+  for (int32_t chain = 0; p.tasks[size_t(b)].dep_end - p.tasks[size_t(b)].dep_begin == 1; ++chain) {
+    int32_t c = p.deps[size_t(p.tasks[size_t(b)].dep_begin)];
+    if (chain >= kMaxChain || color_[size_t(c)] != 0) return nullptr;
+    color_[size_t(c)] = 1;
+    visit(c);
+    b = c;
+  }
+  const int32_t T = p.size();
+  const int32_t nunits = p.tasks[size_t(b)].dep_end - p.tasks[size_t(b)].dep_begin;
+  if (nunits < 2 || T != b + 1 + nunits) return nullptr;
+  for (int32_t i = 0; i < nunits; ++i)
+    if (p.deps[size_t(p.tasks[size_t(b)].dep_begin + i)] != b + 1 + i) return nullptr;
+  const int32_t W = helpers.width();
+  ParallelState ps;
+  ps.main = this;
+  ps.nunits = nunits;
+  ps.back = nunits;
+  ps.unit_gid0 = b + 1;
+  ps.claims.reset(new std::atomic<int64_t *>[states_.size()]);
+  for (size_t i = 0; i < states_.size(); ++i) ps.claims[i].store(nullptr, std::memory_order_relaxed);
+  ps.claim_store.resize(states_.size());
+  ps.builders.resize(size_t(W));
+  ps.where.assign(size_t(nunits), {-1, -1});
+  for (int32_t t = 0; t < T; ++t) {
+    int32_t st = task_state_[size_t(t)];
+    ps.claims_of(st, states_[size_t(st)].layer)[size_t(p.tasks[size_t(t)].local)] = kTopClaim;
+  }
+  for (const LayerState &m : states_) {
+    LayerState s;
+    s.layer = m.layer;
+    s.ptr = m.ptr;
+    s.dep_states = m.dep_states;
+    s.kernels = m.kernels;
+    s.kernel_done = m.kernel_done;
+    ps.states.push_back(std::move(s));
+  }
+  for (int32_t u = 0; u < nunits; ++u) {
+    ps.root_state.push_back(task_state_[size_t(b + 1 + u)]);
+    ps.root_local.push_back(p.tasks[size_t(b + 1 + u)].local);
+  }
+  // The main builder walks on into its own (final) arrays: room for every task, as the sequential
+  // walk reserves.
+  reserve_all(size_t(std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27})));
+  ps_ = &ps;
+  mine_ = int64_t(W + 1) << 32;
+  first_seen_.assign(states_.size(), -1);  // (unused: the main builder's ids are final)
+  auto t1 = clk();
+  std::vector<double> cpu_ms(size_t(W), 0.0);  // (CA_COMPUTE_PROFILE: each thread's CPU time in the walk)
+  auto thread_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    rusage ru{};
+    getrusage(RUSAGE_THREAD, &ru);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6 + double(ru.ru_minflt) * 1e6;
+  };
+  helpers.run_helpers([&](int32_t w) {
+    if (ps.failed.load(std::memory_order_relaxed)) return;
+    const double c0 = prof ? thread_ms() : 0;
+    struct Cpu {
+      double &out, c0;
+      bool on;
+      decltype(thread_ms) &f;
+      ~Cpu() {
+        if (on) out = f() - c0;
+      }
+    } cpu{cpu_ms[size_t(w)], c0, prof, thread_ms};
+    try {
+      if (w == 0) {
+        run_front_units(ps);
+        return;
+      }
+      {
+        std::lock_guard<std::mutex> lk(ps.units_mu);
+        if (ps.front >= ps.back) return;  // nothing left: no builder needed
+      }
+      auto bw = std::make_unique<Builder>(g_, reg_, max_tasks_);
+      bw->init_worker(*this, ps, w);
+      ps.builders[size_t(w)] = std::move(bw);
+      ps.builders[size_t(w)]->run_units(ps);
+    } catch (...) {
+      ps.failed.store(true, std::memory_order_relaxed);
+    }
+  });
+  ps_ = nullptr;
+  if (ps.failed.load(std::memory_order_relaxed)) throw Conflict{};
+  auto t2 = clk();
+  // Units [0, k) are in place; the helpers' units [k, nunits) go after them.
+  const int32_t k = ps.nfront;
+  const int32_t P = p.size();
+  ps.tbase.resize(size_t(nunits));
+  ps.abase.resize(size_t(nunits));
+  ps.pbase.resize(size_t(nunits));
+  ps.rbase.resize(size_t(nunits));
+  ps.dbase.resize(size_t(nunits));
+  ps.doff.resize(size_t(nunits));
+  int64_t nt = P, na = int64_t(p.args.size()), np = int64_t(p.patches.size()), nd = int64_t(p.deps.size());
+  int64_t nr = int64_t(p.roots.size());
+  // Every dependency of the main builder's tasks is on one of them (or on a helper unit's root).
+  int64_t noff = nd;
+  for (int32_t u = k; u < nunits; ++u) {
+    auto [wi, ri] = ps.where[size_t(u)];
+    if (wi < 0) throw Conflict{};
+    const UnitRec &r = ps.builders[size_t(wi)]->units_[size_t(ri)];
+    ps.tbase[size_t(u)] = int32_t(std::min<int64_t>(nt, INT32_MAX));
+    ps.abase[size_t(u)] = uint32_t(std::min<int64_t>(na, UINT32_MAX));
+    ps.pbase[size_t(u)] = uint32_t(std::min<int64_t>(np, UINT32_MAX));
+    ps.dbase[size_t(u)] = int32_t(std::min<int64_t>(nd, INT32_MAX));
+    ps.rbase[size_t(u)] = uint32_t(std::min<int64_t>(nr, UINT32_MAX));
+    ps.doff[size_t(u)] = int32_t(std::min<int64_t>(noff, INT32_MAX));
+    nt += r.t1 - r.t0 - 1;
+    na += r.a1 - r.a0;
+    np += r.p1 - r.p0;
+    nd += r.d1 - r.d0;
+    nr += r.r1 - r.r0;
+    noff += r.d1 - r.d0;  // (every dependency inside a unit is on one of its non-root tasks)
+  }
+  if (nt > max_tasks_ || na >= int64_t(UINT32_MAX) || np >= int64_t(UINT32_MAX) || nd >= int64_t(INT32_MAX))
+    throw Conflict{};  // the sequential walk reports the budget / size error
+  p.tasks.resize(size_t(nt));
+  p.args.resize(size_t(na));
+  p.patches.resize(size_t(np));
+  p.deps.resize(size_t(nd));
+  p.roots.resize(size_t(nr));
+  p.dependents_off.resize(size_t(nt) + 1);
+  p.nconsumers.resize(size_t(nt));
+  p.dependents.resize(size_t(nd));
+  auto t3 = clk();
+  std::atomic<int32_t> next{k};
+  const int32_t hroot0 = b + 1 + k, hroot1 = b + 1 + nunits;  // the helpers' units' roots
+  helpers.run_helpers([&](int32_t w) {
+    if (w == 0) {
+      if (!verify_claims(T, P) || detail::g_plan_claim_clash.exchange(false))
+        ps.failed.store(true, std::memory_order_relaxed);
+      // The main builder's part: LIST offsets, dependents offsets and dependents of tasks [0, P)
+      // (the helpers' unit roots' own dependencies are theirs: copy_unit writes those tasks).
+      for (uint32_t pos : list_pos_) {
+        ca_arg_t &a = p.args[pos];
+        a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
+      }
+      p.dependents_off[0] = 0;
+      for (int32_t t = 0; t < P; ++t) {
+        DepCount &dc = dep_stamp_[size_t(t)];
+        p.dependents_off[size_t(t) + 1] = p.dependents_off[size_t(t)] + dc.ndependents;
+        p.nconsumers[size_t(t)] = dc.ndependents;
+        dc.stamp = p.dependents_off[size_t(t)];
+      }
+      for (int32_t t = 0; t < P; ++t) {
+        if (t == hroot0) t = hroot1;
+        if (t >= P) break;
+        for (int32_t i = p.tasks[size_t(t)].dep_begin; i < p.tasks[size_t(t)].dep_end; ++i)
+          p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = t;
+      }
+    }
+    for (int32_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < nunits;) copy_unit(ps, u);
+  });
+  if (ps.failed.load(std::memory_order_relaxed)) throw Conflict{};  // (a task two builders took)
+  p.outputs.push_back(out);
+  p.nconsumers[size_t(out)]++;
+  // Layers in the order the sequential walk meets them (its first task of each: plan_hash reads it).
+  std::vector<int64_t> first(states_.size(), INT64_MAX);
+  for (int32_t t = P; t-- > 0;) first[size_t(task_state_[size_t(t)])] = t;
+  for (auto &bw : ps.builders) {
+    if (!bw) continue;
+    for (size_t st = 0; st < states_.size(); ++st) {
+      int32_t j = bw->first_seen_[st];
+      if (j < 0) continue;
+      // The unit holding local task j (units_ are in increasing t0); j is not a unit root.
+      auto it = std::upper_bound(bw->units_.begin(), bw->units_.end(), j,
+                                 [](int32_t x, const UnitRec &r) { return x < r.t0; });
+      const UnitRec &r = *(it - 1);
+      first[st] = std::min<int64_t>(first[st], ps.tbase[size_t(r.u)] + (j - r.t0 - 1));
+    }
+    for (KernelPtr &k : bw->plan_->kernels) p.kernels.push_back(std::move(k));
+    if (bw->arena_->bytes_used()) p.arenas.push_back(std::move(bw->arena_));
+  }
+  std::vector<int32_t> order;
+  for (size_t st = 0; st < states_.size(); ++st)
+    if (first[st] != INT64_MAX) order.push_back(int32_t(st));
+  std::sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return first[size_t(x)] < first[size_t(y)]; });
+  for (int32_t st : order) p.layers.push_back(states_[size_t(st)].ptr);
+  if (prof) {
+    auto t4 = clk();
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    std::string cpus;
+    for (double c : cpu_ms) {
+      const long long faults = (long long)(c / 1e6);
+      cpus += " " + std::to_string(c - double(faults) * 1e6).substr(0, 5) + " (" + std::to_string(faults) + " faults)";
+    }
+    std::fprintf(stderr, "plan profile: walk CPU ms per thread:%s\n", cpus.c_str());
+    std::fprintf(stderr,
+                 "plan profile: %lld tasks, parallel (%d units, %d by the caller, width %d): top %.2f ms, walk %.2f "
+                 "ms, sizes %.2f ms, copy+csr+list fixup %.2f ms\n",
+                 (long long)nt, nunits, k, W, ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4));
+  }
+  return std::move(plan_);
+}
+
 }  // namespace
 
 std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry,
-                                 int64_t max_tasks) {
+                                 int64_t max_tasks, PlanHelpers *helpers) {
+  if (helpers) {
+    const int mode = detail::g_plan_mode.load(std::memory_order_relaxed);
+    if (mode != 1 && helpers->width() > 1 && (mode == 2 || graph_num_tasks(g) >= kParallelPlanMinTasks)) {
+      try {
+        Builder b(g, registry, max_tasks);
+        if (auto p = b.run_parallel(keys, nkeys, *helpers)) {
+          detail::g_plan_parallel_built.fetch_add(1, std::memory_order_relaxed);
+          return p;
+        }
+      } catch (...) {
+        // (errors, shared tasks: the sequential walk below reports or handles them)
+      }
+      detail::g_plan_parallel_fallbacks.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   Builder b(g, registry, max_tasks);
   return b.run(keys, nkeys);
 }

@@ -3,13 +3,18 @@
 // Built by one depth-first walk from the requested keys: it culls (only reachable tasks), resolves
 // references to compact task ids, detects cycles (naming the keys on them), and numbers tasks in
 // post-order, which is the static priority (dask.order's idea: finish what is started before
-// starting new roots, so a reduction holds few blocks).
+// starting new roots, so a reduction holds few blocks). With a compute's pool the subtrees below the
+// output's first branching task are walked in parallel and merged into exactly that plan (plan.cpp).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/alloc.hpp"
@@ -59,6 +64,16 @@ struct MiAllocator {
     if (n * sizeof(T) >= detail::kBigMin) detail::big_free(p, n * sizeof(T));
     else detail::mem_free(p);
   }
+  // resize() default-initializes (no zero fill of arrays that are written whole right after: the
+  // parallel planner sizes the plan's arrays before its helpers fill them).
+  template <class U>
+  void construct(U *p) noexcept(std::is_nothrow_default_constructible<U>::value) {
+    ::new (static_cast<void *>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U *p, A &&...a) {
+    ::new (static_cast<void *>(p)) U(std::forward<A>(a)...);
+  }
   template <class U>
   bool operator==(const MiAllocator<U> &) const noexcept {
     return true;
@@ -95,9 +110,21 @@ struct Plan {
   std::vector<LayerPtr> layers;
   std::vector<KernelPtr> kernels;
   Arena arena;
+  std::vector<std::unique_ptr<Arena>> arenas;  // the parallel planner's builders' arenas (copied literals)
 
   int32_t size() const { return int32_t(tasks.size()); }
   std::string key_of(int32_t t) const;
+};
+
+/// Threads a plan may be built on: the compute's own pool, idle while its plan is built. run() calls
+/// fn(0) on the calling thread and fn(1) .. fn(width() - 1) on other threads as far as they are free
+/// (each index at most once; an index not started by the time fn(0) returned is never called) and
+/// returns when every started call has returned. fn must not throw.
+class PlanHelpers {
+ public:
+  virtual ~PlanHelpers() = default;
+  virtual int32_t width() const = 0;
+  virtual void run_helpers(const std::function<void(int32_t)> &fn) = 0;
 };
 
 /// Build the plan for `keys`. Kernels are resolved in `registry` (may be null: then kernels are not
@@ -105,8 +132,27 @@ struct Plan {
 /// layer records (CA_EVERSION names layer, kernel and both versions). At most `max_tasks` tasks are
 /// materialized (0: default_max_tasks(0)); more is CA_ENOMEM naming the count and the budget.
 /// Throws CA_ENOTFOUND / CA_ECYCLE / CA_EINVAL / CA_EVERSION / CA_ENOMEM.
+///
+/// With `helpers` (width() > 1) and a large graph, the plan is built in parallel (see plan.cpp: the
+/// subtrees below the output's first branching task are walked by separate builders and merged into
+/// the sequential walk's order); the plan is identical to the sequential one, and any shared task,
+/// error or unsupported shape falls back to the sequential walk (which reports errors).
 std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkeys, const KernelRegistry *registry,
-                                 int64_t max_tasks = 0);
+                                 int64_t max_tasks = 0, PlanHelpers *helpers = nullptr);
+
+namespace detail {
+/// Planner mode (tests): 0 auto (parallel for graphs of at least kParallelPlanMinTasks tasks when
+/// helpers are given; the environment variable CA_PLAN_PARALLEL=0 / 1 sets 1 / 2 at start-up),
+/// 1 always sequential, 2 parallel whenever helpers are given and the shape allows (no size limit).
+extern std::atomic<int> g_plan_mode;
+/// Plans built by the parallel planner (not fallen back), and parallel attempts that fell back.
+extern std::atomic<int64_t> g_plan_parallel_built;
+extern std::atomic<int64_t> g_plan_parallel_fallbacks;
+/// Test hook: when set, the next parallel plan's claim check reports a task taken by two builders
+/// (as when both stored their claim at once), and the flag is cleared.
+extern std::atomic<bool> g_plan_claim_clash;
+}  // namespace detail
+constexpr int64_t kParallelPlanMinTasks = 16384;
 
 /// Check that `keys` (all of `g`'s tasks when `keys` is null) can be planned: every reference
 /// resolves, no cycle, kernels resolve in `registry` (when given) at the versions the layers record,
