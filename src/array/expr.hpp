@@ -105,9 +105,16 @@ bool is_builtin_fused_kernel(const ca_kernel_t *k);
 /// Tile-wise evaluation for fused reductions: calls `sink(tile_ptr, n, flat_offset)` for consecutive
 /// runs of the result (of the program's result dtype) in C order over the broadcast output shape.
 /// `out_shape` receives that shape. Implemented in array/ops_kernels.cpp.
+/// With `columns` set and a program whose inputs are all generated or broadcast (nothing read from
+/// a block of the output's size, which column order would read across rows), the tiles come column
+/// segment by column segment instead: the last axis cut into tile-wide segments, each segment's
+/// tiles in row order (every tile still inside one row). A reduction over the leading axes then
+/// sees each output's elements in the same order as in C order (identical results) while its
+/// per-column state for one segment stays in L1 for all the rows. `*columns` says which order ran.
 void eval_program_tiles(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
                         const GenCoords *coords, std::vector<Index> &out_shape,
-                        const std::function<void(const void *tile, int64_t n, int64_t offset)> &sink);
+                        const std::function<void(const void *tile, int64_t n, int64_t offset)> &sink,
+                        bool *columns = nullptr);
 
 // ---- the tree (what array operations build) ------------------------------------------------------
 

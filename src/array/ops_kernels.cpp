@@ -290,7 +290,7 @@ void gen_tile(const GenSpec &g, const GenCoords &c, const Index *gstride, const 
 }
 
 void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index> &shape, const GenCoords *coords,
-         char *out_data, const std::function<void(const void *, int64_t, int64_t)> *sink) {
+         char *out_data, const std::function<void(const void *, int64_t, int64_t)> *sink, bool *columns = nullptr) {
   const ExprProgram &p = *pp.p;
   const size_t nin = p.inputs.size();
   const int D = int(shape.size());
@@ -434,8 +434,7 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
     }
   }
   std::vector<Band> bands(nin);
-  for (Index off = 0; off < N; off += T) {
-    const int64_t n = std::min<int64_t>(T, N - off);
+  auto tile = [&](Index off, int64_t n) {
     for (size_t i = 0; i < nin; ++i) {
       const InputView &v = views[i];
       if (v.mode == 0) {
@@ -461,7 +460,20 @@ void run(const Prepared &pp, const Block *const *inputs, const std::vector<Index
     } else {
       (*sink)(regp[size_t(p.out)], n, off);
     }
+  };
+  // Column segments (eval_program_tiles): only over generated and broadcast inputs (gather and
+  // gen_tile place any offset; in-place inputs would be read across rows, transposed ones keep
+  // bands in C order), rows longer than one tile (else C order is already one segment).
+  bool by_columns = columns && *columns && sink && !out_data && D >= 2 && shape[size_t(D - 1)] > T;
+  for (size_t i = 0; i < nin && by_columns; ++i) by_columns = views[i].mode == 1 || views[i].mode == 2;
+  if (columns) *columns = by_columns;
+  if (by_columns) {
+    const Index row = shape[size_t(D - 1)], rows = N / row;
+    for (Index c0 = 0; c0 < row; c0 += T)
+      for (Index r = 0; r < rows; ++r) tile(r * row + c0, std::min<int64_t>(T, row - c0));
+    return;
   }
+  for (Index off = 0; off < N; off += T) tile(off, std::min<int64_t>(T, N - off));
 }
 
 /// Whether [p, p + n) and block b's data overlap.
@@ -574,9 +586,10 @@ const ExprProgram &program_of(const PreparedProgram &pp) { return *pp.p; }
 
 void eval_program_tiles(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs,
                         const GenCoords *coords, std::vector<Index> &out_shape,
-                        const std::function<void(const void *tile, int64_t n, int64_t offset)> &sink) {
+                        const std::function<void(const void *tile, int64_t n, int64_t offset)> &sink,
+                        bool *columns) {
   broadcast_inputs(*pp.p, inputs, ninputs, coords, out_shape);
-  run(pp, inputs, out_shape, coords, nullptr, &sink);
+  run(pp, inputs, out_shape, coords, nullptr, &sink, columns);
 }
 
 void register_ops_kernels(KernelRegistry &reg) { reg.add(kernel_new("ca.fused", k_fused, 1, nullptr, nullptr), true); }

@@ -159,6 +159,29 @@ inline A load(const T &x) {
   return v;
 }
 
+// Row updates of the SoA states of reductions over outer axes (run_chunk), in clones per ISA level
+// (8 lanes with AVX-512; the states of one column segment are in L1). Element-wise: no reordering
+// across elements, and no contraction into FMAs (fp-contract off), so every clone gives the
+// default one's values bit for bit.
+template <class T>
+CA_ISA_CLONES __attribute__((optimize("fp-contract=off"))) void add_run(double *__restrict s, const T *__restrict x,
+                                                                          Index n) {
+  for (Index j = 0; j < n; ++j) s[j] += cvt<double>(x[j]);
+}
+
+// Welford's step for a run whose outputs have all seen cnt[0] elements: one division per run.
+template <class T>
+CA_ISA_CLONES __attribute__((optimize("fp-contract=off"))) void welford_run_uniform(
+    double *__restrict cnt, double *__restrict mean, double *__restrict m2, const T *__restrict x, Index n) {
+  const double n1 = cnt[0] + 1.0, inv = 1.0 / n1;
+  for (Index j = 0; j < n; ++j) {
+    const double v = cvt<double>(x[j]), d = v - mean[j];
+    cnt[j] = n1;
+    mean[j] += d * inv;
+    m2[j] += d * (v - mean[j]);
+  }
+}
+
 // Pairwise (cascade) summation like NumPy: 16 independent accumulators over leaves of <= 4096
 // elements (each accumulator adds 256 of them), halves combined recursively. No per-element branches,
 // so it vectorizes; smaller leaves cost measurable bandwidth (the horizontal reduction per leaf).
@@ -261,10 +284,7 @@ struct MeanFam {
   // row loop is a plain vectorized add instead of a walk over 16-byte structs (W7's mean(axis=0)).
   static constexpr int kSoA = kVertRows && std::is_same_v<A, double> ? 1 : 0;
   static void soa_store(P &p, const double *const *st, Index i) { p.s = A(st[0][i]); }
-  static void vert_soa(double *const *st, Index o, const T *__restrict x, Index n) {
-    double *__restrict s = st[0] + o;
-    for (Index j = 0; j < n; ++j) s[j] += cvt<double>(x[j]);
-  }
+  static void vert_soa(double *const *st, Index o, const T *__restrict x, Index n) { add_run(st[0] + o, x, n); }
   static void finalize(const P &p, Out &o, const Spec &s) {
     if constexpr (std::is_integral_v<A>) {
       o = p.n == 0 ? nan_of<double>() : wrap_to(p.s, s.out) / p.n;
@@ -327,13 +347,7 @@ struct VarFam {
   static void vert_welford(double *__restrict cnt, double *__restrict mean, double *__restrict m2, const T *__restrict x,
                            Index n) {
     if (n > 0 && cnt[0] == cnt[n - 1]) {  // (as vert: one division per run)
-      const double n1 = cnt[0] + 1.0, inv = 1.0 / n1;
-      for (Index j = 0; j < n; ++j) {
-        const double v = cvt<double>(x[j]), d = v - mean[j];
-        cnt[j] = n1;
-        mean[j] += d * inv;
-        m2[j] += d * (v - mean[j]);
-      }
+      welford_run_uniform(cnt, mean, m2, x, n);
       return;
     }
     for (Index j = 0; j < n; ++j) {
@@ -625,8 +639,11 @@ inline void walk(const WalkPlan &w, const T *x, Index n, Index off, H &&h, V &&v
   }
 }
 
+// The chunk's elements as tiles (f(tile, n, flat offset)). columns: a reduction over outer axes
+// whose per-output updates commute across outputs may take a generated chunk's tiles column
+// segment by column segment (eval_program_tiles; each output still sees its elements in C order).
 template <class T, class F>
-void for_tiles(const ChunkIn &in, F &&f) {
+void for_tiles(const ChunkIn &in, F &&f, bool columns = false) {
   if (in.identity) {
     const Block *b = in.leaves[0];
     f(static_cast<const T *>(b->data), b->size, Index(0));
@@ -635,7 +652,8 @@ void for_tiles(const ChunkIn &in, F &&f) {
   std::vector<Index> shape;
   GenCoords c{in.origin.data(), in.bshape.data(), int32_t(in.bshape.size())};
   eval_program_tiles(*in.pp, in.leaves.data(), in.leaves.size(), in.prog->coords ? &c : nullptr, shape,
-                     [&](const void *t, int64_t n, int64_t off) { f(static_cast<const T *>(t), n, off); });
+                     [&](const void *t, int64_t n, int64_t off) { f(static_cast<const T *>(t), n, off); },
+                     &columns);
 }
 
 template <class Fam>
@@ -683,11 +701,16 @@ void run_chunk(const ChunkIn &in, typename Fam::P *acc, Index nout) {
           std::vector<double> st(size_t(K) * size_t(nout), 0.0);
           double *arr[K];
           for (int k = 0; k < K; ++k) arr[k] = st.data() + size_t(k) * size_t(nout);
-          for_tiles<T>(in, [&](const T *x, Index n, Index off) {
-            walk(
-                w, x, n, off, [&](Index, const T *, Index, Index) {},
-                [&](Index o, const T *xs, Index len, Index) { Fam::vert_soa(arr, o, xs, len); });
-          });
+          // Column segments: one segment's states (K doubles per output) stay in L1 over all the
+          // chunk's rows instead of streaming every row's states through L2 (W7's std(axis=0)).
+          for_tiles<T>(
+              in,
+              [&](const T *x, Index n, Index off) {
+                walk(
+                    w, x, n, off, [&](Index, const T *, Index, Index) {},
+                    [&](Index o, const T *xs, Index len, Index) { Fam::vert_soa(arr, o, xs, len); });
+              },
+              true);
           for (Index i = 0; i < nout; ++i) Fam::soa_store(acc[i], arr, i);
           soa = true;
         }
