@@ -168,6 +168,7 @@ class Builder final : public TaskEmitter {
   int32_t state_of(const std::string &name);
   int32_t discover(int32_t state, int64_t local);
   int32_t discover_claimed(int32_t state, int64_t local);
+  int32_t append_task(int32_t state, int64_t local);
   void visit(int32_t tid);
   void walk(int32_t root);
   void reserve_all(size_t n);
@@ -315,13 +316,7 @@ int32_t Builder::discover_claimed(int32_t state, int64_t local) {
     // the walk keeps full): two builders that both saw the task free both store, and the one whose
     // value was overwritten finds out in verify_claims() once every walk is done.
     c.store(mine_ | id, std::memory_order_relaxed);
-    PlanTask t{};
-    t.layer = s.layer;
-    t.local = local;
-    plan_->tasks.push_back(t);
-    task_state_.push_back(state);
-    color_.push_back(0);
-    dep_stamp_.push_back({-1, 0});
+    append_task(state, local);
     if (first_seen_[size_t(state)] < 0) first_seen_[size_t(state)] = id;
     return id;
   }
@@ -349,15 +344,21 @@ int32_t Builder::discover(int32_t state, int64_t local) {
     if (int64_t(plan_->tasks.size()) >= max_tasks_)
       fail(CA_ENOMEM, "the computation needs more than ", max_tasks_, " tasks, the task budget (config ",
            "graph.max-tasks; about ", kPlanBytesPerTask, " bytes of plan per task)");
-    id = int32_t(plan_->tasks.size());
-    PlanTask t{};
-    t.layer = s.layer;
-    t.local = local;
-    plan_->tasks.push_back(t);
-    task_state_.push_back(state);
-    color_.push_back(0);
-    dep_stamp_.push_back({-1, 0});
+    id = append_task(state, local);
   }
+  return id;
+}
+
+// A new task of layer state `state` at the end of this builder's arrays; its id.
+int32_t Builder::append_task(int32_t state, int64_t local) {
+  const int32_t id = int32_t(plan_->tasks.size());
+  PlanTask t{};
+  t.layer = states_[size_t(state)].layer;
+  t.local = local;
+  plan_->tasks.push_back(t);
+  task_state_.push_back(state);
+  color_.push_back(0);
+  dep_stamp_.push_back({-1, 0});
   return id;
 }
 
