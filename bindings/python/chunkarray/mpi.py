@@ -14,7 +14,6 @@ import ctypes.util
 import os
 import threading
 
-
 from ._lib import lib
 
 __all__ = ["compute", "persist", "store", "mpi_library_path"]
