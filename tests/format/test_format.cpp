@@ -1038,6 +1038,13 @@ sch::IndexMap::Builder index_map_of(sch::File::Builder f, const std::string &nam
   ADD_FAILURE() << "no layer " << name;
   return f.getLayers()[0].getIndexMap();
 }
+// One corruption of an array's index-map layer (the file of `a`, edited in that layer).
+struct IndexMapEdit {
+  const char *what;
+  ca_array_t *a;
+  std::function<void(sch::IndexMap::Builder)> edit;
+};
+
 // The file `bytes` with its index-map layers in the per-block segment form graph files had before
 // runs (one column entry per output block, from index_map_segment; runs and tables empty): the
 // legacy writer, for tests of files written then.
@@ -1075,6 +1082,25 @@ std::vector<unsigned char> segment_form(const std::vector<unsigned char> &bytes)
     }
   });
 }
+
+// Each case's file loads as saved (in the segment form when `segments`), and with the case's edit
+// is CA_EFORMAT naming the layer.
+void expect_index_map_edits_refused(const std::vector<IndexMapEdit> &cases, bool segments) {
+  for (const IndexMapEdit &cs : cases) {
+    SCOPED_TRACE(cs.what);
+    const std::string name = ca_array_name(cs.a);
+    std::vector<unsigned char> bytes = segments ? segment_form(array_bytes(cs.a)) : array_bytes(cs.a);
+    ca_status_t st = CA_OK;
+    ca_array_t *ok = load_one(edit_file(bytes, [](sch::File::Builder) {}), &st);
+    ASSERT_EQ(st, CA_OK) << ca_last_error_message();
+    ca_array_free(ok);
+    auto bad = edit_file(bytes, [&](sch::File::Builder fb) { cs.edit(index_map_of(fb, name)); });
+    EXPECT_EQ(load_one(bad, &st), nullptr);
+    EXPECT_EQ(st, CA_EFORMAT);
+    EXPECT_NE(std::string(ca_last_error_message()).find("layer '" + name + "'"), std::string::npos)
+        << ca_last_error_message();
+  }
+}
 // Per index-map layer of a file: (per-block axes, axes of runs).
 std::vector<std::pair<unsigned, unsigned>> index_map_forms(const std::vector<unsigned char> &bytes) {
   std::vector<std::pair<unsigned, unsigned>> out;
@@ -1099,11 +1125,7 @@ TEST(Format, BadIndexMapLayersFailToLoad) {
   v.kind = CA_FLOAT64;
   ASSERT_EQ(ca_array_pad(&p, x, b, f, CA_PAD_CONSTANT, v), CA_OK);
   ASSERT_EQ(ca_array_repeat(&rep, x, 3, 1), CA_OK);
-  struct Case {
-    const char *what;
-    ca_array_t *a;
-    std::function<void(sch::IndexMap::Builder)> edit;
-  };
+  using Case = IndexMapEdit;
   const std::vector<Case> cases = {
       {"unknown segment kind", r, [](sch::IndexMap::Builder m) { m.getAxes()[0].getKind().set(0, 9); }},
       {"negative input block", r, [](sch::IndexMap::Builder m) { m.getAxes()[1].getBlock().set(1, -1); }},
@@ -1126,20 +1148,7 @@ TEST(Format, BadIndexMapLayersFailToLoad) {
       {"overflowing slab", rep, [](sch::IndexMap::Builder m) { m.getAxes()[1].getStart().set(0, INT64_MAX); }},
       {"repeat on two axes", rep, [](sch::IndexMap::Builder m) { m.getAxes()[0].getKind().set(0, 3); }},
   };
-  for (const Case &cs : cases) {
-    SCOPED_TRACE(cs.what);
-    const std::string name = ca_array_name(cs.a);
-    std::vector<unsigned char> bytes = segment_form(array_bytes(cs.a));
-    ca_status_t st = CA_OK;
-    ca_array_t *ok = load_one(edit_file(bytes, [](sch::File::Builder) {}), &st);
-    ASSERT_EQ(st, CA_OK) << ca_last_error_message();
-    ca_array_free(ok);
-    auto bad = edit_file(bytes, [&](sch::File::Builder fb) { cs.edit(index_map_of(fb, name)); });
-    EXPECT_EQ(load_one(bad, &st), nullptr);
-    EXPECT_EQ(st, CA_EFORMAT);
-    EXPECT_NE(std::string(ca_last_error_message()).find("layer '" + name + "'"), std::string::npos)
-        << ca_last_error_message();
-  }
+  expect_index_map_edits_refused(cases, true);
   // A file saying version 2 cannot hold one.
   ca_status_t st = CA_OK;
   EXPECT_EQ(load_one(edit_file(array_bytes(r), [](sch::File::Builder) {}, 2), &st), nullptr);
@@ -1397,11 +1406,7 @@ TEST(Format, BadIndexMapRunsFailToLoad) {
   ca_scalar_t v{};
   v.kind = CA_FLOAT64;
   ASSERT_EQ(ca_array_pad(&pc, x, b, f, CA_PAD_CONSTANT, v), CA_OK);
-  struct Case {
-    const char *what;
-    ca_array_t *a;
-    std::function<void(sch::IndexMap::Builder)> edit;
-  };
+  using Case = IndexMapEdit;
   auto run = [](sch::IndexMap::Builder m, unsigned d, unsigned i) { return m.getRuns()[d].getRuns()[i]; };
   const std::vector<Case> cases = {
       {"unknown run kind", cat, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setKind(9); }},
@@ -1433,20 +1438,7 @@ TEST(Format, BadIndexMapRunsFailToLoad) {
       {"constant run over a table", pc, [&](sch::IndexMap::Builder m) { run(m, 0, 0).setTable(0); }},
       {"constant run with a negative count", pc, [&](sch::IndexMap::Builder m) { run(m, 1, 0).setCount(-2); }},
   };
-  for (const Case &cs : cases) {
-    SCOPED_TRACE(cs.what);
-    const std::string name = ca_array_name(cs.a);
-    std::vector<unsigned char> bytes = array_bytes(cs.a);
-    ca_status_t st = CA_OK;
-    ca_array_t *ok = load_one(edit_file(bytes, [](sch::File::Builder) {}), &st);
-    ASSERT_EQ(st, CA_OK) << ca_last_error_message();
-    ca_array_free(ok);
-    auto bad = edit_file(bytes, [&](sch::File::Builder fb) { cs.edit(index_map_of(fb, name)); });
-    EXPECT_EQ(load_one(bad, &st), nullptr);
-    EXPECT_EQ(st, CA_EFORMAT);
-    EXPECT_NE(std::string(ca_last_error_message()).find("layer '" + name + "'"), std::string::npos)
-        << ca_last_error_message();
-  }
+  expect_index_map_edits_refused(cases, false);
   for (ca_array_t *a : {cat, fl, rep, til, pc, x, z}) ca_array_free(a);
 }
 
