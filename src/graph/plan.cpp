@@ -9,6 +9,7 @@
 #include <ctime>
 #include <sys/resource.h>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 
 #include "core/memory.hpp"
@@ -57,7 +58,7 @@ int initial_plan_mode() {
 std::atomic<int> g_plan_mode{initial_plan_mode()};
 std::atomic<int64_t> g_plan_parallel_built{0};
 std::atomic<int64_t> g_plan_parallel_fallbacks{0};
-std::atomic<bool> g_plan_claim_clash{false};
+std::atomic<int> g_plan_claim_clashes{0};
 }  // namespace detail
 
 namespace {
@@ -66,9 +67,8 @@ namespace {
 // is not a set of disjoint subtrees below the cut, so the plan is built by the sequential walk.
 struct Conflict {};
 
-// Claims: per task of a layer the builder that discovered it (0 free, kTopClaim the top part, else
-// (builder + 1) << 32 | the builder's local task id).
-constexpr int64_t kTopClaim = -1;
+// Claims: per task of a layer the builder that discovered it (0 free, negative: node -(claim + 1)
+// of the top part or a unit's root, else (builder + 1) << 32 | the builder's local task id).
 
 struct ParallelState;
 
@@ -109,7 +109,9 @@ class Builder final : public TaskEmitter {
   std::unique_ptr<Plan> run(const KeyRef *keys, size_t nkeys);
   // The parallel planner (nullptr: shape not supported; throws on anything else: the caller falls
   // back to run() either way).
-  std::unique_ptr<Plan> run_parallel(const KeyRef *keys, size_t nkeys, PlanHelpers &helpers);
+  std::unique_ptr<Plan> run_parallel(const KeyRef *keys, size_t nkeys, PlanHelpers &helpers, bool shallow);
+  // The parallel planner's cut was below the first level of several subtrees (run_parallel).
+  bool deep_cut() const { return deep_cut_; }
 
   // TaskEmitter
   void kernel(int32_t slot) override { kslot_ = slot; }
@@ -175,7 +177,9 @@ class Builder final : public TaskEmitter {
   int32_t first_output(const KeyRef *keys, size_t nkeys);
   void init_worker(const Builder &main, ParallelState &ps, int32_t wid);
   void run_units(ParallelState &ps);
-  void run_front_units(ParallelState &ps);
+  bool walk_top(ParallelState &ps, bool reserve);
+  void reserve_unit(ParallelState &ps, int32_t u, int32_t root);
+  bool peek_deps(int32_t state, int64_t local, std::vector<std::pair<int32_t, int64_t>> &out);
   void copy_unit(ParallelState &ps, int32_t u);
   bool verify_claims(int32_t from, int32_t to) const;
   void place(size_t &i, uint32_t count, uint32_t dest);
@@ -222,14 +226,67 @@ class Builder final : public TaskEmitter {
   std::vector<int32_t> first_seen_;  // per layer state: first local task id discovered (-1: none)
   std::vector<UnitRec> units_;
   std::unique_ptr<Arena> arena_;  // copied literals (moved to the final plan)
+  // The main builder only: top tasks may be discovered (while visiting one), its DFS over the top
+  // part, and the ranges [begin, end) of the units it walked in place.
+  bool top_ok_ = false;
+  bool deep_cut_ = false;
+  std::vector<Frame> top_stack_;
+  std::vector<std::pair<int32_t, int32_t>> main_units_;
   friend struct ParallelState;
+  friend class PeekEmitter;
+};
+
+// A task's dependencies (each once, in the order of their first reference: the order of its deps
+// in the plan), without recording the task: how the parallel planner looks at the top part.
+class PeekEmitter final : public TaskEmitter {
+ public:
+  PeekEmitter(Builder &b, int32_t state, std::vector<std::pair<int32_t, int64_t>> &out)
+      : b_(b), state_(state), out_(out) {}
+  void kernel(int32_t) override {}
+  void literal(const ca_arg_t &) override {}
+  void literal_copy(const ca_arg_t &) override {}
+  void begin_list(size_t) override {}
+  void end_list() override {}
+  void ref(int32_t slot, const Index *idx, int32_t nidx) override {
+    LayerState &s = b_.states_[size_t(state_)];
+    if (s.dep_states[size_t(slot)] == -2) {
+      int32_t resolved = b_.state_of(s.layer->deps()[size_t(slot)]);
+      b_.states_[size_t(state_)].dep_states[size_t(slot)] = resolved;
+    }
+    const int32_t ts = b_.states_[size_t(state_)].dep_states[size_t(slot)];
+    const Layer *tl = ts >= 0 ? b_.states_[size_t(ts)].layer : nullptr;
+    const int64_t local = tl && tl->nindex() == nidx ? tl->find(idx) : -1;
+    if (local < 0) {
+      bad = true;  // (the sequential walk reports the missing key)
+      return;
+    }
+    for (const auto &d : out_)
+      if (d.first == ts && d.second == local) return;
+    out_.push_back({ts, local});
+  }
+  bool bad = false;
+
+ private:
+  Builder &b_;
+  int32_t state_;
+  std::vector<std::pair<int32_t, int64_t>> &out_;
 };
 
 // What the parallel builders share.
 struct ParallelState {
   const Builder *main = nullptr;
   int32_t nunits = 0;
-  int32_t unit_gid0 = 0;  // unit u's root has task id unit_gid0 + u (the top part numbered them)
+  // The top part (a tree the main builder visits) and the units' roots below it: per node its layer
+  // state, local task, unit (-1: a top task) and task id once the main builder discovered it. Its
+  // tasks' claims are -(node + 1).
+  struct Node {
+    int32_t state;
+    int64_t local;
+    int32_t unit;
+    int32_t id;
+  };
+  std::vector<Node> nodes;
+  std::vector<int32_t> unit_node;  // per unit (in the sequential walk's order): its node
   // Units not yet taken: [front, back). The calling thread (the main builder) takes them from the
   // front, helpers from the back: the main builder's units are a prefix, walked into the final plan
   // itself exactly as the sequential walk would; only the helpers' units are copied.
@@ -240,6 +297,15 @@ struct ParallelState {
     std::lock_guard<std::mutex> lk(units_mu);
     if (front >= back) return -1;
     return from_front ? front++ : --back;
+  }
+  // The main builder's next unit is u (its walk meets them in order): true if it takes it, false
+  // if the helpers took it (and every later one).
+  bool take_front(int32_t u) {
+    std::lock_guard<std::mutex> lk(units_mu);
+    if (front >= back) return false;
+    if (front != u) throw Conflict{};
+    ++front;
+    return true;
   }
   // Claims per layer state, allocated on first use.
   std::mutex claims_mu;
@@ -258,6 +324,7 @@ struct ParallelState {
   std::vector<int32_t> tbase;
   std::vector<uint32_t> abase, pbase, rbase;
   std::vector<int32_t> dbase, doff;
+  std::vector<int32_t> reserved;  // the helpers' units in the order the main builder placed them
 
   int64_t *claims_of(int32_t state, const Layer *l) {
     int64_t *c = claims[size_t(state)].load(std::memory_order_acquire);
@@ -309,6 +376,17 @@ int32_t Builder::discover_claimed(int32_t state, int64_t local) {
   if (!s.claims) s.claims = ps_->claims_of(state, s.layer);
   std::atomic_ref<int64_t> c(s.claims[size_t(local)]);
   int64_t v = c.load(std::memory_order_relaxed);
+  if (v < 0) {
+    // A task of the top part or a unit's root: only the main builder's visits of top tasks may
+    // reach it (from anywhere else the graph is not a tree above the cut). Its id: discovery order.
+    if (!top_ok_) throw Conflict{};
+    ParallelState::Node &nd = ps_->nodes[size_t(-v - 1)];
+    if (nd.id < 0) {
+      if (int64_t(plan_->tasks.size()) >= max_tasks_) throw Conflict{};
+      nd.id = append_task(state, local);
+    }
+    return nd.id;
+  }
   if (v == 0) {
     if (int64_t(plan_->tasks.size()) >= max_tasks_) throw Conflict{};  // the sequential walk reports it
     int32_t id = int32_t(plan_->tasks.size());
@@ -659,18 +737,96 @@ void Builder::run_units(ParallelState &ps) {
   }
 }
 
-// The main builder's units: walked in place (their roots were numbered by the top part), claiming
-// tasks as the helpers do, so a task shared with a helper's unit (or another unit) is seen.
-void Builder::run_front_units(ParallelState &ps) {
-  while (!ps.failed.load(std::memory_order_relaxed)) {
-    int32_t u = ps.take(true);
-    if (u < 0) break;
-    unit_begin_ = plan_->size();
-    int32_t root = ps.unit_gid0 + u;
-    walk(root);
-    if (dep_stamp_[size_t(root)].ndependents != 1) throw Conflict{};  // (only b refers to it)
-    ps.nfront = u + 1;
+// The main builder's walk over the top part, the sequential walk's own DFS: it visits top tasks in
+// place and walks the units it takes (from the front: it meets them in order) in place too, claiming
+// tasks as the helpers do, so a task shared with a helper's unit (or another unit) is seen. It stops
+// (false) at the first unit the helpers took; all later ones are theirs too. Called again with
+// `reserve` once every helper is done, it goes on from there, visiting the remaining top tasks and
+// leaving room for each helper's unit where the sequential walk would have put it (true: done).
+bool Builder::walk_top(ParallelState &ps, bool reserve) {
+  Plan &p = *plan_;
+  while (!top_stack_.empty()) {
+    if (ps.failed.load(std::memory_order_relaxed)) throw Conflict{};
+    Frame &f = top_stack_.back();
+    if (f.next < p.tasks[size_t(f.tid)].dep_end) {
+      const int32_t c = p.deps[size_t(f.next)];
+      if (color_[size_t(c)] != 0) throw Conflict{};  // (shared, or a cycle: the sequential walk decides)
+      const LayerState &cs = states_[size_t(task_state_[size_t(c)])];
+      const int64_t claim = cs.claims ? std::atomic_ref<int64_t>(cs.claims[size_t(p.tasks[size_t(c)].local)])
+                                            .load(std::memory_order_relaxed)
+                                      : 0;
+      if (claim >= 0) throw Conflict{};
+      const int32_t u = ps.nodes[size_t(-claim - 1)].unit;
+      if (u < 0) {  // a top task
+        ++f.next;
+        color_[size_t(c)] = 1;
+        visit(c);
+        top_stack_.push_back({c, p.tasks[size_t(c)].dep_begin});
+        continue;
+      }
+      if (reserve) {
+        ++f.next;
+        reserve_unit(ps, u, c);
+        continue;
+      }
+      if (!ps.take_front(u)) return false;
+      ++f.next;
+      top_ok_ = false;
+      unit_begin_ = p.size();
+      walk(c);
+      top_ok_ = true;
+      if (dep_stamp_[size_t(c)].ndependents != 1) throw Conflict{};  // (only its parent refers to it)
+      main_units_.push_back({unit_begin_, p.size()});
+      ps.nfront = u + 1;
+    } else {
+      color_[size_t(f.tid)] = 2;
+      const PlanTask &t = p.tasks[size_t(f.tid)];
+      if (t.dep_begin == t.dep_end) p.roots.push_back(f.tid);
+      top_stack_.pop_back();
+    }
   }
+  return true;
+}
+
+// Room for helper unit u (its root, task `root`, numbered by its parent's visit) at the end of the
+// main builder's arrays: its other tasks get the next ids, its arguments, patches, dependencies and
+// roots the next ranges; copy_unit fills them.
+void Builder::reserve_unit(ParallelState &ps, int32_t u, int32_t root) {
+  Plan &p = *plan_;
+  auto [wi, ri] = ps.where[size_t(u)];
+  if (wi < 0) throw Conflict{};
+  const UnitRec &r = ps.builders[size_t(wi)]->units_[size_t(ri)];
+  if (dep_stamp_[size_t(root)].ndependents != 1) throw Conflict{};
+  const int64_t nt = int64_t(p.tasks.size()) + (r.t1 - r.t0 - 1), na = int64_t(p.args.size()) + (r.a1 - r.a0);
+  const int64_t np = int64_t(p.patches.size()) + (r.p1 - r.p0), nd = int64_t(p.deps.size()) + (r.d1 - r.d0);
+  if (nt > max_tasks_ || na >= int64_t(UINT32_MAX) || np >= int64_t(UINT32_MAX) || nd >= int64_t(INT32_MAX))
+    throw Conflict{};  // the sequential walk reports the budget / size error
+  ps.nodes[size_t(ps.unit_node[size_t(u)])].id = root;
+  ps.tbase[size_t(u)] = p.size();
+  ps.abase[size_t(u)] = uint32_t(p.args.size());
+  ps.pbase[size_t(u)] = uint32_t(p.patches.size());
+  ps.dbase[size_t(u)] = int32_t(p.deps.size());
+  ps.rbase[size_t(u)] = uint32_t(p.roots.size());
+  ps.reserved.push_back(u);
+  // (Left uninitialized: PlanVec's resize default-initializes; every later pass skips these.)
+  p.tasks.resize(size_t(nt));
+  task_state_.resize(size_t(nt));
+  color_.resize(size_t(nt));
+  dep_stamp_.resize(size_t(nt));
+  p.args.resize(size_t(na));
+  p.patches.resize(size_t(np));
+  p.deps.resize(size_t(nd));
+  p.roots.resize(p.roots.size() + (r.r1 - r.r0));
+  color_[size_t(root)] = 3;  // black, and its own task (arguments, dependencies) is the helper's
+}
+
+// The top part's look at a task: its dependencies (false: a missing one; the sequential walk
+// reports it).
+bool Builder::peek_deps(int32_t state, int64_t local, std::vector<std::pair<int32_t, int64_t>> &out) {
+  out.clear();
+  PeekEmitter pe(*this, state, out);
+  states_[size_t(state)].layer->emit(local, pe);
+  return !pe.bad;
 }
 
 // Unit u's ranges to their place in the final plan (the main builder's, already sized).
@@ -680,7 +836,7 @@ void Builder::copy_unit(ParallelState &ps, int32_t u) {
   const UnitRec &r = w.units_[size_t(ps.where[size_t(u)].second)];
   if (!w.verify_claims(r.t0 + 1, r.t1)) ps.failed.store(true, std::memory_order_relaxed);
   const Plan &lp = *w.plan_;
-  const int32_t root = ps.unit_gid0 + u;
+  const int32_t root = ps.nodes[size_t(ps.unit_node[size_t(u)])].id;
   const int32_t base = ps.tbase[size_t(u)] - r.t0 - 1;  // local j > t0 -> base + j
   auto map = [&](int32_t j) { return j == r.t0 ? root : base + j; };
   const int64_t dA = int64_t(ps.abase[size_t(u)]) - r.a0;
@@ -723,49 +879,112 @@ void Builder::copy_unit(ParallelState &ps, int32_t u) {
   }
 }
 
-std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, PlanHelpers &helpers) {
+std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, PlanHelpers &helpers, bool shallow) {
   static const bool prof = std::getenv("CA_COMPUTE_PROFILE") != nullptr;
   auto clk = [] { return std::chrono::steady_clock::now(); };
   auto t0 = clk();
   if (nkeys != 1) return nullptr;
   plan_ = std::make_unique<Plan>();
-  // (No reservation: the top part is small; the merge sizes the arrays once.)
   // A state for every layer first: the builders share the numbering (and never add states).
   for (const LayerPtr &l : g_.layers()) state_of(l->name());
-  const int32_t out = first_output(keys, 0);
-  Plan &p = *plan_;
-  // The top part: the chain from the output to the first task with several dependencies.
-  int32_t b = out;
-  color_[size_t(b)] = 1;
-  visit(b);
-  for (int32_t chain = 0; p.tasks[size_t(b)].dep_end - p.tasks[size_t(b)].dep_begin == 1; ++chain) {
-    int32_t c = p.deps[size_t(p.tasks[size_t(b)].dep_begin)];
-    if (chain >= kMaxChain || color_[size_t(c)] != 0) return nullptr;
-    color_[size_t(c)] = 1;
-    visit(c);
-    b = c;
-  }
-  const int32_t T = p.size();
-  const int32_t nunits = p.tasks[size_t(b)].dep_end - p.tasks[size_t(b)].dep_begin;
-  if (nunits < 2 || T != b + 1 + nunits) return nullptr;
-  for (int32_t i = 0; i < nunits; ++i)
-    if (p.deps[size_t(p.tasks[size_t(b)].dep_begin + i)] != b + 1 + i) return nullptr;
+  const KeyRef &key = keys[0];
+  if (!key.name || !key.name[0] || key.nidx < 0 || key.nidx > 64 || (key.nidx > 0 && !key.idx)) return nullptr;
+  const int32_t out_state = state_of(key.name);
+  if (out_state < 0) return nullptr;
+  const Layer *out_layer = states_[size_t(out_state)].layer;
+  const int64_t out_local = out_layer->nindex() == key.nidx ? out_layer->find(key.idx) : -1;
+  if (out_local < 0) return nullptr;  // (the sequential walk reports these)
   const int32_t W = helpers.width();
   ParallelState ps;
+  // The cut: level by level below the output, each task of the frontier replaced by its
+  // dependencies, until there are enough subtrees (units) for the builders to share evenly (a few
+  // per builder: their sizes differ, e.g. a tree reduction's last group is short; `shallow`: the
+  // first level of two or more). A level is a cut only if the level below it is made of distinct
+  // tasks too (else its units share a task and the walks would find it only to fall back): then
+  // the level above it is kept, or the graph is planned sequentially.
+  const size_t want = shallow ? 2 : size_t(16) * size_t(W);
+  constexpr size_t kMaxNodes = 65536;
+  constexpr int kMaxLevels = 64 + 16;
+  std::vector<ParallelState::Node> nodes{{out_state, out_local, 0, -1}};
+  std::vector<int32_t> frontier{0};
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> kids;  // per frontier node, this level
+  std::set<std::pair<int32_t, int64_t>> seen{{out_state, out_local}};
+  struct Snap {
+    size_t nnodes = 0;
+    std::vector<int32_t> frontier, expanded;
+  } snap;
+  int level = 0, first_multi = -1;
+  for (;; ++level) {
+    if (first_multi < 0 && frontier.size() >= 2) first_multi = level;
+    kids.assign(frontier.size(), {});
+    size_t next = 0;
+    bool grew = false;
+    for (size_t i = 0; i < frontier.size(); ++i) {
+      const ParallelState::Node &nd = nodes[size_t(frontier[i])];
+      if (!peek_deps(nd.state, nd.local, kids[i])) return nullptr;
+      next += kids[i].empty() ? 1 : kids[i].size();
+      grew |= !kids[i].empty();
+    }
+    if (!grew) break;  // all leaves
+    std::set<std::pair<int32_t, int64_t>> level_seen;
+    bool distinct = true;
+    for (size_t i = 0; i < frontier.size() && distinct; ++i)
+      for (const auto &d : kids[i])
+        if (seen.count(d) || !level_seen.insert(d).second) {
+          distinct = false;
+          break;
+        }
+    if (!distinct) {
+      // This level's units would share a task: back to the level above, if that one has units.
+      if (snap.frontier.size() < 2) return nullptr;
+      nodes.resize(snap.nnodes);
+      for (int32_t e : snap.expanded) nodes[size_t(e)].unit = 0;
+      frontier = snap.frontier;
+      --level;
+      break;
+    }
+    if (frontier.size() >= want || level >= kMaxLevels || nodes.size() + next > kMaxNodes) break;
+    seen.insert(level_seen.begin(), level_seen.end());
+    snap.nnodes = nodes.size();
+    snap.frontier = frontier;
+    snap.expanded.clear();
+    std::vector<int32_t> nf;
+    nf.reserve(next);
+    for (size_t i = 0; i < frontier.size(); ++i) {
+      if (kids[i].empty()) {
+        nf.push_back(frontier[i]);
+        continue;
+      }
+      nodes[size_t(frontier[i])].unit = -1;  // expanded: a top task
+      snap.expanded.push_back(frontier[i]);
+      for (const auto &d : kids[i]) {
+        nf.push_back(int32_t(nodes.size()));
+        nodes.push_back({d.first, d.second, 0, -1});
+      }
+    }
+    frontier.swap(nf);
+  }
+  deep_cut_ = first_multi >= 0 && level > first_multi;
+  const int32_t nunits = int32_t(frontier.size());
+  if (nunits < 2) return nullptr;
+  nodes[0].unit = -1;  // (the output was expanded: nunits >= 2)
+  for (int32_t u = 0; u < nunits; ++u) nodes[size_t(frontier[size_t(u)])].unit = u;
+  ps.nodes = std::move(nodes);
+  ps.unit_node = frontier;
   ps.main = this;
   ps.nunits = nunits;
   ps.back = nunits;
-  ps.unit_gid0 = b + 1;
   ps.claims.reset(new std::atomic<int64_t *>[states_.size()]);
   for (size_t i = 0; i < states_.size(); ++i) ps.claims[i].store(nullptr, std::memory_order_relaxed);
   ps.claim_store.resize(states_.size());
   ps.builders.resize(size_t(W));
   ps.where.assign(size_t(nunits), {-1, -1});
-  for (int32_t t = 0; t < T; ++t) {
-    int32_t st = task_state_[size_t(t)];
-    ps.claims_of(st, states_[size_t(st)].layer)[size_t(p.tasks[size_t(t)].local)] = kTopClaim;
+  for (size_t i = 0; i < ps.nodes.size(); ++i) {
+    const ParallelState::Node &nd = ps.nodes[i];
+    ps.claims_of(nd.state, states_[size_t(nd.state)].layer)[size_t(nd.local)] = -int64_t(i) - 1;
   }
-  for (const LayerState &m : states_) {
+  for (LayerState &m : states_) {
+    m.claims = ps.claims[size_t(&m - states_.data())].load(std::memory_order_relaxed);
     LayerState s;
     s.layer = m.layer;
     s.ptr = m.ptr;
@@ -775,15 +994,27 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     ps.states.push_back(std::move(s));
   }
   for (int32_t u = 0; u < nunits; ++u) {
-    ps.root_state.push_back(task_state_[size_t(b + 1 + u)]);
-    ps.root_local.push_back(p.tasks[size_t(b + 1 + u)].local);
+    ps.root_state.push_back(ps.nodes[size_t(frontier[size_t(u)])].state);
+    ps.root_local.push_back(ps.nodes[size_t(frontier[size_t(u)])].local);
   }
-  // The main builder walks on into its own (final) arrays: room for every task, as the sequential
-  // walk reserves.
+  ps.tbase.assign(size_t(nunits), 0);
+  ps.abase.assign(size_t(nunits), 0);
+  ps.pbase.assign(size_t(nunits), 0);
+  ps.rbase.assign(size_t(nunits), 0);
+  ps.dbase.assign(size_t(nunits), 0);
+  ps.doff.assign(size_t(nunits), 0);
+  // The main builder walks into its own (final) arrays: room for every task, as the sequential walk
+  // reserves.
   reserve_all(size_t(std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27})));
   ps_ = &ps;
   mine_ = int64_t(W + 1) << 32;
   first_seen_.assign(states_.size(), -1);  // (unused: the main builder's ids are final)
+  top_ok_ = true;
+  const int32_t out = discover(out_state, out_local);
+  color_[size_t(out)] = 1;
+  visit(out);
+  top_stack_.push_back({out, plan_->tasks[size_t(out)].dep_begin});
+  Plan &p = *plan_;
   auto t1 = clk();
   std::vector<double> cpu_ms(size_t(W), 0.0);  // (CA_COMPUTE_PROFILE: each thread's CPU time in the walk)
   auto thread_ms = [] {
@@ -793,6 +1024,7 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     getrusage(RUSAGE_THREAD, &ru);
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6 + double(ru.ru_minflt) * 1e6;
   };
+  bool done = false;
   helpers.run_helpers([&](int32_t w) {
     if (ps.failed.load(std::memory_order_relaxed)) return;
     const double c0 = prof ? thread_ms() : 0;
@@ -806,7 +1038,7 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     } cpu{cpu_ms[size_t(w)], c0, prof, thread_ms};
     try {
       if (w == 0) {
-        run_front_units(ps);
+        done = walk_top(ps, false);
         return;
       }
       {
@@ -821,74 +1053,74 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
       ps.failed.store(true, std::memory_order_relaxed);
     }
   });
-  ps_ = nullptr;
   if (ps.failed.load(std::memory_order_relaxed)) throw Conflict{};
   auto t2 = clk();
-  // Units [0, k) are in place; the helpers' units [k, nunits) go after them.
-  const int32_t k = ps.nfront;
-  const int32_t P = p.size();
-  ps.tbase.resize(size_t(nunits));
-  ps.abase.resize(size_t(nunits));
-  ps.pbase.resize(size_t(nunits));
-  ps.rbase.resize(size_t(nunits));
-  ps.dbase.resize(size_t(nunits));
-  ps.doff.resize(size_t(nunits));
-  int64_t nt = P, na = int64_t(p.args.size()), np = int64_t(p.patches.size()), nd = int64_t(p.deps.size());
-  int64_t nr = int64_t(p.roots.size());
-  // Every dependency of the main builder's tasks is on one of them (or on a helper unit's root).
-  int64_t noff = nd;
-  for (int32_t u = k; u < nunits; ++u) {
+  // The rest of the top part, with room for the helpers' units where the sequential walk puts them.
+  if (!done) walk_top(ps, true);
+  top_ok_ = false;
+  ps_ = nullptr;
+  const int32_t k = ps.nfront;  // units [0, k) were walked in place, [k, nunits) by the helpers
+  if (int32_t(ps.reserved.size()) != nunits - k) throw Conflict{};
+  const int32_t N = p.size();
+  p.dependents_off.resize(size_t(N) + 1);
+  p.nconsumers.resize(size_t(N));
+  p.dependents.resize(p.deps.size());
+  // Dependents' offsets in task order: the main builder's tasks from its counts, each helper's unit
+  // as one block of its dependency count (every dependency inside a unit is on one of its non-root
+  // tasks; copy_unit fills in the offsets inside).
+  auto unit_rec = [&](int32_t u) -> const UnitRec & {
     auto [wi, ri] = ps.where[size_t(u)];
-    if (wi < 0) throw Conflict{};
-    const UnitRec &r = ps.builders[size_t(wi)]->units_[size_t(ri)];
-    ps.tbase[size_t(u)] = int32_t(std::min<int64_t>(nt, INT32_MAX));
-    ps.abase[size_t(u)] = uint32_t(std::min<int64_t>(na, UINT32_MAX));
-    ps.pbase[size_t(u)] = uint32_t(std::min<int64_t>(np, UINT32_MAX));
-    ps.dbase[size_t(u)] = int32_t(std::min<int64_t>(nd, INT32_MAX));
-    ps.rbase[size_t(u)] = uint32_t(std::min<int64_t>(nr, UINT32_MAX));
-    ps.doff[size_t(u)] = int32_t(std::min<int64_t>(noff, INT32_MAX));
-    nt += r.t1 - r.t0 - 1;
-    na += r.a1 - r.a0;
-    np += r.p1 - r.p0;
-    nd += r.d1 - r.d0;
-    nr += r.r1 - r.r0;
-    noff += r.d1 - r.d0;  // (every dependency inside a unit is on one of its non-root tasks)
+    return ps.builders[size_t(wi)]->units_[size_t(ri)];
+  };
+  {
+    int32_t off = 0;
+    p.dependents_off[0] = 0;
+    size_t ri = 0;
+    for (int32_t t = 0; t < N || ri < ps.reserved.size();) {
+      if (ri < ps.reserved.size() && t == ps.tbase[size_t(ps.reserved[ri])]) {
+        const int32_t u = ps.reserved[ri++];
+        const UnitRec &r = unit_rec(u);
+        ps.doff[size_t(u)] = off;
+        off += r.d1 - r.d0;
+        t += r.t1 - r.t0 - 1;
+        continue;
+      }
+      if (t >= N) throw Conflict{};  // (cannot happen: the ranges tile [0, N) with the main's tasks)
+      DepCount &dc = dep_stamp_[size_t(t)];
+      p.nconsumers[size_t(t)] = dc.ndependents;
+      dc.stamp = off;
+      off += dc.ndependents;
+      p.dependents_off[size_t(t) + 1] = off;
+      ++t;
+    }
   }
-  if (nt > max_tasks_ || na >= int64_t(UINT32_MAX) || np >= int64_t(UINT32_MAX) || nd >= int64_t(INT32_MAX))
-    throw Conflict{};  // the sequential walk reports the budget / size error
-  p.tasks.resize(size_t(nt));
-  p.args.resize(size_t(na));
-  p.patches.resize(size_t(np));
-  p.deps.resize(size_t(nd));
-  p.roots.resize(size_t(nr));
-  p.dependents_off.resize(size_t(nt) + 1);
-  p.nconsumers.resize(size_t(nt));
-  p.dependents.resize(size_t(nd));
   auto t3 = clk();
   std::atomic<int32_t> next{k};
-  const int32_t hroot0 = b + 1 + k, hroot1 = b + 1 + nunits;  // the helpers' units' roots
   helpers.run_helpers([&](int32_t w) {
     if (w == 0) {
-      if (!verify_claims(T, P) || detail::g_plan_claim_clash.exchange(false))
-        ps.failed.store(true, std::memory_order_relaxed);
-      // The main builder's part: LIST offsets, dependents offsets and dependents of tasks [0, P)
-      // (the helpers' unit roots' own dependencies are theirs: copy_unit writes those tasks).
+      int clash = detail::g_plan_claim_clashes.load();
+      while (clash > 0 && !detail::g_plan_claim_clashes.compare_exchange_weak(clash, clash - 1)) {
+      }
+      bool ok = clash <= 0;
+      for (const auto &[from, to] : main_units_) ok = ok && verify_claims(from, to);
+      if (!ok) ps.failed.store(true, std::memory_order_relaxed);
+      // The main builder's part: LIST offsets and the dependents of its own tasks (a helper's unit
+      // root's dependencies are inside its unit: copy_unit writes those).
       for (uint32_t pos : list_pos_) {
         ca_arg_t &a = p.args[pos];
         a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
       }
-      p.dependents_off[0] = 0;
-      for (int32_t t = 0; t < P; ++t) {
-        DepCount &dc = dep_stamp_[size_t(t)];
-        p.dependents_off[size_t(t) + 1] = p.dependents_off[size_t(t)] + dc.ndependents;
-        p.nconsumers[size_t(t)] = dc.ndependents;
-        dc.stamp = p.dependents_off[size_t(t)];
-      }
-      for (int32_t t = 0; t < P; ++t) {
-        if (t == hroot0) t = hroot1;
-        if (t >= P) break;
-        for (int32_t i = p.tasks[size_t(t)].dep_begin; i < p.tasks[size_t(t)].dep_end; ++i)
-          p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = t;
+      size_t ri = 0;
+      for (int32_t t = 0; t < N;) {
+        if (ri < ps.reserved.size() && t == ps.tbase[size_t(ps.reserved[ri])]) {
+          const UnitRec &r = unit_rec(ps.reserved[ri++]);
+          t += r.t1 - r.t0 - 1;
+          continue;
+        }
+        if (color_[size_t(t)] != 3)
+          for (int32_t i = p.tasks[size_t(t)].dep_begin; i < p.tasks[size_t(t)].dep_end; ++i)
+            p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = t;
+        ++t;
       }
     }
     for (int32_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < nunits;) copy_unit(ps, u);
@@ -898,7 +1130,19 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
   p.nconsumers[size_t(out)]++;
   // Layers in the order the sequential walk meets them (its first task of each: plan_hash reads it).
   std::vector<int64_t> first(states_.size(), INT64_MAX);
-  for (int32_t t = P; t-- > 0;) first[size_t(task_state_[size_t(t)])] = t;
+  {
+    size_t ri = 0;
+    for (int32_t t = 0; t < N;) {
+      if (ri < ps.reserved.size() && t == ps.tbase[size_t(ps.reserved[ri])]) {
+        const UnitRec &r = unit_rec(ps.reserved[ri++]);
+        t += r.t1 - r.t0 - 1;
+        continue;
+      }
+      int64_t &f = first[size_t(task_state_[size_t(t)])];
+      if (f == INT64_MAX) f = t;
+      ++t;
+    }
+  }
   for (auto &bw : ps.builders) {
     if (!bw) continue;
     for (size_t st = 0; st < states_.size(); ++st) {
@@ -910,7 +1154,7 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
       const UnitRec &r = *(it - 1);
       first[st] = std::min<int64_t>(first[st], ps.tbase[size_t(r.u)] + (j - r.t0 - 1));
     }
-    for (KernelPtr &k : bw->plan_->kernels) p.kernels.push_back(std::move(k));
+    for (KernelPtr &kp : bw->plan_->kernels) p.kernels.push_back(std::move(kp));
     if (bw->arena_->bytes_used()) p.arenas.push_back(std::move(bw->arena_));
   }
   std::vector<int32_t> order;
@@ -929,8 +1173,8 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     std::fprintf(stderr, "plan profile: walk CPU ms per thread:%s\n", cpus.c_str());
     std::fprintf(stderr,
                  "plan profile: %lld tasks, parallel (%d units, %d by the caller, width %d): top %.2f ms, walk %.2f "
-                 "ms, sizes %.2f ms, copy+csr+list fixup %.2f ms\n",
-                 (long long)nt, nunits, k, W, ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4));
+                 "ms, rest of the top + offsets %.2f ms, copy+csr+list fixup %.2f ms\n",
+                 (long long)N, nunits, k, W, ms(t0, t1), ms(t1, t2), ms(t2, t3), ms(t3, t4));
   }
   return std::move(plan_);
 }
@@ -942,14 +1186,22 @@ std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkey
   if (helpers) {
     const int mode = detail::g_plan_mode.load(std::memory_order_relaxed);
     if (mode != 1 && helpers->width() > 1 && (mode == 2 || graph_num_tasks(g) >= kParallelPlanMinTasks)) {
-      try {
+      // A deep cut whose units turn out to share a task is tried once more at the first level of
+      // several subtrees (which may not share); errors and everything else: the sequential walk
+      // below reports or handles them.
+      for (bool shallow : {false, true}) {
         Builder b(g, registry, max_tasks);
-        if (auto p = b.run_parallel(keys, nkeys, *helpers)) {
-          detail::g_plan_parallel_built.fetch_add(1, std::memory_order_relaxed);
-          return p;
+        try {
+          if (auto p = b.run_parallel(keys, nkeys, *helpers, shallow)) {
+            detail::g_plan_parallel_built.fetch_add(1, std::memory_order_relaxed);
+            return p;
+          }
+          break;
+        } catch (const Conflict &) {
+          if (!b.deep_cut()) break;
+        } catch (...) {
+          break;
         }
-      } catch (...) {
-        // (errors, shared tasks: the sequential walk below reports or handles them)
       }
       detail::g_plan_parallel_fallbacks.fetch_add(1, std::memory_order_relaxed);
     }

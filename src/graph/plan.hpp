@@ -148,9 +148,9 @@ extern std::atomic<int> g_plan_mode;
 /// Plans built by the parallel planner (not fallen back), and parallel attempts that fell back.
 extern std::atomic<int64_t> g_plan_parallel_built;
 extern std::atomic<int64_t> g_plan_parallel_fallbacks;
-/// Test hook: when set, the next parallel plan's claim check reports a task taken by two builders
-/// (as when both stored their claim at once), and the flag is cleared.
-extern std::atomic<bool> g_plan_claim_clash;
+/// Test hook: while positive, a parallel plan's claim check reports a task taken by two builders
+/// (as when both stored their claim at once) and counts it down.
+extern std::atomic<int> g_plan_claim_clashes;
 }  // namespace detail
 constexpr int64_t kParallelPlanMinTasks = 16384;
 

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -107,7 +108,8 @@ struct Planner {
       reg.add(ca::kernel_new(k, ca_test::k_sum, 1, nullptr, nullptr), false);
   }
   // Both planners; `parallel` says whether the parallel one must have built the plan itself.
-  void same(const Graph &g, std::vector<KeyRef> keys, bool parallel, int64_t max_tasks = 0, bool with_reg = true) {
+  void same(const Graph &g, std::vector<KeyRef> keys, bool parallel, int64_t max_tasks = 0, bool with_reg = true,
+            ca::PlanHelpers *helpers = nullptr) {
     std::unique_ptr<Plan> seq, par;
     {
       Mode m(1);
@@ -116,7 +118,8 @@ struct Planner {
     int64_t built = ca::detail::g_plan_parallel_built.load(), fell = ca::detail::g_plan_parallel_fallbacks.load();
     {
       Mode m(2);
-      par = ca::build_plan(g, keys.data(), keys.size(), with_reg ? &reg : nullptr, max_tasks, &ex);
+      par = ca::build_plan(g, keys.data(), keys.size(), with_reg ? &reg : nullptr, max_tasks,
+                           helpers ? helpers : &ex);
     }
     EXPECT_EQ(ca::detail::g_plan_parallel_built.load() - built, parallel ? 1 : 0);
     EXPECT_EQ(ca::detail::g_plan_parallel_fallbacks.load() - fell, parallel ? 0 : 1);
@@ -141,8 +144,8 @@ struct Planner {
   }
 };
 
-// W1's shape: ones -> add -> csum (blockwise) -> partial reductions by 4 down to one block.
-std::string w1_graph(Graph &g, int64_t nblocks, const char *prefix = "") {
+// W1's shape: ones -> add -> csum (blockwise) -> partial reductions by `split` down to one block.
+std::string w1_graph(Graph &g, int64_t nblocks, const char *prefix = "", int64_t split = 4) {
   std::string p = prefix;
   const int64_t nb[1] = {nblocks};
   ca_arg_t a1[1] = {ca_arg_i64(5)};
@@ -155,8 +158,8 @@ std::string w1_graph(Graph &g, int64_t nblocks, const char *prefix = "") {
   std::string prev = csum;
   for (int level = 1; nblocks > 1; ++level) {
     std::string cur = p + "tree" + std::to_string(level);
-    g.add_partial_reduce(cur, prev, {4}, "combine", nullptr, 0);
-    nblocks = (nblocks + 3) / 4;
+    g.add_partial_reduce(cur, prev, {split}, "combine", nullptr, 0);
+    nblocks = (nblocks + split - 1) / split;
     prev = cur;
   }
   return prev;
@@ -172,6 +175,65 @@ TEST(PlanParallel, W1ShapeIsBuiltInParallelAndIdentical) {
     pl.same(g, {{top.c_str(), kZero, 1}}, true);
     pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, false);  // no registry: kernels unresolved
   }
+}
+
+// Planning threads in a fixed order, one after the other: the builders' order decides which units
+// the calling thread (index 0) walks in place and which ones a helper walks and the merge places.
+struct SerialHelpers final : ca::PlanHelpers {
+  std::vector<int32_t> order;
+  explicit SerialHelpers(std::vector<int32_t> o) : order(std::move(o)) {}
+  int32_t width() const override { return int32_t(order.size()); }
+  void run_helpers(const std::function<void(int32_t)> &fn) override {
+    for (int32_t i : order) fn(i);
+  }
+};
+
+TEST(PlanParallel, UnevenTreesAreCutDeepAndPlacedAsTheSequentialWalk) {
+  // dask's tree reductions end in a short group (W1: 49 blocks by 16 = 16 + 16 + 16 + 1), so the
+  // cut goes down until there are enough units to share; the helpers' units are placed between the
+  // top tasks the caller visits after them. Helpers first (they take every unit, the caller visits
+  // only top tasks), the caller first (it walks every unit in place), and the pool's own threads.
+  Planner pl;
+  SerialHelpers helpers_first({1, 2, 0}), caller_first({0, 1});
+  for (int64_t split : {4, 16, 3}) {
+    for (int64_t n : {2, 49, 50, 1000, 3001, 20000}) {
+      Graph g;
+      std::string top = w1_graph(g, n, "", split);
+      SCOPED_TRACE("split " + std::to_string(split) + ", " + std::to_string(n) + " blocks");
+      pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);
+      pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &caller_first);
+      pl.same(g, {{top.c_str(), kZero, 1}}, true);
+    }
+  }
+}
+
+TEST(PlanParallel, SharingBelowADeepCutRetriesTheFirstBranch) {
+  // r -> u0, u1; u_i -> a_i, b_i; a_i -> c_i, b_i -> d_i; c_i and d_i -> s_i. The units of the
+  // deepest distinct level (a_i, b_i) share s_i two levels down: that attempt falls back, and the
+  // first branch (u0, u1: disjoint) is planned in parallel.
+  Planner pl;
+  Graph g;
+  ca_arg_t c[1] = {ca_arg_f64(1.0)};
+  for (Index u = 0; u < 2; ++u) {
+    Index ix[1] = {u};
+    g.add_task({"s", ix, 1}, "add", c, 1);
+    ca_arg_t rs[1] = {ca_arg_key("s", ix, 1)};
+    g.add_task({"c", ix, 1}, "add", rs, 1);
+    g.add_task({"d", ix, 1}, "add", rs, 1);
+    ca_arg_t rc[1] = {ca_arg_key("c", ix, 1)}, rd[1] = {ca_arg_key("d", ix, 1)};
+    g.add_task({"a", ix, 1}, "add", rc, 1);
+    g.add_task({"b", ix, 1}, "add", rd, 1);
+    ca_arg_t ru[2] = {ca_arg_key("a", ix, 1), ca_arg_key("b", ix, 1)};
+    g.add_task({"u", ix, 1}, "add", ru, 2);
+  }
+  Index one[1] = {1};
+  ca_arg_t rr[2] = {ca_arg_key("u", kZero, 1), ca_arg_key("u", one, 1)};
+  g.add_task({"r", kZero, 1}, "add", rr, 2);
+  int64_t fell = ca::detail::g_plan_parallel_fallbacks.load();
+  SerialHelpers caller_first({0, 1});
+  pl.same(g, {{"r", kZero, 1}}, true, 0, true, &caller_first);
+  pl.same(g, {{"r", kZero, 1}}, true);
+  EXPECT_EQ(ca::detail::g_plan_parallel_fallbacks.load(), fell);
 }
 
 TEST(PlanParallel, ChainAboveTheBranch) {
@@ -314,12 +376,17 @@ TEST(PlanParallel, SharedTasksAcrossUnitsFallBack) {
 
 TEST(PlanParallel, ATaskTwoBuildersTookFallsBack) {
   // Claims are plain stores checked after the walks: a clash found there (simulated) falls back.
+  // W1's cut is deep (many units), so after a clash the planner tries once more at the first level
+  // of several subtrees: one clash is survived, two fall back to the sequential walk.
   Planner pl;
   Graph g;
   std::string top = w1_graph(g, 3000);
-  ca::detail::g_plan_claim_clash.store(true);
+  ca::detail::g_plan_claim_clashes.store(2);
   pl.same(g, {{top.c_str(), kZero, 1}}, false);
-  EXPECT_FALSE(ca::detail::g_plan_claim_clash.load());
+  EXPECT_EQ(ca::detail::g_plan_claim_clashes.load(), 0);
+  ca::detail::g_plan_claim_clashes.store(1);
+  pl.same(g, {{top.c_str(), kZero, 1}}, true);
+  EXPECT_EQ(ca::detail::g_plan_claim_clashes.load(), 0);
   pl.same(g, {{top.c_str(), kZero, 1}}, true);
 }
 
