@@ -58,14 +58,20 @@ class Run : public std::enable_shared_from_this<Run> {
                                                           : detail::mem_alloc_aligned(node_bytes, alignof(Node))),
         MiFree{node_bytes});
     if (!nodes) throw std::bad_alloc();
-    for (int32_t t = 0; t < n; ++t) {
-      Node &nd = *new (&nodes[size_t(t)]) Node;
-      nd.run = this;
-      nd.pending.store(plan.tasks[size_t(t)].dep_end - plan.tasks[size_t(t)].dep_begin, std::memory_order_relaxed);
-      nd.consumers.store(part ? part->consumers[size_t(t)] : plan.nconsumers[size_t(t)], std::memory_order_relaxed);
-      nd.result = nullptr;
-      nd.reserved = 0;
-    }
+    auto init = [&](int64_t from, int64_t to) {
+      for (int64_t t = from; t < to; ++t) {
+        Node &nd = *new (&nodes[size_t(t)]) Node;
+        nd.run = this;
+        nd.pending.store(plan.tasks[size_t(t)].dep_end - plan.tasks[size_t(t)].dep_begin, std::memory_order_relaxed);
+        nd.consumers.store(part ? part->consumers[size_t(t)] : plan.nconsumers[size_t(t)], std::memory_order_relaxed);
+        nd.result = nullptr;
+        nd.reserved = 0;
+      }
+    };
+    // A large plan's nodes are set up on the pool's idle threads too (run_helpers: the caller alone
+    // when they are busy); the run is posted only afterwards, so no worker reads a node before.
+    if (ex) ex->for_ranges(n, init);
+    else init(0, n);
     if (part) {
       for (int32_t r : plan.roots)
         if (part->role[size_t(r)] == TaskRole::Local) local_roots.push_back(r);
@@ -730,6 +736,18 @@ void Executor::run_helpers(const std::function<void(int32_t)> &fn) {
   close();
 }
 
+void Executor::for_ranges(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
+  constexpr int64_t kStep = 32768, kMin = 4 * kStep;
+  if (n < kMin || width() < 2) {
+    fn(0, n);
+    return;
+  }
+  std::atomic<int64_t> next{0};
+  run_helpers([&](int32_t) {
+    for (int64_t s; (s = next.fetch_add(kStep, std::memory_order_relaxed)) < n;) fn(s, std::min(n, s + kStep));
+  });
+}
+
 bool Executor::take_root(Worker &w, TaskItem &out) {
   Node *batch[kRootBatch];
   int64_t got = 0;
@@ -989,11 +1007,13 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       outs.push_back(block_retain(b));
     }
   }
-  for (int32_t t = 0; t < plan.size(); ++t) {
-    Block *b = run->nodes[size_t(t)].result;
-    if (b) block_release(b);
-    run->nodes[size_t(t)].result = nullptr;
-  }
+  for_ranges(plan.size(), [&](int64_t from, int64_t to) {
+    for (int64_t t = from; t < to; ++t) {
+      Block *b = run->nodes[size_t(t)].result;
+      if (b) block_release(b);
+      run->nodes[size_t(t)].result = nullptr;
+    }
+  });
   if (!ok) {
     for (Block *b : outs) block_release(b);
     throw Error(run->err_code, run->err_msg);

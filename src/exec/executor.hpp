@@ -130,6 +130,9 @@ class Executor final : public PlanHelpers {
   // PlanHelpers: at most num_threads() threads at once (the caller is one of them).
   int32_t width() const override { return std::max<int32_t>(1, num_threads()); }
   void run_helpers(const std::function<void(int32_t)> &fn) override;
+  /// fn over [0, n) in ranges, on the caller and (for large n) the pool's idle threads
+  /// (run_helpers); fn must not throw.
+  void for_ranges(int64_t n, const std::function<void(int64_t, int64_t)> &fn);
 
   /// Run a plan; returns the requested results (owned refs, in plan.outputs order).
   /// Throws Error (CA_EKERNEL, CA_ECANCELED, CA_ENOMEM) after releasing every intermediate.
