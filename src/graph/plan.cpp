@@ -181,7 +181,6 @@ class Builder final : public TaskEmitter {
   void reserve_unit(ParallelState &ps, int32_t u, int32_t root);
   bool peek_deps(int32_t state, int64_t local, std::vector<std::pair<int32_t, int64_t>> &out);
   void copy_unit(ParallelState &ps, int32_t u);
-  bool verify_claims(int32_t from, int32_t to) const;
   void place(size_t &i, uint32_t count, uint32_t dest);
   std::string key_text(int32_t tid) const {
     const PlanTask &t = plan_->tasks[size_t(tid)];
@@ -231,7 +230,7 @@ class Builder final : public TaskEmitter {
   bool top_ok_ = false;
   bool deep_cut_ = false;
   std::vector<Frame> top_stack_;
-  std::vector<std::pair<int32_t, int32_t>> main_units_;
+  std::vector<int64_t> claimed_;  // parallel builders: per layer state, the tasks this one claimed
   friend struct ParallelState;
   friend class PeekEmitter;
 };
@@ -357,17 +356,6 @@ int32_t Builder::state_of(const std::string &name) {
   return int32_t(states_.size() - 1);
 }
 
-// After every walk: tasks [from, to) of this builder (unit roots excluded by the caller) still hold
-// its claims; false when another builder's store overwrote one (both took the task).
-bool Builder::verify_claims(int32_t from, int32_t to) const {
-  for (int32_t j = from; j < to; ++j) {
-    const LayerState &s = states_[size_t(task_state_[size_t(j)])];
-    std::atomic_ref<int64_t> c(s.claims[size_t(plan_->tasks[size_t(j)].local)]);
-    if (c.load(std::memory_order_relaxed) != (mine_ | j)) return false;
-  }
-  return true;
-}
-
 // Parallel builders: the task's claim decides. Free: this builder takes it (a new local id); its
 // own, from the current unit: that id; anything else (the top part's, another builder's, or an
 // earlier unit's of this builder) is a task shared across the cut: Conflict.
@@ -392,8 +380,10 @@ int32_t Builder::discover_claimed(int32_t state, int64_t local) {
     int32_t id = int32_t(plan_->tasks.size());
     // A plain store, not a compare-exchange (a locked instruction per task drains the store buffer
     // the walk keeps full): two builders that both saw the task free both store, and the one whose
-    // value was overwritten finds out in verify_claims() once every walk is done.
+    // value was overwritten is found out once every walk is done: each builder's claims still in
+    // the claim arrays are counted (ParallelState::count_claims) against claimed_.
     c.store(mine_ | id, std::memory_order_relaxed);
+    ++claimed_[size_t(state)];
     append_task(state, local);
     if (first_seen_[size_t(state)] < 0) first_seen_[size_t(state)] = id;
     return id;
@@ -695,6 +685,7 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   state_index_ = main.state_index_;  // (not changed while the builders run: every layer has a state)
   states_ = ps.states;
   first_seen_.assign(states_.size(), -1);
+  claimed_.assign(states_.size(), 0);
   plan_ = std::make_unique<Plan>();
   arena_ = std::make_unique<Arena>();
   // Address space for an even share of the graph and a quarter more (the arrays grow beyond it as
@@ -776,7 +767,6 @@ bool Builder::walk_top(ParallelState &ps, bool reserve) {
       walk(c);
       top_ok_ = true;
       if (dep_stamp_[size_t(c)].ndependents != 1) throw Conflict{};  // (only its parent refers to it)
-      main_units_.push_back({unit_begin_, p.size()});
       ps.nfront = u + 1;
     } else {
       color_[size_t(f.tid)] = 2;
@@ -834,7 +824,6 @@ void Builder::copy_unit(ParallelState &ps, int32_t u) {
   Plan &p = *plan_;
   Builder &w = *ps.builders[size_t(ps.where[size_t(u)].first)];
   const UnitRec &r = w.units_[size_t(ps.where[size_t(u)].second)];
-  if (!w.verify_claims(r.t0 + 1, r.t1)) ps.failed.store(true, std::memory_order_relaxed);
   const Plan &lp = *w.plan_;
   const int32_t root = ps.nodes[size_t(ps.unit_node[size_t(u)])].id;
   const int32_t base = ps.tbase[size_t(u)] - r.t0 - 1;  // local j > t0 -> base + j
@@ -1009,6 +998,7 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
   ps_ = &ps;
   mine_ = int64_t(W + 1) << 32;
   first_seen_.assign(states_.size(), -1);  // (unused: the main builder's ids are final)
+  claimed_.assign(states_.size(), 0);
   top_ok_ = true;
   const int32_t out = discover(out_state, out_local);
   color_[size_t(out)] = 1;
@@ -1095,15 +1085,35 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     }
   }
   auto t3 = clk();
+  // Claims still held, per builder and layer, counted over the claim arrays in ranges by every
+  // planning thread (a builder whose store another one overwrote has fewer than it claimed).
+  const size_t S = states_.size();
+  std::vector<std::pair<int32_t, int64_t>> scan;  // (state, first entry) per range
+  constexpr int64_t kScan = 65536;
+  for (size_t st = 0; st < S; ++st)
+    for (int64_t i = 0; i < int64_t(ps.claim_store[st].size()); i += kScan) scan.push_back({int32_t(st), i});
+  std::vector<std::vector<int64_t>> counted(size_t(W), std::vector<int64_t>(size_t(W + 1) * S, 0));
+  std::atomic<size_t> next_scan{0};
   std::atomic<int32_t> next{k};
   helpers.run_helpers([&](int32_t w) {
+    std::vector<int64_t> &cnt = counted[size_t(w)];
+    for (size_t j; (j = next_scan.fetch_add(1, std::memory_order_relaxed)) < scan.size();) {
+      const auto [st, from] = scan[j];
+      const PlanVec<int64_t> &c = ps.claim_store[size_t(st)];
+      const int64_t to = std::min<int64_t>(int64_t(c.size()), from + kScan);
+      for (int64_t i = from; i < to; ++i) {
+        const int64_t v = c[size_t(i)];
+        if (v > 0) {
+          const int64_t tag = (v >> 32) - 1;  // builder index; the main builder's is W
+          if (tag >= 0 && tag <= W) cnt[size_t(tag) * S + size_t(st)]++;
+        }
+      }
+    }
     if (w == 0) {
       int clash = detail::g_plan_claim_clashes.load();
       while (clash > 0 && !detail::g_plan_claim_clashes.compare_exchange_weak(clash, clash - 1)) {
       }
-      bool ok = clash <= 0;
-      for (const auto &[from, to] : main_units_) ok = ok && verify_claims(from, to);
-      if (!ok) ps.failed.store(true, std::memory_order_relaxed);
+      if (clash > 0) ps.failed.store(true, std::memory_order_relaxed);
       // The main builder's part: LIST offsets and the dependents of its own tasks (a helper's unit
       // root's dependencies are inside its unit: copy_unit writes those).
       for (uint32_t pos : list_pos_) {
@@ -1125,6 +1135,14 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     }
     for (int32_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < nunits;) copy_unit(ps, u);
   });
+  for (int32_t b = 0; b <= W; ++b) {
+    const Builder *bw = b == W ? this : ps.builders[size_t(b)].get();
+    for (size_t st = 0; st < S; ++st) {
+      int64_t held = 0;
+      for (const auto &c : counted) held += c[size_t(b) * S + st];
+      if (held != (bw ? bw->claimed_[st] : 0)) ps.failed.store(true, std::memory_order_relaxed);
+    }
+  }
   if (ps.failed.load(std::memory_order_relaxed)) throw Conflict{};  // (a task two builders took)
   p.outputs.push_back(out);
   p.nconsumers[size_t(out)]++;
