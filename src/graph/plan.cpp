@@ -225,8 +225,8 @@ class Builder final : public TaskEmitter {
   std::vector<int32_t> first_seen_;  // per layer state: first local task id discovered (-1: none)
   std::vector<UnitRec> units_;
   std::unique_ptr<Arena> arena_;  // copied literals (moved to the final plan)
-  // The main builder only: top tasks may be discovered (while visiting one), its DFS over the top
-  // part, and the ranges [begin, end) of the units it walked in place.
+  // The main builder only: top tasks may be discovered (while visiting one), the cut was deep, its
+  // DFS over the top part.
   bool top_ok_ = false;
   bool deep_cut_ = false;
   std::vector<Frame> top_stack_;
@@ -259,9 +259,15 @@ class PeekEmitter final : public TaskEmitter {
       bad = true;  // (the sequential walk reports the missing key)
       return;
     }
-    for (const auto &d : out_)
-      if (d.first == ts && d.second == local) return;
-    out_.push_back({ts, local});
+    // Each once: a scan while the list is short, a set once it is long (a task may list many).
+    if (out_.size() < 64) {
+      for (const auto &d : out_)
+        if (d.first == ts && d.second == local) return;
+      out_.push_back({ts, local});
+      if (out_.size() == 64) many_.insert(out_.begin(), out_.end());
+      return;
+    }
+    if (many_.insert({ts, local}).second) out_.push_back({ts, local});
   }
   bool bad = false;
 
@@ -269,6 +275,7 @@ class PeekEmitter final : public TaskEmitter {
   Builder &b_;
   int32_t state_;
   std::vector<std::pair<int32_t, int64_t>> &out_;
+  std::set<std::pair<int32_t, int64_t>> many_;
 };
 
 // What the parallel builders share.

@@ -236,6 +236,32 @@ TEST(PlanParallel, SharingBelowADeepCutRetriesTheFirstBranch) {
   EXPECT_EQ(ca::detail::g_plan_parallel_fallbacks.load(), fell);
 }
 
+TEST(PlanParallel, ATopTaskWithManyDependencies) {
+  // The top part is looked at before it is walked: a task listing 100 subtrees, some of them twice
+  // (before and after the 64th distinct one), has each once, in the order of first reference.
+  Planner pl;
+  Graph g;
+  ca_arg_t c[1] = {ca_arg_f64(1.0)};
+  std::vector<Index> ix(100);
+  for (Index u = 0; u < 100; ++u) {
+    ix[size_t(u)] = u;
+    g.add_task({"leaf", &ix[size_t(u)], 1}, "add", c, 1);
+    ca_arg_t rl[1] = {ca_arg_key("leaf", &ix[size_t(u)], 1)};
+    g.add_task({"u", &ix[size_t(u)], 1}, "add", rl, 1);
+  }
+  std::vector<ca_arg_t> rr;
+  for (Index u = 0; u < 100; ++u) {
+    rr.push_back(ca_arg_key("u", &ix[size_t(u)], 1));
+    if (u == 10 || u == 80) rr.push_back(ca_arg_key("u", &ix[3], 1));
+    if (u == 90) rr.push_back(ca_arg_key("u", &ix[70], 1));
+  }
+  g.add_task({"r", kZero, 1}, "add", rr.data(), rr.size());
+  SerialHelpers helpers_first({1, 0}), caller_first({0, 1});
+  pl.same(g, {{"r", kZero, 1}}, true, 0, true, &helpers_first);
+  pl.same(g, {{"r", kZero, 1}}, true, 0, true, &caller_first);
+  pl.same(g, {{"r", kZero, 1}}, true);
+}
+
 TEST(PlanParallel, ChainAboveTheBranch) {
   Planner pl;
   Graph g;
