@@ -1069,27 +1069,37 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     auto [wi, ri] = ps.where[size_t(u)];
     return ps.builders[size_t(wi)]->units_[size_t(ri)];
   };
-  {
-    int32_t off = 0;
-    p.dependents_off[0] = 0;
+  // The final task ids in order: the main builder's own tasks (on_task(t)) and the helpers' units'
+  // reserved ranges (on_unit(u, its UnitRec)) between them.
+  auto each_segment = [&](auto &&on_task, auto &&on_unit) {
     size_t ri = 0;
     for (int32_t t = 0; t < N || ri < ps.reserved.size();) {
       if (ri < ps.reserved.size() && t == ps.tbase[size_t(ps.reserved[ri])]) {
         const int32_t u = ps.reserved[ri++];
         const UnitRec &r = unit_rec(u);
-        ps.doff[size_t(u)] = off;
-        off += r.d1 - r.d0;
+        on_unit(u, r);
         t += r.t1 - r.t0 - 1;
         continue;
       }
       if (t >= N) throw Conflict{};  // (cannot happen: the ranges tile [0, N) with the main's tasks)
-      DepCount &dc = dep_stamp_[size_t(t)];
-      p.nconsumers[size_t(t)] = dc.ndependents;
-      dc.stamp = off;
-      off += dc.ndependents;
-      p.dependents_off[size_t(t) + 1] = off;
-      ++t;
+      on_task(t++);
     }
+  };
+  {
+    int32_t off = 0;
+    p.dependents_off[0] = 0;
+    each_segment(
+        [&](int32_t t) {
+          DepCount &dc = dep_stamp_[size_t(t)];
+          p.nconsumers[size_t(t)] = dc.ndependents;
+          dc.stamp = off;
+          off += dc.ndependents;
+          p.dependents_off[size_t(t) + 1] = off;
+        },
+        [&](int32_t u, const UnitRec &r) {
+          ps.doff[size_t(u)] = off;
+          off += r.d1 - r.d0;
+        });
   }
   auto t3 = clk();
   // Claims still held, per builder and layer, counted over the claim arrays in ranges by every
@@ -1127,18 +1137,13 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
         ca_arg_t &a = p.args[pos];
         a.u.list.items = p.args.data() + uintptr_t(a.u.list.items);
       }
-      size_t ri = 0;
-      for (int32_t t = 0; t < N;) {
-        if (ri < ps.reserved.size() && t == ps.tbase[size_t(ps.reserved[ri])]) {
-          const UnitRec &r = unit_rec(ps.reserved[ri++]);
-          t += r.t1 - r.t0 - 1;
-          continue;
-        }
-        if (color_[size_t(t)] != 3)
-          for (int32_t i = p.tasks[size_t(t)].dep_begin; i < p.tasks[size_t(t)].dep_end; ++i)
-            p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = t;
-        ++t;
-      }
+      each_segment(
+          [&](int32_t t) {
+            if (color_[size_t(t)] == 3) return;
+            for (int32_t i = p.tasks[size_t(t)].dep_begin; i < p.tasks[size_t(t)].dep_end; ++i)
+              p.dependents[size_t(dep_stamp_[size_t(p.deps[size_t(i)])].stamp++)] = t;
+          },
+          [](int32_t, const UnitRec &) {});
     }
     for (int32_t u; (u = next.fetch_add(1, std::memory_order_relaxed)) < nunits;) copy_unit(ps, u);
   });
@@ -1155,19 +1160,12 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
   p.nconsumers[size_t(out)]++;
   // Layers in the order the sequential walk meets them (its first task of each: plan_hash reads it).
   std::vector<int64_t> first(states_.size(), INT64_MAX);
-  {
-    size_t ri = 0;
-    for (int32_t t = 0; t < N;) {
-      if (ri < ps.reserved.size() && t == ps.tbase[size_t(ps.reserved[ri])]) {
-        const UnitRec &r = unit_rec(ps.reserved[ri++]);
-        t += r.t1 - r.t0 - 1;
-        continue;
-      }
-      int64_t &f = first[size_t(task_state_[size_t(t)])];
-      if (f == INT64_MAX) f = t;
-      ++t;
-    }
-  }
+  each_segment(
+      [&](int32_t t) {
+        int64_t &f = first[size_t(task_state_[size_t(t)])];
+        if (f == INT64_MAX) f = t;
+      },
+      [](int32_t, const UnitRec &) {});
   for (auto &bw : ps.builders) {
     if (!bw) continue;
     for (size_t st = 0; st < states_.size(); ++st) {
