@@ -177,6 +177,31 @@ TEST(PlanParallel, W1ShapeIsBuiltInParallelAndIdentical) {
   }
 }
 
+// r -> u0, u1, two units, each a diamond over its own task s_i: u_i -> a_i, b_i -> s_i, or with
+// `deeper` u_i -> a_i -> c_i -> s_i and u_i -> b_i -> d_i -> s_i.
+void two_diamonds(Graph &g, bool deeper) {
+  ca_arg_t c[1] = {ca_arg_f64(1.0)};
+  for (Index u = 0; u < 2; ++u) {
+    Index ix[1] = {u};
+    g.add_task({"s", ix, 1}, "add", c, 1);
+    ca_arg_t rs[1] = {ca_arg_key("s", ix, 1)};
+    const char *below_a = "s", *below_b = "s";
+    if (deeper) {
+      g.add_task({"c", ix, 1}, "add", rs, 1);
+      g.add_task({"d", ix, 1}, "add", rs, 1);
+      below_a = "c", below_b = "d";
+    }
+    ca_arg_t ra[1] = {ca_arg_key(below_a, ix, 1)}, rb[1] = {ca_arg_key(below_b, ix, 1)};
+    g.add_task({"a", ix, 1}, "add", ra, 1);
+    g.add_task({"b", ix, 1}, "add", rb, 1);
+    ca_arg_t ru[2] = {ca_arg_key("a", ix, 1), ca_arg_key("b", ix, 1)};
+    g.add_task({"u", ix, 1}, "add", ru, 2);
+  }
+  Index one[1] = {1};
+  ca_arg_t rr[2] = {ca_arg_key("u", kZero, 1), ca_arg_key("u", one, 1)};
+  g.add_task({"r", kZero, 1}, "add", rr, 2);
+}
+
 // Planning threads in a fixed order, one after the other: the builders' order decides which units
 // the calling thread (index 0) walks in place and which ones a helper walks and the merge places.
 struct SerialHelpers final : ca::PlanHelpers {
@@ -213,22 +238,7 @@ TEST(PlanParallel, SharingBelowADeepCutRetriesTheFirstBranch) {
   // first branch (u0, u1: disjoint) is planned in parallel.
   Planner pl;
   Graph g;
-  ca_arg_t c[1] = {ca_arg_f64(1.0)};
-  for (Index u = 0; u < 2; ++u) {
-    Index ix[1] = {u};
-    g.add_task({"s", ix, 1}, "add", c, 1);
-    ca_arg_t rs[1] = {ca_arg_key("s", ix, 1)};
-    g.add_task({"c", ix, 1}, "add", rs, 1);
-    g.add_task({"d", ix, 1}, "add", rs, 1);
-    ca_arg_t rc[1] = {ca_arg_key("c", ix, 1)}, rd[1] = {ca_arg_key("d", ix, 1)};
-    g.add_task({"a", ix, 1}, "add", rc, 1);
-    g.add_task({"b", ix, 1}, "add", rd, 1);
-    ca_arg_t ru[2] = {ca_arg_key("a", ix, 1), ca_arg_key("b", ix, 1)};
-    g.add_task({"u", ix, 1}, "add", ru, 2);
-  }
-  Index one[1] = {1};
-  ca_arg_t rr[2] = {ca_arg_key("u", kZero, 1), ca_arg_key("u", one, 1)};
-  g.add_task({"r", kZero, 1}, "add", rr, 2);
+  two_diamonds(g, true);
   int64_t fell = ca::detail::g_plan_parallel_fallbacks.load();
   SerialHelpers caller_first({0, 1});
   pl.same(g, {{"r", kZero, 1}}, true, 0, true, &caller_first);
@@ -344,20 +354,7 @@ TEST(PlanParallel, CopiedLiteralsAndNestedListsSurviveTheBuilders) {
 TEST(PlanParallel, DiamondsInsideAUnitAreFine) {
   Planner pl;
   Graph g;
-  ca_arg_t c[1] = {ca_arg_f64(1.0)};
-  // Two units, each a diamond over its own shared task.
-  for (Index u = 0; u < 2; ++u) {
-    Index ix[1] = {u};
-    g.add_task({"s", ix, 1}, "add", c, 1);
-    ca_arg_t ra[1] = {ca_arg_key("s", ix, 1)};
-    g.add_task({"a", ix, 1}, "add", ra, 1);
-    g.add_task({"b", ix, 1}, "add", ra, 1);
-    ca_arg_t ru[2] = {ca_arg_key("a", ix, 1), ca_arg_key("b", ix, 1)};
-    g.add_task({"u", ix, 1}, "add", ru, 2);
-  }
-  Index one[1] = {1};
-  ca_arg_t rr[2] = {ca_arg_key("u", kZero, 1), ca_arg_key("u", one, 1)};
-  g.add_task({"r", kZero, 1}, "add", rr, 2);
+  two_diamonds(g, false);
   pl.same(g, {{"r", kZero, 1}}, true);
 }
 
