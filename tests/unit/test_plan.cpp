@@ -232,6 +232,28 @@ TEST(PlanParallel, UnevenTreesAreCutDeepAndPlacedAsTheSequentialWalk) {
   }
 }
 
+TEST(PlanParallel, LeavesAndChainsBesideSubtreesInTheTopPart) {
+  // r -> leaf, tree's top, chain -> leaf2: the frontier keeps tasks without dependencies as they
+  // are (one-task units) while the subtree beside them is cut deeper.
+  Planner pl;
+  SerialHelpers helpers_first({1, 0}), caller_first({0, 1});
+  for (int64_t n : {3, 200, 5000}) {
+    Graph g;
+    std::string top = w1_graph(g, n);
+    ca_arg_t c[1] = {ca_arg_f64(1.0)};
+    g.add_task({"leaf", kZero, 1}, "add", c, 1);
+    g.add_task({"leaf2", kZero, 1}, "add", c, 1);
+    ca_arg_t rl[1] = {ca_arg_key("leaf2", kZero, 1)};
+    g.add_task({"chain", kZero, 1}, "add", rl, 1);
+    ca_arg_t rr[3] = {ca_arg_key("leaf", kZero, 1), ca_arg_key(top.c_str(), kZero, 1), ca_arg_key("chain", kZero, 1)};
+    g.add_task({"r", kZero, 1}, "add", rr, 3);
+    SCOPED_TRACE(std::to_string(n) + " blocks");
+    pl.same(g, {{"r", kZero, 1}}, true, 0, true, &helpers_first);
+    pl.same(g, {{"r", kZero, 1}}, true, 0, true, &caller_first);
+    pl.same(g, {{"r", kZero, 1}}, true);
+  }
+}
+
 TEST(PlanParallel, SharingBelowADeepCutRetriesTheFirstBranch) {
   // r -> u0, u1; u_i -> a_i, b_i; a_i -> c_i, b_i -> d_i; c_i and d_i -> s_i. The units of the
   // deepest distinct level (a_i, b_i) share s_i two levels down: that attempt falls back, and the
