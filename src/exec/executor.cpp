@@ -890,9 +890,27 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
     opts.progress(std::min<int64_t>(run->done.load(std::memory_order_relaxed), run->total), run->total,
                   opts.progress_ud);
   };
+  // One worker, idle: the caller runs this computation itself, as synchronous mode does, instead
+  // of handing it to the worker and sleeping until it is done (the hand-off and wake-up cost tens
+  // of microseconds per compute, and the worker runs wherever the scheduler wakes it). Computations
+  // started meanwhile from other threads go to the worker as usual.
+  bool solo = false;
+  if (workers_.size() == 1 && !part && plan.size() > 0 && !solo_.exchange(true, std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lk(runs_mu_);
+    solo = runs_.empty();
+    if (!solo) solo_.store(false, std::memory_order_release);
+  }
+  struct SoloEnd {
+    std::atomic<bool> &flag;
+    bool on;
+    ~SoloEnd() {
+      if (on) flag.store(false, std::memory_order_release);
+    }
+  } solo_end{solo_, solo};
   if (plan.size() > 0) {
-    if (workers_.empty()) {
-      // Synchronous mode: the caller runs every task in priority order.
+    if (workers_.empty() || solo) {
+      // Synchronous mode (and a one-worker pool's idle caller): the caller runs every task in
+      // priority order.
       std::vector<Node *> stack;
       DoneCounter dc;
       detail::ChargeState &cs = detail::charge_state();

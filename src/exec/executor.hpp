@@ -159,6 +159,8 @@ class Executor final : public PlanHelpers {
   std::condition_variable sleep_cv_;
   std::atomic<uint64_t> epoch_{0};
   std::atomic<int32_t> sleepers_{0};
+  // A one-worker pool's caller runs its computation itself while the worker is idle (run()).
+  std::atomic<bool> solo_{false};
   // The current run_helpers() job (nullptr: none); joining it takes job_mu_.
   std::mutex job_mu_;
   std::atomic<Job *> job_{nullptr};

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -397,6 +398,132 @@ TEST_P(ExecutorTest, CompletionWaitsForEveryClaimedRoot) {
     ++runs;
   }
   EXPECT_EQ(bad, 0) << "a compute returned before its tasks ran (" << runs << " computes)";
+}
+
+// tid(x...): sum of its arguments; records the thread it ran on (ud: a ThreadLog).
+struct ThreadLog {
+  std::mutex mu;
+  std::vector<std::thread::id> ids;
+  int slow_ms = 0;
+};
+ca_status_t k_tid(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *kc, void *ud) {
+  auto *log = static_cast<ThreadLog *>(ud);
+  {
+    std::lock_guard<std::mutex> lk(log->mu);
+    log->ids.push_back(std::this_thread::get_id());
+  }
+  if (log->slow_ms) std::this_thread::sleep_for(std::chrono::milliseconds(log->slow_ms));
+  return k_add(out, a, n, kc, nullptr);
+}
+
+// nested(x): computes key ("inner", 0) of the graph in ud (a NestedEnv) on the same context from
+// inside the kernel, and returns x + that.
+struct NestedEnv {
+  ca_context_t *ctx;
+  ca_graph_t *g;
+};
+ca_status_t k_nested(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ctx_t *kc, void *ud) {
+  auto *env = static_cast<NestedEnv *>(ud);
+  int64_t z = 0;
+  ca_key_t k{"inner", &z, 1};
+  ca_block_t *r = nullptr;
+  ca_status_t st = ca_compute(&r, env->ctx, env->g, &k, 1, nullptr);
+  if (st) {
+    ca_kernel_set_error(kc, "the nested compute failed");
+    return st;
+  }
+  st = ca_block_new(out, CA_FLOAT64, 0, nullptr);
+  if (!st) *static_cast<double *>(ca_block_data(*out)) = sum_arg(a[0]) + *static_cast<double *>(ca_block_data(r));
+  ca_block_free(r);
+  (void)n;
+  return st;
+}
+
+// A one-worker context runs a computation on the calling thread while its worker is idle (no
+// hand-off); a computation started while another one runs goes to the worker, and both finish.
+TEST(ExecutorOneWorker, AnIdleWorkersComputeRunsOnTheCaller) {
+  const int64_t live = ca::block_live_count();
+  {
+    Env e(1);
+    ThreadLog log;
+    ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+    ko.user_data = &log;
+    ASSERT_EQ(ca_context_register(e.ctx, "tid", k_tid, &ko), CA_OK);
+    ca_arg_t c[1] = {ca_arg_f64(1.0)};
+    int64_t nb[1] = {40};
+    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+    bo.numblocks = nb;
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "a", "i", "tid", c, 1, &bo), CA_OK);
+    int64_t split = 8;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "t", "a", &split, 1, "tid", nullptr, 0), CA_OK);
+    split = 5;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "t", &split, 1, "tid", nullptr, 0), CA_OK);
+    EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 40.0);
+    ASSERT_EQ(log.ids.size(), 46u);
+    for (auto id : log.ids) EXPECT_EQ(id, std::this_thread::get_id());
+    // Thread A's compute is slow (it holds the caller slot); B's, started meanwhile, runs on the
+    // worker: neither on A's thread nor on B's.
+    log.ids.clear();
+    log.slow_ms = 5;
+    std::thread::id a_id, b_id;
+    std::atomic<bool> a_started{false};
+    std::vector<std::thread::id> b_ran;
+    std::thread ta([&] {
+      a_id = std::this_thread::get_id();
+      a_started = true;
+      EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 40.0);
+    });
+    while (!a_started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // B: its own graph and kernel on A's context.
+    ca_graph_t *g2 = nullptr;
+    ASSERT_EQ(ca_graph_new(&g2), CA_OK);
+    ThreadLog log_b;
+    ko.user_data = &log_b;
+    ASSERT_EQ(ca_context_register(e.ctx, "tid_b", k_tid, &ko), CA_OK);
+    ASSERT_EQ(ca_graph_add_blockwise(g2, "b", "i", "tid_b", c, 1, &bo), CA_OK);
+    split = 40;
+    ASSERT_EQ(ca_graph_add_partial_reduce(g2, "btotal", "b", &split, 1, "tid_b", nullptr, 0), CA_OK);
+    std::thread tb([&] {
+      b_id = std::this_thread::get_id();
+      int64_t z = 0;
+      ca_key_t k{"btotal", &z, 1};
+      ca_block_t *r = nullptr;
+      EXPECT_EQ(ca_compute(&r, e.ctx, g2, &k, 1, nullptr), CA_OK);
+      if (r) {
+        EXPECT_DOUBLE_EQ(*static_cast<double *>(ca_block_data(r)), 40.0);
+      }
+      ca_block_free(r);
+    });
+    tb.join();
+    ta.join();
+    ASSERT_EQ(log_b.ids.size(), 41u);
+    for (auto id : log_b.ids) {
+      EXPECT_NE(id, b_id);
+      EXPECT_NE(id, a_id);
+    }
+    ca_graph_free(g2);
+  }
+  EXPECT_EQ(ca::block_live_count(), live) << "blocks leaked";
+}
+
+TEST(ExecutorOneWorker, AComputeInsideAKernelOfTheCallersComputeRunsOnTheWorker) {
+  Env e(1);
+  NestedEnv env{e.ctx, e.g};
+  ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+  ko.user_data = &env;
+  ASSERT_EQ(ca_context_register(e.ctx, "nested", k_nested, &ko), CA_OK);
+  ca_arg_t c[1] = {ca_arg_f64(2.0)};
+  int64_t z = 0;
+  ca_key_t inner{"inner", &z, 1};
+  ASSERT_EQ(ca_graph_add_task(e.g, &inner, "const", c, 1), CA_OK);
+  ca_key_t x{"x", &z, 1};
+  ca_arg_t c3[1] = {ca_arg_f64(3.0)};
+  ASSERT_EQ(ca_graph_add_task(e.g, &x, "const", c3, 1), CA_OK);
+  ca_arg_t rx[1] = {ca_arg_key("x", &z, 1)};
+  ca_key_t outer{"outer", &z, 1};
+  ASSERT_EQ(ca_graph_add_task(e.g, &outer, "nested", rx, 1), CA_OK);
+  EXPECT_DOUBLE_EQ(e.compute1("outer", {0}), 5.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(0, 1, 2, 4),
