@@ -1,5 +1,5 @@
 // The purpose-written float64 kernels of array/vecpoly_f64.inc (log1p, log10, arcsinh, arccosh,
-// arctanh, sin, cos, cosh, cbrt, power, exp2; arctan: SLEEF's) at every ISA level this CPU has: dense sweeps of each function's ranges (uniform, log-uniform
+// arctanh, sin, cos, cosh, cbrt, power, exp2, exp; arctan: SLEEF's) at every ISA level this CPU has: dense sweeps of each function's ranges (uniform, log-uniform
 // down to the subnormals and up to the overflow threshold, the neighbourhoods of the domain edges and
 // of the method's branch points) against long-double libm (~2^11 times finer than float64), asserting
 // the per-function max-ULP bound docs/math.md states, and the special values (NaN, ±inf, ±0,
@@ -152,6 +152,19 @@ std::vector<double> in_atan() {
 }
 long double r_cos(long double x) { return cosl(x); }
 long double r_exp2(long double x) { return exp2l(x); }
+long double r_exp(long double x) { return expl(x); }
+// exp (AVX-512: the own table kernel; AVX2: SLEEF's u10): uniform over the finite-result range
+// (subnormal results below -708.4, overflow above 709.78), small and tiny arguments, the points
+// j ln2/16 and the midpoints between them, the underflow and overflow edges.
+std::vector<double> in_exp() {
+  std::vector<double> v = uniform(-746, 710, 60000, 73);
+  append(v, uniform(-2, 2, 40000, 74));
+  append(v, logu(-1074, 0, 20000, 75, true));
+  for (int j = -40; j <= 40; ++j) around(v, j * 0.6931471805599453 / 16, 10), around(v, (j + 0.5) * 0.6931471805599453 / 16, 10);
+  for (double p : {-708.3964185322641, -744.4400719213812, -745.1332191019411, -745.1332191019412, 709.782712893384, 709.7827128933841, 709.0})
+    around(v, p, 50);
+  return v;
+}
 // exp2 (AVX-512: the own table kernel; AVX2: SLEEF's u10): uniform over the whole finite-result range
 // (subnormal results below -1022, overflow at 1024), small and tiny arguments, the table's points j/16
 // and the midpoints between them (where the reduction's n rounds), the underflow and overflow edges.
@@ -177,6 +190,7 @@ const std::vector<Case> kCases = {
     {CA_OP_LOG10, "log10", r_log10, 1.5, in_log10},     {CA_OP_SIN, "sin", r_sin, 2.5, in_trig},
     {CA_OP_COS, "cos", r_cos, 2.5, in_trig},            {CA_OP_ARCTAN, "arctan", r_atan, 2.0, in_atan},
     {CA_OP_EXP2, "exp2", r_exp2, 1.0, in_exp2},
+    {CA_OP_EXP, "exp", r_exp, 1.0, in_exp},
 };
 
 using ca::test::ulp_err;
@@ -269,6 +283,10 @@ TEST(VecMathF64, SpecialValuesAsNumpy) {
       {CA_OP_EXP2, -0.0, 1.0}, {CA_OP_EXP2, sub, 1.0}, {CA_OP_EXP2, 1024.0, kInf}, {CA_OP_EXP2, 1e300, kInf},
       {CA_OP_EXP2, dmax, kInf}, {CA_OP_EXP2, -1074.0, tiny}, {CA_OP_EXP2, -1075.5, 0.0}, {CA_OP_EXP2, -dmax, 0.0},
       {CA_OP_EXP2, -1022.0, 0x1p-1022}, {CA_OP_EXP2, 1023.0, 0x1p1023}, {CA_OP_EXP2, 10.0, 1024.0},
+      {CA_OP_EXP, kNan, kNan}, {CA_OP_EXP, kInf, kInf}, {CA_OP_EXP, -kInf, 0.0}, {CA_OP_EXP, 0.0, 1.0},
+      {CA_OP_EXP, -0.0, 1.0}, {CA_OP_EXP, sub, 1.0}, {CA_OP_EXP, 709.8, kInf}, {CA_OP_EXP, 1e300, kInf},
+      {CA_OP_EXP, dmax, kInf}, {CA_OP_EXP, -746.0, 0.0}, {CA_OP_EXP, -dmax, 0.0}, {CA_OP_EXP, 1.0, M_E},
+      {CA_OP_EXP, 709.78, std::exp(709.78)}, {CA_OP_EXP, -708.5, std::exp(-708.5)}, {CA_OP_EXP, -745.0, std::exp(-745.0)},
   };
   const auto levels = vector_levels();
   if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
