@@ -59,6 +59,7 @@ template <class T>
     case CA_OP_ARCSINH: return std::asinh(x);
     case CA_OP_ARCCOSH: return std::acosh(x);
     case CA_OP_LOG1P: return std::log1p(x);
+    case CA_OP_EXP: return std::exp(x);
     default: return std::numeric_limits<T>::quiet_NaN();
   }
 }

@@ -6,6 +6,10 @@
 #include <new>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "core/alloc.hpp"
 #include "core/sanitizer.hpp"
 
@@ -63,6 +67,31 @@ struct Cache {
   }
 };
 
+// A fresh buffer of class cap. From 2 MiB on: aligned to 2 MiB, with the whole 2 MiB extents below
+// the class's smallest request advised as transparent huge pages (NumPy advises its arrays from 4 MiB
+// on). A stream through the buffer then crosses no 4 KiB page boundary, where the hardware
+// prefetchers stop and each new page costs a TLB walk: y = f(x) out of L2 (W9's per-function table,
+// a kernel reading a 2 MiB block) measured 3-10 % faster. Only memory every request of the class
+// writes is advised (a huge page is resident whole), so nothing more becomes resident; with THP in
+// "madvise" mode (Debian's default) only advised memory gets huge pages, with "never" the advice is
+// ignored.
+void *fresh(size_t cap) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr size_t kHuge = size_t(2) << 20;
+  // the class below cap (every request of class cap is larger): a step of a quarter of cap's power of
+  // two, an eighth from a power of two itself
+  const int p = 63 - __builtin_clzll(static_cast<unsigned long long>(cap));
+  const size_t below = cap - (size_t(1) << (cap == size_t(1) << p ? p - 3 : p - 2));
+  const size_t advised = below & ~(kHuge - 1);
+  if (advised >= kHuge) {
+    void *m = mem_alloc_aligned(cap, kHuge);
+    if (m) (void)::madvise(m, advised, MADV_HUGEPAGE);  // advice only: a refusal is harmless
+    return m;
+  }
+#endif
+  return mem_alloc_aligned(cap, 64);
+}
+
 Cache &cache() {
   static Cache *c = new Cache();  // never destroyed: blocks may be freed during static destruction
   return *c;
@@ -91,7 +120,7 @@ void *big_alloc(size_t bytes) noexcept {
       return p;
     }
   }
-  return mem_alloc_aligned(cap, 64);
+  return fresh(cap);
 }
 
 void big_free(void *p, size_t bytes) noexcept {

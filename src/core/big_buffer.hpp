@@ -12,6 +12,10 @@
 // or the context key "block-cache", sets it in bytes, 0 turns the cache off and empties it); beyond
 // the cap a buffer is freed at once. The cache is off in AddressSanitizer builds, where reuse would
 // hide use-after-free.
+//
+// Fresh buffers of the classes from 2.5 MiB on are aligned to 2 MiB, and the whole 2 MiB extents that
+// every request of their class writes are advised as transparent huge pages (madvise MADV_HUGEPAGE, as
+// NumPy does for its arrays from 4 MiB): a kernel streaming a block crosses no 4 KiB page boundary.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +29,7 @@ constexpr size_t kBigMin = size_t(1) << 20;
 /// The capacity big_alloc() gives for a request of `bytes` (>= kBigMin): its size class.
 size_t big_class(size_t bytes) noexcept;
 
-/// A buffer of at least `bytes` (>= kBigMin) bytes, aligned to 64: a cached one of the same class
+/// A buffer of at least `bytes` (>= kBigMin) bytes, aligned to 64 (2 MiB for classes from 2.5 MiB): a cached one of the same class
 /// when there is one, else fresh. NULL when memory runs out.
 void *big_alloc(size_t bytes) noexcept;
 

@@ -401,6 +401,32 @@ TEST(BigBufferCache, ClassesCoverTheRequestWithinAQuarter) {
   }
 }
 
+// Fresh buffers of a class whose smallest request covers a whole 2 MiB extent are 2 MiB-aligned
+// (their extents advised as transparent huge pages, core/big_buffer.cpp); the rest 64-aligned; all
+// writable over the whole request and given back to the cache or freed.
+TEST(BigBufferCache, LargeClassesAreHugePageAligned) {
+  const size_t mib = size_t(1) << 20;
+  for (size_t n : {mib, 2 * mib, 2 * mib + 64, 5 * mib + 1, 33 * mib}) {
+    const size_t c = ca::detail::big_class(n);
+    std::vector<void *> ps;
+    for (int k = 0; k < 3; ++k) {  // several: a cached one (if any) and fresh ones
+      void *p = ca::detail::big_alloc(n);
+      ASSERT_NE(p, nullptr) << n;
+      std::memset(p, 0x33, n);
+      ps.push_back(p);
+      const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+      EXPECT_EQ(a % 64, 0u) << n;
+#if defined(__linux__)
+      // every request of these classes covers a whole 2 MiB extent
+      if (c >= ca::detail::big_class(2 * mib + 1)) {
+        EXPECT_EQ(a % (2 * mib), 0u) << n << " in class " << c;
+      }
+#endif
+    }
+    for (void *p : ps) ca::detail::big_free(p, n);
+  }
+}
+
 TEST(BigBufferCache, ReusedBlocksAreZeroedWhenAskedAndFaultNoPages) {
   if (CA_ASAN) GTEST_SKIP() << "the cache is off under AddressSanitizer (reuse would hide use-after-free)";
   ca::detail::big_cache_set_limit(int64_t(40) << 20);  // room for one 32 MiB block, whatever is cached

@@ -1,5 +1,5 @@
 // The purpose-written float64 kernels of array/vecpoly_f64.inc (log1p, log10, arcsinh, arccosh,
-// arctanh, sin, cos, cosh, cbrt, power; arctan: SLEEF's) at every ISA level this CPU has: dense sweeps of each function's ranges (uniform, log-uniform
+// arctanh, sin, cos, cosh, cbrt, power, exp2, exp; arctan: SLEEF's) at every ISA level this CPU has: dense sweeps of each function's ranges (uniform, log-uniform
 // down to the subnormals and up to the overflow threshold, the neighbourhoods of the domain edges and
 // of the method's branch points) against long-double libm (~2^11 times finer than float64), asserting
 // the per-function max-ULP bound docs/math.md states, and the special values (NaN, ±inf, ±0,
@@ -151,6 +151,31 @@ std::vector<double> in_atan() {
   return v;
 }
 long double r_cos(long double x) { return cosl(x); }
+long double r_exp2(long double x) { return exp2l(x); }
+long double r_exp(long double x) { return expl(x); }
+// exp (AVX-512: the own table kernel; AVX2: SLEEF's u10): uniform over the finite-result range
+// (subnormal results below -708.4, overflow above 709.78), small and tiny arguments, the points
+// j ln2/16 and the midpoints between them, the underflow and overflow edges.
+std::vector<double> in_exp() {
+  std::vector<double> v = uniform(-746, 710, 60000, 73);
+  append(v, uniform(-2, 2, 40000, 74));
+  append(v, logu(-1074, 0, 20000, 75, true));
+  for (int j = -40; j <= 40; ++j) around(v, j * 0.6931471805599453 / 16, 10), around(v, (j + 0.5) * 0.6931471805599453 / 16, 10);
+  for (double p : {-708.3964185322641, -744.4400719213812, -745.1332191019411, -745.1332191019412, 709.782712893384, 709.7827128933841, 709.0})
+    around(v, p, 50);
+  return v;
+}
+// exp2 (AVX-512: the own table kernel; AVX2: SLEEF's u10): uniform over the whole finite-result range
+// (subnormal results below -1022, overflow at 1024), small and tiny arguments, the table's points j/16
+// and the midpoints between them (where the reduction's n rounds), the underflow and overflow edges.
+std::vector<double> in_exp2() {
+  std::vector<double> v = uniform(-1080, 1030, 60000, 70);
+  append(v, uniform(-2, 2, 40000, 71));
+  append(v, logu(-1074, 0, 20000, 72, true));
+  for (int j = -40; j <= 40; ++j) around(v, j / 16.0, 10), around(v, (j + 0.5) / 16.0, 10);
+  for (double p : {-1022.0, -1074.0, -1075.0, -1074.5, 1023.0, 1024.0, 1023.9999999999999}) around(v, p, 50);
+  return v;
+}
 std::vector<double> in_cbrt() {
   std::vector<double> v = uniform(-10, 10, 40000, 18);
   append(v, logu(-1074, 1023.99, 60000, 19, true));
@@ -164,6 +189,8 @@ const std::vector<Case> kCases = {
     {CA_OP_COSH, "cosh", r_cosh, 2.0, in_cosh},         {CA_OP_CBRT, "cbrt", r_cbrt, 1.0, in_cbrt},
     {CA_OP_LOG10, "log10", r_log10, 1.5, in_log10},     {CA_OP_SIN, "sin", r_sin, 2.5, in_trig},
     {CA_OP_COS, "cos", r_cos, 2.5, in_trig},            {CA_OP_ARCTAN, "arctan", r_atan, 2.0, in_atan},
+    {CA_OP_EXP2, "exp2", r_exp2, 1.0, in_exp2},
+    {CA_OP_EXP, "exp", r_exp, 1.0, in_exp},
 };
 
 using ca::test::ulp_err;
@@ -252,6 +279,14 @@ TEST(VecMathF64, SpecialValuesAsNumpy) {
       {CA_OP_ARCTAN, 1.0, M_PI / 4}, {CA_OP_ARCTAN, -dmax, -M_PI / 2},
       {CA_OP_COS, kNan, kNan}, {CA_OP_COS, kInf, kNan}, {CA_OP_COS, -kInf, kNan}, {CA_OP_COS, 0.0, 1.0},
       {CA_OP_COS, -0.0, 1.0}, {CA_OP_COS, sub, 1.0}, {CA_OP_COS, 1e22, std::cos(1e22)}, {CA_OP_COS, -dmax, std::cos(dmax)},
+      {CA_OP_EXP2, kNan, kNan}, {CA_OP_EXP2, kInf, kInf}, {CA_OP_EXP2, -kInf, 0.0}, {CA_OP_EXP2, 0.0, 1.0},
+      {CA_OP_EXP2, -0.0, 1.0}, {CA_OP_EXP2, sub, 1.0}, {CA_OP_EXP2, 1024.0, kInf}, {CA_OP_EXP2, 1e300, kInf},
+      {CA_OP_EXP2, dmax, kInf}, {CA_OP_EXP2, -1074.0, tiny}, {CA_OP_EXP2, -1075.5, 0.0}, {CA_OP_EXP2, -dmax, 0.0},
+      {CA_OP_EXP2, -1022.0, 0x1p-1022}, {CA_OP_EXP2, 1023.0, 0x1p1023}, {CA_OP_EXP2, 10.0, 1024.0},
+      {CA_OP_EXP, kNan, kNan}, {CA_OP_EXP, kInf, kInf}, {CA_OP_EXP, -kInf, 0.0}, {CA_OP_EXP, 0.0, 1.0},
+      {CA_OP_EXP, -0.0, 1.0}, {CA_OP_EXP, sub, 1.0}, {CA_OP_EXP, 709.8, kInf}, {CA_OP_EXP, 1e300, kInf},
+      {CA_OP_EXP, dmax, kInf}, {CA_OP_EXP, -746.0, 0.0}, {CA_OP_EXP, -dmax, 0.0}, {CA_OP_EXP, 1.0, M_E},
+      {CA_OP_EXP, 709.78, std::exp(709.78)}, {CA_OP_EXP, -708.5, std::exp(-708.5)}, {CA_OP_EXP, -745.0, std::exp(-745.0)},
   };
   const auto levels = vector_levels();
   if (levels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 level with SLEEF on this CPU/build";
