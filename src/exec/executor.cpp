@@ -436,8 +436,10 @@ using detail::DoneCounter;
 
 namespace {
 
+// Returns the most urgent successor this task made ready, which the caller runs next itself (not
+// pushed and popped again: Taskflow's cached task; a deque pop costs a full fence), or nullptr.
 template <class Push>
-void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) {
+Node *execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) {
   Run &r = *node->run;
   Plan &plan = r.plan;
   if (r.cancelled.load(std::memory_order_relaxed)) {
@@ -445,7 +447,7 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
     node->reserved = 0;
     dc.flush();
     r.finish(1);
-    return;
+    return nullptr;
   }
   int32_t t = int32_t(node - r.nodes.get());
   const PlanTask &pt = plan.tasks[size_t(t)];
@@ -488,7 +490,7 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
   if (!out || r.cancelled.load(std::memory_order_relaxed)) {
     dc.flush();
     r.finish(1);
-    return;
+    return nullptr;
   }
   if (!r.out_head.empty() && r.out_head[size_t(t)] >= 0) {
     int32_t handed = 0;
@@ -503,7 +505,7 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
     if (r.cancelled.load(std::memory_order_relaxed)) {
       dc.flush();
       r.finish(1);
-      return;
+      return nullptr;
     }
     if (node->consumers.fetch_sub(handed, std::memory_order_acq_rel) == handed) {
       if (r.track_memory) r.live_bytes.fetch_sub(out->nbytes, std::memory_order_relaxed);
@@ -559,11 +561,12 @@ void execute(Node *node, Push &&push, DoneCounter &dc, detail::ChargeState &cs) 
   }
   if (nready == 0) {
     dc.finish_later();  // this task's own count, published in a batch
-    return;
+    return nullptr;
   }
   if (nready > 1) r.inflight.fetch_add(nready - 1, std::memory_order_relaxed);  // the first inherits ours
   Node **ready = nready <= 16 ? ready_small : ready_big.data();
-  for (int64_t i = 0; i < nready; ++i) push(ready[i]);
+  for (int64_t i = 0; i + 1 < nready; ++i) push(ready[i]);
+  return ready[nready - 1];
 }
 
 }  // namespace
@@ -813,12 +816,18 @@ void Executor::worker_loop(size_t id) {
     w.deque.push(n);
     notify_one();
   };
+  // A task, then the successor each one hands back (execute()).
+  auto run_chain = [&](Node *n) {
+    do {
+      Worker::bump(w.n_tasks);
+      n = execute(n, push, w.dc, cs);
+    } while (n);
+  };
   TaskItem item{};
   while (!stop_.load(std::memory_order_relaxed)) {
     if (try_job()) continue;  // (a plan being built: idle pool threads help)
     if (find_work(w, item)) {
-      Worker::bump(w.n_tasks);
-      execute(item.node, push, w.dc, cs);
+      run_chain(item.node);
       continue;
     }
     w.dc.flush();  // out of work: what this worker finished counts now (completion, memory checks)
@@ -831,8 +840,7 @@ void Executor::worker_loop(size_t id) {
       found = find_work(w, item);
     }
     if (found) {
-      Worker::bump(w.n_tasks);
-      execute(item.node, push, w.dc, cs);
+      run_chain(item.node);
       continue;
     }
     w.dc.reset();
@@ -845,8 +853,7 @@ void Executor::worker_loop(size_t id) {
     }
     if (find_work(w, item)) {
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
-      Worker::bump(w.n_tasks);
-      execute(item.node, push, w.dc, cs);
+      run_chain(item.node);
       continue;
     }
     Worker::bump(w.n_sleeps);
@@ -942,7 +949,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
           }
           break;
         }
-        execute(n, push, dc, cs);
+        if (Node *next = execute(n, push, dc, cs)) stack.push_back(next);
         if (opts.cancel && opts.cancel->load(std::memory_order_relaxed)) run->fail(CA_ECANCELED, "computation cancelled");
         if ((++k & 63) == 0) {
           dc.flush();
