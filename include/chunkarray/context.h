@@ -22,7 +22,9 @@ typedef struct ca_context ca_context_t;
 typedef struct ca_context_options {
   uint32_t struct_size; /**< sizeof(ca_context_options_t) */
   /** Worker threads: -1 = one per core; 0 = synchronous mode (everything runs on the calling
-   *  thread, in priority order: for debugging); N > 0 = N workers. */
+   *  thread, in priority order: for debugging); N > 0 = N workers. With 1, a computation started
+   *  while the worker is idle runs on the calling thread instead (no hand-off); one started from
+   *  another thread meanwhile runs on the worker. */
   int32_t num_threads;
   /** Limit on the bytes of blocks this context's computations hold at once — intermediates, results
    *  and persisted arrays, every block of at least 16 KiB a kernel allocates, until it is freed.

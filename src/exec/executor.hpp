@@ -5,6 +5,11 @@
 // - Roots are not pushed up front: a worker takes the next root (in priority order) from a shared
 //   cursor only when it has no local work, so what is started is finished first and a long reduction
 //   holds few blocks per thread.
+// - A task hands the most urgent successor it made ready straight back to its worker, which runs
+//   it next (Taskflow's cached task): no deque push and pop for the common chain step.
+// - A one-worker pool's caller runs its computation itself while the worker is idle (as synchronous
+//   mode does): no hand-off and wake-up per compute; computations started meanwhile from other
+//   threads go to the worker.
 // - An eventcount notifier: a worker announces it is about to sleep, re-checks for work, then sleeps;
 //   producers only take the lock when someone sleeps. No lost wake-ups.
 // - The first failure wins: it cancels the run, no further task starts, and every intermediate
