@@ -213,21 +213,27 @@ struct SerialHelpers final : ca::PlanHelpers {
   }
 };
 
+// The parallel plan equals the sequential one with the builders in either fixed order (helpers
+// first: they take every unit; the caller first: it walks every unit in place) and on the pool.
+void same_in_every_order(Planner &pl, const Graph &g, std::vector<KeyRef> keys) {
+  SerialHelpers helpers_first({1, 2, 0}), caller_first({0, 1});
+  pl.same(g, keys, true, 0, true, &helpers_first);
+  pl.same(g, keys, true, 0, true, &caller_first);
+  pl.same(g, keys, true);
+}
+
 TEST(PlanParallel, UnevenTreesAreCutDeepAndPlacedAsTheSequentialWalk) {
   // dask's tree reductions end in a short group (W1: 49 blocks by 16 = 16 + 16 + 16 + 1), so the
   // cut goes down until there are enough units to share; the helpers' units are placed between the
   // top tasks the caller visits after them. Helpers first (they take every unit, the caller visits
   // only top tasks), the caller first (it walks every unit in place), and the pool's own threads.
   Planner pl;
-  SerialHelpers helpers_first({1, 2, 0}), caller_first({0, 1});
   for (int64_t split : {4, 16, 3}) {
     for (int64_t n : {2, 49, 50, 1000, 3001, 20000}) {
       Graph g;
       std::string top = w1_graph(g, n, "", split);
       SCOPED_TRACE("split " + std::to_string(split) + ", " + std::to_string(n) + " blocks");
-      pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);
-      pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &caller_first);
-      pl.same(g, {{top.c_str(), kZero, 1}}, true);
+      same_in_every_order(pl, g, {{top.c_str(), kZero, 1}});
     }
   }
 }
@@ -236,7 +242,6 @@ TEST(PlanParallel, LeavesAndChainsBesideSubtreesInTheTopPart) {
   // r -> leaf, tree's top, chain -> leaf2: the frontier keeps tasks without dependencies as they
   // are (one-task units) while the subtree beside them is cut deeper.
   Planner pl;
-  SerialHelpers helpers_first({1, 0}), caller_first({0, 1});
   for (int64_t n : {3, 200, 5000}) {
     Graph g;
     std::string top = w1_graph(g, n);
@@ -248,9 +253,7 @@ TEST(PlanParallel, LeavesAndChainsBesideSubtreesInTheTopPart) {
     ca_arg_t rr[3] = {ca_arg_key("leaf", kZero, 1), ca_arg_key(top.c_str(), kZero, 1), ca_arg_key("chain", kZero, 1)};
     g.add_task({"r", kZero, 1}, "add", rr, 3);
     SCOPED_TRACE(std::to_string(n) + " blocks");
-    pl.same(g, {{"r", kZero, 1}}, true, 0, true, &helpers_first);
-    pl.same(g, {{"r", kZero, 1}}, true, 0, true, &caller_first);
-    pl.same(g, {{"r", kZero, 1}}, true);
+    same_in_every_order(pl, g, {{"r", kZero, 1}});
   }
 }
 
@@ -288,10 +291,7 @@ TEST(PlanParallel, ATopTaskWithManyDependencies) {
     if (u == 90) rr.push_back(ca_arg_key("u", &ix[70], 1));
   }
   g.add_task({"r", kZero, 1}, "add", rr.data(), rr.size());
-  SerialHelpers helpers_first({1, 0}), caller_first({0, 1});
-  pl.same(g, {{"r", kZero, 1}}, true, 0, true, &helpers_first);
-  pl.same(g, {{"r", kZero, 1}}, true, 0, true, &caller_first);
-  pl.same(g, {{"r", kZero, 1}}, true);
+  same_in_every_order(pl, g, {{"r", kZero, 1}});
 }
 
 TEST(PlanParallel, ChainAboveTheBranch) {
