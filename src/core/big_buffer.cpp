@@ -1,5 +1,6 @@
 #include "core/big_buffer.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -92,6 +93,16 @@ void *fresh(size_t cap) noexcept {
   return mem_alloc_aligned(cap, 64);
 }
 
+constexpr int kMaxHooks = 8;
+std::atomic<int64_t (*)()> g_hooks[kMaxHooks];
+std::atomic<int> g_nhooks{0};
+
+void run_hooks() noexcept {
+  const int n = std::min(g_nhooks.load(std::memory_order_acquire), kMaxHooks);
+  for (int i = 0; i < n; ++i)
+    if (auto h = g_hooks[i].load(std::memory_order_acquire)) (void)h();
+}
+
 Cache &cache() {
   static Cache *c = new Cache();  // never destroyed: blocks may be freed during static destruction
   return *c;
@@ -145,7 +156,13 @@ void big_free(void *p, size_t bytes) noexcept {
   mem_free(p);
 }
 
+void big_cache_add_trim_hook(int64_t (*hook)()) noexcept {
+  const int i = g_nhooks.fetch_add(1, std::memory_order_acq_rel);
+  if (i < kMaxHooks) g_hooks[i].store(hook, std::memory_order_release);
+}
+
 void big_cache_set_limit(int64_t bytes) noexcept {
+  run_hooks();
   Cache &c = cache();
   std::lock_guard<std::mutex> lk(c.mu);
   c.limit = CA_ASAN ? 0 : bytes < 0 ? kDefaultLimit : bytes;
@@ -166,6 +183,7 @@ int64_t big_cache_bytes() noexcept {
 }
 
 int64_t big_cache_trim() noexcept {
+  run_hooks();
   Cache &c = cache();
   std::lock_guard<std::mutex> lk(c.mu);
   return c.shrink_locked(0);

@@ -12,6 +12,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/big_buffer.hpp"
 #include "core/memory.hpp"
 
 namespace ca {
@@ -101,6 +102,93 @@ struct TmpArg {
 
 // Builds the plan in one depth-first walk. Task ids are discovery order; the post-order (priority)
 // decides the order roots are handed out.
+// Per task: the last task that listed it as a dependency (each dependency once per task), and how
+// many tasks did (its dependents: the CSR offsets come from these counts, no second pass).
+struct DepCount {
+  int32_t stamp;
+  int32_t ndependents;
+};
+
+// A helper builder's arrays, kept from one parallel plan to the next per helper index (the plan
+// buffers reused across computes). Through the big-buffer cache alone a helper's arrays would come
+// back as whichever cached buffers of their size classes come first, often ones the main builder's
+// arrays or the executor's nodes used before: the helper's share of a plan varies from compute to
+// compute and the main builder's arrays are reserved for every task, so each compute wrote into
+// pages its buffers had never touched and faulted in fresh (huge) pages, ~100 MB per compute on
+// W1 with two threads. Kept per index, the pages a role touched once stay its own.
+struct HelperArrays {
+  PlanVec<PlanTask> tasks;
+  PlanVec<ca_arg_t> args;
+  PlanVec<Patch> patches;
+  PlanVec<int32_t> deps, roots, task_state;
+  PlanVec<uint8_t> color;
+  PlanVec<DepCount> dep_stamp;
+  PlanVec<uint32_t> list_pos;
+  int64_t bytes() const {
+    return int64_t(tasks.capacity() * sizeof(PlanTask) + args.capacity() * sizeof(ca_arg_t) +
+                   patches.capacity() * sizeof(Patch) +
+                   (deps.capacity() + roots.capacity() + task_state.capacity()) * sizeof(int32_t) +
+                   color.capacity() + dep_stamp.capacity() * sizeof(DepCount) + list_pos.capacity() * sizeof(uint32_t));
+  }
+};
+
+// The kept arrays (process-wide, like the big-buffer cache they come from): at most kSlots helper
+// indices, and no more bytes in all than the big-buffer cache's cap (so "block-cache" 0 keeps none);
+// the cache's trim empties them too.
+class HelperScratch {
+ public:
+  static constexpr size_t kSlots = 16;
+  static HelperScratch &get() {
+    static HelperScratch *h = [] {
+      auto *p = new HelperScratch();  // never destroyed: plans may be built during static destruction
+      detail::big_cache_add_trim_hook(&HelperScratch::trim_hook);
+      return p;
+    }();
+    return *h;
+  }
+  // The arrays kept for helper `w` (empty ones when there are none, or another plan has them).
+  std::unique_ptr<HelperArrays> take(int32_t w) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (w < 0 || size_t(w) >= kSlots || !slots_[size_t(w)]) return std::make_unique<HelperArrays>();
+    bytes_ -= slots_[size_t(w)]->bytes();
+    return std::move(slots_[size_t(w)]);
+  }
+  void give(int32_t w, std::unique_ptr<HelperArrays> a) {
+    if (!a) return;
+    const int64_t b = a->bytes();
+    const int64_t cap = detail::big_cache_limit();
+    std::lock_guard<std::mutex> lk(mu_);
+    if (w < 0 || size_t(w) >= kSlots || slots_[size_t(w)] || bytes_ + b > cap) return;  // (freed here)
+    bytes_ += b;
+    slots_[size_t(w)] = std::move(a);
+  }
+  int64_t bytes() {
+    std::lock_guard<std::mutex> lk(mu_);
+    return bytes_;
+  }
+  const void *tasks(int32_t w) {
+    std::lock_guard<std::mutex> lk(mu_);
+    return w >= 0 && size_t(w) < kSlots && slots_[size_t(w)] ? slots_[size_t(w)]->tasks.data() : nullptr;
+  }
+
+ private:
+  static int64_t trim_hook() {
+    HelperScratch &h = get();
+    std::unique_ptr<HelperArrays> drop[kSlots];
+    int64_t freed;
+    {
+      std::lock_guard<std::mutex> lk(h.mu_);
+      for (size_t i = 0; i < kSlots; ++i) drop[i] = std::move(h.slots_[i]);
+      freed = h.bytes_;
+      h.bytes_ = 0;
+    }
+    return freed;  // (the arrays go back to the big-buffer cache, or are freed, as `drop` ends)
+  }
+  std::mutex mu_;
+  std::unique_ptr<HelperArrays> slots_[kSlots];
+  int64_t bytes_ = 0;
+};
+
 class Builder final : public TaskEmitter {
  public:
   Builder(const Graph &g, const KernelRegistry *reg, int64_t max_tasks)
@@ -176,6 +264,7 @@ class Builder final : public TaskEmitter {
   void reserve_all(size_t n);
   int32_t first_output(const KeyRef *keys, size_t nkeys);
   void init_worker(const Builder &main, ParallelState &ps, int32_t wid);
+  void keep_scratch(int32_t wid);
   void run_units(ParallelState &ps);
   bool walk_top(ParallelState &ps, bool reserve);
   void reserve_unit(ParallelState &ps, int32_t u, int32_t root);
@@ -198,12 +287,6 @@ class Builder final : public TaskEmitter {
   // Plan-sized scratch in PlanVec too: the big-buffer cache keeps their pages between computes.
   PlanVec<int32_t> task_state_;
   PlanVec<uint8_t> color_;  // 0 white, 1 gray, 2 black
-  // Per task: the last task that listed it as a dependency (each dependency once per task), and how
-  // many tasks did (its dependents: the CSR offsets come from these counts, no second pass).
-  struct DepCount {
-    int32_t stamp;
-    int32_t ndependents;
-  };
   PlanVec<DepCount> dep_stamp_;
   PlanVec<uint32_t> list_pos_;  // every LIST the builder placed in plan_->args (offsets until the end)
   std::vector<TmpArg> tmp_;
@@ -695,10 +778,41 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   claimed_.assign(states_.size(), 0);
   plan_ = std::make_unique<Plan>();
   arena_ = std::make_unique<Arena>();
+  // This helper index's arrays of the last parallel plan, if kept (HelperScratch), emptied.
+  std::unique_ptr<HelperArrays> a = HelperScratch::get().take(wid);
+  auto reuse = [](auto &dst, auto &src) {
+    src.clear();
+    dst.swap(src);
+  };
+  reuse(plan_->tasks, a->tasks);
+  reuse(plan_->args, a->args);
+  reuse(plan_->patches, a->patches);
+  reuse(plan_->deps, a->deps);
+  reuse(plan_->roots, a->roots);
+  reuse(task_state_, a->task_state);
+  reuse(color_, a->color);
+  reuse(dep_stamp_, a->dep_stamp);
+  reuse(list_pos_, a->list_pos);
   // Address space for an even share of the graph and a quarter more (the arrays grow beyond it as
   // needed); not the whole graph each: every builder's arrays count against the big-buffer cache.
   int64_t share = std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27});
   reserve_all(size_t(share / std::max<int32_t>(1, int32_t(ps.builders.size())) * 5 / 4 + 1024));
+}
+
+// A helper's arrays back to HelperScratch for the next parallel plan (after the copy phase: the
+// final plan no longer reads them).
+void Builder::keep_scratch(int32_t wid) {
+  auto a = std::make_unique<HelperArrays>();
+  a->tasks.swap(plan_->tasks);
+  a->args.swap(plan_->args);
+  a->patches.swap(plan_->patches);
+  a->deps.swap(plan_->deps);
+  a->roots.swap(plan_->roots);
+  a->task_state.swap(task_state_);
+  a->color.swap(color_);
+  a->dep_stamp.swap(dep_stamp_);
+  a->list_pos.swap(list_pos_);
+  HelperScratch::get().give(wid, std::move(a));
 }
 
 void Builder::run_units(ParallelState &ps) {
@@ -1180,6 +1294,8 @@ std::unique_ptr<Plan> Builder::run_parallel(const KeyRef *keys, size_t nkeys, Pl
     for (KernelPtr &kp : bw->plan_->kernels) p.kernels.push_back(std::move(kp));
     if (bw->arena_->bytes_used()) p.arenas.push_back(std::move(bw->arena_));
   }
+  for (size_t w = 0; w < ps.builders.size(); ++w)
+    if (ps.builders[w]) ps.builders[w]->keep_scratch(int32_t(w));
   std::vector<int32_t> order;
   for (size_t st = 0; st < states_.size(); ++st)
     if (first[st] != INT64_MAX) order.push_back(int32_t(st));
@@ -1232,6 +1348,11 @@ std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkey
   Builder b(g, registry, max_tasks);
   return b.run(keys, nkeys);
 }
+
+namespace detail {
+int64_t plan_scratch_bytes() { return HelperScratch::get().bytes(); }
+const void *plan_scratch_tasks(int32_t w) { return HelperScratch::get().tasks(w); }
+}  // namespace detail
 
 // Graph::cull (graph.hpp) lives with the planner it walks the graph with; graph.cpp stays free of
 // the planner (the loader fuzzer links graph.cpp without it).

@@ -151,6 +151,10 @@ extern std::atomic<int64_t> g_plan_parallel_fallbacks;
 /// Test hook: while positive, a parallel plan's claim check reports a task taken by two builders
 /// (as when both stored their claim at once) and counts it down.
 extern std::atomic<int> g_plan_claim_clashes;
+/// Bytes (capacity) of the parallel builders' arrays kept for the next parallel plan, and the task
+/// array kept for helper index `w` (nullptr: none), for tests.
+int64_t plan_scratch_bytes();
+const void *plan_scratch_tasks(int32_t w);
 }  // namespace detail
 constexpr int64_t kParallelPlanMinTasks = 16384;
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/big_buffer.hpp"
 #include "core/error.hpp"
 #include "exec/executor.hpp"
 #include "graph/graph.hpp"
@@ -580,3 +581,35 @@ TEST(PlanParallel, RunHelpersCallsEachIndexAtMostOnce) {
 }
 
 }  // namespace
+
+TEST(PlanParallel, HelperArraysAreKeptForTheNextPlanAndTrimmed) {
+  // A helper's arrays stay with its index from one parallel plan to the next (their pages already
+  // faulted in), within the big-buffer cache's cap; a trim or "block-cache" 0 gives them back.
+  Planner pl;
+  Graph g;
+  std::string top = w1_graph(g, 20000);
+  SerialHelpers helpers_first({1, 0});  // index 1 walks every unit
+  (void)ca::detail::big_cache_trim();
+  EXPECT_EQ(ca::detail::plan_scratch_bytes(), 0);
+  pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);
+  const bool kept = ca::detail::big_cache_limit() > 0;  // (ASan builds keep nothing)
+  const void *tasks = ca::detail::plan_scratch_tasks(1);
+  const int64_t bytes = ca::detail::plan_scratch_bytes();
+  EXPECT_EQ(tasks != nullptr, kept);
+  EXPECT_EQ(bytes > 0, kept);
+  pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);  // the same plan again
+  EXPECT_EQ(ca::detail::plan_scratch_tasks(1), tasks);                     // on the same memory
+  EXPECT_EQ(ca::detail::plan_scratch_bytes(), bytes);
+  EXPECT_EQ(ca::detail::plan_scratch_tasks(0), nullptr);  // (the caller's arrays are the plan's)
+  (void)ca::detail::big_cache_trim();
+  EXPECT_EQ(ca::detail::plan_scratch_bytes(), 0);
+  EXPECT_EQ(ca::detail::plan_scratch_tasks(1), nullptr);
+  ca::detail::big_cache_set_limit(0);  // off: nothing is kept
+  pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);
+  EXPECT_EQ(ca::detail::plan_scratch_bytes(), 0);
+  ca::detail::big_cache_set_limit(-1);
+  pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);
+  EXPECT_EQ(ca::detail::plan_scratch_bytes() > 0, kept);
+  ca::detail::big_cache_set_limit(-1);  // (set_limit gives the kept arrays back too)
+  EXPECT_EQ(ca::detail::plan_scratch_bytes(), 0);
+}
