@@ -114,8 +114,9 @@ struct DepCount {
 // back as whichever cached buffers of their size classes come first, often ones the main builder's
 // arrays or the executor's nodes used before: the helper's share of a plan varies from compute to
 // compute and the main builder's arrays are reserved for every task, so each compute wrote into
-// pages its buffers had never touched and faulted in fresh (huge) pages, ~100 MB per compute on
-// W1 with two threads. Kept per index, the pages a role touched once stay its own.
+// pages its buffers had never touched and faulted in fresh (huge) pages (W1 with two threads: 100-300
+// page faults in the helper's walk every compute). Kept per index, the pages a role touched once stay
+// its own.
 struct HelperArrays {
   PlanVec<PlanTask> tasks;
   PlanVec<ca_arg_t> args;
