@@ -30,6 +30,7 @@ constexpr size_t kCacheLine = 64;
 constexpr int64_t kRootBatch = 1024;
 constexpr int64_t kMinRootBatch = 4;
 constexpr int kStealSpins = 128;
+constexpr std::chrono::microseconds kSpinTime{50};
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
@@ -645,6 +646,8 @@ struct Executor::Worker {
   DoneCounter dc;
   // Counts for CA_COMPUTE_PROFILE, written by the owner only (relaxed), read by the waiting thread.
   std::atomic<int64_t> n_tasks{0}, n_steals{0}, n_yields{0}, n_sleeps{0};
+  // CA_COMPUTE_PROFILE: when this worker first took roots of the profiled run (steady_clock ticks; 0: not yet).
+  std::atomic<int64_t> first_roots{0};
   static void bump(std::atomic<int64_t> &c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
 };
 
@@ -703,6 +706,8 @@ bool Executor::try_job() {
     if (j->next >= j->width) job_open_.store(false, std::memory_order_relaxed);
     j->active.fetch_add(1, std::memory_order_relaxed);
   }
+  // A run posted while this worker spun counted on it: someone else takes it now.
+  if (nruns_.load(std::memory_order_relaxed) > 0) notify_one();
   (*j->fn)(idx);
   j->active.fetch_sub(1, std::memory_order_release);  // (j may be gone after this)
   return true;
@@ -721,7 +726,10 @@ void Executor::run_helpers(const std::function<void(int32_t)> &fn) {
       posted = true;
     }
   }
-  if (posted) notify_all();
+  // As many workers as the job has indices, counting those spinning (they join it themselves): the
+  // others sleep on (woken and finding no index left, they would spin beside the job's threads).
+  if (posted)
+    for (int32_t k = spinning_.load(std::memory_order_seq_cst); k < j.width - 1; ++k) notify_one();
   auto close = [&] {
     if (!posted) return;
     {
@@ -780,6 +788,8 @@ bool Executor::take_root(Worker &w, TaskItem &out) {
     }
   }
   if (got == 0) return false;
+  if (w.first_roots.load(std::memory_order_relaxed) == 0)
+    w.first_roots.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   for (int64_t k = got - 1; k >= 1; --k) w.deque.push(batch[k]);
   if (got > 1) notify_one();
   out.node = batch[0];
@@ -835,12 +845,19 @@ void Executor::worker_loop(size_t id) {
     w.dc.flush();  // out of work: what this worker finished counts now (completion, memory checks)
     // Spin a little as a thief before sleeping.
     bool found = false;
+    spinning_.fetch_add(1, std::memory_order_seq_cst);
+    // Bounded in time too: with more runnable threads than CPUs (the calling thread and a helper
+    // building a plan), each yield can hand the CPU away for a whole time slice, and a spin of
+    // 128 yields then lasted for tens of milliseconds, taking CPU time from the threads at work.
+    const auto spin_end = std::chrono::steady_clock::now() + kSpinTime;
     for (int k = 0; k < kStealSpins && !found; ++k) {
       if (job_open_.load(std::memory_order_relaxed)) break;  // (joined at the top of the loop)
+      if (k > 0 && std::chrono::steady_clock::now() > spin_end) break;
       std::this_thread::yield();
       Worker::bump(w.n_yields);
       found = find_work(w, item);
     }
+    spinning_.fetch_sub(1, std::memory_order_seq_cst);
     if (found) {
       run_chain(item.node);
       continue;
@@ -883,7 +900,10 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
     return c;
   };
   std::array<int64_t, 4> c0{};
-  if (prof) c0 = counts();
+  if (prof) {
+    c0 = counts();
+    for (auto &w : workers_) w->first_roots.store(0, std::memory_order_relaxed);
+  }
   auto run = std::make_shared<Run>(plan, opts, std::max<int32_t>(1, num_threads()), this);
   auto t1 = clk();
   const PartialRun *part = opts.partial;
@@ -967,8 +987,15 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       {
         std::lock_guard<std::mutex> lk(runs_mu_);
         runs_.push_back(run);
+        nruns_.store(int32_t(runs_.size()), std::memory_order_relaxed);
       }
-      notify_all();
+      // Wake one worker, and only if none is spinning (a spinning one finds the run itself); the
+      // worker that takes the first roots wakes the next one (take_root), and so on. Waking them all
+      // from here, while this thread still runs, had the scheduler queue a woken worker behind a
+      // running one on the same CPU: it started 1.5-4 ms late in about half of W1's computes
+      // (execute 34-37 ms instead of 29-30). A worker woken by another worker once this thread
+      // waits goes to the CPU this thread leaves idle.
+      if (spinning_.load(std::memory_order_seq_cst) == 0) notify_one();
       if (part) run->check_complete();  // a partial run may have nothing to do here
       std::unique_lock<std::mutex> lk(run->mu);
       while (!run->complete) {
@@ -1007,6 +1034,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       lk.unlock();
       std::lock_guard<std::mutex> rl(runs_mu_);
       runs_.erase(std::find(runs_.begin(), runs_.end(), run));
+      nruns_.store(int32_t(runs_.size()), std::memory_order_relaxed);
     }
   }
   auto t2 = clk();
@@ -1048,11 +1076,20 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
   if (prof) {
     auto ms = [](auto x, auto y) { return std::chrono::duration<double, std::milli>(y - x).count(); };
     std::array<int64_t, 4> c1 = counts();
+    std::string starts;  // each worker's first roots, after the run was posted
+    for (auto &w : workers_) {
+      const int64_t f = w->first_roots.load(std::memory_order_relaxed);
+      starts += f ? " " + std::to_string(std::chrono::duration<double, std::milli>(
+                                              std::chrono::steady_clock::duration(f) - t1.time_since_epoch())
+                                              .count())
+                             .substr(0, 5)
+                  : std::string(" -");
+    }
     std::fprintf(stderr,
                  "run profile: %d tasks, %zu workers: setup %.2f ms, execute %.2f ms, gather %.2f ms; pool: %lld tasks, "
-                 "%lld steals, %lld spin yields, %lld sleeps\n",
+                 "%lld steals, %lld spin yields, %lld sleeps; first roots (ms):%s\n",
                  plan.size(), workers_.size(), ms(t0, t1), ms(t1, t2), ms(t2, clk()), (long long)(c1[0] - c0[0]),
-                 (long long)(c1[1] - c0[1]), (long long)(c1[2] - c0[2]), (long long)(c1[3] - c0[3]));
+                 (long long)(c1[1] - c0[1]), (long long)(c1[2] - c0[2]), (long long)(c1[3] - c0[3]), starts.c_str());
   }
   if (opts.progress) opts.progress(run->total, run->total, opts.progress_ud);
   if (stats) {

@@ -164,6 +164,10 @@ class Executor final : public PlanHelpers {
   std::condition_variable sleep_cv_;
   std::atomic<uint64_t> epoch_{0};
   std::atomic<int32_t> sleepers_{0};
+  // Workers in their spin before sleeping (they find new work themselves: posting it wakes a
+  // sleeper only when none spins, and a worker that takes roots wakes the next; see run()).
+  std::atomic<int32_t> spinning_{0};
+  std::atomic<int32_t> nruns_{0};  // runs_.size(), read without the lock
   // A one-worker pool's caller runs its computation itself while the worker is idle (run()).
   std::atomic<bool> solo_{false};
   // The current run_helpers() job (nullptr: none); joining it takes job_mu_.
