@@ -640,6 +640,12 @@ ca_status_t RunControl::error(std::string *message) const {
 // Executor
 
 struct Executor::Worker {
+  // Who runs this worker's loop: its thread, or (while the thread sleeps) a computation's calling
+  // thread that borrowed it (Executor::run: the caller works instead of waking a thread for it).
+  enum : int { kRunning = 0, kSleeping = 1, kBorrowed = 2 };
+  std::atomic<int> state{kRunning};
+  std::mutex borrow_mu;  // the thread waits here while its worker is borrowed
+  std::condition_variable borrow_cv;
   WorkDeque deque;
   std::shared_ptr<Run> cur;  // run we take roots from
   uint64_t rng = 0x9E3779B97F4A7C15ULL;
@@ -670,7 +676,8 @@ Executor::~Executor() {
 }
 
 void Executor::notify_one() {
-  if (sleepers_.load(std::memory_order_seq_cst) == 0) return;
+  // (Borrowed workers' threads count as sleepers until their worker is given back: not wakeable.)
+  if (sleepers_.load(std::memory_order_seq_cst) - borrowed_.load(std::memory_order_seq_cst) <= 0) return;
   {
     std::lock_guard<std::mutex> lk(sleep_mu_);
     epoch_.fetch_add(1, std::memory_order_seq_cst);
@@ -878,11 +885,74 @@ void Executor::worker_loop(size_t id) {
     Worker::bump(w.n_sleeps);
     {
       std::unique_lock<std::mutex> lk(sleep_mu_);
+      // From here until it is back, a computation's caller may borrow this worker (run()).
+      w.state.store(Worker::kSleeping, std::memory_order_seq_cst);
       while (epoch_.load(std::memory_order_seq_cst) == e && !stop_.load()) sleep_cv_.wait(lk);
     }
+    int st = Worker::kSleeping;
+    if (!w.state.compare_exchange_strong(st, Worker::kRunning, std::memory_order_acq_rel)) {
+      // Borrowed: the wake goes on to another sleeping worker (this thread is not waiting on the
+      // eventcount now, and still counts as a sleeper, which notify_one() discounts), and this
+      // thread waits until the caller gives the worker back.
+      notify_one();
+      std::unique_lock<std::mutex> lk(w.borrow_mu);
+      while (true) {
+        st = Worker::kSleeping;
+        if (w.state.compare_exchange_strong(st, Worker::kRunning, std::memory_order_acq_rel)) break;
+        if (stop_.load()) break;
+        w.borrow_cv.wait(lk);
+      }
+    }
     sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    if (w.state.load(std::memory_order_acquire) != Worker::kRunning) break;  // (stopping while borrowed)
   }
   w.dc.reset();
+}
+
+// The calling thread runs borrowed worker w's loop (run()) while `r` has work it can find: its
+// roots first, then what it can steal; `tick` (cancellation, progress) every 64 tasks. It gives
+// the worker back when it finds nothing after a short spin or the run is complete (anything left
+// in w's deque is another run's: a woken worker steals it).
+void Executor::lend(Worker &w, Run &r, const std::function<void()> &tick) {
+  detail::ChargeState &cs = detail::charge_state();
+  auto push = [this, &w](Node *n) {
+    w.deque.push(n);
+    notify_one();
+  };
+  int64_t k = 0;
+  TaskItem item{};
+  while (!r.signalled.load(std::memory_order_acquire)) {
+    bool found = find_work(w, item);
+    if (!found) {
+      w.dc.flush();  // (completion and memory checks see what this thread finished)
+      const auto spin_end = std::chrono::steady_clock::now() + kSpinTime;
+      while (!found && !r.signalled.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < spin_end) {
+        std::this_thread::yield();
+        found = find_work(w, item);
+      }
+      if (!found) break;
+    }
+    Node *n = item.node;
+    do {
+      Worker::bump(w.n_tasks);
+      n = execute(n, push, w.dc, cs);
+      if ((++k & 63) == 0) {
+        w.dc.flush();
+        tick();
+      }
+    } while (n);
+  }
+  w.dc.flush();
+  w.dc.reset();
+  w.cur.reset();
+  const bool left = !w.deque.empty();
+  borrowed_.fetch_sub(1, std::memory_order_seq_cst);
+  {
+    std::lock_guard<std::mutex> lk(w.borrow_mu);
+    w.state.store(Worker::kSleeping, std::memory_order_seq_cst);
+  }
+  w.borrow_cv.notify_one();  // (its thread, if it woke meanwhile, takes it back)
+  if (left) notify_one();
 }
 
 std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats *stats) {
@@ -984,18 +1054,39 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       }
       dc.flush();
     } else {
+      // A sleeping worker is borrowed: this thread runs its loop for the computation (TBB's master
+      // thread joining its arena) instead of waking the worker's thread and waiting. No thread has
+      // to be woken and placed on a CPU (on this 2-CPU machine the scheduler queued a woken worker
+      // behind a running one in about half of W1's computes, leaving the other CPU idle for a tick:
+      // execute 33-37 ms instead of 28-30), and the caller sees the end itself.
+      Worker *borrowed = nullptr;
+      if (!part)
+        for (auto &w : workers_) {
+          int st = Worker::kSleeping;
+          if (w->state.compare_exchange_strong(st, Worker::kBorrowed, std::memory_order_acq_rel)) {
+            borrowed_.fetch_add(1, std::memory_order_seq_cst);
+            borrowed = w.get();
+            borrowed->cur = run;  // its own run's roots first
+            break;
+          }
+        }
       {
         std::lock_guard<std::mutex> lk(runs_mu_);
         runs_.push_back(run);
         nruns_.store(int32_t(runs_.size()), std::memory_order_relaxed);
       }
       // Wake one worker, and only if none is spinning (a spinning one finds the run itself); the
-      // worker that takes the first roots wakes the next one (take_root), and so on. Waking them all
-      // from here, while this thread still runs, had the scheduler queue a woken worker behind a
-      // running one on the same CPU: it started 1.5-4 ms late in about half of W1's computes
-      // (execute 34-37 ms instead of 29-30). A worker woken by another worker once this thread
-      // waits goes to the CPU this thread leaves idle.
+      // worker that takes the first roots wakes the next one (take_root), and so on. (Waking them
+      // all from here, while this thread still ran, had the scheduler queue a woken worker behind a
+      // running one on the same CPU in about half of W1's computes.)
       if (spinning_.load(std::memory_order_seq_cst) == 0) notify_one();
+      if (borrowed) {
+        lend(*borrowed, *run, [&] {
+          if (opts.cancel && opts.cancel->load(std::memory_order_relaxed) && !run->cancelled.load())
+            run->fail(CA_ECANCELED, "computation cancelled");
+          report(false);
+        });
+      }
       if (part) run->check_complete();  // a partial run may have nothing to do here
       std::unique_lock<std::mutex> lk(run->mu);
       while (!run->complete) {

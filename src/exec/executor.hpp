@@ -148,6 +148,7 @@ class Executor final : public PlanHelpers {
   void worker_loop(size_t id);
   bool find_work(Worker &w, struct TaskItem &out);
   bool take_root(Worker &w, struct TaskItem &out);
+  void lend(Worker &w, Run &r, const std::function<void()> &tick);
   void notify_one();
   void notify_all();
   struct Job;
@@ -167,6 +168,7 @@ class Executor final : public PlanHelpers {
   // Workers in their spin before sleeping (they find new work themselves: posting it wakes a
   // sleeper only when none spins, and a worker that takes roots wakes the next; see run()).
   std::atomic<int32_t> spinning_{0};
+  std::atomic<int32_t> borrowed_{0};  // sleeping workers a computation's caller runs (run())
   std::atomic<int32_t> nruns_{0};  // runs_.size(), read without the lock
   // A one-worker pool's caller runs its computation itself while the worker is idle (run()).
   std::atomic<bool> solo_{false};

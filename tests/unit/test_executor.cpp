@@ -440,7 +440,8 @@ ca_status_t k_nested(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ct
 }
 
 // A one-worker context runs a computation on the calling thread while its worker is idle (no
-// hand-off); a computation started while another one runs goes to the worker, and both finish.
+// hand-off); a computation started from another thread while that one runs borrows the sleeping
+// worker and runs on its own calling thread, never on the first one's, and both finish.
 TEST(ExecutorOneWorker, AnIdleWorkersComputeRunsOnTheCaller) {
   const int64_t live = ca::block_live_count();
   {
@@ -461,8 +462,8 @@ TEST(ExecutorOneWorker, AnIdleWorkersComputeRunsOnTheCaller) {
     EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 40.0);
     ASSERT_EQ(log.ids.size(), 46u);
     for (auto id : log.ids) EXPECT_EQ(id, std::this_thread::get_id());
-    // Thread A's compute is slow (it holds the caller slot); B's, started meanwhile, runs on the
-    // worker: neither on A's thread nor on B's.
+    // Thread A's compute is slow (it holds the caller slot); B's, started meanwhile, runs on B's
+    // thread (the worker it borrowed sleeps), never on A's.
     log.ids.clear();
     log.slow_ms = 5;
     std::thread::id a_id, b_id;
@@ -499,7 +500,7 @@ TEST(ExecutorOneWorker, AnIdleWorkersComputeRunsOnTheCaller) {
     ta.join();
     ASSERT_EQ(log_b.ids.size(), 41u);
     for (auto id : log_b.ids) {
-      EXPECT_NE(id, b_id);
+      EXPECT_EQ(id, b_id);
       EXPECT_NE(id, a_id);
     }
     ca_graph_free(g2);
@@ -524,6 +525,86 @@ TEST(ExecutorOneWorker, AComputeInsideAKernelOfTheCallersComputeRunsOnTheWorker)
   ca_key_t outer{"outer", &z, 1};
   ASSERT_EQ(ca_graph_add_task(e.g, &outer, "nested", rx, 1), CA_OK);
   EXPECT_DOUBLE_EQ(e.compute1("outer", {0}), 5.0);
+}
+
+// With several workers asleep, a computation's calling thread borrows one and runs tasks itself
+// (no thread has to be woken for its share); the others join as usual, and nothing is lost.
+TEST(ExecutorBorrow, TheCallerRunsTasksOfItsComputeBesideTheWorkers) {
+  const int64_t live = ca::block_live_count();
+  for (int threads : {2, 4}) {
+    Env e(threads);
+    ThreadLog log;
+    ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+    ko.user_data = &log;
+    ASSERT_EQ(ca_context_register(e.ctx, "tid", k_tid, &ko), CA_OK);
+    ca_arg_t c[1] = {ca_arg_f64(1.0)};
+    int64_t nb[1] = {400};
+    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+    bo.numblocks = nb;
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "a", "i", "tid", c, 1, &bo), CA_OK);
+    int64_t split = 20;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "t", "a", &split, 1, "tid", nullptr, 0), CA_OK);
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "t", &split, 1, "tid", nullptr, 0), CA_OK);
+    for (int rep = 0; rep < 3; ++rep) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // (the workers go to sleep)
+      log.ids.clear();
+      EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 400.0);
+      ASSERT_EQ(log.ids.size(), 421u);
+      size_t on_caller = 0;
+      for (auto id : log.ids) on_caller += id == std::this_thread::get_id();
+      EXPECT_GT(on_caller, 0u) << threads << " threads, rep " << rep;
+    }
+  }
+  EXPECT_EQ(ca::block_live_count(), live) << "blocks leaked";
+}
+
+// Computations from several threads at once on one multi-worker context, each borrowing a worker
+// (or none left to borrow), half of them failing in a kernel: every one ends with its own result
+// or error, nothing leaks, and the pool is usable afterwards.
+TEST(ExecutorBorrow, ConcurrentComputesAndFailures) {
+  const int64_t live = ca::block_live_count();
+  {
+    Env e(2);
+    ASSERT_EQ(ca_context_register(e.ctx, "fail_at", k_fail_at, nullptr), CA_OK);
+    ca_arg_t onesargs[1] = {ca_arg_i64(10)};
+    int64_t nb[1] = {2000};
+    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+    bo.numblocks = nb;
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "a", "i", "ones", onesargs, 1, &bo), CA_OK);
+    int64_t split = 8;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "t", "a", &split, 1, "add", nullptr, 0), CA_OK);
+    split = 250;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "t", &split, 1, "add", nullptr, 0), CA_OK);
+    nb[0] = 200;
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "b", "i", "ones", onesargs, 1, &bo), CA_OK);
+    ca_arg_t fargs[2] = {ca_arg_indexed("b", "i"), ca_arg_i64(150)};
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "f", "i", "fail_at", fargs, 2, nullptr), CA_OK);
+    split = 200;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "ftotal", "f", &split, 1, "add", nullptr, 0), CA_OK);
+    std::vector<std::thread> ts;
+    std::atomic<int> ok{0}, failed{0};
+    for (int t = 0; t < 6; ++t)
+      ts.emplace_back([&, t] {
+        for (int rep = 0; rep < 4; ++rep) {
+          ca_block_t *r = nullptr;
+          int64_t z = 0;
+          const bool fails = t % 2 == 1;
+          ca_key_t k{fails ? "ftotal" : "total", &z, 1};
+          ca_status_t st = ca_compute(&r, e.ctx, e.g, &k, 1, nullptr);
+          if (fails) {
+            if (st == CA_EKERNEL && r == nullptr) failed++;
+          } else if (st == CA_OK && *static_cast<double *>(ca_block_data(r)) == 20000.0) {
+            ok++;
+          }
+          ca_block_free(r);
+        }
+      });
+    for (auto &t : ts) t.join();
+    EXPECT_EQ(ok.load(), 12);
+    EXPECT_EQ(failed.load(), 12);
+    EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 20000.0);
+  }
+  EXPECT_EQ(ca::block_live_count(), live) << "blocks leaked";
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ExecutorTest, ::testing::Values(0, 1, 2, 4),
