@@ -22,9 +22,11 @@ typedef struct ca_context ca_context_t;
 typedef struct ca_context_options {
   uint32_t struct_size; /**< sizeof(ca_context_options_t) */
   /** Worker threads: -1 = one per core; 0 = synchronous mode (everything runs on the calling
-   *  thread, in priority order: for debugging); N > 0 = N workers. With 1, a computation started
-   *  while the worker is idle runs on the calling thread instead (no hand-off); one started from
-   *  another thread meanwhile runs on the worker. */
+   *  thread, in priority order: for debugging); N > 0 = N workers. The calling thread takes part
+   *  in its computation: it runs the share of a worker that is asleep (that worker's thread stays
+   *  asleep), so N threads run a computation and none has to be woken for the caller's share. With
+   *  1 worker, a computation started while the worker is idle runs wholly on the calling thread;
+   *  one started from another thread meanwhile runs on that thread too. */
   int32_t num_threads;
   /** Limit on the bytes of blocks this context's computations hold at once — intermediates, results
    *  and persisted arrays, every block of at least 16 KiB a kernel allocates, until it is freed.
@@ -64,8 +66,9 @@ CA_API int32_t ca_context_num_threads(const ca_context_t *ctx);
  * default: a quarter of the memory limit at ~256 bytes per task, at least 4,194,304),
  * "num-threads" (applies to the next compute), "block-cache" (process-wide, not per context: bytes of
  * freed large blocks and buffers (>= 1 MiB) kept for reuse so that a pipeline does not page-fault
- * fresh memory for every block; default "256MiB" or the CA_BLOCK_CACHE environment variable in
- * bytes; 0 = off, which also frees what is kept; "auto" = the default).
+ * fresh memory for every block, and of the parallel planner's arrays kept for the next plan;
+ * default "256MiB" or the CA_BLOCK_CACHE environment variable in bytes; 0 = off, which also frees
+ * what is kept; "auto" = the default).
  * @return CA_OK, CA_EINVAL (bad value), CA_ENOTFOUND (unknown key).
  */
 CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, const char *value);
