@@ -31,6 +31,17 @@ constexpr int64_t kRootBatch = 1024;
 constexpr int64_t kMinRootBatch = 4;
 constexpr int kStealSpins = 128;
 constexpr std::chrono::microseconds kSpinTime{50};
+// The executor whose tasks this thread is running (its workers' threads; a caller while it runs
+// its own computation or a borrowed worker's loop): a computation started from inside one of its
+// kernels runs on that thread alone (see Executor::run).
+thread_local const Executor *t_running = nullptr;
+struct RunningOn {
+  const Executor *saved;
+  explicit RunningOn(const Executor *e) : saved(t_running) { t_running = e; }
+  ~RunningOn() { t_running = saved; }
+  RunningOn(const RunningOn &) = delete;
+  RunningOn &operator=(const RunningOn &) = delete;
+};
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------
@@ -830,6 +841,7 @@ bool Executor::find_work(Worker &w, TaskItem &out) {
 
 void Executor::worker_loop(size_t id) {
   Worker &w = *workers_[id];
+  RunningOn on(this);
   detail::ChargeState &cs = detail::charge_state();
   auto push = [this, &w](Node *n) {
     w.deque.push(n);
@@ -914,6 +926,7 @@ void Executor::worker_loop(size_t id) {
 // the worker back when it finds nothing after a short spin or the run is complete (anything left
 // in w's deque is another run's: a woken worker steals it).
 void Executor::lend(Worker &w, Run &r, const std::function<void()> &tick) {
+  RunningOn on(this);
   detail::ChargeState &cs = detail::charge_state();
   auto push = [this, &w](Node *n) {
     w.deque.push(n);
@@ -993,8 +1006,14 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
   // of handing it to the worker and sleeping until it is done (the hand-off and wake-up cost tens
   // of microseconds per compute, and the worker runs wherever the scheduler wakes it). Computations
   // started meanwhile from other threads go to the worker as usual.
+  // Started from inside a kernel of this executor (a nested computation): it runs on this thread
+  // alone, as synchronous mode does. Handed to the pool, it would wait for a worker, and every
+  // worker may be running (or lent to) the very kernels that wait for it: a one-worker pool whose
+  // worker was lent to the outer computation's caller hung that way (dask runs a computation
+  // started inside a task synchronously too).
+  const bool nested = t_running == this && !part;
   bool solo = false;
-  if (workers_.size() == 1 && !part && plan.size() > 0 && !solo_.exchange(true, std::memory_order_acquire)) {
+  if (!nested && workers_.size() == 1 && !part && plan.size() > 0 && !solo_.exchange(true, std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lk(runs_mu_);
     solo = runs_.empty();
     if (!solo) solo_.store(false, std::memory_order_release);
@@ -1007,9 +1026,10 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
     }
   } solo_end{solo_, solo};
   if (plan.size() > 0) {
-    if (workers_.empty() || solo) {
-      // Synchronous mode (and a one-worker pool's idle caller): the caller runs every task in
-      // priority order.
+    if (workers_.empty() || solo || nested) {
+      // Synchronous mode (and a one-worker pool's idle caller, and a nested computation): the
+      // caller runs every task in priority order.
+      RunningOn on(this);
       std::vector<Node *> stack;
       DoneCounter dc;
       detail::ChargeState &cs = detail::charge_state();

@@ -508,7 +508,8 @@ TEST(ExecutorOneWorker, AnIdleWorkersComputeRunsOnTheCaller) {
   EXPECT_EQ(ca::block_live_count(), live) << "blocks leaked";
 }
 
-TEST(ExecutorOneWorker, AComputeInsideAKernelOfTheCallersComputeRunsOnTheWorker) {
+// (A computation started inside a kernel of the caller's own computation runs on that thread.)
+TEST(ExecutorOneWorker, AComputeInsideAKernelOfTheCallersComputeFinishes) {
   Env e(1);
   NestedEnv env{e.ctx, e.g};
   ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
@@ -608,6 +609,57 @@ TEST(ExecutorBorrow, ConcurrentComputesAndFailures) {
     EXPECT_EQ(ok.load(), 12);
     EXPECT_EQ(failed.load(), 12);
     EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 20000.0);
+  }
+  EXPECT_EQ(ca::block_live_count(), live) << "blocks leaked";
+}
+
+// A computation started inside a kernel runs on that kernel's thread: it never waits for a pool
+// whose threads are all busy (or lent out). One worker: thread A's slow computation holds the
+// caller slot, thread B's borrows the only worker, and B's kernel computes again on the same
+// context (this hung: the nested run waited for the worker B itself was running). Two workers:
+// eight kernels at once each compute again.
+TEST(ExecutorNested, AComputeInsideAKernelNeverWaitsForABusyPool) {
+  const int64_t live = ca::block_live_count();
+  for (int threads : {1, 2}) {
+    Env e(threads);
+    NestedEnv env{e.ctx, e.g};
+    ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+    ko.user_data = &env;
+    ASSERT_EQ(ca_context_register(e.ctx, "nested", k_nested, &ko), CA_OK);
+    ThreadLog log;
+    log.slow_ms = 5;
+    ca_kernel_options_t kt = CA_KERNEL_OPTIONS_INIT;
+    kt.user_data = &log;
+    ASSERT_EQ(ca_context_register(e.ctx, "tid", k_tid, &kt), CA_OK);
+    int64_t z = 0;
+    ca_arg_t c2[1] = {ca_arg_f64(2.0)};
+    ca_key_t inner{"inner", &z, 1};
+    ASSERT_EQ(ca_graph_add_task(e.g, &inner, "const", c2, 1), CA_OK);
+    ca_arg_t c3[1] = {ca_arg_f64(3.0)};
+    int64_t nb[1] = {8};
+    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+    bo.numblocks = nb;
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "x", "i", "const", c3, 1, &bo), CA_OK);
+    ca_arg_t rx[1] = {ca_arg_indexed("x", "i")};
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "outer", "i", "nested", rx, 1, nullptr), CA_OK);
+    int64_t split = 8;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "outer_total", "outer", &split, 1, "add", nullptr, 0), CA_OK);
+    ca_arg_t c1[1] = {ca_arg_f64(1.0)};
+    nb[0] = 40;
+    ASSERT_EQ(ca_graph_add_blockwise(e.g, "a", "i", "tid", c1, 1, &bo), CA_OK);
+    split = 40;
+    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "slow_total", "a", &split, 1, "tid", nullptr, 0), CA_OK);
+    std::atomic<bool> a_started{false};
+    std::thread ta([&] {
+      a_started = true;
+      EXPECT_DOUBLE_EQ(e.compute1("slow_total", {0}), 40.0);
+    });
+    while (!a_started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::thread tb([&] { EXPECT_DOUBLE_EQ(e.compute1("outer_total", {0}), 40.0); });  // 8 x (3 + 2)
+    tb.join();
+    ta.join();
+    EXPECT_DOUBLE_EQ(e.compute1("outer_total", {0}), 40.0) << threads << " threads";
   }
   EXPECT_EQ(ca::block_live_count(), live) << "blocks leaked";
 }
