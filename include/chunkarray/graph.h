@@ -229,7 +229,10 @@ typedef struct ca_compute_options {
  * Memory: every block of at least 16 KiB that the computation's kernels allocate is charged to the
  * context's memory limit (context.h) until it is freed, including results returned here; new root
  * tasks wait for memory rather than exceed it.
- * Blocks the calling thread; may run concurrently with other computes on the same context.
+ * Blocks the calling thread (which runs tasks of the computation itself: context.h, num_threads);
+ * may run concurrently with other computes on the same context. Called from inside a kernel that
+ * runs on the same context, the computation runs on that kernel's thread alone (it never waits
+ * for workers that may all be busy with the kernels waiting for it).
  */
 CA_API ca_status_t ca_compute(ca_block_t **out, ca_context_t *ctx, const ca_graph_t *graph, const ca_key_t *keys,
                               size_t nkeys, const ca_compute_options_t *opts);
