@@ -1,6 +1,6 @@
 // The instruction functions of fused elementwise programs (array/expr.hpp): one function per
 // (operation, operand dtypes, scalar operand) that runs an instruction over a tile, compiled for
-// baseline x86-64 and for AVX2 (array/expr_instr.cpp) and chosen once per process.
+// baseline x86-64, AVX2 and AVX-512 (array/expr_instr.cpp) and chosen once per process.
 #pragma once
 
 #include <cstdint>
@@ -8,9 +8,10 @@
 #include "array/expr.hpp"
 #include "core/sanitizer.hpp"
 
-// Sanitizer builds compile the instructions once, at the baseline level: the AVX2 copy is the same
-// source under another target (the release build tests both levels: `elementwise` and
-// `elementwise_baseline`), and instrumenting it twice was a large part of those trees' compile time.
+// Sanitizer builds compile the instructions once, at the baseline level: the AVX2 and AVX-512 copies
+// are the same source under other targets (the release build tests every level: `elementwise`,
+// `elementwise_avx2`, `elementwise_baseline`), and instrumenting them too was a large part of those
+// trees' compile time.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !CA_ASAN && !CA_TSAN
 #define CA_INSTR_HAVE_AVX2 1
 #else
@@ -23,11 +24,11 @@ namespace ca::instr {
 /// use are null; a scalar operand is read at index 0 only).
 using Fn = void (*)(const ExprInstr &ins, const void *a, const void *b, const void *c, void *r, int64_t n);
 
-enum class Isa { Baseline, Avx2 };
+enum class Isa { Baseline, Avx2, Avx512 };
 
-/// The ISA level the instruction functions run at: AVX2 where the CPU (and OS) has it and the
-/// environment variable CA_DISABLE_CPU_FEATURES (read once, as NumPy's NPY_DISABLE_CPU_FEATURES)
-/// does not name "avx2"; baseline otherwise.
+/// The ISA level the instruction functions run at: the widest the CPU (and OS) has — AVX-512
+/// (F, BW, DQ, VL), AVX2, baseline — below the first one the environment variable
+/// CA_DISABLE_CPU_FEATURES names ("avx512", "avx2"; read once, as NumPy's NPY_DISABLE_CPU_FEATURES).
 Isa active_isa();
 const char *isa_name(Isa isa);
 

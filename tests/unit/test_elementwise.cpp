@@ -1005,19 +1005,24 @@ TEST(Elementwise, GeneratorProgramsRejectBadInput) {
   EXPECT_EQ(ok->size, 18);
 }
 
-// ---- many tiles per block: the interpreter's tile loop, at both ISA levels --------------------------
+// ---- many tiles per block: the interpreter's tile loop, at every ISA level --------------------------
 // The NumPy comparisons above use blocks smaller than one tile (512 elements). Here each block spans
 // several tiles plus a remainder, with inputs read in place (one borrowed at an address that is not
 // 64-byte aligned, which places the register tiles), gathered per tile (broadcast rows and columns)
 // and invariant (size 1), and enough live registers to use several tile slots; results against
-// plain loops. The `elementwise_baseline` test runs this file again with CA_DISABLE_CPU_FEATURES=avx2.
+// plain loops. The `elementwise_baseline` and `elementwise_avx2` tests run this file again with
+// CA_DISABLE_CPU_FEATURES=avx2 and =avx512.
 
 TEST(Elementwise, InstructionIsaFollowsCpuAndEnvironment) {
   const char *env = std::getenv("CA_DISABLE_CPU_FEATURES");
   const bool disabled = env && std::strstr(env, "avx2") != nullptr;
+  const bool no512 = disabled || (env && std::strstr(env, "avx512") != nullptr);
   instr::Isa want = instr::Isa::Baseline;
 #if CA_INSTR_HAVE_AVX2
   if (!disabled && __builtin_cpu_supports("avx2")) want = instr::Isa::Avx2;
+  if (!no512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    want = instr::Isa::Avx512;
 #endif
   EXPECT_EQ(instr::active_isa(), want) << "running " << instr::isa_name(instr::active_isa()) << ", expected "
                                        << instr::isa_name(want);
