@@ -5,8 +5,10 @@
 // target`. One file rather than three objects built with different flags: the pragma applies only
 // to what array/expr_instr.inc defines, so the inline and template functions of shared headers
 // (libstdc++, core/) stay baseline wherever the compiler emits them out of line, and the linker can
-// never keep a wider copy of one for a CPU without it. There is no FMA at any level (neither target
-// implies it): results are the same bit for bit at every level. AVX-512 ran W4's
+// never keep a wider copy of one for a CPU without it. There is no FMA at any level (the AVX2 target
+// has none, and the AVX-512 one is compiled with fp-contract=off: AVX-512F itself has FMA
+// instructions, and contracted float32 logaddexp2 differed from NumPy in the last bit): results are
+// the same bit for bit at every level. AVX-512 ran W4's
 // `((x + 1) * 2).sum()` from cache 1.18x faster than AVX2 (5.1 -> 6.0 G elements/s on one thread),
 // so two threads keep up with memory that reads faster than 60 GB/s. The float32/float64
 // transcendental functions and sqrt are not here but in array/vecmath.hpp (SLEEF, per ISA level up to
@@ -39,6 +41,7 @@ namespace avx2 {
 #pragma GCC pop_options
 #pragma GCC push_options
 #pragma GCC target("avx2,avx512f,avx512bw,avx512dq,avx512vl")
+#pragma GCC optimize("fp-contract=off")  // (AVX-512F has FMA instructions: no contraction into them)
 namespace avx512 {
 #include "array/expr_instr.inc"
 }  // namespace avx512
