@@ -109,6 +109,37 @@ struct Env {
   }
 };
 
+// Layers leaf, mid, top: nblocks blocks of kernel(arg), summed by `combine` in two levels of partial
+// reductions (split1, then split2).
+struct SumTree {
+  const char *leaf, *mid, *top;
+  const char *kernel, *combine;
+  ca_arg_t arg;
+};
+void sum_tree(Env &e, const SumTree &t, int64_t nblocks, int64_t split1, int64_t split2) {
+  int64_t nb[1] = {nblocks};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, t.leaf, "i", t.kernel, &t.arg, 1, &bo), CA_OK);
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, t.mid, t.leaf, &split1, 1, t.combine, nullptr, 0), CA_OK);
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, t.top, t.mid, &split2, 1, t.combine, nullptr, 0), CA_OK);
+}
+
+// Layers ones (nblocks blocks of `len` ones), f = fail_at(ones, bad) (kernel "fail_at" must be
+// registered: it fails at block `bad`) and total, a partial sum of f by `split`.
+void failing_sum(Env &e, const char *ones, const char *total, int64_t nblocks, int64_t len, int64_t bad,
+                 int64_t split) {
+  ca_arg_t onesargs[1] = {ca_arg_i64(len)};
+  int64_t nb[1] = {nblocks};
+  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+  bo.numblocks = nb;
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, ones, "i", "ones", onesargs, 1, &bo), CA_OK);
+  ca_arg_t fargs[2] = {ca_arg_indexed(ones, "i"), ca_arg_i64(bad)};
+  ASSERT_EQ(ca_graph_add_blockwise(e.g, "f", "i", "fail_at", fargs, 2, nullptr), CA_OK);
+  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, total, "f", &split, 1, "add", nullptr, 0), CA_OK);
+}
+
+
 class ExecutorTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override { live_ = ca::block_live_count(); }
@@ -250,15 +281,7 @@ TEST_P(ExecutorTest, KernelFailureCancelsAndFreesEverything) {
   ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
   ko.user_data = &calls;
   ASSERT_EQ(ca_context_register(e.ctx, "fail_at", k_fail_at, &ko), CA_OK);
-  ca_arg_t onesargs[1] = {ca_arg_i64(100)};
-  int64_t nb[1] = {1000};
-  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
-  bo.numblocks = nb;
-  ASSERT_EQ(ca_graph_add_blockwise(e.g, "ones", "i", "ones", onesargs, 1, &bo), CA_OK);
-  ca_arg_t fargs[2] = {ca_arg_indexed("ones", "i"), ca_arg_i64(7)};
-  ASSERT_EQ(ca_graph_add_blockwise(e.g, "f", "i", "fail_at", fargs, 2, nullptr), CA_OK);
-  int64_t split = 1000;
-  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "f", &split, 1, "add", nullptr, 0), CA_OK);
+  failing_sum(e, "ones", "total", 1000, 100, 7, 1000);
   e.compute1("total", {0}, CA_EKERNEL);
   std::string msg = ca_last_error_message();
   EXPECT_NE(msg.find("deliberate failure at block 7"), std::string::npos) << msg;
@@ -329,15 +352,7 @@ TEST_P(ExecutorTest, ProgressReachesTotal) {
 
 TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
   Env e(GetParam());
-  ca_arg_t onesargs[1] = {ca_arg_i64(10)};
-  int64_t nb[1] = {5000};
-  ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
-  bo.numblocks = nb;
-  ASSERT_EQ(ca_graph_add_blockwise(e.g, "ones", "i", "ones", onesargs, 1, &bo), CA_OK);
-  int64_t split = 8;
-  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p0", "ones", &split, 1, "add", nullptr, 0), CA_OK);
-  split = 1000;
-  ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "p1", "p0", &split, 1, "add", nullptr, 0), CA_OK);
+  sum_tree(e, {"ones", "p0", "p1", "ones", "add", ca_arg_i64(10)}, 5000, 8, 1000);
   std::vector<std::thread> ts;
   std::atomic<int> ok{0};
   for (int i = 0; i < 4; ++i)
@@ -439,6 +454,14 @@ ca_status_t k_nested(ca_block_t **out, const ca_arg_t *a, size_t n, ca_kernel_ct
   return st;
 }
 
+// Kernel "tid" logging into `log`; blocks "a" (1.0 each) summed into "t" and "total" by "tid".
+void tid_tree(Env &e, ThreadLog &log, int64_t nblocks, int64_t split1, int64_t split2) {
+  ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
+  ko.user_data = &log;
+  ASSERT_EQ(ca_context_register(e.ctx, "tid", k_tid, &ko), CA_OK);
+  sum_tree(e, {"a", "t", "total", "tid", "tid", ca_arg_f64(1.0)}, nblocks, split1, split2);
+}
+
 // A one-worker context runs a computation on the calling thread while its worker is idle (no
 // hand-off); a computation started from another thread while that one runs borrows the sleeping
 // worker and runs on its own calling thread, never on the first one's, and both finish.
@@ -447,18 +470,7 @@ TEST(ExecutorOneWorker, AnIdleWorkersComputeRunsOnTheCaller) {
   {
     Env e(1);
     ThreadLog log;
-    ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
-    ko.user_data = &log;
-    ASSERT_EQ(ca_context_register(e.ctx, "tid", k_tid, &ko), CA_OK);
-    ca_arg_t c[1] = {ca_arg_f64(1.0)};
-    int64_t nb[1] = {40};
-    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
-    bo.numblocks = nb;
-    ASSERT_EQ(ca_graph_add_blockwise(e.g, "a", "i", "tid", c, 1, &bo), CA_OK);
-    int64_t split = 8;
-    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "t", "a", &split, 1, "tid", nullptr, 0), CA_OK);
-    split = 5;
-    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "t", &split, 1, "tid", nullptr, 0), CA_OK);
+    tid_tree(e, log, 40, 8, 5);
     EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 40.0);
     ASSERT_EQ(log.ids.size(), 46u);
     for (auto id : log.ids) EXPECT_EQ(id, std::this_thread::get_id());
@@ -480,10 +492,15 @@ TEST(ExecutorOneWorker, AnIdleWorkersComputeRunsOnTheCaller) {
     ca_graph_t *g2 = nullptr;
     ASSERT_EQ(ca_graph_new(&g2), CA_OK);
     ThreadLog log_b;
+    ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
     ko.user_data = &log_b;
     ASSERT_EQ(ca_context_register(e.ctx, "tid_b", k_tid, &ko), CA_OK);
+    ca_arg_t c[1] = {ca_arg_f64(1.0)};
+    int64_t nb[1] = {40};
+    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
+    bo.numblocks = nb;
     ASSERT_EQ(ca_graph_add_blockwise(g2, "b", "i", "tid_b", c, 1, &bo), CA_OK);
-    split = 40;
+    int64_t split = 40;
     ASSERT_EQ(ca_graph_add_partial_reduce(g2, "btotal", "b", &split, 1, "tid_b", nullptr, 0), CA_OK);
     std::thread tb([&] {
       b_id = std::this_thread::get_id();
@@ -539,17 +556,7 @@ TEST(ExecutorBorrow, TheCallerRunsTasksOfItsComputeBesideTheWorkers) {
     ASSERT_EQ(ca_context_set_config(e.ctx, "memory-limit", "none"), CA_OK);
     ThreadLog log;
     log.slow_ms = 1;  // (so that no worker already awake runs every task before the caller starts)
-    ca_kernel_options_t ko = CA_KERNEL_OPTIONS_INIT;
-    ko.user_data = &log;
-    ASSERT_EQ(ca_context_register(e.ctx, "tid", k_tid, &ko), CA_OK);
-    ca_arg_t c[1] = {ca_arg_f64(1.0)};
-    int64_t nb[1] = {100};
-    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
-    bo.numblocks = nb;
-    ASSERT_EQ(ca_graph_add_blockwise(e.g, "a", "i", "tid", c, 1, &bo), CA_OK);
-    int64_t split = 10;
-    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "t", "a", &split, 1, "tid", nullptr, 0), CA_OK);
-    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "t", &split, 1, "tid", nullptr, 0), CA_OK);
+    tid_tree(e, log, 100, 10, 10);
     EXPECT_DOUBLE_EQ(e.compute1("total", {0}), 100.0);  // (the first compute starts the pool)
     // Once its workers sleep, a compute runs some of its tasks on the caller. (Whether they all
     // sleep by the time it starts depends on the machine's load: a few tries.)
@@ -574,21 +581,8 @@ TEST(ExecutorBorrow, ConcurrentComputesAndFailures) {
   {
     Env e(2);
     ASSERT_EQ(ca_context_register(e.ctx, "fail_at", k_fail_at, nullptr), CA_OK);
-    ca_arg_t onesargs[1] = {ca_arg_i64(10)};
-    int64_t nb[1] = {2000};
-    ca_blockwise_options_t bo = CA_BLOCKWISE_OPTIONS_INIT;
-    bo.numblocks = nb;
-    ASSERT_EQ(ca_graph_add_blockwise(e.g, "a", "i", "ones", onesargs, 1, &bo), CA_OK);
-    int64_t split = 8;
-    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "t", "a", &split, 1, "add", nullptr, 0), CA_OK);
-    split = 250;
-    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "total", "t", &split, 1, "add", nullptr, 0), CA_OK);
-    nb[0] = 200;
-    ASSERT_EQ(ca_graph_add_blockwise(e.g, "b", "i", "ones", onesargs, 1, &bo), CA_OK);
-    ca_arg_t fargs[2] = {ca_arg_indexed("b", "i"), ca_arg_i64(150)};
-    ASSERT_EQ(ca_graph_add_blockwise(e.g, "f", "i", "fail_at", fargs, 2, nullptr), CA_OK);
-    split = 200;
-    ASSERT_EQ(ca_graph_add_partial_reduce(e.g, "ftotal", "f", &split, 1, "add", nullptr, 0), CA_OK);
+    sum_tree(e, {"a", "t", "total", "ones", "add", ca_arg_i64(10)}, 2000, 8, 250);
+    failing_sum(e, "b", "ftotal", 200, 10, 150, 200);
     std::vector<std::thread> ts;
     std::atomic<int> ok{0}, failed{0};
     for (int t = 0; t < 6; ++t)
