@@ -66,9 +66,9 @@ CA_API int32_t ca_context_num_threads(const ca_context_t *ctx);
  * default: a quarter of the memory limit at ~256 bytes per task, at least 4,194,304),
  * "num-threads" (applies to the next compute), "block-cache" (process-wide, not per context: bytes of
  * freed large blocks and buffers (>= 1 MiB) kept for reuse so that a pipeline does not page-fault
- * fresh memory for every block, and of the parallel planner's arrays kept for the next plan;
- * default "256MiB" or the CA_BLOCK_CACHE environment variable in bytes; 0 = off, which also frees
- * what is kept; "auto" = the default).
+ * fresh memory for every block; the parallel planner's arrays kept for the next plan may take as
+ * many bytes again; default "256MiB" or the CA_BLOCK_CACHE environment variable in bytes; 0 = off,
+ * which also frees what is kept; "auto" = the default).
  * @return CA_OK, CA_EINVAL (bad value), CA_ENOTFOUND (unknown key).
  */
 CA_API ca_status_t ca_context_set_config(ca_context_t *ctx, const char *key, const char *value);
