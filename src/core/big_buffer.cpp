@@ -94,13 +94,13 @@ void *fresh(size_t cap) noexcept {
 }
 
 constexpr int kMaxHooks = 8;
-std::atomic<int64_t (*)()> g_hooks[kMaxHooks];
+std::atomic<void (*)()> g_hooks[kMaxHooks];
 std::atomic<int> g_nhooks{0};
 
 void run_hooks() noexcept {
   const int n = std::min(g_nhooks.load(std::memory_order_acquire), kMaxHooks);
   for (int i = 0; i < n; ++i)
-    if (auto h = g_hooks[i].load(std::memory_order_acquire)) (void)h();
+    if (auto h = g_hooks[i].load(std::memory_order_acquire)) h();
 }
 
 Cache &cache() {
@@ -156,7 +156,7 @@ void big_free(void *p, size_t bytes) noexcept {
   mem_free(p);
 }
 
-void big_cache_add_trim_hook(int64_t (*hook)()) noexcept {
+void big_cache_add_trim_hook(void (*hook)()) noexcept {
   const int i = g_nhooks.fetch_add(1, std::memory_order_acq_rel);
   if (i < kMaxHooks) g_hooks[i].store(hook, std::memory_order_release);
 }

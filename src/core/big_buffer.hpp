@@ -44,10 +44,10 @@ int64_t big_cache_bytes() noexcept;
 /// Free every cached buffer; returns the bytes released.
 int64_t big_cache_trim() noexcept;
 /// Register a function that gives back buffers kept outside the cache (e.g. the parallel planner's
-/// arrays kept per builder between computes) and returns their bytes. big_cache_trim() and
-/// big_cache_set_limit() call every hook first (outside the cache's lock: a hook's buffers come
-/// back through big_free), so "off" and a trim release those too. At most 8 hooks; never removed.
-void big_cache_add_trim_hook(int64_t (*hook)()) noexcept;
+/// arrays kept per builder between computes). big_cache_trim() and big_cache_set_limit() call every
+/// hook first (outside the cache's lock: a hook's buffers come back through big_free), so "off" and
+/// a trim release those too. At most 8 hooks; never removed.
+void big_cache_add_trim_hook(void (*hook)()) noexcept;
 
 /// An owned buffer from big_alloc (move-only); size() is what was asked for.
 class BigBuffer {

@@ -100,8 +100,6 @@ struct TmpArg {
   uint32_t nkids;   // LIST
 };
 
-// Builds the plan in one depth-first walk. Task ids are discovery order; the post-order (priority)
-// decides the order roots are handed out.
 // Per task: the last task that listed it as a dependency (each dependency once per task), and how
 // many tasks did (its dependents: the CSR offsets come from these counts, no second pass).
 struct DepCount {
@@ -173,23 +171,20 @@ class HelperScratch {
   }
 
  private:
-  static int64_t trim_hook() {
+  static void trim_hook() {
     HelperScratch &h = get();
-    std::unique_ptr<HelperArrays> drop[kSlots];
-    int64_t freed;
-    {
-      std::lock_guard<std::mutex> lk(h.mu_);
-      for (size_t i = 0; i < kSlots; ++i) drop[i] = std::move(h.slots_[i]);
-      freed = h.bytes_;
-      h.bytes_ = 0;
-    }
-    return freed;  // (the arrays go back to the big-buffer cache, or are freed, as `drop` ends)
+    std::unique_ptr<HelperArrays> drop[kSlots];  // (back to the big-buffer cache as `drop` ends)
+    std::lock_guard<std::mutex> lk(h.mu_);
+    for (size_t i = 0; i < kSlots; ++i) drop[i] = std::move(h.slots_[i]);
+    h.bytes_ = 0;
   }
   std::mutex mu_;
   std::unique_ptr<HelperArrays> slots_[kSlots];
   int64_t bytes_ = 0;
 };
 
+// Builds the plan in one depth-first walk. Task ids are discovery order; the post-order (priority)
+// decides the order roots are handed out.
 class Builder final : public TaskEmitter {
  public:
   Builder(const Graph &g, const KernelRegistry *reg, int64_t max_tasks)
@@ -266,6 +261,7 @@ class Builder final : public TaskEmitter {
   int32_t first_output(const KeyRef *keys, size_t nkeys);
   void init_worker(const Builder &main, ParallelState &ps, int32_t wid);
   void keep_scratch(int32_t wid);
+  void swap_scratch(HelperArrays &a);
   void run_units(ParallelState &ps);
   bool walk_top(ParallelState &ps, bool reserve);
   void reserve_unit(ParallelState &ps, int32_t u, int32_t root);
@@ -779,21 +775,12 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   claimed_.assign(states_.size(), 0);
   plan_ = std::make_unique<Plan>();
   arena_ = std::make_unique<Arena>();
-  // This helper index's arrays of the last parallel plan, if kept (HelperScratch), emptied.
+  // This helper index's arrays of the last parallel plan, if kept (HelperScratch); the fresh plan's
+  // empty ones go back with `a` and are freed.
   std::unique_ptr<HelperArrays> a = HelperScratch::get().take(wid);
-  auto reuse = [](auto &dst, auto &src) {
-    src.clear();
-    dst.swap(src);
-  };
-  reuse(plan_->tasks, a->tasks);
-  reuse(plan_->args, a->args);
-  reuse(plan_->patches, a->patches);
-  reuse(plan_->deps, a->deps);
-  reuse(plan_->roots, a->roots);
-  reuse(task_state_, a->task_state);
-  reuse(color_, a->color);
-  reuse(dep_stamp_, a->dep_stamp);
-  reuse(list_pos_, a->list_pos);
+  swap_scratch(*a);
+  plan_->tasks.clear(), plan_->args.clear(), plan_->patches.clear(), plan_->deps.clear(), plan_->roots.clear();
+  task_state_.clear(), color_.clear(), dep_stamp_.clear(), list_pos_.clear();
   // Address space for an even share of the graph and a quarter more (the arrays grow beyond it as
   // needed); not the whole graph each: every builder's arrays count against the big-buffer cache.
   int64_t share = std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27});
@@ -804,16 +791,21 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
 // final plan no longer reads them).
 void Builder::keep_scratch(int32_t wid) {
   auto a = std::make_unique<HelperArrays>();
-  a->tasks.swap(plan_->tasks);
-  a->args.swap(plan_->args);
-  a->patches.swap(plan_->patches);
-  a->deps.swap(plan_->deps);
-  a->roots.swap(plan_->roots);
-  a->task_state.swap(task_state_);
-  a->color.swap(color_);
-  a->dep_stamp.swap(dep_stamp_);
-  a->list_pos.swap(list_pos_);
+  swap_scratch(*a);
   HelperScratch::get().give(wid, std::move(a));
+}
+
+// The arrays a helper builder keeps between plans, exchanged with `a`'s.
+void Builder::swap_scratch(HelperArrays &a) {
+  a.tasks.swap(plan_->tasks);
+  a.args.swap(plan_->args);
+  a.patches.swap(plan_->patches);
+  a.deps.swap(plan_->deps);
+  a.roots.swap(plan_->roots);
+  a.task_state.swap(task_state_);
+  a.color.swap(color_);
+  a.dep_stamp.swap(dep_stamp_);
+  a.list_pos.swap(list_pos_);
 }
 
 void Builder::run_units(ParallelState &ps) {
