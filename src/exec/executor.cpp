@@ -23,10 +23,10 @@ constexpr size_t kCacheLine = 64;
 // workers shared those cache lines on every tiny task (W1: 2 threads ran 1.08x faster than one;
 // with 64, 1.25x). 1024: the roots under a tree reduction's upper levels stay on one worker too
 // (64 of W1's were one block of its fourth level, so the levels above read blocks and counters the
-// other worker wrote): W1's 2-worker execute phase 39-45 -> 35 ms. Claimed roots are started in priority order by their worker (the other takes
-// fresh roots from the cursor first and steals only when they run out), so the batch does not
-// change what is held in memory; under a memory limit take_roots reserves for the batch and
-// halves it until it fits.
+// other worker wrote): W1's 2-worker execute phase 39-45 -> 35 ms. Claimed roots are started in
+// priority order by their worker (the other takes fresh roots from the cursor first and steals only
+// when they run out), so the batch does not change what is held in memory; under a memory limit
+// take_roots reserves for the batch and halves it until it fits.
 constexpr int64_t kRootBatch = 1024;
 constexpr int64_t kMinRootBatch = 4;
 constexpr int kStealSpins = 128;
@@ -863,19 +863,8 @@ void Executor::worker_loop(size_t id) {
     }
     w.dc.flush();  // out of work: what this worker finished counts now (completion, memory checks)
     // Spin a little as a thief before sleeping.
-    bool found = false;
     spinning_.fetch_add(1, std::memory_order_seq_cst);
-    // Bounded in time too: with more runnable threads than CPUs (the calling thread and a helper
-    // building a plan), each yield can hand the CPU away for a whole time slice, and a spin of
-    // 128 yields then lasted for tens of milliseconds, taking CPU time from the threads at work.
-    const auto spin_end = std::chrono::steady_clock::now() + kSpinTime;
-    for (int k = 0; k < kStealSpins && !found; ++k) {
-      if (job_open_.load(std::memory_order_relaxed)) break;  // (joined at the top of the loop)
-      if (k > 0 && std::chrono::steady_clock::now() > spin_end) break;
-      std::this_thread::yield();
-      Worker::bump(w.n_yields);
-      found = find_work(w, item);
-    }
+    const bool found = spin_for_work(w, item, job_open_);  // (a job is joined at the top of the loop)
     spinning_.fetch_sub(1, std::memory_order_seq_cst);
     if (found) {
       run_chain(item.node);
@@ -921,6 +910,23 @@ void Executor::worker_loop(size_t id) {
   w.dc.reset();
 }
 
+// A thread out of work spins a little as a thief before it sleeps or gives its worker back: up to
+// kStealSpins yields, each followed by a look for work, until `until` is set or kSpinTime is over.
+// Bounded in time too: with more runnable threads than CPUs (the calling thread and a helper
+// building a plan), each yield can hand the CPU away for a whole time slice, and a spin of 128
+// yields then lasted for tens of milliseconds, taking CPU time from the threads at work.
+bool Executor::spin_for_work(Worker &w, TaskItem &item, const std::atomic<bool> &until) {
+  const auto spin_end = std::chrono::steady_clock::now() + kSpinTime;
+  for (int k = 0; k < kStealSpins; ++k) {
+    if (until.load(std::memory_order_acquire)) return false;
+    if (k > 0 && std::chrono::steady_clock::now() > spin_end) return false;
+    std::this_thread::yield();
+    Worker::bump(w.n_yields);
+    if (find_work(w, item)) return true;
+  }
+  return false;
+}
+
 // The calling thread runs borrowed worker w's loop (run()) while `r` has work it can find: its
 // roots first, then what it can steal; `tick` (cancellation, progress) every 64 tasks. It gives
 // the worker back when it finds nothing after a short spin or the run is complete (anything left
@@ -935,15 +941,9 @@ void Executor::lend(Worker &w, Run &r, const std::function<void()> &tick) {
   int64_t k = 0;
   TaskItem item{};
   while (!r.signalled.load(std::memory_order_acquire)) {
-    bool found = find_work(w, item);
-    if (!found) {
+    if (!find_work(w, item)) {
       w.dc.flush();  // (completion and memory checks see what this thread finished)
-      const auto spin_end = std::chrono::steady_clock::now() + kSpinTime;
-      while (!found && !r.signalled.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < spin_end) {
-        std::this_thread::yield();
-        found = find_work(w, item);
-      }
-      if (!found) break;
+      if (!spin_for_work(w, item, r.signalled)) break;
     }
     Node *n = item.node;
     do {

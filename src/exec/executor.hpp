@@ -149,6 +149,7 @@ class Executor final : public PlanHelpers {
   bool find_work(Worker &w, struct TaskItem &out);
   bool take_root(Worker &w, struct TaskItem &out);
   void lend(Worker &w, Run &r, const std::function<void()> &tick);
+  bool spin_for_work(Worker &w, struct TaskItem &item, const std::atomic<bool> &until);
   void notify_one();
   void notify_all();
   struct Job;
