@@ -49,6 +49,12 @@ int64_t big_cache_trim() noexcept;
 /// a trim release those too. At most 8 hooks; never removed.
 void big_cache_add_trim_hook(void (*hook)()) noexcept;
 
+/// Fault in the pages of [p, p + bytes) for writing now (madvise MADV_POPULATE_WRITE, else a write
+/// of zero to one byte per page): for memory that will be written piecemeal over several computes,
+/// whose page faults would otherwise land a few at a time in each. The bytes must be unused (their
+/// values may be overwritten with zeros).
+void prefault(void *p, size_t bytes) noexcept;
+
 /// An owned buffer from big_alloc (move-only); size() is what was asked for.
 class BigBuffer {
  public:

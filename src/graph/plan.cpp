@@ -60,6 +60,7 @@ std::atomic<int> g_plan_mode{initial_plan_mode()};
 std::atomic<int64_t> g_plan_parallel_built{0};
 std::atomic<int64_t> g_plan_parallel_fallbacks{0};
 std::atomic<int> g_plan_claim_clashes{0};
+std::atomic<int> g_plan_prefault_slices{-1};
 }  // namespace detail
 
 namespace {
@@ -123,6 +124,16 @@ struct HelperArrays {
   PlanVec<uint8_t> color;
   PlanVec<DepCount> dep_stamp;
   PlanVec<uint32_t> list_pos;
+  // Bytes of each reserved array (Builder::for_each_reserved's order) faulted in by prefault_step.
+  size_t faulted[7] = {};
+  int64_t unfaulted() const {  // bytes of the reserved arrays neither faulted in nor written yet
+    auto left = [](const auto &v, size_t done) {
+      const size_t cap = v.capacity() * sizeof(v[0]), from = std::max(done, v.size() * sizeof(v[0]));
+      return int64_t(cap > from ? cap - from : 0);
+    };
+    return left(tasks, faulted[0]) + left(args, faulted[1]) + left(patches, faulted[2]) + left(deps, faulted[3]) +
+           left(task_state, faulted[4]) + left(color, faulted[5]) + left(dep_stamp, faulted[6]);
+  }
   int64_t bytes() const {
     return int64_t(tasks.capacity() * sizeof(PlanTask) + args.capacity() * sizeof(ca_arg_t) +
                    patches.capacity() * sizeof(Patch) +
@@ -168,6 +179,10 @@ class HelperScratch {
   const void *tasks(int32_t w) {
     std::lock_guard<std::mutex> lk(mu_);
     return w >= 0 && size_t(w) < kSlots && slots_[size_t(w)] ? slots_[size_t(w)]->tasks.data() : nullptr;
+  }
+  int64_t unfaulted(int32_t w) {
+    std::lock_guard<std::mutex> lk(mu_);
+    return w >= 0 && size_t(w) < kSlots && slots_[size_t(w)] ? slots_[size_t(w)]->unfaulted() : -1;
   }
 
  private:
@@ -262,6 +277,9 @@ class Builder final : public TaskEmitter {
   void init_worker(const Builder &main, ParallelState &ps, int32_t wid);
   void keep_scratch(int32_t wid);
   void swap_scratch(HelperArrays &a);
+  template <class F>
+  void for_each_reserved(F f);
+  bool prefault_step(size_t max_bytes);
   void run_units(ParallelState &ps);
   bool walk_top(ParallelState &ps, bool reserve);
   void reserve_unit(ParallelState &ps, int32_t u, int32_t root);
@@ -286,6 +304,7 @@ class Builder final : public TaskEmitter {
   PlanVec<uint8_t> color_;  // 0 white, 1 gray, 2 black
   PlanVec<DepCount> dep_stamp_;
   PlanVec<uint32_t> list_pos_;  // every LIST the builder placed in plan_->args (offsets until the end)
+  size_t faulted_[7] = {};      // a helper's: HelperArrays::faulted
   std::vector<TmpArg> tmp_;
   std::vector<size_t> list_stack_;
   std::vector<Deferred> deferred_;
@@ -764,7 +783,7 @@ std::unique_ptr<Plan> Builder::run(const KeyRef *keys, size_t nkeys) {
 
 namespace {
 constexpr int32_t kMaxChain = 64;  // top-part chain tasks before the planner gives up on the shape
-}
+}  // namespace
 
 void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   ps_ = &ps;
@@ -784,12 +803,53 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   // Address space for an even share of the graph and a quarter more (the arrays grow beyond it as
   // needed); not the whole graph each: every builder's arrays count against the big-buffer cache.
   int64_t share = std::min<int64_t>({graph_num_tasks(g_), max_tasks_, int64_t(1) << 27});
+  const void *old[7];
+  for_each_reserved([&](auto &v, int i) { old[i] = v.data(); });
   reserve_all(size_t(share / std::max<int32_t>(1, int32_t(ps.builders.size())) * 5 / 4 + 1024));
+  for_each_reserved([&](auto &v, int i) {
+    if (v.data() != old[i]) faulted_[i] = 0;  // a new buffer (its pages may or may not be resident)
+  });
+}
+
+// The arrays reserve_all sizes, with their index in faulted_.
+template <class F>
+void Builder::for_each_reserved(F f) {
+  f(plan_->tasks, 0), f(plan_->args, 1), f(plan_->patches, 2), f(plan_->deps, 3);
+  f(task_state_, 4), f(color_, 5), f(dep_stamp_, 6);
+}
+
+// Faults in up to max_bytes more of a helper's reserved arrays, beyond what they hold (unused
+// memory); false when all of it is. Touched only as the walk reaches them, a helper's fresh arrays
+// would fault a little more in every plan while its share grows toward its steady one, each fault
+// (4-16 us on this project's VMs) slowing the helper, which then takes fewer units: W1 with two
+// threads took up to ten computes to settle (walk 20-30 ms instead of 12.5). A helper faults its
+// arrays in before it takes a unit, a slice at a time while units remain (run_units), so a plan is
+// never slower than the main builder's walk alone; what is left waits for the next plan (faulted_
+// is kept with the arrays).
+bool Builder::prefault_step(size_t max_bytes) {
+  bool more = false;
+  for_each_reserved([&](auto &v, int i) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    const size_t cap = v.capacity() * sizeof(T), from = std::max(faulted_[i], v.size() * sizeof(T));
+    if (max_bytes == 0 || from >= cap) {
+      more = more || from < cap;
+      return;
+    }
+    const size_t n = std::min(max_bytes, cap - from);
+    detail::prefault(reinterpret_cast<char *>(v.data()) + from, n);
+    faulted_[i] = from + n;
+    max_bytes -= n;
+    more = more || from + n < cap;
+  });
+  return more;
 }
 
 // A helper's arrays back to HelperScratch for the next parallel plan (after the copy phase: the
 // final plan no longer reads them).
 void Builder::keep_scratch(int32_t wid) {
+  for_each_reserved([&](auto &v, int i) {  // what the walk wrote is faulted in too
+    faulted_[i] = std::max(faulted_[i], v.size() * sizeof(v[0]));
+  });
   auto a = std::make_unique<HelperArrays>();
   swap_scratch(*a);
   HelperScratch::get().give(wid, std::move(a));
@@ -806,9 +866,16 @@ void Builder::swap_scratch(HelperArrays &a) {
   a.color.swap(color_);
   a.dep_stamp.swap(dep_stamp_);
   a.list_pos.swap(list_pos_);
+  std::swap(a.faulted, faulted_);
 }
 
 void Builder::run_units(ParallelState &ps) {
+  constexpr size_t kPrefaultSlice = size_t(256) << 10;
+  for (int slices = detail::g_plan_prefault_slices.load(std::memory_order_relaxed);
+       slices-- != 0 && prefault_step(kPrefaultSlice) && !ps.failed.load(std::memory_order_relaxed);) {
+    std::lock_guard<std::mutex> lk(ps.units_mu);
+    if (ps.front >= ps.back) return;  // the main builder took the rest: finish next plan
+  }
   while (!ps.failed.load(std::memory_order_relaxed)) {
     int32_t u = ps.take(false);
     if (u < 0) break;
@@ -1345,6 +1412,7 @@ std::unique_ptr<Plan> build_plan(const Graph &g, const KeyRef *keys, size_t nkey
 namespace detail {
 int64_t plan_scratch_bytes() { return HelperScratch::get().bytes(); }
 const void *plan_scratch_tasks(int32_t w) { return HelperScratch::get().tasks(w); }
+int64_t plan_scratch_unfaulted(int32_t w) { return HelperScratch::get().unfaulted(w); }
 }  // namespace detail
 
 // Graph::cull (graph.hpp) lives with the planner it walks the graph with; graph.cpp stays free of

@@ -155,6 +155,10 @@ extern std::atomic<int> g_plan_claim_clashes;
 /// array kept for helper index `w` (nullptr: none), for tests.
 int64_t plan_scratch_bytes();
 const void *plan_scratch_tasks(int32_t w);
+/// Bytes of helper `w`'s kept arrays not faulted in yet (-1: none kept), for tests; and a test hook:
+/// a helper faults in at most this many slices of its arrays per plan before it walks (< 0: all).
+int64_t plan_scratch_unfaulted(int32_t w);
+extern std::atomic<int> g_plan_prefault_slices;
 }  // namespace detail
 constexpr int64_t kParallelPlanMinTasks = 16384;
 

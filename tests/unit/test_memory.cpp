@@ -4,11 +4,13 @@
 #include <chunkarray/chunkarray.h>
 #include "support/save_load.h"
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -448,6 +450,41 @@ TEST(BigBufferCache, ReusedBlocksAreZeroedWhenAskedAndFaultNoPages) {
   EXPECT_LT(faults, 1000) << faults << " minor faults for a reused 32 MiB block";
   ca::block_release(b);
   ca::detail::big_cache_set_limit(-1);
+}
+
+// detail::prefault faults in exactly the pages of its range (checked with mincore on a fresh
+// mapping without huge pages), unaligned edges included, and leaves the bytes around it alone.
+TEST(BigBufferCache, PrefaultMakesTheRangesPagesResidentAndNothingElse) {
+#if defined(__linux__)
+  const size_t page = size_t(sysconf(_SC_PAGESIZE)), n = 64 * page;
+  void *m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  (void)madvise(m, n, MADV_NOHUGEPAGE);
+  auto *c = static_cast<unsigned char *>(m);
+  auto resident = [&] {
+    std::vector<unsigned char> v(64);
+    EXPECT_EQ(mincore(m, n, v.data()), 0);
+    std::string r;
+    for (unsigned char b : v) r += (b & 1) ? 'x' : '.';
+    return r;
+  };
+  EXPECT_EQ(resident(), std::string(64, '.'));
+  ca::detail::prefault(nullptr, 100);  // no-ops
+  ca::detail::prefault(c, 0);
+  EXPECT_EQ(resident(), std::string(64, '.'));
+  std::memset(c + page - 8, 0x77, 8);  // the end of page 0, just before the range
+  // pages 1 (from its 10th byte) to 40 (up to its 20th byte): 1..40 resident, 41.. not
+  ca::detail::prefault(c + page + 9, 39 * page - 9 + 20);
+  EXPECT_EQ(resident(), "x" + std::string(40, 'x') + std::string(23, '.'));
+  for (size_t i = page - 8; i < page; ++i) EXPECT_EQ(c[i], 0x77) << i;
+  ca::detail::prefault(c + 50 * page + 4000 % page, 1);  // one byte: its page
+  EXPECT_EQ(resident()[50], 'x');
+  EXPECT_EQ(resident()[49], '.');
+  EXPECT_EQ(resident()[51], '.');
+  munmap(m, n);
+#else
+  GTEST_SKIP() << "mincore: Linux";
+#endif
 }
 
 TEST(BigBufferCache, TheCapBoundsWhatIsKept) {

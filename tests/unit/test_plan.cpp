@@ -582,6 +582,40 @@ TEST(PlanParallel, RunHelpersCallsEachIndexAtMostOnce) {
 
 }  // namespace
 
+TEST(PlanParallel, AHelperFaultsItsArraysInBeforeItWalksASliceAtATime) {
+  // A helper's fresh arrays are faulted in whole before it takes a unit (so the pages do not fault a
+  // few at a time in every later plan), a slice at a time while units remain; what is left when the
+  // slices run out (here: a test hook limits them, as the main builder taking every unit does) waits
+  // for the next plan. The plans stay the sequential walk's.
+  Planner pl;
+  Graph g;
+  std::string top = w1_graph(g, 40000);
+  SerialHelpers helpers_first({1, 0});
+  (void)ca::detail::big_cache_trim();
+  EXPECT_EQ(ca::detail::plan_scratch_unfaulted(1), -1);  // nothing kept
+  const bool kept = ca::detail::big_cache_limit() > 0;   // (ASan builds keep nothing)
+  ca::detail::g_plan_prefault_slices = 1;
+  pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);
+  const int64_t left1 = ca::detail::plan_scratch_unfaulted(1);
+  if (!kept) {
+    EXPECT_EQ(left1, -1);
+  } else {
+    EXPECT_GT(left1, 0) << "one 256 KiB slice faulted in all of a 40,000-block W1 helper's arrays";
+    pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);  // one more slice
+    const int64_t left2 = ca::detail::plan_scratch_unfaulted(1);
+    EXPECT_GE(left2, 0);
+    EXPECT_LT(left2, left1);
+    ca::detail::g_plan_prefault_slices = -1;
+    pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);  // the rest
+    EXPECT_EQ(ca::detail::plan_scratch_unfaulted(1), 0);
+    pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);  // stays so
+    EXPECT_EQ(ca::detail::plan_scratch_unfaulted(1), 0);
+  }
+  ca::detail::g_plan_prefault_slices = -1;
+  (void)ca::detail::big_cache_trim();
+  EXPECT_EQ(ca::detail::plan_scratch_unfaulted(1), -1);
+}
+
 TEST(PlanParallel, HelperArraysAreKeptForTheNextPlanAndTrimmed) {
   // A helper's arrays stay with its index from one parallel plan to the next (their pages already
   // faulted in), within the big-buffer cache's cap; a trim or "block-cache" 0 gives them back.
