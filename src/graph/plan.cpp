@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 #include "core/big_buffer.hpp"
@@ -305,6 +306,7 @@ class Builder final : public TaskEmitter {
   PlanVec<DepCount> dep_stamp_;
   PlanVec<uint32_t> list_pos_;  // every LIST the builder placed in plan_->args (offsets until the end)
   size_t faulted_[7] = {};      // a helper's: HelperArrays::faulted
+  bool prefault_ = false;       // a helper's arrays are kept for the next plan: fault them in first
   std::vector<TmpArg> tmp_;
   std::vector<size_t> list_stack_;
   std::vector<Deferred> deferred_;
@@ -809,6 +811,8 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   for_each_reserved([&](auto &v, int i) {
     if (v.data() != old[i]) faulted_[i] = 0;  // a new buffer (its pages may or may not be resident)
   });
+  // (arrays that will not be kept, with the big-buffer cache off, gain nothing from it)
+  prefault_ = size_t(wid) < HelperScratch::kSlots && detail::big_cache_limit() > 0;
 }
 
 // The arrays reserve_all sizes, with their index in faulted_.
@@ -825,7 +829,7 @@ void Builder::for_each_reserved(F f) {
 // threads took up to ten computes to settle (walk 20-30 ms instead of 12.5). A helper faults its
 // arrays in before it takes a unit, a slice at a time while units remain (run_units), so a plan is
 // never slower than the main builder's walk alone; what is left waits for the next plan (faulted_
-// is kept with the arrays).
+// is kept with the arrays). Only arrays that will be kept are faulted in ahead (prefault_).
 bool Builder::prefault_step(size_t max_bytes) {
   bool more = false;
   for_each_reserved([&](auto &v, int i) {
@@ -871,7 +875,7 @@ void Builder::swap_scratch(HelperArrays &a) {
 
 void Builder::run_units(ParallelState &ps) {
   constexpr size_t kPrefaultSlice = size_t(256) << 10;
-  for (int slices = detail::g_plan_prefault_slices.load(std::memory_order_relaxed);
+  for (int slices = prefault_ ? detail::g_plan_prefault_slices.load(std::memory_order_relaxed) : 0;
        slices-- != 0 && prefault_step(kPrefaultSlice) && !ps.failed.load(std::memory_order_relaxed);) {
     std::lock_guard<std::mutex> lk(ps.units_mu);
     if (ps.front >= ps.back) return;  // the main builder took the rest: finish next plan

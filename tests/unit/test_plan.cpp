@@ -591,6 +591,7 @@ TEST(PlanParallel, AHelperFaultsItsArraysInBeforeItWalksASliceAtATime) {
   Graph g;
   std::string top = w1_graph(g, 40000);
   SerialHelpers helpers_first({1, 0});
+  ca::detail::big_cache_set_limit(-1);  // the default cap (whatever CA_BLOCK_CACHE says)
   (void)ca::detail::big_cache_trim();
   EXPECT_EQ(ca::detail::plan_scratch_unfaulted(1), -1);  // nothing kept
   const bool kept = ca::detail::big_cache_limit() > 0;   // (ASan builds keep nothing)
@@ -623,6 +624,7 @@ TEST(PlanParallel, HelperArraysAreKeptForTheNextPlanAndTrimmed) {
   Graph g;
   std::string top = w1_graph(g, 20000);
   SerialHelpers helpers_first({1, 0});  // index 1 walks every unit
+  ca::detail::big_cache_set_limit(-1);  // the default cap (whatever CA_BLOCK_CACHE says)
   (void)ca::detail::big_cache_trim();
   EXPECT_EQ(ca::detail::plan_scratch_bytes(), 0);
   pl.same(g, {{top.c_str(), kZero, 1}}, true, 0, true, &helpers_first);
