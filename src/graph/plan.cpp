@@ -125,16 +125,10 @@ struct HelperArrays {
   PlanVec<uint8_t> color;
   PlanVec<DepCount> dep_stamp;
   PlanVec<uint32_t> list_pos;
-  // Bytes of each reserved array (Builder::for_each_reserved's order) faulted in by prefault_step.
+  // Bytes of each reserved array (Builder::for_each_reserved's order) faulted in by prefault_step,
+  // and of all of them not faulted in yet (for tests).
   size_t faulted[7] = {};
-  int64_t unfaulted() const {  // bytes of the reserved arrays neither faulted in nor written yet
-    auto left = [](const auto &v, size_t done) {
-      const size_t cap = v.capacity() * sizeof(v[0]), from = std::max(done, v.size() * sizeof(v[0]));
-      return int64_t(cap > from ? cap - from : 0);
-    };
-    return left(tasks, faulted[0]) + left(args, faulted[1]) + left(patches, faulted[2]) + left(deps, faulted[3]) +
-           left(task_state, faulted[4]) + left(color, faulted[5]) + left(dep_stamp, faulted[6]);
-  }
+  int64_t unfaulted = 0;
   int64_t bytes() const {
     return int64_t(tasks.capacity() * sizeof(PlanTask) + args.capacity() * sizeof(ca_arg_t) +
                    patches.capacity() * sizeof(Patch) +
@@ -183,7 +177,7 @@ class HelperScratch {
   }
   int64_t unfaulted(int32_t w) {
     std::lock_guard<std::mutex> lk(mu_);
-    return w >= 0 && size_t(w) < kSlots && slots_[size_t(w)] ? slots_[size_t(w)]->unfaulted() : -1;
+    return w >= 0 && size_t(w) < kSlots && slots_[size_t(w)] ? slots_[size_t(w)]->unfaulted : -1;
   }
 
  private:
@@ -851,10 +845,11 @@ bool Builder::prefault_step(size_t max_bytes) {
 // A helper's arrays back to HelperScratch for the next parallel plan (after the copy phase: the
 // final plan no longer reads them).
 void Builder::keep_scratch(int32_t wid) {
+  auto a = std::make_unique<HelperArrays>();
   for_each_reserved([&](auto &v, int i) {  // what the walk wrote is faulted in too
     faulted_[i] = std::max(faulted_[i], v.size() * sizeof(v[0]));
+    a->unfaulted += int64_t(v.capacity() * sizeof(v[0]) - std::min(faulted_[i], v.capacity() * sizeof(v[0])));
   });
-  auto a = std::make_unique<HelperArrays>();
   swap_scratch(*a);
   HelperScratch::get().give(wid, std::move(a));
 }
