@@ -638,27 +638,22 @@ void Builder::visit(int32_t tid) {
   t.dep_end = int32_t(plan_->deps.size());
 }
 
+// The arrays reserve_all sizes (a helper faults them in ahead: prefault_step), with their index in
+// faulted_.
+template <class F>
+void Builder::for_each_reserved(F f) {
+  f(plan_->tasks, 0), f(plan_->args, 1), f(plan_->patches, 2), f(plan_->deps, 3);
+  f(task_state_, 4), f(color_, 5), f(dep_stamp_, 6);
+}
+
 void Builder::reserve_all(size_t n) {
   // Reserve for every task of the graph (address space only: pages are touched when used), so
-  // the arrays never move while a million tasks are added.
+  // the arrays never move while a million tasks are added (two arguments per task).
   // Only a hint: with too little address space (RLIMIT_AS) the arrays grow as needed instead.
-  Plan &p = *plan_;
   try {
-    p.tasks.reserve(n);
-    p.args.reserve(n * 2);
-    p.patches.reserve(n);
-    p.deps.reserve(n);
-    task_state_.reserve(n);
-    color_.reserve(n);
-    dep_stamp_.reserve(n);
+    for_each_reserved([&](auto &v, int i) { v.reserve(i == 1 ? n * 2 : n); });
   } catch (const std::bad_alloc &) {
-    p.tasks.shrink_to_fit();
-    p.args.shrink_to_fit();
-    p.patches.shrink_to_fit();
-    p.deps.shrink_to_fit();
-    task_state_.shrink_to_fit();
-    color_.shrink_to_fit();
-    dep_stamp_.shrink_to_fit();
+    for_each_reserved([](auto &v, int) { v.shrink_to_fit(); });
   }
 }
 
@@ -807,13 +802,6 @@ void Builder::init_worker(const Builder &main, ParallelState &ps, int32_t wid) {
   });
   // (arrays that will not be kept, with the big-buffer cache off, gain nothing from it)
   prefault_ = size_t(wid) < HelperScratch::kSlots && detail::big_cache_limit() > 0;
-}
-
-// The arrays reserve_all sizes, with their index in faulted_.
-template <class F>
-void Builder::for_each_reserved(F f) {
-  f(plan_->tasks, 0), f(plan_->args, 1), f(plan_->patches, 2), f(plan_->deps, 3);
-  f(task_state_, 4), f(color_, 5), f(dep_stamp_, 6);
 }
 
 // Faults in up to max_bytes more of a helper's reserved arrays, beyond what they hold (unused
