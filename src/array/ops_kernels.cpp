@@ -16,6 +16,7 @@
 
 #include "array/create.hpp"
 #include "array/expr.hpp"
+#include "array/expr_chain.hpp"
 #include "array/expr_instr.hpp"
 #include "kernel/adapter.hpp"
 
@@ -50,11 +51,50 @@ struct PreparedProgram {
   std::vector<Fn> fns_sa, fns_sb;  // binary ops with a scalar first / second operand
   std::vector<int32_t> last_use;  // per register: index of the last instruction reading it
   std::vector<GenSpec> gens;      // per instruction (kOpGen only)
+  bool chain = false;             // chain_candidate (array/expr_chain.hpp)
 };
 
 namespace {
 
 using Prepared = PreparedProgram;
+
+/// The chain code of an input-dependent instruction of dtype T (array/expr_chain.hpp), or -1.
+int chain_code(const ExprInstr &ins, DType t) {
+  if (ins.dtype != t || ins.in_dtype != t) return -1;
+  switch (ins.op) {
+    case CA_OP_ADD: return instr::Chain::kAdd;
+    case CA_OP_SUB: return instr::Chain::kSub;
+    case CA_OP_MUL: return instr::Chain::kMul;
+    case CA_OP_DIV: return instr::Chain::kDiv;
+    case CA_OP_NEG: return instr::Chain::kNeg;
+    case CA_OP_ABS:
+    case CA_OP_FABS: return instr::Chain::kAbs;
+    case CA_OP_SQUARE: return instr::Chain::kSquare;
+    default: return -1;
+  }
+}
+
+/// Whether a program may be a chain whatever its inputs (chain_candidate).
+bool chain_shape(const ExprProgram &p) {
+  const size_t nin = p.inputs.size();
+  if (p.coords || nin == 0 || nin > size_t(instr::Chain::kMaxIn) || p.out < int32_t(nin)) return false;
+  for (size_t i = 0; i < nin; ++i)
+    if (p.is_transposed(i)) return false;
+  const DType t = p.reg_dtype(p.out);
+  if (t != CA_FLOAT32 && t != CA_FLOAT64) return false;
+  std::vector<uint8_t> dep(nin + p.code.size(), 0);
+  for (size_t i = 0; i < nin; ++i) dep[i] = 1;
+  int32_t nops = 0;
+  for (size_t k = 0; k < p.code.size(); ++k) {
+    const ExprInstr &ins = p.code[k];
+    if (ins.op == kOpGen) return false;
+    for (int32_t o : {ins.a, ins.b, ins.c})
+      if (o >= 0 && dep[size_t(o)]) dep[nin + k] = 1;
+    if (!dep[nin + k]) continue;
+    if (chain_code(ins, t) < 0 || ins.c >= 0 || ++nops > instr::Chain::kMaxOps) return false;
+  }
+  return dep[size_t(p.out)] != 0;
+}
 
 void prepare(Prepared &pp, const ExprProgram &p) {
   pp.p = &p;
@@ -82,6 +122,7 @@ void prepare(Prepared &pp, const ExprProgram &p) {
     }
   }
   pp.last_use[size_t(p.out)] = std::numeric_limits<int32_t>::max();
+  pp.chain = chain_shape(p);
 }
 
 struct AlignedFree {
@@ -590,6 +631,83 @@ void eval_program_tiles(const PreparedProgram &pp, const Block *const *inputs, s
                         bool *columns) {
   broadcast_inputs(*pp.p, inputs, ninputs, coords, out_shape);
   run(pp, inputs, out_shape, coords, nullptr, &sink, columns);
+}
+
+bool chain_candidate(const PreparedProgram &pp) { return pp.chain; }
+
+bool chain_of(const PreparedProgram &pp, const Block *const *inputs, size_t ninputs, int64_t N, instr::Chain &c) {
+  using instr::Chain;
+  if (!pp.chain || N <= 0) return false;
+  const ExprProgram &p = *pp.p;
+  const size_t nin = p.inputs.size();
+  const size_t nreg = nin + p.code.size();
+  const DType t = p.reg_dtype(p.out);
+  constexpr size_t kMaxReg = 48, kSlot = 64;
+  if (ninputs != nin || nreg > kMaxReg) return false;
+  // Invariant registers' values (one element each), as the interpreter computes them.
+  alignas(64) char val[kMaxReg][kSlot];
+  bool inv[kMaxReg] = {};
+  c = Chain{};
+  c.dtype = t;
+  c.nin = int32_t(nin);
+  for (size_t i = 0; i < nin; ++i) {
+    const Block *b = inputs[i];
+    if (!b || b->dtype != p.inputs[i] || (b->size > 0 && !b->data)) return false;
+    const size_t isz = dtype_size(b->dtype);
+    if (b->size == N && N > 1) {
+      if (b->dtype != t) return false;
+      c.in[i] = b->data;
+    } else if (b->size == 1) {
+      if (isz > kSlot) return false;
+      std::memcpy(val[i], b->data, isz);
+      inv[i] = true;
+    } else {
+      return false;  // broadcast along some axis (gathered per tile), or N == 1
+    }
+  }
+  int32_t nconst = 0, prev = -1;
+  for (size_t k = 0; k < p.code.size(); ++k) {
+    const ExprInstr &ins = p.code[k];
+    const int32_t r = int32_t(nin + k);
+    bool all_inv = true;
+    for (int32_t o : {ins.a, ins.b, ins.c})
+      if (o >= 0 && !inv[size_t(o)]) all_inv = false;
+    if (all_inv) {
+      if (dtype_size(ins.dtype) > kSlot) return false;
+      auto opnd = [&](int32_t o) -> const void * { return o >= 0 ? val[size_t(o)] : nullptr; };
+      pp.fns[k](ins, opnd(ins.a), opnd(ins.b), opnd(ins.c), val[size_t(r)], 1);
+      inv[size_t(r)] = true;
+      continue;
+    }
+    const int code = chain_code(ins, t);
+    if (code < 0 || c.nops >= Chain::kMaxOps) return false;
+    // The previous chain value must be read here and nowhere after.
+    if (prev >= 0 && pp.last_use[size_t(prev)] != int32_t(k)) return false;
+    Chain::Op &op = c.ops[c.nops++];
+    uint8_t kind[2] = {0, 0}, idx[2] = {0, 0};
+    const int32_t ops[2] = {ins.a, ins.b};
+    const int arity = code <= Chain::kDiv ? 2 : 1;
+    for (int j = 0; j < arity; ++j) {
+      const int32_t o = ops[j];
+      if (o < 0) return false;
+      if (inv[size_t(o)]) {
+        if (p.reg_dtype(o) != t || nconst >= Chain::kMaxConst) return false;
+        if (t == CA_FLOAT32) std::memcpy(&c.kf[nconst], val[size_t(o)], sizeof(float));
+        else std::memcpy(&c.kd[nconst], val[size_t(o)], sizeof(double));
+        kind[j] = Chain::kConst, idx[j] = uint8_t(nconst++);
+      } else if (o < int32_t(nin)) {
+        kind[j] = Chain::kIn, idx[j] = uint8_t(o);
+      } else if (o == prev) {
+        kind[j] = Chain::kCur;
+      } else {
+        return false;  // an earlier value, not the previous one: the tiles keep registers
+      }
+    }
+    op.key = uint8_t(code * 9 + kind[0] * 3 + kind[1]);
+    op.a = idx[0], op.b = idx[1];
+    prev = r;
+  }
+  return prev == p.out;
 }
 
 void register_ops_kernels(KernelRegistry &reg) { reg.add(kernel_new("ca.fused", k_fused, 1, nullptr, nullptr), true); }

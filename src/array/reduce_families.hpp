@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "array/expr.hpp"
+#include "array/expr_chain.hpp"
 #include "array/op_table.hpp"
 #include "array/reduce_kernels.hpp"
 #include "core/block.hpp"
@@ -232,6 +233,12 @@ struct SumFam {
   static void vert(P *acc, const T *x, Index n) {
     for (Index j = 0; j < n; ++j) acc[j] = op2<A, PROD>(acc[j], load<A, SKIP, PROD>(x[j]));
   }
+  // A fused chain's run summed in one pass (array/expr_chain.hpp): what horiz adds for that run.
+  static constexpr bool kChain = !SKIP && !PROD && std::is_same_v<A, double> &&
+                                 (std::is_same_v<T, double> || std::is_same_v<T, float>);
+  static void horiz_sum(P &acc, double s, Index) {
+    if constexpr (kChain) acc = acc + s;
+  }
   static void finalize(const P &p, Out &o, const Spec &) { o = p; }
 };
 
@@ -266,6 +273,11 @@ struct MeanFam {
   static void horiz(P &acc, const T *x, Index n) {
     acc.s = op2<A, false>(acc.s, fold_run<A, SKIP, false>(x, n));
     acc.n += double(SKIP ? count_valid(x, n) : n);
+  }
+  static constexpr bool kChain = !SKIP && std::is_same_v<A, double> &&
+                                 (std::is_same_v<T, double> || std::is_same_v<T, float>);
+  static void horiz_sum(P &acc, double s, Index n) {
+    if constexpr (kChain) acc.s = acc.s + s, acc.n += double(n);
   }
   // Without NaN skipping every element counts: vert leaves the counts to vert_rows (run_chunk adds
   // the rows of a chunk reduced across them once per output), so its loop is a plain sum.
@@ -716,7 +728,27 @@ void run_chunk(const ChunkIn &in, typename Fam::P *acc, Index nout) {
         }
       }
     }
-    if (!soa)
+    // A fused chain reduced along its last axes: each run summed in one pass (array/expr_chain.hpp),
+    // the same value as horiz over the run of the computed expression.
+    bool chained = false;
+    if constexpr (requires { Fam::kChain; }) {
+      if constexpr (Fam::kChain) {
+        if (!soa && w.inner_red && !in.identity && in.pp && chain_candidate(*in.pp)) {
+          Index total = 1;
+          for (Index e : in.bshape) total *= e;
+          instr::Chain ch;
+          if (total > 0 && chain_of(*in.pp, in.leaves.data(), in.leaves.size(), total, ch)) {
+            for (Index off = 0; off < total; off += w.L) {
+              Index o = 0;
+              for (int32_t g = 0; g < w.ng; ++g) o += ((off / w.instride[g]) % w.size[g]) * w.ostride[g];
+              Fam::horiz_sum(acc[o], instr::chain_sum(ch, off, w.L), w.L);
+            }
+            chained = true;
+          }
+        }
+      }
+    }
+    if (!soa && !chained)
       for_tiles<T>(in, [&](const T *x, Index n, Index off) {
         walk(
             w, x, n, off, [&](Index o, const T *xs, Index len, Index) { Fam::horiz(acc[o], xs, len); },

@@ -508,6 +508,121 @@ TEST(Reduce, GeneratedChunksByColumnSegmentsEqualCOrder) {
     }
 }
 
+// Sums and means of short arithmetic chains over arrays in memory run in one pass per run
+// (array/expr_chain.hpp) and add the chain's values in the order the reduction adds a computed array
+// (fold_run): equal bit for bit to the reduction of the persisted expression, and within rounding of a
+// long-double loop. Every chain operation with each operand kind (the previous value, an input read in
+// place, a constant, a size-1 input), float64 and float32, whole reductions and runs along the last
+// axes (long ones: leaves split in halves; short ones: the scalar ends of a leaf), ragged chunks, NaN
+// and inf; programs that are no chain (a value read twice later, two values live at once, a broadcast
+// input, nansum) take the tiles and still give the right values. (Through the tiles, most of the
+// chains here differ from the persisted expression's sums in the last bits.)
+TEST(Reduce, FusedChainSumsEqualTheComputedExpression) {
+  static Executor ex(2);
+  struct Shape {
+    std::vector<Index> shape;
+    Chunks chunks;
+    std::vector<std::vector<int32_t>> axes;
+  };
+  const std::vector<Shape> shapes = {
+      {{20000}, {{4100, 4100, 9000, 2800}}, {{}}},
+      {{37, 300}, {{20, 17}, {130, 170}}, {{}, {1}, {0, 1}}},
+      {{2000, 3}, {{700, 1300}, {2, 1}}, {{1}, {}}},
+      {{4, 9, 2100}, {{3, 1}, {9}, {2100}}, {{2}, {1, 2}, {}}},
+      {{1}, {{1}}, {{}}},
+  };
+  auto sc = [](double v) { return ca_scalar_t{CA_FLOAT64, 0, v, 0.0, 0}; };
+  using Fn = std::function<ArrayPtr(const ArrayPtr &, const ArrayPtr &, const ArrayPtr &, const ArrayPtr &)>;
+  struct Expr {
+    const char *name;
+    Fn f;
+    bool chain;  // expected to take the chain path (equal to the persisted expression bit for bit)
+  };
+  const std::vector<Expr> exprs = {
+      {"(x + 1) * 2", [&](auto &x, auto &, auto &, auto &) { return elementwise_scalar(CA_OP_MUL, elementwise_scalar(CA_OP_ADD, x, sc(1), false), sc(2), false); }, true},
+      {"1.5 - x", [&](auto &x, auto &, auto &, auto &) { return elementwise_scalar(CA_OP_SUB, x, sc(1.5), true); }, true},
+      {"2 / (x + 5)", [&](auto &x, auto &, auto &, auto &) { return elementwise_scalar(CA_OP_DIV, elementwise_scalar(CA_OP_ADD, x, sc(5), false), sc(2), true); }, true},
+      {"-x * y", [&](auto &x, auto &y, auto &, auto &) { return elementwise_binary(CA_OP_MUL, elementwise_unary(CA_OP_NEG, x), y); }, true},
+      {"abs(x - 1) / y", [&](auto &x, auto &y, auto &, auto &) { return elementwise_binary(CA_OP_DIV, elementwise_unary(CA_OP_ABS, elementwise_scalar(CA_OP_SUB, x, sc(1), false)), y); }, true},
+      {"y - square(x)", [&](auto &x, auto &y, auto &, auto &) { return elementwise_binary(CA_OP_SUB, y, elementwise_unary(CA_OP_SQUARE, x)); }, true},
+      {"(x - m) * (x - m)", [&](auto &x, auto &, auto &m, auto &) { auto d = elementwise_binary(CA_OP_SUB, x, m); return elementwise_binary(CA_OP_MUL, d, d); }, true},
+      {"x * y / (y + 4) + x", [&](auto &x, auto &y, auto &, auto &) { return elementwise_binary(CA_OP_ADD, elementwise_binary(CA_OP_DIV, elementwise_binary(CA_OP_MUL, x, y), elementwise_scalar(CA_OP_ADD, y, sc(4), false)), x); }, false},
+      {"(x + 1) * (x + 2)", [&](auto &x, auto &, auto &, auto &) { return elementwise_binary(CA_OP_MUL, elementwise_scalar(CA_OP_ADD, x, sc(1), false), elementwise_scalar(CA_OP_ADD, x, sc(2), false)); }, false},
+      {"x * row", [&](auto &x, auto &, auto &, auto &row) { return elementwise_binary(CA_OP_MUL, x, row); }, false},
+  };
+  for (DType dt : {CA_FLOAT64, CA_FLOAT32})
+    for (const Shape &sh : shapes) {
+      ArrayPtr x = persist(ex, registry(), random(CA_RANDOM_UNIFORM, 5, sh.shape, sh.chunks, dt, -1.0, 3.0), RunOptions{});
+      ArrayPtr y = persist(ex, registry(), random(CA_RANDOM_UNIFORM, 6, sh.shape, sh.chunks, dt, 0.5, 2.0), RunOptions{});
+      ASSERT_FALSE(x->expr);
+      // A size-1 input (the mean, kept dims) and a row broadcast along the leading axes.
+      std::vector<int32_t> all(sh.shape.size());
+      for (size_t d = 0; d < all.size(); ++d) all[d] = int32_t(d);
+      ArrayPtr m = persist(ex, registry(), reduce(CA_RED_MEAN, x, all, true, 0, 0, 0), RunOptions{});
+      std::vector<Index> rshape(sh.shape.size(), 1);
+      rshape.back() = sh.shape.back();
+      Chunks rchunks(sh.shape.size(), std::vector<Index>{1});
+      rchunks.back() = sh.chunks.back();
+      ArrayPtr row = persist(ex, registry(), random(CA_RANDOM_UNIFORM, 7, rshape, rchunks, dt, 1.0, 2.0), RunOptions{});
+      for (const Expr &e : exprs) {
+        ArrayPtr v = e.f(x, y, m, row);
+        ASSERT_TRUE(v->expr) << e.name;
+        ArrayPtr vm = persist(ex, registry(), v, RunOptions{});
+        const Npy vals = compute(vm);
+        for (const auto &axes : sh.axes)
+          for (int32_t op : {CA_RED_SUM, CA_RED_MEAN, CA_RED_NANSUM}) {
+            const std::string what = std::string(e.name) + " op " + std::to_string(op) + " " + dtype_name(dt) +
+                                     " ndim " + std::to_string(sh.shape.size()) + " axes " + std::to_string(axes.size());
+            Npy a = compute(reduce(op, v, axes, false, 0, 0, 0));
+            Npy b = compute(reduce(op, vm, axes, false, 0, 0, 0));
+            if (e.chain && op != CA_RED_NANSUM) {
+              EXPECT_TRUE(a.data == b.data) << what;
+            }
+            // A long-double loop over the computed values (C order; axes are trailing or all).
+            Index inner = 1;
+            for (int32_t d : axes) inner *= sh.shape[size_t(d)];
+            if (axes.empty()) inner = vals.size();
+            const Index outer = vals.size() / inner;
+            ASSERT_EQ(a.size(), outer) << what;
+            for (Index o = 0; o < outer; ++o) {
+              long double ref = 0, mag = 0;
+              for (Index i = 0; i < inner; ++i) {
+                const long double t = dt == CA_FLOAT64 ? (long double)reinterpret_cast<const double *>(vals.data.data())[o * inner + i]
+                                                       : (long double)reinterpret_cast<const float *>(vals.data.data())[o * inner + i];
+                ref += t;
+                mag += t < 0 ? -t : t;
+              }
+              if (op == CA_RED_MEAN) ref /= inner, mag /= inner;
+              const double got = a.dtype == CA_FLOAT64 ? reinterpret_cast<const double *>(a.data.data())[o]
+                                                       : double(reinterpret_cast<const float *>(a.data.data())[o]);
+              const double tol = (dt == CA_FLOAT64 || a.dtype == CA_FLOAT64 ? 1e-12 : 1e-6) * double(mag) + 1e-300;
+              EXPECT_NEAR(got, double(ref), tol) << what << " output " << o;
+            }
+          }
+      }
+    }
+  // NaN and inf: the same values (and the same NaN) as the computed expression.
+  {
+    std::vector<double> v(9000);
+    uint64_t s = 9;
+    for (auto &t : v) t = double(lcg(s) % 1000) / 100.0 - 5;
+    for (size_t i : {17u, 4500u, 8999u}) v[i] = std::numeric_limits<double>::infinity();
+    Npy xs = npy_of<double>({9000}, v);
+    ArrayPtr x = make(xs, {{5000, 4000}});
+    ArrayPtr a = elementwise_scalar(CA_OP_MUL, elementwise_unary(CA_OP_ABS, elementwise_unary(CA_OP_NEG, x)), sc(-2), false);
+    Npy got = compute(reduce(CA_RED_SUM, a, {}, false, 0, 0, 0));
+    EXPECT_EQ(reinterpret_cast<const double *>(got.data.data())[0], -std::numeric_limits<double>::infinity());
+    v[100] = std::numeric_limits<double>::quiet_NaN();
+    Npy xn = npy_of<double>({9000}, v);
+    ArrayPtr xnan = make(xn, {{5000, 4000}});
+    ArrayPtr b = elementwise_scalar(CA_OP_SUB, xnan, sc(1), false);
+    Npy g2 = compute(reduce(CA_RED_SUM, b, {}, false, 0, 0, 0));
+    EXPECT_TRUE(std::isnan(reinterpret_cast<const double *>(g2.data.data())[0]));
+    Npy g3 = compute(reduce(CA_RED_NANSUM, b, {}, false, 0, 0, 0));
+    EXPECT_TRUE(std::isinf(reinterpret_cast<const double *>(g3.data.data())[0]));
+  }
+}
+
 TEST(Reduce, Scans) {
   const std::vector<Index> shape{7, 5, 3};
   const Chunks chunks{{3, 1, 3}, {2, 2, 1}, {1, 2}};
