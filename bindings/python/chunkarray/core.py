@@ -988,6 +988,10 @@ _REDUCE = dict(_codes.REDUCTIONS)
 _SCAN = dict(_codes.SCANS)
 
 
+
+# Array ** Python number: the exponents NumPy's operator evaluates with another ufunc (Array.__pow__).
+_FAST_POWER = {2: _codes.CA_OP_SQUARE, 0.5: _codes.CA_OP_SQRT, -1: _codes.CA_OP_RECIPROCAL}
+
 class Array:
     """A lazy chunked N-d array: a task graph, a name, chunks and a dtype (dask.array.Array).
 
@@ -1409,7 +1413,16 @@ class Array:
     def __rfloordiv__(self, o): return self._binop(_codes.CA_OP_FLOORDIV, o, True)
     def __mod__(self, o): return self._binop(_codes.CA_OP_MOD, o)
     def __rmod__(self, o): return self._binop(_codes.CA_OP_MOD, o, True)
-    def __pow__(self, o): return self._binop(_codes.CA_OP_POW, o)
+    def __pow__(self, o):
+        # NumPy's ndarray ** scalar (fast_scalar_power in numpy/core/src/multiarray/number.c): a float or
+        # complex array to a Python number 2, 0.5 or -1 is square, sqrt or reciprocal, correctly rounded
+        # where power() may differ in the last bit (dask's x ** 0.5 runs NumPy's operator per block).
+        # (** 1 and ** 0 are already exact: pow(x, 1) is x, pow(x, 0) is 1.)
+        if type(o) in (int, float) and self.dtype.kind in "fc":
+            op = _FAST_POWER.get(o)
+            if op is not None:
+                return self._unop(op)
+        return self._binop(_codes.CA_OP_POW, o)
     def __rpow__(self, o): return self._binop(_codes.CA_OP_POW, o, True)
     def __eq__(self, o): return self._binop(_codes.CA_OP_EQ, o)  # noqa: E704
     def __ne__(self, o): return self._binop(_codes.CA_OP_NE, o)

@@ -68,6 +68,34 @@ def test_operators(expr):
     close(expr(x), expr(d))
 
 
+# x ** 2, x ** 0.5 and x ** -1 are NumPy's operator bit for bit (it evaluates them as square, sqrt and
+# reciprocal, not power, which may differ in the last bit): float32, float64, complex128; ragged chunks,
+# special values; a NumPy scalar exponent keeps the array-promotion rule (NEP 50: float32 ** np.float64
+# is float64) and other exponents stay power.
+def test_power_operator_fast_exponents_match_numpy():
+    rng = np.random.default_rng(7)
+    for dt in (np.float32, np.float64, np.complex128):
+        a = (rng.standard_normal(5003) * 1e3).astype(dt)
+        if dt is np.complex128:
+            a = a + 1j * rng.standard_normal(5003)
+        a[:6] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30]
+        for e in (2, 2.0, 0.5, -1, -1.0):
+            b = np.abs(a).astype(dt) if (e == 0.5 and dt is not np.complex128) else a
+            x = ca.from_array(b, chunks=((1000, 1000, 3003),))
+            with np.errstate(all="ignore"):
+                want = b ** e
+                got = np.asarray((x ** e).compute())
+            assert got.dtype == want.dtype, (dt, e)
+            np.testing.assert_array_equal(got, want, err_msg=f"{dt.__name__} ** {e!r}")
+            assert (np.signbit(got.real) == np.signbit(want.real)).all(), (dt, e)
+    a = np.abs(rng.standard_normal(100)).astype(np.float32)
+    x = ca.from_array(a, chunks=30)
+    assert (x ** np.float64(0.5)).dtype == np.float64           # a typed scalar promotes (NEP 50)
+    np.testing.assert_allclose((x ** 3).compute(), a ** 3, rtol=1e-6)  # power for the others
+    i = np.arange(-5, 6, dtype=np.int64)
+    np.testing.assert_array_equal((ca.from_array(i, chunks=4) ** 2).compute(), i ** 2)
+
+
 @pytest.mark.parametrize("name", ["sqrt", "exp", "log1p", "sin", "cos", "tanh", "arctan", "floor", "ceil",
                                   "isnan", "sign", "square"])
 def test_ufuncs(name):
