@@ -385,8 +385,12 @@ TEST(Mpi, MemoryPerRankStaysBounded) {
     ca_dist_stats_t st = check_array(s, CA_DIST_RESULTS_GATHER, CA_PLACEMENT_LOCALITY, threads);
     EXPECT_GT(st.peak_bytes, 0);
     // Per worker a block, its overlapped copy and the neighbours' (measured: 4 blocks with one
-    // thread), plus two blocks received early; partial sums are bytes.
-    EXPECT_LE(st.peak_bytes, (4 * int64_t(threads) + 2) * block) << "rank " << g_rank << ", " << threads << " threads";
+    // thread), plus two blocks received early; then small pieces: the neighbours' one-row strips
+    // (1,600 bytes) a worker may hold for its next block meanwhile (measured once with two threads:
+    // 10 blocks and 6,432 bytes), and partial sums of bytes each.
+    const int64_t strip = 200 * 8, pieces = 4 * int64_t(threads) * strip + 40 * 64;
+    EXPECT_LE(st.peak_bytes, (4 * int64_t(threads) + 2) * block + pieces)
+        << "rank " << g_rank << ", " << threads << " threads";
     int64_t mine = st.peak_bytes, most = 0;
     MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     if (g_rank == 0)
