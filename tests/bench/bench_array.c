@@ -26,6 +26,8 @@
  * Output: a summary on stderr and one JSON object per line on stdout:
  *   {"bench":"a_w2_build",...} {"bench":"a_w1_compute","threads":2,...}
  *   {"bench":"a_w3_sum","threads":2,...} {"bench":"a_w4_expr_sum","threads":2,...} {"bench":"a_ref",...}
+ *   {"bench":"a_paired",...}: W3/W4 each timed right after a run of the C loop on as many threads,
+ *   alternated (the compared thread count only): the median ratio of their bandwidths.
  * Any failing call or wrong result exits with status 1 and a message.
  *
  * Usage: bench_array [--reps N] [--build-reps N] [--threads 2,1,0] [--no-w1] [--no-big]
@@ -266,6 +268,50 @@ static void emit_big(const char *bench, int32_t threads, int32_t actual, int64_t
 /* main                                                                                             */
 /* ---------------------------------------------------------------------------------------------- */
 
+/* W3/W4 paired with the two-thread C loop, alternated: on these VMs the memory's bandwidth moves
+ * between computes (45 and 75 GB/s in one process, a few hundred ms apart), so a reference timed
+ * once before all the computes can land in another phase than they do. Each timed compute follows a
+ * run of the C loop; ratio = C loop time / compute time, the median over reps. */
+static double paired_compute(ca_context_t *ctx, const ca_array_t *a, double expected, const char *what) {
+  ca_block_t *res = NULL;
+  double t0 = now_s(), t1, v;
+  CHECK(ca_array_compute(&res, ctx, a, NULL));
+  t1 = now_s();
+  v = scalar_result(res, what);
+  ca_block_free(res);
+  if (!(fabs(v - expected) <= 1e-9 * fabs(expected))) {
+    fprintf(stderr, "bench_array: FAILED: %s: result %.17g, expected %.17g\n", what, v, expected);
+    exit(1);
+  }
+  return t1 - t0;
+}
+
+static void paired(ca_context_t *ctx, const ca_array_t *s3, const ca_array_t *s4, const double *buf, size_t n,
+                   int mt, int reps, double ref3, double ref4) {
+  double q3[MAX_REPS], q4[MAX_REPS], t0, tr;
+  stats_t a, b;
+  int r;
+  for (r = 0; r < reps; ++r) {
+    t0 = now_s();
+    (void)ref_sum_mt(buf, n, mt);
+    tr = now_s() - t0;
+    q3[r] = tr / paired_compute(ctx, s3, ref3, "W3 (paired)");
+    t0 = now_s();
+    (void)ref_sum_mt(buf, n, mt);
+    tr = now_s() - t0;
+    q4[r] = tr / paired_compute(ctx, s4, ref4, "W4 (paired)");
+  }
+  a = summarize(q3, reps);
+  b = summarize(q4, reps);
+  printf("{\"bench\":\"a_paired\",\"threads\":%d,\"reps\":%d,\"w3_ratio_median\":%.4f,\"w3_ratio_worst\":%.4f,"
+         "\"w4_ratio_median\":%.4f,\"w4_ratio_worst\":%.4f}\n",
+         mt, reps, a.median, a.best, b.median, b.best);
+  fprintf(stderr,
+          "W3/W4 paired with the %d-thread C loop (alternated, %d pairs): W3 %.2fx the loop's bandwidth "
+          "(median; lowest %.2fx), W4 %.2fx (lowest %.2fx)\n",
+          mt, reps, a.median, a.best, b.median, b.best);
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: bench_array [--reps N] [--build-reps N] [--threads 2,1,0] [--no-w1] [--no-big]\n");
   exit(2);
@@ -406,6 +452,7 @@ int main(int argc, char **argv) {
       emit_big("a_w3_sum", threads[i], actual, tasks3, reps, st, ref3);
       st = time_compute(ctx, s4, reps, ref4, 1e-9, "W4 ((x+1)*2).sum()", times);
       emit_big("a_w4_expr_sum", threads[i], actual, tasks4, reps, st, ref4);
+      if (threads[i] == mt) paired(ctx, s3, s4, buf, n, mt, reps, ref3, ref4);
       ca_context_free(ctx);
     }
     ca_array_free(s3);
