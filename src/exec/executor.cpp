@@ -965,7 +965,16 @@ void Executor::lend(Worker &w, Run &r, const std::function<void()> &tick) {
     w.state.store(Worker::kSleeping, std::memory_order_seq_cst);
   }
   w.borrow_cv.notify_one();  // (its thread, if it woke meanwhile, takes it back)
-  if (left) notify_one();
+  // Computations posted while this worker was lent found no thread to wake (notify_one discounts
+  // borrowed workers): with any other run active, wake one now. Without this a run posted meanwhile
+  // waited for ever when every worker was asleep or lent (one worker, concurrent computes: executor
+  // test ConcurrentComputesShareThePool hung in about 3 % of runs).
+  bool others = false;
+  {
+    std::lock_guard<std::mutex> lk(runs_mu_);
+    for (auto &o : runs_) others = others || o.get() != &r;
+  }
+  if (left || others) notify_one();
 }
 
 std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats *stats) {
@@ -1079,17 +1088,24 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       // to be woken and placed on a CPU (on this 2-CPU machine the scheduler queued a woken worker
       // behind a running one in about half of W1's computes, leaving the other CPU idle for a tick:
       // execute 33-37 ms instead of 28-30), and the caller sees the end itself.
-      Worker *borrowed = nullptr;
-      if (!part)
+      auto borrow = [&]() -> Worker * {
+        if (part) return nullptr;
         for (auto &w : workers_) {
           int st = Worker::kSleeping;
           if (w->state.compare_exchange_strong(st, Worker::kBorrowed, std::memory_order_acq_rel)) {
             borrowed_.fetch_add(1, std::memory_order_seq_cst);
-            borrowed = w.get();
-            borrowed->cur = run;  // its own run's roots first
-            break;
+            w->cur = run;  // its own run's roots first
+            return w.get();
           }
         }
+        return nullptr;
+      };
+      auto tick = [&] {
+        if (opts.cancel && opts.cancel->load(std::memory_order_relaxed) && !run->cancelled.load())
+          run->fail(CA_ECANCELED, "computation cancelled");
+        report(false);
+      };
+      Worker *borrowed = borrow();
       {
         std::lock_guard<std::mutex> lk(runs_mu_);
         runs_.push_back(run);
@@ -1100,13 +1116,7 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
       // all from here, while this thread still ran, had the scheduler queue a woken worker behind a
       // running one on the same CPU in about half of W1's computes.)
       if (spinning_.load(std::memory_order_seq_cst) == 0) notify_one();
-      if (borrowed) {
-        lend(*borrowed, *run, [&] {
-          if (opts.cancel && opts.cancel->load(std::memory_order_relaxed) && !run->cancelled.load())
-            run->fail(CA_ECANCELED, "computation cancelled");
-          report(false);
-        });
-      }
+      if (borrowed) lend(*borrowed, *run, tick);
       if (part) run->check_complete();  // a partial run may have nothing to do here
       std::unique_lock<std::mutex> lk(run->mu);
       while (!run->complete) {
@@ -1121,8 +1131,14 @@ std::vector<Block *> Executor::run(Plan &plan, const RunOptions &opts, RunStats 
             run->check_complete();
           }
           lk.lock();
-        } else {
-          run->cv.wait_for(lk, poll);
+        } else if (run->cv.wait_for(lk, poll) == std::cv_status::timeout && !run->complete) {
+          // Still running after a poll: if a worker sleeps meanwhile, this thread works with it
+          // (a run whose wake-up was lost, or one a sleeping pool could help, moves on).
+          if (Worker *w = borrow()) {
+            lk.unlock();
+            lend(*w, *run, tick);
+            lk.lock();
+          }
         }
         if (run->complete) break;
         if (opts.cancel && opts.cancel->load(std::memory_order_relaxed) && !run->cancelled.load()) {

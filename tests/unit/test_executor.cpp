@@ -371,6 +371,36 @@ TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
   EXPECT_EQ(ok.load(), 20);
 }
 
+// Regression (a hang): a computation posted while every worker was asleep or lent to another
+// computation's caller woke no thread (a lent worker does not count as wakeable), and the caller
+// that had it gave it back without waking it when its own run ended: the posted run waited for
+// ever. With one worker and four threads computing five times each (ConcurrentComputesShareThePool
+// above), 4 of 150 runs hung under CA_PLAN_PARALLEL=1 beside a parallel build; 0 of 150 with the fix.
+// A stress test of the same: one and two workers, four threads computing 60 times each (the window
+// is narrow: it did not hang in 8 runs without the fix on this machine; a hang runs the suite into
+// its timeout).
+TEST(ExecutorStress, ConcurrentComputesOnASmallPoolAllFinish) {
+  for (int threads : {1, 2}) {
+    Env e(threads);
+    sum_tree(e, {"ones", "p0", "p1", "ones", "add", ca_arg_i64(10)}, 500, 8, 100);
+    std::vector<std::thread> ts;
+    std::atomic<int> ok{0};
+    for (int i = 0; i < 4; ++i)
+      ts.emplace_back([&] {
+        for (int rep = 0; rep < 60; ++rep) {
+          int64_t z = 0;
+          ca_key_t k{"p1", &z, 1};
+          ca_block_t *r = nullptr;
+          if (ca_compute(&r, e.ctx, e.g, &k, 1, nullptr) == CA_OK && *static_cast<double *>(ca_block_data(r)) == 5000.0)
+            ok++;
+          ca_block_free(r);
+        }
+      });
+    for (auto &t : ts) t.join();
+    EXPECT_EQ(ok.load(), 240) << threads << " workers";
+  }
+}
+
 // Regression: a run was declared complete by reading the in-flight count and then the root cursor.
 // A worker claiming the last roots raises the count and then advances the cursor, so a finishing
 // worker preempted between its two reads saw a zero count and an exhausted cursor while those roots
