@@ -350,25 +350,29 @@ TEST_P(ExecutorTest, ProgressReachesTotal) {
   for (size_t i = 1; i < calls.size(); ++i) EXPECT_LE(calls[i - 1].first, calls[i].first);
 }
 
-TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
-  Env e(GetParam());
-  sum_tree(e, {"ones", "p0", "p1", "ones", "add", ca_arg_i64(10)}, 5000, 8, 1000);
+// Four threads computing p1 (a sum tree) `reps` times each: how many got the expected total.
+int concurrent_computes(Env &e, int reps, double expected) {
   std::vector<std::thread> ts;
   std::atomic<int> ok{0};
   for (int i = 0; i < 4; ++i)
     ts.emplace_back([&] {
-      for (int rep = 0; rep < 5; ++rep) {
+      for (int rep = 0; rep < reps; ++rep) {
         int64_t z = 0;
         ca_key_t k{"p1", &z, 1};
         ca_block_t *r = nullptr;
-        if (ca_compute(&r, e.ctx, e.g, &k, 1, nullptr) == CA_OK &&
-            *static_cast<double *>(ca_block_data(r)) == 50000.0)
+        if (ca_compute(&r, e.ctx, e.g, &k, 1, nullptr) == CA_OK && *static_cast<double *>(ca_block_data(r)) == expected)
           ok++;
         ca_block_free(r);
       }
     });
   for (auto &t : ts) t.join();
-  EXPECT_EQ(ok.load(), 20);
+  return ok.load();
+}
+
+TEST_P(ExecutorTest, ConcurrentComputesShareThePool) {
+  Env e(GetParam());
+  sum_tree(e, {"ones", "p0", "p1", "ones", "add", ca_arg_i64(10)}, 5000, 8, 1000);
+  EXPECT_EQ(concurrent_computes(e, 5, 50000.0), 20);
 }
 
 // Regression (a hang): a computation posted while every worker was asleep or lent to another
@@ -383,21 +387,7 @@ TEST(ExecutorStress, ConcurrentComputesOnASmallPoolAllFinish) {
   for (int threads : {1, 2}) {
     Env e(threads);
     sum_tree(e, {"ones", "p0", "p1", "ones", "add", ca_arg_i64(10)}, 500, 8, 100);
-    std::vector<std::thread> ts;
-    std::atomic<int> ok{0};
-    for (int i = 0; i < 4; ++i)
-      ts.emplace_back([&] {
-        for (int rep = 0; rep < 60; ++rep) {
-          int64_t z = 0;
-          ca_key_t k{"p1", &z, 1};
-          ca_block_t *r = nullptr;
-          if (ca_compute(&r, e.ctx, e.g, &k, 1, nullptr) == CA_OK && *static_cast<double *>(ca_block_data(r)) == 5000.0)
-            ok++;
-          ca_block_free(r);
-        }
-      });
-    for (auto &t : ts) t.join();
-    EXPECT_EQ(ok.load(), 240) << threads << " workers";
+    EXPECT_EQ(concurrent_computes(e, 60, 5000.0), 240) << threads << " workers";
   }
 }
 
