@@ -149,25 +149,28 @@ static ca_context_t *make_context(int32_t threads) {
   return ctx;
 }
 
-/* Times ca_array_compute of a 0-d array: warm-up + reps; checks every result with check(). */
+/* One ca_array_compute of a 0-d array, timed; the result checked (relative rtol), else exit 1. */
+static double one_compute(ca_context_t *ctx, const ca_array_t *a, double expected, double rtol, const char *what) {
+  ca_block_t *res = NULL;
+  double t0 = now_s(), t1, v;
+  CHECK(ca_array_compute(&res, ctx, a, NULL));
+  t1 = now_s();
+  v = scalar_result(res, what);
+  ca_block_free(res);
+  if (!(fabs(v - expected) <= rtol * fabs(expected))) {
+    fprintf(stderr, "bench_array: FAILED: %s: result %.17g, expected %.17g (rtol %g)\n", what, v, expected, rtol);
+    exit(1);
+  }
+  return t1 - t0;
+}
+
+/* Times ca_array_compute of a 0-d array: warm-up + reps; checks every result. */
 static stats_t time_compute(ca_context_t *ctx, const ca_array_t *a, int reps, double expected, double rtol,
                             const char *what, double *times) {
-  ca_block_t *res = NULL;
-  double v;
   int r;
   for (r = -1; r < reps; ++r) {
-    double t0 = now_s(), t1;
-    CHECK(ca_array_compute(&res, ctx, a, NULL));
-    t1 = now_s();
-    v = scalar_result(res, what);
-    ca_block_free(res);
-    res = NULL;
-    if (!(fabs(v - expected) <= rtol * fabs(expected))) {
-      fprintf(stderr, "bench_array: FAILED: %s: result %.17g, expected %.17g (rtol %g)\n", what, v, expected,
-              rtol);
-      exit(1);
-    }
-    if (r >= 0) times[r] = t1 - t0;
+    double t = one_compute(ctx, a, expected, rtol, what);
+    if (r >= 0) times[r] = t;
   }
   return summarize(times, reps);
 }
@@ -272,20 +275,6 @@ static void emit_big(const char *bench, int32_t threads, int32_t actual, int64_t
  * between computes (45 and 75 GB/s in one process, a few hundred ms apart), so a reference timed
  * once before all the computes can land in another phase than they do. Each timed compute follows a
  * run of the C loop; ratio = C loop time / compute time, the median over reps. */
-static double paired_compute(ca_context_t *ctx, const ca_array_t *a, double expected, const char *what) {
-  ca_block_t *res = NULL;
-  double t0 = now_s(), t1, v;
-  CHECK(ca_array_compute(&res, ctx, a, NULL));
-  t1 = now_s();
-  v = scalar_result(res, what);
-  ca_block_free(res);
-  if (!(fabs(v - expected) <= 1e-9 * fabs(expected))) {
-    fprintf(stderr, "bench_array: FAILED: %s: result %.17g, expected %.17g\n", what, v, expected);
-    exit(1);
-  }
-  return t1 - t0;
-}
-
 static void paired(ca_context_t *ctx, const ca_array_t *s3, const ca_array_t *s4, const double *buf, size_t n,
                    int mt, int reps, double ref3, double ref4) {
   double q3[MAX_REPS], q4[MAX_REPS], t0, tr;
@@ -295,11 +284,11 @@ static void paired(ca_context_t *ctx, const ca_array_t *s3, const ca_array_t *s4
     t0 = now_s();
     (void)ref_sum_mt(buf, n, mt);
     tr = now_s() - t0;
-    q3[r] = tr / paired_compute(ctx, s3, ref3, "W3 (paired)");
+    q3[r] = tr / one_compute(ctx, s3, ref3, 1e-9, "W3 (paired)");
     t0 = now_s();
     (void)ref_sum_mt(buf, n, mt);
     tr = now_s() - t0;
-    q4[r] = tr / paired_compute(ctx, s4, ref4, "W4 (paired)");
+    q4[r] = tr / one_compute(ctx, s4, ref4, 1e-9, "W4 (paired)");
   }
   a = summarize(q3, reps);
   b = summarize(q4, reps);
