@@ -15,20 +15,41 @@
  *   plan  ca_graph_validate() of the final key with the context (materializes the plan: culling, key
  *         resolution, CSR dependencies) -- for information, it is part of every ca_compute.
  *   W1  ca_compute() wall time / 666,670 per task, for each --threads value (2 is the target; 1 and
- *       0 = synchronous mode for information), best and median of --reps, after one warm-up run.
+ *       0 = synchronous mode for information), best and median of --reps, after --warmup seconds
+ *       of computes (default 2, at least one; see "warm-up" below).
  *   floor  the same kernels called directly in a plain loop (no graph, no scheduler): what the
  *          kernels and their block allocations alone cost per task, on one thread.
+ *   paired  (--paired N, when --threads lists 1 and a count above 1) N pairs, each a 1-thread and a
+ *          2-thread compute back to back, each pair after a host probe; the median and lowest ratio.
+ *   warm-up  A process's first computes are slow for a while with two threads: the pool's helper
+ *          builder faults its plan arrays in (~60 MB for W1's 666,670 tasks, kept from one plan to
+ *          the next), a slice at a time while the caller walks. On the project's VMs a page the
+ *          guest never used before costs the host a fault of its own: 4 MB took the helper ~37 ms
+ *          (CA_COMPUTE_PROFILE: it then takes no units, and the plan walk is 37 ms instead of 13.5),
+ *          so W1 with two threads read ~0.115 us per task for the first ~15 computes of some
+ *          processes (1.1-1.2x one thread) and 0.075 after. One warm-up compute did not cover that.
+ *   host   what two threads of plain independent work (a multiply chain and L2 reads, no sharing)
+ *          get from this machine against one: 2.0 when the two vCPUs run on two physical cores. On
+ *          the project's VMs it drops to ~1.6 for stretches of a second or more (the hypervisor
+ *          places both vCPUs on one core's SMT siblings, often after an idle spell); W1 with two
+ *          threads then reads ~1.1-1.2x one thread. Before each multi-thread section the bench
+ *          keeps both vCPUs busy with this probe until three probes in a row read >= 1.85 (at most
+ *          --settle seconds) and prints what it read; every paired measurement records its probe.
  *
  * Output: a human-readable summary on stderr and one JSON object per line on stdout:
  *   {"bench":"w2_build", ...} {"bench":"plan", ...} {"bench":"w1_compute","threads":2, ...}
  *   {"bench":"kernel_floor", ...}
  * Any wrong task count, failing call or wrong result exits with status 1 and a message.
  *
- * Usage: bench_graph [--reps N] [--build-reps N] [--threads 2,1,0] [--no-floor]
+ * Usage: bench_graph [--reps N] [--build-reps N] [--threads 2,1,0] [--no-floor] [--paired N]
+ *                    [--settle SECONDS] [--warmup SECONDS]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <chunkarray/chunkarray.h>
 
+#include <pthread.h>
+
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +105,72 @@ static stats_t summarize(double *v, int n) {
   s.median = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
   s.mean = sum / n;
   return s;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* host probe: two threads of independent work against one                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+#define PROBE_BUF (256 * 1024)
+static unsigned char probe_buf[2][PROBE_BUF];
+static volatile uint64_t probe_sink;
+
+typedef struct {
+  int id;
+  long iters;
+} probe_arg_t;
+
+static void *probe_work(void *p) {
+  const probe_arg_t *a = (const probe_arg_t *)p;
+  const unsigned char *b = probe_buf[a->id];
+  uint64_t x = (uint64_t)a->id + 1, s = 0;
+  long i;
+  for (i = 0; i < a->iters; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    s += b[(x >> 40) & (PROBE_BUF - 1)];
+  }
+  probe_sink += s;
+  return NULL;
+}
+
+/* 2 x (one thread's time for the work) / (two threads' time for twice the work, one share each). */
+static double host_probe(void) {
+  static long iters = 0;
+  probe_arg_t a0 = {0, 0}, a1 = {1, 0};
+  pthread_t th;
+  double t0, t1, t2;
+  if (!iters) { /* ~4 ms of work on one thread */
+    a0.iters = 1L << 18;
+    t0 = now_s();
+    probe_work(&a0);
+    t1 = now_s() - t0;
+    iters = (long)((double)a0.iters * 0.004 / (t1 > 1e-6 ? t1 : 1e-6));
+    if (iters < (1L << 16)) iters = 1L << 16;
+  }
+  a0.iters = a1.iters = iters;
+  t0 = now_s();
+  probe_work(&a0);
+  t1 = now_s() - t0;
+  t0 = now_s();
+  if (pthread_create(&th, NULL, probe_work, &a1) != 0) return 0.0;
+  probe_work(&a0);
+  pthread_join(th, NULL);
+  t2 = now_s() - t0;
+  return 2.0 * t1 / t2;
+}
+
+/* Keeps both vCPUs busy with the probe until three in a row read >= 1.85 or `limit` seconds pass;
+ * returns the last reading and stores the seconds it took. */
+static double settle_host(double limit, double *took) {
+  double t0 = now_s(), c = 0.0;
+  int good = 0;
+  while (good < 3) {
+    c = host_probe();
+    good = c >= 1.85 ? good + 1 : 0;
+    if (now_s() - t0 >= limit) break;
+  }
+  *took = now_s() - t0;
+  return c;
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -299,13 +386,33 @@ static double kernel_floor(int64_t *ncalls) {
 /* main                                                                                             */
 /* ---------------------------------------------------------------------------------------------- */
 
+/* Computes until `seconds` have passed (at least once): see "warm-up" at the top. */
+static void warm_up(ca_context_t *ctx, const w1_graph_t *w, const ca_key_t *key, double seconds, int32_t threads) {
+  double t0 = now_s(), first = 0, last = 0;
+  int n = 0;
+  do {
+    ca_block_t *res = NULL;
+    double t = now_s();
+    CHECK(ca_compute(&res, ctx, w->g, key, 1, NULL));
+    last = now_s() - t;
+    if (!n) first = last;
+    check_result(res, "warm-up compute");
+    ca_block_free(res);
+    ++n;
+  } while (now_s() - t0 < seconds);
+  fprintf(stderr, "warm-up, %d thread(s): %d computes in %.2f s, the first %.1f ms, the last %.1f ms\n", (int)threads,
+          n, now_s() - t0, first * 1e3, last * 1e3);
+}
+
 static void usage(void) {
-  fprintf(stderr, "usage: bench_graph [--reps N] [--build-reps N] [--threads 2,1,0] [--no-floor]\n");
+  fprintf(stderr, "usage: bench_graph [--reps N] [--build-reps N] [--threads 2,1,0] [--no-floor] [--paired N] "
+                  "[--settle SECONDS] [--warmup SECONDS]\n");
   exit(2);
 }
 
 int main(int argc, char **argv) {
-  int reps = 7, build_reps = 20, do_floor = 1;
+  int reps = 7, build_reps = 20, do_floor = 1, paired = 0;
+  double settle = 3.0, warmup = 2.0;
   int32_t threads[16];
   int nthreads = 0, i, r;
   const char *tlist = "2,1,0";
@@ -319,9 +426,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--build-reps") && i + 1 < argc) build_reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) tlist = argv[++i];
     else if (!strcmp(argv[i], "--no-floor")) do_floor = 0;
+    else if (!strcmp(argv[i], "--paired") && i + 1 < argc) paired = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--settle") && i + 1 < argc) settle = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atof(argv[++i]);
     else usage();
   }
-  if (reps < 1 || reps > MAX_REPS || build_reps < 1 || build_reps > MAX_REPS) usage();
+  if (reps < 1 || reps > MAX_REPS || build_reps < 1 || build_reps > MAX_REPS || paired < 0 || paired > MAX_REPS ||
+      !(settle >= 0) || !(warmup >= 0))
+    usage();
   {
     char buf[128], *tok, *save = NULL;
     snprintf(buf, sizeof buf, "%s", tlist);
@@ -394,10 +506,12 @@ int main(int argc, char **argv) {
     ca_context_t *ctx = make_context(threads[i]);
     ca_block_t *res = NULL;
     int32_t actual = ca_context_num_threads(ctx);
-    /* warm-up (first touch of the allocator's pages, thread start-up) */
-    CHECK(ca_compute(&res, ctx, w.g, &key, 1, NULL));
-    check_result(res, "warm-up compute");
-    ca_block_free(res);
+    if (actual > 1) {
+      double took, c = settle_host(settle, &took);
+      fprintf(stderr, "host: two threads of plain work ran %.2fx one (after %.2f s of settling)\n", c, took);
+      printf("{\"bench\":\"host_probe\",\"capacity\":%.3f,\"settle_s\":%.3f}\n", c, took);
+    }
+    warm_up(ctx, &w, &key, warmup, actual);
     for (r = 0; r < reps; ++r) {
       double t0 = now_s(), t1;
       CHECK(ca_compute(&res, ctx, w.g, &key, 1, NULL));
@@ -418,6 +532,53 @@ int main(int argc, char **argv) {
               s.median * 1e6 / EXPECTED_TASKS);
     }
     ca_context_free(ctx);
+  }
+  /* ---- W1 paired: a 1-thread and a many-thread compute back to back, each pair after a probe ---- */
+  if (paired > 0) {
+    int32_t many = 0;
+    int has1 = 0;
+    for (i = 0; i < nthreads; ++i) {
+      if (threads[i] == 1) has1 = 1;
+      if (threads[i] > many) many = threads[i];
+    }
+    if (has1 && many > 1) {
+      ca_context_t *c1 = make_context(1), *cm = make_context(many);
+      ca_block_t *res = NULL;
+      double ratio[MAX_REPS], cap[MAX_REPS], took, c;
+      int lowcap = 0;
+      warm_up(c1, &w, &key, warmup, 1);
+      warm_up(cm, &w, &key, warmup, many);
+      c = settle_host(settle, &took);
+      fprintf(stderr, "host: two threads of plain work ran %.2fx one (after %.2f s of settling)\n", c, took);
+      for (r = 0; r < paired; ++r) {
+        double t0, ta, tb;
+        cap[r] = host_probe();
+        lowcap += cap[r] < 1.85;
+        t0 = now_s();
+        CHECK(ca_compute(&res, c1, w.g, &key, 1, NULL));
+        ta = now_s() - t0;
+        check_result(res, "paired compute, 1 thread");
+        ca_block_free(res);
+        t0 = now_s();
+        CHECK(ca_compute(&res, cm, w.g, &key, 1, NULL));
+        tb = now_s() - t0;
+        check_result(res, "paired compute");
+        ca_block_free(res);
+        ratio[r] = ta / tb;
+      }
+      {
+        stats_t sr = summarize(ratio, paired), sc = summarize(cap, paired);
+        printf("{\"bench\":\"w1_paired\",\"threads\":%d,\"pairs\":%d,\"ratio_median\":%.4f,\"ratio_lowest\":%.4f,"
+               "\"ratio_highest\":%.4f,\"host_median\":%.3f,\"host_lowest\":%.3f,\"host_below_1_85\":%d}\n",
+               (int)many, paired, sr.median, sr.best, sr.worst, sc.median, sc.best, lowcap);
+        fprintf(stderr,
+                "W1 paired (%d pairs, 1 thread then %d back to back): %d threads %.2fx one (median; lowest %.2fx, "
+                "highest %.2fx); host probe before each pair: median %.2fx, lowest %.2fx, %d below 1.85\n",
+                paired, (int)many, (int)many, sr.median, sr.best, sr.worst, sc.median, sc.best, lowcap);
+      }
+      ca_context_free(c1);
+      ca_context_free(cm);
+    }
   }
   ca_graph_free(w.g);
 

@@ -95,8 +95,11 @@ threads="$workers"
 [ "$workers" != 1 ] && threads="$threads,1"
 threads="$threads,0"
 
-echo "== chunkarray: $exe --reps $reps --threads $threads" >&2
-"$exe" --reps "$reps" --threads "$threads" > "$out/ca.jsonl"
+# With more than one worker: also the paired measurement (1 thread and $workers back to back).
+paired=0
+[ "$workers" != 1 ] && paired=9
+echo "== chunkarray: $exe --reps $reps --threads $threads --paired $paired" >&2
+"$exe" --reps "$reps" --threads "$threads" --paired "$paired" > "$out/ca.jsonl"
 if [ $array -eq 1 ]; then
   echo "== chunkarray: $array_exe --reps $reps --threads $threads" >&2
   "$array_exe" --reps "$reps" --threads "$threads" > "$out/ca_array.jsonl"
@@ -187,6 +190,11 @@ for key in sorted((k for k in ca if k.startswith("w1_compute:")), key=lambda k: 
     t = r["threads"]
     name = f"ca_compute, num_threads={t}" + (" (synchronous)" if t == 0 else "")
     brk.append((name, fmt_s(r["best_s"]), fmt_us(r["best_us_per_task"]), fmt_us(r["median_us_per_task"])))
+pw = ca.get(f"w1_paired:{workers}")
+if pw:
+    brk.append((f"{workers} threads / 1 thread, {pw['pairs']} pairs back to back: median (lowest–highest)",
+                f"{pw['ratio_median']:.2f}× ({pw['ratio_lowest']:.2f}–{pw['ratio_highest']:.2f}×)",
+                f"host probe: {pw['host_median']:.2f}×", f"{pw['host_below_1_85']} pair(s) with the probe < 1.85×"))
 p = ca["plan"]
 brk.append(("plan only (ca_graph_validate: cull + materialize + CSR)", fmt_s(p["best_s"]),
             fmt_us(p["best_us_per_task"]), fmt_us(p["median_us_per_task"])))
@@ -201,7 +209,7 @@ notes = [
     f"dask {dinfo.get('dask_version', '?')} (NumPy {dinfo.get('numpy_version', '?')}, Python {dinfo.get('python', '?')}), "
     f"threaded scheduler, num_workers={dw1['workers']}; {dw1['reps']} timed compute(s); graph of {dw1['tasks']:,} tasks"
     + (f", {dopt['optimized_tasks']:,} after dask's blockwise fusion (optimize: {fmt_s(dopt['optimize_s'])})" if dopt else "") + ".",
-    f"chunkarray: {w1['reps']} timed computes per thread count after one warm-up; "
+    f"chunkarray: {w1['reps']} timed computes per thread count after 2 s of warm-up computes; "
     f"build best of {w2['reps']}; {w2['layers']} symbolic layers; result checked == 2,000,000 every run.",
 ]
 machine = (f"{m['date']} · {m['nproc']} cores · {m['cpu']} · {m['mem']} · {m['os']} · Linux {m['kernel']} · "
