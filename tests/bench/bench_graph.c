@@ -30,15 +30,15 @@
  *          processes (1.1-1.2x one thread) and 0.075 after. One warm-up compute did not cover that.
  *   host   what two threads of plain independent work (a multiply chain and L2 reads, no sharing)
  *          get from this machine against one: 2.0 when the two vCPUs run on two physical cores. On
- *          the project's VMs it drops to ~1.6 for stretches of a second or more (the hypervisor
- *          places both vCPUs on one core's SMT siblings, often after an idle spell); W1 with two
- *          threads then reads ~1.1-1.2x one thread. Before each multi-thread section the bench
- *          keeps both vCPUs busy with this probe until three probes in a row read >= 1.85 (at most
- *          --settle seconds) and prints what it read; every paired measurement records its probe.
+ *          the project's VMs it read 1.60-1.63 for stretches of a second or more after an idle
+ *          spell (both vCPUs on one core's SMT siblings, it seems), where no two-thread figure can
+ *          show its usual speedup. Before each multi-thread section the bench keeps both vCPUs
+ *          busy with this probe until three probes in a row read >= 1.85 (at most --settle
+ *          seconds) and prints what it read; every paired measurement records its probe.
  *
  * Output: a human-readable summary on stderr and one JSON object per line on stdout:
- *   {"bench":"w2_build", ...} {"bench":"plan", ...} {"bench":"w1_compute","threads":2, ...}
- *   {"bench":"kernel_floor", ...}
+ *   {"bench":"w2_build", ...} {"bench":"plan", ...} {"bench":"host_probe", ...}
+ *   {"bench":"w1_compute","threads":2, ...} {"bench":"w1_paired","threads":2, ...} {"bench":"kernel_floor", ...}
  * Any wrong task count, failing call or wrong result exits with status 1 and a message.
  *
  * Usage: bench_graph [--reps N] [--build-reps N] [--threads 2,1,0] [--no-floor] [--paired N]
@@ -113,7 +113,7 @@ static stats_t summarize(double *v, int n) {
 
 #define PROBE_BUF (256 * 1024)
 static unsigned char probe_buf[2][PROBE_BUF];
-static volatile uint64_t probe_sink;
+static volatile uint64_t probe_sink[2]; /* one per thread */
 
 typedef struct {
   int id;
@@ -129,7 +129,7 @@ static void *probe_work(void *p) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     s += b[(x >> 40) & (PROBE_BUF - 1)];
   }
-  probe_sink += s;
+  probe_sink[a->id] += s;
   return NULL;
 }
 
@@ -159,18 +159,19 @@ static double host_probe(void) {
   return 2.0 * t1 / t2;
 }
 
-/* Keeps both vCPUs busy with the probe until three in a row read >= 1.85 or `limit` seconds pass;
- * returns the last reading and stores the seconds it took. */
-static double settle_host(double limit, double *took) {
-  double t0 = now_s(), c = 0.0;
+/* Keeps both vCPUs busy with the probe until three in a row read >= 1.85 or `limit` seconds pass,
+ * and prints the last reading and the seconds it took. */
+static void settle_host(double limit) {
+  double t0 = now_s(), c = 0.0, took;
   int good = 0;
   while (good < 3) {
     c = host_probe();
     good = c >= 1.85 ? good + 1 : 0;
     if (now_s() - t0 >= limit) break;
   }
-  *took = now_s() - t0;
-  return c;
+  took = now_s() - t0;
+  fprintf(stderr, "host: two threads of plain work ran %.2fx one (after %.2f s of settling)\n", c, took);
+  printf("{\"bench\":\"host_probe\",\"capacity\":%.3f,\"settle_s\":%.3f}\n", c, took);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -506,11 +507,7 @@ int main(int argc, char **argv) {
     ca_context_t *ctx = make_context(threads[i]);
     ca_block_t *res = NULL;
     int32_t actual = ca_context_num_threads(ctx);
-    if (actual > 1) {
-      double took, c = settle_host(settle, &took);
-      fprintf(stderr, "host: two threads of plain work ran %.2fx one (after %.2f s of settling)\n", c, took);
-      printf("{\"bench\":\"host_probe\",\"capacity\":%.3f,\"settle_s\":%.3f}\n", c, took);
-    }
+    if (actual > 1) settle_host(settle);
     warm_up(ctx, &w, &key, warmup, actual);
     for (r = 0; r < reps; ++r) {
       double t0 = now_s(), t1;
@@ -544,12 +541,11 @@ int main(int argc, char **argv) {
     if (has1 && many > 1) {
       ca_context_t *c1 = make_context(1), *cm = make_context(many);
       ca_block_t *res = NULL;
-      double ratio[MAX_REPS], cap[MAX_REPS], took, c;
+      double ratio[MAX_REPS], cap[MAX_REPS];
       int lowcap = 0;
       warm_up(c1, &w, &key, warmup, 1);
       warm_up(cm, &w, &key, warmup, many);
-      c = settle_host(settle, &took);
-      fprintf(stderr, "host: two threads of plain work ran %.2fx one (after %.2f s of settling)\n", c, took);
+      settle_host(settle);
       for (r = 0; r < paired; ++r) {
         double t0, ta, tb;
         cap[r] = host_probe();
