@@ -184,9 +184,9 @@ CA_ISA_CLONES __attribute__((optimize("fp-contract=off"))) void welford_run_unif
 }
 
 // Pairwise (cascade) summation like NumPy: 16 independent accumulators over leaves of <= 4096
-// (instr::Chain::kLeaf: the fused chain sums of array/expr_chain.hpp add in this same order)
 // elements (each accumulator adds 256 of them), halves combined recursively. No per-element branches,
-// so it vectorizes; smaller leaves cost measurable bandwidth (the horizontal reduction per leaf).
+// so it vectorizes; smaller leaves cost measurable bandwidth (the horizontal reduction per leaf). The
+// leaf size is instr::Chain::kLeaf: the fused chain sums of array/expr_chain.hpp add in this same order.
 template <class A, bool SKIP, bool PROD, class T>
 CA_ISA_CLONES A fold_run(const T *x, Index n) {
   const A id = PROD ? A(1) : A(0);
